@@ -1,0 +1,100 @@
+# dcutop - GNU Makefile. `make run` and `make check` install missing Debian packages first
+# (scripts/install-deps.sh), then re-enter make so pkg-config sees the new libraries.
+
+CC      ?= cc
+PKGS    := ncursesw sqlite3 libpcre2-8
+BUILD   ?= build
+VERSION := 0.1.0
+SAMPLE  := sample-traces/dcu-weather-transformer
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+           -Wwrite-strings -Wcast-qual -Wundef
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
+           $(OPT) $(WARN) -MMD -MP -Iinclude $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
+MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 2>/dev/null) -lcsv -lm
+APP_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null) $(MODEL_LIBS)
+TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null) $(MODEL_LIBS)
+
+MODEL_SRC := $(wildcard src/model/*.c)
+VIEW_SRC  := $(wildcard src/view/*.c)
+APP_SRC   := $(wildcard src/app/*.c)
+TEST_SRC  := $(wildcard tests/unit/test_*.c)
+
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o
+VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o)
+APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_COMMON := $(BUILD)/tests/unit/test_util.o
+
+.PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
+
+all: dcutop
+
+dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(APP_LIBS) $(LDFLAGS)
+
+# model and view are static libraries that tests link WITHOUT ncurses: a curses call in
+# either fails to link (STYLE.md 1).
+$(BUILD)/libdcumodel.a: $(MODEL_OBJ)
+	ar rcs $@ $^
+$(BUILD)/libdcuview.a: $(VIEW_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/default_rules.c: src/model/default.rules tools/text2c.sh
+	@mkdir -p $(dir $@)
+	sh tools/text2c.sh dcutop_default_rules < $< > $@
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_COMMON) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_COMMON) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(TEST_LIBS) $(LDFLAGS)
+
+# ---- the two set-up commands of the README -------------------------------------------
+deps:
+	@sh scripts/install-deps.sh build
+deps-check:
+	@sh scripts/install-deps.sh check
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./dcutop $(SAMPLE)
+
+check: deps-check
+	@$(MAKE) --no-print-directory test
+
+test: dcutop $(TEST_BIN)
+	@sh tests/tools/run-tests.sh $(BUILD)
+
+# the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build dir
+asan: deps-check
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" DCUTOP_BIN=build-asan/dcutop test-asan
+test-asan: $(BUILD)/dcutop $(TEST_BIN)
+	@DCUTOP=$(BUILD)/dcutop sh tests/tools/run-tests.sh $(BUILD)
+$(BUILD)/dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(APP_LIBS) $(LDFLAGS)
+
+bench:
+	@sh scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD)/bench/gen_results_csv
+	@sh bench/run.sh
+$(BUILD)/bench/gen_results_csv: bench/gen_results_csv.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+
+# Golden outputs are rewritten only on purpose; review the diff before committing.
+update-golden: dcutop
+	@sh tests/tools/update-golden.sh
+
+clean:
+	rm -rf build build-asan dcutop
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

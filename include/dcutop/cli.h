@@ -1,0 +1,42 @@
+/* cli.h - command-line parsing. Returns a status; only main() exits (htop CommandLine.c). */
+#ifndef DCUTOP_CLI_H
+#define DCUTOP_CLI_H
+
+#include "dcutop/amdahl.h"
+#include "dcutop/error.h"
+#include "dcutop/report.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
+
+typedef enum { MODE_DEFAULT, MODE_REPORT, MODE_EXPORT, MODE_SAVE_DB, MODE_DUMP_RULES, MODE_HELP,
+               MODE_VERSION } Mode;
+
+#define CLI_MAX_PATHS 64
+#define CLI_MAX_WHATIF 32
+
+typedef struct Cli_ {
+    Mode mode;
+    int save_db_too;         /* --save-db given together with another mode */
+    const char* paths[CLI_MAX_PATHS];
+    int npaths;
+    OutFormat format;
+    const char* export_view; /* --export VIEW */
+    const char* view;        /* --view VIEW (report) */
+    const char* filter;
+    const char* sort;
+    const char* output;      /* -o FILE */
+    const char* save_db;     /* --save-db FILE */
+    const char* rules;
+    int gemm_like;
+    int strict;
+    int quiet;
+    int top;
+    int width;
+    WhatIf what_if[CLI_MAX_WHATIF];
+    int n_what_if;
+} Cli;
+
+DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);
+const char* Cli_usage(void);
+
+#endif

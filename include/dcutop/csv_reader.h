@@ -1,0 +1,42 @@
+/* csv_reader.h - streams a CSV file through libcsv, one row at a time, with line numbers.
+ * The file is read in 64 KiB blocks and never held in memory whole. A UTF-8 BOM is
+ * skipped; CRLF, quoted fields spanning lines and blank lines are handled by libcsv.
+ * Fields are not trimmed (the loader needs the exact bytes to re-join names that hold
+ * unquoted commas). */
+#ifndef DCUTOP_CSV_READER_H
+#define DCUTOP_CSV_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dcutop/error.h"
+
+#define CSV_MAX_FIELDS 4096 /* more than this in one row: the row is marked too_wide */
+
+typedef struct CsvField_ {
+    const char* s; /* borrowed, valid during the callback; NUL-terminated, may hold NULs */
+    size_t len;
+} CsvField;
+
+typedef struct CsvRow_ {
+    const CsvField* f;
+    int n;        /* fields kept (at most CSV_MAX_FIELDS) */
+    int too_wide; /* 1 if the row had more than CSV_MAX_FIELDS fields */
+    long line;    /* 1-based line where the row starts */
+} CsvRow;
+
+/* Return nonzero to stop reading. */
+typedef int (*CsvRowFn)(const CsvRow* row, void* ctx);
+/* Called after each block with the bytes read so far. */
+typedef void (*CsvProgressFn)(uint64_t bytes_done, void* ctx);
+
+/* Reads path, calling on_row for every row (header included). Returns DCU_ERR_IO when the
+ * file cannot be opened or read, DCU_ERR_NOMEM if libcsv runs out of memory. */
+DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
+                             void* ctx, DcuError* err);
+
+/* Reads the first line of a file (BOM and line end stripped) into buf, for sniffing.
+ * Returns the number of bytes read from the file start (0 on error). */
+size_t CsvReader_peek(const char* path, unsigned char* buf, size_t cap);
+
+#endif

@@ -1,0 +1,26 @@
+/* names.h - kernel and API names as they come out of traces.
+ * All functions return new heap strings owned by the caller (free()). */
+#ifndef DCUTOP_NAMES_H
+#define DCUTOP_NAMES_H
+
+#include <stddef.h>
+
+/* Makes raw bytes safe to store and show: valid UTF-8 is kept, every C0/C1
+ * control character, DEL and every byte that is not valid UTF-8 becomes the
+ * visible text \xNN. Nothing is dropped, so no two different inputs collide
+ * unless one already contained the text "\xNN". */
+char* Names_sanitize(const char* s, size_t n);
+
+/* The join key across tools (FORMATS.md section 6): surrounding spaces and one pair of
+ * surrounding double quotes removed, then a trailing " [clone .kd]" or ".kd" removed. */
+char* Names_normalize(const char* s, size_t n);
+
+/* The short name: return type and argument list dropped, template arguments kept,
+ * e.g. "void at::native::foo<4, F>(int, F)" -> "at::native::foo<4, F>".
+ * Parentheses inside <...> (lambdas, function types) do not end the name. */
+char* Names_short(const char* full);
+
+/* 1 if s (n bytes) looks like a HIP/HSA runtime API name (hipMalloc, hsa_queue_create). */
+int Names_isApiName(const char* s);
+
+#endif

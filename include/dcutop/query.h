@@ -1,0 +1,55 @@
+/* query.h - every table dcutop shows, as a query over the TraceDb schema into a ResultSet.
+ * Filters are PCRE2 patterns bound as SQL parameters (name REGEXP ?), never pasted into
+ * SQL text; sort keys come from each table's column list (a whitelist). */
+#ifndef DCUTOP_QUERY_H
+#define DCUTOP_QUERY_H
+
+#include <stdint.h>
+
+#include "dcutop/amdahl.h"
+#include "dcutop/error.h"
+#include "dcutop/result_set.h"
+#include "dcutop/trace_db.h"
+
+typedef enum { VIEW_FILES, VIEW_HOTSPOTS, VIEW_CATEGORIES, VIEW_API, VIEW_COPIES, VIEW_COUNT } ViewId;
+
+typedef struct QueryOpts_ {
+    const char* filter;     /* PCRE2 over the name column; '!' negates; NULL = all */
+    const char* sort;       /* column key (optionally ":asc" / ":desc"); NULL = default */
+    const WhatIf* what_if;  /* categories view: factors per category or group (borrowed) */
+    int n_what_if;
+} QueryOpts;
+
+typedef struct Totals_ {
+    int64_t kernel_ns;     /* total device kernel time of used files */
+    int64_t dispatches;    /* calls summed over kernels */
+    int64_t kernels;       /* distinct kernels with time */
+    int per_dispatch;      /* 1 if kernel data came (at least partly) from per-dispatch rows */
+    int64_t api_ns, api_calls;
+    int64_t copy_ns, copy_calls;
+    int64_t files, files_loaded, rows_rejected;
+    int pmc;               /* some used kernel file came from a PMC run */
+    int64_t gemm_ns;       /* GEMM group time */
+} Totals;
+
+/* Names of views, for --export and --view: "files", "hotspots", ... */
+const char* Query_viewName(ViewId v);
+int Query_viewByName(const char* name); /* -1 if unknown */
+
+DcuStatus Query_totals(TraceDb* db, Totals* out, DcuError* err);
+
+/* Runs a view. *out is a new ResultSet (ResultSet_delete). Errors: a bad filter
+ * (DCU_ERR_REGEX with the PCRE2 message), an unknown sort key or what-if name
+ * (DCU_ERR_USAGE listing the valid ones). */
+DcuStatus Query_view(TraceDb* db, ViewId v, const QueryOpts* opts, ResultSet** out,
+                     DcuError* err);
+
+/* Sorts rs by "key", "key:asc" or "key:desc" (default direction: numbers descending).
+ * Recomputes running columns (cum_pct) in the new order. */
+DcuStatus Query_sort(ResultSet* rs, const char* spec, DcuError* err);
+
+/* Whole-program bound for the what-if factors (categories or groups), over device kernel
+ * time; 1.0 when none. */
+DcuStatus Query_projection(TraceDb* db, const WhatIf* w, int n, double* speedup, DcuError* err);
+
+#endif

@@ -1,0 +1,58 @@
+/* result_set.h - a table of typed cells: what every query returns and what every view,
+ * report and export reads. Owns its strings. */
+#ifndef DCUTOP_RESULT_SET_H
+#define DCUTOP_RESULT_SET_H
+
+#include <stdint.h>
+
+typedef enum {
+    CT_TEXT,  /* string */
+    CT_INT,   /* count */
+    CT_NS,    /* duration, integer nanoseconds (shown with a unit chosen per column) */
+    CT_PCT,   /* percentage, 0..100 */
+    CT_RATIO, /* speedup factor, may be INFINITY */
+    CT_REAL,  /* other real number */
+    CT_BYTES  /* byte count */
+} ColType;
+
+typedef struct RsColumn_ {
+    const char* key;   /* machine name: CSV/JSON header, --sort name (static) */
+    const char* title; /* human header in the report and TUI (static) */
+    ColType type;
+} RsColumn;
+
+typedef struct RsCell_ {
+    int null;
+    int64_t i; /* CT_INT, CT_NS, CT_BYTES */
+    double d;  /* CT_PCT, CT_RATIO, CT_REAL */
+    char* s;   /* CT_TEXT (owned) */
+} RsCell;
+
+typedef struct ResultSet_ {
+    char* name;  /* "hotspots", "categories", ... (owned) */
+    int ncols;
+    const RsColumn* cols; /* static table (borrowed) */
+    int nrows, cap;
+    RsCell* cells; /* nrows * ncols */
+    char* footer;  /* optional line printed under the table (owned, may be NULL) */
+    int pinned;    /* rows [0, pinned) stay on top when sorting (group totals) */
+} ResultSet;
+
+ResultSet* ResultSet_new(const char* name, const RsColumn* cols, int ncols);
+void ResultSet_delete(ResultSet* this);
+/* Appends a row of NULL cells and returns its index. */
+int ResultSet_addRow(ResultSet* this);
+RsCell* ResultSet_cell(ResultSet* this, int row, int col);
+const RsCell* ResultSet_cellc(const ResultSet* this, int row, int col);
+void ResultSet_setText(ResultSet* this, int row, int col, const char* s);
+void ResultSet_setInt(ResultSet* this, int row, int col, int64_t v);
+void ResultSet_setReal(ResultSet* this, int row, int col, double v);
+int ResultSet_columnIndex(const ResultSet* this, const char* key);
+
+/* Stable sort of the unpinned rows by column col; NULLs last. */
+void ResultSet_sort(ResultSet* this, int col, int desc);
+
+/* The default direction for a column: descending for numbers, ascending for text. */
+int ResultSet_defaultDesc(const ResultSet* this, int col);
+
+#endif

@@ -1,0 +1,40 @@
+/* trace_db.h - the in-memory SQLite database that holds one loaded trace.
+ * The whole schema is one string in trace_db.c; every table dcutop shows is a
+ * query over it. */
+#ifndef DCUTOP_TRACE_DB_H
+#define DCUTOP_TRACE_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "dcutop/error.h"
+
+#define TRACE_DB_SCHEMA_VERSION 1
+
+typedef struct TraceDb_ TraceDb; /* opaque; see trace_db.c */
+
+/* Opens an empty :memory: database with the dcutop schema and regexp() registered.
+ * On success *out owns a new TraceDb; free it with TraceDb_delete(). */
+DcuStatus TraceDb_open(TraceDb** out, DcuError* err);
+void TraceDb_delete(TraceDb* this);
+
+/* Borrowed: valid until TraceDb_delete(). Do not sqlite3_close() it. */
+sqlite3* TraceDb_handle(const TraceDb* this);
+
+/* Runs SQL text with no parameters (schema, BEGIN/COMMIT). Never pass user text. */
+DcuStatus TraceDb_exec(TraceDb* this, const char* sql, DcuError* err);
+
+/* Prepares a statement; the caller finalizes it. */
+DcuStatus TraceDb_prepare(TraceDb* this, const char* sql, sqlite3_stmt** st, DcuError* err);
+
+/* Runs a query returning one integer (or one real, rounded down); 0 when no row. */
+int64_t TraceDb_scalarInt(TraceDb* this, const char* sql);
+double TraceDb_scalarReal(TraceDb* this, const char* sql);
+
+/* Writes the database to a file with the SQLite backup API (overwrites path). */
+DcuStatus TraceDb_save(TraceDb* this, const char* path, DcuError* err);
+
+/* The schema text, for documentation (--dump-schema). */
+const char* TraceDb_schemaText(void);
+
+#endif

@@ -1,0 +1,208 @@
+/* cli.c - argument parsing with getopt_long. */
+#include "dcutop/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: dcutop [OPTIONS] PATH...\n"
+    "Open GPU profiler output (hipprof, rocprof v1/v2/v3 CSV) and show where device time goes.\n"
+    "PATH is a trace folder (searched recursively) or a single file.\n"
+    "\n"
+    "Modes:\n"
+    "  (none)                 the interactive view (this version prints the report)\n"
+    "  --report               print files, hotspots, categories, API and copies as text\n"
+    "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
+    "  --save-db FILE         write the loaded SQLite database to FILE\n"
+    "  --dump-rules           print the category rules in effect and exit\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE      output file for --export (default: standard output)\n"
+    "      --format FMT       report format: text (default), csv, json\n"
+    "      --view VIEW        report only one view\n"
+    "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
+    "      --sort COL[:asc|:desc]  sort by a column key (see --export headers)\n"
+    "      --top N            hotspot rows in the text report (default 20, 0 = all)\n"
+    "      --width N          text report width (default: $COLUMNS or 120)\n"
+    "      --rules FILE       category rules (default: $XDG_CONFIG_HOME/dcutop/categories.rules\n"
+    "                         if present, ahead of the built-in rules)\n"
+    "      --gemm-like        count conv and attention in the GEMM group\n"
+    "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
+    "      --strict           rejected rows are an error (exit 1)\n"
+    "  -q, --quiet            no load messages on standard error\n"
+    "  -h, --help             this help\n"
+    "  -V, --version          version\n"
+    "\n"
+    "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error.\n";
+
+const char* Cli_usage(void) {
+    return usage;
+}
+
+enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OPT_VIEW,
+       OPT_FILTER, OPT_SORT, OPT_TOP, OPT_WIDTH, OPT_RULES, OPT_GEMM_LIKE, OPT_WHAT_IF,
+       OPT_STRICT };
+
+static int parse_int(const char* s, int lo, int hi, int* out) {
+    char* end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end || v < lo || v > hi) {
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int set_mode(Cli* cli, Mode m) {
+    if (cli->mode != MODE_DEFAULT && cli->mode != m) {
+        return 0;
+    }
+    cli->mode = m;
+    return 1;
+}
+
+DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
+    static const struct option longopts[] = {
+        {"report", no_argument, NULL, OPT_REPORT},
+        {"export", required_argument, NULL, OPT_EXPORT},
+        {"save-db", required_argument, NULL, OPT_SAVE_DB},
+        {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"view", required_argument, NULL, OPT_VIEW},
+        {"filter", required_argument, NULL, OPT_FILTER},
+        {"sort", required_argument, NULL, OPT_SORT},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"rules", required_argument, NULL, OPT_RULES},
+        {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
+        {"what-if", required_argument, NULL, OPT_WHAT_IF},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(cli, 0, sizeof(*cli));
+    cli->top = 20;
+    cli->width = 120;
+    const char* cols = getenv("COLUMNS");
+    int cw;
+    if (cols && parse_int(cols, 40, 1000, &cw)) {
+        cli->width = cw;
+    }
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_REPORT:
+            if (!set_mode(cli, MODE_REPORT)) {
+                goto conflict;
+            }
+            break;
+        case OPT_EXPORT:
+            if (!set_mode(cli, MODE_EXPORT)) {
+                goto conflict;
+            }
+            cli->export_view = optarg;
+            break;
+        case OPT_SAVE_DB:
+            cli->save_db = optarg;
+            break;
+        case OPT_DUMP_RULES:
+            if (!set_mode(cli, MODE_DUMP_RULES)) {
+                goto conflict;
+            }
+            break;
+        case 'o':
+            cli->output = optarg;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0) {
+                cli->format = FMT_TEXT;
+            } else if (strcmp(optarg, "csv") == 0) {
+                cli->format = FMT_CSV;
+            } else if (strcmp(optarg, "json") == 0) {
+                cli->format = FMT_JSON;
+            } else {
+                return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
+            }
+            break;
+        case OPT_VIEW:
+            cli->view = optarg;
+            break;
+        case OPT_FILTER:
+            cli->filter = optarg;
+            break;
+        case OPT_SORT:
+            cli->sort = optarg;
+            break;
+        case OPT_TOP:
+            if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
+                return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
+            }
+            break;
+        case OPT_WIDTH:
+            if (!parse_int(optarg, 40, 10000, &cli->width)) {
+                return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
+            }
+            break;
+        case OPT_RULES:
+            cli->rules = optarg;
+            break;
+        case OPT_GEMM_LIKE:
+            cli->gemm_like = 1;
+            break;
+        case OPT_WHAT_IF: {
+            DcuStatus s = WhatIf_parse(optarg, cli->what_if, CLI_MAX_WHATIF, &cli->n_what_if, err);
+            if (s != DCU_OK) {
+                return s;
+            }
+            break;
+        }
+        case OPT_STRICT:
+            cli->strict = 1;
+            break;
+        case 'q':
+            cli->quiet = 1;
+            break;
+        case 'h':
+            cli->mode = MODE_HELP;
+            return DCU_OK;
+        case 'V':
+            cli->mode = MODE_VERSION;
+            return DCU_OK;
+        case ':':
+            return Error_set(err, DCU_ERR_USAGE, "option %s needs a value", argv[optind - 1]);
+        default:
+            return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (cli->npaths == CLI_MAX_PATHS) {
+            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
+        }
+        cli->paths[cli->npaths++] = argv[i];
+    }
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    return DCU_OK;
+conflict:
+    return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
+}

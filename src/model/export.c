@@ -1,0 +1,155 @@
+/* export.c - CSV and JSON sinks for a ResultSet. */
+#include "dcutop/export.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dcutop/xalloc.h"
+
+const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, size_t cap) {
+    const RsCell* c = ResultSet_cellc(rs, row, col);
+    if (c->null) {
+        return "";
+    }
+    switch (rs->cols[col].type) {
+    case CT_TEXT:
+        return c->s ? c->s : "";
+    case CT_INT:
+    case CT_NS:
+    case CT_BYTES:
+        snprintf(buf, cap, "%" PRId64, c->i);
+        return buf;
+    case CT_RATIO:
+        if (isinf(c->d)) {
+            return "inf";
+        }
+        snprintf(buf, cap, "%.6f", c->d);
+        return buf;
+    default:
+        snprintf(buf, cap, "%.6f", c->d);
+        return buf;
+    }
+}
+
+DcuStatus Export_csv(const ResultSet* rs, FILE* out, DcuError* err) {
+    for (int c = 0; c < rs->ncols; c++) {
+        if (c) {
+            fputc(',', out);
+        }
+        fputs(rs->cols[c].key, out);
+    }
+    fputs("\r\n", out);
+    char buf[64];
+    for (int r = 0; r < rs->nrows; r++) {
+        for (int c = 0; c < rs->ncols; c++) {
+            if (c) {
+                fputc(',', out);
+            }
+            const char* t = Export_cellText(rs, r, c, buf, sizeof(buf));
+            if (rs->cols[c].type == CT_TEXT && !ResultSet_cellc(rs, r, c)->null) {
+                csv_fwrite(out, t, strlen(t)); /* always quoted, quotes doubled */
+            } else {
+                fputs(t, out);
+            }
+        }
+        fputs("\r\n", out);
+    }
+    if (ferror(out)) {
+        return Error_set(err, DCU_ERR_IO, "write error: %s", strerror(errno));
+    }
+    return DCU_OK;
+}
+
+static void json_string(FILE* out, const char* s) {
+    fputc('"', out);
+    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        default:
+            if (*p < 0x20 || *p == 0x7f) {
+                fprintf(out, "\\u%04x", *p);
+            } else {
+                fputc(*p, out);
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
+    fputc('[', out);
+    char buf[64];
+    for (int r = 0; r < rs->nrows; r++) {
+        fputs(r ? ",\n {" : "\n {", out);
+        for (int c = 0; c < rs->ncols; c++) {
+            const RsCell* cell = ResultSet_cellc(rs, r, c);
+            if (c) {
+                fputs(", ", out);
+            }
+            json_string(out, rs->cols[c].key);
+            fputs(": ", out);
+            if (cell->null || (rs->cols[c].type != CT_TEXT && !isfinite(cell->d) &&
+                               rs->cols[c].type != CT_INT && rs->cols[c].type != CT_NS &&
+                               rs->cols[c].type != CT_BYTES)) {
+                fputs("null", out);
+            } else if (rs->cols[c].type == CT_TEXT) {
+                json_string(out, cell->s ? cell->s : "");
+            } else {
+                fputs(Export_cellText(rs, r, c, buf, sizeof(buf)), out);
+            }
+        }
+        fputc('}', out);
+    }
+    fputs(rs->nrows ? "\n]" : "]", out);
+    if (ferror(out)) {
+        return Error_set(err, DCU_ERR_IO, "write error: %s", strerror(errno));
+    }
+    return DCU_OK;
+}
+
+DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err) {
+    struct stat st;
+    if (!overwrite && stat(path, &st) == 0) {
+        return Error_set(err, DCU_ERR_IO, "%s: file exists (not overwritten)", path);
+    }
+    char* tmp = xasprintf("%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        DcuStatus s = Error_set(err, DCU_ERR_IO, "%s: cannot create temp file: %s", path,
+                                strerror(errno));
+        free(tmp);
+        return s;
+    }
+    fchmod(fd, 0644);
+    FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return Error_set(err, DCU_ERR_IO, "%s: %s", path, strerror(errno));
+    }
+    DcuStatus s = Export_csv(rs, f, err);
+    if (fclose(f) != 0 && s == DCU_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: write error: %s", path, strerror(errno));
+    }
+    if (s == DCU_OK && rename(tmp, path) != 0) {
+        s = Error_set(err, DCU_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
+    }
+    if (s != DCU_OK) {
+        unlink(tmp);
+    }
+    free(tmp);
+    return s;
+}

@@ -1,0 +1,77 @@
+/* load_internal.h - what loader.c (files, transaction, superseding) shares with
+ * load_csv.c (CSV formats). Not installed under include/: private to the model. */
+#ifndef DCUTOP_LOAD_INTERNAL_H
+#define DCUTOP_LOAD_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "dcutop/error.h"
+#include "dcutop/intern.h"
+#include "dcutop/loader.h"
+#include "dcutop/trace_db.h"
+
+enum {
+    LAYER_KERNEL,
+    LAYER_API,
+    LAYER_COPY,
+    LAYER_RANGE,
+    LAYER_AGENT,
+    LAYER_COUNT
+};
+
+enum { /* prepared statements, owned by the Loader */
+    ST_KERNEL,
+    ST_DISPATCH,
+    ST_COUNTER,
+    ST_KSTAT,
+    ST_APISTAT,
+    ST_APICALL,
+    ST_COPYSTAT,
+    ST_COPY,
+    ST_RANGE,
+    ST_AGENT,
+    ST_MSG,
+    ST_COUNT
+};
+
+typedef struct LoadFile_ {
+    int64_t id;          /* source_file.id */
+    const char* path;    /* borrowed */
+    const char* format;  /* static text, set by the format reader */
+    char* note;          /* owned; why skipped, or a remark */
+    int64_t rows, rejected;
+    int messages;        /* bad-row messages stored so far */
+    int pmc;             /* carries PMC counters */
+    int layer_rows[LAYER_COUNT];
+    int layer_grain[LAYER_COUNT];
+    int layer_rank[LAYER_COUNT];
+} LoadFile;
+
+typedef struct LoaderCore_ {
+    TraceDb* db;
+    sqlite3_stmt* st[ST_COUNT];
+    Intern* kernels;      /* normalised name -> kernel.id */
+    Intern* raw_kernels;  /* name bytes as read -> kernel.id (skips normalising repeats) */
+    int64_t next_kernel_id;
+    LoadOptions opt;
+    uint64_t bytes_before; /* bytes of files already loaded, for progress */
+    uint64_t bytes_total;
+} LoaderCore;
+
+/* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */
+int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len);
+
+/* Counts a rejected row and keeps "path:line: reason" for the first few. */
+void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A file-level message (no line). */
+void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reads a CSV trace file. Sets f->format ("skipped" + f->note when not a known format).
+ * Returns DCU_ERR_IO only when the file cannot be read. */
+DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err);
+
+#endif

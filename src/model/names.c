@@ -1,0 +1,149 @@
+/* names.c - sanitising, normalising and shortening trace names. */
+#include "dcutop/names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char* s, size_t n) {
+    unsigned char c = s[0];
+    size_t len;
+    unsigned int cp;
+    if (c < 0x80) {
+        return 1;
+    } else if ((c & 0xE0) == 0xC0) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n) {
+        return 0;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            return 0;
+        }
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    /* reject overlong forms, surrogates, out of range, and C1 controls */
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F)) {
+        return 0;
+    }
+    return len;
+}
+
+char* Names_sanitize(const char* s, size_t n) {
+    const unsigned char* u = (const unsigned char*)s;
+    size_t cap = n + 1, len = 0;
+    char* out = xmalloc(cap);
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_len(u + i, n - i);
+        int ok = l > 0 && !(l == 1 && (u[i] < 0x20 || u[i] == 0x7F));
+        size_t need = len + (ok ? l : 4 * (l ? l : 1)) + 1;
+        xgrow((void**)&out, &cap, need);
+        if (ok) {
+            memcpy(out + len, u + i, l);
+            len += l;
+            i += l;
+        } else {
+            size_t bad = l ? l : 1; /* a control char (1) or one invalid byte */
+            for (size_t k = 0; k < bad; k++) {
+                snprintf(out + len, 5, "\\x%02X", u[i + k]);
+                len += 4;
+            }
+            i += bad;
+        }
+    }
+    out[len] = '\0';
+    return out;
+}
+
+char* Names_normalize(const char* s, size_t n) {
+    while (n > 0 && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) {
+        n--;
+    }
+    if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+        s++;
+        n -= 2;
+    }
+    static const char clone_kd[] = " [clone .kd]";
+    size_t cl = sizeof(clone_kd) - 1;
+    if (n >= cl && memcmp(s + n - cl, clone_kd, cl) == 0) {
+        n -= cl;
+    } else if (n > 3 && memcmp(s + n - 3, ".kd", 3) == 0) {
+        n -= 3;
+    }
+    while (n > 0 && s[n - 1] == ' ') {
+        n--;
+    }
+    return Names_sanitize(s, n);
+}
+
+char* Names_short(const char* full) {
+    size_t n = strlen(full);
+    int depth = 0;
+    size_t end = n, start = 0;
+    /* A leading "operator" name keeps its own parentheses, e.g. "operator()". */
+    for (size_t i = 0; i < n; i++) {
+        char c = full[i];
+        if (c == '<') {
+            depth++;
+        } else if (c == '>' && depth > 0) {
+            depth--;
+        } else if (c == '(' && depth == 0) {
+            if (i >= 8 && strncmp(full + i - 8, "operator", 8) == 0 && i + 1 < n &&
+                full[i + 1] == ')') {
+                i++;
+                continue;
+            }
+            if (i == 0) { /* "(anonymous namespace)" prefix or odd name: keep going */
+                continue;
+            }
+            if (i >= 1 && full[i - 1] == ':') { /* "::(anonymous namespace)::" */
+                continue;
+            }
+            end = i;
+            break;
+        } else if (c == ' ' && depth == 0) {
+            /* words before the name at depth 0 are the return type ("void", "static void") */
+            if (!(i >= 10 && strncmp(full + i - 10, "(anonymous", 10) == 0)) {
+                start = i + 1;
+            }
+        }
+    }
+    if (start >= end) {
+        start = 0;
+    }
+    while (end > start && full[end - 1] == ' ') {
+        end--;
+    }
+    if (end == start) {
+        return xstrdup(full);
+    }
+    return xstrndup(full + start, end - start);
+}
+
+int Names_isApiName(const char* s) {
+    if (strncmp(s, "hip", 3) == 0 && s[3] >= 'A' && s[3] <= 'Z') {
+        return 1;
+    }
+    if (strncmp(s, "hsa_", 4) == 0 || strncmp(s, "roctx", 5) == 0 ||
+        strncmp(s, "__hip", 5) == 0 || strncmp(s, "amd_", 4) == 0) {
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,642 @@
+/* query.c - the views over the schema. */
+#include "dcutop/query.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
+
+static const char* const view_names[VIEW_COUNT] = {"files", "hotspots", "categories", "api",
+                                                   "copies"};
+
+const char* Query_viewName(ViewId v) {
+    return v < VIEW_COUNT ? view_names[v] : "?";
+}
+
+int Query_viewByName(const char* name) {
+    for (int i = 0; i < VIEW_COUNT; i++) {
+        if (strcmp(view_names[i], name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ---- column tables -------------------------------------------------------------- */
+
+enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL };
+static const RsColumn hot_cols[] = {
+    {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},
+    {"category", "Category", CT_TEXT},   {"calls", "Calls", CT_INT},
+    {"total_ns", "Total", CT_NS},        {"avg_ns", "Avg", CT_NS},
+    {"min_ns", "Min", CT_NS},            {"max_ns", "Max", CT_NS},
+    {"stddev_ns", "StdDev", CT_NS},      {"pct", "%Time", CT_PCT},
+    {"cum_pct", "Cum%", CT_PCT},         {"ceiling", "Ceiling", CT_RATIO},
+};
+
+enum { C_CAT, C_GROUP, C_KERNELS, C_CALLS, C_TOTAL, C_PCT, C_CEIL, C_K, C_SPEEDUP };
+static const RsColumn cat_cols[] = {
+    {"category", "Category", CT_TEXT}, {"group", "Group", CT_TEXT},
+    {"kernels", "Kernels", CT_INT},    {"calls", "Calls", CT_INT},
+    {"total_ns", "Total", CT_NS},      {"pct", "%Time", CT_PCT},
+    {"ceiling", "Ceiling(inf)", CT_RATIO}, {"what_if", "k", CT_REAL},
+    {"speedup", "Speedup(k)", CT_RATIO},
+};
+
+enum { A_DOMAIN, A_NAME, A_CALLS, A_TOTAL, A_AVG, A_MIN, A_MAX, A_PCT, A_SRC };
+static const RsColumn api_cols[] = {
+    {"domain", "Domain", CT_TEXT}, {"name", "API", CT_TEXT},   {"calls", "Calls", CT_INT},
+    {"total_ns", "Total", CT_NS},  {"avg_ns", "Avg", CT_NS},   {"min_ns", "Min", CT_NS},
+    {"max_ns", "Max", CT_NS},      {"pct", "%API", CT_PCT},    {"source", "From", CT_TEXT},
+};
+
+enum { M_NAME, M_CALLS, M_BYTES, M_TOTAL, M_AVG, M_MIN, M_MAX, M_PCT, M_BW };
+static const RsColumn copy_cols[] = {
+    {"name", "Copy", CT_TEXT},    {"calls", "Calls", CT_INT},  {"bytes", "Bytes", CT_BYTES},
+    {"total_ns", "Total", CT_NS}, {"avg_ns", "Avg", CT_NS},    {"min_ns", "Min", CT_NS},
+    {"max_ns", "Max", CT_NS},     {"pct", "%Copy", CT_PCT},    {"gbps", "GB/s", CT_REAL},
+};
+
+enum { FI_PATH, FI_NAME, FI_FORMAT, FI_LAYER, FI_ROWS, FI_REJ, FI_STATUS };
+static const RsColumn file_cols[] = {
+    {"path", "Path", CT_TEXT},        {"name", "File", CT_TEXT},
+    {"format", "Format", CT_TEXT},
+    {"layer", "Layer", CT_TEXT},      {"rows", "Rows", CT_INT},
+    {"rejected", "Rejected", CT_INT}, {"status", "Status", CT_TEXT},
+};
+
+#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static DcuStatus check_filter(const QueryOpts* o, DcuError* err) {
+    if (!o || !o->filter || !*o->filter) {
+        return DCU_OK;
+    }
+    Filter* f = NULL;
+    DcuStatus s = Filter_new(o->filter, &f, err);
+    Filter_delete(f);
+    return s;
+}
+
+static void bind_filter(sqlite3_stmt* st, int idx, const QueryOpts* o) {
+    if (o && o->filter && *o->filter) {
+        sqlite3_bind_text(st, idx, o->filter, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_null(st, idx);
+    }
+}
+
+static void set_col(ResultSet* rs, int r, int c, sqlite3_stmt* st, int sc) {
+    if (sqlite3_column_type(st, sc) == SQLITE_NULL) {
+        return;
+    }
+    switch (rs->cols[c].type) {
+    case CT_TEXT:
+        ResultSet_setText(rs, r, c, (const char*)sqlite3_column_text(st, sc));
+        break;
+    case CT_INT:
+    case CT_NS:
+    case CT_BYTES:
+        ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, sc));
+        break;
+    default:
+        ResultSet_setReal(rs, r, c, sqlite3_column_double(st, sc));
+        break;
+    }
+}
+
+static DcuStatus step_error(TraceDb* db, DcuError* err) {
+    const char* m = sqlite3_errmsg(TraceDb_handle(db));
+    /* a bad pattern surfaces here as the regexp() error text */
+    return Error_set(err, strstr(m, "offset") ? DCU_ERR_REGEX : DCU_ERR_SQL, "%s", m);
+}
+
+/* Recompute running sums over the current order. */
+static void refresh_running(ResultSet* rs) {
+    int cum = ResultSet_columnIndex(rs, "cum_pct");
+    int pct = ResultSet_columnIndex(rs, "pct");
+    if (cum < 0 || pct < 0) {
+        return;
+    }
+    double run = 0;
+    for (int r = rs->pinned; r < rs->nrows; r++) {
+        const RsCell* p = ResultSet_cellc(rs, r, pct);
+        run += p->null ? 0 : p->d;
+        ResultSet_setReal(rs, r, cum, run > 100.0 ? 100.0 : run);
+    }
+}
+
+DcuStatus Query_sort(ResultSet* rs, const char* spec, DcuError* err) {
+    if (!spec || !*spec) {
+        refresh_running(rs);
+        return DCU_OK;
+    }
+    char key[64];
+    const char* colon = strchr(spec, ':');
+    size_t kl = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (kl >= sizeof(key)) {
+        kl = sizeof(key) - 1;
+    }
+    memcpy(key, spec, kl);
+    key[kl] = '\0';
+    int col = ResultSet_columnIndex(rs, key);
+    if (col < 0) {
+        char list[512] = "";
+        for (int i = 0; i < rs->ncols; i++) {
+            strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+            strncat(list, rs->cols[i].key, sizeof(list) - strlen(list) - 1);
+        }
+        return Error_set(err, DCU_ERR_USAGE, "unknown sort column '%s' for %s; one of: %s", key,
+                         rs->name, list);
+    }
+    int desc = ResultSet_defaultDesc(rs, col);
+    if (colon) {
+        if (strcmp(colon + 1, "asc") == 0) {
+            desc = 0;
+        } else if (strcmp(colon + 1, "desc") == 0) {
+            desc = 1;
+        } else {
+            return Error_set(err, DCU_ERR_USAGE, "sort direction must be :asc or :desc, not '%s'",
+                             colon + 1);
+        }
+    }
+    /* "cum_pct" sorts like its running total: by pct */
+    if (strcmp(key, "cum_pct") == 0) {
+        col = ResultSet_columnIndex(rs, "pct");
+    }
+    ResultSet_sort(rs, col, desc);
+    refresh_running(rs);
+    return DCU_OK;
+}
+
+static DcuStatus finish(ResultSet* rs, const QueryOpts* o, const char* default_sort,
+                        ResultSet** out, DcuError* err) {
+    DcuStatus s = Query_sort(rs, (o && o->sort && *o->sort) ? o->sort : default_sort, err);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
+}
+
+/* ---- totals -------------------------------------------------------------------------- */
+
+DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
+    memset(t, 0, sizeof(*t));
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT (SELECT coalesce(sum(total_ns), 0) FROM kernel_summary),"
+        " (SELECT coalesce(sum(calls), 0) FROM kernel_summary),"
+        " (SELECT count(*) FROM kernel_summary WHERE calls > 0),"
+        " (SELECT coalesce(max(per_dispatch), 0) FROM kernel_summary),"
+        " (SELECT coalesce(sum(total_ns), 0) FROM api_summary_v),"
+        " (SELECT coalesce(sum(calls), 0) FROM api_summary_v),"
+        " (SELECT coalesce(sum(total_ns), 0) FROM copy_summary_v),"
+        " (SELECT coalesce(sum(calls), 0) FROM copy_summary_v),"
+        " (SELECT count(*) FROM source_file),"
+        " (SELECT count(*) FROM source_file WHERE rows_read > 0),"
+        " (SELECT coalesce(sum(rows_rejected), 0) FROM source_file),"
+        " (SELECT coalesce(max(f.pmc), 0) FROM source_file f JOIN used_file u"
+        "    ON u.file_id = f.id AND u.layer = 'kernel'),"
+        " (SELECT coalesce(sum(s.total_ns), 0) FROM kernel_summary s JOIN kernel k"
+        "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm)",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        t->kernel_ns = sqlite3_column_int64(st, 0);
+        t->dispatches = sqlite3_column_int64(st, 1);
+        t->kernels = sqlite3_column_int64(st, 2);
+        t->per_dispatch = sqlite3_column_int(st, 3);
+        t->api_ns = sqlite3_column_int64(st, 4);
+        t->api_calls = sqlite3_column_int64(st, 5);
+        t->copy_ns = sqlite3_column_int64(st, 6);
+        t->copy_calls = sqlite3_column_int64(st, 7);
+        t->files = sqlite3_column_int64(st, 8);
+        t->files_loaded = sqlite3_column_int64(st, 9);
+        t->rows_rejected = sqlite3_column_int64(st, 10);
+        t->pmc = sqlite3_column_int(st, 11);
+        t->gemm_ns = sqlite3_column_int64(st, 12);
+    } else {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* ---- views ------------------------------------------------------------------------ */
+
+static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM kernel_summary");
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT k.name, k.short_name, coalesce(k.category, 'other'), s.calls, s.total_ns,"
+        " s.total_ns * 1.0 / nullif(s.calls, 0), s.min_ns, s.max_ns,"
+        " CASE WHEN s.has_sq = s.calls AND s.calls > 0 THEN"
+        "   dcu_sqrt(s.sumsq / s.calls - (s.total_ns * 1.0 / s.calls) * (s.total_ns * 1.0 / s.calls))"
+        " END"
+        " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+        " WHERE ?1 IS NULL OR regexp(?1, k.name)"
+        " ORDER BY s.total_ns DESC, k.name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    bind_filter(st, 1, o);
+    ResultSet* rs = ResultSet_new("hotspots", hot_cols, NCOLS(hot_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = H_NAME; c <= H_SD; c++) {
+            set_col(rs, r, c, st, c);
+        }
+        double p = total > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / total : 0;
+        ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
+        ResultSet_setReal(rs, r, H_CEIL, Amdahl_ceiling(p));
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    return finish(rs, o, "total_ns", out, err);
+}
+
+typedef struct CatRow_ {
+    char name[64];
+    int is_gemm;
+    int64_t kernels, calls, total;
+} CatRow;
+
+static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* total,
+                                 DcuError* err) {
+    *rows = NULL;
+    *n = 0;
+    *total = TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM kernel_summary");
+    sqlite3_stmt* st = NULL;
+    /* every category of the rule set, with zero rows kept only for 'other' (so a missing
+     * rule shows itself) and for categories that have kernels */
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT c.name, c.is_gemm, count(s.kernel_id), coalesce(sum(s.calls), 0),"
+        " coalesce(sum(s.total_ns), 0)"
+        " FROM category c LEFT JOIN kernel k ON k.category = c.name"
+        " LEFT JOIN kernel_summary s ON s.kernel_id = k.id"
+        " GROUP BY c.name HAVING count(s.kernel_id) > 0 OR c.name = 'other'"
+        " ORDER BY 5 DESC, min(c.ord)",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 32;
+            *rows = xrealloc(*rows, sizeof(CatRow) * (size_t)cap);
+        }
+        CatRow* c = &(*rows)[(*n)++];
+        snprintf(c->name, sizeof(c->name), "%s", (const char*)sqlite3_column_text(st, 0));
+        c->is_gemm = sqlite3_column_int(st, 1);
+        c->kernels = sqlite3_column_int64(st, 2);
+        c->calls = sqlite3_column_int64(st, 3);
+        c->total = sqlite3_column_int64(st, 4);
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static int is_group_name(const char* n, int* gemm) {
+    if (strcmp(n, "gemm-group") == 0 || strcmp(n, "GEMM") == 0) {
+        *gemm = 1;
+        return 1;
+    }
+    if (strcmp(n, "non-gemm") == 0 || strcmp(n, "non-GEMM") == 0) {
+        *gemm = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The factor that applies to a category: its own, else its group's, else 1 (none). */
+static double factor_for(const CatRow* c, const WhatIf* w, int n, int* given) {
+    for (int i = 0; i < n; i++) {
+        if (strcmp(w[i].name, c->name) == 0) {
+            *given = 1;
+            return w[i].k;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        int g;
+        if (is_group_name(w[i].name, &g) && g == c->is_gemm) {
+            *given = 1;
+            return w[i].k;
+        }
+    }
+    *given = 0;
+    return 1.0;
+}
+
+static DcuStatus check_what_if(TraceDb* db, const WhatIf* w, int n, DcuError* err) {
+    for (int i = 0; i < n; i++) {
+        int g;
+        if (is_group_name(w[i].name, &g)) {
+            continue;
+        }
+        sqlite3_stmt* st = NULL;
+        DcuStatus s = TraceDb_prepare(db, "SELECT 1 FROM category WHERE name = ?1", &st, err);
+        if (s != DCU_OK) {
+            return s;
+        }
+        sqlite3_bind_text(st, 1, w[i].name, -1, SQLITE_TRANSIENT);
+        int found = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (!found) {
+            return Error_set(err, DCU_ERR_USAGE,
+                             "--what-if: unknown category '%s' (a category name, or gemm-group, "
+                             "non-gemm; see --dump-rules)",
+                             w[i].name);
+        }
+    }
+    return DCU_OK;
+}
+
+DcuStatus Query_projection(TraceDb* db, const WhatIf* w, int n, double* speedup, DcuError* err) {
+    *speedup = 1.0;
+    DcuStatus s = check_what_if(db, w, n, err);
+    CatRow* rows = NULL;
+    int nr = 0;
+    int64_t total = 0;
+    if (s == DCU_OK) {
+        s = load_categories(db, &rows, &nr, &total, err);
+    }
+    if (s == DCU_OK && total > 0) {
+        double* p = xmalloc(sizeof(double) * (size_t)(nr + 1));
+        double* k = xmalloc(sizeof(double) * (size_t)(nr + 1));
+        int m = 0;
+        for (int i = 0; i < nr; i++) {
+            int given;
+            double f = factor_for(&rows[i], w, n, &given);
+            if (given) {
+                p[m] = (double)rows[i].total / (double)total;
+                k[m++] = f;
+            }
+        }
+        *speedup = Amdahl_combined(p, k, m);
+        free(p);
+        free(k);
+    }
+    free(rows);
+    return s;
+}
+
+static void cat_row(ResultSet* rs, const char* name, const char* group, int64_t kernels,
+                    int64_t calls, int64_t t, int64_t total, int given, double k) {
+    int r = ResultSet_addRow(rs);
+    double p = total > 0 ? (double)t / (double)total : 0;
+    ResultSet_setText(rs, r, C_CAT, name);
+    ResultSet_setText(rs, r, C_GROUP, group);
+    ResultSet_setInt(rs, r, C_KERNELS, kernels);
+    ResultSet_setInt(rs, r, C_CALLS, calls);
+    ResultSet_setInt(rs, r, C_TOTAL, t);
+    ResultSet_setReal(rs, r, C_PCT, 100.0 * p);
+    ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(p));
+    if (given) {
+        ResultSet_setReal(rs, r, C_K, k);
+        ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(p, k));
+    }
+}
+
+static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    const WhatIf* w = o ? o->what_if : NULL;
+    int nw = o ? o->n_what_if : 0;
+    DcuStatus s = check_what_if(db, w, nw, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    CatRow* rows = NULL;
+    int nr = 0;
+    int64_t total = 0;
+    if ((s = load_categories(db, &rows, &nr, &total, err)) != DCU_OK) {
+        free(rows);
+        return s;
+    }
+    Filter* f = NULL;
+    if (o && o->filter && *o->filter && (s = Filter_new(o->filter, &f, err)) != DCU_OK) {
+        free(rows);
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("categories", cat_cols, NCOLS(cat_cols));
+    /* the two groups first: they are what the method is about (PRODUCT.md 1) */
+    for (int g = 1; g >= 0; g--) {
+        int64_t k = 0, c = 0, t = 0;
+        for (int i = 0; i < nr; i++) {
+            if (rows[i].is_gemm == g) {
+                k += rows[i].kernels;
+                c += rows[i].calls;
+                t += rows[i].total;
+            }
+        }
+        int given = 0;
+        double fk = 1.0;
+        for (int i = 0; i < nw; i++) {
+            int gg;
+            if (is_group_name(w[i].name, &gg) && gg == g) {
+                given = 1;
+                fk = w[i].k;
+            }
+        }
+        cat_row(rs, g ? "GEMM" : "non-GEMM", "group", k, c, t, total, given, fk);
+    }
+    rs->pinned = 2;
+    for (int i = 0; i < nr; i++) {
+        if (f && !Filter_matches(f, rows[i].name, strlen(rows[i].name))) {
+            continue;
+        }
+        int given;
+        double fk = factor_for(&rows[i], w, nw, &given);
+        cat_row(rs, rows[i].name, rows[i].is_gemm ? "GEMM" : "non-GEMM", rows[i].kernels,
+                rows[i].calls, rows[i].total, total, given, fk);
+    }
+    Filter_delete(f);
+    free(rows);
+    if (nw > 0) {
+        double sp = 1.0;
+        if ((s = Query_projection(db, w, nw, &sp, err)) != DCU_OK) {
+            ResultSet_delete(rs);
+            return s;
+        }
+        char spec[256] = "";
+        for (int i = 0; i < nw; i++) {
+            char part[96];
+            if (isinf(w[i].k)) {
+                snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
+            } else {
+                snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
+            }
+            strncat(spec, part, sizeof(spec) - strlen(spec) - 1);
+        }
+        if (isinf(sp)) {
+            rs->footer = xasprintf("What-if %s: whole program unbounded (all kernel time removed)",
+                                   spec);
+        } else {
+            rs->footer = xasprintf("What-if %s: whole program at most %.2fx faster "
+                                   "(bound over device kernel time)",
+                                   spec, sp);
+        }
+    }
+    return finish(rs, o, "total_ns", out, err);
+}
+
+static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM api_summary_v");
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT domain, name, calls, total_ns, total_ns * 1.0 / nullif(calls, 0), min_ns, max_ns,"
+        " CASE WHEN per_call THEN 'per-call' ELSE 'stats' END"
+        " FROM api_summary_v WHERE ?1 IS NULL OR regexp(?1, name) ORDER BY total_ns DESC, name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    bind_filter(st, 1, o);
+    ResultSet* rs = ResultSet_new("api", api_cols, NCOLS(api_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = A_DOMAIN; c <= A_MAX; c++) {
+            set_col(rs, r, c, st, c);
+        }
+        set_col(rs, r, A_SRC, st, 7);
+        double p = total > 0 ? ResultSet_cell(rs, r, A_TOTAL)->i / total : 0;
+        ResultSet_setReal(rs, r, A_PCT, 100.0 * p);
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    return finish(rs, o, "total_ns", out, err);
+}
+
+static DcuStatus q_copies(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM copy_summary_v");
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT name, calls, bytes, total_ns, total_ns * 1.0 / nullif(calls, 0), min_ns, max_ns"
+        " FROM copy_summary_v WHERE ?1 IS NULL OR regexp(?1, name) ORDER BY total_ns DESC, name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    bind_filter(st, 1, o);
+    ResultSet* rs = ResultSet_new("copies", copy_cols, NCOLS(copy_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = M_NAME; c <= M_MAX; c++) {
+            set_col(rs, r, c, st, c);
+        }
+        RsCell* t = ResultSet_cell(rs, r, M_TOTAL);
+        RsCell* b = ResultSet_cell(rs, r, M_BYTES);
+        ResultSet_setReal(rs, r, M_PCT, total > 0 ? 100.0 * t->i / total : 0);
+        if (!b->null && t->i > 0) {
+            ResultSet_setReal(rs, r, M_BW, (double)b->i / (double)t->i); /* bytes/ns = GB/s */
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    return finish(rs, o, "total_ns", out, err);
+}
+
+static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT f.path, f.name, f.format,"
+        " (SELECT group_concat(layer, '+') FROM (SELECT layer FROM source_layer"
+        "   WHERE file_id = f.id ORDER BY layer)),"
+        " f.rows_read, f.rows_rejected,"
+        " CASE"
+        "  WHEN f.format = 'unreadable' THEN 'error: ' || coalesce(f.note, '')"
+        "  WHEN f.rows_read = 0 THEN 'skipped: ' || coalesce(f.note, 'no rows')"
+        "  WHEN EXISTS (SELECT 1 FROM source_layer l WHERE l.file_id = f.id AND l.used) THEN"
+        "   'used' || coalesce((SELECT ' (' || group_concat(l.layer || ' superseded by ' ||"
+        "     (SELECT name FROM source_file WHERE id = l.superseded_by), '; ') || ')'"
+        "     FROM source_layer l WHERE l.file_id = f.id AND NOT l.used), '')"
+        "     || CASE WHEN f.pmc THEN ' (PMC counters)' ELSE '' END"
+        "  ELSE 'superseded by ' || coalesce((SELECT group_concat(p, ', ') FROM (SELECT DISTINCT"
+        "     (SELECT name FROM source_file WHERE id = l.superseded_by) AS p FROM source_layer l"
+        "     WHERE l.file_id = f.id)), '?') || ' (per-dispatch data preferred)'"
+        " END"
+        " FROM source_file f WHERE ?1 IS NULL OR regexp(?1, f.path) ORDER BY f.id",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    bind_filter(st, 1, o);
+    ResultSet* rs = ResultSet_new("files", file_cols, NCOLS(file_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = FI_PATH; c <= FI_STATUS; c++) {
+            set_col(rs, r, c, st, c);
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    return finish(rs, o, NULL, out, err);
+}
+
+DcuStatus Query_view(TraceDb* db, ViewId v, const QueryOpts* opts, ResultSet** out,
+                     DcuError* err) {
+    *out = NULL;
+    DcuStatus s = check_filter(opts, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    switch (v) {
+    case VIEW_FILES:
+        return q_files(db, opts, out, err);
+    case VIEW_HOTSPOTS:
+        return q_hotspots(db, opts, out, err);
+    case VIEW_CATEGORIES:
+        return q_categories(db, opts, out, err);
+    case VIEW_API:
+        return q_api(db, opts, out, err);
+    case VIEW_COPIES:
+        return q_copies(db, opts, out, err);
+    default:
+        return Error_set(err, DCU_ERR_USAGE, "unknown view");
+    }
+}

@@ -1,0 +1,140 @@
+/* result_set.c - see result_set.h. */
+#include "dcutop/result_set.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+ResultSet* ResultSet_new(const char* name, const RsColumn* cols, int ncols) {
+    ResultSet* this = xcalloc(1, sizeof(*this));
+    this->name = xstrdup(name);
+    this->cols = cols;
+    this->ncols = ncols;
+    return this;
+}
+
+void ResultSet_delete(ResultSet* this) {
+    if (!this) {
+        return;
+    }
+    for (int i = 0; i < this->nrows * this->ncols; i++) {
+        free(this->cells[i].s);
+    }
+    free(this->cells);
+    free(this->name);
+    free(this->footer);
+    free(this);
+}
+
+int ResultSet_addRow(ResultSet* this) {
+    if (this->nrows == this->cap) {
+        this->cap = this->cap ? this->cap * 2 : 64;
+        this->cells = xrealloc(this->cells, sizeof(RsCell) * (size_t)this->cap * (size_t)this->ncols);
+    }
+    RsCell* row = &this->cells[(size_t)this->nrows * (size_t)this->ncols];
+    for (int c = 0; c < this->ncols; c++) {
+        memset(&row[c], 0, sizeof(RsCell));
+        row[c].null = 1;
+    }
+    return this->nrows++;
+}
+
+RsCell* ResultSet_cell(ResultSet* this, int row, int col) {
+    return &this->cells[(size_t)row * (size_t)this->ncols + (size_t)col];
+}
+
+const RsCell* ResultSet_cellc(const ResultSet* this, int row, int col) {
+    return &this->cells[(size_t)row * (size_t)this->ncols + (size_t)col];
+}
+
+void ResultSet_setText(ResultSet* this, int row, int col, const char* s) {
+    RsCell* c = ResultSet_cell(this, row, col);
+    free(c->s);
+    c->s = s ? xstrdup(s) : NULL;
+    c->null = s == NULL;
+}
+
+void ResultSet_setInt(ResultSet* this, int row, int col, int64_t v) {
+    RsCell* c = ResultSet_cell(this, row, col);
+    c->i = v;
+    c->d = (double)v;
+    c->null = 0;
+}
+
+void ResultSet_setReal(ResultSet* this, int row, int col, double v) {
+    RsCell* c = ResultSet_cell(this, row, col);
+    c->d = v;
+    c->null = 0;
+}
+
+int ResultSet_columnIndex(const ResultSet* this, const char* key) {
+    for (int i = 0; i < this->ncols; i++) {
+        if (strcmp(this->cols[i].key, key) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+typedef struct SortCtx_ {
+    const ResultSet* rs;
+    int col, desc;
+} SortCtx;
+
+static SortCtx sort_ctx; /* qsort has no context argument in C11; sorting is not reentrant */
+
+static int cmp_rows(const void* a, const void* b) {
+    int ra = *(const int*)a, rb = *(const int*)b;
+    const RsCell* x = ResultSet_cellc(sort_ctx.rs, ra, sort_ctx.col);
+    const RsCell* y = ResultSet_cellc(sort_ctx.rs, rb, sort_ctx.col);
+    int r = 0;
+    if (x->null || y->null) {
+        r = x->null - y->null; /* NULLs last whatever the direction */
+        return r ? r : ra - rb;
+    }
+    switch (sort_ctx.rs->cols[sort_ctx.col].type) {
+    case CT_TEXT:
+        r = strcmp(x->s ? x->s : "", y->s ? y->s : "");
+        break;
+    case CT_INT:
+    case CT_NS:
+    case CT_BYTES:
+        r = (x->i > y->i) - (x->i < y->i);
+        break;
+    default:
+        r = (x->d > y->d) - (x->d < y->d);
+        break;
+    }
+    if (sort_ctx.desc) {
+        r = -r;
+    }
+    return r ? r : ra - rb;
+}
+
+void ResultSet_sort(ResultSet* this, int col, int desc) {
+    int n = this->nrows - this->pinned;
+    if (n <= 1 || col < 0 || col >= this->ncols) {
+        return;
+    }
+    int* order = xmalloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        order[i] = this->pinned + i;
+    }
+    sort_ctx.rs = this;
+    sort_ctx.col = col;
+    sort_ctx.desc = desc;
+    qsort(order, (size_t)n, sizeof(int), cmp_rows);
+    size_t rowsz = sizeof(RsCell) * (size_t)this->ncols;
+    RsCell* tmp = xmalloc(rowsz * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        memcpy(&tmp[(size_t)i * (size_t)this->ncols], ResultSet_cell(this, order[i], 0), rowsz);
+    }
+    memcpy(ResultSet_cell(this, this->pinned, 0), tmp, rowsz * (size_t)n);
+    free(tmp);
+    free(order);
+}
+
+int ResultSet_defaultDesc(const ResultSet* this, int col) {
+    return col >= 0 && col < this->ncols && this->cols[col].type != CT_TEXT;
+}

@@ -1,0 +1,323 @@
+/* trace_db.c - schema and lifetime of the in-memory trace database. */
+#include "dcutop/trace_db.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
+
+struct TraceDb_ {
+    sqlite3* db;
+};
+
+/* The dcutop schema. Times are integer nanoseconds everywhere. Layers (PRODUCT.md 1):
+ * 'kernel' (device kernels), 'api' (host API), 'copy' (memory copies), 'range'
+ * (roctx/hiptx markers), 'agent' (device info). A source file can feed several layers;
+ * source_layer says, per file and layer, whether its rows are used or superseded by a
+ * finer-grained file of the same run (per-dispatch beats per-kernel aggregates). */
+static const char schema[] =
+    "PRAGMA user_version = 1;\n"
+    /* every file seen, loaded or not */
+    "CREATE TABLE source_file(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  path TEXT NOT NULL,          -- as given or found while walking the folder\n"
+    "  name TEXT NOT NULL,          -- path relative to the folder given on the command line\n"
+    "  dir TEXT NOT NULL,           -- containing directory\n"
+    "  run_tag TEXT,                -- pid/prefix that ties files of one run, '' if none\n"
+    "  format TEXT NOT NULL,        -- e.g. 'rocprof-v1 results.csv', 'skipped'\n"
+    "  bytes INTEGER,\n"
+    "  rows_read INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_rejected INTEGER NOT NULL DEFAULT 0,\n"
+    "  pmc INTEGER NOT NULL DEFAULT 0,  -- 1 if the file carries PMC counter columns\n"
+    "  note TEXT                    -- why skipped, or other remarks\n"
+    ");\n"
+    "CREATE TABLE source_layer(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),\n"
+    "  layer TEXT NOT NULL,         -- kernel | api | copy | range | agent\n"
+    "  grain INTEGER NOT NULL,      -- 2 per event (dispatch/call), 1 aggregate stats\n"
+    "  rank INTEGER NOT NULL,       -- preference among files of equal grain (higher wins)\n"
+    "  used INTEGER NOT NULL DEFAULT 1,\n"
+    "  superseded_by INTEGER,       -- source_file.id of the file preferred instead\n"
+    "  PRIMARY KEY(file_id, layer)\n"
+    ");\n"
+    "CREATE TABLE load_message(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER REFERENCES source_file(id),\n"
+    "  line INTEGER,                -- 1-based line in the file, NULL for file-level messages\n"
+    "  message TEXT NOT NULL\n"
+    ");\n"
+    /* interned kernel names */
+    "CREATE TABLE kernel(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL UNIQUE,   -- normalised full name (no ' [clone .kd]' / '.kd'), sanitized\n"
+    "  short_name TEXT NOT NULL,    -- return type and arguments dropped\n"
+    "  category TEXT,               -- set by the categorizer after loading\n"
+    "  rule_line INTEGER,           -- rule that matched (line in the rules file), NULL = none\n"
+    "  rule_source TEXT             -- rules file name, or 'built-in'\n"
+    ");\n"
+    "CREATE TABLE dispatch(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  seq INTEGER,                 -- dispatch index / id in the source\n"
+    "  gpu INTEGER, queue INTEGER, stream INTEGER, pid INTEGER, tid INTEGER,\n"
+    "  corr_id INTEGER,             -- correlation id linking to api_call\n"
+    "  start_ns INTEGER, end_ns INTEGER,\n"
+    "  dur_ns INTEGER NOT NULL,\n"
+    "  grid INTEGER, workgroup INTEGER, lds INTEGER, scratch INTEGER,\n"
+    "  vgpr INTEGER, sgpr INTEGER\n"
+    ");\n"
+    /* PMC counters and any other unknown numeric per-dispatch column */
+    "CREATE TABLE dispatch_counter(\n"
+    "  dispatch_id INTEGER NOT NULL REFERENCES dispatch(id),\n"
+    "  name TEXT NOT NULL,\n"
+    "  value REAL\n"
+    ");\n"
+    /* per-kernel aggregates from stats files (hipkernel.csv, results.stats.csv, ...) */
+    "CREATE TABLE kernel_stat(\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL,\n"
+    "  min_ns INTEGER, max_ns INTEGER, stddev_ns REAL\n"
+    ");\n"
+    "CREATE TABLE api_stat(\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  domain TEXT NOT NULL,        -- HIP | HSA | MARKER | ...\n"
+    "  name TEXT NOT NULL,\n"
+    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL,\n"
+    "  min_ns INTEGER, max_ns INTEGER, stddev_ns REAL\n"
+    ");\n"
+    "CREATE TABLE api_call(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  domain TEXT NOT NULL,\n"
+    "  name TEXT NOT NULL,\n"
+    "  pid INTEGER, tid INTEGER, corr_id INTEGER,\n"
+    "  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE copy_stat(\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  name TEXT NOT NULL,          -- CopyHostToDevice, MEMORY_COPY_HOST_TO_DEVICE, ...\n"
+    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL,\n"
+    "  min_ns INTEGER, max_ns INTEGER, stddev_ns REAL\n"
+    ");\n"
+    "CREATE TABLE copy(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  name TEXT NOT NULL,          -- direction/kind as the tool wrote it\n"
+    "  src_agent INTEGER, dst_agent INTEGER, stream INTEGER, corr_id INTEGER,\n"
+    "  bytes INTEGER,               -- NULL when the format does not say\n"
+    "  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE range(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  domain TEXT,\n"
+    "  name TEXT NOT NULL,          -- the roctx/hiptx message\n"
+    "  pid INTEGER, tid INTEGER, corr_id INTEGER,\n"
+    "  event TEXT,                  -- 'range' (start..end) or the v2 event kind\n"
+    "  start_ns INTEGER, end_ns INTEGER\n"
+    ");\n"
+    "CREATE TABLE agent(\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  node_id INTEGER, type TEXT, name TEXT, product_name TEXT,\n"
+    "  cu_count INTEGER, wave_size INTEGER, gfx_version TEXT\n"
+    ");\n"
+    /* the categories of the active rule set, in display order */
+    "CREATE TABLE category(\n"
+    "  name TEXT PRIMARY KEY,\n"
+    "  is_gemm INTEGER NOT NULL,    -- 1 if in the GEMM group (with --gemm-like: conv, attention too)\n"
+    "  ord INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
+    /* kernel_summary_v materialized once after loading (Loader_run): every screen reads it */
+    "CREATE TABLE kernel_summary(\n"
+    "  kernel_id INTEGER PRIMARY KEY REFERENCES kernel(id),\n"
+    "  calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,\n"
+    "  sumsq REAL,                  -- sum of squared durations (per-dispatch rows only)\n"
+    "  has_sq INTEGER,              -- dispatches counted in sumsq\n"
+    "  per_dispatch INTEGER         -- 1 if any per-dispatch row fed this kernel\n"
+    ");\n"
+    /* Files whose rows count, per layer. */
+    "CREATE VIEW used_file(file_id, layer) AS\n"
+    "  SELECT file_id, layer FROM source_layer WHERE used;\n"
+    /* One row per kernel: per-dispatch data and aggregates from used files combined. */
+    "CREATE VIEW kernel_summary_v AS\n"
+    "  SELECT kernel_id, sum(calls) AS calls, sum(total_ns) AS total_ns,\n"
+    "         min(min_ns) AS min_ns, max(max_ns) AS max_ns,\n"
+    "         sum(sumsq) AS sumsq, sum(has_sq) AS has_sq, max(per_dispatch) AS per_dispatch\n"
+    "  FROM (\n"
+    "    SELECT kernel_id, count(*) AS calls, sum(dur_ns) AS total_ns, min(dur_ns) AS min_ns,\n"
+    "           max(dur_ns) AS max_ns, sum(CAST(dur_ns AS REAL) * dur_ns) AS sumsq,\n"
+    "           count(*) AS has_sq, 1 AS per_dispatch\n"
+    "    FROM dispatch WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
+    "    GROUP BY kernel_id\n"
+    "    UNION ALL\n"
+    /* stats files with a StdDev column (rocprofv3) give back their sum of squares */
+    "    SELECT kernel_id, calls, total_ns, min_ns, max_ns,\n"
+    "           CASE WHEN stddev_ns IS NOT NULL AND calls > 0 THEN calls * (stddev_ns * stddev_ns\n"
+    "             + (total_ns * 1.0 / calls) * (total_ns * 1.0 / calls)) END,\n"
+    "           CASE WHEN stddev_ns IS NOT NULL THEN calls ELSE 0 END, 0\n"
+    "    FROM kernel_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
+    "  ) GROUP BY kernel_id;\n"
+    "CREATE VIEW api_summary_v AS\n"
+    "  SELECT domain, name, sum(calls) AS calls, sum(total_ns) AS total_ns,\n"
+    "         min(min_ns) AS min_ns, max(max_ns) AS max_ns, max(per_call) AS per_call\n"
+    "  FROM (\n"
+    "    SELECT domain, name, count(*) AS calls, sum(dur_ns) AS total_ns, min(dur_ns) AS min_ns,\n"
+    "           max(dur_ns) AS max_ns, 1 AS per_call\n"
+    "    FROM api_call WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'api')\n"
+    "    GROUP BY domain, name\n"
+    "    UNION ALL\n"
+    "    SELECT domain, name, calls, total_ns, min_ns, max_ns, 0\n"
+    "    FROM api_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'api')\n"
+    "  ) GROUP BY domain, name;\n"
+    "CREATE VIEW copy_summary_v AS\n"
+    "  SELECT name, sum(calls) AS calls, sum(bytes) AS bytes, sum(total_ns) AS total_ns,\n"
+    "         min(min_ns) AS min_ns, max(max_ns) AS max_ns, max(per_copy) AS per_copy\n"
+    "  FROM (\n"
+    "    SELECT name, count(*) AS calls, sum(bytes) AS bytes, sum(dur_ns) AS total_ns,\n"
+    "           min(dur_ns) AS min_ns, max(dur_ns) AS max_ns, 1 AS per_copy\n"
+    "    FROM copy WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')\n"
+    "    GROUP BY name\n"
+    "    UNION ALL\n"
+    "    SELECT name, calls, NULL, total_ns, min_ns, max_ns, 0\n"
+    "    FROM copy_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')\n"
+    "  ) GROUP BY name;\n";
+
+const char* TraceDb_schemaText(void) {
+    return schema;
+}
+
+/* sqrt() is not in every SQLite build; the stddev queries need it. */
+static void sql_sqrt(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    (void)argc;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    double v = sqlite3_value_double(argv[0]);
+    sqlite3_result_double(ctx, v > 0 ? sqrt(v) : 0.0);
+}
+
+DcuStatus TraceDb_open(TraceDb** out, DcuError* err) {
+    *out = NULL;
+    sqlite3* db = NULL;
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        DcuStatus s = Error_set(err, DCU_ERR_SQL, "cannot open in-memory database: %s",
+                                db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return s;
+    }
+    TraceDb* this = xcalloc(1, sizeof(*this));
+    this->db = db;
+    DcuStatus s = TraceDb_exec(this, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+                                     "PRAGMA temp_store = MEMORY;", err);
+    if (s == DCU_OK) {
+        s = TraceDb_exec(this, schema, err);
+    }
+    if (s == DCU_OK) {
+        s = Filter_registerSql(db, err);
+    }
+    if (s == DCU_OK &&
+        sqlite3_create_function(db, "dcu_sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                sql_sqrt, NULL, NULL) != SQLITE_OK) {
+        s = Error_set(err, DCU_ERR_SQL, "cannot register dcu_sqrt: %s", sqlite3_errmsg(db));
+    }
+    if (s != DCU_OK) {
+        TraceDb_delete(this);
+        return s;
+    }
+    *out = this;
+    return DCU_OK;
+}
+
+void TraceDb_delete(TraceDb* this) {
+    if (!this) {
+        return;
+    }
+    sqlite3_close(this->db);
+    free(this);
+}
+
+sqlite3* TraceDb_handle(const TraceDb* this) {
+    return this->db;
+}
+
+DcuStatus TraceDb_exec(TraceDb* this, const char* sql, DcuError* err) {
+    char* msg = NULL;
+    if (sqlite3_exec(this->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        DcuStatus s = Error_set(err, DCU_ERR_SQL, "SQL error: %s", msg ? msg : "?");
+        sqlite3_free(msg);
+        return s;
+    }
+    return DCU_OK;
+}
+
+DcuStatus TraceDb_prepare(TraceDb* this, const char* sql, sqlite3_stmt** st, DcuError* err) {
+    if (sqlite3_prepare_v2(this->db, sql, -1, st, NULL) != SQLITE_OK) {
+        *st = NULL;
+        return Error_set(err, DCU_ERR_SQL, "SQL error: %s", sqlite3_errmsg(this->db));
+    }
+    return DCU_OK;
+}
+
+int64_t TraceDb_scalarInt(TraceDb* this, const char* sql) {
+    sqlite3_stmt* st = NULL;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(this->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        v = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+double TraceDb_scalarReal(TraceDb* this, const char* sql) {
+    sqlite3_stmt* st = NULL;
+    double v = 0;
+    if (sqlite3_prepare_v2(this->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        v = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+DcuStatus TraceDb_save(TraceDb* this, const char* path, DcuError* err) {
+    sqlite3* dst = NULL;
+    DcuStatus s = DCU_OK;
+    char* tmp = xasprintf("%s.tmp-dcutop", path);
+    remove(tmp);
+    if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: cannot create: %s", path,
+                      dst ? sqlite3_errmsg(dst) : "out of memory");
+        goto done;
+    }
+    sqlite3_backup* b = sqlite3_backup_init(dst, "main", this->db, "main");
+    if (!b) {
+        s = Error_set(err, DCU_ERR_SQL, "%s: backup failed: %s", path, sqlite3_errmsg(dst));
+        goto done;
+    }
+    sqlite3_backup_step(b, -1);
+    if (sqlite3_backup_finish(b) != SQLITE_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: write failed: %s", path, sqlite3_errmsg(dst));
+        goto done;
+    }
+done:
+    if (dst && sqlite3_close(dst) != SQLITE_OK && s == DCU_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: close failed", path);
+    }
+    if (s == DCU_OK && rename(tmp, path) != 0) {
+        s = Error_set(err, DCU_ERR_IO, "%s: cannot rename temp file into place", path);
+    }
+    if (s != DCU_OK) {
+        remove(tmp);
+    }
+    free(tmp);
+    return s;
+}

@@ -1,0 +1,251 @@
+/* format.c - see format.h. */
+#include "dcutop/format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+TimeUnit Format_unitFor(int64_t max_ns) {
+    if (max_ns >= 10000000000LL) {
+        return UNIT_S;
+    }
+    if (max_ns >= 10000000LL) {
+        return UNIT_MS;
+    }
+    if (max_ns >= 10000LL) {
+        return UNIT_US;
+    }
+    return UNIT_NS;
+}
+
+const char* Format_unitName(TimeUnit u) {
+    static const char* const n[] = {"ns", "us", "ms", "s"};
+    return n[u];
+}
+
+void Format_duration(char* buf, size_t cap, int64_t ns, TimeUnit u) {
+    static const double div[] = {1, 1e3, 1e6, 1e9};
+    if (u == UNIT_NS) {
+        snprintf(buf, cap, "%lld", (long long)ns);
+    } else {
+        snprintf(buf, cap, "%.2f", (double)ns / div[u]);
+    }
+}
+
+void Format_durationAuto(char* buf, size_t cap, int64_t ns) {
+    int64_t a = ns < 0 ? -ns : ns;
+    if (a >= 1000000000LL) {
+        snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
+    } else if (a >= 1000000LL) {
+        snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+    } else if (a >= 1000LL) {
+        snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
+    } else {
+        snprintf(buf, cap, "%lld ns", (long long)ns);
+    }
+}
+
+void Format_bytes(char* buf, size_t cap, int64_t b) {
+    static const char* const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int i = 0;
+    while (v >= 1024.0 && i < 4) {
+        v /= 1024.0;
+        i++;
+    }
+    if (i == 0) {
+        snprintf(buf, cap, "%lld B", (long long)b);
+    } else {
+        snprintf(buf, cap, "%.1f %s", v, u[i]);
+    }
+}
+
+void Format_ratio(char* buf, size_t cap, double r) {
+    if (isinf(r)) {
+        snprintf(buf, cap, "inf");
+    } else if (r >= 1000) {
+        snprintf(buf, cap, "%.0fx", r);
+    } else {
+        snprintf(buf, cap, "%.2fx", r);
+    }
+}
+
+/* Decodes one UTF-8 code point; *len gets its byte length (1 for an invalid byte). */
+static unsigned int decode(const unsigned char* s, int* len) {
+    unsigned int c = s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n <= 1) {
+        *len = 1;
+        return c;
+    }
+    unsigned int cp = c & (0xFF >> (n + 1));
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            *len = 1;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    *len = n;
+    return cp;
+}
+
+static int cp_width(unsigned int cp) {
+    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
+        (cp >= 0xFE00 && cp <= 0xFE0F)) {
+        return 0;
+    }
+    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+        (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+        (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
+        return 2;
+    }
+    return 1;
+}
+
+int Format_width(const char* s) {
+    int w = 0, len;
+    for (const unsigned char* p = (const unsigned char*)s; *p; p += len) {
+        w += cp_width(decode(p, &len));
+    }
+    return w;
+}
+
+/* Copies the longest prefix of s that fits in width cells; returns bytes copied. */
+static size_t take_prefix(const char* s, int width, int* used) {
+    size_t b = 0;
+    int w = 0, len;
+    while (s[b]) {
+        int cw = cp_width(decode((const unsigned char*)s + b, &len));
+        if (w + cw > width) {
+            break;
+        }
+        w += cw;
+        b += (size_t)len;
+    }
+    *used = w;
+    return b;
+}
+
+/* Byte offset of the longest suffix of s that fits in width cells. */
+static size_t take_suffix(const char* s, int width) {
+    size_t n = strlen(s);
+    size_t start = n;
+    int w = 0;
+    while (start > 0) {
+        size_t p = start - 1;
+        while (p > 0 && ((unsigned char)s[p] & 0xC0) == 0x80) {
+            p--;
+        }
+        int len;
+        int cw = cp_width(decode((const unsigned char*)s + p, &len));
+        if (w + cw > width) {
+            break;
+        }
+        w += cw;
+        start = p;
+    }
+    return start;
+}
+
+static const char ELLIPSIS[] = "\xe2\x80\xa6"; /* U+2026, one cell */
+
+char* Format_cutName(const char* name, int width, char* out, size_t cap) {
+    if (cap == 0) {
+        return out;
+    }
+    out[0] = '\0';
+    if (width <= 0) {
+        return out;
+    }
+    if (Format_width(name) <= width) {
+        snprintf(out, cap, "%s", name);
+        return out;
+    }
+    /* first drop namespace qualifiers of the function name: at::native::foo<...> -> foo<...> */
+    const char* lt0 = strchr(name, '<');
+    const char* q = NULL;
+    for (const char* p = name; *p && (!lt0 || p < lt0); p++) {
+        if (p[0] == ':' && p[1] == ':') {
+            q = p + 2;
+        }
+    }
+    if (q && *q) {
+        return Format_cutName(q, width, out, cap);
+    }
+    if (width < 4) {
+        int used;
+        size_t b = take_prefix(name, width, &used);
+        snprintf(out, cap, "%.*s", (int)b, name);
+        return out;
+    }
+    /* keep the function name up to and just past its first '<', then the end */
+    const char* lt = strchr(name, '<');
+    int head_w;
+    int avail = width - 1; /* one cell for the ellipsis */
+    const char* mt = lt ? NULL : strstr(name, "_MT");
+    if (mt && mt[3] >= '0' && mt[3] <= '9' && name[0] == 'C') {
+        /* Tensile: the macro tile (MT128x128x32) is what tells two GEMM kernels apart */
+        const char* e = mt + 3;
+        while (*e && *e != '_') {
+            e++;
+        }
+        head_w = (int)(e - name);
+        if (head_w > avail - 6) {
+            head_w = avail - 6 > 0 ? avail - 6 : avail;
+        }
+    } else if (lt && Format_width(name) > 0) {
+        char tmp[2048];
+        size_t hb = (size_t)(lt - name) + 1;
+        if (hb >= sizeof(tmp)) {
+            hb = sizeof(tmp) - 1;
+        }
+        memcpy(tmp, name, hb);
+        tmp[hb] = '\0';
+        head_w = Format_width(tmp);
+        if (head_w > avail * 2 / 3) {
+            head_w = avail * 2 / 3; /* a very long function name: keep two thirds of it */
+        } else {
+            head_w += (avail - head_w) / 3; /* and a little of the template arguments */
+        }
+    } else {
+        head_w = avail * 2 / 3;
+    }
+    int used;
+    size_t hb = take_prefix(name, head_w, &used);
+    size_t tb = take_suffix(name, avail - used);
+    if (tb < hb) {
+        tb = hb;
+    }
+    snprintf(out, cap, "%.*s%s%s", (int)hb, name, ELLIPSIS, name + tb);
+    return out;
+}
+
+char* Format_fit(const char* s, int width, int right, char* out, size_t cap) {
+    if (cap == 0) {
+        return out;
+    }
+    int used;
+    size_t b = take_prefix(s, width, &used);
+    int pad = width - used;
+    size_t o = 0;
+    if (right) {
+        for (int i = 0; i < pad && o + 1 < cap; i++) {
+            out[o++] = ' ';
+        }
+    }
+    if (o + b + 1 > cap) {
+        b = cap - o - 1;
+    }
+    memcpy(out + o, s, b);
+    o += b;
+    if (!right) {
+        for (int i = 0; i < pad && o + 1 < cap; i++) {
+            out[o++] = ' ';
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
