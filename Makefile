@@ -26,7 +26,7 @@ MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o
 VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_COMMON := $(BUILD)/tests/unit/test_util.o
+TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
 

@@ -394,5 +394,17 @@ char* RuleSet_dump(const RuleSet* this) {
         len += l;
         free(line);
     }
+    /* the GEMM group beyond 'gemm' itself (%gemm lines, --gemm-like) */
+    for (int i = 0; i < this->n_gemm; i++) {
+        if (strcmp(this->gemm[i], "gemm") == 0) {
+            continue;
+        }
+        char* line = xasprintf("%%gemm %s\n", this->gemm[i]);
+        size_t l = strlen(line);
+        xgrow((void**)&out, &cap, len + l + 1);
+        memcpy(out + len, line, l + 1);
+        len += l;
+        free(line);
+    }
     return out;
 }

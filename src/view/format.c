@@ -205,10 +205,11 @@ char* Format_cutName(const char* name, int width, char* out, size_t cap) {
         memcpy(tmp, name, hb);
         tmp[hb] = '\0';
         head_w = Format_width(tmp);
-        if (head_w > avail * 2 / 3) {
-            head_w = avail * 2 / 3; /* a very long function name: keep two thirds of it */
+        int tail_min = avail / 4; /* the end of the name says which instantiation it is */
+        if (head_w > avail - tail_min) {
+            head_w = avail - tail_min; /* a very long function name: cut it too */
         } else {
-            head_w += (avail - head_w) / 3; /* and a little of the template arguments */
+            head_w += (avail - head_w - tail_min) / 3; /* and a little of the arguments */
         }
     } else {
         head_w = avail * 2 / 3;

@@ -1,0 +1,111 @@
+/* test_names.c - name normalising, shortening, sanitizing; display formatting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dcutop/format.h"
+#include "dcutop/names.h"
+
+static void normalize_strips_kd(void** state) {
+    (void)state;
+    char* a = Names_normalize("\"void soft_max_f32<true, 512>(float const*) [clone .kd]\"", 56);
+    assert_string_equal(a, "void soft_max_f32<true, 512>(float const*)");
+    free(a);
+    const char* t = "Cijk_Alik_Bljk_HSS_BH_MT16x128x32_WG16_2_1.kd";
+    a = Names_normalize(t, strlen(t));
+    assert_string_equal(a, "Cijk_Alik_Bljk_HSS_BH_MT16x128x32_WG16_2_1");
+    free(a);
+    a = Names_normalize("  __amd_rocclr_fillBufferAligned.kd ", 36);
+    assert_string_equal(a, "__amd_rocclr_fillBufferAligned");
+    free(a);
+}
+
+static void short_names(void** state) {
+    (void)state;
+    struct {
+        const char* in;
+        const char* out;
+    } cases[] = {
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+         "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+         "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+         "std::array<char*, 3ul> >"},
+        {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)",
+         "at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>"},
+        {"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32", "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32"},
+        {"quantize_q8_1(float const*, void*, long)", "quantize_q8_1"},
+        {"Kokkos::(anonymous namespace)::init_lock_array_kernel_atomic()",
+         "Kokkos::(anonymous namespace)::init_lock_array_kernel_atomic"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char* s = Names_short(cases[i].in);
+        assert_string_equal(s, cases[i].out);
+        free(s);
+    }
+}
+
+static void sanitize_controls_and_bad_utf8(void** state) {
+    (void)state;
+    char* s = Names_sanitize("a\x1b[31mb\x00" "c", 9);
+    assert_string_equal(s, "a\\x1B[31mb\\x00c");
+    free(s);
+    s = Names_sanitize("caf\xc3\xa9 \xff\xfe", 8);
+    assert_string_equal(s, "caf\xc3\xa9 \\xFF\\xFE");
+    free(s);
+    s = Names_sanitize("\xc2\x9b", 2); /* C1 control CSI encoded in UTF-8 */
+    assert_string_equal(s, "\\xC2\\x9B");
+    free(s);
+    s = Names_sanitize("\xe2\x80", 2); /* truncated sequence */
+    assert_string_equal(s, "\\xE2\\x80");
+    free(s);
+}
+
+static void units_per_column(void** state) {
+    (void)state;
+    assert_int_equal(Format_unitFor(825000000), UNIT_MS);
+    assert_int_equal(Format_unitFor(6917), UNIT_NS);
+    assert_int_equal(Format_unitFor(69170), UNIT_US);
+    assert_int_equal(Format_unitFor(12000000000LL), UNIT_S);
+    char b[32];
+    Format_duration(b, sizeof(b), 824963118, UNIT_MS);
+    assert_string_equal(b, "824.96");
+    Format_ratio(b, sizeof(b), 1.2810);
+    assert_string_equal(b, "1.28x");
+}
+
+static void cut_in_template_middle(void** state) {
+    (void)state;
+    const char* n = "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                    "std::array<char*, 3ul> >";
+    char out[256];
+    Format_cutName(n, 40, out, sizeof(out));
+    assert_int_equal(Format_width(out), 40);
+    /* function name kept, end kept, namespace dropped, ellipsis in the middle */
+    assert_non_null(strstr(out, "vectorized_elementwise_kernel<"));
+    assert_non_null(strstr(out, "\xe2\x80\xa6"));
+    assert_non_null(strstr(out, "3ul> >"));
+    Format_cutName("short", 40, out, sizeof(out));
+    assert_string_equal(out, "short");
+    Format_cutName(n, 3, out, sizeof(out));
+    assert_true(Format_width(out) <= 3);
+    /* wide characters count two cells */
+    assert_int_equal(Format_width("\xe4\xb8\xad\xe6\x96\x87"), 4);
+    Format_cutName("\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87", 7, out,
+                   sizeof(out));
+    assert_true(Format_width(out) <= 7);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(normalize_strips_kd),
+        cmocka_unit_test(short_names),
+        cmocka_unit_test(sanitize_controls_and_bad_utf8),
+        cmocka_unit_test(units_per_column),
+        cmocka_unit_test(cut_in_template_middle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,27 @@
+/* testutil.h - helpers shared by the unit tests (no curses). */
+#ifndef DCUTOP_TESTUTIL_H
+#define DCUTOP_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dcutop/loader.h"
+#include "dcutop/trace_db.h"
+
+/* A new empty temp directory (owned string, removed by TestUtil_rmTree). */
+char* TestUtil_tempDir(void);
+void TestUtil_rmTree(const char* dir);
+/* Writes len bytes to dir/name; returns the path (owned). */
+char* TestUtil_writeFile(const char* dir, const char* name, const void* data, size_t len);
+/* Loads path into a fresh db and applies the built-in rules.
+ * *status gets Loader_run's status; the db is returned even when nothing loaded. */
+TraceDb* TestUtil_load(const char* path, DcuStatus* status);
+/* Runs SQL returning one integer / one text (owned, "" when no row). */
+int64_t TestUtil_int(TraceDb* db, const char* sql);
+char* TestUtil_text(TraceDb* db, const char* sql);
+/* Runs a shell command and returns its first output line as an integer. */
+int64_t TestUtil_shellInt(const char* cmd);
+/* The shared folder: $SHARED or ../shared. */
+const char* TestUtil_shared(void);
+
+#endif
