@@ -116,6 +116,17 @@ int main(int argc, char** argv) {
     if (ls != DCU_OK) {
         if (ls == DCU_ERR_EMPTY) {
             fprintf(stderr, "dcutop: %s\n", err.msg);
+            sqlite3_stmt* st = NULL;
+            if (TraceDb_prepare(db, "SELECT path, format, coalesce(note, '') FROM source_file"
+                                    " WHERE format <> 'unreadable' ORDER BY id",
+                                &st, NULL) == DCU_OK) {
+                while (sqlite3_step(st) == SQLITE_ROW) {
+                    fprintf(stderr, "dcutop:   %s: %s%s%s\n", sqlite3_column_text(st, 0),
+                            sqlite3_column_text(st, 1), *sqlite3_column_text(st, 2) ? ": " : "",
+                            sqlite3_column_text(st, 2));
+                }
+                sqlite3_finalize(st);
+            }
             rc = EXIT_RUNTIME;
             goto done;
         }

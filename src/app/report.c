@@ -200,7 +200,7 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
     } else {
         switch (v) {
         case VIEW_FILES:
-            Report_table(out, rs, file_keys, "name", o->width, 0);
+            Report_table(out, rs, file_keys, "status", o->width, 0);
             break;
         case VIEW_HOTSPOTS:
             Report_table(out, rs, hot_keys, "short_name", o->width, o->top);

@@ -160,6 +160,19 @@ static void trim(const char** s, size_t* n) {
 /* Integer, or a float rounded to the nearest integer (stats averages, 6.02e+05).
  * Thousands separators ("1,234,567") are accepted; "None"/"" are empty. */
 static NumStatus parse_i64(const char* s, size_t n, int64_t* out) {
+    /* fast path: plain digits, the common case in every dispatch row */
+    if (n > 0 && n <= 18) {
+        int64_t v = 0;
+        size_t i = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            v = v * 10 + (s[i] - '0');
+            i++;
+        }
+        if (i == n) {
+            *out = v;
+            return NUM_OK;
+        }
+    }
     trim(&s, &n);
     if (n == 0 || (n == 4 && memcmp(s, "None", 4) == 0) || (n == 3 && memcmp(s, "N/A", 3) == 0)) {
         return NUM_EMPTY;

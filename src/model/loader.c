@@ -455,8 +455,7 @@ static const char supersede_sql[] =
     "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
     "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
     "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank)));\n"
-    "INSERT INTO kernel_summary SELECT * FROM kernel_summary_v;\n"
-    "CREATE INDEX dispatch_kernel ON dispatch(kernel_id);\n";
+    "INSERT INTO kernel_summary SELECT * FROM kernel_summary_v;\n";
 
 DcuStatus Loader_run(Loader* this, DcuError* err) {
     LoaderCore* core = &this->core;
