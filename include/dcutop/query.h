@@ -18,6 +18,7 @@ typedef struct QueryOpts_ {
     const char* sort;       /* column key (optionally ":asc" / ":desc"); NULL = default */
     const WhatIf* what_if;  /* categories view: factors per category or group (borrowed) */
     int n_what_if;
+    const char* category;   /* hotspots: only this category, or the group "GEMM" / "non-GEMM" */
 } QueryOpts;
 
 typedef struct Totals_ {

@@ -141,7 +141,14 @@ int main(int argc, char** argv) {
         rc = fail(&err, EXIT_RUNTIME);
         goto done;
     }
-    QueryOpts q = {cli.filter, cli.sort, cli.what_if, cli.n_what_if};
+    QueryOpts q = {cli.filter, cli.sort, cli.what_if, cli.n_what_if, NULL};
+    if (cli.n_what_if > 0) { /* check the names before anything is written */
+        double sp;
+        if (Query_projection(db, cli.what_if, cli.n_what_if, &sp, &err) != DCU_OK) {
+            rc = fail(&err, EXIT_USAGE);
+            goto done;
+        }
+    }
     if (cli.mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
         DcuStatus s = Query_view(db, (ViewId)export_view, &q, &rs, &err);

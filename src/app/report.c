@@ -191,7 +191,7 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
         return s;
     }
     if (o->format == FMT_CSV) {
-        fprintf(out, "# %s\n", Query_viewName(v));
+        fprintf(out, "# %s\r\n", Query_viewName(v));
         s = Export_csv(rs, out, err);
         fputs("\r\n", out);
     } else if (o->format == FMT_JSON) {
@@ -263,10 +263,20 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     if (t->kernel_ns > 0) {
         double p = (double)t->gemm_ns / (double)t->kernel_ns;
         Format_ratio(b, sizeof(b), Amdahl_ceiling(p));
+        sqlite3_stmt* st = NULL;
+        char group[128] = "GEMM";
+        if (TraceDb_prepare(db, "SELECT group_concat(name, '+') FROM (SELECT name FROM category"
+                                " WHERE is_gemm ORDER BY ord)", &st, NULL) == DCU_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+                strcmp((const char*)sqlite3_column_text(st, 0), "gemm") != 0) {
+                snprintf(group, sizeof(group), "GEMM group (%s)", sqlite3_column_text(st, 0));
+            }
+            sqlite3_finalize(st);
+        }
         fprintf(out,
-                "GEMM %.2f%% of device kernel time: speeding up GEMM alone gives at most %s "
-                "overall; non-GEMM %.2f%%\n",
-                100.0 * p, b, 100.0 * (1 - p));
+                "%s %.2f%% of device kernel time: speeding it up alone gives at most %s on "
+                "device kernel time; non-GEMM %.2f%%\n",
+                group, 100.0 * p, b, 100.0 * (1 - p));
     }
     if (t->api_calls > 0) {
         Format_durationAuto(a, sizeof(a), t->api_ns);

@@ -68,9 +68,9 @@ DcuStatus WhatIf_parse(const char* spec, WhatIf* out, int max, int* n, DcuError*
         } else {
             char* end;
             w->k = strtod(num, &end);
-            if (*end || !(w->k > 0) || isnan(w->k)) {
+            if (*end || !(w->k >= 1) || isnan(w->k)) {
                 return Error_set(err, DCU_ERR_USAGE,
-                                 "--what-if: factor for '%s' must be a number > 0 or 'inf' "
+                                 "--what-if: factor for '%s' must be a speedup >= 1 or 'inf' "
                                  "(got '%s')",
                                  w->name, num);
             }

@@ -31,7 +31,13 @@ static int no_space(unsigned char c) {
 static void on_field(void* s, size_t len, void* data) {
     Reader* r = data;
     if (r->row_line == 0) {
-        r->row_line = r->line;
+        /* libcsv reports a field when it ends: a quoted first field spanning lines
+         * started one line earlier per newline it holds */
+        long nl = 0;
+        for (size_t i = 0; i < len; i++) {
+            nl += ((const char*)s)[i] == '\n';
+        }
+        r->row_line = r->line - nl;
     }
     if (r->n >= CSV_MAX_FIELDS) {
         r->too_wide = 1;

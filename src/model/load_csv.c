@@ -177,6 +177,9 @@ static NumStatus parse_i64(const char* s, size_t n, int64_t* out) {
     if (n == 0 || (n == 4 && memcmp(s, "None", 4) == 0) || (n == 3 && memcmp(s, "N/A", 3) == 0)) {
         return NUM_EMPTY;
     }
+    if (memchr(s, '\0', n)) { /* strtoll would stop at the NUL and read "1\0" "00" as 1 */
+        return NUM_BAD;
+    }
     char buf[64];
     size_t j = 0;
     for (size_t i = 0; i < n; i++) {
@@ -224,7 +227,7 @@ static NumStatus parse_real(const char* s, size_t n, double* out) {
         return NUM_EMPTY;
     }
     char buf[64];
-    if (n >= sizeof(buf)) {
+    if (n >= sizeof(buf) || memchr(s, '\0', n)) {
         return NUM_BAD;
     }
     memcpy(buf, s, n);
@@ -241,6 +244,9 @@ static NumStatus parse_real(const char* s, size_t n, double* out) {
 /* "Agent 4", "GPU 2" or "4" -> 4 (rocprofv3 writes Agent_Id either way). */
 static NumStatus parse_id(const char* s, size_t n, int64_t* out) {
     trim(&s, &n);
+    if (memchr(s, '\0', n)) {
+        return NUM_BAD;
+    }
     size_t i = n;
     while (i > 0 && isdigit((unsigned char)s[i - 1])) {
         i--;
@@ -503,7 +509,13 @@ static void row_stats(Ctx* c, const Row* row) {
         if (c->stats == STATS_API) {
             st = c->core->st[ST_APISTAT];
             sqlite3_bind_int64(st, 1, c->f->id);
-            sqlite3_bind_text(st, 2, c->api_domain, -1, SQLITE_STATIC);
+            size_t dl = 0;
+            const char* dom = has(c, F_DOMAIN) ? text_of(c, row, F_DOMAIN, &dl) : NULL;
+            if (dom && dl > 0) { /* a dcutop export keeps the domain of each row */
+                sqlite3_bind_text(st, 2, Names_normalize(dom, dl), -1, free);
+            } else {
+                sqlite3_bind_text(st, 2, c->api_domain, -1, SQLITE_STATIC);
+            }
             sqlite3_bind_text(st, 3, norm, -1, free);
             first_num = 4;
             layer = LAYER_API;

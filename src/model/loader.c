@@ -101,7 +101,7 @@ static void enqueue(Loader* this, const char* path, const char* root, const char
     this->q[this->nq].path = xstrdup(path);
     size_t rl = strlen(root);
     this->q[this->nq].name =
-        xstrdup(strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
+        xstrdup(rl > 0 && strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
     this->q[this->nq].dir = xstrdup(dir);
     this->q[this->nq].bytes = bytes;
     this->nq++;
@@ -133,7 +133,9 @@ static void walk(Loader* this, const char* root, const char* dir, int depth) {
         names[n++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof(char*), cmp_str);
+    if (n > 1) { /* names is NULL for an empty folder: qsort(NULL, 0, ...) is undefined */
+        qsort(names, (size_t)n, sizeof(char*), cmp_str);
+    }
     for (int i = 0; i < n; i++) {
         char* p = xasprintf("%s/%s", dir, names[i]);
         struct stat st;
@@ -478,6 +480,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     s = TraceDb_exec(core->db, "COMMIT", err);
     if (s != DCU_OK) {
         return s;
+    }
+    if (this->totals.files == 0) {
+        return Error_set(err, DCU_ERR_EMPTY, "no files found");
     }
     if (this->totals.rows == 0) {
         return Error_set(err, DCU_ERR_EMPTY, "nothing could be loaded from %d file%s",

@@ -191,20 +191,20 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
-        "SELECT (SELECT coalesce(sum(total_ns), 0) FROM kernel_summary),"
+        "SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT coalesce(sum(calls), 0) FROM kernel_summary),"
         " (SELECT count(*) FROM kernel_summary WHERE calls > 0),"
         " (SELECT coalesce(max(per_dispatch), 0) FROM kernel_summary),"
-        " (SELECT coalesce(sum(total_ns), 0) FROM api_summary_v),"
+        " (SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v),"
         " (SELECT coalesce(sum(calls), 0) FROM api_summary_v),"
-        " (SELECT coalesce(sum(total_ns), 0) FROM copy_summary_v),"
+        " (SELECT CAST(total(total_ns) AS INTEGER) FROM copy_summary_v),"
         " (SELECT coalesce(sum(calls), 0) FROM copy_summary_v),"
         " (SELECT count(*) FROM source_file),"
         " (SELECT count(*) FROM source_file WHERE rows_read > 0),"
         " (SELECT coalesce(sum(rows_rejected), 0) FROM source_file),"
         " (SELECT coalesce(max(f.pmc), 0) FROM source_file f JOIN used_file u"
         "    ON u.file_id = f.id AND u.layer = 'kernel'),"
-        " (SELECT coalesce(sum(s.total_ns), 0) FROM kernel_summary s JOIN kernel k"
+        " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
         "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm)",
         &st, err);
     if (s != DCU_OK) {
@@ -234,7 +234,7 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
 /* ---- views ------------------------------------------------------------------------ */
 
 static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
-    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM kernel_summary");
+    double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
@@ -244,13 +244,19 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         "   dcu_sqrt(s.sumsq / s.calls - (s.total_ns * 1.0 / s.calls) * (s.total_ns * 1.0 / s.calls))"
         " END"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
-        " WHERE ?1 IS NULL OR regexp(?1, k.name)"
+        " WHERE (?1 IS NULL OR regexp(?1, k.name))"
+        "   AND (?2 IS NULL OR coalesce(k.category, 'other') = ?2"
+        "        OR (?2 IN ('GEMM', 'non-GEMM') AND (?2 = 'GEMM') = coalesce((SELECT is_gemm"
+        "            FROM category c WHERE c.name = coalesce(k.category, 'other')), 0)))"
         " ORDER BY s.total_ns DESC, k.name",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     bind_filter(st, 1, o);
+    if (o && o->category) {
+        sqlite3_bind_text(st, 2, o->category, -1, SQLITE_TRANSIENT);
+    }
     ResultSet* rs = ResultSet_new("hotspots", hot_cols, NCOLS(hot_cols));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -283,14 +289,14 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
                                  DcuError* err) {
     *rows = NULL;
     *n = 0;
-    *total = TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM kernel_summary");
+    *total = TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     sqlite3_stmt* st = NULL;
     /* every category of the rule set, with zero rows kept only for 'other' (so a missing
      * rule shows itself) and for categories that have kernels */
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT c.name, c.is_gemm, count(s.kernel_id), coalesce(sum(s.calls), 0),"
-        " coalesce(sum(s.total_ns), 0)"
+        " CAST(total(s.total_ns) AS INTEGER)"
         " FROM category c LEFT JOIN kernel k ON k.category = c.name"
         " LEFT JOIN kernel_summary s ON s.kernel_id = k.id"
         " GROUP BY c.name HAVING count(s.kernel_id) > 0 OR c.name = 'other'"
@@ -502,7 +508,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
 }
 
 static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
-    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM api_summary_v");
+    double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
@@ -537,7 +543,7 @@ static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuErro
 }
 
 static DcuStatus q_copies(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
-    double total = (double)TraceDb_scalarInt(db, "SELECT coalesce(sum(total_ns),0) FROM copy_summary_v");
+    double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM copy_summary_v");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
@@ -591,7 +597,7 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         "     || CASE WHEN f.pmc THEN ' (PMC counters)' ELSE '' END"
         "  ELSE 'superseded by ' || coalesce((SELECT group_concat(p, ', ') FROM (SELECT DISTINCT"
         "     (SELECT name FROM source_file WHERE id = l.superseded_by) AS p FROM source_layer l"
-        "     WHERE l.file_id = f.id)), '?') || ' (per-dispatch data preferred)'"
+        "     WHERE l.file_id = f.id)), '?') || ' (finer-grained data preferred)'"
         " END"
         " FROM source_file f WHERE ?1 IS NULL OR regexp(?1, f.path) ORDER BY f.id",
         &st, err);

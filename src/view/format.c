@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const char ELLIPSIS[] = "\xe2\x80\xa6"; /* U+2026, one cell */
 
 TimeUnit Format_unitFor(int64_t max_ns) {
     if (max_ns >= 10000000000LL) {
@@ -150,9 +153,167 @@ static size_t take_suffix(const char* s, int width) {
     return start;
 }
 
-static const char ELLIPSIS[] = "\xe2\x80\xa6"; /* U+2026, one cell */
+
+static int is_ident(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Drops namespace qualifiers ("at::native::", "std::", "(anonymous namespace)::"): in a
+ * narrow column the class or function names carry the meaning. Returns a new string. */
+static char* strip_namespaces(const char* s) {
+    size_t n = strlen(s);
+    char* out = malloc(n + 1);
+    if (!out) {
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (strncmp(s + i, "(anonymous namespace)::", 23) == 0) {
+            i += 23;
+            continue;
+        }
+        if (is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1]))) {
+            size_t j = i;
+            while (j < n && is_ident(s[j])) {
+                j++;
+            }
+            if (j + 1 < n && s[j] == ':' && s[j + 1] == ':' && !(s[i] >= '0' && s[i] <= '9')) {
+                i = j + 2; /* a qualifier: drop it */
+                continue;
+            }
+            memcpy(out + o, s + i, j - i);
+            o += j - i;
+            i = j;
+            continue;
+        }
+        out[o++] = s[i++];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* The identifier inside the template arguments that tells instantiations apart: a
+ * functor or op name (CUDAFunctor_add, direct_copy_kernel_cuda, MeanOps), else the first
+ * identifier that is not a type, a number or plumbing. */
+static int key_token(const char* args, const char** tok, size_t* len) {
+    static const char* const stop[] = {
+        "std", "array", "char", "float", "double", "int", "long", "unsigned", "bool", "const",
+        "void", "Half", "BFloat16", "c10", "at", "native", "detail", "gpu_kernel_impl_nocast",
+        "gpu_kernel_impl", "OffsetCalculator", "TrivialOffsetCalculator", "TensorIteratorBase",
+        "operator", "lambda", "memory", "LoadWithoutCast", "StoreWithoutCast", "Array", "true",
+        "false", "short", "signed", "int64_t", "uint32_t", "uint64_t", "int32_t", "ul", "u",
+        "type", "func_wrapper_t", "ReduceOp", "ReduceConfig", "elementwise_kernel_helper",
+        "unroll", "vectorized", "policies", "half", "__half", "uint8_t", "BFloat16_t",
+        "ComplexHalf", "complex", "HIP_vector_type", NULL};
+    static const char* const prefer[] = {"Functor", "_kernel_cuda", "Ops", "Impl", "Epilogue",
+                                         "_cuda", "Op", NULL};
+    const char* first = NULL;
+    size_t first_len = 0;
+    for (const char* p = args; *p;) {
+        if (!is_ident(*p) || (*p >= '0' && *p <= '9')) {
+            /* skip numbers like 128 or 3ul whole */
+            if (*p >= '0' && *p <= '9') {
+                while (is_ident(*p)) {
+                    p++;
+                }
+            } else {
+                p++;
+            }
+            continue;
+        }
+        const char* b = p;
+        while (is_ident(*p)) {
+            p++;
+        }
+        size_t l = (size_t)(p - b);
+        int stopped = 0;
+        for (int i = 0; stop[i]; i++) {
+            if (strlen(stop[i]) == l && strncmp(stop[i], b, l) == 0) {
+                stopped = 1;
+                break;
+            }
+        }
+        if (stopped || l < 3) {
+            continue;
+        }
+        for (int i = 0; prefer[i]; i++) {
+            size_t pl = strlen(prefer[i]);
+            for (size_t k = 0; k + pl <= l; k++) {
+                if (strncmp(b + k, prefer[i], pl) == 0) {
+                    *tok = b;
+                    *len = l;
+                    return 1;
+                }
+            }
+        }
+        if (!first) {
+            first = b;
+            first_len = l;
+        }
+    }
+    if (first) {
+        *tok = first;
+        *len = first_len;
+        return 1;
+    }
+    return 0;
+}
+
+static char* middle_cut(const char* name, int width, char* out, size_t cap);
 
 char* Format_cutName(const char* name, int width, char* out, size_t cap) {
+    if (cap == 0) {
+        return out;
+    }
+    out[0] = '\0';
+    if (width <= 0) {
+        return out;
+    }
+    /* namespaces go first, in every name, so that names in one column look alike */
+    char* compact = strip_namespaces(name);
+    if (!compact) {
+        return middle_cut(name, width, out, cap);
+    }
+    if (Format_width(compact) <= width) {
+        snprintf(out, cap, "%s", compact);
+        free(compact);
+        return out;
+    }
+    /* fn<…key…>: the function and the one template argument that tells it apart */
+    const char* lt = strchr(compact, '<');
+    const char* tok;
+    size_t tl;
+    if (lt && key_token(lt + 1, &tok, &tl) && width >= 12) {
+        char fn[1024];
+        size_t fl = (size_t)(lt - compact);
+        if (fl >= sizeof(fn)) {
+            fl = sizeof(fn) - 1;
+        }
+        memcpy(fn, compact, fl);
+        fn[fl] = '\0';
+        char key[512];
+        snprintf(key, sizeof(key), "%.*s", (int)(tl < 500 ? tl : 500), tok);
+        int kw = Format_width(key);
+        int fw = Format_width(fn);
+        int fixed = kw + 4; /* "<…" "…>" */
+        if (fixed + 6 <= width) {
+            char fcut[1024];
+            if (fw + fixed > width) {
+                middle_cut(fn, width - fixed, fcut, sizeof(fcut));
+            } else {
+                snprintf(fcut, sizeof(fcut), "%s", fn);
+            }
+            snprintf(out, cap, "%s<%s%s%s>", fcut, ELLIPSIS, key, ELLIPSIS);
+            free(compact);
+            return out;
+        }
+    }
+    middle_cut(compact, width, out, cap);
+    free(compact);
+    return out;
+}
+
+static char* middle_cut(const char* name, int width, char* out, size_t cap) {
     if (cap == 0) {
         return out;
     }
@@ -163,17 +324,6 @@ char* Format_cutName(const char* name, int width, char* out, size_t cap) {
     if (Format_width(name) <= width) {
         snprintf(out, cap, "%s", name);
         return out;
-    }
-    /* first drop namespace qualifiers of the function name: at::native::foo<...> -> foo<...> */
-    const char* lt0 = strchr(name, '<');
-    const char* q = NULL;
-    for (const char* p = name; *p && (!lt0 || p < lt0); p++) {
-        if (p[0] == ':' && p[1] == ':') {
-            q = p + 2;
-        }
-    }
-    if (q && *q) {
-        return Format_cutName(q, width, out, cap);
     }
     if (width < 4) {
         int used;
@@ -193,8 +343,8 @@ char* Format_cutName(const char* name, int width, char* out, size_t cap) {
             e++;
         }
         head_w = (int)(e - name);
-        if (head_w > avail - 6) {
-            head_w = avail - 6 > 0 ? avail - 6 : avail;
+        if (head_w > avail - 4) {
+            head_w = avail - 4 > 0 ? avail - 4 : avail;
         }
     } else if (lt && Format_width(name) > 0) {
         char tmp[2048];

@@ -17,7 +17,9 @@ for t in "$BUILD"/tests/test_*; do
     "$t" >"$log" 2>&1
     rc=$?
     p=$(grep -c '^\[       OK \]' "$log")
-    f=$(grep -c '^\[  FAILED  \] [a-z_0-9]*$' "$log")
+    # cmocka's closing summary: "[  FAILED  ] N test(s), listed below:"
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s).*/\1/p' "$log" | head -1)
+    f=${f:-0}
     [ "$f" -eq 0 ] && [ "$rc" -ne 0 ] && f=1   # crashed before cmocka could count
     passed=$((passed + p))
     failed=$((failed + f))
@@ -26,7 +28,7 @@ for t in "$BUILD"/tests/test_*; do
         grep -E 'FAILED|ERROR|error|Assert|Sanitizer|runtime error' "$log" | head -40
     fi
 done
-for s in tests/cli/*.sh; do
+for s in tests/cli/test_*.sh; do
     [ -f "$s" ] || continue
     sh "$s" >"$log" 2>&1
     rc=$?

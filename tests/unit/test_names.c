@@ -84,10 +84,19 @@ static void cut_in_template_middle(void** state) {
     char out[256];
     Format_cutName(n, 40, out, sizeof(out));
     assert_int_equal(Format_width(out), 40);
-    /* function name kept, end kept, namespace dropped, ellipsis in the middle */
-    assert_non_null(strstr(out, "vectorized_elementwise_kernel<"));
-    assert_non_null(strstr(out, "\xe2\x80\xa6"));
-    assert_non_null(strstr(out, "3ul> >"));
+    /* namespaces dropped; the function name (cut if need be) and the template argument
+     * that tells instantiations apart are kept: vectorized…kernel<…CUDAFunctor_add…> */
+    assert_null(strstr(out, "at::"));
+    assert_non_null(strstr(out, "vectorized"));
+    assert_non_null(strstr(out, "<\xe2\x80\xa6" "CUDAFunctor_add\xe2\x80\xa6>"));
+    Format_cutName(n, 60, out, sizeof(out));
+    assert_string_equal(out, "vectorized_elementwise_kernel<\xe2\x80\xa6" "CUDAFunctor_add\xe2\x80\xa6>");
+    Format_cutName(n, 80, out, sizeof(out));
+    assert_string_equal(out, "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char*, 3ul> >");
+    /* a Tensile name keeps its macro tile */
+    Format_cutName("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB1_AFC1_AG1_GLS0_ISA928_WGM8",
+                   40, out, sizeof(out));
+    assert_non_null(strstr(out, "MT128x128x32"));
     Format_cutName("short", 40, out, sizeof(out));
     assert_string_equal(out, "short");
     Format_cutName(n, 3, out, sizeof(out));

@@ -1,0 +1,35 @@
+/* app.h - the interactive application without a terminal: a stack of screens, keys in,
+ * a Canvas out. term_curses.c (the only file with curses) and the headless script runner
+ * both drive it, so every screen and interaction is testable as text. */
+#ifndef DCUTOP_APP_H
+#define DCUTOP_APP_H
+
+#include "dcutop/canvas.h"
+#include "dcutop/keymap.h"
+#include "dcutop/trace_db.h"
+
+typedef enum { REACT_NONE = 0, REACT_REDRAW = 1, REACT_REQUERY = 2, REACT_QUIT = 4 } Reaction;
+
+typedef struct App_ App;
+
+typedef struct AppOptions_ {
+    const char* title;      /* the paths shown in the header */
+    int gemm_like;
+    const char* export_dir; /* where exports go by default ("." when NULL) */
+} AppOptions;
+
+/* db and keymap are borrowed and must outlive the App. */
+App* App_new(TraceDb* db, Keymap* keymap, const AppOptions* opt, int w, int h);
+void App_delete(App* this);
+
+/* Handles one key (Keymap codes). Returns what changed. */
+Reaction App_key(App* this, int key);
+/* Draws the current state into the App's canvas (borrowed, valid until the next call). */
+const Canvas* App_render(App* this);
+void App_resize(App* this, int w, int h);
+int App_quitting(const App* this);
+/* The name of the current screen ("hotspots") and the last status message. */
+const char* App_screenName(const App* this);
+const char* App_status(const App* this);
+
+#endif

@@ -1,0 +1,63 @@
+/* doc_view.h - a scrollable document of styled lines: what the Summary, Kernel detail and
+ * Help screens draw. Builders turn model data into a Doc; DocView_render draws it. */
+#ifndef DCUTOP_DOC_VIEW_H
+#define DCUTOP_DOC_VIEW_H
+
+#include <stdint.h>
+
+#include "dcutop/canvas.h"
+#include "dcutop/kernel_query.h"
+#include "dcutop/query.h"
+#include "dcutop/result_set.h"
+
+typedef struct DocSeg_ {
+    Style style;
+    char* text; /* owned */
+} DocSeg;
+
+typedef struct DocLine_ {
+    DocSeg* seg;
+    int n;
+} DocLine;
+
+typedef struct Doc_ {
+    DocLine* lines;
+    int n, cap;
+} Doc;
+
+Doc* Doc_new(void);
+void Doc_delete(Doc* this);
+/* Starts a new line; then Doc_add appends segments to it. */
+void Doc_line(Doc* this);
+void Doc_add(Doc* this, Style s, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "label" padded to width, then the value: one line. */
+void Doc_field(Doc* this, int label_w, const char* label, Style vs, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A bar of share 0..1 over width cells (eighths of a block). */
+void Doc_bar(Doc* this, Style s, double share, int width);
+
+void DocView_render(const Doc* d, int scroll, Canvas* c, int y0, int height);
+
+/* Summary: totals, GEMM group and ceiling, top kernels, categories, files, warnings. */
+typedef struct SummaryData_ {
+    const char* title;           /* the paths */
+    Totals totals;
+    const ResultSet* hotspots;   /* borrowed; first rows used */
+    const ResultSet* categories; /* borrowed */
+    const ResultSet* files;      /* borrowed */
+    int64_t rows_rejected;
+} SummaryData;
+Doc* SummaryView_build(const SummaryData* s, int width);
+
+/* Kernel detail. */
+Doc* KernelView_build(const KernelDetail* d, int width);
+
+/* Help: one entry per action with its keys. */
+typedef struct HelpEntry_ {
+    char keys[64];
+    const char* action;
+    const char* help;
+} HelpEntry;
+Doc* HelpView_build(const char* screen, const HelpEntry* e, int n, int width);
+
+#endif

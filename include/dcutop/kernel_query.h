@@ -1,0 +1,52 @@
+/* kernel_query.h - one kernel: its names, the rule that categorized it, statistics,
+ * duration histogram and dispatch list (where per-dispatch data exists). */
+#ifndef DCUTOP_KERNEL_QUERY_H
+#define DCUTOP_KERNEL_QUERY_H
+
+#include <stdint.h>
+
+#include "dcutop/error.h"
+#include "dcutop/query.h"
+#include "dcutop/result_set.h"
+#include "dcutop/trace_db.h"
+
+#define KQ_BUCKETS 12
+
+typedef struct KernelDetail_ {
+    int64_t id;
+    char* name;        /* full normalised name (owned) */
+    char* short_name;  /* (owned) */
+    char* category;    /* (owned) */
+    char* rule_source; /* (owned, NULL when no rule matched) */
+    int rule_line;
+    int64_t calls, total_ns, min_ns, max_ns;
+    double avg_ns, stddev_ns; /* stddev < 0 when unknown */
+    double pct;               /* share of device kernel time, 0..100 */
+    double ceiling;
+    int per_dispatch;         /* dispatch rows exist */
+    int64_t dispatches;       /* per-dispatch rows of used files */
+    /* log2 duration histogram over per-dispatch rows: bucket i holds durations in
+     * [lo_ns * 2^i, lo_ns * 2^(i+1)) */
+    int64_t bucket_lo_ns;
+    int64_t bucket[KQ_BUCKETS];
+    int n_buckets;
+    char* sources;      /* file names that fed it, comma separated (owned) */
+    int n_counters;     /* PMC counters: name and mean value */
+    char** counter_name;
+    double* counter_mean;
+    int pmc;
+} KernelDetail;
+
+DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* out, DcuError* err);
+void KernelDetail_done(KernelDetail* d);
+
+/* The dispatches of one kernel (per-dispatch files in use), in launch order.
+ * Columns: seq, gpu, queue, stream, pid, tid, start_ns (from the first dispatch of the
+ * trace), dur_ns, grid, workgroup, lds, vgpr, sgpr, file. */
+DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts* opts,
+                                 ResultSet** out, DcuError* err);
+
+/* Builds the dispatch(kernel_id) index the first time it is needed (drill-down only). */
+DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err);
+
+#endif

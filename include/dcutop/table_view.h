@@ -1,0 +1,45 @@
+/* table_view.h - draws a ResultSet as a table: units per column, right-aligned numbers,
+ * the sort column marked, the selected row highlighted, names cut in the middle. */
+#ifndef DCUTOP_TABLE_VIEW_H
+#define DCUTOP_TABLE_VIEW_H
+
+#include <stddef.h>
+
+#include "dcutop/canvas.h"
+#include "dcutop/format.h"
+#include "dcutop/result_set.h"
+
+#define TABLE_MAX_COLS 24
+
+typedef struct TableLayout_ {
+    int n;                          /* columns shown */
+    int col[TABLE_MAX_COLS];        /* ResultSet column of each */
+    int width[TABLE_MAX_COLS];      /* cells given to each */
+    TimeUnit unit[TABLE_MAX_COLS];  /* for CT_NS columns */
+    int flex;                       /* index in col[] of the name column, -1 none */
+} TableLayout;
+
+typedef struct TableViewState_ {
+    int selected; /* row of the ResultSet */
+    int scroll;   /* first row shown */
+    int sort_col; /* ResultSet column sorted by, -1 none */
+    int sort_desc;
+} TableViewState;
+
+/* Lays out the columns keys (display order) for a canvas of width cells. When they do not
+ * fit, columns named in drop (first dropped first) are left out; the flex column gets
+ * the rest. Units are chosen from all rows so that scrolling does not change them. */
+void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,
+                         const char* flex, const char* const* drop, int width);
+
+/* Formats one cell as the table shows it. */
+void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap);
+
+/* Title row at y0, then rows in y0+1 .. y0+height-1. */
+void TableView_render(const TableViewState* st, const TableLayout* l, const ResultSet* rs,
+                      Canvas* c, int y0, int height);
+
+/* The title of column i of the layout ("Total ms", with the unit). */
+void TableView_title(const TableLayout* l, const ResultSet* rs, int i, char* buf, size_t cap);
+
+#endif
