@@ -2,7 +2,7 @@
 # (scripts/install-deps.sh), then re-enter make so pkg-config sees the new libraries.
 
 CC      ?= cc
-PKGS    := ncursesw sqlite3 libpcre2-8
+PKGS    := ncursesw sqlite3 libpcre2-8 yajl
 BUILD   ?= build
 VERSION := 0.1.0
 SAMPLE  := sample-traces/dcu-weather-transformer
@@ -13,7 +13,7 @@ OPT     ?= -O2 -g
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
            $(OPT) $(WARN) -MMD -MP -Iinclude $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
-MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 2>/dev/null) -lcsv -lm
+MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -lm
 APP_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null) $(MODEL_LIBS)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null) $(MODEL_LIBS)
 
@@ -23,9 +23,11 @@ APP_SRC   := $(wildcard src/app/*.c)
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
 
 MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o
-VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o)
+VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_theme.o $(BUILD)/gen/mono_theme.o
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# the app without main() and without term_curses.c (the only curses file): tests link it
+APP_LIB_OBJ := $(filter-out $(BUILD)/src/app/main.o $(BUILD)/src/app/term_curses.o,$(APP_OBJ))
 TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
@@ -41,6 +43,8 @@ $(BUILD)/libdcumodel.a: $(MODEL_OBJ)
 	ar rcs $@ $^
 $(BUILD)/libdcuview.a: $(VIEW_OBJ)
 	ar rcs $@ $^
+$(BUILD)/libdcuapp.a: $(APP_LIB_OBJ)
+	ar rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -49,12 +53,18 @@ $(BUILD)/%.o: %.c
 $(BUILD)/gen/default_rules.c: src/model/default.rules tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_rules < $< > $@
+$(BUILD)/gen/default_theme.c: themes/default.theme tools/text2c.sh
+	@mkdir -p $(dir $@)
+	sh tools/text2c.sh dcutop_default_theme < $< > $@
+$(BUILD)/gen/mono_theme.c: themes/mono.theme tools/text2c.sh
+	@mkdir -p $(dir $@)
+	sh tools/text2c.sh dcutop_mono_theme < $< > $@
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_COMMON) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_COMMON) $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TEST_COMMON) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(TEST_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_COMMON) $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(TEST_LIBS) $(LDFLAGS)
 
 # ---- the two set-up commands of the README -------------------------------------------
 deps:
@@ -84,11 +94,19 @@ $(BUILD)/dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
 bench:
 	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(BUILD)/bench/gen_results_csv
-	@sh bench/run.sh
+	@$(MAKE) --no-print-directory $(BUILD)/bench/gen_results_csv $(BUILD)/bench/gen_kineto_json \
+	    $(BUILD)/bench/json_libs
+	@BUILD=$(BUILD) sh bench/run.sh
 $(BUILD)/bench/gen_results_csv: bench/gen_results_csv.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
+$(BUILD)/bench/gen_kineto_json: bench/gen_kineto_json.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+# yajl (what dcutop uses) against json-c on the same file; json-c only for this measurement
+$(BUILD)/bench/json_libs: bench/json_libs.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< $(shell pkg-config --cflags --libs yajl json-c 2>/dev/null)
 
 # Golden outputs are rewritten only on purpose; review the diff before committing.
 update-golden: dcutop

@@ -205,6 +205,60 @@ else
     echo "dcutop peak RSS / CSV size = n/a (target < 1.0) (dcutop did not run or failed)"
 fi
 
+# ---------------------------------------------------------------- PyTorch (Kineto) JSON trace
+# N kernels (plus N runtime launches, N/4 cpu_ops, ProfilerStep ranges) from
+# bench/gen_kineto_json.c, cached as bench/out/kineto_N/trace.json; dcutop --report against
+# python3's json module loading the same file and summing kernel time per name.
+# Skipped with BENCH_KINETO=0.
+if [ "${BENCH_KINETO:-1}" != 0 ]; then
+    echo
+    echo "== PyTorch (Kineto) trace, $N kernels =="
+    kdir=$outdir/kineto_$N
+    kjson=$kdir/trace.json
+    mkdir -p "$kdir" || exit 2
+    kgen=""
+    for c in "${BUILD:-build}/bench/gen_kineto_json" build/bench/gen_kineto_json; do
+        [ -x "$c" ] && { kgen=$c; break; }
+    done
+    if [ -s "$kjson" ]; then
+        echo "trace: reusing $kjson"
+    elif [ -n "$kgen" ] && "$kgen" "$N" "$kjson.tmp.$$" && mv -f "$kjson.tmp.$$" "$kjson"; then
+        echo "trace: generated $kjson with $kgen"
+    else
+        rm -f "$kjson.tmp.$$"
+        echo "bench: gen_kineto_json not built (make bench builds it) - Kineto section skipped"
+        kjson=""
+    fi
+    if [ -n "$kjson" ]; then
+        kbytes=$(wc -c <"$kjson" | tr -d ' ')
+        echo "trace:   $kjson ($(awk -v b="$kbytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB)"
+        krows=$logdir/kineto_rows.tsv
+        : >"$krows"
+        if [ -x ./dcutop ]; then
+            measure dcutop_kineto /dev/null ./dcutop --report "$kjson"
+            printf 'dcutop\t%s\t%s\t%s\n' "$m_wall" "$m_rss" "$([ "$m_rc" -ne 0 ] && echo "FAILED rc=$m_rc")" >>"$krows"
+        fi
+        if [ -x /usr/bin/python3 ]; then
+            KPY='import json, sys
+agg = {}
+for e in json.load(open(sys.argv[1]))["traceEvents"]:
+    if e.get("cat") == "kernel":
+        c, t = agg.get(e["name"], (0, 0)); agg[e["name"]] = (c + 1, t + e["dur"])
+for k, (c, t) in sorted(agg.items(), key=lambda x: -x[1][1]): print(c, t, k[:60])'
+            measure python3_json /dev/null /usr/bin/python3 -c "$KPY" "$kjson"
+            printf 'python3\t%s\t%s\t%s\n' "$m_wall" "$m_rss" "$([ "$m_rc" -ne 0 ] && echo "FAILED rc=$m_rc")" >>"$krows"
+        fi
+        awk -F '\t' 'BEGIN { printf "%-8s %9s %14s\n", "tool", "wall s", "peak RSS MiB" }
+            { printf "%-8s %9.2f %14.1f%s\n", $1, $2, $3 / 1024, ($4 == "" ? "" : "  " $4) }' "$krows"
+        if [ -x "${BUILD:-build}/bench/json_libs" ]; then
+            echo "JSON parse alone (bench/json_libs.c, the README's library choice):"
+            for lib in yajl json-c; do
+                "$TIME" -f "  $lib: %e s, peak RSS %M KiB" "${BUILD:-build}/bench/json_libs" "$lib" "$kjson" >/dev/null
+            done
+        fi
+    fi
+fi
+
 # ---------------------------------------------------------------- optional TUI section
 if [ -x bench/tui_bench.sh ]; then
     echo

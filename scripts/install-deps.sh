@@ -5,10 +5,10 @@
 # Runs apt-get only when something is missing, so a second `make check` costs nothing.
 set -eu
 level=${1:-build}
-pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev"
+pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev"
 case "$level" in
     check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk" ;;
-    bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time" ;;
+    bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -34,6 +34,16 @@ typedef struct Cli_ {
     int width;
     WhatIf what_if[CLI_MAX_WHATIF];
     int n_what_if;
+    int tree_mode;           /* --tree calls|callers|callees (a StacksMode) */
+    int fold;                /* --fold: hide runtime/library frames in stacks */
+    int amdahl_basis;        /* --amdahl-basis kernel|wall: 0 kernel (default), 1 wall */
+    /* the interactive view */
+    int headless;            /* --headless: replay --keys, print screens as text */
+    int size_w, size_h;      /* --size WxH (headless; default 100x30) */
+    const char* keys;        /* --keys FILE */
+    const char* timing;      /* --timing FILE: per-key microseconds (headless) */
+    const char* theme;       /* --theme NAME|PATH */
+    int no_color;            /* --no-color (NO_COLOR does the same) */
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

@@ -49,8 +49,13 @@ typedef struct SummaryData_ {
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 
-/* Kernel detail. */
-Doc* KernelView_build(const KernelDetail* d, int width);
+/* Kernel detail. The extras may be NULL or empty. */
+typedef struct KernelExtras_ {
+    const ResultSet* paths;  /* top call paths: path, calls, time_ns, pct (stacks.h) */
+    const ResultSet* ranges; /* top range paths, same columns */
+    const ResultSet* timing; /* timeline rows for this kernel (short dispatches), may be NULL */
+} KernelExtras;
+Doc* KernelView_build(const KernelDetail* d, const KernelExtras* x, int width);
 
 /* Help: one entry per action with its keys. */
 typedef struct HelpEntry_ {

@@ -23,11 +23,17 @@ void Format_ratio(char* buf, size_t cap, double r);
 /* Display width (terminal cells) of UTF-8 text: wide East Asian characters count 2,
  * combining marks 0, invalid bytes 1. */
 int Format_width(const char* s);
+/* The character at s: *len gets its byte length, the result its width in cells
+ * (0 combining, 1, 2), or -1 for a control character or an invalid byte. */
+int Format_nextChar(const char* s, int* len);
 
 /* Fits a name into width cells. Long C++ names are cut in the middle of their template
  * arguments, keeping the function name and the end: "foo<4, at::n…, 3ul> >".
  * Writes at most cap bytes (NUL included) into out; returns out. */
 char* Format_cutName(const char* name, int width, char* out, size_t cap);
+
+/* Cuts text at the end with an ellipsis when it is wider than width cells. */
+char* Format_cutEnd(const char* s, int width, char* out, size_t cap);
 
 /* Pads or cuts text to exactly width cells (left or right aligned) into out. */
 char* Format_fit(const char* s, int width, int right, char* out, size_t cap);

@@ -23,7 +23,7 @@
     _(SCREEN_CATEGORIES, "screen-categories", "Categories screen")                            \
     _(SCREEN_API, "screen-api", "HIP API screen")                                             \
     _(SCREEN_COPIES, "screen-copies", "Memory copies screen")                                 \
-    _(SCREEN_STACKS, "screen-stacks", "Call stacks screen (not in this version)")             \
+    _(SCREEN_STACKS, "screen-stacks", "Call stacks and ranges screen")                        \
     _(SCREEN_DIFF, "screen-diff", "Diff screen (not in this version)")                        \
     _(SCREEN_FILES, "screen-files", "Loaded files")                                           \
     _(SORT_MENU, "sort-menu", "Pick the sort column")                                         \
@@ -38,6 +38,14 @@
     _(WHATIF_DOWN, "what-if-down", "Categories: lower the what-if speedup of the row")        \
     _(WHATIF_SET, "what-if-set", "Categories: type the what-if speedup of the row")           \
     _(WHATIF_CLEAR, "what-if-clear", "Categories: clear all what-if speedups")                \
+    _(EXPAND, "expand", "Stacks: expand the selected node")                                   \
+    _(COLLAPSE, "collapse", "Stacks: collapse the selected node (or go to its parent)")       \
+    _(EXPAND_ALL, "expand-all", "Stacks: expand every node")                                  \
+    _(COLLAPSE_ALL, "collapse-all", "Stacks: collapse to the roots")                          \
+    _(TREE_MODE, "tree-mode", "Stacks: call tree > callers (kernel <- who launched it) > callees") \
+    _(FOLD, "fold-library", "Stacks: hide runtime and library frames (first user frame shows)") \
+    _(TREE_SOURCE, "stacks-ranges", "Stacks: switch between call stacks and roctx ranges")    \
+    _(AMDAHL_BASIS, "amdahl-basis", "Ceilings over device kernel time or over wall time")      \
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \

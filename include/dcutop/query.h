@@ -52,5 +52,18 @@ DcuStatus Query_sort(ResultSet* rs, const char* spec, DcuError* err);
 /* Whole-program bound for the what-if factors (categories or groups), over device kernel
  * time; 1.0 when none. */
 DcuStatus Query_projection(TraceDb* db, const WhatIf* w, int n, double* speedup, DcuError* err);
+/* The same bound over the chosen basis (0 device kernel time, 1 wall time; wall falls back to
+ * kernel time when no per-dispatch timestamps exist). */
+DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, double* speedup,
+                                DcuError* err);
+/* What hotspot and category ceilings (and what-if speedups) are computed over: 0 device
+ * kernel time (the default), 1 wall time (AMDAHL_BASIS_WALL, timeline.h). A setting of the
+ * loaded trace (kept in its meta table) that the UI toggles; shares (pct) always stay shares
+ * of device kernel time. Wall time needs per-dispatch timestamps, else kernel time is used. */
+DcuStatus Query_setAmdahlBasis(TraceDb* db, int basis, DcuError* err);
+int Query_amdahlBasis(TraceDb* db);
+/* The denominator of Amdahl shares for a basis: total device kernel time, or device wall time
+ * (timeline.h) when basis is 1 and timestamps exist. */
+int64_t Query_basisNs(TraceDb* db, int basis);
 
 #endif

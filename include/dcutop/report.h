@@ -7,9 +7,16 @@
 
 #include "dcutop/error.h"
 #include "dcutop/query.h"
+#include "dcutop/stacks.h"
 #include "dcutop/trace_db.h"
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
+
+/* ReportOpts.view for the Timeline section alone (--view timeline); not a ViewId. */
+#define REPORT_VIEW_TIMELINE 100
+/* ReportOpts.view for one tree (--view stacks|ranges): REPORT_VIEW_STACKS + StacksSource. */
+#define REPORT_VIEW_STACKS 101
+#define REPORT_VIEW_RANGES 102
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -18,9 +25,15 @@ typedef struct ReportOpts_ {
     int view;         /* -1 = all sections, else one ViewId */
     QueryOpts query;  /* filter/sort/what-if applied to the tables */
     const char* title;
+    StacksOpts stacks; /* --tree, --fold: how the stacks and ranges sections are drawn */
 } ReportOpts;
 
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Stacks and Ranges sections (report_stacks.c): with view -1 those the trace has data
+ * for (text: the first `top` nodes of each tree), with REPORT_VIEW_STACKS/RANGES that one,
+ * whole; nothing for other views. */
+DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,

@@ -5,22 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/stacks.h"
+
 static const char usage[] =
     "Usage: dcutop [OPTIONS] PATH...\n"
     "Open GPU profiler output (hipprof, rocprof v1/v2/v3 CSV) and show where device time goes.\n"
     "PATH is a trace folder (searched recursively) or a single file.\n"
     "\n"
     "Modes:\n"
-    "  (none)                 the interactive view (this version prints the report)\n"
+    "  (none)                 the interactive view (the report when not on a terminal)\n"
     "  --report               print files, hotspots, categories, API and copies as text\n"
     "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
+    "                         stacks|ranges (one row per call path, self and inclusive time)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE      output file for --export (default: standard output)\n"
     "      --format FMT       report format: text (default), csv, json\n"
-    "      --view VIEW        report only one view\n"
+    "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
+    "                         timeline)\n"
+    "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
+    "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
     "      --sort COL[:asc|:desc]  sort by a column key (see --export headers)\n"
     "      --top N            hotspot rows in the text report (default 20, 0 = all)\n"
@@ -30,6 +36,16 @@ static const char usage[] =
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
     "      --strict           rejected rows are an error (exit 1)\n"
+    "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
+    "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
+    "                         who launched it), callees (function -> kernels under it)\n"
+    "      --fold             stacks/ranges: hide runtime and library frames\n"
+    "      --theme NAME|PATH  default, mono, light, high-contrast, or a theme file\n"
+    "      --no-color         attributes only (also when NO_COLOR is set)\n"
+    "      --headless         no terminal: replay --keys FILE and print screens as text\n"
+    "      --size WxH         headless screen size (default 100x30)\n"
+    "      --keys FILE        key script for --headless (see README)\n"
+    "      --timing FILE      headless: write per-key handling+drawing microseconds\n"
     "  -q, --quiet            no load messages on standard error\n"
     "  -h, --help             this help\n"
     "  -V, --version          version\n"
@@ -42,7 +58,9 @@ const char* Cli_usage(void) {
 
 enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OPT_VIEW,
        OPT_FILTER, OPT_SORT, OPT_TOP, OPT_WIDTH, OPT_RULES, OPT_GEMM_LIKE, OPT_WHAT_IF,
-       OPT_STRICT };
+       OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR };
+
+enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -79,6 +97,15 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
         {"what-if", required_argument, NULL, OPT_WHAT_IF},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"tree", required_argument, NULL, OPT_TREE},
+        {"fold", no_argument, NULL, OPT_FOLD},
+        {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
+        {"headless", no_argument, NULL, OPT_HEADLESS},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"keys", required_argument, NULL, OPT_KEYS},
+        {"timing", required_argument, NULL, OPT_TIMING},
+        {"theme", required_argument, NULL, OPT_THEME},
+        {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -165,6 +192,49 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_STRICT:
             cli->strict = 1;
             break;
+        case OPT_TREE:
+            if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
+                return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
+            }
+            break;
+        case OPT_FOLD:
+            cli->fold = 1;
+            break;
+        case OPT_AMDAHL_BASIS:
+            if (strcmp(optarg, "kernel") == 0) {
+                cli->amdahl_basis = 0;
+            } else if (strcmp(optarg, "wall") == 0) {
+                cli->amdahl_basis = 1;
+            } else {
+                return Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
+            }
+            break;
+        case OPT_HEADLESS:
+            cli->headless = 1;
+            break;
+        case OPT_SIZE: {
+            char* end;
+            long w = strtol(optarg, &end, 10);
+            long h = (*end == 'x' || *end == 'X') ? strtol(end + 1, &end, 10) : 0;
+            if (*end || w < 20 || h < 6 || w > 1000 || h > 500) {
+                return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
+            }
+            cli->size_w = (int)w;
+            cli->size_h = (int)h;
+            break;
+        }
+        case OPT_KEYS:
+            cli->keys = optarg;
+            break;
+        case OPT_TIMING:
+            cli->timing = optarg;
+            break;
+        case OPT_THEME:
+            cli->theme = optarg;
+            break;
+        case OPT_NO_COLOR:
+            cli->no_color = 1;
+            break;
         case 'q':
             cli->quiet = 1;
             break;
@@ -195,6 +265,13 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     }
     if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
         return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
     }
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");

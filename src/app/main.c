@@ -5,12 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dcutop/app.h"
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
 #include "dcutop/export.h"
+#include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
+#include "dcutop/stacks.h"
+#include "dcutop/script.h"
+#include "dcutop/term.h"
+#include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
 
@@ -41,6 +47,27 @@ static void print_messages(TraceDb* db) {
         }
         sqlite3_finalize(st);
     }
+}
+
+/* themes/ next to the binary (a build tree), else the installed share dir. */
+static const char* themes_dir(void) {
+    static char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+    if (n > 0) {
+        buf[n] = '\0';
+        char* slash = strrchr(buf, '/');
+        if (slash) {
+            strcpy(slash, "/themes"); /* ./dcutop in the source tree */
+            if (access(buf, R_OK) == 0) {
+                return buf;
+            }
+            strcpy(slash, "/../themes"); /* build-asan/dcutop and other build dirs */
+            if (access(buf, R_OK) == 0) {
+                return buf;
+            }
+        }
+    }
+    return "/usr/share/dcutop/themes";
 }
 
 static int fail(const DcuError* err, int code) {
@@ -79,16 +106,23 @@ int main(int argc, char** argv) {
         return EXIT_OK;
     }
     int view = -1;
-    if (cli.view && (view = Query_viewByName(cli.view)) < 0) {
+    if (cli.view && strcmp(cli.view, "timeline") == 0) {
+        view = REPORT_VIEW_TIMELINE;
+    } else if (cli.view && Stacks_sourceByName(cli.view) >= 0) {
+        view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli.view);
+    } else if (cli.view && (view = Query_viewByName(cli.view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (files, hotspots, categories, api, "
-                        "copies)\n", cli.view);
+                        "copies, timeline, stacks, ranges)\n", cli.view);
         RuleSet_delete(rules);
         return EXIT_USAGE;
     }
     int export_view = -1;
-    if (cli.mode == MODE_EXPORT && (export_view = Query_viewByName(cli.export_view)) < 0) {
+    int export_tree = cli.mode == MODE_EXPORT ? Stacks_sourceByName(cli.export_view) : -1;
+    StacksOpts so = {(StacksMode)cli.tree_mode, cli.fold, cli.filter};
+    if (cli.mode == MODE_EXPORT && export_tree < 0 &&
+        (export_view = Query_viewByName(cli.export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (hotspots, categories, api, copies, "
-                        "files)\n", cli.export_view);
+                        "files, stacks, ranges)\n", cli.export_view);
         RuleSet_delete(rules);
         return EXIT_USAGE;
     }
@@ -100,8 +134,30 @@ int main(int argc, char** argv) {
         rc = fail(&err, EXIT_RUNTIME);
         goto done;
     }
+    /* the interactive view: a terminal on both ends, else the report (for pipes) */
+    int tui = cli.mode == MODE_DEFAULT && !cli.headless && isatty(0) && isatty(1);
+    Theme theme;
+    if (cli.mode == MODE_DEFAULT) {
+        const char* nc = getenv("NO_COLOR");
+        int mono = cli.no_color || (nc && *nc);
+        if (Theme_load(&theme, mono && !cli.theme ? "mono" : (cli.theme ? cli.theme : "default"),
+                       themes_dir(), &err) != DCU_OK) {
+            rc = fail(&err, EXIT_USAGE);
+            goto done;
+        }
+        if (mono) {
+            theme.mono = 1;
+        }
+    }
+    if (tui && Term_init(&theme, &err) != DCU_OK) {
+        rc = fail(&err, EXIT_RUNTIME);
+        goto done;
+    }
     LoadOptions lo = {0};
     lo.strict = cli.strict;
+    if (tui) {
+        lo.progress = Term_progress;
+    }
     loader = Loader_new(db, &lo);
     for (int i = 0; i < cli.npaths; i++) {
         if (Loader_addPath(loader, cli.paths[i], &err) != DCU_OK) {
@@ -110,7 +166,11 @@ int main(int argc, char** argv) {
         }
     }
     DcuStatus ls = Loader_run(loader, &err);
-    if (!cli.quiet) {
+    if (tui && ls != DCU_OK) {
+        Term_end();
+        tui = 0;
+    }
+    if (!cli.quiet && !tui) { /* the interactive view prints them when it ends */
         print_messages(db);
     }
     if (ls != DCU_OK) {
@@ -137,6 +197,10 @@ int main(int argc, char** argv) {
         rc = fail(&err, EXIT_RUNTIME);
         goto done;
     }
+    if (cli.amdahl_basis && Query_setAmdahlBasis(db, cli.amdahl_basis, &err) != DCU_OK) {
+        rc = fail(&err, EXIT_RUNTIME);
+        goto done;
+    }
     if (cli.save_db && TraceDb_save(db, cli.save_db, &err) != DCU_OK) {
         rc = fail(&err, EXIT_RUNTIME);
         goto done;
@@ -151,7 +215,9 @@ int main(int argc, char** argv) {
     }
     if (cli.mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
-        DcuStatus s = Query_view(db, (ViewId)export_view, &q, &rs, &err);
+        DcuStatus s = export_tree >= 0
+                          ? Stacks_query(db, (StacksSource)export_tree, &so, cli.sort, &rs, &err)
+                          : Query_view(db, (ViewId)export_view, &q, &rs, &err);
         if (s == DCU_OK) {
             if (cli.output && strcmp(cli.output, "-") != 0) {
                 s = Export_csvFile(rs, cli.output, 1, &err);
@@ -163,8 +229,53 @@ int main(int argc, char** argv) {
         if (s != DCU_OK) {
             rc = fail(&err, s == DCU_ERR_USAGE || s == DCU_ERR_REGEX ? EXIT_USAGE : EXIT_RUNTIME);
         }
+    } else if (cli.mode == MODE_DEFAULT && (tui || cli.headless)) {
+        char title[1024] = "";
+        for (int i = 0; i < cli.npaths; i++) {
+            strncat(title, i ? " " : "", sizeof(title) - strlen(title) - 1);
+            strncat(title, cli.paths[i], sizeof(title) - strlen(title) - 1);
+        }
+        /* drill-down reads dispatches by kernel: index them now, while loading shows */
+        if (KernelQuery_ensureIndex(db, &err) != DCU_OK) {
+            Term_end();
+            rc = fail(&err, EXIT_RUNTIME);
+            goto done;
+        }
+        Keymap* km = Keymap_new();
+        if (Keymap_loadRc(km, NULL, &err) != DCU_OK) {
+            Keymap_delete(km);
+            Term_end();
+            rc = fail(&err, EXIT_USAGE);
+            goto done;
+        }
+        AppOptions ao = {title, cli.gemm_like, NULL};
+        int w = cli.size_w, h = cli.size_h;
+        if (tui) {
+            Term_size(&w, &h);
+        }
+        App* app = App_new(db, km, &ao, w, h);
+        if (tui) {
+            Term_loop(app);
+            Term_end();
+            if (!cli.quiet) {
+                print_messages(db);
+            }
+        } else {
+            FILE* timing = cli.timing ? fopen(cli.timing, "w") : NULL;
+            if (cli.timing && !timing) {
+                Error_set(&err, DCU_ERR_IO, "%s: cannot create", cli.timing);
+                rc = fail(&err, EXIT_RUNTIME);
+            } else if (Script_run(app, cli.keys, stdout, timing, &err) != DCU_OK) {
+                rc = fail(&err, err.code == DCU_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE);
+            }
+            if (timing) {
+                fclose(timing);
+            }
+        }
+        App_delete(app);
+        Keymap_delete(km);
     } else if (cli.mode == MODE_REPORT || cli.mode == MODE_DEFAULT) {
-        ReportOpts ro = {cli.format, cli.width, cli.top, view, q, NULL};
+        ReportOpts ro = {cli.format, cli.width, cli.top, view, q, NULL, so};
         char title[1024] = "";
         for (int i = 0; i < cli.npaths; i++) {
             strncat(title, i ? " " : "", sizeof(title) - strlen(title) - 1);

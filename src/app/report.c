@@ -8,6 +8,7 @@
 
 #include "dcutop/export.h"
 #include "dcutop/format.h"
+#include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
@@ -226,6 +227,216 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
     return s;
 }
 
+/* ---- Timeline ------------------------------------------------------------------------ */
+
+static const char* const tl_dev_keys[] = {"file", "gpu", "dispatches", "span_ns", "busy_ns",
+                                          "idle_ns", "idle_pct", "kernel_ns", "kernel_pct", NULL};
+static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "after", NULL};
+static const char* const tl_short_keys[] = {"short_name", "calls", "short_calls", "short_pct",
+                                            "avg_ns", "short_ns", "pct_of_short", NULL};
+static const char* const tl_iter_keys[] = {"name", "phase", "dispatches", "kernel_ns", "span_ns",
+                                           "start_ns", NULL};
+static const char* const tl_api_keys[] = {"domain", "name", "calls", "total_ns", "first_calls",
+                                          "first_ns", "first_pct", "steady_calls", "steady_ns",
+                                          "steady_avg_ns", NULL};
+static const char* const tl_copy_keys[] = {"name", "direction", "calls", "bytes", "total_ns",
+                                           "steady_calls", "steady_bytes", "steady_ns", "flag",
+                                           NULL};
+static const char* const tl_pmc_keys[] = {"kernel", "counter", "dispatches", "mean", "min", "max",
+                                          NULL};
+static const char* const tl_amdahl_keys[] = {"category", "group", "total_ns", "pct_kernel",
+                                             "ceiling_kernel", "pct_wall", "ceiling_wall", NULL};
+
+static void tl_text_summary(const TimelineSummary* s, FILE* out) {
+    char a[64], b[64], c[64], d[64];
+    fprintf(out, "  %d run%s (source file%s), %d device%s, %d stream%s, %" PRId64
+                 " timed dispatches\n",
+            s->runs, s->runs == 1 ? "" : "s", s->runs == 1 ? "" : "s", s->devices,
+            s->devices == 1 ? "" : "s", s->streams, s->streams == 1 ? "" : "s", s->dispatches);
+    Format_durationAuto(a, sizeof(a), s->span_ns);
+    Format_durationAuto(b, sizeof(b), s->wall_ns);
+    Format_durationAuto(c, sizeof(c), s->busy_ns);
+    Format_durationAuto(d, sizeof(d), s->idle_ns);
+    fprintf(out, "  Wall span %s (device wall %s); GPU busy %s (%.2f%%), idle %s (%.2f%%)\n", a, b,
+            c, s->wall_ns ? 100.0 * (double)s->busy_ns / (double)s->wall_ns : 0.0, d, s->idle_pct);
+    Format_durationAuto(a, sizeof(a), s->kernel_ns);
+    fprintf(out, "  Kernel time %s = %.2f%% of device wall time%s\n", a, s->kernel_pct_of_wall,
+            s->kernel_pct_of_wall > 100.0 ? " (kernels overlap on several streams)" : "");
+    Format_durationAuto(a, sizeof(a), s->short_ns);
+    fprintf(out, "  Short kernels (< 10 us): %" PRId64 " of %" PRId64
+                 " dispatches (%.2f%%), %s = %.2f%% of kernel time%s\n",
+            s->short_dispatches, s->dispatches, s->short_count_pct, a, s->short_time_pct,
+            s->short_count_pct >= 50 ? ": launch-bound" : "");
+    if (s->gaps > 0) {
+        Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
+        Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
+        Format_durationAuto(c, sizeof(c), s->gap_max_ns);
+        Format_durationAuto(d, sizeof(d), s->gap_ns);
+        fprintf(out, "  Launch gaps (same stream): %" PRId64
+                     " gaps, median %s, mean %s, max %s, total %s\n",
+                s->gaps, a, b, c, d);
+    }
+    if (s->iterations > 0) {
+        Format_durationAuto(a, sizeof(a), s->first_iter_span_ns);
+        fprintf(out, "  Iterations: %d (%s", s->iterations,
+                s->iter_source == ITER_ANNOTATION ? "ProfilerStep# annotations"
+                                                  : "repeating kernel sequence");
+        if (s->iter_source == ITER_DETECTED) {
+            fprintf(out, " of %" PRId64 " dispatches", s->iter_period);
+        }
+        fprintf(out, "); first iteration spans %s", a);
+        if (s->iterations > 1 && s->steady_iter_span_ns > 0) {
+            Format_durationAuto(b, sizeof(b), (int64_t)llround(s->steady_iter_span_ns));
+            fprintf(out, ", steady iterations %s on average (cold start %.2fx)", b, s->cold_ratio);
+        } else {
+            fputs(" (no steady state: one iteration)", out);
+        }
+        fputc('\n', out);
+        if (s->iterations > 1) {
+            fprintf(out, "  Host<->device copies in the steady state: %" PRId64 " H2D, %" PRId64
+                         " D2H%s\n",
+                    s->steady_h2d, s->steady_d2h,
+                    s->steady_h2d + s->steady_d2h > 0 ? " (copies inside the loop: see below)"
+                                                      : "");
+        }
+    } else {
+        fputs("  Iterations: none found (no ProfilerStep# annotation, no repeating kernel "
+              "sequence)\n",
+              out);
+    }
+    if (s->pmc) {
+        fprintf(out, "%s\n", Timeline_pmcWarning());
+    }
+}
+
+/* One timeline table: a CSV block, a JSON member, or a titled text table. */
+static DcuStatus tl_table(Timeline* tl, TimelineView v, AmdahlBasis basis, const char* title,
+                          const char* const* keys, const char* flex, int max_rows,
+                          const ReportOpts* o, FILE* out, int* first, DcuError* err) {
+    ResultSet* rs = NULL;
+    DcuStatus s = Timeline_view(tl, v, NULL, basis, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o->format == FMT_CSV) {
+        fprintf(out, "# %s\r\n", Timeline_viewName(v));
+        s = Export_csv(rs, out, err);
+        fputs("\r\n", out);
+    } else if (o->format == FMT_JSON) {
+        fprintf(out, "%s\n\"%s\": ", *first ? "" : ",", Timeline_viewName(v));
+        *first = 0;
+        s = Export_json(rs, out, err);
+    } else if (rs->nrows > 0 || rs->footer) {
+        fprintf(out, "\n%s\n", title);
+        Report_table(out, rs, keys, flex, o->width, max_rows);
+    }
+    ResultSet_delete(rs);
+    return s;
+}
+
+static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    Timeline* tl = NULL;
+    DcuStatus s = Timeline_new(db, &tl, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    const TimelineSummary* t = Timeline_summary(tl);
+    int first = 1;
+    if (o->format == FMT_JSON) {
+        fprintf(out, ",\n\"timeline\": {\"summary\": {\"available\": %s, \"runs\": %d, "
+                     "\"devices\": %d, \"streams\": %d, \"dispatches\": %" PRId64
+                     ", \"kernel_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+                     ", \"wall_ns\": %" PRId64 ", \"busy_ns\": %" PRId64
+                     ", \"idle_ns\": %" PRId64 ", \"idle_pct\": %.6f"
+                     ", \"kernel_pct_of_wall\": %.6f, \"short_dispatches\": %" PRId64
+                     ", \"short_ns\": %" PRId64 ", \"short_count_pct\": %.6f"
+                     ", \"short_time_pct\": %.6f, \"gaps\": %" PRId64 ", \"gap_ns\": %" PRId64
+                     ", \"gap_max_ns\": %" PRId64 ", \"gap_p50_ns\": %" PRId64
+                     ", \"gap_mean_ns\": %.3f, \"iteration_source\": \"%s\", \"iterations\": %d"
+                     ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
+                     ", \"first_iteration_span_ns\": %" PRId64
+                     ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
+                     ", \"cold_ratio\": %.6f, \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
+                     ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
+                t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
+                t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
+                t->kernel_pct_of_wall, t->short_dispatches, t->short_ns, t->short_count_pct,
+                t->short_time_pct, t->gaps, t->gap_ns, t->gap_max_ns, t->gap_p50_ns,
+                t->gap_mean_ns,
+                t->iter_source == ITER_ANNOTATION ? "annotation"
+                : t->iter_source == ITER_DETECTED ? "detected"
+                                                  : "none",
+                t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
+                t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->steady_h2d,
+                t->steady_d2h, t->pmc ? "true" : "false",
+                Query_amdahlBasis(db) ? "wall" : "kernel");
+        first = 0;
+    } else if (o->format == FMT_TEXT) {
+        fputs("\nTimeline: per-dispatch timestamps (wall, busy/idle, gaps, iterations)\n", out);
+        if (!t->available) {
+            fputs("  (no per-dispatch timestamps in the data in use)\n", out);
+            Timeline_delete(tl);
+            return DCU_OK;
+        }
+        tl_text_summary(t, out);
+    }
+    if (t->available || o->format != FMT_TEXT) {
+        static const struct {
+            TimelineView v;
+            const char* title;
+            const char* const* keys;
+            const char* flex;
+            int rows;
+        } tabs[] = {
+            {TL_OVERVIEW, NULL, NULL, NULL, 0},
+            {TL_DEVICES, "Timeline: devices (wall = the run's span; busy = union of kernel "
+                         "intervals)", tl_dev_keys, "file", 0},
+            {TL_AMDAHL, "Timeline: Amdahl ceilings over device kernel time and over wall time",
+             tl_amdahl_keys, NULL, 0},
+            {TL_GAPS, "Timeline: largest launch gaps (idle time on a stream before a kernel)",
+             tl_gap_keys, "after", 10},
+            {TL_SHORT, "Timeline: kernels with dispatches under 10 us", tl_short_keys,
+             "short_name", 10},
+            {TL_ITERATIONS, "Timeline: iterations (first = cold start)", tl_iter_keys, "name", 0},
+            {TL_API, "Timeline: host API with and without the first iteration (host layer)",
+             tl_api_keys, "name", 0},
+            {TL_COPIES, "Timeline: memory copies in the steady state", tl_copy_keys, "name", 0},
+            {TL_COUNTERS, "Timeline: PMC counters per kernel", tl_pmc_keys, "kernel", 0},
+        };
+        for (size_t i = 0; s == DCU_OK && i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+            if (o->format == FMT_TEXT && !tabs[i].title) {
+                continue; /* the overview is the summary lines above */
+            }
+            if (o->format == FMT_TEXT &&
+                ((tabs[i].v == TL_ITERATIONS && t->iterations == 0) ||
+                 (tabs[i].v == TL_COUNTERS && t->counter_values == 0) ||
+                 (tabs[i].v == TL_GAPS && t->gaps == 0) ||
+                 (tabs[i].v == TL_SHORT && t->short_dispatches == 0) ||
+                 ((tabs[i].v == TL_API || tabs[i].v == TL_COPIES) && t->iterations < 2))) {
+                continue;
+            }
+            if (o->format == FMT_TEXT && (tabs[i].v == TL_API || tabs[i].v == TL_COPIES)) {
+                int64_t n = TraceDb_scalarInt(
+                    db, tabs[i].v == TL_API
+                            ? "SELECT count(*) FROM api_call WHERE file_id IN (SELECT file_id"
+                              " FROM used_file WHERE layer = 'api')"
+                            : "SELECT count(*) FROM copy WHERE file_id IN (SELECT file_id"
+                              " FROM used_file WHERE layer = 'copy')");
+                if (n == 0) {
+                    continue;
+                }
+            }
+            s = tl_table(tl, tabs[i].v, (AmdahlBasis)Query_amdahlBasis(db), tabs[i].title, tabs[i].keys, tabs[i].flex,
+                         tabs[i].rows, o, out, &first, err);
+        }
+    }
+    if (o->format == FMT_JSON) {
+        fputs("}", out);
+    }
+    Timeline_delete(tl);
+    return s;
+}
+
 static void messages(TraceDb* db, FILE* out, int json) {
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepare(db,
@@ -334,6 +545,12 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (o->view >= 0 && (int)secs[i].v != o->view) {
             continue;
         }
+        if (secs[i].v == VIEW_CATEGORIES && o->format == FMT_TEXT && Query_amdahlBasis(db)) {
+            rule(out, "Categories: GEMM vs non-GEMM; Amdahl ceilings over wall time "
+                      "(--amdahl-basis wall)");
+            s = section(db, secs[i].v, o, out, err, NULL);
+            continue;
+        }
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
@@ -347,6 +564,12 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             rule(out, secs[i].title);
         }
         s = section(db, secs[i].v, o, out, err, NULL);
+    }
+    if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
+        s = timeline_section(db, o, out, err);
+    }
+    if (s == DCU_OK) {
+        s = Report_trees(db, o, out, err);
     }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);

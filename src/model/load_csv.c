@@ -53,7 +53,8 @@ static const struct {
     {"kernel_name", F_KERNEL_NAME}, {"start_timestamp", F_START},
     {"end_timestamp", F_END}, {"stop_timestamp", F_END}, {"correlation_id", F_CORR},
     {"xcc_index", F_IGNORE}, {"domain", F_DOMAIN}, {"function", F_FUNCTION},
-    {"roctx_id", F_IGNORE}, {"message", F_MESSAGE}, {"timestamp", F_TIMESTAMP},
+    {"roctx_id", F_CORR}, /* range.corr_id: pairs roctxRangeStart/Stop (load_ranges.c) */
+    {"message", F_MESSAGE}, {"timestamp", F_TIMESTAMP},
     {"operation", F_OPERATION},
     /* rocprofv3 */
     {"kind", F_KIND}, {"agent_id", F_GPU}, {"stream_id", F_STREAM},

@@ -17,6 +17,7 @@ enum {
     LAYER_COPY,
     LAYER_RANGE,
     LAYER_AGENT,
+    LAYER_STACK, /* call stacks (load_stacks.c) */
     LAYER_COUNT
 };
 
@@ -32,6 +33,9 @@ enum { /* prepared statements, owned by the Loader */
     ST_RANGE,
     ST_AGENT,
     ST_MSG,
+    ST_EXTLINK,
+    ST_CPUOP,
+    ST_PYFRAME,
     ST_COUNT
 };
 
@@ -57,6 +61,7 @@ typedef struct LoaderCore_ {
     LoadOptions opt;
     uint64_t bytes_before; /* bytes of files already loaded, for progress */
     uint64_t bytes_total;
+    struct StackLoad_* stacks; /* load_stacks.c state (owned), NULL until a stack file */
 } LoaderCore;
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */
@@ -69,6 +74,26 @@ void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
 /* A file-level message (no line). */
 void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Reads a SQLite database (hipprof .db, rocprof v1 results.db, rocpd), opened read-only
+ * through a second connection. DCU_ERR_IO when it cannot be opened or read at all. */
+DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err);
+
+/* Reads a chrome-trace JSON (rocprof v1 results.json, hipprof JSON, PyTorch/Kineto), plain
+ * or gzip, streamed. DCU_ERR_IO when it cannot be opened. */
+DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err);
+
+/* load_stacks.c: call-stack files (hipprof --kernel-stack dumps in gdb or backtrace_symbols
+ * form, CSV with a stack column, folded stacks). LoadStacks_sniff returns a form (> 0) when
+ * path is one of them, 0 otherwise; LoadStacks_file reads it (DCU_ERR_IO: unreadable). */
+int LoadStacks_sniff(const char* path);
+DcuStatus LoadStacks_file(LoaderCore* core, LoadFile* f, int form, DcuError* err);
+/* After every file: attaches stacks to kernels and dispatches (LoadStacks_finish), pairs
+ * ranges and attributes each dispatch to the innermost range open at its launch
+ * (LoadRanges_finish, load_ranges.c). Both run inside the load transaction. */
+DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err);
+DcuStatus LoadRanges_finish(LoaderCore* core, DcuError* err);
+void LoadStacks_done(LoaderCore* core);
 
 /* Reads a CSV trace file. Sets f->format ("skipped" + f->note when not a known format).
  * Returns DCU_ERR_IO only when the file cannot be read. */

@@ -30,7 +30,8 @@ struct Loader_ {
     LoadTotals totals;
 };
 
-static const char* const layer_names[LAYER_COUNT] = {"kernel", "api", "copy", "range", "agent"};
+static const char* const layer_names[LAYER_COUNT] = {"kernel", "api", "copy", "range", "agent",
+                                                     "stack"};
 
 static const char* const stmt_sql[ST_COUNT] = {
     [ST_KERNEL] = "INSERT INTO kernel(id, name, short_name) VALUES(?1, ?2, ?3)",
@@ -53,6 +54,11 @@ static const char* const stmt_sql[ST_COUNT] = {
     [ST_AGENT] = "INSERT INTO agent(file_id, node_id, type, name, product_name, cu_count,"
                  " wave_size, gfx_version) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_MSG] = "INSERT INTO load_message(file_id, line, message) VALUES(?1, ?2, ?3)",
+    [ST_EXTLINK] = "INSERT INTO ext_link(file_id, corr_id, ext_id) VALUES(?1, ?2, ?3)",
+    [ST_CPUOP] = "INSERT INTO cpu_op(file_id, name, pid, tid, ext_id, start_ns, end_ns,"
+                 " call_stack) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_PYFRAME] = "INSERT INTO py_frame(file_id, pid, tid, py_id, parent_py_id, name, start_ns,"
+                   " end_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
@@ -79,6 +85,7 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    LoadStacks_done(&this->core);
     for (int i = 0; i < this->nq; i++) {
         free(this->q[i].path);
         free(this->q[i].name);
@@ -279,16 +286,16 @@ static int is_doc_file(const char* path) {
            strncmp(b, "LICENSE", 7) == 0;
 }
 
+/* Markers returned by sniff_other for the formats read by load_sqlite.c / load_json.c. */
+static const char sniffed_sqlite[] = "sqlite", sniffed_json[] = "json";
+
 /* Non-CSV content recognised by its first bytes. NULL: try CSV. */
 static const char* sniff_other(const unsigned char* b, size_t n, const char** note) {
     if (n >= 16 && memcmp(b, "SQLite format 3", 16) == 0) {
-        *note = "SQLite database (hipprof .db, rocprof results.db, rocpd): not read by this "
-                "version; the CSV files of the same run are";
-        return "skipped";
+        return sniffed_sqlite;
     }
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-        *note = "gzip file (PyTorch/Kineto trace?): not read by this version";
-        return "skipped";
+        return sniffed_json; /* gzip: load_json.c looks inside */
     }
     size_t i = 0;
     if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
@@ -298,8 +305,7 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
         i++;
     }
     if (i < n && (b[i] == '{' || b[i] == '[')) {
-        *note = "JSON trace (chrome trace / Kineto): not read by this version";
-        return "skipped";
+        return sniffed_json;
     }
     if (n >= 12 && memcmp(b, "CMD: rocminfo", 13 > n ? n : 13) == 0) {
         *note = "rocminfo system info (device state layer): not a timing source";
@@ -359,6 +365,7 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
         fclose(fp);
     }
     const char* note = NULL;
+    int sform;
     if (fs == DCU_OK && is_doc_file(q->path)) {
         f.format = "skipped";
         f.note = xstrdup("not a trace (documentation or code)");
@@ -367,9 +374,15 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
         if (n == 0) {
             note = "empty file";
         }
-        if (other) {
+        if (other == sniffed_sqlite) {
+            fs = LoadSqlite_file(core, &f, &ferr);
+        } else if (other == sniffed_json) {
+            fs = LoadJson_file(core, &f, &ferr);
+        } else if (other) {
             f.format = other;
             f.note = xstrdup(note);
+        } else if ((sform = LoadStacks_sniff(q->path)) > 0) {
+            fs = LoadStacks_file(core, &f, sform, &ferr);
         } else {
             fs = LoadCsv_file(core, &f, &ferr);
         }
@@ -472,6 +485,12 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db, supersede_sql, err);
+    }
+    if (s == DCU_OK) { /* needs used files and kernel_summary */
+        s = LoadStacks_finish(core, err);
+    }
+    if (s == DCU_OK) {
+        s = LoadRanges_finish(core, err);
     }
     if (s != DCU_OK) {
         TraceDb_exec(core->db, "ROLLBACK", NULL);

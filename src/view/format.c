@@ -108,6 +108,15 @@ static int cp_width(unsigned int cp) {
     return 1;
 }
 
+int Format_nextChar(const char* s, int* len) {
+    unsigned int cp = decode((const unsigned char*)s, len);
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+        (*len == 1 && (unsigned char)s[0] >= 0x80)) {
+        return -1; /* a control character or an invalid byte */
+    }
+    return cp_width(cp);
+}
+
 int Format_width(const char* s) {
     int w = 0, len;
     for (const unsigned char* p = (const unsigned char*)s; *p; p += len) {
@@ -279,11 +288,50 @@ char* Format_cutName(const char* name, int width, char* out, size_t cap) {
         free(compact);
         return out;
     }
+    /* Tensile: data types and macro tile (MT128x128x32) tell GEMM kernels apart */
+    if (compact[0] == 'C' && strstr(compact, "_MT") && !strchr(compact, '<')) {
+        char tk[8][64];
+        int nt = 0;
+        const char* mt = NULL;
+        const char* mi = NULL;
+        for (const char* p = compact; *p && nt < 8;) {
+            const char* e = strchr(p, '_');
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            if (nt < 4) {
+                snprintf(tk[nt++], sizeof(tk[0]), "%.*s", (int)(l < 63 ? l : 63), p);
+            }
+            if (!mt && l > 2 && p[0] == 'M' && p[1] == 'T' && p[2] >= '0' && p[2] <= '9') {
+                mt = p;
+            } else if (!mi && l > 2 && p[0] == 'M' && p[1] == 'I' && p[2] >= '0' && p[2] <= '9') {
+                mi = p;
+            }
+            p += l + (e ? 1 : 0);
+        }
+        if (mt && nt == 4) {
+            size_t ml = strcspn(mt, "_"), il = mi ? strcspn(mi, "_") : 0;
+            char cand[4][600];
+            snprintf(cand[0], sizeof(cand[0]), "%s_%s_%s_%s%s%.*s%s%.*s%s", tk[0], tk[1], tk[2],
+                     tk[3], ELLIPSIS, (int)ml, mt, mi ? "_" : "", (int)il, mi ? mi : "", ELLIPSIS);
+            snprintf(cand[1], sizeof(cand[1]), "%s_%s_%s_%s%s%.*s%s", tk[0], tk[1], tk[2], tk[3],
+                     ELLIPSIS, (int)ml, mt, ELLIPSIS);
+            snprintf(cand[2], sizeof(cand[2]), "%s_%s%s%.*s%s", tk[0], tk[3], ELLIPSIS, (int)ml,
+                     mt, ELLIPSIS);
+            snprintf(cand[3], sizeof(cand[3]), "%s%s%.*s", tk[3], ELLIPSIS, (int)ml, mt);
+            for (int i = 0; i < 4; i++) {
+                if (Format_width(cand[i]) <= width) {
+                    snprintf(out, cap, "%s", cand[i]);
+                    free(compact);
+                    return out;
+                }
+            }
+        }
+    }
     /* fn<…key…>: the function and the one template argument that tells it apart */
     const char* lt = strchr(compact, '<');
     const char* tok;
     size_t tl;
-    if (lt && key_token(lt + 1, &tok, &tl) && width >= 12) {
+    /* "<built-in method ...>" is not a template: a template follows an identifier */
+    if (lt && lt > compact && is_ident(lt[-1]) && key_token(lt + 1, &tok, &tl) && width >= 12) {
         char fn[1024];
         size_t fl = (size_t)(lt - compact);
         if (fl >= sizeof(fn)) {
@@ -371,6 +419,20 @@ static char* middle_cut(const char* name, int width, char* out, size_t cap) {
         tb = hb;
     }
     snprintf(out, cap, "%.*s%s%s", (int)hb, name, ELLIPSIS, name + tb);
+    return out;
+}
+
+char* Format_cutEnd(const char* s, int width, char* out, size_t cap) {
+    if (cap == 0) {
+        return out;
+    }
+    if (Format_width(s) <= width) {
+        snprintf(out, cap, "%s", s);
+        return out;
+    }
+    int used;
+    size_t b = take_prefix(s, width > 1 ? width - 1 : 0, &used);
+    snprintf(out, cap, "%.*s%s", (int)b, s, width > 0 ? ELLIPSIS : "");
     return out;
 }
 

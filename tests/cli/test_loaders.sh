@@ -173,10 +173,17 @@ check "llamacpp: no ' [clone .kd]' or '.kd' left in names" \
 dexp lf files "$LLAMA" || notok "llamacpp: --export files exits 0"
 check_file llamacpp "$TMP/lf.csv" results.csv 'rocprof v1.*results' kernel "$(rows_of "$LLAMA/results.csv")" '^used$'
 check_file llamacpp "$TMP/lf.csv" results.stats.csv 'rocprof v1.*stats' kernel "$(rows_of "$LLAMA/results.stats.csv")" '^superseded by results[.]csv'
-for f in results.db results.json results.sysinfo.txt SOURCE.txt; do
+for f in results.sysinfo.txt SOURCE.txt; do
     [ -f "$LLAMA/$f" ] || continue   # the in-repo copy has only the CSV files
     check_file llamacpp "$TMP/lf.csv" "$f" '^skipped$' '' 0 '^skipped'
 done
+# the database and JSON of the same run hold the same dispatches: read, then superseded by
+# results.csv (one run is counted once; tests/cli/test_formats.sh checks their numbers)
+[ -f "$LLAMA/results.db" ] && check_file llamacpp "$TMP/lf.csv" results.db 'rocprof v1 results.db' kernel \
+    "$(rows_of "$LLAMA/results.csv")" '^superseded by results[.]csv'
+[ -f "$LLAMA/results.json" ] && check_file llamacpp "$TMP/lf.csv" results.json 'rocprof v1 results.json' kernel \
+    "$(rows_of "$LLAMA/results.csv")" '^superseded by results[.]csv'
+
 dexp lapi api "$LLAMA" || notok "llamacpp: --export api exits 0"
 same "llamacpp: no API rows (no --hip-trace in this run)" "0" "$(csvq "$TMP/lapi.csv" 'select count(*) from t')"
 
@@ -199,13 +206,17 @@ csvq "$TMP/kcp.csv" 'select name, cast(calls as integer), cast(total_ns as integ
 cmp_keyed "kokkos: copy calls,total_ns of" "$TMP/kc.exp" "$TMP/kc.act"
 same "kokkos: total copy ns (json totals.copy_ns)" "$(sum_col "$TMP/kc.exp" 3)" "$(json_num "$TMP/k.json" copy_ns)"
 dexp kf files "$KOKKOS" || notok "kokkos: --export files exits 0"
-check_file kokkos "$TMP/kf.csv" results.stats.csv 'rocprof v1.*kernel' kernel "$(stats_ranchor "$KOKKOS/results.stats.csv" | nlines /dev/stdin)" '^used$'
-check_file kokkos "$TMP/kf.csv" results.hip_stats.csv 'rocprof v1.*api' api "$(nlines "$TMP/ka.exp")" '^used$'
-check_file kokkos "$TMP/kf.csv" results.copy_stats.csv 'rocprof v1.*copy' copy "$(nlines "$TMP/kc.exp")" '^used$'
-for f in results.db results.json results.sysinfo.txt; do
-    [ -f "$KOKKOS/$f" ] || continue
-    check_file kokkos "$TMP/kf.csv" "$f" '^skipped$' '' 0 '^skipped'
-done
+# with the run's results.db present (the shared copy), its per-call rows supersede the stats
+# files, whose numbers the checks above then confirm through the database; the in-repo copy
+# has only the CSV files, which are then used
+if [ -f "$KOKKOS/results.db" ]; then kst='^superseded by results[.]db'; else kst='^used$'; fi
+check_file kokkos "$TMP/kf.csv" results.stats.csv 'rocprof v1.*kernel' kernel "$(stats_ranchor "$KOKKOS/results.stats.csv" | nlines /dev/stdin)" "$kst"
+check_file kokkos "$TMP/kf.csv" results.hip_stats.csv 'rocprof v1.*api' api "$(nlines "$TMP/ka.exp")" "$kst"
+check_file kokkos "$TMP/kf.csv" results.copy_stats.csv 'rocprof v1.*copy' copy "$(nlines "$TMP/kc.exp")" "$kst"
+[ -f "$KOKKOS/results.db" ] && check_file kokkos "$TMP/kf.csv" results.db 'rocprof v1 results.db' api+copy+kernel+range '' '^used$'
+[ -f "$KOKKOS/results.json" ] && check_file kokkos "$TMP/kf.csv" results.json 'rocprof v1 results.json' api+copy+kernel+range '' '^superseded by results[.]db'
+[ -f "$KOKKOS/results.sysinfo.txt" ] && check_file kokkos "$TMP/kf.csv" results.sysinfo.txt '^skipped$' '' 0 '^skipped'
+
 
 # ================================================================ rocprofv3 CSV (ROCm 6.2/6.3 column sets)
 per_event Kernel_Name Start_Timestamp End_Timestamp "$V3/kernel_trace.csv" >"$TMP/v.exp"

@@ -1,0 +1,58 @@
+#!/bin/sh
+# tui_bench.sh - redraw latency of the interactive view on the big benchmark trace.
+# Replays a key script headless with --timing (microseconds to handle one key and draw the
+# screen) and prints p50 / p99 / max per action. Target: every sort, filter keystroke and
+# screen switch within 50 ms. Called by bench/run.sh with BENCH_TRACE_DIR set.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+dir=${BENCH_TRACE_DIR:-bench/out/trace_${1:-1000000}}
+if [ ! -x ./dcutop ] || [ ! -d "$dir" ]; then
+    echo "tui_bench: ./dcutop or $dir missing; run make bench"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# each line is one kind of action, repeated so that percentiles mean something
+{
+    for i in 1 2 3 4 5 6 7 8; do echo "2"; echo "3"; echo "4"; echo "5"; echo "1"; done   # switch
+    echo "2"
+    for i in 1 2 3 4 5 6 7 8; do echo ">"; echo "r"; echo "<Lt>"; done                      # sort
+    echo "/"
+    for i in 1 2 3 4 5 6 7 8; do echo "Cijk_"; echo "<Backspace><Backspace><Backspace><Backspace><Backspace>"; done  # filter keys
+    echo "<Esc>"
+    for i in 1 2 3 4 5 6 7 8; do echo "<Down><Down><Up>"; done                              # move
+    echo "<Enter>"                                                                           # kernel detail
+    echo "<Enter>"                                                                           # dispatch list
+    for i in 1 2 3 4 5 6 7 8; do echo "<PgDown>"; done
+    echo "<Esc><Esc>"
+} >"$tmp/bench.keys"
+/usr/bin/time -f '%e %M' -o "$tmp/time" ./dcutop --headless --size 200x50 --timing "$tmp/timing" \
+    --keys "$tmp/bench.keys" "$dir" >/dev/null 2>"$tmp/err" || { echo "tui_bench: dcutop failed"; cat "$tmp/err"; exit 0; }
+read -r wall rss <"$tmp/time"
+echo "headless run: ${wall}s wall (load included), peak RSS $((rss / 1024)) MiB, 200x50"
+# classify keys into actions
+awk -F'\t' '
+function cls(k, scr) {
+    if (k ~ /^[1-5]$/) return "screen switch";
+    if (k == ">" || k == "r" || k == "<Lt>") return "sort";
+    if (k == "<Backspace>" || k ~ /^[A-Za-z_]$/ && scr == "hotspots") return "filter keystroke";
+    if (k == "<Down>" || k == "<Up>" || k == "<PgDown>") return "move";
+    if (k == "<Enter>") return "drill in";
+    if (k == "<Esc>") return "back";
+    return "other";
+}
+{ c = cls($1, $3); n[c]++; v[c, n[c]] = $2 / 1000.0 }
+END {
+    printf "%-18s %6s %9s %9s %9s\n", "action", "count", "p50 ms", "p99 ms", "max ms";
+    worst = 0;
+    for (c in n) {
+        m = n[c];
+        for (i = 1; i <= m; i++) a[i] = v[c, i];
+        # insertion sort: small counts
+        for (i = 2; i <= m; i++) { x = a[i]; j = i - 1; while (j > 0 && a[j] > x) { a[j + 1] = a[j]; j-- } a[j + 1] = x }
+        p50 = a[int((m - 1) * 0.50) + 1]; p99 = a[int((m - 1) * 0.99) + 1];
+        printf "%-18s %6d %9.2f %9.2f %9.2f\n", c, m, p50, p99, a[m];
+        if (c != "drill in" && a[m] > worst) worst = a[m];
+    }
+    printf "slowest sort / filter / switch / move: %.2f ms (target <= 50 ms) %s\n", worst, worst <= 50 ? "MET" : "MISSED";
+}' "$tmp/timing"

@@ -1,0 +1,23 @@
+/* script.h - headless runs: replays a key script against an App and prints screens as
+ * text (tig's TIG_SCRIPT plus :save-display). Script lines hold keys in the rc key syntax
+ * (`/gemm<Enter>`, `<C-f>`, `<Lt>` for '<'); directives start with ':':
+ *   :dump NAME          print the screen as text under "--- NAME ---"
+ *   :dump-styles NAME   the same, then one letter per cell for its style ('a' + style)
+ *   :resize WxH         resize the screen, as a terminal resize would
+ *   :quit               stop here
+ * Lines starting with '#' are comments. */
+#ifndef DCUTOP_SCRIPT_H
+#define DCUTOP_SCRIPT_H
+
+#include <stdio.h>
+
+#include "dcutop/app.h"
+#include "dcutop/error.h"
+
+/* timing may be NULL; otherwise one line per key: "KEY<TAB>microseconds" (handle + draw). */
+DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuError* err);
+
+/* "100x30" -> w, h. */
+int Script_parseSize(const char* s, int* w, int* h);
+
+#endif

@@ -1,0 +1,22 @@
+/* term.h - the real terminal (term_curses.c, the only file that includes <curses.h>). */
+#ifndef DCUTOP_TERM_H
+#define DCUTOP_TERM_H
+
+#include <stdint.h>
+
+#include "dcutop/app.h"
+#include "dcutop/error.h"
+#include "dcutop/theme.h"
+
+/* Starts curses with the theme's colors (attributes only when theme->mono). Installs
+ * handlers so that Ctrl-C, SIGTERM and crashes leave the terminal clean. */
+DcuStatus Term_init(const Theme* theme, DcuError* err);
+/* Draws "Loading PATH  45%" while a trace loads (share of bytes read). */
+void Term_progress(uint64_t done, uint64_t total, const char* path, void* ctx);
+void Term_size(int* w, int* h);
+/* Runs the event loop until the app quits. */
+void Term_loop(App* app);
+/* Restores the terminal; safe to call twice. */
+void Term_end(void);
+
+#endif

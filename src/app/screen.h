@@ -1,0 +1,101 @@
+/* screen.h - what app.c shares with the screens (private to src/app).
+ * A screen is a few static functions and one const ScreenOps (tig's view_ops). Table
+ * screens share one implementation (table_screen.c); Summary, Kernel detail and Help are
+ * documents (doc_screen.c). */
+#ifndef DCUTOP_SCREEN_H
+#define DCUTOP_SCREEN_H
+
+#include "dcutop/amdahl.h"
+#include "dcutop/app.h"
+#include "dcutop/doc_view.h"
+#include "dcutop/kernel_query.h"
+#include "dcutop/query.h"
+#include "dcutop/stacks.h"
+#include "dcutop/table_view.h"
+
+typedef struct Screen_ Screen;
+
+typedef struct ScreenOps_ {
+    const char* name;  /* keymap screen name: "hotspots" */
+    const char* title; /* tab title */
+    int tab;           /* index of its tab, -1 for drill-down screens */
+    DcuStatus (*open)(Screen* s, App* app, DcuError* err); /* (re)run queries */
+    Reaction (*handle)(Screen* s, App* app, Action a, DcuError* err);
+    void (*render)(Screen* s, App* app, Canvas* c, int y0, int h);
+    /* the text of the status line for the current selection (full name); may be NULL */
+    const char* (*selection)(Screen* s);
+    void (*close)(Screen* s);
+    /* table screens: which view, columns shown, name column, columns dropped first */
+    ViewId view;
+    const char* const* keys;
+    const char* flex;
+    const char* const* drop;
+    int filterable; /* accepts '/' */
+} ScreenOps;
+
+#define MAX_WHATIF 32
+
+struct Screen_ {
+    const ScreenOps* ops;
+    char* crumb;     /* breadcrumb text for drill-down screens (owned) */
+    /* tables */
+    ResultSet* rs;
+    TableLayout layout;
+    int layout_w;
+    TableViewState tv;
+    char* filter;    /* active filter (owned), NULL = none */
+    char* sort;      /* "key:desc" (owned), NULL = default */
+    char* category;  /* hotspots drill-down: a category or group (owned) */
+    char* kernel;    /* kernel detail / dispatches: full kernel name (owned) */
+    WhatIf what_if[MAX_WHATIF];
+    int n_what_if;
+    /* documents */
+    Doc* doc;
+    int doc_w;
+    int doc_scroll;
+    KernelDetail detail;
+    int has_detail;
+    /* trees (stacks_screen.c) */
+    StackTree* tree;
+    unsigned char* expanded; /* per node */
+    int* visible;            /* node indices shown */
+    int nvisible;
+    int tsel, tscroll;
+    int tree_src, tree_mode, tree_fold;
+};
+
+/* Screens. */
+extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
+    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen;
+
+/* App services the screens use. */
+TraceDb* App_db(App* app);
+int App_width(const App* app);
+int App_height(const App* app);
+/* Rows the screen body has (between the tabs and the status line). */
+int App_bodyHeight(const App* app);
+const char* App_title(const App* app);
+void App_setStatus(App* app, int is_error, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Pushes a new screen (owned by the app from now on) and opens it. */
+DcuStatus App_push(App* app, Screen* s, DcuError* err);
+Screen* Screen_new(const ScreenOps* ops);
+void Screen_delete(Screen* s);
+/* The help entries for a screen name (for the help screen). */
+int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max);
+const char* App_previousScreenName(App* app);
+
+/* table_screen.c: shared table behaviour, used by app.c for global actions. */
+DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);
+Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err);
+void TableScreen_clamp(Screen* s, App* app);
+/* Selects the next/previous row whose name matches pattern; 0 when none does. */
+int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err);
+/* stacks_screen.c: rebuild with the screen's filter; the tree as the --export table (owned). */
+DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
+ResultSet* StacksScreen_table(Screen* s);
+
+/* Sort keys a menu can offer: column titles of the ResultSet. */
+int TableScreen_isTable(const Screen* s);
+
+#endif

@@ -1,0 +1,99 @@
+/* script.c - the headless key-script runner. */
+#include "dcutop/script.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dcutop/xalloc.h"
+
+int Script_parseSize(const char* s, int* w, int* h) {
+    char* end;
+    long a = strtol(s, &end, 10);
+    if (*end != 'x' && *end != 'X') {
+        return 0;
+    }
+    long b = strtol(end + 1, &end, 10);
+    if (*end || a < 10 || b < 4 || a > 1000 || b > 500) {
+        return 0;
+    }
+    *w = (int)a;
+    *h = (int)b;
+    return 1;
+}
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuError* err) {
+    FILE* f = fopen(path, "r");
+    if (!f) {
+        return Error_set(err, DCU_ERR_IO, "%s: cannot open key script", path);
+    }
+    char* line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long lineno = 0;
+    DcuStatus s = DCU_OK;
+    App_render(app);
+    while (s == DCU_OK && !App_quitting(app) && (n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
+            line[--n] = '\0';
+        }
+        if (n == 0 || line[0] == '#') {
+            continue;
+        }
+        if (line[0] == ':') {
+            if (strncmp(line, ":dump-styles ", 13) == 0 || strncmp(line, ":dump ", 6) == 0) {
+                int styles = line[5] == '-';
+                const Canvas* c = App_render(app);
+                fprintf(out, "--- %s (%dx%d) ---\n", line + (styles ? 13 : 6), c->w, c->h);
+                Canvas_dump(c, out);
+                if (styles) {
+                    Canvas_dumpStyles(c, out);
+                }
+            } else if (strncmp(line, ":resize ", 8) == 0) {
+                int w, h;
+                if (!Script_parseSize(line + 8, &w, &h)) {
+                    s = Error_set(err, DCU_ERR_USAGE, "%s:%ld: bad size '%s' (WxH)", path, lineno,
+                                  line + 8);
+                    break;
+                }
+                App_resize(app, w, h);
+                App_key(app, KC_RESIZE);
+            } else if (strcmp(line, ":quit") == 0) {
+                break;
+            } else {
+                s = Error_set(err, DCU_ERR_USAGE,
+                              "%s:%ld: unknown directive '%s' (:dump, :dump-styles, :resize, "
+                              ":quit)",
+                              path, lineno, line);
+            }
+            continue;
+        }
+        const char* p = line;
+        while (*p && !App_quitting(app)) {
+            int key = Key_parse(&p);
+            if (key < 0) {
+                s = Error_set(err, DCU_ERR_USAGE, "%s:%ld: bad key name near '%.20s'", path,
+                              lineno, p);
+                break;
+            }
+            double t0 = timing ? now_us() : 0;
+            App_key(app, key);
+            App_render(app);
+            if (timing) {
+                char k[32];
+                Key_name(key, k, sizeof(k));
+                fprintf(timing, "%s\t%.0f\t%s\n", k, now_us() - t0, App_screenName(app));
+            }
+        }
+    }
+    free(line);
+    fclose(f);
+    return s;
+}

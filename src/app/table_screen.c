@@ -1,0 +1,411 @@
+/* table_screen.c - the table screens (Hotspots, Categories, API, Copies, Files,
+ * Dispatches): shared selection, scrolling, sorting, search and drill-down. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
+#include "screen.h"
+
+static const char* cell_text(const ResultSet* rs, int r, const char* key) {
+    int c = ResultSet_columnIndex(rs, key);
+    if (c < 0 || r < 0 || r >= rs->nrows) {
+        return NULL;
+    }
+    return ResultSet_cellc(rs, r, c)->s;
+}
+
+/* The column that identifies a row (kept selected across requeries). */
+static const char* id_key(const Screen* s) {
+    if (s->ops->view == VIEW_CATEGORIES) {
+        return "category";
+    }
+    if (s->ops == &DispatchScreen) {
+        return NULL;
+    }
+    if (s->ops->view == VIEW_FILES) {
+        return "path";
+    }
+    return "name";
+}
+
+int TableScreen_isTable(const Screen* s) {
+    return s->ops->keys != NULL;
+}
+
+void TableScreen_clamp(Screen* s, App* app) {
+    if (!s->rs) {
+        return;
+    }
+    int n = s->rs->nrows;
+    int page = App_bodyHeight(app) - 1 - (s->rs->footer ? 1 : 0);
+    if (page < 1) {
+        page = 1;
+    }
+    if (s->tv.selected >= n) {
+        s->tv.selected = n - 1;
+    }
+    if (s->tv.selected < 0) {
+        s->tv.selected = 0;
+    }
+    if (s->tv.scroll > s->tv.selected) {
+        s->tv.scroll = s->tv.selected;
+    }
+    if (s->tv.selected >= s->tv.scroll + page) {
+        s->tv.scroll = s->tv.selected - page + 1;
+    }
+    if (s->tv.scroll > n - page) {
+        s->tv.scroll = n - page;
+    }
+    if (s->tv.scroll < 0) {
+        s->tv.scroll = 0;
+    }
+}
+
+static void sync_sort(Screen* s) {
+    s->tv.sort_col = -1;
+    s->tv.sort_desc = 1;
+    if (!s->rs) {
+        return;
+    }
+    const char* spec = s->sort ? s->sort : (s->ops == &DispatchScreen ? NULL : "total_ns");
+    if (s->ops->view == VIEW_FILES && !s->sort) {
+        spec = NULL;
+    }
+    if (!spec) {
+        return;
+    }
+    char key[64];
+    const char* colon = strchr(spec, ':');
+    size_t kl = colon ? (size_t)(colon - spec) : strlen(spec);
+    snprintf(key, sizeof(key), "%.*s", (int)kl, spec);
+    s->tv.sort_col = ResultSet_columnIndex(s->rs, key);
+    s->tv.sort_desc = colon ? strcmp(colon + 1, "desc") == 0
+                            : ResultSet_defaultDesc(s->rs, s->tv.sort_col);
+}
+
+DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
+    char* keep = NULL;
+    const char* ik = id_key(s);
+    if (s->rs && ik) {
+        const char* t = cell_text(s->rs, s->tv.selected, ik);
+        keep = t ? xstrdup(t) : NULL;
+    }
+    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category};
+    ResultSet* rs = NULL;
+    DcuStatus st;
+    if (s->ops == &DispatchScreen) {
+        st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
+    } else {
+        st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
+    }
+    if (st != DCU_OK) {
+        free(keep);
+        return st;
+    }
+    ResultSet_delete(s->rs);
+    s->rs = rs;
+    s->layout_w = -1;
+    if (keep) {
+        for (int r = 0; r < rs->nrows; r++) {
+            const char* t = cell_text(rs, r, ik);
+            if (t && strcmp(t, keep) == 0) {
+                s->tv.selected = r;
+                break;
+            }
+        }
+        free(keep);
+    }
+    sync_sort(s);
+    TableScreen_clamp(s, app);
+    return DCU_OK;
+}
+
+static DcuStatus ts_open(Screen* s, App* app, DcuError* err) {
+    return TableScreen_requery(s, app, err);
+}
+
+static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
+    if (!s->rs) {
+        return;
+    }
+    int w = App_width(app);
+    if (s->layout_w != w) {
+        TableLayout_compute(&s->layout, s->rs, s->ops->keys, s->ops->flex, s->ops->drop, w);
+        s->layout_w = w;
+    }
+    int th = h - (s->rs->footer ? 1 : 0);
+    TableScreen_clamp(s, app);
+    TableView_render(&s->tv, &s->layout, s->rs, c, y0, th);
+    if (s->rs->nrows == 0 && th > 2) {
+        Canvas_put(c, y0 + 2, 2, STYLE_DIM,
+                   s->filter ? "No rows match the filter (Esc clears it)."
+                             : "No data of this kind in the loaded trace.",
+                   -1);
+    }
+    if (s->rs->footer) {
+        Canvas_fillRow(c, y0 + h - 1, 0, STYLE_DEFAULT);
+        Canvas_put(c, y0 + h - 1, 1, STYLE_TITLE, s->rs->footer, -1);
+    }
+}
+
+static const char* ts_selection(Screen* s) {
+    if (!s->rs || s->rs->nrows == 0) {
+        return NULL;
+    }
+    const char* k = s->ops->view == VIEW_CATEGORIES ? NULL
+                    : s->ops->view == VIEW_FILES    ? "status"
+                                                    : "name";
+    return k ? cell_text(s->rs, s->tv.selected, k) : NULL;
+}
+
+static void ts_close(Screen* s) {
+    (void)s;
+}
+
+int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err) {
+    if (!s->rs || s->rs->nrows == 0) {
+        return 0;
+    }
+    Filter* f = NULL;
+    if (Filter_new(pattern, &f, err) != DCU_OK) {
+        return 0;
+    }
+    const char* k = id_key(s);
+    if (!k) {
+        k = "file";
+    }
+    int n = s->rs->nrows;
+    int found = 0;
+    for (int i = 1; i <= n && !found; i++) {
+        int r = ((s->tv.selected + dir * i) % n + n) % n;
+        const char* t = cell_text(s->rs, r, k);
+        if (t && Filter_matches(f, t, strlen(t))) {
+            s->tv.selected = r;
+            found = 1;
+        }
+    }
+    Filter_delete(f);
+    return found;
+}
+
+/* The what-if steps of + and -: 1 means none. */
+static const double steps[] = {1, 1.25, 1.5, 2, 3, 4, 8, 16, INFINITY};
+#define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))
+
+static Reaction whatif_step(Screen* s, App* app, int dir, DcuError* err) {
+    const char* cat = cell_text(s->rs, s->tv.selected, "category");
+    if (!cat) {
+        return REACT_NONE;
+    }
+    int idx = -1;
+    for (int i = 0; i < s->n_what_if; i++) {
+        if (strcmp(s->what_if[i].name, cat) == 0) {
+            idx = i;
+        }
+    }
+    double cur = idx >= 0 ? s->what_if[idx].k : 1.0;
+    int at = 0;
+    for (int i = 0; i < N_STEPS; i++) {
+        if (steps[i] <= cur) {
+            at = i;
+        }
+    }
+    if (dir < 0 && steps[at] < cur) {
+        at++; /* a typed factor between two steps: - goes to the step below it */
+    }
+    at += dir;
+    if (at < 0) {
+        at = 0;
+    }
+    if (at >= N_STEPS) {
+        at = N_STEPS - 1;
+    }
+    double k = steps[at];
+    if (k == 1.0) {
+        if (idx >= 0) {
+            s->what_if[idx] = s->what_if[--s->n_what_if];
+        }
+    } else if (idx >= 0) {
+        s->what_if[idx].k = k;
+    } else if (s->n_what_if < MAX_WHATIF) {
+        snprintf(s->what_if[s->n_what_if].name, sizeof(s->what_if[0].name), "%s", cat);
+        s->what_if[s->n_what_if++].k = k;
+    }
+    if (TableScreen_requery(s, app, err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err->msg);
+    }
+    return REACT_REDRAW;
+}
+
+static Reaction push_hotspots(App* app, const char* category, const char* crumb_from,
+                              DcuError* err) {
+    Screen* n = Screen_new(&HotspotsScreen);
+    n->category = xstrdup(category);
+    n->crumb = xasprintf("%s > %s", crumb_from, category);
+    if (App_push(app, n, err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err->msg);
+    }
+    return REACT_REDRAW;
+}
+
+static Reaction drill(Screen* s, App* app, DcuError* err) {
+    if (!s->rs || s->rs->nrows == 0) {
+        return REACT_NONE;
+    }
+    if (s->ops->view == VIEW_CATEGORIES) {
+        return push_hotspots(app, cell_text(s->rs, s->tv.selected, "category"), "Categories", err);
+    }
+    if (s->ops->view == VIEW_HOTSPOTS && s->ops != &DispatchScreen) {
+        Screen* n = Screen_new(&KernelScreen);
+        const char* name = cell_text(s->rs, s->tv.selected, "name");
+        const char* shrt = cell_text(s->rs, s->tv.selected, "short_name");
+        n->kernel = xstrdup(name ? name : "");
+        n->crumb = xasprintf("%s > %s", s->crumb ? s->crumb : "Hotspots", shrt ? shrt : "");
+        if (App_push(app, n, err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err->msg);
+        }
+        return REACT_REDRAW;
+    }
+    App_setStatus(app, 0, "Nothing to open here: Enter drills into categories and kernels.");
+    return REACT_REDRAW;
+}
+
+static void set_sort(Screen* s, int col, int desc) {
+    char spec[96];
+    snprintf(spec, sizeof(spec), "%s:%s", s->rs->cols[col].key, desc ? "desc" : "asc");
+    free(s->sort);
+    s->sort = xstrdup(spec);
+}
+
+Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
+    if (!s->rs) {
+        return REACT_NONE;
+    }
+    int page = App_bodyHeight(app) - 2 - (s->rs->footer ? 1 : 0);
+    if (page < 1) {
+        page = 1;
+    }
+    switch (a) {
+    case ACT_MOVE_UP:
+        s->tv.selected--;
+        break;
+    case ACT_MOVE_DOWN:
+        s->tv.selected++;
+        break;
+    case ACT_PAGE_UP:
+        s->tv.selected -= page;
+        s->tv.scroll -= page;
+        break;
+    case ACT_PAGE_DOWN:
+        s->tv.selected += page;
+        s->tv.scroll += page;
+        break;
+    case ACT_MOVE_FIRST:
+        s->tv.selected = 0;
+        break;
+    case ACT_MOVE_LAST:
+        s->tv.selected = s->rs->nrows - 1;
+        break;
+    case ACT_ENTER:
+        return drill(s, app, err);
+    case ACT_SORT_PREV:
+    case ACT_SORT_NEXT: {
+        /* move along the columns on screen */
+        int at = -1;
+        for (int i = 0; i < s->layout.n; i++) {
+            if (s->layout.col[i] == s->tv.sort_col) {
+                at = i;
+            }
+        }
+        int n = s->layout.n;
+        if (n == 0) {
+            return REACT_NONE;
+        }
+        at = at < 0 ? 0 : (at + (a == ACT_SORT_NEXT ? 1 : n - 1)) % n;
+        int col = s->layout.col[at];
+        set_sort(s, col, ResultSet_defaultDesc(s->rs, col));
+        break;
+    }
+    case ACT_SORT_REVERSE:
+        if (s->tv.sort_col < 0) {
+            set_sort(s, 0, 1);
+        } else {
+            set_sort(s, s->tv.sort_col, !s->tv.sort_desc);
+        }
+        break;
+    case ACT_CATEGORY: {
+        const char* cat = cell_text(s->rs, s->tv.selected, "category");
+        if (s->ops->view != VIEW_HOTSPOTS || s->ops == &DispatchScreen || !cat) {
+            return REACT_NONE;
+        }
+        return push_hotspots(app, cat, "Category", err);
+    }
+    case ACT_WHATIF_UP:
+    case ACT_WHATIF_DOWN:
+        if (s->ops->view != VIEW_CATEGORIES) {
+            return REACT_NONE;
+        }
+        return whatif_step(s, app, a == ACT_WHATIF_UP ? 1 : -1, err);
+    case ACT_WHATIF_CLEAR:
+        if (s->ops->view != VIEW_CATEGORIES) {
+            return REACT_NONE;
+        }
+        s->n_what_if = 0;
+        if (TableScreen_requery(s, app, err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err->msg);
+        }
+        return REACT_REDRAW;
+    default:
+        return REACT_NONE;
+    }
+    if (a == ACT_SORT_PREV || a == ACT_SORT_NEXT || a == ACT_SORT_REVERSE) {
+        DcuStatus st = Query_sort(s->rs, s->sort, err);
+        if (st != DCU_OK) {
+            App_setStatus(app, 1, "%s", err->msg);
+        }
+        sync_sort(s);
+    }
+    TableScreen_clamp(s, app);
+    return REACT_REDRAW;
+}
+
+static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
+                                       "min_ns", "max_ns", "stddev_ns", "pct", "cum_pct",
+                                       "ceiling", NULL};
+static const char* const hot_drop[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "avg_ns",
+                                       "ceiling", "calls", NULL};
+static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
+                                       "pct", "ceiling", "what_if", "speedup", NULL};
+static const char* const cat_drop[] = {"calls", "kernels", "group", NULL};
+static const char* const api_keys[] = {"name", "domain", "calls", "total_ns", "avg_ns",
+                                       "min_ns", "max_ns", "pct", "source", NULL};
+static const char* const api_drop[] = {"source", "min_ns", "max_ns", "domain", "avg_ns", NULL};
+static const char* const copy_keys[] = {"name", "calls", "bytes", "total_ns", "avg_ns",
+                                        "min_ns", "max_ns", "pct", "gbps", NULL};
+static const char* const copy_drop[] = {"min_ns", "max_ns", "gbps", "avg_ns", NULL};
+static const char* const file_keys[] = {"name", "format", "layer", "rows", "rejected", "status",
+                                        NULL};
+static const char* const file_drop[] = {"layer", "rejected", NULL};
+static const char* const disp_keys[] = {"seq", "start_ns", "dur_ns", "gpu", "queue", "stream",
+                                        "pid", "tid", "grid", "workgroup", "lds", "vgpr", "sgpr",
+                                        "file", NULL};
+static const char* const disp_drop[] = {"sgpr", "vgpr", "lds", "tid", "pid", "stream", NULL};
+
+#define TABLE_OPS(name_, title_, tab_, view_, keys_, flex_, drop_, filterable_)                 \
+    {name_,       title_,       tab_,  ts_open, TableScreen_handle, ts_render, ts_selection,     \
+     ts_close,    view_,        keys_, flex_,   drop_,              filterable_}
+
+const ScreenOps HotspotsScreen =
+    TABLE_OPS("hotspots", "Hotspots", 1, VIEW_HOTSPOTS, hot_keys, "short_name", hot_drop, 1);
+const ScreenOps CategoriesScreen =
+    TABLE_OPS("categories", "Categories", 2, VIEW_CATEGORIES, cat_keys, NULL, cat_drop, 1);
+const ScreenOps ApiScreen = TABLE_OPS("api", "API", 3, VIEW_API, api_keys, "name", api_drop, 1);
+const ScreenOps CopiesScreen =
+    TABLE_OPS("copies", "Copies", 4, VIEW_COPIES, copy_keys, "name", copy_drop, 1);
+const ScreenOps FilesScreen =
+    TABLE_OPS("files", "Files", -1, VIEW_FILES, file_keys, "status", file_drop, 1);
+const ScreenOps DispatchScreen =
+    TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);

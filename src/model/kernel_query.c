@@ -1,0 +1,209 @@
+/* kernel_query.c - see kernel_query.h. */
+#include "dcutop/kernel_query.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/amdahl.h"
+#include "dcutop/xalloc.h"
+
+static char* col_text(sqlite3_stmt* st, int i) {
+    const unsigned char* t = sqlite3_column_text(st, i);
+    return t ? xstrdup((const char*)t) : NULL;
+}
+
+DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err) {
+    return TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel_id)",
+                        err);
+}
+
+void KernelDetail_done(KernelDetail* d) {
+    free(d->name);
+    free(d->short_name);
+    free(d->category);
+    free(d->rule_source);
+    free(d->sources);
+    for (int i = 0; i < d->n_counters; i++) {
+        free(d->counter_name[i]);
+    }
+    free(d->counter_name);
+    free(d->counter_mean);
+    memset(d, 0, sizeof(*d));
+}
+
+DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, DcuError* err) {
+    memset(d, 0, sizeof(*d));
+    d->stddev_ns = -1;
+    DcuStatus s = KernelQuery_ensureIndex(db, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_stmt* st = NULL;
+    s = TraceDb_prepare(
+        db,
+        "SELECT k.id, k.name, k.short_name, coalesce(k.category, 'other'), k.rule_source,"
+        " k.rule_line, s.calls, s.total_ns, s.min_ns, s.max_ns, s.sumsq, s.has_sq,"
+        " s.per_dispatch, (SELECT sum(total_ns) FROM kernel_summary)"
+        " FROM kernel k JOIN kernel_summary s ON s.kernel_id = k.id WHERE k.name = ?1",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return Error_set(err, DCU_ERR_USAGE, "no such kernel");
+    }
+    d->id = sqlite3_column_int64(st, 0);
+    d->name = col_text(st, 1);
+    d->short_name = col_text(st, 2);
+    d->category = col_text(st, 3);
+    d->rule_source = col_text(st, 4);
+    d->rule_line = sqlite3_column_int(st, 5);
+    d->calls = sqlite3_column_int64(st, 6);
+    d->total_ns = sqlite3_column_int64(st, 7);
+    d->min_ns = sqlite3_column_int64(st, 8);
+    d->max_ns = sqlite3_column_int64(st, 9);
+    double sumsq = sqlite3_column_double(st, 10);
+    int64_t has_sq = sqlite3_column_int64(st, 11);
+    d->per_dispatch = sqlite3_column_int(st, 12);
+    double total = sqlite3_column_double(st, 13);
+    sqlite3_finalize(st);
+    d->avg_ns = d->calls ? (double)d->total_ns / (double)d->calls : 0;
+    if (has_sq == d->calls && d->calls > 0) {
+        double var = sumsq / (double)d->calls - d->avg_ns * d->avg_ns;
+        d->stddev_ns = var > 0 ? sqrt(var) : 0;
+    }
+    d->pct = total > 0 ? 100.0 * (double)d->total_ns / total : 0;
+    d->ceiling = Amdahl_ceiling(d->pct / 100.0);
+
+    /* histogram: log2 buckets from the minimum duration */
+    if (d->per_dispatch) {
+        int64_t lo = d->min_ns > 0 ? d->min_ns : 1;
+        int64_t p2 = 1;
+        while (p2 * 2 <= lo) {
+            p2 *= 2;
+        }
+        d->bucket_lo_ns = p2;
+        s = TraceDb_prepare(db,
+                            "SELECT dur_ns FROM dispatch WHERE kernel_id = ?1 AND file_id IN"
+                            " (SELECT file_id FROM used_file WHERE layer = 'kernel')",
+                            &st, err);
+        if (s != DCU_OK) {
+            KernelDetail_done(d);
+            return s;
+        }
+        sqlite3_bind_int64(st, 1, d->id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t v = sqlite3_column_int64(st, 0);
+            int b = 0;
+            int64_t edge = p2 * 2;
+            while (v >= edge && b < KQ_BUCKETS - 1) {
+                edge *= 2;
+                b++;
+            }
+            d->bucket[b]++;
+            if (b + 1 > d->n_buckets) {
+                d->n_buckets = b + 1;
+            }
+            d->dispatches++;
+        }
+        sqlite3_finalize(st);
+    }
+    /* the files that fed it */
+    s = TraceDb_prepare(
+        db,
+        "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
+        " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
+        " WHERE f.id IN (SELECT file_id FROM dispatch WHERE kernel_id = ?1"
+        "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)",
+        &st, err);
+    if (s == DCU_OK) {
+        sqlite3_bind_int64(st, 1, d->id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            d->sources = col_text(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    /* PMC counters: mean per counter */
+    s = TraceDb_prepare(db,
+                        "SELECT c.name, avg(c.value) FROM dispatch_counter c JOIN dispatch d"
+                        " ON d.id = c.dispatch_id WHERE d.kernel_id = ?1 GROUP BY c.name"
+                        " ORDER BY c.name",
+                        &st, err);
+    if (s == DCU_OK) {
+        sqlite3_bind_int64(st, 1, d->id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            d->counter_name = xrealloc(d->counter_name, sizeof(char*) * (size_t)(d->n_counters + 1));
+            d->counter_mean = xrealloc(d->counter_mean, sizeof(double) * (size_t)(d->n_counters + 1));
+            d->counter_name[d->n_counters] = col_text(st, 0);
+            d->counter_mean[d->n_counters] = sqlite3_column_double(st, 1);
+            d->n_counters++;
+        }
+        sqlite3_finalize(st);
+        d->pmc = d->n_counters > 0;
+    }
+    return s;
+}
+
+enum { D_SEQ, D_GPU, D_QUEUE, D_STREAM, D_PID, D_TID, D_START, D_DUR, D_GRID, D_WG, D_LDS,
+       D_VGPR, D_SGPR, D_FILE };
+static const RsColumn disp_cols[] = {
+    {"seq", "Index", CT_INT},      {"gpu", "GPU", CT_INT},        {"queue", "Queue", CT_INT},
+    {"stream", "Stream", CT_INT},  {"pid", "PID", CT_INT},        {"tid", "TID", CT_INT},
+    {"start_ns", "Start", CT_NS},  {"dur_ns", "Duration", CT_NS}, {"grid", "Grid", CT_INT},
+    {"workgroup", "WG", CT_INT},   {"lds", "LDS", CT_INT},        {"vgpr", "VGPR", CT_INT},
+    {"sgpr", "SGPR", CT_INT},      {"file", "File", CT_TEXT},
+};
+
+DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts* opts,
+                                 ResultSet** out, DcuError* err) {
+    *out = NULL;
+    DcuStatus s = KernelQuery_ensureIndex(db, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_stmt* st = NULL;
+    s = TraceDb_prepare(
+        db,
+        "SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid,"
+        " d.start_ns - (SELECT min(start_ns) FROM dispatch), d.dur_ns, d.grid, d.workgroup,"
+        " d.lds, d.vgpr, d.sgpr, f.name"
+        " FROM dispatch d JOIN kernel k ON k.id = d.kernel_id JOIN source_file f ON f.id = d.file_id"
+        " WHERE k.name = ?1 AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        " AND (?2 IS NULL OR regexp(?2, f.name))"
+        " ORDER BY d.file_id, d.start_ns, d.id",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    if (opts && opts->filter && *opts->filter) {
+        sqlite3_bind_text(st, 2, opts->filter, -1, SQLITE_TRANSIENT);
+    }
+    ResultSet* rs = ResultSet_new("dispatches", disp_cols, (int)(sizeof(disp_cols) / sizeof(disp_cols[0])));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = D_SEQ; c <= D_SGPR; c++) {
+            if (sqlite3_column_type(st, c) != SQLITE_NULL) {
+                ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c));
+            }
+        }
+        ResultSet_setText(rs, r, D_FILE, (const char*)sqlite3_column_text(st, D_FILE));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    if (s == DCU_OK && opts && opts->sort && *opts->sort) {
+        s = Query_sort(rs, opts->sort, err);
+    }
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
+}

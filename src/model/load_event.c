@@ -1,0 +1,358 @@
+/* load_event.c - see load_event.h. */
+#include "load_event.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/names.h"
+#include "dcutop/xalloc.h"
+
+void LoadDispatch_init(LoadDispatch* d) {
+    int64_t* p = (int64_t*)d;
+    for (size_t i = 0; i < sizeof(*d) / sizeof(int64_t); i++) {
+        p[i] = LOAD_NULL;
+    }
+}
+
+static void bind_i(sqlite3_stmt* st, int idx, int64_t v) {
+    if (v == LOAD_NULL) {
+        sqlite3_bind_null(st, idx);
+    } else {
+        sqlite3_bind_int64(st, idx, v);
+    }
+}
+
+static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE) {
+        Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
+        return 0;
+    }
+    return 1;
+}
+
+static void count(LoadFile* f, int layer, int rank) {
+    if (f->layer_rows[layer] == 0 || rank > f->layer_rank[layer]) {
+        f->layer_rank[layer] = rank;
+    }
+    f->layer_rows[layer]++;
+    f->layer_grain[layer] = 2;
+    f->rows++;
+}
+
+/* start/end/dur: both timestamps give the duration; a lone duration is kept as is.
+ * Returns 0 (row rejected) for negative values or an end before the start. */
+static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t* start,
+                       int64_t* end, int64_t* dur) {
+    if (*start != LOAD_NULL && *end != LOAD_NULL) {
+        if (*start < 0 || *end < 0) {
+            Load_reject(core, f, 0, "%s: negative timestamp", where);
+            return 0;
+        }
+        if (*end < *start) {
+            Load_reject(core, f, 0, "%s: end timestamp %lld before start %lld", where,
+                        (long long)*end, (long long)*start);
+            return 0;
+        }
+        *dur = *end - *start;
+        return 1;
+    }
+    if (*dur != LOAD_NULL && *dur >= 0) {
+        *start = *end = LOAD_NULL;
+        return 1;
+    }
+    Load_reject(core, f, 0, "%s: %s", where,
+                *dur != LOAD_NULL ? "negative duration" : "no timestamps");
+    return 0;
+}
+
+int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                           size_t name_len, LoadDispatch* d, int rank) {
+    if (name_len == 0) {
+        Load_reject(core, f, 0, "%s: empty kernel name", where);
+        return 0;
+    }
+    if (!check_times(core, f, where, &d->start, &d->end, &d->dur)) {
+        return 0;
+    }
+    int64_t kid = Load_kernelId(core, name, name_len);
+    if (!kid) {
+        Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_DISPATCH];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_int64(st, 2, kid);
+    const int64_t v[] = {d->seq, d->gpu, d->queue, d->stream, d->pid, d->tid, d->corr,
+                         d->start, d->end, d->dur, d->grid, d->workgroup, d->lds, d->scratch,
+                         d->vgpr, d->sgpr};
+    for (int i = 0; i < 16; i++) {
+        bind_i(st, 3 + i, v[i]);
+    }
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    count(f, LAYER_KERNEL, rank);
+    return sqlite3_last_insert_rowid(TraceDb_handle(core->db));
+}
+
+int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
+                      const char* name, size_t name_len, int64_t pid, int64_t tid,
+                      int64_t corr, int64_t start, int64_t end, int rank) {
+    int64_t dur = LOAD_NULL;
+    if (name_len == 0) {
+        Load_reject(core, f, 0, "%s: empty API name", where);
+        return 0;
+    }
+    if (!check_times(core, f, where, &start, &end, &dur)) {
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_APICALL];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, Names_normalize(name, name_len), -1, free);
+    bind_i(st, 4, pid);
+    bind_i(st, 5, tid);
+    bind_i(st, 6, corr);
+    bind_i(st, 7, start);
+    bind_i(st, 8, end);
+    sqlite3_bind_int64(st, 9, dur);
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    count(f, LAYER_API, rank);
+    return 1;
+}
+
+int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                   size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
+                   int64_t bytes, int64_t start, int64_t end, int rank) {
+    int64_t dur = LOAD_NULL;
+    if (name_len == 0) {
+        Load_reject(core, f, 0, "%s: empty copy kind", where);
+        return 0;
+    }
+    if (bytes != LOAD_NULL && bytes < 0) {
+        Load_reject(core, f, 0, "%s: negative byte count", where);
+        return 0;
+    }
+    if (!check_times(core, f, where, &start, &end, &dur)) {
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_COPY];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_text(st, 2, Names_normalize(name, name_len), -1, free);
+    bind_i(st, 3, src);
+    bind_i(st, 4, dst);
+    bind_i(st, 5, stream);
+    bind_i(st, 6, corr);
+    bind_i(st, 7, bytes);
+    bind_i(st, 8, start);
+    bind_i(st, 9, end);
+    sqlite3_bind_int64(st, 10, dur);
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    count(f, LAYER_COPY, rank);
+    return 1;
+}
+
+int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
+                    const char* name, size_t name_len, int64_t pid, int64_t tid, int64_t corr,
+                    int64_t start, int64_t end, int rank) {
+    int64_t dur = LOAD_NULL;
+    if (start != LOAD_NULL && end == LOAD_NULL) {
+        end = start; /* a mark */
+    }
+    if (!check_times(core, f, where, &start, &end, &dur)) {
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_RANGE];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, Names_normalize(name, name_len), -1, free);
+    bind_i(st, 4, pid);
+    bind_i(st, 5, tid);
+    bind_i(st, 6, corr);
+    sqlite3_bind_text(st, 7, "range", -1, SQLITE_STATIC);
+    bind_i(st, 8, start);
+    bind_i(st, 9, end);
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    count(f, LAYER_RANGE, rank);
+    return 1;
+}
+
+int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const char* name,
+                      double value) {
+    sqlite3_stmt* st = core->st[ST_COUNTER];
+    sqlite3_bind_int64(st, 1, dispatch_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 3, value);
+    f->pmc = 1;
+    return step(core, f, st);
+}
+
+int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext) {
+    sqlite3_stmt* st = core->st[ST_EXTLINK];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_int64(st, 2, corr);
+    sqlite3_bind_int64(st, 3, ext);
+    return step(core, f, st);
+}
+
+int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                    size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
+                    int64_t end, const char* call_stack, size_t stack_len) {
+    int64_t dur = LOAD_NULL;
+    if (start == LOAD_NULL || end == LOAD_NULL) {
+        Load_reject(core, f, 0, "%s: cpu_op without ts/dur", where);
+        return 0;
+    }
+    if (!check_times(core, f, where, &start, &end, &dur)) {
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_CPUOP];
+    sqlite3_bind_int64(st, 1, f->id);
+    sqlite3_bind_text(st, 2, Names_sanitize(name, name_len), -1, free);
+    bind_i(st, 3, pid);
+    bind_i(st, 4, tid);
+    bind_i(st, 5, ext);
+    bind_i(st, 6, start);
+    bind_i(st, 7, end);
+    if (call_stack && stack_len > 0) {
+        sqlite3_bind_text(st, 8, Names_sanitize(call_stack, stack_len), -1, free);
+    } else {
+        sqlite3_bind_null(st, 8);
+    }
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    f->rows++;
+    return 1;
+}
+
+int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                      size_t name_len, int64_t pid, int64_t tid, int64_t py_id,
+                      int64_t parent_py_id, int64_t start, int64_t end) {
+    int64_t dur = LOAD_NULL;
+    if (start == LOAD_NULL || end == LOAD_NULL) {
+        Load_reject(core, f, 0, "%s: python_function without ts/dur", where);
+        return 0;
+    }
+    if (!check_times(core, f, where, &start, &end, &dur)) {
+        return 0;
+    }
+    sqlite3_stmt* st = core->st[ST_PYFRAME];
+    sqlite3_bind_int64(st, 1, f->id);
+    bind_i(st, 2, pid);
+    bind_i(st, 3, tid);
+    bind_i(st, 4, py_id);
+    bind_i(st, 5, parent_py_id);
+    sqlite3_bind_text(st, 6, Names_sanitize(name, name_len), -1, free);
+    bind_i(st, 7, start);
+    bind_i(st, 8, end);
+    if (!step(core, f, st)) {
+        return 0;
+    }
+    f->rows++;
+    return 1;
+}
+
+void LoadEvent_linkFrames(LoaderCore* core, LoadFile* f) {
+    sqlite3* db = TraceDb_handle(core->db);
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "UPDATE py_frame SET parent_id = (SELECT p.id FROM py_frame p"
+                           " WHERE p.file_id = ?1 AND p.py_id = py_frame.parent_py_id"
+                           " ORDER BY p.id LIMIT 1)"
+                           " WHERE file_id = ?1 AND parent_py_id IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK) {
+        Load_message(core, f, "SQLite: %s", sqlite3_errmsg(db));
+        return;
+    }
+    sqlite3_bind_int64(st, 1, f->id);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        Load_message(core, f, "SQLite: %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(st);
+}
+
+int LoadEvent_parseScaled(const char* s, size_t n, int scale, int64_t* out) {
+    while (n > 0 && (*s == ' ' || *s == '"')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '"')) {
+        n--;
+    }
+    if (n == 0 || n > 64) {
+        return 0;
+    }
+    size_t i = 0;
+    int neg = 0;
+    if (s[i] == '-' || s[i] == '+') {
+        neg = s[i] == '-';
+        i++;
+    }
+    /* exact path: digits [. digits], no exponent */
+    int64_t v = 0;
+    int digits = 0, exact = 1, round_up = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+        if (v > (INT64_MAX - 9) / 10) {
+            return 0;
+        }
+        v = v * 10 + (s[i] - '0');
+    }
+    int kept = 0;
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+            if (kept < scale) {
+                if (v > (INT64_MAX - 9) / 10) {
+                    return 0;
+                }
+                v = v * 10 + (s[i] - '0');
+                kept++;
+            } else if (kept == scale) {
+                round_up = s[i] >= '5';
+                kept++;
+            }
+        }
+    }
+    if (i < n) {
+        exact = 0;
+    }
+    if (exact && digits > 0) {
+        for (int k = kept < scale ? kept : scale; k < scale; k++) {
+            if (v > INT64_MAX / 10) {
+                return 0;
+            }
+            v *= 10;
+        }
+        v += round_up;
+        *out = neg ? -v : v;
+        return 1;
+    }
+    char buf[72];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char* end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (*end != '\0' || !isfinite(d) || errno == ERANGE) {
+        return 0;
+    }
+    d *= pow(10.0, scale);
+    if (!(fabs(d) < 9.2e18)) {
+        return 0;
+    }
+    *out = llround(d);
+    return 1;
+}

@@ -1,0 +1,66 @@
+/* load_event.h - typed inserts shared by the loaders that do not read CSV (load_sqlite.c,
+ * load_json.c): one kernel dispatch, API call, copy, range, aten op or python frame at a
+ * time, with the same checks the CSV loader makes (non-negative times, end not before
+ * start). Private to the model, like load_internal.h. */
+#ifndef DCUTOP_LOAD_EVENT_H
+#define DCUTOP_LOAD_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "load_internal.h"
+
+/* An absent integer (bound as SQL NULL). */
+#define LOAD_NULL INT64_MIN
+
+/* Preference among per-event files of one run and layer (source_layer.rank; higher wins).
+ * CSV files use 1..3 (load_csv.c); a database of the same run holds the same events and
+ * yields to them; a JSON trace (rocprof results.json is a dump of results.db) yields to both. */
+enum { RANK_DB = 0, RANK_JSON = -1 };
+
+typedef struct LoadDispatch_ {
+    int64_t seq, gpu, queue, stream, pid, tid, corr;
+    int64_t start, end, dur; /* ns; dur = end - start when both are set */
+    int64_t grid, workgroup, lds, scratch, vgpr, sgpr;
+} LoadDispatch;
+
+/* Every field LOAD_NULL. */
+void LoadDispatch_init(LoadDispatch* d);
+
+/* "where" names the row in messages ("table KERN row 12", "event 4031"). Each insert
+ * validates times, rejects the row with a message when they are bad, and counts a stored
+ * row in its layer with the given rank. The dispatch insert returns the new dispatch.id
+ * (0 when rejected or on error); the others 1 when stored, 0 otherwise. */
+int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                           size_t name_len, LoadDispatch* d, int rank);
+int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
+                      const char* name, size_t name_len, int64_t pid, int64_t tid,
+                      int64_t corr, int64_t start, int64_t end, int rank);
+int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                   size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
+                   int64_t bytes, int64_t start, int64_t end, int rank);
+int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
+                    const char* name, size_t name_len, int64_t pid, int64_t tid, int64_t corr,
+                    int64_t start, int64_t end, int rank);
+/* A PMC counter value of a stored dispatch (marks the file as a PMC run). */
+int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const char* name,
+                      double value);
+/* Kineto: correlation id -> External id (from kernels, copies and runtime calls). */
+int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext);
+/* Kineto cpu_op (an aten op); call_stack may be NULL. */
+int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                    size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
+                    int64_t end, const char* call_stack, size_t stack_len);
+/* Kineto python_function frame; parent ids are resolved to py_frame.id by
+ * LoadEvent_linkFrames() once the file is read. */
+int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                      size_t name_len, int64_t pid, int64_t tid, int64_t py_id,
+                      int64_t parent_py_id, int64_t start, int64_t end);
+void LoadEvent_linkFrames(LoaderCore* core, LoadFile* f);
+
+/* Numbers from text: a decimal integer, or a decimal with a fraction rounded to the
+ * nearest integer after scaling by 10^scale (µs text with scale 3 gives exact ns).
+ * Returns 1 on success, 0 when the text is not a finite number or overflows. */
+int LoadEvent_parseScaled(const char* s, size_t n, int scale, int64_t* out);
+
+#endif

@@ -1,0 +1,967 @@
+/* load_json.c - chrome-trace JSON (FORMATS.md 1.5, 2.6, 5): rocprof v1 results.json, hipprof
+ * --output-type 0 JSON and PyTorch profiler (Kineto) traces, plain or gzip.
+ *
+ * The file is streamed: zlib's gzread (which also reads uncompressed files) feeds 64 KiB
+ * blocks to yajl, an event-driven (SAX) parser, and only the event being parsed is held in
+ * memory. Each "traceEvents" element is collected (its scalar fields and scalar args; the
+ * grid/block arrays as products) and handled when its object closes. Numbers are taken as
+ * the text yajl saw, so µs timestamps with a fraction become exact integer ns.
+ *
+ * Events are recognised by their category: Kineto's kernel, gpu_memcpy, gpu_memset,
+ * cuda_runtime, cuda_driver, cpu_op, user_annotation, gpu_user_annotation, python_function;
+ * hipprof's HIPOPS, HIPCOPY, HIP; rocprof v1 events have no category and are told apart by
+ * the process_name metadata of their pid (GPU<n>, COPY, CPU HIP API, ...).
+ * Bad input is a message, never a crash: an event with values of the wrong type is
+ * rejected; a truncated or invalid document stops the parse with "file: JSON error at
+ * byte N: ...", the events before it are kept and the error counts as one rejected row. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "dcutop/names.h"
+#include "dcutop/xalloc.h"
+#include "load_event.h"
+
+#define BLOCK (64 * 1024)
+
+typedef struct Buf_ {
+    char* s;
+    size_t len, cap;
+} Buf;
+
+static void buf_set(Buf* b, const char* s, size_t n) {
+    xgrow((void**)&b->s, &b->cap, n + 1);
+    memcpy(b->s, s, n);
+    b->s[n] = '\0';
+    b->len = n;
+}
+
+static int buf_is(const Buf* b, const char* s) {
+    return b->s && b->len == strlen(s) && memcmp(b->s, s, b->len) == 0;
+}
+
+typedef enum { V_NONE = 0, V_STR, V_NUM, V_OTHER, V_CONTAINER } VType;
+
+typedef struct Arg_ {
+    Buf key, val;
+    VType type;
+} Arg;
+
+typedef struct Ev_ {
+    Buf ph, cat, name, pid, tid, ts, dur;
+    VType ts_type, dur_type, pid_type, tid_type;
+    int has_name;
+    Arg* args;
+    int nargs, capargs;
+    int64_t grid, block; /* products of args.grid / args.block, LOAD_NULL if absent */
+} Ev;
+
+typedef struct Proc_ {
+    int64_t pid;
+    char* name;
+} Proc;
+
+typedef enum { SRC_NONE, SRC_KINETO, SRC_HIPPROF, SRC_V1 } SrcKind;
+
+typedef struct J_ {
+    LoaderCore* core;
+    LoadFile* f;
+    int depth;
+    int root_map;       /* 1 if the document is an object */
+    int want_events;    /* the last root key was "traceEvents" */
+    int ev_depth;       /* depth of the events array, 0 when outside it */
+    int in_event;       /* depth of the open event object, 0 if none */
+    int in_args;        /* depth of its args object, 0 if none */
+    int arr_depth;      /* depth of an args.grid/block array being multiplied */
+    int arr_which;      /* 1 grid, 2 block */
+    int64_t arr_prod;
+    Buf key, argkey;
+    Ev ev;
+    int64_t nevents;    /* trace events seen */
+    int64_t recognised; /* events of a kind dcutop reads */
+    int kineto_hint;    /* top-level keys of a Kineto trace seen */
+    SrcKind kind;
+    Proc* procs;
+    int nprocs, capprocs;
+    int py_frames;
+    char where[64];
+    char error[320]; /* why the parse stopped, "" if it did not */
+} J;
+
+/* ---- event fields ------------------------------------------------------------------ */
+
+static const Arg* arg(const Ev* e, const char* key) {
+    size_t kl = strlen(key);
+    for (int i = 0; i < e->nargs; i++) {
+        if (e->args[i].key.len == kl && memcmp(e->args[i].key.s, key, kl) == 0) {
+            return &e->args[i];
+        }
+    }
+    return NULL;
+}
+
+/* Integer from text (scale 3: µs text -> ns). LOAD_NULL when absent or null;
+ * 0 with *bad set when present but not a number. */
+static int64_t num_text(const Buf* b, VType t, int scale, int* bad) {
+    if (t == V_NONE || (t == V_OTHER && b->len == 0)) {
+        return LOAD_NULL; /* absent or null */
+    }
+    int64_t v;
+    if ((t == V_NUM || t == V_STR) && b->len > 0 && !memchr(b->s, '\0', b->len) &&
+        LoadEvent_parseScaled(b->s, b->len, scale, &v)) {
+        return v;
+    }
+    if (t == V_STR && b->len == 0) {
+        return LOAD_NULL;
+    }
+    *bad = 1;
+    return LOAD_NULL;
+}
+
+static int64_t arg_num(const Ev* e, const char* key, int scale, int* bad) {
+    const Arg* a = arg(e, key);
+    return a ? num_text(&a->val, a->type, scale, bad) : LOAD_NULL;
+}
+
+/* First of several spellings (dev_id / dev-id / devId). */
+static int64_t arg_num2(const Ev* e, const char* k1, const char* k2, const char* k3, int* bad) {
+    const char* keys[] = {k1, k2, k3};
+    for (int i = 0; i < 3; i++) {
+        if (keys[i] && arg(e, keys[i])) {
+            return arg_num(e, keys[i], 0, bad);
+        }
+    }
+    return LOAD_NULL;
+}
+
+/* "Stream<7>" / "Thread<123>" / "7" / 7 -> 7 */
+static int64_t id_of(const Buf* b, VType t) {
+    if (t == V_NONE || b->len == 0) {
+        return LOAD_NULL;
+    }
+    size_t i = 0;
+    while (i < b->len && !isdigit((unsigned char)b->s[i])) {
+        i++;
+    }
+    size_t j = i;
+    while (j < b->len && isdigit((unsigned char)b->s[j])) {
+        j++;
+    }
+    int64_t v;
+    if (j > i && j - i <= 18 && LoadEvent_parseScaled(b->s + i, j - i, 0, &v)) {
+        return v;
+    }
+    return LOAD_NULL;
+}
+
+static void reject_bad(J* j, const char* what) {
+    Load_reject(j->core, j->f, 0, "%s: %s is not a number", j->where, what);
+}
+
+/* ts/dur in µs -> start/end ns. */
+static int times_us(J* j, int64_t* start, int64_t* end) {
+    int bad = 0;
+    int64_t ts = num_text(&j->ev.ts, j->ev.ts_type, 3, &bad);
+    if (bad) {
+        reject_bad(j, "ts");
+        return 0;
+    }
+    int64_t dur = num_text(&j->ev.dur, j->ev.dur_type, 3, &bad);
+    if (bad) {
+        reject_bad(j, "dur");
+        return 0;
+    }
+    if (ts == LOAD_NULL) {
+        Load_reject(j->core, j->f, 0, "%s: no ts", j->where);
+        return 0;
+    }
+    *start = ts;
+    *end = dur == LOAD_NULL ? ts : (dur > INT64_MAX - ts ? LOAD_NULL : ts + dur);
+    if (*end == LOAD_NULL) {
+        reject_bad(j, "dur");
+        return 0;
+    }
+    return 1;
+}
+
+/* BeginNs/EndNs args (rocprof v1, hipprof), else ts/dur. */
+static int times_ns(J* j, int64_t* start, int64_t* end) {
+    if (arg(&j->ev, "BeginNs") && arg(&j->ev, "EndNs")) {
+        int bad = 0;
+        *start = arg_num(&j->ev, "BeginNs", 0, &bad);
+        *end = arg_num(&j->ev, "EndNs", 0, &bad);
+        if (bad) {
+            reject_bad(j, "BeginNs/EndNs");
+            return 0;
+        }
+        return 1;
+    }
+    return times_us(j, start, end);
+}
+
+static const char* ev_name(const Ev* e, size_t* len) {
+    *len = e->name.len;
+    return e->name.s ? e->name.s : "";
+}
+
+/* ---- Kineto -------------------------------------------------------------------------- */
+
+static int cat_is(const Ev* e, const char* c) {
+    return e->cat.len == strlen(c) && strncasecmp(e->cat.s, c, e->cat.len) == 0;
+}
+
+static void kineto_event(J* j) {
+    Ev* e = &j->ev;
+    LoaderCore* core = j->core;
+    LoadFile* f = j->f;
+    int bad = 0;
+    int64_t corr = arg_num(e, "correlation", 0, &bad);
+    int64_t ext = arg_num(e, "External id", 0, &bad);
+    int64_t pid = id_of(&e->pid, e->pid_type), tid = id_of(&e->tid, e->tid_type);
+    int64_t start, end;
+    size_t nl;
+    const char* name = ev_name(e, &nl);
+    if (cat_is(e, "kernel")) {
+        int64_t dev = arg_num(e, "device", 0, &bad), stream = arg_num(e, "stream", 0, &bad);
+        if (bad) {
+            reject_bad(j, "an id in args");
+            return;
+        }
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        LoadDispatch d;
+        LoadDispatch_init(&d);
+        d.gpu = dev != LOAD_NULL ? dev : pid;
+        d.stream = stream != LOAD_NULL ? stream : tid;
+        d.corr = corr;
+        d.start = start;
+        d.end = end;
+        d.grid = e->grid;
+        d.workgroup = e->block;
+        if (LoadEvent_dispatch(core, f, j->where, name, nl, &d, RANK_JSON) && ext != LOAD_NULL &&
+            corr != LOAD_NULL) {
+            LoadEvent_extLink(core, f, corr, ext);
+        }
+    } else if (cat_is(e, "gpu_memcpy") || cat_is(e, "gpu_memset") || cat_is(e, "memcpy") ||
+               cat_is(e, "memset")) {
+        int64_t stream = arg_num(e, "stream", 0, &bad), bytes = arg_num(e, "bytes", 0, &bad),
+                dev = arg_num(e, "device", 0, &bad);
+        if (bad) {
+            reject_bad(j, "stream/bytes/device in args");
+            return;
+        }
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        if (LoadEvent_copy(core, f, j->where, name, nl, LOAD_NULL, dev, stream != LOAD_NULL ?
+                           stream : tid, corr, bytes, start, end, RANK_JSON) &&
+            ext != LOAD_NULL && corr != LOAD_NULL) {
+            LoadEvent_extLink(core, f, corr, ext);
+        }
+    } else if (cat_is(e, "cuda_runtime") || cat_is(e, "cuda_driver") || cat_is(e, "runtime")) {
+        if (bad) {
+            reject_bad(j, "correlation/External id");
+            return;
+        }
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        const char* dom = cat_is(e, "cuda_driver") ? "CUDA_DRIVER"
+                          : (nl >= 3 && strncmp(name, "hip", 3) == 0) ? "HIP"
+                                                                       : "CUDA";
+        if (LoadEvent_apiCall(core, f, j->where, dom, name, nl, pid, tid, corr, start, end,
+                              RANK_JSON) &&
+            ext != LOAD_NULL && corr != LOAD_NULL) {
+            LoadEvent_extLink(core, f, corr, ext);
+        }
+    } else if (cat_is(e, "cpu_op") || cat_is(e, "operator")) {
+        if (bad) {
+            reject_bad(j, "External id");
+            return;
+        }
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        const Arg* cs = arg(e, "Call stack");
+        LoadEvent_cpuOp(core, f, j->where, name, nl, pid, tid, ext, start, end,
+                        cs && cs->type == V_STR ? cs->val.s : NULL, cs ? cs->val.len : 0);
+    } else if (cat_is(e, "user_annotation") || cat_is(e, "gpu_user_annotation")) {
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_range(core, f, j->where,
+                        cat_is(e, "user_annotation") ? "ANNOTATION" : "GPU_ANNOTATION", name, nl,
+                        pid, tid, ext, start, end, RANK_JSON);
+    } else if (cat_is(e, "python_function")) {
+        int64_t py = arg_num(e, "Python id", 0, &bad),
+                parent = arg_num(e, "Python parent id", 0, &bad);
+        if (bad) {
+            reject_bad(j, "Python id / Python parent id");
+            return;
+        }
+        if (!times_us(j, &start, &end)) {
+            return;
+        }
+        j->py_frames += LoadEvent_pyFrame(core, f, j->where, name, nl, pid, tid, py, parent,
+                                          start, end);
+    } else {
+        return; /* Trace, overhead, cpu_instant_event, ...: not read */
+    }
+    j->recognised++;
+}
+
+/* ---- hipprof JSON ---------------------------------------------------------------------- */
+
+static void hipprof_event(J* j) {
+    Ev* e = &j->ev;
+    int bad = 0;
+    int64_t start, end;
+    size_t nl;
+    const char* name = ev_name(e, &nl);
+    const Arg* an = arg(e, "name");
+    if (an && an->type == V_STR && an->val.len > 0) {
+        name = an->val.s;
+        nl = an->val.len;
+    }
+    int64_t idx = arg_num(e, "index", 0, &bad);
+    if (cat_is(e, "HIPOPS")) {
+        LoadDispatch d;
+        LoadDispatch_init(&d);
+        d.gpu = arg_num2(e, "devId", "dev_id", "dev-id", &bad);
+        d.queue = arg_num2(e, "queueId", "queue_id", "queue-id", &bad);
+        d.pid = arg_num2(e, "procId", "proc_id", "pid", &bad);
+        d.seq = idx;
+        d.corr = idx;
+        d.stream = id_of(&e->tid, e->tid_type);
+        if (bad) {
+            reject_bad(j, "an id in args");
+            return;
+        }
+        if (!times_ns(j, &d.start, &d.end)) {
+            return;
+        }
+        LoadEvent_dispatch(j->core, j->f, j->where, name, nl, &d, RANK_JSON);
+    } else if (cat_is(e, "HIPCOPY")) {
+        static const struct {
+            const char* tid;
+            const char* name;
+        } kinds[] = {{"H2D", "CopyHostToDevice"}, {"D2H", "CopyDeviceToHost"},
+                     {"D2D", "CopyDeviceToDevice"}, {"H2H", "CopyHostToHost"},
+                     {"SET", "Memset"}};
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+            if (buf_is(&e->tid, kinds[k].tid)) {
+                name = kinds[k].name;
+                nl = strlen(name);
+            }
+        }
+        int64_t bytes = arg_num2(e, "Bytes", "bytes", NULL, &bad);
+        int64_t q = arg_num2(e, "queueId", "queue_id", "queue-id", &bad);
+        if (bad) {
+            reject_bad(j, "Bytes or an id in args");
+            return;
+        }
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_copy(j->core, j->f, j->where, name, nl, LOAD_NULL, LOAD_NULL, q, idx, bytes,
+                       start, end, RANK_JSON);
+    } else if (cat_is(e, "HIP")) {
+        if (bad) {
+            reject_bad(j, "index");
+            return;
+        }
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_apiCall(j->core, j->f, j->where, "HIP", name, nl, LOAD_NULL,
+                          id_of(&e->tid, e->tid_type), idx, start, end, RANK_JSON);
+    } else if (e->cat.len >= 5 && strncasecmp(e->cat.s, "HIPTX", 5) == 0) {
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_range(j->core, j->f, j->where, "HIPTX", name, nl, LOAD_NULL,
+                        id_of(&e->tid, e->tid_type), LOAD_NULL, start, end, RANK_JSON);
+    } else {
+        return;
+    }
+    j->recognised++;
+}
+
+/* ---- rocprof v1 results.json --------------------------------------------------------- */
+
+typedef enum { P_UNKNOWN, P_MARKERS, P_COPY, P_HIP, P_HSA, P_GPU, P_BARRIER } ProcKind;
+
+static ProcKind proc_kind(const J* j, int64_t pid) {
+    for (int i = 0; i < j->nprocs; i++) {
+        if (j->procs[i].pid != pid) {
+            continue;
+        }
+        const char* n = j->procs[i].name;
+        if (strncmp(n, "GPU Barriers", 12) == 0) {
+            return P_BARRIER;
+        }
+        if (strncmp(n, "GPU", 3) == 0) {
+            return P_GPU;
+        }
+        if (strcmp(n, "COPY") == 0) {
+            return P_COPY;
+        }
+        if (strstr(n, "HIP")) {
+            return P_HIP;
+        }
+        if (strstr(n, "HSA")) {
+            return P_HSA;
+        }
+        if (strstr(n, "Marker") || strstr(n, "Range")) {
+            return P_MARKERS;
+        }
+        return P_UNKNOWN;
+    }
+    /* rocprof v1's fixed numbering (FORMATS.md 2.6) when the metadata is missing */
+    if (pid == 0) {
+        return P_MARKERS;
+    }
+    if (pid == 1) {
+        return P_COPY;
+    }
+    if (pid == 2) {
+        return P_HIP;
+    }
+    if (pid == 3) {
+        return P_HSA;
+    }
+    if (pid >= 6 && pid < 518) {
+        return P_GPU;
+    }
+    return pid >= 518 ? P_BARRIER : P_UNKNOWN;
+}
+
+static int v1_skip_name(const char* s, size_t n) {
+    return (n == 20 && memcmp(s, "Unknown command type", 20) == 0) ||
+           (n == 16 && memcmp(s, "<barrier packet>", 16) == 0);
+}
+
+static int known_kern_arg(const char* c) {
+    static const char* const known[] = {
+        "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr",
+        "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "fbar", "wave_size", "sig",
+        "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs", NULL};
+    for (int i = 0; known[i]; i++) {
+        if (strcmp(known[i], c) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void v1_event(J* j) {
+    Ev* e = &j->ev;
+    int bad = 0;
+    int64_t start, end;
+    size_t nl;
+    const char* name = ev_name(e, &nl);
+    const Arg* an = arg(e, "Name");
+    if (an && an->type == V_STR && an->val.len > 0) {
+        name = an->val.s;
+        nl = an->val.len;
+    }
+    int64_t pid = id_of(&e->pid, e->pid_type);
+    const Arg* kn = arg(e, "KernelName");
+    ProcKind pk = kn ? P_GPU : proc_kind(j, pid);
+    if (kn) { /* a KERN row: results.csv's columns as strings */
+        name = kn->val.s ? kn->val.s : "";
+        nl = kn->val.len;
+        if (v1_skip_name(name, nl)) {
+            return;
+        }
+        LoadDispatch d;
+        LoadDispatch_init(&d);
+        d.seq = arg_num(e, "Index", 0, &bad);
+        d.gpu = arg_num(e, "gpu-id", 0, &bad);
+        d.queue = arg_num(e, "queue-id", 0, &bad);
+        d.pid = arg_num(e, "pid", 0, &bad);
+        d.tid = arg_num(e, "tid", 0, &bad);
+        d.grid = arg_num(e, "grd", 0, &bad);
+        d.workgroup = arg_num(e, "wgr", 0, &bad);
+        d.lds = arg_num(e, "lds", 0, &bad);
+        d.scratch = arg_num(e, "scr", 0, &bad);
+        d.vgpr = arg(e, "arch_vgpr") ? arg_num(e, "arch_vgpr", 0, &bad) : arg_num(e, "vgpr", 0, &bad);
+        d.sgpr = arg_num(e, "sgpr", 0, &bad);
+        if (bad) {
+            reject_bad(j, "a column in args");
+            return;
+        }
+        if (!times_ns(j, &d.start, &d.end)) {
+            return;
+        }
+        int64_t did = LoadEvent_dispatch(j->core, j->f, j->where, name, nl, &d, RANK_JSON);
+        for (int i = 0; did && i < e->nargs; i++) {
+            const Arg* a = &e->args[i];
+            if (known_kern_arg(a->key.s)) {
+                continue;
+            }
+            char* end_p;
+            double v = a->val.s ? strtod(a->val.s, &end_p) : 0;
+            if (a->val.len > 0 && a->val.s && *end_p == '\0' && end_p != a->val.s) {
+                LoadEvent_counter(j->core, j->f, did, a->key.s, v);
+            }
+        }
+        j->recognised++;
+        return;
+    }
+    switch (pk) {
+    case P_GPU: {
+        if (v1_skip_name(name, nl)) {
+            return;
+        }
+        LoadDispatch d;
+        LoadDispatch_init(&d);
+        d.gpu = arg_num(e, "dev-id", 0, &bad);
+        d.queue = arg_num(e, "queue-id", 0, &bad);
+        d.stream = arg_num(e, "stream-id", 0, &bad);
+        d.pid = arg_num(e, "proc-id", 0, &bad);
+        d.corr = arg_num(e, "Index", 0, &bad);
+        d.seq = d.corr;
+        if (bad) {
+            reject_bad(j, "a column in args");
+            return;
+        }
+        if (!times_ns(j, &d.start, &d.end)) {
+            return;
+        }
+        LoadEvent_dispatch(j->core, j->f, j->where, name, nl, &d, RANK_JSON);
+        break;
+    }
+    case P_COPY:
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_copy(j->core, j->f, j->where, name, nl, LOAD_NULL, LOAD_NULL,
+                       arg_num(e, "stream-id", 0, &bad), arg_num(e, "Index", 0, &bad), LOAD_NULL,
+                       start, end, RANK_JSON);
+        break;
+    case P_HIP:
+    case P_HSA:
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_apiCall(j->core, j->f, j->where, pk == P_HIP ? "HIP" : "HSA", name, nl,
+                          LOAD_NULL, id_of(&e->tid, e->tid_type), arg_num(e, "Index", 0, &bad),
+                          start, end, RANK_JSON);
+        break;
+    case P_MARKERS:
+        if (!times_ns(j, &start, &end)) {
+            return;
+        }
+        LoadEvent_range(j->core, j->f, j->where, "ROCTX", name, nl, LOAD_NULL,
+                        id_of(&e->tid, e->tid_type), LOAD_NULL, start, end, RANK_JSON);
+        break;
+    default:
+        return;
+    }
+    j->recognised++;
+}
+
+/* ---- one event ---------------------------------------------------------------------- */
+
+static void handle_event(J* j) {
+    Ev* e = &j->ev;
+    j->nevents++;
+    if (buf_is(&e->ph, "M")) {
+        if (buf_is(&e->name, "process_name")) {
+            const Arg* a = arg(e, "name");
+            int64_t pid = id_of(&e->pid, e->pid_type);
+            if (a && a->type == V_STR && pid != LOAD_NULL && j->nprocs < 4096) {
+                if (j->nprocs == j->capprocs) {
+                    j->capprocs = j->capprocs ? j->capprocs * 2 : 16;
+                    j->procs = xrealloc(j->procs, sizeof(Proc) * (size_t)j->capprocs);
+                }
+                j->procs[j->nprocs++] = (Proc){pid, xstrdup(a->val.s)};
+            }
+        }
+        return;
+    }
+    if (!buf_is(&e->ph, "X")) {
+        return; /* flows (s/t/f), instants, counters */
+    }
+    snprintf(j->where, sizeof(j->where), "event %lld", (long long)j->nevents);
+    if (e->cat.len == 0) {
+        if (arg(e, "BeginNs") || arg(e, "KernelName")) {
+            if (j->kind == SRC_NONE) {
+                j->kind = SRC_V1;
+            }
+            v1_event(j);
+        }
+        return;
+    }
+    if (cat_is(e, "HIPOPS") || cat_is(e, "HIPCOPY") || cat_is(e, "HIP") ||
+        (e->cat.len >= 5 && strncasecmp(e->cat.s, "HIPTX", 5) == 0)) {
+        if (j->kind == SRC_NONE) {
+            j->kind = SRC_HIPPROF;
+        }
+        hipprof_event(j);
+        return;
+    }
+    int64_t before = j->recognised;
+    kineto_event(j);
+    if (j->recognised > before && j->kind == SRC_NONE) {
+        j->kind = SRC_KINETO;
+    }
+}
+
+static void ev_reset(Ev* e) {
+    e->ph.len = e->cat.len = e->name.len = e->pid.len = e->tid.len = e->ts.len = e->dur.len = 0;
+    if (e->ph.s) {
+        e->ph.s[0] = '\0';
+    }
+    if (e->cat.s) {
+        e->cat.s[0] = '\0';
+    }
+    if (e->name.s) {
+        e->name.s[0] = '\0';
+    }
+    if (e->tid.s) {
+        e->tid.s[0] = '\0';
+    }
+    e->ts_type = e->dur_type = e->pid_type = e->tid_type = V_NONE;
+    e->has_name = 0;
+    e->nargs = 0;
+    e->grid = e->block = LOAD_NULL;
+}
+
+/* ---- yajl callbacks ------------------------------------------------------------------ */
+
+static int scalar(J* j, const char* s, size_t n, VType t) {
+    if (j->in_event && j->depth == j->in_event) {
+        Ev* e = &j->ev;
+        const Buf* k = &j->key;
+        Buf* dst = NULL;
+        VType* ty = NULL;
+        if (buf_is(k, "ph")) {
+            dst = &e->ph;
+        } else if (buf_is(k, "cat")) {
+            dst = &e->cat;
+        } else if (buf_is(k, "name")) {
+            dst = &e->name;
+        } else if (buf_is(k, "pid")) {
+            dst = &e->pid;
+            ty = &e->pid_type;
+        } else if (buf_is(k, "tid")) {
+            dst = &e->tid;
+            ty = &e->tid_type;
+        } else if (buf_is(k, "ts")) {
+            dst = &e->ts;
+            ty = &e->ts_type;
+        } else if (buf_is(k, "dur")) {
+            dst = &e->dur;
+            ty = &e->dur_type;
+        }
+        if (dst) {
+            if (t == V_STR || t == V_NUM) {
+                buf_set(dst, s, n);
+            } else {
+                buf_set(dst, "", 0);
+            }
+            if (ty) {
+                *ty = t;
+            }
+        }
+        return 1;
+    }
+    if (j->in_args && j->depth == j->in_args) {
+        Ev* e = &j->ev;
+        if (e->nargs == e->capargs) {
+            int nc = e->capargs ? e->capargs * 2 : 16;
+            e->args = xrealloc(e->args, sizeof(Arg) * (size_t)nc);
+            memset(e->args + e->capargs, 0, sizeof(Arg) * (size_t)(nc - e->capargs));
+            e->capargs = nc;
+        }
+        Arg* a = &e->args[e->nargs++];
+        buf_set(&a->key, j->argkey.s ? j->argkey.s : "", j->argkey.len);
+        if (t == V_STR || t == V_NUM) {
+            buf_set(&a->val, s, n);
+        } else {
+            buf_set(&a->val, "", 0);
+        }
+        a->type = t;
+        return 1;
+    }
+    if (j->arr_depth && j->depth == j->arr_depth && t == V_NUM) {
+        int64_t v;
+        if (LoadEvent_parseScaled(s, n, 0, &v) && v > 0 && v < (1LL << 31) &&
+            j->arr_prod < (1LL << 40)) {
+            j->arr_prod *= v;
+        }
+    }
+    return 1;
+}
+
+static int cb_null(void* ctx) {
+    return scalar(ctx, "", 0, V_OTHER);
+}
+
+static int cb_bool(void* ctx, int b) {
+    return scalar(ctx, b ? "true" : "false", b ? 4 : 5, V_OTHER);
+}
+
+static int cb_number(void* ctx, const char* s, size_t n) {
+    return scalar(ctx, s, n, V_NUM);
+}
+
+static int cb_string(void* ctx, const unsigned char* s, size_t n) {
+    return scalar(ctx, (const char*)s, n, V_STR);
+}
+
+/* An object or array where the event wants a scalar (ts, dur, pid, tid): a wrong type. */
+static void mark_container(J* j) {
+    if (!j->in_event || j->depth != j->in_event) {
+        return;
+    }
+    Ev* e = &j->ev;
+    if (buf_is(&j->key, "ts")) {
+        buf_set(&e->ts, "", 0);
+        e->ts_type = V_CONTAINER;
+    } else if (buf_is(&j->key, "dur")) {
+        buf_set(&e->dur, "", 0);
+        e->dur_type = V_CONTAINER;
+    }
+}
+
+static int cb_start_map(void* ctx) {
+    J* j = ctx;
+    mark_container(j);
+    if (j->depth == 0) {
+        j->root_map = 1;
+    } else if (j->ev_depth && j->depth == j->ev_depth && !j->in_event) {
+        j->in_event = j->depth + 1;
+        ev_reset(&j->ev);
+    } else if (j->in_event && j->depth == j->in_event && buf_is(&j->key, "args")) {
+        j->in_args = j->depth + 1;
+    }
+    j->want_events = 0;
+    j->depth++;
+    return 1;
+}
+
+static int cb_map_key(void* ctx, const unsigned char* s, size_t n) {
+    J* j = ctx;
+    if (j->in_args && j->depth == j->in_args) {
+        buf_set(&j->argkey, (const char*)s, n);
+    } else if (j->in_event && j->depth == j->in_event) {
+        buf_set(&j->key, (const char*)s, n);
+    } else if (j->depth == 1 && j->root_map) {
+        buf_set(&j->key, (const char*)s, n);
+        j->want_events = buf_is(&j->key, "traceEvents");
+        if (buf_is(&j->key, "deviceProperties") || buf_is(&j->key, "schemaVersion") ||
+            buf_is(&j->key, "baseTimeNanoseconds") || buf_is(&j->key, "traceName")) {
+            j->kineto_hint = 1;
+        }
+    }
+    return 1;
+}
+
+static int cb_end_map(void* ctx) {
+    J* j = ctx;
+    j->depth--;
+    if (j->in_args && j->depth + 1 == j->in_args) {
+        j->in_args = 0;
+    } else if (j->in_event && j->depth + 1 == j->in_event) {
+        j->in_event = 0;
+        handle_event(j);
+    }
+    return 1;
+}
+
+static int cb_start_array(void* ctx) {
+    J* j = ctx;
+    mark_container(j);
+    if (j->depth == 0) { /* the array form of chrome trace: [ {event}, ... ] */
+        j->ev_depth = 1;
+    } else if (j->want_events && j->depth == 1) {
+        j->ev_depth = 2;
+    } else if (j->in_args && j->depth == j->in_args &&
+               (buf_is(&j->argkey, "grid") || buf_is(&j->argkey, "block"))) {
+        j->arr_depth = j->depth + 1;
+        j->arr_which = buf_is(&j->argkey, "grid") ? 1 : 2;
+        j->arr_prod = 1;
+    }
+    j->want_events = 0;
+    j->depth++;
+    return 1;
+}
+
+static int cb_end_array(void* ctx) {
+    J* j = ctx;
+    j->depth--;
+    if (j->arr_depth && j->depth + 1 == j->arr_depth) {
+        if (j->arr_which == 1) {
+            j->ev.grid = j->arr_prod;
+        } else {
+            j->ev.block = j->arr_prod;
+        }
+        j->arr_depth = 0;
+    } else if (j->ev_depth && j->depth + 1 == j->ev_depth) {
+        j->ev_depth = 0;
+    }
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ---- entry ---------------------------------------------------------------------------- */
+
+static void json_error(J* j, yajl_handle h, const unsigned char* chunk, size_t n,
+                       uint64_t offset) {
+    unsigned char* m = yajl_get_error(h, 0, chunk, n);
+    size_t consumed = chunk ? yajl_get_bytes_consumed(h) : 0;
+    size_t ml = m ? strlen((const char*)m) : 0;
+    while (ml > 0 && isspace(m[ml - 1])) {
+        ml--;
+    }
+    char* shown = Names_sanitize(m ? (const char*)m : "?", m ? ml : 1);
+    snprintf(j->error, sizeof(j->error), "JSON error at byte %llu: %s",
+             (unsigned long long)(offset + consumed), shown);
+    free(shown);
+    if (m) {
+        yajl_free_error(h, m);
+    }
+}
+
+static void free_ev(Ev* e) {
+    free(e->ph.s);
+    free(e->cat.s);
+    free(e->name.s);
+    free(e->pid.s);
+    free(e->tid.s);
+    free(e->ts.s);
+    free(e->dur.s);
+    for (int i = 0; i < e->capargs; i++) {
+        free(e->args[i].key.s);
+        free(e->args[i].val.s);
+    }
+    free(e->args);
+}
+
+DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
+    gzFile gz = gzopen(f->path, "rb");
+    if (!gz) {
+        return Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+    }
+    gzbuffer(gz, BLOCK);
+    J j = {0};
+    j.core = core;
+    j.f = f;
+    f->format = "JSON";
+    yajl_handle h = yajl_alloc(&callbacks, NULL, &j);
+    yajl_config(h, yajl_dont_validate_strings, 1); /* names are sanitised on insert */
+    unsigned char* block = xmalloc(BLOCK);
+    uint64_t offset = 0;
+    int failed = 0, first = 1;
+    DcuStatus rc = DCU_OK;
+    for (;;) {
+        int n = gzread(gz, block, BLOCK);
+        if (n < 0) {
+            int zerr;
+            const char* m = gzerror(gz, &zerr);
+            char* shown = Names_sanitize(m ? m : "?", m ? strlen(m) : 1);
+            snprintf(j.error, sizeof(j.error), "%s error at byte %llu: %s",
+                     gzdirect(gz) ? "read" : "gzip", (unsigned long long)offset, shown);
+            free(shown);
+            failed = 1;
+            break;
+        }
+        if (n == 0) {
+            break;
+        }
+        if (first) { /* gzip holding something else than JSON */
+            first = 0;
+            int i = 0;
+            if (n >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
+                i = 3;
+            }
+            while (i < n && isspace(block[i])) {
+                i++;
+            }
+            if (i < n && block[i] != '{' && block[i] != '[') {
+                f->format = "skipped";
+                f->note = xstrdup("gzip file that does not hold a JSON trace");
+                goto done;
+            }
+        }
+        if (yajl_parse(h, block, (size_t)n) != yajl_status_ok) {
+            json_error(&j, h, block, (size_t)n, offset);
+            failed = 1;
+            break;
+        }
+        offset += (uint64_t)n;
+        if (core->opt.progress) {
+            core->opt.progress(core->bytes_before + (uint64_t)gzoffset(gz), core->bytes_total,
+                               f->path, core->opt.progress_ctx);
+        }
+    }
+    if (!failed && yajl_complete_parse(h) != yajl_status_ok) {
+        json_error(&j, h, NULL, 0, offset);
+        failed = 1;
+    }
+    if (failed) {
+        /* a broken document: what was read before the error stays (a profiler killed while
+         * writing leaves a truncated trace); the error is a message and one rejected row */
+        if (j.nevents > 0 || f->rows > 0) {
+            Load_message(core, f, "%s; the %lld events before it are kept", j.error,
+                         (long long)j.nevents);
+            f->rejected++;
+        } else {
+            Load_message(core, f, "%s", j.error);
+            f->format = "skipped";
+            f->note = xasprintf("%s that cannot be read: %s",
+                                gzdirect(gz) ? "JSON file" : "gzip file", j.error);
+            goto done;
+        }
+    }
+    if (j.py_frames > 0) {
+        LoadEvent_linkFrames(core, f);
+    }
+    switch (j.kind) {
+    case SRC_KINETO:
+        f->format = "PyTorch profiler (Kineto) trace";
+        break;
+    case SRC_HIPPROF:
+        f->format = "hipprof JSON trace";
+        break;
+    case SRC_V1:
+        f->format = "rocprof v1 results.json";
+        break;
+    default:
+        if (j.kineto_hint && j.nevents > 0) {
+            f->format = "PyTorch profiler (Kineto) trace";
+            f->note = xstrdup("no kernel, copy, runtime or annotation events");
+        } else if (j.nevents > 0) {
+            f->format = "skipped";
+            f->note = xstrdup("JSON trace without events dcutop reads");
+        } else {
+            f->format = "skipped";
+            f->note = xstrdup("JSON without trace events (no traceEvents array): not a trace");
+        }
+        break;
+    }
+done:
+    yajl_free(h);
+    gzclose(gz);
+    free(block);
+    free_ev(&j.ev);
+    free(j.key.s);
+    free(j.argkey.s);
+    for (int i = 0; i < j.nprocs; i++) {
+        free(j.procs[i].name);
+    }
+    free(j.procs);
+    return rc;
+}

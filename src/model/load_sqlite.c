@@ -1,0 +1,988 @@
+/* load_sqlite.c - profiler databases (FORMATS.md 1.6, 2.4, 4.2): the hipprof DB, rocprof v1
+ * results.db (old and new column sets) and rocprofv3 rocpd databases.
+ *
+ * The input is opened through SQLite itself, on a second connection, read-only
+ * (SQLITE_OPEN_READONLY and a file: URI with mode=ro): it is never parsed by hand and never
+ * written, so the file stays byte-identical. Columns are bound by name from each table's
+ * own header (sqlite3_column_name), never by position; values of the wrong type reject the
+ * row with a message. A table that cannot be read (corrupt or truncated file, locked
+ * database) is a message naming the file and table; rows read before the error are kept
+ * and the error counts as one rejected row, so the Files table and --strict show it. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/csv_reader.h"
+#include "dcutop/names.h"
+#include "dcutop/xalloc.h"
+#include "load_event.h"
+
+typedef struct Src_ {
+    LoaderCore* core;
+    LoadFile* f;
+    sqlite3* db;   /* the input, read-only */
+    char** tables; /* names of tables and views in the input */
+    int ntables;
+} Src;
+
+/* ---- opening -------------------------------------------------------------------- */
+
+/* file: URI for path (RFC 3986: everything but unreserved characters and '/' escaped). */
+static char* file_uri(const char* path) {
+    size_t n = strlen(path);
+    char* u = xmalloc(n * 3 + 32);
+    size_t o = 0;
+    memcpy(u, "file:", 5);
+    o = 5;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            u[o++] = (char)c;
+        } else {
+            o += (size_t)sprintf(u + o, "%%%02X", c);
+        }
+    }
+    strcpy(u + o, "?mode=ro");
+    return u;
+}
+
+static DcuStatus open_ro(Src* s, DcuError* err) {
+    char* uri = file_uri(s->f->path);
+    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        return Error_set(err, DCU_ERR_IO, "cannot open read-only as SQLite: %s",
+                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    }
+    sqlite3_busy_timeout(s->db, 200);
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+                           " ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return Error_set(err, DCU_ERR_IO, "%s", sqlite3_errmsg(s->db));
+    }
+    int cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (s->ntables == cap) {
+            cap = cap ? cap * 2 : 32;
+            s->tables = xrealloc(s->tables, sizeof(char*) * (size_t)cap);
+        }
+        const char* t = (const char*)sqlite3_column_text(st, 0);
+        s->tables[s->ntables++] = xstrdup(t ? t : "");
+    }
+    DcuStatus r = DCU_OK;
+    if (rc != SQLITE_DONE) {
+        r = Error_set(err, DCU_ERR_IO, "%s", sqlite3_errmsg(s->db));
+    }
+    sqlite3_finalize(st);
+    return r;
+}
+
+static int has_table(const Src* s, const char* name) {
+    for (int i = 0; i < s->ntables; i++) {
+        if (strcmp(s->tables[i], name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int has_prefix(const Src* s, const char* prefix) {
+    size_t pl = strlen(prefix);
+    for (int i = 0; i < s->ntables; i++) {
+        if (strncmp(s->tables[i], prefix, pl) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- reading rows ------------------------------------------------------------------ */
+
+typedef struct Tab_ {
+    Src* s;
+    const char* table; /* for messages */
+    sqlite3_stmt* st;
+    int ncols;
+    int64_t row;       /* 1-based row being read */
+    char where[160];
+} Tab;
+
+static DcuStatus tab_open(Src* s, Tab* t, const char* table, const char* sql) {
+    memset(t, 0, sizeof(*t));
+    t->s = s;
+    t->table = table;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &t->st, NULL) != SQLITE_OK) {
+        Load_message(s->core, s->f, "table %s: %s", table, sqlite3_errmsg(s->db));
+        s->f->rejected++;
+        t->st = NULL;
+        return DCU_ERR_SQL;
+    }
+    t->ncols = sqlite3_column_count(t->st);
+    return DCU_OK;
+}
+
+/* Steps to the next row; 0 at the end or on an error (reported once). */
+static int tab_next(Tab* t) {
+    if (!t->st) {
+        return 0;
+    }
+    int rc = sqlite3_step(t->st);
+    if (rc == SQLITE_ROW) {
+        t->row++;
+        snprintf(t->where, sizeof(t->where), "table %.100s row %lld", t->table,
+                 (long long)t->row);
+        return 1;
+    }
+    if (rc != SQLITE_DONE) {
+        Load_message(t->s->core, t->s->f, "table %s: %s after %lld rows (the rows before are kept)",
+                     t->table, sqlite3_errmsg(t->s->db), (long long)t->row);
+        t->s->f->rejected++;
+    }
+    return 0;
+}
+
+static void tab_close(Tab* t) {
+    sqlite3_finalize(t->st);
+    t->st = NULL;
+}
+
+/* Column index of the first of the given names (case-insensitive), -1 if none. */
+static int col(const Tab* t, const char* const* names) {
+    for (int k = 0; names[k]; k++) {
+        for (int i = 0; i < t->ncols; i++) {
+            const char* c = sqlite3_column_name(t->st, i);
+            if (c && strcasecmp(c, names[k]) == 0) {
+                return i;
+            }
+        }
+    }
+    return -1;
+}
+
+#define COL(t, ...) col((t), (const char* const[]){__VA_ARGS__, NULL})
+
+/* Integer value of column c (LOAD_NULL when the column is absent, NULL or empty text).
+ * Returns 0 and rejects the row when the value is not a number. */
+static int get_int(Tab* t, int c, int64_t* out) {
+    *out = LOAD_NULL;
+    if (c < 0) {
+        return 1;
+    }
+    switch (sqlite3_column_type(t->st, c)) {
+    case SQLITE_NULL:
+        return 1;
+    case SQLITE_INTEGER:
+        *out = sqlite3_column_int64(t->st, c);
+        return 1;
+    case SQLITE_FLOAT: {
+        double d = sqlite3_column_double(t->st, c);
+        if (isfinite(d) && fabs(d) < 9.2e18) {
+            *out = llround(d);
+            return 1;
+        }
+        break;
+    }
+    default: {
+        const char* s = (const char*)sqlite3_column_text(t->st, c);
+        int n = sqlite3_column_bytes(t->st, c);
+        size_t tn = (size_t)n;
+        while (tn > 0 && (s[tn - 1] == ' ' || s[tn - 1] == '"')) {
+            tn--;
+        }
+        size_t i = 0;
+        while (i < tn && (s[i] == ' ' || s[i] == '"')) {
+            i++;
+        }
+        if (i == tn || (tn - i == 4 && memcmp(s + i, "None", 4) == 0)) {
+            return 1;
+        }
+        if (!memchr(s + i, '\0', tn - i) && LoadEvent_parseScaled(s + i, tn - i, 0, out)) {
+            return 1;
+        }
+        break;
+    }
+    }
+    const char* s = (const char*)sqlite3_column_text(t->st, c);
+    int n = sqlite3_column_bytes(t->st, c);
+    char* shown = Names_sanitize(s ? s : "", (size_t)(n > 40 ? 40 : n));
+    Load_reject(t->s->core, t->s->f, 0, "%s: column %s: not a number '%s'", t->where,
+                sqlite3_column_name(t->st, c), shown);
+    free(shown);
+    *out = LOAD_NULL;
+    return 0;
+}
+
+/* Text of column c (borrowed until the next step); "" when absent. */
+static const char* get_text(Tab* t, int c, size_t* len) {
+    if (c < 0 || sqlite3_column_type(t->st, c) == SQLITE_NULL) {
+        *len = 0;
+        return "";
+    }
+    const char* s = (const char*)sqlite3_column_text(t->st, c);
+    *len = (size_t)sqlite3_column_bytes(t->st, c);
+    return s ? s : "";
+}
+
+/* Placeholder rows that are not kernels (FORMATS.md 6.5). */
+static int skip_name(const char* s, size_t n) {
+    while (n > 0 && (*s == '"' || *s == ' ')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == '"' || s[n - 1] == ' ')) {
+        n--;
+    }
+    return (n == 20 && memcmp(s, "Unknown command type", 20) == 0) ||
+           (n == 16 && memcmp(s, "<barrier packet>", 16) == 0);
+}
+
+static char* select_all(const char* table) {
+    return sqlite3_mprintf("SELECT * FROM \"%w\"", table);
+}
+
+/* Columns of a results.db/hipprof table that are known and not kept, or kept elsewhere:
+ * anything else numeric in KERN is a PMC counter (as in results.csv). */
+static int known_kern_column(const char* c) {
+    static const char* const known[] = {
+        "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr",
+        "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "fbar", "wave_size", "sig",
+        "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs", "__section",
+        "__lane", "Data", "args", NULL};
+    for (int i = 0; known[i]; i++) {
+        if (strcasecmp(known[i], c) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- rocprof v1 results.db ----------------------------------------------------------- */
+
+/* KERN: one row per dispatch, results.csv's columns; names carry their quotes. */
+static int64_t v1_kern(Src* s) {
+    Tab t;
+    char* sql = select_all("KERN");
+    DcuStatus rc = tab_open(s, &t, "KERN", sql);
+    sqlite3_free(sql);
+    if (rc != DCU_OK) {
+        return 0;
+    }
+    int cn = COL(&t, "KernelName"), ci = COL(&t, "Index"), cg = COL(&t, "gpu-id"),
+        cq = COL(&t, "queue-id"), cp = COL(&t, "pid"), ct = COL(&t, "tid"), cgr = COL(&t, "grd"),
+        cw = COL(&t, "wgr"), cl = COL(&t, "lds"), csc = COL(&t, "scr"),
+        cv = COL(&t, "arch_vgpr", "vgpr"), csg = COL(&t, "sgpr"), cb = COL(&t, "BeginNs"),
+        ce = COL(&t, "EndNs"), cd = COL(&t, "DurationNs");
+    int64_t n = 0;
+    if (cn < 0 || ((cb < 0 || ce < 0) && cd < 0)) {
+        Load_message(s->core, s->f, "table KERN: no KernelName or BeginNs/EndNs columns; "
+                                    "not loaded");
+        tab_close(&t);
+        return 0;
+    }
+    int* pmc = xcalloc((size_t)t.ncols + 1, sizeof(int));
+    int npmc = 0;
+    for (int i = 0; i < t.ncols; i++) {
+        if (!known_kern_column(sqlite3_column_name(t.st, i))) {
+            pmc[npmc++] = i;
+        }
+    }
+    while (tab_next(&t)) {
+        size_t nl;
+        const char* name = get_text(&t, cn, &nl);
+        if (skip_name(name, nl)) {
+            continue;
+        }
+        LoadDispatch d;
+        LoadDispatch_init(&d);
+        if (!get_int(&t, ci, &d.seq) || !get_int(&t, cg, &d.gpu) || !get_int(&t, cq, &d.queue) ||
+            !get_int(&t, cp, &d.pid) || !get_int(&t, ct, &d.tid) || !get_int(&t, cgr, &d.grid) ||
+            !get_int(&t, cw, &d.workgroup) || !get_int(&t, cl, &d.lds) ||
+            !get_int(&t, csc, &d.scratch) || !get_int(&t, cv, &d.vgpr) ||
+            !get_int(&t, csg, &d.sgpr) || !get_int(&t, cb, &d.start) ||
+            !get_int(&t, ce, &d.end) || !get_int(&t, cd, &d.dur)) {
+            continue;
+        }
+        int64_t did = LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &d, RANK_DB);
+        if (!did) {
+            continue;
+        }
+        n++;
+        for (int k = 0; k < npmc; k++) {
+            int c = pmc[k];
+            int ty = sqlite3_column_type(t.st, c);
+            if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
+                LoadEvent_counter(s->core, s->f, did, sqlite3_column_name(t.st, c),
+                                  sqlite3_column_double(t.st, c));
+            } else if (ty == SQLITE_TEXT) {
+                char* end;
+                const char* v = (const char*)sqlite3_column_text(t.st, c);
+                double x = strtod(v, &end);
+                if (end != v && *end == '\0' && isfinite(x)) {
+                    LoadEvent_counter(s->core, s->f, did, sqlite3_column_name(t.st, c), x);
+                }
+            }
+        }
+    }
+    free(pmc);
+    tab_close(&t);
+    return n;
+}
+
+typedef enum { V1_OPS, V1_COPY, V1_HIP, V1_HSA, V1_ROCTX } V1Table;
+
+/* OPS (kernels from HIP activity), COPY, HIP, HSA, rocTX. The ROCm 4.0 column set has no
+ * __section column and writes the trace section number into pid (2 for HIP, 6 for GPU0):
+ * then pid is dropped and, for OPS/COPY, proc-id is the process. */
+static int64_t v1_table(Src* s, const char* table, V1Table kind) {
+    Tab t;
+    char* sql = select_all(table);
+    DcuStatus rc = tab_open(s, &t, table, sql);
+    sqlite3_free(sql);
+    if (rc != DCU_OK) {
+        return 0;
+    }
+    int new_set = COL(&t, "__section") >= 0;
+    int cn = COL(&t, "Name"), cb = COL(&t, "BeginNs"), ce = COL(&t, "EndNs"),
+        cd = COL(&t, "DurationNs"), ci = COL(&t, "Index"), ct = COL(&t, "tid"),
+        cg = COL(&t, "dev-id"), cq = COL(&t, "queue-id"), cs = COL(&t, "stream-id");
+    int cp = COL(&t, "proc-id");
+    if (cp < 0 && new_set) {
+        cp = COL(&t, "pid");
+    }
+    if (kind == V1_OPS || kind == V1_COPY) {
+        ct = -1; /* a lane number, not a thread, in OPS/COPY */
+    }
+    int64_t n = 0;
+    if (cn < 0 || cb < 0) {
+        Load_message(s->core, s->f, "table %s: no Name or BeginNs column; not loaded", table);
+        tab_close(&t);
+        return 0;
+    }
+    while (tab_next(&t)) {
+        size_t nl;
+        const char* name = get_text(&t, cn, &nl);
+        int64_t b, e, d, idx, pid, tid, gpu, queue, stream;
+        if (!get_int(&t, cb, &b) || !get_int(&t, ce, &e) || !get_int(&t, cd, &d) ||
+            !get_int(&t, ci, &idx) || !get_int(&t, cp, &pid) || !get_int(&t, ct, &tid) ||
+            !get_int(&t, cg, &gpu) || !get_int(&t, cq, &queue) || !get_int(&t, cs, &stream)) {
+            continue;
+        }
+        int ok = 0;
+        switch (kind) {
+        case V1_OPS: {
+            if (skip_name(name, nl)) {
+                continue;
+            }
+            LoadDispatch ld;
+            LoadDispatch_init(&ld);
+            ld.seq = idx;
+            ld.corr = idx;
+            ld.gpu = gpu;
+            ld.queue = queue;
+            ld.stream = stream;
+            ld.pid = pid;
+            ld.start = b;
+            ld.end = e;
+            ld.dur = d;
+            ok = LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB) != 0;
+            break;
+        }
+        case V1_COPY:
+            ok = LoadEvent_copy(s->core, s->f, t.where, name, nl, LOAD_NULL, LOAD_NULL, stream,
+                                idx, LOAD_NULL, b, e, RANK_DB);
+            break;
+        case V1_HIP:
+        case V1_HSA:
+            ok = LoadEvent_apiCall(s->core, s->f, t.where, kind == V1_HIP ? "HIP" : "HSA", name,
+                                   nl, pid, tid, idx, b, e, RANK_DB);
+            break;
+        case V1_ROCTX:
+            ok = LoadEvent_range(s->core, s->f, t.where, "ROCTX", name, nl, pid, tid, LOAD_NULL,
+                                 b, e, RANK_DB);
+            break;
+        }
+        n += ok;
+    }
+    tab_close(&t);
+    return n;
+}
+
+static int64_t count_rows(Src* s, const char* table) {
+    char* sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+    sqlite3_stmt* st = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+    return n;
+}
+
+static void load_v1(Src* s) {
+    int old_set = has_table(s, "A") || (has_table(s, "OPS") && !has_table(s, "KERN"));
+    s->f->format = old_set && has_table(s, "A") ? "rocprof v1 results.db (ROCm 4 columns)"
+                                                : "rocprof v1 results.db";
+    int64_t kern = 0;
+    if (has_table(s, "KERN")) {
+        kern = v1_kern(s);
+    }
+    if (has_table(s, "A") && count_rows(s, "A") > 0) {
+        Load_message(s->core, s->f, "table A: dispatches without timestamps (ROCm 4 PMC "
+                                    "table): not loaded");
+    }
+    if (has_table(s, "OPS")) {
+        if (kern > 0) {
+            Load_message(s->core, s->f, "table OPS: kernels not loaded, table KERN holds the "
+                                        "same dispatches");
+        } else {
+            v1_table(s, "OPS", V1_OPS);
+        }
+    }
+    if (has_table(s, "COPY")) {
+        v1_table(s, "COPY", V1_COPY);
+    }
+    if (has_table(s, "HIP")) {
+        v1_table(s, "HIP", V1_HIP);
+    }
+    if (has_table(s, "HSA")) {
+        v1_table(s, "HSA", V1_HSA);
+    }
+    if (has_table(s, "rocTX")) {
+        v1_table(s, "rocTX", V1_ROCTX);
+    }
+}
+
+/* ---- hipprof DB ------------------------------------------------------------------------ */
+
+typedef struct ApiName_ {
+    char* name;
+    int64_t calls, total;
+} ApiName;
+
+typedef struct Companion_ {
+    ApiName* v;
+    int n, cap;
+    int c_name, c_calls, c_total, ncols;
+    int header;
+} Companion;
+
+static int companion_row(const CsvRow* r, void* data) {
+    Companion* c = data;
+    if (!c->header) {
+        c->header = 1;
+        c->c_name = c->c_calls = c->c_total = -1;
+        c->ncols = r->n;
+        for (int i = 0; i < r->n; i++) {
+            char h[64];
+            size_t l = 0;
+            for (size_t k = 0; k < r->f[i].len && l + 1 < sizeof(h); k++) {
+                if (r->f[i].s[k] != '"' && r->f[i].s[k] != ' ') {
+                    h[l++] = (char)tolower((unsigned char)r->f[i].s[k]);
+                }
+            }
+            h[l] = '\0';
+            if (strcmp(h, "name") == 0) {
+                c->c_name = i;
+            } else if (strcmp(h, "calls") == 0) {
+                c->c_calls = i;
+            } else if (strcmp(h, "totaldurationns") == 0) {
+                c->c_total = i;
+            }
+        }
+        return c->c_name < 0 || c->c_calls < 0 || c->c_total < 0;
+    }
+    int shift = r->n - c->ncols; /* unquoted commas in a name: right-anchored */
+    if (shift < 0 || c->c_name != 0) {
+        shift = 0;
+    }
+    if (c->c_calls + shift >= r->n || c->c_total + shift >= r->n) {
+        return 0;
+    }
+    int64_t calls, total;
+    if (!LoadEvent_parseScaled(r->f[c->c_calls + shift].s, r->f[c->c_calls + shift].len, 0,
+                               &calls) ||
+        !LoadEvent_parseScaled(r->f[c->c_total + shift].s, r->f[c->c_total + shift].len, 0,
+                               &total)) {
+        return 0;
+    }
+    size_t need = 0;
+    for (int i = 0; i <= shift; i++) {
+        need += r->f[i].len + 1;
+    }
+    char* name = xmalloc(need + 1);
+    size_t o = 0;
+    for (int i = 0; i <= shift; i++) {
+        if (i) {
+            name[o++] = ',';
+        }
+        memcpy(name + o, r->f[i].s, r->f[i].len);
+        o += r->f[i].len;
+    }
+    name[o] = '\0';
+    char* norm = Names_normalize(name, o);
+    free(name);
+    if (strcmp(norm, "Total") == 0) {
+        free(norm);
+        return 0;
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 32;
+        c->v = xrealloc(c->v, sizeof(ApiName) * (size_t)c->cap);
+    }
+    c->v[c->n++] = (ApiName){norm, calls, total};
+    return 0;
+}
+
+/* The companion P.hiptrace.csv of P.db, else the only *.hiptrace.csv of the folder. */
+static char* companion_path(const char* db_path) {
+    size_t n = strlen(db_path);
+    if (n > 3 && strcmp(db_path + n - 3, ".db") == 0) {
+        char* p = xasprintf("%.*s.hiptrace.csv", (int)(n - 3), db_path);
+        FILE* fp = fopen(p, "rb");
+        if (fp) {
+            fclose(fp);
+            return p;
+        }
+        free(p);
+    }
+    return NULL;
+}
+
+/* Maps each HIP API id to a name: the per-id (calls, total ns) of the SUMMARY table (KIND 1)
+ * or, without it, of the HIP_* rows, matched against the rows of the companion
+ * .hiptrace.csv; an id with no unique match keeps the name "HIP API #id". */
+typedef struct IdName_ {
+    int64_t id;
+    char* name;
+} IdName;
+
+static void hip_api_names(Src* s, IdName** out, int* nout) {
+    *out = NULL;
+    *nout = 0;
+    char* cp = companion_path(s->f->path);
+    if (!cp) {
+        Load_message(s->core, s->f, "no companion .hiptrace.csv beside the database: HIP API "
+                                    "calls are named by id");
+        return;
+    }
+    Companion c = {0};
+    DcuError e;
+    CsvReader_readFile(cp, companion_row, NULL, &c, &e);
+    /* per-id totals: SUMMARY when present, else the HIP_* tables */
+    const char* sql = has_table(s, "SUMMARY")
+                          ? "SELECT NAME, CALLS, TOTAL_NS FROM SUMMARY WHERE KIND = 1"
+                          : NULL;
+    char* built = NULL;
+    if (!sql) {
+        /* UNION ALL of every HIP_ table */
+        size_t cap = 256;
+        built = xmalloc(cap);
+        strcpy(built, "SELECT Name, count(*), sum(EndNs - BeginNs) FROM (");
+        int first = 1;
+        for (int i = 0; i < s->ntables; i++) {
+            if (strncmp(s->tables[i], "HIP_", 4) != 0) {
+                continue;
+            }
+            char* part = sqlite3_mprintf("%sSELECT Name, BeginNs, EndNs FROM \"%w\"",
+                                         first ? "" : " UNION ALL ", s->tables[i]);
+            xgrow((void**)&built, &cap, strlen(built) + strlen(part) + 64);
+            strcat(built, part);
+            sqlite3_free(part);
+            first = 0;
+        }
+        strcat(built, ") GROUP BY Name");
+        sql = first ? NULL : built;
+    }
+    sqlite3_stmt* st = NULL;
+    int cap = 0;
+    if (sql && sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0), calls = sqlite3_column_int64(st, 1),
+                    total = sqlite3_column_int64(st, 2);
+            int match = -1, nmatch = 0;
+            for (int k = 0; k < c.n; k++) {
+                if (c.v[k].calls == calls && c.v[k].total == total) {
+                    match = k;
+                    nmatch++;
+                }
+            }
+            if (nmatch != 1) {
+                continue;
+            }
+            if (*nout == cap) {
+                cap = cap ? cap * 2 : 32;
+                *out = xrealloc(*out, sizeof(IdName) * (size_t)cap);
+            }
+            (*out)[(*nout)++] = (IdName){id, xstrdup(c.v[match].name)};
+        }
+    }
+    sqlite3_finalize(st);
+    free(built);
+    const char* base = strrchr(cp, '/');
+    Load_message(s->core, s->f, "HIP API names: %d of %d matched by (calls, total ns) in %s",
+                 *nout, c.n, base ? base + 1 : cp);
+    for (int k = 0; k < c.n; k++) {
+        free(c.v[k].name);
+    }
+    free(c.v);
+    free(cp);
+}
+
+/* hipMemcpyKind (HIP headers): the Kind column of HIPCOPY_* [unverified for hipprof]. */
+static const char* copy_kind_name(int64_t k) {
+    static const char* const names[] = {"CopyHostToHost", "CopyHostToDevice", "CopyDeviceToHost",
+                                        "CopyDeviceToDevice", "CopyDefault"};
+    return k >= 0 && k < 5 ? names[k] : NULL;
+}
+
+/* The per-process suffix of HIPOPS_1234 as a pid, when it is a number. */
+static int64_t suffix_pid(const char* table) {
+    const char* u = strrchr(table, '_');
+    if (!u || !u[1] || strspn(u + 1, "0123456789") != strlen(u + 1) || strlen(u + 1) > 18) {
+        return LOAD_NULL;
+    }
+    return strtoll(u + 1, NULL, 10);
+}
+
+static void load_hipprof(Src* s) {
+    s->f->format = "hipprof database";
+    int has_str = has_table(s, "STR_TABLE");
+    IdName* api = NULL;
+    int napi = 0;
+    if (has_prefix(s, "HIP_")) {
+        hip_api_names(s, &api, &napi);
+    }
+    int64_t kernels = 0;
+    for (int i = 0; i < s->ntables; i++) {
+        const char* tn = s->tables[i];
+        int ops = strncmp(tn, "HIPOPS_", 7) == 0, cpy = strncmp(tn, "HIPCOPY_", 8) == 0,
+            hip = strncmp(tn, "HIP_", 4) == 0;
+        if (!ops && !cpy && !hip) {
+            continue;
+        }
+        char* sql = ops && has_str
+                        ? sqlite3_mprintf("SELECT o.*, s.STR_NAME AS dcutop_name FROM \"%w\" o"
+                                          " LEFT JOIN STR_TABLE s ON s.STR_ID = o.Name",
+                                          tn)
+                        : select_all(tn);
+        Tab t;
+        DcuStatus rc = tab_open(s, &t, tn, sql);
+        sqlite3_free(sql);
+        if (rc != DCU_OK) {
+            continue;
+        }
+        int cb = COL(&t, "BeginNs"), ce = COL(&t, "EndNs"), cd = COL(&t, "DurationNs"),
+            cg = COL(&t, "dev_id", "dev-id", "devId"), cq = COL(&t, "queue_id", "queue-id"),
+            ci = COL(&t, "_Index", "Index"), cp = COL(&t, "pid"), ct = COL(&t, "tid"),
+            cn = COL(&t, "dcutop_name", "Name"), cname = COL(&t, "Name"),
+            ck = COL(&t, "Kind"), cby = COL(&t, "Bytes");
+        int64_t spid = suffix_pid(tn);
+        while (tab_next(&t)) {
+            int64_t b, e, d, gpu, queue, idx, pid, tid, kind, bytes;
+            if (!get_int(&t, cb, &b) || !get_int(&t, ce, &e) || !get_int(&t, cd, &d) ||
+                !get_int(&t, cg, &gpu) || !get_int(&t, cq, &queue) || !get_int(&t, ci, &idx) ||
+                !get_int(&t, cp, &pid) || !get_int(&t, ct, &tid)) {
+                continue;
+            }
+            if (ops) {
+                size_t nl;
+                const char* name = get_text(&t, cn, &nl);
+                char idbuf[48];
+                if (nl == 0) { /* no string for this id */
+                    int64_t id;
+                    if (!get_int(&t, cname, &id)) {
+                        continue;
+                    }
+                    snprintf(idbuf, sizeof(idbuf), "kernel #%lld", (long long)id);
+                    name = idbuf;
+                    nl = strlen(idbuf);
+                }
+                if (skip_name(name, nl)) {
+                    continue;
+                }
+                LoadDispatch ld;
+                LoadDispatch_init(&ld);
+                ld.seq = idx;
+                ld.corr = idx;
+                ld.gpu = gpu;
+                ld.queue = queue;
+                ld.pid = spid;
+                ld.start = b;
+                ld.end = e;
+                ld.dur = d;
+                kernels += LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB) != 0;
+            } else if (cpy) {
+                if (!get_int(&t, ck, &kind) || !get_int(&t, cby, &bytes)) {
+                    continue;
+                }
+                char kb[48];
+                const char* name = copy_kind_name(kind);
+                if (!name) {
+                    snprintf(kb, sizeof(kb), "Copy kind %lld", (long long)kind);
+                    name = kb;
+                }
+                LoadEvent_copy(s->core, s->f, t.where, name, strlen(name), LOAD_NULL, LOAD_NULL,
+                               queue, idx, bytes, b, e, RANK_DB);
+            } else {
+                int64_t id;
+                size_t nl;
+                const char* text = get_text(&t, cname, &nl);
+                char nb[48];
+                const char* name = text;
+                if (sqlite3_column_type(t.st, cname) == SQLITE_INTEGER) {
+                    if (!get_int(&t, cname, &id)) {
+                        continue;
+                    }
+                    name = NULL;
+                    for (int k = 0; k < napi; k++) {
+                        if (api[k].id == id) {
+                            name = api[k].name;
+                        }
+                    }
+                    if (!name) {
+                        snprintf(nb, sizeof(nb), "HIP API #%lld", (long long)id);
+                        name = nb;
+                    }
+                    nl = strlen(name);
+                }
+                LoadEvent_apiCall(s->core, s->f, t.where, "HIP", name, nl,
+                                  pid != LOAD_NULL ? pid : spid, tid, idx, b, e, RANK_DB);
+            }
+        }
+        tab_close(&t);
+    }
+    if (kernels == 0 && has_table(s, "ROCPROF_KERNEL")) {
+        Tab t;
+        if (tab_open(s, &t, "ROCPROF_KERNEL", "SELECT * FROM ROCPROF_KERNEL") == DCU_OK) {
+            int ci = COL(&t, "Dispatch_ID"), cg = COL(&t, "GPU_ID"), cq = COL(&t, "Queue_ID"),
+                cn = COL(&t, "Kernel_Name"), cb = COL(&t, "Start_Timestamp"),
+                ce = COL(&t, "End_Timestamp"), cgr = COL(&t, "GRD"), cw = COL(&t, "WGR"),
+                cl = COL(&t, "LDS"), cv = COL(&t, "Arch_VGPR"), csg = COL(&t, "SGPR");
+            while (tab_next(&t)) {
+                LoadDispatch ld;
+                LoadDispatch_init(&ld);
+                size_t nl;
+                const char* name = get_text(&t, cn, &nl);
+                if (!get_int(&t, ci, &ld.seq) || !get_int(&t, cg, &ld.gpu) ||
+                    !get_int(&t, cq, &ld.queue) || !get_int(&t, cb, &ld.start) ||
+                    !get_int(&t, ce, &ld.end) || !get_int(&t, cgr, &ld.grid) ||
+                    !get_int(&t, cw, &ld.workgroup) || !get_int(&t, cl, &ld.lds) ||
+                    !get_int(&t, cv, &ld.vgpr) || !get_int(&t, csg, &ld.sgpr)) {
+                    continue;
+                }
+                LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB);
+            }
+            tab_close(&t);
+        }
+    }
+    if (has_prefix(s, "HIPTXOPS") || has_table(s, "TRACE_COUNTER")) {
+        Load_message(s->core, s->f, "tables HIPTXOPS*/TRACE_COUNTER: column layout unknown, not "
+                                    "loaded");
+    }
+    for (int k = 0; k < napi; k++) {
+        free(api[k].name);
+    }
+    free(api);
+}
+
+/* ---- rocpd (rocprofv3) -------------------------------------------------------------------- */
+
+static const char* region_domain(const char* cat, int* is_marker) {
+    *is_marker = 0;
+    if (!cat) {
+        return "HIP";
+    }
+    if (strncmp(cat, "MARKER", 6) == 0 || strncmp(cat, "ROCTX", 5) == 0) {
+        *is_marker = 1;
+        return "MARKER";
+    }
+    if (strncmp(cat, "HIP_COMPILER", 12) == 0) {
+        return "HIP_COMPILER";
+    }
+    if (strncmp(cat, "HIP", 3) == 0) {
+        return "HIP";
+    }
+    if (strncmp(cat, "HSA", 3) == 0) {
+        return "HSA";
+    }
+    if (strncmp(cat, "RCCL", 4) == 0) {
+        return "RCCL";
+    }
+    return "OTHER";
+}
+
+static void load_rocpd(Src* s) {
+    s->f->format = "rocpd database (rocprofv3)";
+    char version[64] = "?";
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (version[0] != '3') {
+        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
+                                    "its views anyway", version);
+    }
+    Tab t;
+    if (has_table(s, "kernels") &&
+        tab_open(s, &t, "kernels",
+                 "SELECT name, dispatch_id, agent_abs_index, queue_id, stream_id, pid, tid,"
+                 " corr_id, start, end, grid_x * grid_y * grid_z,"
+                 " workgroup_x * workgroup_y * workgroup_z, lds_size, scratch_size, vgpr_count,"
+                 " sgpr_count FROM kernels ORDER BY start") == DCU_OK) {
+        while (tab_next(&t)) {
+            LoadDispatch d;
+            LoadDispatch_init(&d);
+            size_t nl;
+            const char* name = get_text(&t, 0, &nl);
+            int64_t* v[] = {&d.seq, &d.gpu, &d.queue, &d.stream, &d.pid, &d.tid, &d.corr,
+                            &d.start, &d.end, &d.grid, &d.workgroup, &d.lds, &d.scratch,
+                            &d.vgpr, &d.sgpr};
+            int ok = 1;
+            for (int i = 0; ok && i < 15; i++) {
+                ok = get_int(&t, i + 1, v[i]);
+            }
+            if (ok) {
+                LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &d, RANK_DB);
+            }
+        }
+        tab_close(&t);
+    }
+    if (has_table(s, "regions") &&
+        tab_open(s, &t, "regions",
+                 "SELECT category, name, pid, tid, corr_id, start, end FROM regions"
+                 " ORDER BY start") == DCU_OK) {
+        while (tab_next(&t)) {
+            size_t cl, nl;
+            const char* cat = get_text(&t, 0, &cl);
+            const char* name = get_text(&t, 1, &nl);
+            int64_t pid, tid, corr, b, e;
+            if (!get_int(&t, 2, &pid) || !get_int(&t, 3, &tid) || !get_int(&t, 4, &corr) ||
+                !get_int(&t, 5, &b) || !get_int(&t, 6, &e)) {
+                continue;
+            }
+            int marker;
+            const char* dom = region_domain(cl ? cat : NULL, &marker);
+            if (marker) {
+                LoadEvent_range(s->core, s->f, t.where, dom, name, nl, pid, tid, corr, b, e,
+                                RANK_DB);
+            } else {
+                LoadEvent_apiCall(s->core, s->f, t.where, dom, name, nl, pid, tid, corr, b, e,
+                                  RANK_DB);
+            }
+        }
+        tab_close(&t);
+    }
+    if (has_table(s, "memory_copies") &&
+        tab_open(s, &t, "memory_copies",
+                 "SELECT name, src_agent_abs_index, dst_agent_abs_index, stream_id, corr_id,"
+                 " size, start, end FROM memory_copies ORDER BY start") == DCU_OK) {
+        while (tab_next(&t)) {
+            size_t nl;
+            const char* name = get_text(&t, 0, &nl);
+            int64_t v[7];
+            int ok = 1;
+            for (int i = 0; ok && i < 7; i++) {
+                ok = get_int(&t, i + 1, &v[i]);
+            }
+            if (ok) {
+                LoadEvent_copy(s->core, s->f, t.where, name, nl, v[0], v[1], v[2], v[3], v[4],
+                               v[5], v[6], RANK_DB);
+            }
+        }
+        tab_close(&t);
+    }
+    if (has_table(s, "rocpd_info_agent") &&
+        tab_open(s, &t, "rocpd_info_agent",
+                 "SELECT absolute_index, type, name, product_name FROM rocpd_info_agent"
+                 " ORDER BY absolute_index") == DCU_OK) {
+        sqlite3_stmt* ins = s->core->st[ST_AGENT];
+        while (tab_next(&t)) {
+            int64_t node;
+            if (!get_int(&t, 0, &node)) {
+                continue;
+            }
+            sqlite3_bind_int64(ins, 1, s->f->id);
+            if (node != LOAD_NULL) {
+                sqlite3_bind_int64(ins, 2, node);
+            }
+            for (int i = 1; i <= 3; i++) {
+                size_t l;
+                const char* v = get_text(&t, i, &l);
+                sqlite3_bind_text(ins, 2 + i, Names_sanitize(v, l), -1, free);
+            }
+            if (sqlite3_step(ins) == SQLITE_DONE) {
+                s->f->layer_rows[LAYER_AGENT]++;
+                s->f->layer_grain[LAYER_AGENT] = 2;
+                s->f->layer_rank[LAYER_AGENT] = RANK_DB;
+                s->f->rows++;
+            }
+            sqlite3_reset(ins);
+            sqlite3_clear_bindings(ins);
+        }
+        tab_close(&t);
+    }
+}
+
+/* ---- entry ---------------------------------------------------------------------------- */
+
+DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
+    Src s = {core, f, NULL, NULL, 0};
+    DcuError oerr;
+    Error_clear(&oerr);
+    DcuStatus rc = open_ro(&s, &oerr);
+    if (rc != DCU_OK) {
+        /* the file can be opened but SQLite cannot read it (truncated, not a database,
+         * locked by a writer): bad content, like a binary file posing as CSV */
+        int code = s.db ? sqlite3_errcode(s.db) & 0xff : SQLITE_CANTOPEN;
+        if (code == SQLITE_CANTOPEN || code == SQLITE_PERM || code == SQLITE_IOERR) {
+            rc = Error_set(err, DCU_ERR_IO, "%s", oerr.msg);
+        } else {
+            rc = DCU_OK;
+            Load_message(core, f, "%s", oerr.msg);
+            f->format = "skipped";
+            f->note = xasprintf("SQLite database that cannot be read: %s", oerr.msg);
+        }
+    } else {
+        if (has_table(&s, "rocpd_metadata") && has_table(&s, "kernels")) {
+            load_rocpd(&s);
+        } else if (has_table(&s, "rocpd_op") && has_table(&s, "rocpd_string")) {
+            f->format = "skipped";
+            f->note = xstrdup("rocmProfileData (RPD) database: not read by this version");
+        } else if (has_prefix(&s, "HIPOPS_") || has_prefix(&s, "HIPCOPY_") ||
+                   has_prefix(&s, "HIP_") || has_table(&s, "ROCPROF_KERNEL")) {
+            load_hipprof(&s);
+        } else if (has_table(&s, "KERN") || has_table(&s, "OPS") || has_table(&s, "HIP") ||
+                   has_table(&s, "HSA") || has_table(&s, "COPY") || has_table(&s, "rocTX") ||
+                   has_table(&s, "A")) {
+            load_v1(&s);
+        } else {
+            f->format = "skipped";
+            f->note = xstrdup(s.ntables == 0 ? "SQLite database without tables"
+                                             : "SQLite database of unknown schema (not hipprof, "
+                                               "rocprof results.db or rocpd)");
+        }
+        if (f->rows == 0 && f->rejected > 0 && !f->note) {
+            /* every table failed (a truncated or corrupt file): say so in the Files table;
+             * the messages name each table and error */
+            f->note = xstrdup("SQLite database whose tables cannot be read (see load messages)");
+        }
+    }
+    for (int i = 0; i < s.ntables; i++) {
+        free(s.tables[i]);
+    }
+    free(s.tables);
+    if (s.db && sqlite3_close(s.db) != SQLITE_OK) {
+        sqlite3_close_v2(s.db);
+    }
+    return rc;
+}

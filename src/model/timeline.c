@@ -1,0 +1,1389 @@
+/* timeline.c - see timeline.h. The timed dispatches are read once into an array and sorted
+ * three ways: by run and start (iterations), by device and start (busy = union of
+ * intervals) and by stream and start (launch gaps). API and copy tables are SQL over the
+ * schema with the per-file steady-state cut in a TEMP table. */
+#include "dcutop/timeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
+
+#define NONE INT64_MIN
+
+typedef struct TRow_ {
+    int64_t file, gpu, stream, start, end, corr;
+    int64_t kernel;
+} TRow;
+
+typedef struct Device_ {
+    int64_t file, gpu, dispatches, span, busy, kernel_ns;
+} Device;
+
+typedef struct Gap_ {
+    int64_t file, gpu, stream, gap, at; /* at: gap start, offset from the run start */
+    int64_t before, after;              /* kernel ids */
+} Gap;
+
+typedef struct Iter_ {
+    int64_t file;
+    int index;      /* 1-based within its file; 0 = dispatches outside every step */
+    char name[64];
+    IterSource source;
+    int64_t dispatches, kernel_ns, first_start, last_end;
+    int64_t run_start;
+} Iter;
+
+typedef struct Run_ {
+    int64_t file, first, last; /* first start, last end */
+    int64_t cut;               /* host time where the steady state starts; NONE */
+} Run;
+
+typedef struct KShort_ {
+    int64_t calls, short_calls, ns, short_ns;
+} KShort;
+
+struct Timeline_ {
+    TraceDb* db;
+    TimelineSummary s;
+    int64_t total_kernel_ns; /* kernel_summary total (all used kernel data, timed or not) */
+    Device* dev;
+    int ndev;
+    Gap gaps[TIMELINE_TOP_GAPS];
+    int ngaps;
+    Iter* it;
+    int nit, capit;
+    Run* runs;
+    int nruns;
+    KShort* ks; /* indexed by kernel id */
+    int64_t nks;
+};
+
+/* ---- sorting -------------------------------------------------------------------------- */
+
+static int cmp64(int64_t a, int64_t b) {
+    return (a > b) - (a < b);
+}
+
+static int by_run(const void* a, const void* b) {
+    const TRow *x = a, *y = b;
+    int c = cmp64(x->file, y->file);
+    c = c ? c : cmp64(x->start, y->start);
+    c = c ? c : cmp64(x->end, y->end);
+    return c ? c : cmp64(x->corr, y->corr);
+}
+
+static int by_device(const void* a, const void* b) {
+    const TRow *x = a, *y = b;
+    int c = cmp64(x->file, y->file);
+    c = c ? c : cmp64(x->gpu, y->gpu);
+    c = c ? c : cmp64(x->start, y->start);
+    return c ? c : cmp64(x->end, y->end);
+}
+
+static int by_stream(const void* a, const void* b) {
+    const TRow *x = a, *y = b;
+    int c = cmp64(x->file, y->file);
+    c = c ? c : cmp64(x->gpu, y->gpu);
+    c = c ? c : cmp64(x->stream, y->stream);
+    c = c ? c : cmp64(x->start, y->start);
+    return c ? c : cmp64(x->end, y->end);
+}
+
+/* Sorts unless already in order: rows usually arrive in start order, and with one device
+ * and one stream the three orders are the same (saves three sorts of a million rows). */
+static void sort_rows(TRow* r, int64_t n, int (*cmp)(const void*, const void*)) {
+    for (int64_t i = 1; i < n; i++) {
+        if (cmp(&r[i - 1], &r[i]) > 0) {
+            qsort(r, (size_t)n, sizeof(TRow), cmp);
+            return;
+        }
+    }
+}
+
+/* The k-th smallest of v[0..n) (quickselect; reorders v). */
+static int64_t kth(int64_t* v, int64_t n, int64_t k) {
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t pivot = v[lo + (hi - lo) / 2], i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) {
+                i++;
+            }
+            while (v[j] > pivot) {
+                j--;
+            }
+            if (i <= j) {
+                int64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            return v[k];
+        }
+    }
+    return v[k];
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static const char used_kernel_files[] =
+    "(SELECT file_id FROM used_file WHERE layer = 'kernel')";
+
+static DcuStatus read_rows(TraceDb* db, TRow** rows, int64_t* n, DcuError* err) {
+    *rows = NULL;
+    *n = 0;
+    sqlite3_stmt* st = NULL;
+    char* sql = xasprintf("SELECT file_id, coalesce(gpu, -1), coalesce(stream, queue, -1),"
+                          " start_ns, end_ns, corr_id, kernel_id FROM dispatch"
+                          " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL"
+                          " AND file_id IN %s",
+                          used_kernel_files);
+    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
+    free(sql);
+    if (s != DCU_OK) {
+        return s;
+    }
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            *rows = xrealloc(*rows, sizeof(TRow) * cap);
+        }
+        TRow* r = &(*rows)[(*n)++];
+        r->file = sqlite3_column_int64(st, 0);
+        r->gpu = sqlite3_column_int64(st, 1);
+        r->stream = sqlite3_column_int64(st, 2);
+        r->start = sqlite3_column_int64(st, 3);
+        r->end = sqlite3_column_int64(st, 4);
+        r->corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 5);
+        r->kernel = sqlite3_column_int64(st, 6);
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* Launch (host) times of one file's API calls, by correlation id. */
+typedef struct Launch_ {
+    int64_t corr, start;
+} Launch;
+
+static int by_corr(const void* a, const void* b) {
+    return cmp64(((const Launch*)a)->corr, ((const Launch*)b)->corr);
+}
+
+static Launch* read_launches(TraceDb* db, int64_t file, int64_t* n) {
+    *n = 0;
+    sqlite3_stmt* st = NULL;
+    Launch* v = NULL;
+    size_t cap = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT corr_id, start_ns FROM api_call WHERE file_id = ?1"
+                        " AND corr_id IS NOT NULL AND start_ns IS NOT NULL",
+                        &st, NULL) != DCU_OK) {
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            v = xrealloc(v, sizeof(Launch) * cap);
+        }
+        v[*n].corr = sqlite3_column_int64(st, 0);
+        v[*n].start = sqlite3_column_int64(st, 1);
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (*n > 1) {
+        qsort(v, (size_t)*n, sizeof(Launch), by_corr);
+    }
+    return v;
+}
+
+static int64_t launch_of(const Launch* v, int64_t n, int64_t corr) {
+    if (corr == NONE) {
+        return NONE;
+    }
+    int64_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid].corr == corr) {
+            return v[mid].start;
+        }
+        if (v[mid].corr < corr) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NONE;
+}
+
+/* ---- iterations ----------------------------------------------------------------------- */
+
+static Iter* add_iter(Timeline* t, int64_t file, int index, const char* name, IterSource src,
+                      int64_t run_start) {
+    if (t->nit == t->capit) {
+        t->capit = t->capit ? t->capit * 2 : 16;
+        t->it = xrealloc(t->it, sizeof(Iter) * (size_t)t->capit);
+    }
+    Iter* it = &t->it[t->nit++];
+    memset(it, 0, sizeof(*it));
+    it->file = file;
+    it->index = index;
+    snprintf(it->name, sizeof(it->name), "%s", name);
+    it->source = src;
+    it->first_start = NONE;
+    it->last_end = NONE;
+    it->run_start = run_start;
+    return it;
+}
+
+static void iter_add(Iter* it, const TRow* r) {
+    it->dispatches++;
+    it->kernel_ns += r->end - r->start;
+    if (it->first_start == NONE || r->start < it->first_start) {
+        it->first_start = r->start;
+    }
+    if (it->last_end == NONE || r->end > it->last_end) {
+        it->last_end = r->end;
+    }
+}
+
+typedef struct Step_ {
+    int64_t start, end;
+    char name[64];
+} Step;
+
+/* ProfilerStep#N ranges of a file, by start. */
+static Step* read_steps(TraceDb* db, int64_t file, int* n) {
+    *n = 0;
+    sqlite3_stmt* st = NULL;
+    Step* v = NULL;
+    int cap = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT start_ns, end_ns, name FROM range WHERE file_id = ?1"
+                        " AND domain = 'ANNOTATION' AND name LIKE 'ProfilerStep#%'"
+                        " AND start_ns IS NOT NULL ORDER BY start_ns",
+                        &st, NULL) != DCU_OK) {
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = xrealloc(v, sizeof(Step) * (size_t)cap);
+        }
+        v[*n].start = sqlite3_column_int64(st, 0);
+        v[*n].end = sqlite3_column_int64(st, 1);
+        snprintf(v[*n].name, sizeof(v[*n].name), "%s", (const char*)sqlite3_column_text(st, 2));
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run,
+                                 const Step* steps, int nsteps) {
+    int64_t nl;
+    Launch* l = read_launches(t->db, run->file, &nl);
+    int base = t->nit;
+    for (int k = 0; k < nsteps; k++) {
+        add_iter(t, run->file, k + 1, steps[k].name, ITER_ANNOTATION, run->first);
+    }
+    Iter* outside = NULL;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = launch_of(l, nl, r[i].corr);
+        if (at == NONE) {
+            at = r[i].start;
+        }
+        int hit = -1;
+        int lo = 0, hi = nsteps - 1;
+        while (lo <= hi) { /* last step starting at or before 'at' */
+            int mid = (lo + hi) / 2;
+            if (steps[mid].start <= at) {
+                hit = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (hit >= 0 && at <= steps[hit].end) {
+            iter_add(&t->it[base + hit], &r[i]);
+        } else {
+            if (!outside) {
+                outside = add_iter(t, run->file, 0, "outside ProfilerStep ranges",
+                                   ITER_ANNOTATION, run->first);
+            }
+            iter_add(outside, &r[i]);
+        }
+    }
+    run->cut = nsteps >= 2 ? steps[1].start : NONE;
+    free(l);
+}
+
+/* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
+ * into r where iterations 2..m start) when found. */
+static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
+                         int64_t max_kernel, int64_t** bounds, int* nb, int64_t* period) {
+    *bounds = NULL;
+    *nb = 0;
+    if (n < 4) {
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        cnt[r[i].kernel] = 0;
+        firstpos[r[i].kernel] = -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (firstpos[r[i].kernel] < 0) {
+            firstpos[r[i].kernel] = i;
+        }
+        cnt[r[i].kernel]++;
+    }
+    /* candidate anchors: kernels seen at least twice, rarest first (then earliest) */
+    enum { MAXA = 16 };
+    int64_t cand[MAXA];
+    int nc = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = r[i].kernel;
+        if (firstpos[k] != i || cnt[k] < 2) {
+            continue;
+        }
+        /* insert into cand sorted by (count, firstpos), keep the MAXA best */
+        int pos = nc;
+        while (pos > 0 && cnt[cand[pos - 1]] > cnt[k]) {
+            pos--;
+        }
+        if (pos >= MAXA) {
+            continue;
+        }
+        if (nc < MAXA) {
+            nc++;
+        }
+        memmove(&cand[pos + 1], &cand[pos], sizeof(int64_t) * (size_t)(nc - 1 - pos));
+        cand[pos] = k;
+    }
+    (void)max_kernel;
+    int64_t* p = NULL;
+    for (int ci = 0; ci < nc; ci++) {
+        int64_t k = cand[ci], m = cnt[k];
+        p = xrealloc(p, sizeof(int64_t) * (size_t)m);
+        int64_t np = 0;
+        for (int64_t i = firstpos[k]; i < n && np < m; i++) {
+            if (r[i].kernel == k) {
+                p[np++] = i;
+            }
+        }
+        int64_t g = p[m - 1] - p[m - 2];
+        int ok = g >= 2 && p[1] - p[0] >= g && m * g >= n / 2;
+        for (int64_t j = 1; ok && j + 1 < m; j++) {
+            ok = p[j + 1] - p[j] == g;
+        }
+        if (!ok) {
+            continue;
+        }
+        /* the windows of the steady iterations (the first too when there are only two)
+         * must hold the same kernels */
+        int64_t same = 0, total = 0;
+        for (int64_t j = (m >= 3 ? 2 : 1); j < m; j++) {
+            for (int64_t q = 0; q < g && p[j] + q < n; q++) {
+                total++;
+                same += r[p[j] + q].kernel == r[p[j - 1] + q].kernel;
+            }
+        }
+        if (total < g * 9 / 10 || same * 10 < total * 9) {
+            continue;
+        }
+        /* boundary phase: when the first iteration has the same length as the others and
+         * the trace starts inside it, iterations start with the trace; otherwise (warm-up
+         * kernels before or inside the first one) before the position of the period with
+         * the largest summed launch gap (host work between steps) */
+        int64_t best_off = 0, best = -1;
+        int64_t lim = p[1] - p[0] < g ? p[1] - p[0] : g;
+        if (p[1] - p[0] == g && p[0] < g) {
+            best_off = p[0];
+            lim = 0;
+        }
+        for (int64_t off = 0; off < lim; off++) {
+            int64_t sum = 0;
+            for (int64_t j = 1; j < m; j++) {
+                int64_t i = p[j] - off;
+                if (i <= 0) {
+                    continue;
+                }
+                int64_t gap = r[i].start - r[i - 1].end;
+                sum += gap > 0 ? gap : 0;
+            }
+            if (sum > best) {
+                best = sum;
+                best_off = off;
+            }
+        }
+        *bounds = xmalloc(sizeof(int64_t) * (size_t)m);
+        for (int64_t j = 1; j < m; j++) {
+            (*bounds)[(*nb)++] = p[j] - best_off;
+        }
+        *period = g;
+        free(p);
+        return 1;
+    }
+    free(p);
+    return 0;
+}
+
+static void iterations_detected(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* cnt,
+                                int64_t* firstpos, int64_t max_kernel) {
+    int64_t* b = NULL;
+    int nb = 0;
+    int64_t period = 0;
+    if (!detect_period(r, n, cnt, firstpos, max_kernel, &b, &nb, &period)) {
+        return;
+    }
+    int64_t from = 0;
+    for (int k = 0; k <= nb; k++) {
+        int64_t to = k < nb ? b[k] : n;
+        char name[32];
+        snprintf(name, sizeof(name), "iteration %d", k + 1);
+        Iter* it = add_iter(t, run->file, k + 1, name, ITER_DETECTED, run->first);
+        for (int64_t i = from; i < to; i++) {
+            iter_add(it, &r[i]);
+        }
+        from = to;
+    }
+    if (t->s.iter_period == 0) {
+        t->s.iter_period = period;
+    }
+    /* steady state from the host launch of the second iteration's first kernel */
+    int64_t nl;
+    Launch* l = read_launches(t->db, run->file, &nl);
+    int64_t at = launch_of(l, nl, r[b[0]].corr);
+    run->cut = at != NONE ? at : r[b[0]].start;
+    free(l);
+    free(b);
+}
+
+/* ---- building -------------------------------------------------------------------------- */
+
+static void top_gap(Timeline* t, const Gap* g) {
+    int n = t->ngaps;
+    if (n == TIMELINE_TOP_GAPS && g->gap <= t->gaps[n - 1].gap) {
+        return;
+    }
+    int pos = n < TIMELINE_TOP_GAPS ? n : n - 1;
+    while (pos > 0 && t->gaps[pos - 1].gap < g->gap) {
+        if (pos < TIMELINE_TOP_GAPS) {
+            t->gaps[pos] = t->gaps[pos - 1];
+        }
+        pos--;
+    }
+    t->gaps[pos] = *g;
+    if (n < TIMELINE_TOP_GAPS) {
+        t->ngaps++;
+    }
+}
+
+static int64_t run_start_of(const Timeline* t, int64_t file) {
+    for (int i = 0; i < t->nruns; i++) {
+        if (t->runs[i].file == file) {
+            return t->runs[i].first;
+        }
+    }
+    return 0;
+}
+
+static DcuStatus write_cuts(Timeline* t, DcuError* err) {
+    DcuStatus s = TraceDb_exec(t->db,
+                               "CREATE TEMP TABLE IF NOT EXISTS timeline_cut("
+                               "file_id INTEGER PRIMARY KEY, cut_ns INTEGER NOT NULL);"
+                               "DELETE FROM temp.timeline_cut;",
+                               err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    /* a cut of kernel file K applies to every file of the same folder and run (the rule
+     * that ties files for superseding): API and copy traces often sit in other files */
+    sqlite3_stmt* st = NULL;
+    s = TraceDb_prepare(t->db,
+                        "INSERT OR REPLACE INTO temp.timeline_cut(file_id, cut_ns)"
+                        " SELECT fb.id, min(coalesce((SELECT cut_ns FROM temp.timeline_cut c"
+                        "   WHERE c.file_id = fb.id), ?2), ?2)"
+                        " FROM source_file fa JOIN source_file fb ON fb.dir = fa.dir"
+                        "  AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')"
+                        " WHERE fa.id = ?1 GROUP BY fb.id",
+                        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    for (int i = 0; i < t->nruns; i++) {
+        if (t->runs[i].cut == NONE) {
+            continue;
+        }
+        sqlite3_bind_int64(st, 1, t->runs[i].file);
+        sqlite3_bind_int64(st, 2, t->runs[i].cut);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(t->db)));
+            break;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static DcuStatus steady_copies(Timeline* t, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        t->db,
+        "SELECT regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', c.name),"
+        " regexp('(?i)DtoH|DeviceToHost|D2H|DEVICE_TO_HOST', c.name),"
+        " count(*), coalesce(sum(c.bytes), 0)"
+        " FROM copy c JOIN temp.timeline_cut k ON k.file_id = c.file_id"
+        " WHERE c.start_ns >= k.cut_ns"
+        "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
+        " GROUP BY 1, 2",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sqlite3_column_int(st, 0)) {
+            t->s.steady_h2d += sqlite3_column_int64(st, 2);
+            t->s.steady_h2d_bytes += sqlite3_column_int64(st, 3);
+        } else if (sqlite3_column_int(st, 1)) {
+            t->s.steady_d2h += sqlite3_column_int64(st, 2);
+            t->s.steady_d2h_bytes += sqlite3_column_int64(st, 3);
+        }
+    }
+    sqlite3_finalize(st);
+    return DCU_OK;
+}
+
+DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
+    *out = NULL;
+    Timeline* t = xcalloc(1, sizeof(*t));
+    t->db = db;
+    TimelineSummary* s = &t->s;
+    t->total_kernel_ns =
+        TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
+    s->pmc = (int)TraceDb_scalarInt(db, "SELECT coalesce(max(f.pmc), 0) FROM source_file f"
+                                        " JOIN used_file u ON u.file_id = f.id"
+                                        " AND u.layer = 'kernel'");
+    s->counter_values = TraceDb_scalarInt(
+        db, "SELECT count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id"
+            " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')");
+    TRow* r = NULL;
+    int64_t n = 0;
+    DcuStatus st = read_rows(db, &r, &n, err);
+    if (st != DCU_OK) {
+        free(r);
+        free(t);
+        return st;
+    }
+    s->available = n > 0;
+    int64_t max_kernel = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (r[i].kernel > max_kernel) {
+            max_kernel = r[i].kernel;
+        }
+    }
+    t->nks = max_kernel + 1;
+    t->ks = xcalloc((size_t)t->nks, sizeof(KShort));
+    /* short kernels */
+    for (int64_t i = 0; i < n; i++) {
+        int64_t d = r[i].end - r[i].start;
+        KShort* k = &t->ks[r[i].kernel];
+        k->calls++;
+        k->ns += d;
+        s->dispatches++;
+        s->kernel_ns += d;
+        if (d < TIMELINE_SHORT_NS) {
+            k->short_calls++;
+            k->short_ns += d;
+            s->short_dispatches++;
+            s->short_ns += d;
+        }
+    }
+    /* runs and iterations */
+    sort_rows(r, n, by_run);
+    int64_t* cnt = xcalloc((size_t)t->nks, sizeof(int64_t));
+    int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i, last = r[i].end;
+        while (j < n && r[j].file == r[i].file) {
+            if (r[j].end > last) {
+                last = r[j].end;
+            }
+            j++;
+        }
+        t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
+        Run* run = &t->runs[t->nruns++];
+        run->file = r[i].file;
+        run->first = r[i].start;
+        run->last = last;
+        run->cut = NONE;
+        s->span_ns += last - r[i].start;
+        int nsteps = 0;
+        Step* steps = read_steps(db, run->file, &nsteps);
+        int before = t->nit;
+        if (nsteps > 0) {
+            iterations_annotated(t, r + i, j - i, run, steps, nsteps);
+        } else {
+            iterations_detected(t, r + i, j - i, run, cnt, firstpos, max_kernel);
+        }
+        free(steps);
+        if (t->nit > before && s->iter_source == ITER_NONE) {
+            s->iter_source = t->it[before].source;
+        }
+        i = j;
+    }
+    free(cnt);
+    free(firstpos);
+    s->runs = t->nruns;
+    /* iteration summary: first iterations vs the others (the 'outside steps' row aside) */
+    int64_t steady_n = 0;
+    double steady_ns = 0, steady_span = 0;
+    for (int i = 0; i < t->nit; i++) {
+        Iter* it = &t->it[i];
+        if (it->index == 0) {
+            continue;
+        }
+        s->iterations++;
+        int64_t span = it->dispatches ? it->last_end - it->first_start : 0;
+        if (it->index == 1) {
+            s->first_iter_ns += it->kernel_ns;
+            s->first_iter_span_ns += span;
+        } else {
+            steady_n++;
+            steady_ns += (double)it->kernel_ns;
+            steady_span += (double)span;
+        }
+    }
+    if (steady_n > 0) {
+        s->steady_iter_ns = steady_ns / (double)steady_n;
+        s->steady_iter_span_ns = steady_span / (double)steady_n;
+        if (s->steady_iter_span_ns > 0) {
+            s->cold_ratio = (double)s->first_iter_span_ns / s->steady_iter_span_ns;
+        }
+    }
+    /* busy per device: union of intervals */
+    sort_rows(r, n, by_device);
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i;
+        Device d = {r[i].file, r[i].gpu, 0, 0, 0, 0};
+        int64_t cs = r[i].start, ce = r[i].end;
+        while (j < n && r[j].file == d.file && r[j].gpu == d.gpu) {
+            d.dispatches++;
+            d.kernel_ns += r[j].end - r[j].start;
+            if (r[j].start > ce) {
+                d.busy += ce - cs;
+                cs = r[j].start;
+                ce = r[j].end;
+            } else if (r[j].end > ce) {
+                ce = r[j].end;
+            }
+            j++;
+        }
+        d.busy += ce - cs;
+        for (int k = 0; k < t->nruns; k++) {
+            if (t->runs[k].file == d.file) {
+                d.span = t->runs[k].last - t->runs[k].first;
+            }
+        }
+        t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
+        t->dev[t->ndev++] = d;
+        s->wall_ns += d.span;
+        s->busy_ns += d.busy;
+        i = j;
+    }
+    s->devices = t->ndev;
+    s->idle_ns = s->wall_ns - s->busy_ns;
+    if (s->wall_ns > 0) {
+        s->idle_pct = 100.0 * (double)s->idle_ns / (double)s->wall_ns;
+        s->kernel_pct_of_wall = 100.0 * (double)s->kernel_ns / (double)s->wall_ns;
+    }
+    if (s->dispatches > 0) {
+        s->short_count_pct = 100.0 * (double)s->short_dispatches / (double)s->dispatches;
+        s->short_time_pct = s->kernel_ns > 0 ? 100.0 * (double)s->short_ns / (double)s->kernel_ns
+                                             : 0;
+    }
+    /* launch gaps per stream */
+    sort_rows(r, n, by_stream);
+    int64_t* all = n > 0 ? xmalloc(sizeof(int64_t) * (size_t)n) : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || r[i].file != r[i - 1].file || r[i].gpu != r[i - 1].gpu ||
+            r[i].stream != r[i - 1].stream) {
+            s->streams++;
+            continue;
+        }
+        int64_t g = r[i].start - r[i - 1].end;
+        if (g < 0) {
+            g = 0;
+        }
+        all[s->gaps++] = g;
+        s->gap_ns += g;
+        if (g > s->gap_max_ns) {
+            s->gap_max_ns = g;
+        }
+        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, r[i - 1].kernel, r[i].kernel};
+        gp.at = r[i - 1].end - run_start_of(t, r[i].file);
+        if (g > 0) {
+            top_gap(t, &gp);
+        }
+    }
+    if (s->gaps > 0) {
+        s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
+        s->gap_p50_ns = kth(all, s->gaps, (s->gaps - 1) / 2);
+    }
+    free(all);
+    free(r);
+    st = write_cuts(t, err);
+    if (st == DCU_OK) {
+        st = steady_copies(t, err);
+    }
+    if (st != DCU_OK) {
+        Timeline_delete(t);
+        return st;
+    }
+    *out = t;
+    return DCU_OK;
+}
+
+void Timeline_delete(Timeline* this) {
+    if (!this) {
+        return;
+    }
+    free(this->dev);
+    free(this->it);
+    free(this->runs);
+    free(this->ks);
+    free(this);
+}
+
+const TimelineSummary* Timeline_summary(const Timeline* this) {
+    return &this->s;
+}
+
+/* ---- Amdahl basis ----------------------------------------------------------------------- */
+
+const char* Timeline_basisLabel(AmdahlBasis b) {
+    return b == AMDAHL_BASIS_WALL ? "wall time" : "device kernel time";
+}
+
+int Timeline_basisByName(const char* name) {
+    if (strcmp(name, "kernel") == 0) {
+        return AMDAHL_BASIS_KERNEL;
+    }
+    if (strcmp(name, "wall") == 0) {
+        return AMDAHL_BASIS_WALL;
+    }
+    return -1;
+}
+
+int64_t Timeline_basisNs(const Timeline* this, AmdahlBasis basis) {
+    return basis == AMDAHL_BASIS_WALL ? this->s.wall_ns : this->total_kernel_ns;
+}
+
+double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis,
+                        AmdahlBasis* used) {
+    int64_t d = Timeline_basisNs(this, basis);
+    if (basis == AMDAHL_BASIS_WALL && d <= 0) {
+        basis = AMDAHL_BASIS_KERNEL;
+        d = this->total_kernel_ns;
+    }
+    if (used) {
+        *used = basis;
+    }
+    return Amdahl_ceiling(d > 0 ? (double)part_ns / (double)d : 0);
+}
+
+int64_t Timeline_wallNs(TraceDb* db) {
+    char* sql = xasprintf(
+        "SELECT CAST(total(f.span) AS INTEGER) FROM"
+        " (SELECT file_id, max(end_ns) - min(start_ns) AS span FROM dispatch"
+        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s"
+        "   GROUP BY file_id) f"
+        " JOIN (SELECT DISTINCT file_id, coalesce(gpu, -1) FROM dispatch"
+        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s) g"
+        " ON g.file_id = f.file_id",
+        used_kernel_files, used_kernel_files);
+    int64_t v = TraceDb_scalarInt(db, sql);
+    free(sql);
+    return v;
+}
+
+const char* Timeline_pmcWarning(void) {
+    return "WARNING: kernel times come from a PMC (counter) run; instrumented timings are not "
+           "performance (a 0.0185 ms kernel measured 1.48 ms).";
+}
+
+/* ---- views -------------------------------------------------------------------------------- */
+
+static const char* const view_names[TL_COUNT] = {
+    "timeline", "devices", "gaps", "short_kernels", "iterations", "api_first_iteration",
+    "copies_steady_state", "pmc_counters", "amdahl"};
+
+const char* Timeline_viewName(TimelineView v) {
+    return v < TL_COUNT ? view_names[v] : "?";
+}
+
+#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const RsColumn ov_cols[] = {
+    {"metric", "Metric", CT_TEXT}, {"ns", "Time", CT_NS},   {"count", "Count", CT_INT},
+    {"pct", "%", CT_PCT},          {"ratio", "Ratio", CT_RATIO}, {"note", "Note", CT_TEXT},
+};
+static const RsColumn dev_cols[] = {
+    {"file", "File", CT_TEXT},       {"gpu", "GPU", CT_INT},
+    {"dispatches", "Dispatches", CT_INT}, {"span_ns", "Wall", CT_NS},
+    {"busy_ns", "Busy", CT_NS},      {"idle_ns", "Idle", CT_NS},
+    {"idle_pct", "%Idle", CT_PCT},   {"kernel_ns", "Kernel", CT_NS},
+    {"kernel_pct", "%Kernel/wall", CT_PCT},
+};
+static const RsColumn gap_cols[] = {
+    {"file", "File", CT_TEXT},    {"gpu", "GPU", CT_INT},       {"stream", "Stream", CT_INT},
+    {"gap_ns", "Gap", CT_NS},     {"at_ns", "At", CT_NS},       {"before", "After kernel", CT_TEXT},
+    {"after", "Before kernel", CT_TEXT},
+};
+static const RsColumn short_cols[] = {
+    {"name", "Kernel", CT_TEXT},          {"short_name", "Kernel", CT_TEXT},
+    {"calls", "Calls", CT_INT},           {"short_calls", "Short", CT_INT},
+    {"short_pct", "%Short", CT_PCT},      {"total_ns", "Total", CT_NS},
+    {"short_ns", "ShortTime", CT_NS},     {"avg_ns", "Avg", CT_NS},
+    {"pct_of_short", "%AllShort", CT_PCT},
+};
+static const RsColumn iter_cols[] = {
+    {"file", "File", CT_TEXT},        {"iteration", "#", CT_INT},
+    {"name", "Iteration", CT_TEXT},   {"source", "Found by", CT_TEXT},
+    {"phase", "Phase", CT_TEXT},      {"dispatches", "Dispatches", CT_INT},
+    {"kernel_ns", "Kernel", CT_NS},   {"span_ns", "Span", CT_NS},
+    {"start_ns", "Starts at", CT_NS},
+};
+static const RsColumn api_cols[] = {
+    {"domain", "Domain", CT_TEXT},         {"name", "API", CT_TEXT},
+    {"calls", "Calls", CT_INT},            {"total_ns", "Total", CT_NS},
+    {"avg_ns", "Avg", CT_NS},              {"first_calls", "1stCalls", CT_INT},
+    {"first_ns", "1stTotal", CT_NS},       {"first_pct", "%In1st", CT_PCT},
+    {"steady_calls", "SteadyCalls", CT_INT}, {"steady_ns", "SteadyTotal", CT_NS},
+    {"steady_avg_ns", "SteadyAvg", CT_NS},
+};
+static const RsColumn copy_cols[] = {
+    {"name", "Copy", CT_TEXT},             {"direction", "Dir", CT_TEXT},
+    {"calls", "Calls", CT_INT},            {"bytes", "Bytes", CT_BYTES},
+    {"total_ns", "Total", CT_NS},          {"steady_calls", "SteadyCalls", CT_INT},
+    {"steady_bytes", "SteadyBytes", CT_BYTES}, {"steady_ns", "SteadyTotal", CT_NS},
+    {"flag", "Flag", CT_TEXT},
+};
+static const RsColumn pmc_cols[] = {
+    {"kernel", "Kernel", CT_TEXT},   {"counter", "Counter", CT_TEXT},
+    {"dispatches", "Dispatches", CT_INT}, {"mean", "Mean", CT_REAL},
+    {"min", "Min", CT_REAL},         {"max", "Max", CT_REAL},
+};
+static const RsColumn amdahl_cols[] = {
+    {"category", "Category", CT_TEXT},      {"group", "Group", CT_TEXT},
+    {"total_ns", "Total", CT_NS},           {"pct_kernel", "%Kernel", CT_PCT},
+    {"ceiling_kernel", "Ceil(kernel)", CT_RATIO}, {"pct_wall", "%Wall", CT_PCT},
+    {"ceiling_wall", "Ceil(wall)", CT_RATIO}, {"ceiling", "Ceiling", CT_RATIO},
+};
+
+static char* file_name(TraceDb* db, int64_t id) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT name FROM source_file WHERE id = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out ? out : xasprintf("file %lld", (long long)id);
+}
+
+static char* kernel_name(TraceDb* db, int64_t id, int shrt) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, shrt ? "SELECT short_name FROM kernel WHERE id = ?1"
+                                 : "SELECT name FROM kernel WHERE id = ?1",
+                        &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out ? out : xstrdup("?");
+}
+
+static void ov_row(ResultSet* rs, const char* metric, int64_t ns, int64_t count, double pct,
+                   double ratio, const char* note) {
+    int r = ResultSet_addRow(rs);
+    ResultSet_setText(rs, r, 0, metric);
+    if (ns != NONE) {
+        ResultSet_setInt(rs, r, 1, ns);
+    }
+    if (count != NONE) {
+        ResultSet_setInt(rs, r, 2, count);
+    }
+    if (!isnan(pct)) {
+        ResultSet_setReal(rs, r, 3, pct);
+    }
+    if (!isnan(ratio)) {
+        ResultSet_setReal(rs, r, 4, ratio);
+    }
+    if (note) {
+        ResultSet_setText(rs, r, 5, note);
+    }
+}
+
+static ResultSet* v_overview(Timeline* t) {
+    const TimelineSummary* s = &t->s;
+    ResultSet* rs = ResultSet_new("timeline", ov_cols, NCOLS(ov_cols));
+    if (!s->available) {
+        rs->footer = xstrdup("No per-dispatch timestamps in the data in use: no timeline.");
+        return rs;
+    }
+    ov_row(rs, "run span", s->span_ns, s->runs, NAN, NAN, "first kernel start to last kernel end, per file");
+    ov_row(rs, "device wall time", s->wall_ns, s->devices, NAN, NAN, "run span per device");
+    ov_row(rs, "GPU busy", s->busy_ns, NONE, s->wall_ns ? 100.0 * (double)s->busy_ns / (double)s->wall_ns : 0,
+           NAN, "union of kernel intervals per device");
+    ov_row(rs, "GPU idle", s->idle_ns, NONE, s->idle_pct, NAN, "share of device wall time");
+    ov_row(rs, "kernel time", s->kernel_ns, s->dispatches, s->kernel_pct_of_wall, NAN,
+           "share of device wall time");
+    ov_row(rs, "short kernels (< 10 us)", s->short_ns, s->short_dispatches, s->short_count_pct,
+           NAN, "% = share of dispatches");
+    ov_row(rs, "short kernels, time share", s->short_ns, NONE, s->short_time_pct, NAN,
+           "% = share of kernel time");
+    ov_row(rs, "launch gaps", s->gap_ns, s->gaps, NAN, NAN, "between consecutive kernels of a stream");
+    ov_row(rs, "launch gap median", s->gap_p50_ns, NONE, NAN, NAN, NULL);
+    ov_row(rs, "launch gap mean", (int64_t)llround(s->gap_mean_ns), NONE, NAN, NAN, NULL);
+    ov_row(rs, "launch gap max", s->gap_max_ns, NONE, NAN, NAN, NULL);
+    if (s->iterations > 0) {
+        char note[128];
+        snprintf(note, sizeof(note), "%s%s",
+                 s->iter_source == ITER_ANNOTATION ? "ProfilerStep# annotations"
+                                                   : "repeating kernel sequence",
+                 s->iter_source == ITER_DETECTED ? " (dispatches per iteration in Count)" : "");
+        ov_row(rs, "iterations", NONE, s->iterations, NAN, NAN, note);
+        if (s->iter_source == ITER_DETECTED) {
+            ov_row(rs, "dispatches per iteration", NONE, s->iter_period, NAN, NAN, NULL);
+        }
+        ov_row(rs, "first iteration kernel time", s->first_iter_ns, NONE, NAN, NAN, "cold start");
+        ov_row(rs, "first iteration span", s->first_iter_span_ns, NONE, NAN,
+               s->cold_ratio > 0 ? s->cold_ratio : NAN, "ratio = first span / steady mean span");
+        if (s->iterations > 1) {
+            ov_row(rs, "steady iteration kernel time (mean)", (int64_t)llround(s->steady_iter_ns),
+                   NONE, NAN, NAN, NULL);
+            ov_row(rs, "steady iteration span (mean)", (int64_t)llround(s->steady_iter_span_ns),
+                   NONE, NAN, NAN, NULL);
+            ov_row(rs, "H2D copies in steady state", NONE, s->steady_h2d, NAN, NAN,
+                   s->steady_h2d ? "host-to-device copies inside the loop" : NULL);
+            ov_row(rs, "D2H copies in steady state", NONE, s->steady_d2h, NAN, NAN,
+                   s->steady_d2h ? "device-to-host copies inside the loop (synchronous?)" : NULL);
+        }
+    } else {
+        ov_row(rs, "iterations", NONE, 0, NAN, NAN,
+               "no ProfilerStep# annotation and no repeating kernel sequence");
+    }
+    if (s->pmc) {
+        rs->footer = xstrdup(Timeline_pmcWarning());
+    }
+    return rs;
+}
+
+static ResultSet* v_devices(Timeline* t) {
+    ResultSet* rs = ResultSet_new("devices", dev_cols, NCOLS(dev_cols));
+    for (int i = 0; i < t->ndev; i++) {
+        const Device* d = &t->dev[i];
+        int r = ResultSet_addRow(rs);
+        char* fn = file_name(t->db, d->file);
+        ResultSet_setText(rs, r, 0, fn);
+        free(fn);
+        if (d->gpu >= 0) {
+            ResultSet_setInt(rs, r, 1, d->gpu);
+        }
+        ResultSet_setInt(rs, r, 2, d->dispatches);
+        ResultSet_setInt(rs, r, 3, d->span);
+        ResultSet_setInt(rs, r, 4, d->busy);
+        ResultSet_setInt(rs, r, 5, d->span - d->busy);
+        ResultSet_setReal(rs, r, 6, d->span ? 100.0 * (double)(d->span - d->busy) / (double)d->span : 0);
+        ResultSet_setInt(rs, r, 7, d->kernel_ns);
+        ResultSet_setReal(rs, r, 8, d->span ? 100.0 * (double)d->kernel_ns / (double)d->span : 0);
+    }
+    return rs;
+}
+
+static ResultSet* v_gaps(Timeline* t) {
+    ResultSet* rs = ResultSet_new("gaps", gap_cols, NCOLS(gap_cols));
+    for (int i = 0; i < t->ngaps; i++) {
+        const Gap* g = &t->gaps[i];
+        int r = ResultSet_addRow(rs);
+        char* fn = file_name(t->db, g->file);
+        ResultSet_setText(rs, r, 0, fn);
+        free(fn);
+        if (g->gpu >= 0) {
+            ResultSet_setInt(rs, r, 1, g->gpu);
+        }
+        if (g->stream >= 0) {
+            ResultSet_setInt(rs, r, 2, g->stream);
+        }
+        ResultSet_setInt(rs, r, 3, g->gap);
+        ResultSet_setInt(rs, r, 4, g->at);
+        char* a = kernel_name(t->db, g->before, 1);
+        char* b = kernel_name(t->db, g->after, 1);
+        ResultSet_setText(rs, r, 5, a);
+        ResultSet_setText(rs, r, 6, b);
+        free(a);
+        free(b);
+    }
+    return rs;
+}
+
+static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuError* err) {
+    Filter* f = NULL;
+    if (kernel && *kernel) {
+        DcuStatus s = Filter_new(kernel, &f, err);
+        if (s != DCU_OK) {
+            return s;
+        }
+    }
+    ResultSet* rs = ResultSet_new("short_kernels", short_cols, NCOLS(short_cols));
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(t->db, "SELECT name, short_name FROM kernel WHERE id = ?1", &st, err) !=
+        DCU_OK) {
+        Filter_delete(f);
+        ResultSet_delete(rs);
+        return DCU_ERR_SQL;
+    }
+    for (int64_t k = 1; k < t->nks; k++) {
+        const KShort* ks = &t->ks[k];
+        if (ks->short_calls == 0) {
+            continue;
+        }
+        sqlite3_bind_int64(st, 1, k);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char* name = (const char*)sqlite3_column_text(st, 0);
+            if (!f || Filter_matches(f, name, strlen(name))) {
+                int r = ResultSet_addRow(rs);
+                ResultSet_setText(rs, r, 0, name);
+                ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+                ResultSet_setInt(rs, r, 2, ks->calls);
+                ResultSet_setInt(rs, r, 3, ks->short_calls);
+                ResultSet_setReal(rs, r, 4, 100.0 * (double)ks->short_calls / (double)ks->calls);
+                ResultSet_setInt(rs, r, 5, ks->ns);
+                ResultSet_setInt(rs, r, 6, ks->short_ns);
+                ResultSet_setInt(rs, r, 7, ks->ns / ks->calls);
+                ResultSet_setReal(rs, r, 8, t->s.short_dispatches
+                                                ? 100.0 * (double)ks->short_calls /
+                                                      (double)t->s.short_dispatches
+                                                : 0);
+            }
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    Filter_delete(f);
+    ResultSet_sort(rs, 3, 1);
+    char a[32];
+    snprintf(a, sizeof(a), "%.1f%%", t->s.short_count_pct);
+    rs->footer = xasprintf("Dispatches under 10 us: %lld of %lld (%s of dispatches, %.1f%% of "
+                           "kernel time)%s",
+                           (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
+                           t->s.short_time_pct,
+                           t->s.short_count_pct >= 50 ? ": launch-bound (host launch overhead "
+                                                        "and gaps matter more than kernel speed)"
+                                                      : "");
+    *out = rs;
+    return DCU_OK;
+}
+
+static ResultSet* v_iterations(Timeline* t) {
+    ResultSet* rs = ResultSet_new("iterations", iter_cols, NCOLS(iter_cols));
+    for (int i = 0; i < t->nit; i++) {
+        const Iter* it = &t->it[i];
+        int r = ResultSet_addRow(rs);
+        char* fn = file_name(t->db, it->file);
+        ResultSet_setText(rs, r, 0, fn);
+        free(fn);
+        if (it->index > 0) {
+            ResultSet_setInt(rs, r, 1, it->index);
+        }
+        ResultSet_setText(rs, r, 2, it->name);
+        ResultSet_setText(rs, r, 3, it->source == ITER_ANNOTATION ? "annotation" : "detected");
+        ResultSet_setText(rs, r, 4, it->index == 0 ? "outside" : it->index == 1 ? "first (cold)"
+                                                                                : "steady");
+        ResultSet_setInt(rs, r, 5, it->dispatches);
+        ResultSet_setInt(rs, r, 6, it->kernel_ns);
+        if (it->dispatches > 0) {
+            ResultSet_setInt(rs, r, 7, it->last_end - it->first_start);
+            ResultSet_setInt(rs, r, 8, it->first_start - it->run_start);
+        }
+    }
+    if (t->nit == 0) {
+        rs->footer = xstrdup("No iterations: no ProfilerStep# annotation and no repeating kernel "
+                             "sequence.");
+    }
+    return rs;
+}
+
+static DcuStatus v_api(Timeline* t, ResultSet** out, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        t->db,
+        "SELECT a.domain, a.name, count(*), CAST(total(a.dur_ns) AS INTEGER),"
+        " sum(c.cut_ns IS NOT NULL AND a.start_ns < c.cut_ns),"
+        " CAST(total(CASE WHEN c.cut_ns IS NOT NULL AND a.start_ns < c.cut_ns"
+        "   THEN a.dur_ns END) AS INTEGER),"
+        " sum(c.cut_ns IS NOT NULL AND a.start_ns >= c.cut_ns),"
+        " CAST(total(CASE WHEN c.cut_ns IS NOT NULL AND a.start_ns >= c.cut_ns"
+        "   THEN a.dur_ns END) AS INTEGER),"
+        " max(c.cut_ns IS NOT NULL)"
+        " FROM api_call a LEFT JOIN temp.timeline_cut c ON c.file_id = a.file_id"
+        " WHERE a.file_id IN (SELECT file_id FROM used_file WHERE layer = 'api')"
+        " GROUP BY a.domain, a.name ORDER BY 4 DESC, a.name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("api_first_iteration", api_cols, NCOLS(api_cols));
+    int any_cut = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        int64_t calls = sqlite3_column_int64(st, 2), total = sqlite3_column_int64(st, 3);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setInt(rs, r, 2, calls);
+        ResultSet_setInt(rs, r, 3, total);
+        ResultSet_setInt(rs, r, 4, calls ? total / calls : 0);
+        if (sqlite3_column_int(st, 8)) {
+            any_cut = 1;
+            int64_t fc = sqlite3_column_int64(st, 4), fn = sqlite3_column_int64(st, 5),
+                    sc = sqlite3_column_int64(st, 6), sn = sqlite3_column_int64(st, 7);
+            ResultSet_setInt(rs, r, 5, fc);
+            ResultSet_setInt(rs, r, 6, fn);
+            ResultSet_setReal(rs, r, 7, total ? 100.0 * (double)fn / (double)total : 0);
+            ResultSet_setInt(rs, r, 8, sc);
+            ResultSet_setInt(rs, r, 9, sn);
+            if (sc > 0) {
+                ResultSet_setInt(rs, r, 10, sn / sc);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    rs->footer = xstrdup(any_cut ? "1st = before the second iteration starts (warm-up and the "
+                                   "first iteration); Steady = the rest. Host layer: never added "
+                                   "to kernel time."
+                                 : "No steady state (fewer than two iterations, or no per-call "
+                                   "API data): only the totals.");
+    *out = rs;
+    return DCU_OK;
+}
+
+static DcuStatus v_copies(Timeline* t, ResultSet** out, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        t->db,
+        "SELECT x.name, CASE WHEN regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', x.name)"
+        "   THEN 'H2D' WHEN regexp('(?i)DtoH|DeviceToHost|D2H|DEVICE_TO_HOST', x.name) THEN 'D2H'"
+        "   WHEN regexp('(?i)DtoD|DeviceToDevice|D2D|DEVICE_TO_DEVICE', x.name) THEN 'D2D'"
+        "   WHEN regexp('(?i)set|fill', x.name) THEN 'set' ELSE '' END,"
+        " count(*), sum(x.bytes), CAST(total(x.dur_ns) AS INTEGER),"
+        " sum(c.cut_ns IS NOT NULL AND x.start_ns >= c.cut_ns),"
+        " sum(CASE WHEN c.cut_ns IS NOT NULL AND x.start_ns >= c.cut_ns THEN x.bytes END),"
+        " CAST(total(CASE WHEN c.cut_ns IS NOT NULL AND x.start_ns >= c.cut_ns"
+        "   THEN x.dur_ns END) AS INTEGER),"
+        " max(c.cut_ns IS NOT NULL)"
+        " FROM copy x LEFT JOIN temp.timeline_cut c ON c.file_id = x.file_id"
+        " WHERE x.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
+        " GROUP BY x.name ORDER BY 5 DESC, x.name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("copies_steady_state", copy_cols, NCOLS(copy_cols));
+    int any_cut = 0, flagged = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        const char* dir = (const char*)sqlite3_column_text(st, 1);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, dir);
+        ResultSet_setInt(rs, r, 2, sqlite3_column_int64(st, 2));
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+            ResultSet_setInt(rs, r, 3, sqlite3_column_int64(st, 3));
+        }
+        ResultSet_setInt(rs, r, 4, sqlite3_column_int64(st, 4));
+        if (sqlite3_column_int(st, 8)) {
+            any_cut = 1;
+            int64_t sc = sqlite3_column_int64(st, 5);
+            ResultSet_setInt(rs, r, 5, sc);
+            if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+                ResultSet_setInt(rs, r, 6, sqlite3_column_int64(st, 6));
+            }
+            ResultSet_setInt(rs, r, 7, sqlite3_column_int64(st, 7));
+            if (sc > 0 && (strcmp(dir, "H2D") == 0 || strcmp(dir, "D2H") == 0)) {
+                ResultSet_setText(rs, r, 8, "in steady state");
+                flagged++;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    rs->footer = xstrdup(!any_cut ? "No steady state (fewer than two iterations): only the totals."
+                         : flagged ? "Host<->device copies inside the steady state: synchronous "
+                                     "copies in the loop stall the GPU; move them out or make "
+                                     "them asynchronous."
+                                   : "No host<->device copy inside the steady state.");
+    *out = rs;
+    return DCU_OK;
+}
+
+static DcuStatus v_counters(Timeline* t, const char* kernel, ResultSet** out, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    char* sql = xasprintf("SELECT k.name, c.name, count(*), avg(c.value), min(c.value),"
+                          " max(c.value) FROM dispatch_counter c"
+                          " JOIN dispatch d ON d.id = c.dispatch_id JOIN kernel k ON k.id = d.kernel_id"
+                          " WHERE d.file_id IN %s AND (?1 IS NULL OR regexp(?1, k.name))"
+                          " GROUP BY k.id, c.name ORDER BY k.name, c.name",
+                          used_kernel_files);
+    DcuStatus s = TraceDb_prepare(t->db, sql, &st, err);
+    free(sql);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (kernel && *kernel) {
+        sqlite3_bind_text(st, 1, kernel, -1, SQLITE_TRANSIENT);
+    }
+    ResultSet* rs = ResultSet_new("pmc_counters", pmc_cols, NCOLS(pmc_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setInt(rs, r, 2, sqlite3_column_int64(st, 2));
+        for (int c = 3; c < 6; c++) {
+            ResultSet_setReal(rs, r, c, sqlite3_column_double(st, c));
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        const char* m = sqlite3_errmsg(TraceDb_handle(t->db));
+        s = Error_set(err, strstr(m, "offset") ? DCU_ERR_REGEX : DCU_ERR_SQL, "%s", m);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    if (t->s.pmc && rs->nrows > 0) {
+        rs->footer = xstrdup(Timeline_pmcWarning());
+    }
+    *out = rs;
+    return DCU_OK;
+}
+
+static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char* group,
+                       int64_t ns, AmdahlBasis basis) {
+    int r = ResultSet_addRow(rs);
+    int64_t kt = t->total_kernel_ns, wt = t->s.wall_ns;
+    ResultSet_setText(rs, r, 0, name);
+    ResultSet_setText(rs, r, 1, group);
+    ResultSet_setInt(rs, r, 2, ns);
+    double pk = kt > 0 ? (double)ns / (double)kt : 0;
+    ResultSet_setReal(rs, r, 3, 100.0 * pk);
+    ResultSet_setReal(rs, r, 4, Amdahl_ceiling(pk));
+    if (wt > 0) {
+        double pw = (double)ns / (double)wt;
+        ResultSet_setReal(rs, r, 5, 100.0 * pw);
+        ResultSet_setReal(rs, r, 6, Amdahl_ceiling(pw));
+    }
+    ResultSet_setReal(rs, r, 7, Timeline_ceiling(t, ns, basis, NULL));
+}
+
+static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        t->db,
+        "SELECT c.name, c.is_gemm, CAST(total(s.total_ns) AS INTEGER)"
+        " FROM category c JOIN kernel k ON k.category = c.name"
+        " JOIN kernel_summary s ON s.kernel_id = k.id"
+        " GROUP BY c.name ORDER BY 3 DESC, min(c.ord)",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("amdahl", amdahl_cols, NCOLS(amdahl_cols));
+    int64_t g[2] = {0, 0};
+    amdahl_row(t, rs, "GEMM", "group", 0, basis);
+    amdahl_row(t, rs, "non-GEMM", "group", 0, basis);
+    rs->pinned = 2;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int gemm = sqlite3_column_int(st, 1);
+        int64_t ns = sqlite3_column_int64(st, 2);
+        g[gemm ? 1 : 0] += ns;
+        amdahl_row(t, rs, (const char*)sqlite3_column_text(st, 0), gemm ? "GEMM" : "non-GEMM",
+                   ns, basis);
+    }
+    sqlite3_finalize(st);
+    /* fill the two group rows now that their sums are known */
+    ResultSet* tmp = ResultSet_new("tmp", amdahl_cols, NCOLS(amdahl_cols));
+    amdahl_row(t, tmp, "GEMM", "group", g[1], basis);
+    amdahl_row(t, tmp, "non-GEMM", "group", g[0], basis);
+    for (int r = 0; r < 2; r++) {
+        for (int c = 0; c < rs->ncols; c++) {
+            RsCell* dst = ResultSet_cell(rs, r, c);
+            RsCell* src = ResultSet_cell(tmp, r, c);
+            free(dst->s);
+            *dst = *src;
+            src->s = NULL;
+        }
+    }
+    ResultSet_delete(tmp);
+    AmdahlBasis used;
+    Timeline_ceiling(t, 0, basis, &used);
+    rs->footer = xasprintf("Ceiling = 1/(1-p) over %s%s. Over wall time the gaps and idle time "
+                           "stay, so the ceilings are lower: nearer what the run can gain.",
+                           Timeline_basisLabel(used),
+                           used != basis ? " (wall time unknown: no per-dispatch timestamps)" : "");
+    *out = rs;
+    return DCU_OK;
+}
+
+DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, AmdahlBasis basis,
+                        ResultSet** out, DcuError* err) {
+    *out = NULL;
+    switch (v) {
+    case TL_OVERVIEW:
+        *out = v_overview(this);
+        return DCU_OK;
+    case TL_DEVICES:
+        *out = v_devices(this);
+        return DCU_OK;
+    case TL_GAPS:
+        *out = v_gaps(this);
+        return DCU_OK;
+    case TL_SHORT:
+        return v_short(this, kernel, out, err);
+    case TL_ITERATIONS:
+        *out = v_iterations(this);
+        return DCU_OK;
+    case TL_API:
+        return v_api(this, out, err);
+    case TL_COPIES:
+        return v_copies(this, out, err);
+    case TL_COUNTERS:
+        return v_counters(this, kernel, out, err);
+    case TL_AMDAHL:
+        return v_amdahl(this, basis, out, err);
+    default:
+        return Error_set(err, DCU_ERR_USAGE, "unknown timeline view");
+    }
+}

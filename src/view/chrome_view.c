@@ -1,0 +1,114 @@
+/* chrome_view.c - see chrome_view.h. */
+#include "dcutop/chrome_view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/format.h"
+
+void ChromeView_header(Canvas* c, int y, const char* left, const char* right) {
+    Canvas_fillRow(c, y, 0, STYLE_HEADER);
+    int rw = right ? Format_width(right) : 0;
+    int lw = c->w - rw - 2;
+    /* the left text puts the least important part (the path) last: cut at the end */
+    Canvas_put(c, y, 0, STYLE_HEADER, left, lw > 0 ? lw : 0);
+    if (right && rw < c->w) {
+        Canvas_put(c, y, c->w - rw, STYLE_HEADER, right, rw);
+    }
+}
+
+void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
+                     const char* trail) {
+    Canvas_fillRow(c, y, 0, STYLE_TAB);
+    int x = 0;
+    for (int i = 0; i < n && x < c->w; i++) {
+        char t[64];
+        snprintf(t, sizeof(t), " %s ", tabs[i]);
+        x += Canvas_put(c, y, x, i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, t, -1);
+    }
+    if (trail && *trail && x + 2 < c->w) {
+        char cut[2048];
+        Format_cutName(trail, c->w - x - 1, cut, sizeof(cut));
+        Canvas_put(c, y, x + 1, STYLE_TITLE, cut, c->w - x - 1);
+    }
+}
+
+void ChromeView_status(Canvas* c, int y, const char* text, int is_error) {
+    Canvas_fillRow(c, y, 0, is_error ? STYLE_ERROR : STYLE_STATUS);
+    if (text) {
+        Canvas_put(c, y, 0, is_error ? STYLE_ERROR : STYLE_STATUS, text, -1);
+    }
+}
+
+void ChromeView_footer(Canvas* c, int y, const FooterItem* items, int n) {
+    Canvas_fillRow(c, y, 0, STYLE_FOOTER);
+    int x = 0;
+    for (int i = 0; i < n && x < c->w; i++) {
+        int kw = Format_width(items[i].key);
+        int lw = Format_width(items[i].label);
+        if (x + kw + lw > c->w) {
+            break; /* a hint cut in half helps nobody */
+        }
+        x += Canvas_put(c, y, x, STYLE_FOOTER_KEY, items[i].key, -1);
+        x += Canvas_put(c, y, x, STYLE_FOOTER, items[i].label, -1);
+        x += Canvas_put(c, y, x, STYLE_FOOTER, " ", -1);
+    }
+}
+
+void ChromeView_prompt(Canvas* c, int y, const char* label, const char* buffer, int cursor) {
+    Canvas_fillRow(c, y, 0, STYLE_DEFAULT);
+    int x = Canvas_put(c, y, 0, STYLE_PROMPT, label, -1);
+    /* keep the cursor visible: show the tail when the text is longer than the line */
+    int room = c->w - x - 1;
+    const char* shown = buffer;
+    char before[4096];
+    snprintf(before, sizeof(before), "%.*s", cursor, buffer);
+    while (Format_width(before) > room && *shown) {
+        shown++;
+        while (((unsigned char)*shown & 0xC0) == 0x80) {
+            shown++;
+        }
+        snprintf(before, sizeof(before), "%.*s", cursor - (int)(shown - buffer), shown);
+    }
+    Canvas_put(c, y, x, STYLE_DEFAULT, shown, room);
+    int cx = x + Format_width(before);
+    if (cx < c->w) {
+        if (buffer[cursor] == '\0') {
+            Canvas_put(c, y, cx, STYLE_SELECTED, " ", 1);
+        } else {
+            Canvas_style(c, y, cx, 1, STYLE_SELECTED);
+        }
+    }
+}
+
+void ChromeView_menu(Canvas* c, int top, const char* title, const char* const* items, int n,
+                     int selected) {
+    int w = Format_width(title) + 4;
+    for (int i = 0; i < n; i++) {
+        int iw = Format_width(items[i]) + 4;
+        if (iw > w) {
+            w = iw;
+        }
+    }
+    if (w > c->w) {
+        w = c->w;
+    }
+    int avail = c->h - top - 2;
+    int first = 0;
+    if (selected >= avail - 1 && avail > 1) {
+        first = selected - (avail - 2);
+    }
+    char fit[512];
+    for (int x = 0; x < w; x++) {
+        Canvas_put(c, top, x, STYLE_COLUMN, " ", 1);
+    }
+    Canvas_put(c, top, 1, STYLE_COLUMN, title, w - 2);
+    for (int k = 0; k + 1 < avail && first + k < n; k++) {
+        int i = first + k;
+        int y = top + 1 + k;
+        Format_fit(items[i], w - 2, 0, fit, sizeof(fit));
+        Canvas_put(c, y, 0, STYLE_DEFAULT, " ", 1);
+        Canvas_put(c, y, 1, i == selected ? STYLE_SELECTED : STYLE_DEFAULT, fit, w - 2);
+        Canvas_put(c, y, w - 1, STYLE_DEFAULT, " ", 1);
+    }
+}

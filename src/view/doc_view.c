@@ -1,0 +1,117 @@
+/* doc_view.c - the Doc type and its renderer. */
+#include "dcutop/doc_view.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/format.h"
+#include "dcutop/xalloc.h"
+
+Doc* Doc_new(void) {
+    return xcalloc(1, sizeof(Doc));
+}
+
+void Doc_delete(Doc* this) {
+    if (!this) {
+        return;
+    }
+    for (int i = 0; i < this->n; i++) {
+        for (int k = 0; k < this->lines[i].n; k++) {
+            free(this->lines[i].seg[k].text);
+        }
+        free(this->lines[i].seg);
+    }
+    free(this->lines);
+    free(this);
+}
+
+void Doc_line(Doc* this) {
+    if (this->n == this->cap) {
+        this->cap = this->cap ? this->cap * 2 : 64;
+        this->lines = xrealloc(this->lines, sizeof(DocLine) * (size_t)this->cap);
+    }
+    this->lines[this->n].seg = NULL;
+    this->lines[this->n].n = 0;
+    this->n++;
+}
+
+static void add_text(Doc* this, Style s, char* owned) {
+    if (this->n == 0) {
+        Doc_line(this);
+    }
+    DocLine* l = &this->lines[this->n - 1];
+    l->seg = xrealloc(l->seg, sizeof(DocSeg) * (size_t)(l->n + 1));
+    l->seg[l->n].style = s;
+    l->seg[l->n].text = owned;
+    l->n++;
+}
+
+void Doc_add(Doc* this, Style s, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char* t = NULL;
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    t = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+    va_end(ap);
+    add_text(this, s, t);
+}
+
+void Doc_field(Doc* this, int label_w, const char* label, Style vs, const char* fmt, ...) {
+    Doc_line(this);
+    char fit[256];
+    Format_fit(label, label_w, 0, fit, sizeof(fit));
+    Doc_add(this, STYLE_LABEL, "  %s ", fit);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char* t = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+    va_end(ap);
+    add_text(this, vs, t);
+}
+
+void Doc_bar(Doc* this, Style s, double share, int width) {
+    static const char* const eighths[] = {"", "\xe2\x96\x8f", "\xe2\x96\x8e", "\xe2\x96\x8d",
+                                          "\xe2\x96\x8c", "\xe2\x96\x8b", "\xe2\x96\x8a",
+                                          "\xe2\x96\x89"};
+    if (share < 0) {
+        share = 0;
+    }
+    if (share > 1) {
+        share = 1;
+    }
+    int units = (int)(share * width * 8 + 0.5);
+    char* t = xmalloc((size_t)width * 3 + 8);
+    size_t o = 0;
+    for (int i = 0; i < units / 8; i++) {
+        memcpy(t + o, "\xe2\x96\x88", 3);
+        o += 3;
+    }
+    const char* e = eighths[units % 8];
+    memcpy(t + o, e, strlen(e));
+    o += strlen(e);
+    t[o] = '\0';
+    add_text(this, s, t);
+}
+
+void DocView_render(const Doc* d, int scroll, Canvas* c, int y0, int height) {
+    for (int k = 0; k < height; k++) {
+        int y = y0 + k;
+        Canvas_fillRow(c, y, 0, STYLE_DEFAULT);
+        int i = scroll + k;
+        if (i < 0 || i >= d->n) {
+            continue;
+        }
+        int x = 0;
+        for (int s = 0; s < d->lines[i].n && x < c->w; s++) {
+            x += Canvas_put(c, y, x, d->lines[i].seg[s].style, d->lines[i].seg[s].text, -1);
+        }
+    }
+}

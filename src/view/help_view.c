@@ -1,0 +1,38 @@
+/* help_view.c - the help screen, generated from the key table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/doc_view.h"
+#include "dcutop/format.h"
+
+Doc* HelpView_build(const char* screen, const HelpEntry* e, int n, int width) {
+    (void)width;
+    Doc* d = Doc_new();
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  dcutop keys");
+    Doc_add(d, STYLE_DIM, "  (on the %s screen; rebind in $XDG_CONFIG_HOME/dcutop/dcutoprc "
+                          "with 'bind SCREEN KEY ACTION')", screen);
+    Doc_line(d);
+    for (int i = 0; i < n; i++) {
+        char fit[96];
+        Format_fit(e[i].keys[0] ? e[i].keys : "(unbound)", 26, 0, fit, sizeof(fit));
+        Doc_line(d);
+        Doc_add(d, e[i].keys[0] ? STYLE_FOOTER_KEY : STYLE_DIM, "  %s", fit);
+        Format_fit(e[i].action, 18, 0, fit, sizeof(fit));
+        Doc_add(d, STYLE_DIM, " %s ", fit);
+        Doc_add(d, STYLE_DEFAULT, "%s", e[i].help);
+    }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  Numbers");
+    Doc_line(d);
+    Doc_add(d, STYLE_DEFAULT, "  %%Time is a share of total device kernel time. Ceiling = 1/(1-p): "
+                              "the whole-program");
+    Doc_line(d);
+    Doc_add(d, STYLE_DEFAULT, "  speedup at most if that part took no time; with a what-if k: "
+                              "1/((1-p)+p/k).");
+    Doc_line(d);
+    Doc_add(d, STYLE_DEFAULT, "  These are upper bounds over device kernel time; host API time "
+                              "is a different layer.");
+    return d;
+}

@@ -1,0 +1,173 @@
+/* kernel_view.c - the Kernel detail screen as a Doc. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/doc_view.h"
+#include "dcutop/format.h"
+
+/* Splits a long name over several lines of width cells (full name on demand). */
+static void wrapped(Doc* d, const char* s, int width, int indent) {
+    int room = width - indent;
+    if (room < 10) {
+        room = 10;
+    }
+    const char* p = s;
+    while (*p) {
+        /* take as many bytes as fit in room cells */
+        int w = 0;
+        const char* q = p;
+        while (*q) {
+            int len = 1;
+            unsigned char ch = (unsigned char)*q;
+            if (ch >= 0xF0) {
+                len = 4;
+            } else if (ch >= 0xE0) {
+                len = 3;
+            } else if (ch >= 0xC0) {
+                len = 2;
+            }
+            char one[5] = {0};
+            memcpy(one, q, (size_t)len);
+            int cw = Format_width(one);
+            if (w + cw > room) {
+                break;
+            }
+            w += cw;
+            q += len;
+        }
+        if (q == p) {
+            break;
+        }
+        Doc_line(d);
+        Doc_add(d, STYLE_NAME, "%*s%.*s", indent, "", (int)(q - p), p);
+        p = q;
+    }
+}
+
+static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
+    int c = ResultSet_columnIndex(rs, key);
+    return c >= 0 ? ResultSet_cellc(rs, r, c) : NULL;
+}
+
+/* "Top call paths" / "Ranges": one line per path, the innermost frames kept. */
+static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
+    if (!rs || rs->nrows == 0) {
+        return;
+    }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  %s", title);
+    Doc_add(d, STYLE_DIM, "  (share of this kernel's time; frames outermost first)");
+    for (int r = 0; r < rs->nrows && r < 8; r++) {
+        const RsCell* p = cell(rs, r, "path");
+        const RsCell* pct = cell(rs, r, "pct");
+        const RsCell* calls = cell(rs, r, "calls");
+        char cut[4096];
+        int room = width - 24;
+        /* the end of a path is the code nearest the launch: cut at the front */
+        const char* text = p && p->s ? p->s : "";
+        int w = Format_width(text);
+        const char* shown = text;
+        while (w > room && *shown) {
+            shown++;
+            while (((unsigned char)*shown & 0xC0) == 0x80) {
+                shown++;
+            }
+            w = Format_width(shown);
+        }
+        snprintf(cut, sizeof(cut), "%s%s", shown == text ? "" : "\xe2\x80\xa6", shown);
+        Doc_line(d);
+        Doc_add(d, STYLE_NUMBER, "  %6.2f%% %7lld  ", pct && !pct->null ? pct->d : 0.0,
+                calls && !calls->null ? (long long)calls->i : 0LL);
+        Doc_add(d, STYLE_NAME, "%s", cut);
+    }
+}
+
+Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
+    Doc* d = Doc_new();
+    char a[64], b[64], c[64];
+    const int lw = 12;
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_LABEL, "  Full name");
+    wrapped(d, k->name ? k->name : "", width, 4);
+    Doc_line(d);
+    Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
+    if (k->rule_line > 0) {
+        Doc_add(d, STYLE_DIM, "   rule %s:%d", k->rule_source ? k->rule_source : "?",
+                k->rule_line);
+    } else {
+        Doc_add(d, STYLE_DIM, "   no rule matched (add one to your rules file)");
+    }
+    Doc_field(d, lw, "Calls", STYLE_NUMBER, "%" PRId64, k->calls);
+    Format_durationAuto(a, sizeof(a), k->total_ns);
+    Doc_field(d, lw, "Total", STYLE_NUMBER, "%s  (%.2f%% of device kernel time)", a, k->pct);
+    Format_durationAuto(a, sizeof(a), (int64_t)llround(k->avg_ns));
+    Format_durationAuto(b, sizeof(b), k->min_ns);
+    Format_durationAuto(c, sizeof(c), k->max_ns);
+    Doc_field(d, lw, "Average", STYLE_NUMBER, "%s   min %s   max %s", a, b, c);
+    if (k->stddev_ns >= 0) {
+        Format_durationAuto(a, sizeof(a), (int64_t)llround(k->stddev_ns));
+        Doc_field(d, lw, "Std dev", STYLE_NUMBER, "%s", a);
+    }
+    Format_ratio(a, sizeof(a), k->ceiling);
+    Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
+    Doc_add(d, STYLE_DIM, "  whole-program speedup at most, if this kernel took no time");
+    Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
+    if (k->per_dispatch && k->dispatches > 0) {
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_TITLE, "  Duration histogram");
+        Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatches; Enter lists them)", k->dispatches);
+        int64_t mx = 1;
+        for (int i = 0; i < k->n_buckets; i++) {
+            if (k->bucket[i] > mx) {
+                mx = k->bucket[i];
+            }
+        }
+        int barw = width - 40;
+        if (barw < 10) {
+            barw = 10;
+        }
+        int64_t lo = k->bucket_lo_ns;
+        for (int i = 0; i < k->n_buckets; i++) {
+            Format_durationAuto(a, sizeof(a), lo);
+            Format_durationAuto(b, sizeof(b), lo * 2);
+            char range[160];
+            snprintf(range, sizeof(range), "%s - %s", a, b);
+            char fit[64];
+            Format_fit(range, 21, 1, fit, sizeof(fit));
+            Doc_line(d);
+            Doc_add(d, STYLE_LABEL, "  %s ", fit);
+            Doc_add(d, STYLE_NUMBER, "%8" PRId64 " ", k->bucket[i]);
+            Doc_bar(d, STYLE_BAR, (double)k->bucket[i] / (double)mx, barw);
+            lo *= 2;
+        }
+    } else {
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  Aggregated stats only: no dispatch list or histogram for this "
+                              "kernel.");
+    }
+    if (x) {
+        paths(d, "Top call paths", x->paths, width);
+        paths(d, "Ranges it ran in", x->ranges, width);
+    }
+    if (k->n_counters > 0) {
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_TITLE, "  PMC counters");
+        Doc_add(d, STYLE_DIM, "  (mean per dispatch)");
+        Doc_line(d);
+        Doc_add(d, STYLE_WARNING, "  ! Collected in a PMC run: its kernel times are not "
+                                  "performance.");
+        for (int i = 0; i < k->n_counters; i++) {
+            Doc_field(d, 24, k->counter_name[i], STYLE_NUMBER, "%.6g", k->counter_mean[i]);
+        }
+    }
+    return d;
+}

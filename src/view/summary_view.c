@@ -1,0 +1,132 @@
+/* summary_view.c - the Summary screen as a Doc. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/amdahl.h"
+#include "dcutop/doc_view.h"
+#include "dcutop/format.h"
+
+static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
+    int c = ResultSet_columnIndex(rs, key);
+    return c >= 0 ? ResultSet_cellc(rs, r, c) : NULL;
+}
+
+static const char* text(const ResultSet* rs, int r, const char* key) {
+    const RsCell* c = cell(rs, r, key);
+    return c && c->s ? c->s : "";
+}
+
+Doc* SummaryView_build(const SummaryData* s, int width) {
+    Doc* d = Doc_new();
+    const Totals* t = &s->totals;
+    char a[64], b[64];
+    const int lw = 14;
+    int barw = width >= 100 ? 30 : width >= 70 ? 20 : 10;
+    Doc_line(d);
+    Doc_field(d, lw, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
+    Format_durationAuto(a, sizeof(a), t->kernel_ns);
+    Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
+              "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
+              t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    if (t->kernel_ns > 0) {
+        double p = (double)t->gemm_ns / (double)t->kernel_ns;
+        Format_ratio(a, sizeof(a), Amdahl_ceiling(p));
+        Format_ratio(b, sizeof(b), Amdahl_ceiling(1 - p));
+        Doc_field(d, lw, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
+        Doc_bar(d, STYLE_GEMM, p, barw);
+        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p * barw)) + 1, "");
+        Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
+        Doc_field(d, lw, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * (1 - p));
+        Doc_bar(d, STYLE_NONGEMM, 1 - p, barw);
+        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)((1 - p) * barw)) + 1, "");
+        Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
+    }
+    if (t->api_calls > 0) {
+        Format_durationAuto(a, sizeof(a), t->api_ns);
+        Doc_field(d, lw, "Host API", STYLE_NUMBER,
+                  "%s in %" PRId64 " calls (host layer: never added to kernel time)", a,
+                  t->api_calls);
+    }
+    if (t->copy_calls > 0) {
+        Format_durationAuto(a, sizeof(a), t->copy_ns);
+        Doc_field(d, lw, "Copies", STYLE_NUMBER, "%s in %" PRId64 " copies", a, t->copy_calls);
+    }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "Top kernels");
+    Doc_add(d, STYLE_DIM, "  (share of device kernel time, ceiling if the kernel took no time)");
+    int nw = width - 34;
+    if (nw < 20) {
+        nw = 20;
+    }
+    for (int r = 0; s->hotspots && r < s->hotspots->nrows && r < 5; r++) {
+        char name[2048], fit[2048];
+        Format_cutName(text(s->hotspots, r, "short_name"), nw, name, sizeof(name));
+        Format_fit(name, nw, 0, fit, sizeof(fit));
+        Doc_line(d);
+        Doc_add(d, STYLE_NAME, "  %s", fit);
+        Format_fit(text(s->hotspots, r, "category"), 12, 0, name, sizeof(name));
+        Doc_add(d, STYLE_CATEGORY, " %s", name);
+        Format_ratio(a, sizeof(a), cell(s->hotspots, r, "ceiling")->d);
+        Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s", cell(s->hotspots, r, "pct")->d, a);
+    }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "Categories");
+    Doc_add(d, STYLE_DIM, "  (Amdahl ceilings over device kernel time)");
+    int shown = 0;
+    for (int r = s->categories ? s->categories->pinned : 0;
+         s->categories && r < s->categories->nrows && shown < 8; r++) {
+        const RsCell* tot = cell(s->categories, r, "total_ns");
+        if (!tot || tot->i == 0) {
+            continue;
+        }
+        char fit[64];
+        Format_fit(text(s->categories, r, "category"), 12, 0, fit, sizeof(fit));
+        int gemm = strcmp(text(s->categories, r, "group"), "GEMM") == 0;
+        double p = cell(s->categories, r, "pct")->d;
+        Format_ratio(a, sizeof(a), cell(s->categories, r, "ceiling")->d);
+        Doc_line(d);
+        Doc_add(d, gemm ? STYLE_GEMM : STYLE_CATEGORY, "  %s", fit);
+        Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s  ", p, a);
+        Doc_bar(d, gemm ? STYLE_GEMM : STYLE_BAR, p / 100.0, barw);
+        shown++;
+    }
+    Doc_line(d);
+    Doc_line(d);
+    int used = 0, skipped = 0;
+    for (int r = 0; s->files && r < s->files->nrows; r++) {
+        const char* st = text(s->files, r, "status");
+        if (strncmp(st, "used", 4) == 0) {
+            used++;
+        } else if (strncmp(st, "skipped", 7) == 0 || strncmp(st, "error", 5) == 0) {
+            skipped++;
+        }
+    }
+    Doc_add(d, STYLE_TITLE, "Files");
+    Doc_add(d, STYLE_DEFAULT, "  %d used, %d skipped or unreadable, %d in all (0 lists them)",
+            used, skipped, s->files ? s->files->nrows : 0);
+    int warned = 0;
+    if (t->pmc) {
+        Doc_line(d);
+        Doc_add(d, STYLE_WARNING, "  ! Kernel times come from a PMC (counter) run: instrumented "
+                                  "timings are not performance (a 0.0185 ms kernel measured "
+                                  "1.48 ms).");
+        warned = 1;
+    }
+    if (s->rows_rejected > 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_WARNING, "  ! %" PRId64 " rows rejected while loading: see the Files "
+                                  "screen (0) and the messages on standard error.",
+                s->rows_rejected);
+        warned = 1;
+    }
+    if (!t->per_dispatch && t->kernel_ns > 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  Aggregated stats only: no min/max/histograms or dispatch lists.");
+    }
+    (void)warned;
+    return d;
+}

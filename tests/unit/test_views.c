@@ -1,0 +1,148 @@
+/* test_views.c - the view layer without curses: canvas, table view on a hand-built
+ * ResultSet, themes, key names and rc parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dcutop/canvas.h"
+#include "dcutop/keymap.h"
+#include "dcutop/table_view.h"
+#include "dcutop/theme.h"
+
+static char* dump(const Canvas* c) {
+    char* buf = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&buf, &len);
+    Canvas_dump(c, f);
+    fclose(f);
+    return buf;
+}
+
+static void canvas_neutralizes_controls_and_counts_wide(void** state) {
+    (void)state;
+    Canvas* c = Canvas_new(10, 2);
+    assert_int_equal(Canvas_put(c, 0, 0, STYLE_NAME, "a\x1b[1mb", -1), 6);
+    assert_string_equal(Canvas_at(c, 0, 1)->ch, "?");
+    /* two wide characters take four cells; the fifth cell stays blank */
+    assert_int_equal(Canvas_put(c, 1, 0, STYLE_NAME, "\xe4\xb8\xad\xe6\x96\x87x", -1), 5);
+    assert_string_equal(Canvas_at(c, 1, 1)->ch, "");
+    /* clipped at the edge, never past it */
+    assert_int_equal(Canvas_put(c, 0, 8, STYLE_NAME, "abcdef", -1), 2);
+    char* d = dump(c);
+    assert_string_equal(d, "a?[1mb  ab\n\xe4\xb8\xad\xe6\x96\x87x\n");
+    free(d);
+    Canvas_delete(c);
+}
+
+static const RsColumn cols[] = {
+    {"name", "Kernel", CT_TEXT}, {"calls", "Calls", CT_INT}, {"total_ns", "Total", CT_NS},
+    {"pct", "%Time", CT_PCT},    {"extra", "Extra", CT_INT},
+};
+
+static void table_view_units_sort_mark_and_selection(void** state) {
+    (void)state;
+    ResultSet* rs = ResultSet_new("t", cols, 5);
+    const char* names[] = {"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN", "softmax_warp"};
+    int64_t tot[] = {825000000, 6900000};
+    for (int i = 0; i < 2; i++) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, names[i]);
+        ResultSet_setInt(rs, r, 1, 10 + i);
+        ResultSet_setInt(rs, r, 2, tot[i]);
+        ResultSet_setReal(rs, r, 3, 50.0 * (i + 1));
+        ResultSet_setInt(rs, r, 4, 7);
+    }
+    static const char* const keys[] = {"name", "calls", "total_ns", "pct", "extra", NULL};
+    static const char* const drop[] = {"extra", NULL};
+    TableLayout l;
+    TableLayout_compute(&l, rs, keys, "name", drop, 36);
+    assert_int_equal(l.n, 4); /* "extra" dropped to give the name room */
+    TableLayout_compute(&l, rs, keys, "name", drop, 56);
+    Canvas* c = Canvas_new(56, 4);
+    TableViewState st = {1, 0, 2, 1};
+    TableView_render(&st, &l, rs, c, 0, 3);
+    char* d = dump(c);
+    /* unit chosen from the values (ms), sort arrow on Total, numbers right-aligned */
+    assert_non_null(strstr(d, "Total ms\xe2\x96\xbc"));
+    assert_non_null(strstr(d, "825.00"));
+    assert_non_null(strstr(d, "  6.90"));
+    assert_non_null(strstr(d, "MT128x128x32"));
+    free(d);
+    assert_int_equal(Canvas_at(c, 2, 5)->style, STYLE_SELECTED);
+    assert_int_equal(Canvas_at(c, 1, 5)->style, STYLE_NAME);
+    Canvas_delete(c);
+    ResultSet_delete(rs);
+}
+
+static void theme_files(void** state) {
+    (void)state;
+    Theme t;
+    Theme_initDefault(&t);
+    DcuError err;
+    assert_int_equal(Theme_parse(&t, "# c\ncolor selected white 21 bold underline\n", "x", &err),
+                     DCU_OK);
+    assert_int_equal(t.spec[STYLE_SELECTED].fg, 7);
+    assert_int_equal(t.spec[STYLE_SELECTED].bg, 21);
+    assert_int_equal(t.spec[STYLE_SELECTED].attrs, THEME_ATTR_BOLD | THEME_ATTR_UNDERLINE);
+    assert_int_equal(Theme_parse(&t, "color nosuch red blue\n", "t.theme", &err), DCU_ERR_USAGE);
+    assert_string_equal(err.msg, "t.theme:1: unknown element 'nosuch'");
+    assert_int_equal(Theme_parse(&t, "color header red\n", "t.theme", &err), DCU_ERR_USAGE);
+    assert_int_equal(Theme_parse(&t, "color header red blue blink\n", "t.theme", &err),
+                     DCU_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "unknown attribute 'blink'"));
+}
+
+static void key_names_round_trip(void** state) {
+    (void)state;
+    const char* s = "/gemm<Enter><C-f><F6><Lt><S-Tab>\xc3\xa9";
+    int want[] = {'/', 'g', 'e', 'm', 'm', KC_ENTER, KC_CTRL('f'), KC_F6, '<', KC_BTAB, 0xE9};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        assert_int_equal(Key_parse(&s), want[i]);
+    }
+    assert_int_equal(*s, '\0');
+    const char* bad = "<Nope>";
+    assert_int_equal(Key_parse(&bad), -1);
+    char buf[16];
+    Key_name(KC_CTRL('l'), buf, sizeof(buf));
+    assert_string_equal(buf, "<C-l>");
+    Key_name(KC_PGDOWN, buf, sizeof(buf));
+    assert_string_equal(buf, "<PgDown>");
+}
+
+static void keymap_defaults_and_rc(void** state) {
+    (void)state;
+    Keymap* km = Keymap_new();
+    assert_int_equal(Keymap_lookup(km, "hotspots", KC_F6), ACT_SORT_MENU);
+    assert_int_equal(Keymap_lookup(km, "categories", '+'), ACT_WHATIF_UP);
+    assert_int_equal(Keymap_lookup(km, "hotspots", '+'), ACT_NONE);
+    DcuError err;
+    assert_int_equal(Keymap_parseRc(km, "# mine\nbind hotspots + quit\nbind generic <C-x> help\n",
+                                    "rc", &err),
+                     DCU_OK);
+    assert_int_equal(Keymap_lookup(km, "hotspots", '+'), ACT_QUIT);
+    assert_int_equal(Keymap_lookup(km, "api", KC_CTRL('x')), ACT_HELP);
+    char keys[64];
+    Keymap_keysFor(km, "generic", ACT_HELP, keys, sizeof(keys));
+    assert_non_null(strstr(keys, "<F1>"));
+    assert_non_null(strstr(keys, "<C-x>"));
+    assert_int_equal(Keymap_parseRc(km, "bind hotspots x nosuch\n", "rc", &err), DCU_ERR_USAGE);
+    assert_string_equal(err.msg, "rc:1: unknown action 'nosuch' (see the help screen)");
+    assert_int_equal(Keymap_parseRc(km, "unbind x\n", "rc", &err), DCU_ERR_USAGE);
+    Keymap_delete(km);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(canvas_neutralizes_controls_and_counts_wide),
+        cmocka_unit_test(table_view_units_sort_mark_and_selection),
+        cmocka_unit_test(theme_files),
+        cmocka_unit_test(key_names_round_trip),
+        cmocka_unit_test(keymap_defaults_and_rc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
