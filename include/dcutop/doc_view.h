@@ -9,6 +9,7 @@
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
 #include "dcutop/result_set.h"
+#include "dcutop/timeline.h"
 
 typedef struct DocSeg_ {
     Style style;
@@ -46,6 +47,8 @@ typedef struct SummaryData_ {
     const ResultSet* categories; /* borrowed */
     const ResultSet* files;      /* borrowed */
     int64_t rows_rejected;
+    const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
+    int wall_basis;              /* ceilings shown over wall time */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 

@@ -30,6 +30,8 @@ typedef struct KernelDetail_ {
     int64_t bucket_lo_ns;
     int64_t bucket[KQ_BUCKETS];
     int n_buckets;
+    int64_t short_dispatches; /* per-dispatch rows under 10 us (a launch-bound signal) */
+    int64_t short_ns;         /* their summed time */
     char* sources;      /* file names that fed it, comma separated (owned) */
     int n_counters;     /* PMC counters: name and mean value */
     char** counter_name;

@@ -179,6 +179,11 @@ static void make_header(App* app) {
         snprintf(app->header, sizeof(app->header), " dcutop | %s", app->title);
         return;
     }
+    if (t.kernel_ns == 0) {
+        snprintf(app->header, sizeof(app->header), " dcutop | no device kernel times loaded | %s",
+                 app->title);
+        return;
+    }
     char a[64], b[64];
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
     double p = t.kernel_ns ? (double)t.gemm_ns / (double)t.kernel_ns : 0;

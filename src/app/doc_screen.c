@@ -134,13 +134,20 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
         if (st == DCU_OK) {
             st = Query_view(db, VIEW_FILES, NULL, &files, err);
         }
+        Timeline* tl = NULL;
+        DcuError e2;
+        if (st == DCU_OK && Timeline_new(db, &tl, &e2) == DCU_OK) {
+            sd.timeline = Timeline_summary(tl);
+        }
         if (st == DCU_OK) {
             sd.hotspots = hot;
             sd.categories = cat;
             sd.files = files;
             sd.rows_rejected = sd.totals.rows_rejected;
+            sd.wall_basis = Query_amdahlBasis(db) == 1;
             s->doc = SummaryView_build(&sd, w);
         }
+        Timeline_delete(tl);
         ResultSet_delete(hot);
         ResultSet_delete(cat);
         ResultSet_delete(files);

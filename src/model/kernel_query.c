@@ -104,6 +104,10 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
                 b++;
             }
             d->bucket[b]++;
+            if (v < 10000) {
+                d->short_dispatches++;
+                d->short_ns += v;
+            }
             if (b + 1 > d->n_buckets) {
                 d->n_buckets = b + 1;
             }

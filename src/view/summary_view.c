@@ -94,6 +94,44 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Doc_bar(d, gemm ? STYLE_GEMM : STYLE_BAR, p / 100.0, barw);
         shown++;
     }
+    const TimelineSummary* tl = s->timeline;
+    if (tl && tl->available) {
+        char c[64];
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_TITLE, "Timeline");
+        Doc_add(d, STYLE_DIM, "  (per-dispatch timestamps%s)",
+                s->wall_basis ? "; ceilings above are over wall time" : "");
+        Format_durationAuto(a, sizeof(a), tl->wall_ns);
+        Format_durationAuto(b, sizeof(b), tl->busy_ns);
+        Format_durationAuto(c, sizeof(c), tl->idle_ns);
+        Doc_field(d, lw, "Wall / busy", STYLE_NUMBER, "%s device wall, GPU busy %s, idle %s (%.2f%%)",
+                  a, b, c, tl->idle_pct);
+        Doc_field(d, lw, "Short kernels", tl->short_count_pct >= 50 ? STYLE_WARNING : STYLE_NUMBER,
+                  "%lld of %lld dispatches under 10 us (%.2f%%), %.2f%% of kernel time%s",
+                  (long long)tl->short_dispatches, (long long)tl->dispatches,
+                  tl->short_count_pct, tl->short_time_pct,
+                  tl->short_count_pct >= 50 ? ": launch-bound" : "");
+        Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
+        Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
+        Format_durationAuto(c, sizeof(c), tl->gap_ns);
+        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s, %s in all", a, b, c);
+        if (tl->iterations > 1) {
+            Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
+            Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
+            Doc_field(d, lw, "Iterations", STYLE_NUMBER,
+                      "%d (%s): first %s, steady %s on average (cold start %.2fx)", tl->iterations,
+                      tl->iter_source == ITER_ANNOTATION ? "ProfilerStep#" : "repeating sequence",
+                      a, b, tl->cold_ratio);
+        }
+        if (tl->steady_h2d + tl->steady_d2h > 0) {
+            Doc_line(d);
+            Doc_add(d, STYLE_WARNING,
+                    "  ! %lld host-to-device and %lld device-to-host copies inside the steady "
+                    "state (synchronous copies in the loop?)",
+                    (long long)tl->steady_h2d, (long long)tl->steady_d2h);
+        }
+    }
     Doc_line(d);
     Doc_line(d);
     int used = 0, skipped = 0;
