@@ -540,7 +540,7 @@ static int companion_row(const CsvRow* r, void* data) {
     return 0;
 }
 
-/* The companion P.hiptrace.csv of P.db, else the only *.hiptrace.csv of the folder. */
+/* The companion P.hiptrace.csv of P.db (NULL when there is none). */
 static char* companion_path(const char* db_path) {
     size_t n = strlen(db_path);
     if (n > 3 && strcmp(db_path + n - 3, ".db") == 0) {

@@ -1495,7 +1495,11 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
                      "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
                      "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
                      "CREATE INDEX IF NOT EXISTS py_frame_thread ON py_frame(file_id, pid,"
-                     " tid, start_ns);",
+                     " tid, start_ns);"
+                     /* the NOT EXISTS below probes kernel_stack once per dispatch while rows
+                      * are added: without this index the load is quadratic */
+                     "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
+                     " kernel_stack(dispatch_id);",
                      err);
     if (s == DCU_OK) {
         s = state_init(core, err);
