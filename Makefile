@@ -11,9 +11,9 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wfor
            -Wwrite-strings -Wcast-qual -Wundef
 OPT     ?= -O2 -g
 CFLAGS  ?=
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
+CFLAGS  += -pthread -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
            $(OPT) $(WARN) -MMD -MP -Iinclude $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
-MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -lm
+MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -lm -pthread
 APP_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null) $(MODEL_LIBS)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null) $(MODEL_LIBS)
 

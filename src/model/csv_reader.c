@@ -1,77 +1,270 @@
-/* csv_reader.c - libcsv driven block by block, fed line by line to know line numbers. */
+/* csv_reader.c - libcsv driven block by block, fed line by line to know line numbers.
+ *
+ * Two threads: a producer reads the file and runs libcsv, packing finished rows into
+ * batches; the calling thread takes the batches and hands each row to on_row (where the
+ * loader parses numbers and talks to SQLite, which therefore stays on one thread). Parsing
+ * and inserting overlap, which is most of the load time of a large trace on two cores. */
 #include "dcutop/csv_reader.h"
 
 #include <csv.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dcutop/xalloc.h"
 
-typedef struct Reader_ {
-    CsvRowFn on_row;
-    void* ctx;
-    char* buf; /* field bytes of the current row, each NUL-terminated */
-    size_t buf_len, buf_cap;
-    size_t* off; /* offset of each field in buf */
-    size_t* len;
-    int n, too_wide;
-    long line;      /* current line being fed (1-based) */
-    long row_line;  /* line where the current row started, 0 = no field yet */
-    int stop;
-    CsvField* fields;
-} Reader;
+enum { N_BATCHES = 4, BATCH_ROWS = 4096, BATCH_BYTES = 1 << 20 };
+
+typedef struct Batch_ {
+    char* buf; /* field bytes, each NUL-terminated */
+    size_t len, cap;
+    size_t* foff; /* per field: offset in buf and length */
+    size_t* flen;
+    int nf, capf;
+    int* rfirst; /* per row: first field, field count, too_wide, line */
+    int* rn;
+    unsigned char* rwide;
+    long* rline;
+    int nrows, caprows;
+    uint64_t bytes_done; /* file bytes read when the batch was handed over */
+    int last;            /* the producer's final batch */
+} Batch;
+
+typedef struct Shared_ {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    Batch* batches[N_BATCHES];
+    int full[N_BATCHES]; /* ring of full batch indices, in order */
+    int nfull, head;
+    int freelist[N_BATCHES];
+    int nfree;
+    int stop;            /* the consumer wants no more rows */
+    DcuStatus status;    /* producer error */
+    char msg[512];
+    const char* path;
+} Shared;
+
+typedef struct Producer_ {
+    Shared* sh;
+    Batch* cur;
+    int cur_idx;
+    /* the row being built */
+    int row_first, row_n, too_wide;
+    long line, row_line;
+    uint64_t done;
+} Producer;
 
 static int no_space(unsigned char c) {
     (void)c;
     return 0;
 }
 
+static void batch_reset(Batch* b) {
+    b->len = 0;
+    b->nf = 0;
+    b->nrows = 0;
+    b->last = 0;
+}
+
+static void batch_free(Batch* b) {
+    if (!b) {
+        return;
+    }
+    free(b->buf);
+    free(b->foff);
+    free(b->flen);
+    free(b->rfirst);
+    free(b->rn);
+    free(b->rwide);
+    free(b->rline);
+    free(b);
+}
+
+/* Takes a free batch (waits for the consumer); -1 when the consumer stopped. */
+static int take_free(Shared* sh) {
+    pthread_mutex_lock(&sh->mu);
+    while (sh->nfree == 0 && !sh->stop) {
+        pthread_cond_wait(&sh->cv, &sh->mu);
+    }
+    int idx = sh->stop ? -1 : sh->freelist[--sh->nfree];
+    pthread_mutex_unlock(&sh->mu);
+    return idx;
+}
+
+static void hand_over(Producer* p, int last) {
+    Shared* sh = p->sh;
+    p->cur->bytes_done = p->done;
+    p->cur->last = last;
+    pthread_mutex_lock(&sh->mu);
+    sh->full[(sh->head + sh->nfull) % N_BATCHES] = p->cur_idx;
+    sh->nfull++;
+    pthread_cond_broadcast(&sh->cv);
+    pthread_mutex_unlock(&sh->mu);
+    p->cur = NULL;
+    p->cur_idx = -1;
+}
+
+static int ensure_batch(Producer* p) {
+    if (p->cur) {
+        return 1;
+    }
+    int idx = take_free(p->sh);
+    if (idx < 0) {
+        return 0;
+    }
+    p->cur_idx = idx;
+    p->cur = p->sh->batches[idx];
+    batch_reset(p->cur);
+    return 1;
+}
+
 static void on_field(void* s, size_t len, void* data) {
-    Reader* r = data;
-    if (r->row_line == 0) {
+    Producer* p = data;
+    if (!ensure_batch(p)) {
+        return;
+    }
+    Batch* b = p->cur;
+    if (p->row_line == 0) {
         /* libcsv reports a field when it ends: a quoted first field spanning lines
          * started one line earlier per newline it holds */
         long nl = 0;
         for (size_t i = 0; i < len; i++) {
             nl += ((const char*)s)[i] == '\n';
         }
-        r->row_line = r->line - nl;
+        p->row_line = p->line - nl;
+        p->row_first = b->nf;
     }
-    if (r->n >= CSV_MAX_FIELDS) {
-        r->too_wide = 1;
+    if (p->row_n >= CSV_MAX_FIELDS) {
+        p->too_wide = 1;
         return;
     }
-    xgrow((void**)&r->buf, &r->buf_cap, r->buf_len + len + 1);
+    xgrow((void**)&b->buf, &b->cap, b->len + len + 1);
     if (len) {
-        memcpy(r->buf + r->buf_len, s, len);
+        memcpy(b->buf + b->len, s, len);
     }
-    r->buf[r->buf_len + len] = '\0';
-    r->off[r->n] = r->buf_len;
-    r->len[r->n] = len;
-    r->n++;
-    r->buf_len += len + 1;
+    b->buf[b->len + len] = '\0';
+    if (b->nf == b->capf) {
+        b->capf = b->capf ? b->capf * 2 : 4096;
+        b->foff = xrealloc(b->foff, sizeof(size_t) * (size_t)b->capf);
+        b->flen = xrealloc(b->flen, sizeof(size_t) * (size_t)b->capf);
+    }
+    b->foff[b->nf] = b->len;
+    b->flen[b->nf] = len;
+    b->nf++;
+    b->len += len + 1;
+    p->row_n++;
 }
 
 static void on_row_end(int c, void* data) {
     (void)c;
-    Reader* r = data;
-    if (r->row_line == 0) {
-        r->row_line = r->line;
+    Producer* p = data;
+    if (!ensure_batch(p)) {
+        return;
     }
-    for (int i = 0; i < r->n; i++) {
-        r->fields[i].s = r->buf + r->off[i];
-        r->fields[i].len = r->len[i];
+    Batch* b = p->cur;
+    if (p->row_line == 0) { /* a row with no field callback (cannot happen with libcsv 3) */
+        p->row_line = p->line;
+        p->row_first = b->nf;
     }
-    CsvRow row = {r->fields, r->n, r->too_wide, r->row_line};
-    if (!r->stop && r->on_row(&row, r->ctx)) {
-        r->stop = 1;
+    if (b->nrows == b->caprows) {
+        b->caprows = b->caprows ? b->caprows * 2 : 1024;
+        b->rfirst = xrealloc(b->rfirst, sizeof(int) * (size_t)b->caprows);
+        b->rn = xrealloc(b->rn, sizeof(int) * (size_t)b->caprows);
+        b->rwide = xrealloc(b->rwide, (size_t)b->caprows);
+        b->rline = xrealloc(b->rline, sizeof(long) * (size_t)b->caprows);
     }
-    r->n = 0;
-    r->too_wide = 0;
-    r->buf_len = 0;
-    r->row_line = 0;
+    b->rfirst[b->nrows] = p->row_first;
+    b->rn[b->nrows] = p->row_n;
+    b->rwide[b->nrows] = (unsigned char)p->too_wide;
+    b->rline[b->nrows] = p->row_line;
+    b->nrows++;
+    p->row_n = 0;
+    p->too_wide = 0;
+    p->row_line = 0;
+    if (b->nrows >= BATCH_ROWS || b->len >= BATCH_BYTES) {
+        hand_over(p, 0);
+    }
+}
+
+static int stopped(Shared* sh) {
+    pthread_mutex_lock(&sh->mu);
+    int s = sh->stop;
+    pthread_mutex_unlock(&sh->mu);
+    return s;
+}
+
+static void producer_fail(Shared* sh, DcuStatus code, const char* msg) {
+    pthread_mutex_lock(&sh->mu);
+    if (sh->status == DCU_OK) {
+        sh->status = code;
+        snprintf(sh->msg, sizeof(sh->msg), "%s", msg);
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
+
+typedef struct ProducerArgs_ {
+    Shared* sh;
+    FILE* f;
+} ProducerArgs;
+
+static void* produce(void* arg) {
+    ProducerArgs* a = arg;
+    Shared* sh = a->sh;
+    Producer p = {0};
+    p.sh = sh;
+    p.cur_idx = -1;
+    p.line = 1;
+    struct csv_parser cp;
+    if (csv_init(&cp, 0) != 0) {
+        producer_fail(sh, DCU_ERR_NOMEM, "csv_init failed");
+    } else {
+        csv_set_space_func(&cp, no_space);
+        enum { BLOCK = 1 << 16 };
+        unsigned char* block = xmalloc(BLOCK);
+        int first = 1;
+        size_t got;
+        char m[512];
+        while (!stopped(sh) && (got = fread(block, 1, BLOCK, a->f)) > 0) {
+            size_t i = 0;
+            if (first) {
+                first = 0;
+                if (got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
+                    i = 3;
+                }
+            }
+            while (i < got) {
+                unsigned char* nl = memchr(block + i, '\n', got - i);
+                size_t seg = nl ? (size_t)(nl - (block + i)) + 1 : got - i;
+                if (csv_parse(&cp, block + i, seg, on_field, on_row_end, &p) != seg) {
+                    snprintf(m, sizeof(m), "%s:%ld: %s", sh->path, p.line,
+                             csv_strerror(csv_error(&cp)));
+                    producer_fail(sh, DCU_ERR_NOMEM, m);
+                    break;
+                }
+                i += seg;
+                if (nl) {
+                    p.line++;
+                }
+            }
+            p.done += got;
+        }
+        if (ferror(a->f)) {
+            snprintf(m, sizeof(m), "%s:%ld: read error: %s", sh->path, p.line, strerror(errno));
+            producer_fail(sh, DCU_ERR_IO, m);
+        }
+        if (!stopped(sh)) {
+            csv_fini(&cp, on_field, on_row_end, &p);
+        }
+        csv_free(&cp);
+        free(block);
+    }
+    /* the final (possibly empty) batch tells the consumer that the file ended */
+    if (ensure_batch(&p)) {
+        hand_over(&p, 1);
+    }
+    return NULL;
 }
 
 DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
@@ -80,65 +273,72 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
     if (!f) {
         return Error_set(err, DCU_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
-    struct csv_parser p;
-    if (csv_init(&p, 0) != 0) {
-        fclose(f);
-        return Error_set(err, DCU_ERR_NOMEM, "%s: csv_init failed", path);
+    Shared sh;
+    memset(&sh, 0, sizeof(sh));
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.cv, NULL);
+    sh.path = path;
+    for (int i = 0; i < N_BATCHES; i++) {
+        sh.batches[i] = xcalloc(1, sizeof(Batch));
+        sh.freelist[sh.nfree++] = i;
     }
-    csv_set_space_func(&p, no_space);
-    Reader r = {0};
-    r.on_row = on_row;
-    r.ctx = ctx;
-    r.line = 1;
-    r.off = xmalloc(sizeof(size_t) * CSV_MAX_FIELDS);
-    r.len = xmalloc(sizeof(size_t) * CSV_MAX_FIELDS);
-    r.fields = xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS);
-    enum { BLOCK = 1 << 16 };
-    unsigned char* block = xmalloc(BLOCK);
-    uint64_t done = 0;
+    ProducerArgs args = {&sh, f};
+    pthread_t th;
     DcuStatus s = DCU_OK;
-    int first = 1;
-    size_t got;
-    while (!r.stop && (got = fread(block, 1, BLOCK, f)) > 0) {
-        size_t i = 0;
-        if (first) {
-            first = 0;
-            if (got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
-                i = 3;
+    if (pthread_create(&th, NULL, produce, &args) != 0) {
+        s = Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader thread", path);
+    } else {
+        CsvField* fields = xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS);
+        int stop = 0, last = 0;
+        while (!last) {
+            pthread_mutex_lock(&sh.mu);
+            while (sh.nfull == 0) {
+                pthread_cond_wait(&sh.cv, &sh.mu);
+            }
+            int idx = sh.full[sh.head];
+            sh.head = (sh.head + 1) % N_BATCHES;
+            sh.nfull--;
+            pthread_mutex_unlock(&sh.mu);
+            Batch* b = sh.batches[idx];
+            last = b->last;
+            for (int r = 0; r < b->nrows && !stop; r++) {
+                int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
+                for (int k = 0; k < n; k++) {
+                    int fi = b->rfirst[r] + k;
+                    fields[k].s = b->buf + b->foff[fi];
+                    fields[k].len = b->flen[fi];
+                }
+                CsvRow row = {fields, n, b->rwide[r], b->rline[r]};
+                if (on_row(&row, ctx)) {
+                    stop = 1;
+                }
+            }
+            if (progress) {
+                progress(b->bytes_done, ctx);
+            }
+            pthread_mutex_lock(&sh.mu);
+            sh.freelist[sh.nfree++] = idx;
+            if (stop) {
+                sh.stop = 1;
+            }
+            pthread_cond_broadcast(&sh.cv);
+            pthread_mutex_unlock(&sh.mu);
+            if (stop) {
+                break; /* the producer sees stop and ends; its last batch is not needed */
             }
         }
-        while (i < got && !r.stop) {
-            unsigned char* nl = memchr(block + i, '\n', got - i);
-            size_t seg = nl ? (size_t)(nl - (block + i)) + 1 : got - i;
-            if (csv_parse(&p, block + i, seg, on_field, on_row_end, &r) != seg) {
-                s = Error_set(err, DCU_ERR_NOMEM, "%s:%ld: %s", path, r.line,
-                              csv_strerror(csv_error(&p)));
-                r.stop = 1;
-                break;
-            }
-            i += seg;
-            if (nl) {
-                r.line++;
-            }
-        }
-        done += got;
-        if (progress) {
-            progress(done, ctx);
+        pthread_join(th, NULL);
+        free(fields);
+        if (sh.status != DCU_OK) {
+            s = Error_set(err, sh.status, "%s", sh.msg);
         }
     }
-    if (s == DCU_OK && ferror(f)) {
-        s = Error_set(err, DCU_ERR_IO, "%s:%ld: read error: %s", path, r.line, strerror(errno));
+    for (int i = 0; i < N_BATCHES; i++) {
+        batch_free(sh.batches[i]);
     }
-    if (s == DCU_OK && !r.stop) {
-        csv_fini(&p, on_field, on_row_end, &r);
-    }
-    csv_free(&p);
+    pthread_mutex_destroy(&sh.mu);
+    pthread_cond_destroy(&sh.cv);
     fclose(f);
-    free(block);
-    free(r.buf);
-    free(r.off);
-    free(r.len);
-    free(r.fields);
     return s;
 }
 
