@@ -48,6 +48,7 @@ typedef struct SummaryData_ {
     const ResultSet* files;      /* borrowed */
     int64_t rows_rejected;
     const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
+    const ResultSet* gaps;       /* borrowed, may be NULL: the largest launch gaps */
     int wall_basis;              /* ceilings shown over wall time */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);

@@ -46,6 +46,7 @@
     _(FOLD, "fold-library", "Stacks: hide runtime and library frames (first user frame shows)") \
     _(TREE_SOURCE, "stacks-ranges", "Stacks: switch between call stacks and roctx ranges")    \
     _(AMDAHL_BASIS, "amdahl-basis", "Ceilings over device kernel time or over wall time")      \
+    _(COLD_SPLIT, "cold-start", "API, Copies: totals with and without the first iteration")   \
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \

@@ -136,8 +136,13 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
         }
         Timeline* tl = NULL;
         DcuError e2;
+        ResultSet* gaps = NULL;
         if (st == DCU_OK && Timeline_new(db, &tl, &e2) == DCU_OK) {
             sd.timeline = Timeline_summary(tl);
+            if (sd.timeline->available &&
+                Timeline_view(tl, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &gaps, &e2) == DCU_OK) {
+                sd.gaps = gaps;
+            }
         }
         if (st == DCU_OK) {
             sd.hotspots = hot;
@@ -147,6 +152,7 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
             sd.wall_basis = Query_amdahlBasis(db) == 1;
             s->doc = SummaryView_build(&sd, w);
         }
+        ResultSet_delete(gaps);
         Timeline_delete(tl);
         ResultSet_delete(hot);
         ResultSet_delete(cat);

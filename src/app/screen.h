@@ -49,6 +49,7 @@ struct Screen_ {
     char* kernel;    /* kernel detail / dispatches: full kernel name (owned) */
     WhatIf what_if[MAX_WHATIF];
     int n_what_if;
+    int cold_split; /* API/Copies: the first-iteration split from the timeline */
     /* documents */
     Doc* doc;
     int doc_w;

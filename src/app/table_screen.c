@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
@@ -96,7 +97,45 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
     QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category};
     ResultSet* rs = NULL;
     DcuStatus st;
-    if (s->ops == &DispatchScreen) {
+    if (s->cold_split) {
+        /* the timeline's split: all calls, those of the first iteration, the steady state */
+        Timeline* tl = NULL;
+        st = Timeline_new(App_db(app), &tl, err);
+        if (st == DCU_OK) {
+            st = Timeline_view(tl, s->ops->view == VIEW_API ? TL_API : TL_COPIES, NULL,
+                               AMDAHL_BASIS_KERNEL, &rs, err);
+        }
+        Timeline_delete(tl);
+        if (st == DCU_OK && s->filter && *s->filter) {
+            Filter* f = NULL;
+            int nc = ResultSet_columnIndex(rs, "name");
+            if (Filter_new(s->filter, &f, err) == DCU_OK && nc >= 0) {
+                ResultSet* kept = ResultSet_new(rs->name, rs->cols, rs->ncols);
+                for (int r = 0; r < rs->nrows; r++) {
+                    const char* t = ResultSet_cellc(rs, r, nc)->s;
+                    if (t && Filter_matches(f, t, strlen(t))) {
+                        int k = ResultSet_addRow(kept);
+                        for (int c = 0; c < rs->ncols; c++) {
+                            RsCell* dst = ResultSet_cell(kept, k, c);
+                            const RsCell* src = ResultSet_cellc(rs, r, c);
+                            *dst = *src;
+                            dst->s = src->s ? xstrdup(src->s) : NULL;
+                        }
+                    }
+                }
+                ResultSet_delete(rs);
+                rs = kept;
+            }
+            Filter_delete(f);
+        }
+        if (st == DCU_OK && s->sort) {
+            st = Query_sort(rs, s->sort, err);
+        }
+        if (st != DCU_OK) {
+            ResultSet_delete(rs);
+            rs = NULL;
+        }
+    } else if (s->ops == &DispatchScreen) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
@@ -123,6 +162,13 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
     return DCU_OK;
 }
 
+static const char* const api_split_keys[] = {"name", "domain", "calls", "total_ns",
+                                             "first_calls", "first_ns", "first_pct",
+                                             "steady_calls", "steady_ns", "steady_avg_ns", NULL};
+static const char* const copy_split_keys[] = {"name", "direction", "calls", "bytes", "total_ns",
+                                              "steady_calls", "steady_bytes", "steady_ns", "flag",
+                                              NULL};
+
 static DcuStatus ts_open(Screen* s, App* app, DcuError* err) {
     return TableScreen_requery(s, app, err);
 }
@@ -133,7 +179,11 @@ static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     }
     int w = App_width(app);
     if (s->layout_w != w) {
-        TableLayout_compute(&s->layout, s->rs, s->ops->keys, s->ops->flex, s->ops->drop, w);
+        const char* const* keys = s->ops->keys;
+        if (s->cold_split) {
+            keys = s->ops->view == VIEW_API ? api_split_keys : copy_split_keys;
+        }
+        TableLayout_compute(&s->layout, s->rs, keys, s->ops->flex, s->ops->drop, w);
         s->layout_w = w;
     }
     int th = h - (s->rs->footer ? 1 : 0);
@@ -349,6 +399,32 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
             return REACT_NONE;
         }
         return whatif_step(s, app, a == ACT_WHATIF_UP ? 1 : -1, err);
+    case ACT_COLD_SPLIT: {
+        if (s->ops != &ApiScreen && s->ops != &CopiesScreen) {
+            return REACT_NONE;
+        }
+        s->cold_split = !s->cold_split;
+        free(s->sort);
+        s->sort = NULL; /* the two tables have different columns */
+        s->tv.selected = 0;
+        if (TableScreen_requery(s, app, err) != DCU_OK) {
+            s->cold_split = 0;
+            TableScreen_requery(s, app, err);
+            App_setStatus(app, 1, "%s", err->msg);
+        } else {
+            int sc = ResultSet_columnIndex(s->rs, "steady_calls");
+            int any = 0;
+            for (int r = 0; sc >= 0 && r < s->rs->nrows && !any; r++) {
+                any = !ResultSet_cellc(s->rs, r, sc)->null;
+            }
+            App_setStatus(app, 0, !s->cold_split ? "All calls."
+                                  : any ? "With and without the first iteration (cold start); "
+                                          "i: back"
+                                        : "No iterations found in this trace: nothing to split "
+                                          "(i: back).");
+        }
+        return REACT_REDRAW;
+    }
     case ACT_WHATIF_CLEAR:
         if (s->ops->view != VIEW_CATEGORIES) {
             return REACT_NONE;

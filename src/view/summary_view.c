@@ -116,6 +116,21 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
         Format_durationAuto(c, sizeof(c), tl->gap_ns);
         Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s, %s in all", a, b, c);
+        for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
+            const RsCell* g = cell(s->gaps, r, "gap_ns");
+            const RsCell* at = cell(s->gaps, r, "at_ns");
+            if (!g || g->null) {
+                continue;
+            }
+            char name[512], cut[512];
+            snprintf(name, sizeof(name), "%s", text(s->gaps, r, "after"));
+            Format_cutName(name, width - 48 > 20 ? width - 48 : 20, cut, sizeof(cut));
+            Format_durationAuto(a, sizeof(a), g->i);
+            Format_durationAuto(b, sizeof(b), at && !at->null ? at->i : 0);
+            Doc_line(d);
+            Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", lw, "", a, b);
+            Doc_add(d, STYLE_NAME, "%s", cut);
+        }
         if (tl->iterations > 1) {
             Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
             Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);

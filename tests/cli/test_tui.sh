@@ -75,3 +75,22 @@ printf '2\n:dump evil\n' >"$TMP/e.keys"
 "$D" --headless --size 100x12 --keys "$TMP/e.keys" "$TMP/esc" >"$TMP/e.out" 2>&1
 check "no escape byte in the screen dump" sh -c "! grep -q \"$(printf '\033')\" '$TMP/e.out'"
 check "the escape is shown as \\x1B" grep -q 'evil\\x1B\[31mred\\x07kernel' "$TMP/e.out"
+
+# API / Copies: i splits totals at the first iteration (cold start), from the timeline
+CT="$SHARED/sample-traces-real/pytorch-h200-climate-transformer/climate_train.trace.json.gz"
+if [ -f "$CT" ]; then
+    mkdir -p "$TMP/ct" && cp "$CT" "$TMP/ct/"
+    printf '4i\n:dump api-split\n5i\n:dump copies-split\n' >"$TMP/split.keys"
+    "$D" --headless --size 130x24 --keys "$TMP/split.keys" "$TMP/ct" >"$TMP/split.out" 2>&1
+    check "i on API shows first-iteration and steady-state columns" grep -q "1stCalls .*SteadyCalls" "$TMP/split.out"
+    if [ -x /usr/bin/python3 ]; then
+        want=$(/usr/bin/python3 -c "import gzip,json,sys; t=json.load(gzip.open(sys.argv[1])); print(sum(1 for e in t['traceEvents'] if e.get('cat')=='cuda_runtime' and e.get('name')=='cudaLaunchKernel' and e.get('ph')=='X'))" "$CT")
+        check "cudaLaunchKernel calls equal a python count over the JSON ($want)" \
+            grep -q "cudaLaunchKernel  *$want " "$TMP/split.out"
+    else
+        ok "python3 missing: cudaLaunchKernel count check skipped"
+    fi
+    check "i on Copies shows the steady-state copies" grep -q "SteadyCalls  *SteadyBytes" "$TMP/split.out"
+else
+    ok "climate_train trace not in ../shared: cold-start split check skipped"
+fi
