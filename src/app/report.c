@@ -8,6 +8,7 @@
 
 #include "dcutop/export.h"
 #include "dcutop/format.h"
+#include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 
@@ -22,41 +23,6 @@ static const char* const copy_keys[] = {"name", "calls", "bytes", "total_ns", "a
                                         "min_ns", "max_ns", "pct", "gbps", NULL};
 static const char* const file_keys[] = {"name", "format", "layer", "rows", "rejected", "status",
                                         NULL};
-
-static void cell_text(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap) {
-    const RsCell* cell = ResultSet_cellc(rs, r, c);
-    if (cell->null) {
-        snprintf(buf, cap, "-");
-        return;
-    }
-    switch (rs->cols[c].type) {
-    case CT_TEXT:
-        snprintf(buf, cap, "%s", cell->s ? cell->s : "");
-        break;
-    case CT_INT:
-        snprintf(buf, cap, "%" PRId64, cell->i);
-        break;
-    case CT_NS:
-        Format_duration(buf, cap, cell->i, u);
-        break;
-    case CT_BYTES:
-        Format_bytes(buf, cap, cell->i);
-        break;
-    case CT_PCT:
-        snprintf(buf, cap, "%.2f", cell->d);
-        break;
-    case CT_RATIO:
-        Format_ratio(buf, cap, cell->d);
-        break;
-    default:
-        if (isinf(cell->d)) {
-            snprintf(buf, cap, "inf");
-        } else {
-            snprintf(buf, cap, "%.4g", cell->d);
-        }
-        break;
-    }
-}
 
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
                   int width, int max_rows) {
@@ -106,7 +72,7 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
         }
         w[i] = Format_width(head[i]);
         for (int r = 0; r < rows; r++) {
-            cell_text(rs, r, cols[i], unit[i], buf, sizeof(buf));
+            TableView_cellText(rs, r, cols[i], unit[i], buf, sizeof(buf));
             int cw = Format_width(buf);
             if (cw > w[i]) {
                 w[i] = cw;
@@ -141,7 +107,7 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
             if (r < 0) {
                 snprintf(cell, sizeof(cell), "%s", head[i]);
             } else {
-                cell_text(rs, r, cols[i], unit[i], buf, sizeof(buf));
+                TableView_cellText(rs, r, cols[i], unit[i], buf, sizeof(buf));
                 if (i == fi) {
                     Format_cutName(buf, w[i], cell, sizeof(cell));
                 } else {
