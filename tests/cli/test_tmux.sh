@@ -48,8 +48,15 @@ run_size() {
     tm resize-window -t dcu -x 100 -y 30 2>/dev/null || tm resize-pane -t dcu -x 100 -y 30
     sleep 0.3
     check "${w}x${h}: still drawn after a resize to 100x30" wait_for "F1Help"
-    tm send-keys -t dcu q
-    check "${w}x${h}: q quits with status 0" wait_for "EXITED=0"
+    if [ "$w" = 80 ]; then
+        tm send-keys -t dcu q
+        check "${w}x${h}: q quits with status 0" wait_for "EXITED=0"
+    else
+        tm send-keys -t dcu C-c
+        check "${w}x${h}: Ctrl-C quits with status 0" wait_for "EXITED=0"
+        check "${w}x${h}: the terminal is restored (no screen left behind)" \
+            sh -c "! tmux -S '$SOCK' capture-pane -p -t dcu | grep -q F1Help"
+    fi
     tm kill-server 2>/dev/null
 }
 run_size 80 24
