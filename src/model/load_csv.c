@@ -13,6 +13,7 @@
 #include "dcutop/csv_reader.h"
 #include "dcutop/names.h"
 #include "dcutop/xalloc.h"
+#include "load_event.h"
 #include "load_internal.h"
 
 typedef enum {
@@ -316,24 +317,21 @@ static const char* text_of(Ctx* c, const Row* row, Field f, size_t* len) {
     return row->r->f[k].s;
 }
 
-/* Binds integer field f to parameter idx of st; NULL when absent or empty.
+/* Reads integer field f into *v: LOAD_NULL when the column is absent or empty.
  * Returns 0 and rejects the row when the value is not a number. */
-static int bind_opt(Ctx* c, const Row* row, sqlite3_stmt* st, int idx, Field f, int id_like) {
+static int get_opt(Ctx* c, const Row* row, Field f, int id_like, int64_t* v) {
     size_t n;
     int k = col_of(c, row, f);
+    *v = LOAD_NULL;
     if (k < 0) {
-        sqlite3_bind_null(st, idx);
         return 1;
     }
     const char* s = text_of(c, row, f, &n);
-    int64_t v;
-    NumStatus ns = id_like ? parse_id(s, n, &v) : parse_i64(s, n, &v);
-    if (ns == NUM_OK) {
-        sqlite3_bind_int64(st, idx, v);
-        return 1;
-    }
-    if (ns == NUM_EMPTY) {
-        sqlite3_bind_null(st, idx);
+    NumStatus ns = id_like ? parse_id(s, n, v) : parse_i64(s, n, v);
+    if (ns == NUM_OK || ns == NUM_EMPTY) {
+        if (ns == NUM_EMPTY) {
+            *v = LOAD_NULL;
+        }
         return 1;
     }
     char* shown = Names_sanitize(s, n > 40 ? 40 : n);
@@ -341,6 +339,20 @@ static int bind_opt(Ctx* c, const Row* row, sqlite3_stmt* st, int idx, Field f, 
                 ns == NUM_RANGE ? "number out of range" : "not a number", shown);
     free(shown);
     return 0;
+}
+
+/* get_opt, bound to parameter idx of st (NULL when absent or empty). */
+static int bind_opt(Ctx* c, const Row* row, sqlite3_stmt* st, int idx, Field f, int id_like) {
+    int64_t v;
+    if (!get_opt(c, row, f, id_like, &v)) {
+        return 0;
+    }
+    if (v == LOAD_NULL) {
+        sqlite3_bind_null(st, idx);
+    } else {
+        sqlite3_bind_int64(st, idx, v);
+    }
+    return 1;
 }
 
 /* Reads a required non-negative integer; rejects the row otherwise. */
@@ -364,22 +376,13 @@ static int get_req(Ctx* c, const Row* row, Field f, int64_t* out) {
     return 0;
 }
 
-/* start/end/duration: duration from end - start when both exist, else the duration column. */
-static int get_times(Ctx* c, const Row* row, int64_t* start, int64_t* end, int64_t* dur,
-                     int* has_se) {
-    *has_se = 0;
+/* start/end/duration, each a required non-negative number where the format has it:
+ * start and end when both columns exist (LOAD_NULL otherwise), else the duration column.
+ * LoadEvent_* then checks the end against the start and derives the duration. */
+static int get_times(Ctx* c, const Row* row, int64_t* start, int64_t* end, int64_t* dur) {
+    *start = *end = *dur = LOAD_NULL;
     if (has(c, F_START) && has(c, F_END)) {
-        if (!get_req(c, row, F_START, start) || !get_req(c, row, F_END, end)) {
-            return 0;
-        }
-        if (*end < *start) {
-            Load_reject(c->core, c->f, row->r->line, "end timestamp %lld before start %lld",
-                        (long long)*end, (long long)*start);
-            return 0;
-        }
-        *dur = *end - *start;
-        *has_se = 1;
-        return 1;
+        return get_req(c, row, F_START, start) && get_req(c, row, F_END, end);
     }
     if (has(c, F_DUR)) {
         return get_req(c, row, F_DUR, dur);
@@ -555,97 +558,46 @@ static void row_dispatch(Ctx* c, const Row* row, Field name_field, int rank) {
     if (skip_name(name, nlen)) {
         return;
     }
-    if (nlen == 0) {
-        Load_reject(c->core, c->f, row->r->line, "empty kernel name");
+    LoadDispatch d;
+    LoadDispatch_init(&d);
+    if (!get_times(c, row, &d.start, &d.end, &d.dur) || !get_opt(c, row, F_INDEX, 0, &d.seq) ||
+        !get_opt(c, row, F_GPU, 1, &d.gpu) || !get_opt(c, row, F_QUEUE, 1, &d.queue) ||
+        !get_opt(c, row, F_STREAM, 1, &d.stream) || !get_opt(c, row, F_PID, 0, &d.pid) ||
+        !get_opt(c, row, F_TID, 0, &d.tid) || !get_opt(c, row, F_CORR, 0, &d.corr)) {
         return;
     }
-    int64_t start = 0, end = 0, dur = 0;
-    int has_se;
-    if (!get_times(c, row, &start, &end, &dur, &has_se)) {
-        return;
-    }
-    int64_t kid = Load_kernelId(c->core, name, nlen);
-    if (!kid) {
-        return;
-    }
-    sqlite3_stmt* st = c->core->st[ST_DISPATCH];
-    sqlite3_bind_int64(st, 1, c->f->id);
-    sqlite3_bind_int64(st, 2, kid);
-    int ok = bind_opt(c, row, st, 3, F_INDEX, 0) && bind_opt(c, row, st, 4, F_GPU, 1) &&
-             bind_opt(c, row, st, 5, F_QUEUE, 1) && bind_opt(c, row, st, 6, F_STREAM, 1) &&
-             bind_opt(c, row, st, 7, F_PID, 0) && bind_opt(c, row, st, 8, F_TID, 0) &&
-             bind_opt(c, row, st, 9, F_CORR, 0);
-    if (!ok) {
-        sqlite3_clear_bindings(st);
-        return;
-    }
-    if (has_se) {
-        sqlite3_bind_int64(st, 10, start);
-        sqlite3_bind_int64(st, 11, end);
-    } else {
-        sqlite3_bind_null(st, 10);
-        sqlite3_bind_null(st, 11);
-    }
-    sqlite3_bind_int64(st, 12, dur);
-    int g_ok, w_ok;
+    int ok;
     if (has(c, F_GRID)) {
-        ok = ok && bind_opt(c, row, st, 13, F_GRID, 0);
+        if (!get_opt(c, row, F_GRID, 0, &d.grid)) {
+            return;
+        }
     } else {
-        int64_t g = product3(c, row, F_GRIDX, F_GRIDY, F_GRIDZ, &g_ok);
-        g_ok ? sqlite3_bind_int64(st, 13, g) : sqlite3_bind_null(st, 13);
+        int64_t g = product3(c, row, F_GRIDX, F_GRIDY, F_GRIDZ, &ok);
+        d.grid = ok ? g : LOAD_NULL;
     }
     if (has(c, F_WG)) {
-        ok = ok && bind_opt(c, row, st, 14, F_WG, 0);
-    } else {
-        int64_t w = product3(c, row, F_WGX, F_WGY, F_WGZ, &w_ok);
-        w_ok ? sqlite3_bind_int64(st, 14, w) : sqlite3_bind_null(st, 14);
-    }
-    ok = ok && bind_opt(c, row, st, 15, F_LDS, 0) && bind_opt(c, row, st, 16, F_SCRATCH, 0) &&
-         bind_opt(c, row, st, 17, F_VGPR, 0) && bind_opt(c, row, st, 18, F_SGPR, 0);
-    if (!ok) {
-        sqlite3_clear_bindings(st);
-        return;
-    }
-    if (!step(c, st)) {
-        return;
-    }
-    count_layer(c, LAYER_KERNEL, 2, rank);
-    if (c->n_counters > 0) {
-        int64_t did = sqlite3_last_insert_rowid(TraceDb_handle(c->core->db));
-        sqlite3_stmt* cs = c->core->st[ST_COUNTER];
-        for (int i = 0; i < c->n_counters; i++) {
-            int k = c->counter_cols[i] + (c->counter_cols[i] > row->name_col ? row->shift : 0);
-            if (k >= row->r->n) {
-                continue;
-            }
-            double v;
-            if (parse_real(row->r->f[k].s, row->r->f[k].len, &v) != NUM_OK) {
-                continue;
-            }
-            sqlite3_bind_int64(cs, 1, did);
-            sqlite3_bind_text(cs, 2, c->counter_names[i], -1, SQLITE_STATIC);
-            sqlite3_bind_double(cs, 3, v);
-            step(c, cs);
+        if (!get_opt(c, row, F_WG, 0, &d.workgroup)) {
+            return;
         }
+    } else {
+        int64_t w = product3(c, row, F_WGX, F_WGY, F_WGZ, &ok);
+        d.workgroup = ok ? w : LOAD_NULL;
     }
-}
-
-static void insert_range(Ctx* c, const Row* row, const char* domain, const char* name,
-                         size_t nlen, const char* event, int64_t start, int64_t end) {
-    sqlite3_stmt* st = c->core->st[ST_RANGE];
-    sqlite3_bind_int64(st, 1, c->f->id);
-    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, Names_sanitize(name, nlen), -1, free);
-    if (!bind_opt(c, row, st, 4, F_PID, 0) || !bind_opt(c, row, st, 5, F_TID, 0) ||
-        !bind_opt(c, row, st, 6, F_CORR, 0)) {
-        sqlite3_clear_bindings(st);
+    if (!get_opt(c, row, F_LDS, 0, &d.lds) || !get_opt(c, row, F_SCRATCH, 0, &d.scratch) ||
+        !get_opt(c, row, F_VGPR, 0, &d.vgpr) || !get_opt(c, row, F_SGPR, 0, &d.sgpr)) {
         return;
     }
-    sqlite3_bind_text(st, 7, event, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 8, start);
-    sqlite3_bind_int64(st, 9, end);
-    if (step(c, st)) {
-        count_layer(c, LAYER_RANGE, 2, 1);
+    c->f->line = row->r->line;
+    int64_t did = LoadEvent_dispatch(c->core, c->f, NULL, name, nlen, &d, rank);
+    if (!did) {
+        return;
+    }
+    for (int i = 0; i < c->n_counters; i++) {
+        int k = c->counter_cols[i] + (c->counter_cols[i] > row->name_col ? row->shift : 0);
+        double v;
+        if (k < row->r->n && parse_real(row->r->f[k].s, row->r->f[k].len, &v) == NUM_OK) {
+            LoadEvent_counter(c->core, c->f, did, c->counter_names[i], v);
+        }
     }
 }
 
@@ -659,81 +611,47 @@ static void row_apicall(Ctx* c, const Row* row) {
         domain = contains(c->base, "marker") ? "MARKER" : "HIP";
         is_marker = contains(c->base, "marker");
     }
-    int64_t start, end, dur;
-    int has_se;
-    if (!get_times(c, row, &start, &end, &dur, &has_se)) {
+    int64_t start, end, dur, pid, tid, corr;
+    /* API formats are recognised by their start and end columns: dur is never alone here */
+    if (!get_times(c, row, &start, &end, &dur) || !get_opt(c, row, F_PID, 0, &pid) ||
+        !get_opt(c, row, F_TID, 0, &tid) || !get_opt(c, row, F_CORR, 0, &corr)) {
         return;
     }
+    c->f->line = row->r->line;
     if (is_marker) {
-        insert_range(c, row, domain, name, nlen, "range", start, end);
-        return;
-    }
-    if (nlen == 0) {
-        Load_reject(c->core, c->f, row->r->line, "empty function name");
-        return;
-    }
-    sqlite3_stmt* st = c->core->st[ST_APICALL];
-    sqlite3_bind_int64(st, 1, c->f->id);
-    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, Names_sanitize(name, nlen), -1, free);
-    if (!bind_opt(c, row, st, 4, F_PID, 0) || !bind_opt(c, row, st, 5, F_TID, 0) ||
-        !bind_opt(c, row, st, 6, F_CORR, 0)) {
-        sqlite3_clear_bindings(st);
-        return;
-    }
-    sqlite3_bind_int64(st, 7, start);
-    sqlite3_bind_int64(st, 8, end);
-    sqlite3_bind_int64(st, 9, dur);
-    if (step(c, st)) {
-        count_layer(c, LAYER_API, 2, 1);
+        LoadEvent_range(c->core, c->f, NULL, domain, "range", name, nlen, pid, tid, corr, start,
+                        end, 1);
+    } else {
+        LoadEvent_apiCall(c->core, c->f, NULL, domain, name, nlen, pid, tid, corr, start, end,
+                          1);
     }
 }
 
 static void row_roctx2(Ctx* c, const Row* row) {
-    size_t dlen, mlen;
-    const char* d = text_of(c, row, F_DOMAIN, &dlen);
+    size_t mlen;
     const char* m = text_of(c, row, F_MESSAGE, &mlen);
-    int64_t ts;
-    if (!get_req(c, row, F_TIMESTAMP, &ts)) {
+    int64_t ts, pid, tid, corr;
+    if (!get_req(c, row, F_TIMESTAMP, &ts) || !get_opt(c, row, F_PID, 0, &pid) ||
+        !get_opt(c, row, F_TID, 0, &tid) || !get_opt(c, row, F_CORR, 0, &corr)) {
         return;
     }
-    (void)d;
-    (void)dlen;
-    insert_range(c, row, "ROCTX", m, mlen, "event", ts, ts);
+    c->f->line = row->r->line;
+    /* one push, pop or mark: load_ranges.c pairs them into ranges */
+    LoadEvent_range(c->core, c->f, NULL, "ROCTX", "event", m, mlen, pid, tid, corr, ts, ts, 1);
 }
 
 static void row_copy(Ctx* c, const Row* row, Field name_field) {
     size_t nlen;
     const char* name = text_of(c, row, name_field, &nlen);
-    if (nlen == 0) {
-        Load_reject(c->core, c->f, row->r->line, "empty copy kind");
+    int64_t start, end, dur, src, dst, stream, corr, bytes;
+    /* copy formats are recognised by their start column: dur is never alone here */
+    if (!get_times(c, row, &start, &end, &dur) || !get_opt(c, row, F_SRC, 1, &src) ||
+        !get_opt(c, row, F_DST, 1, &dst) || !get_opt(c, row, F_STREAM, 1, &stream) ||
+        !get_opt(c, row, F_CORR, 0, &corr) || !get_opt(c, row, F_BYTES, 0, &bytes)) {
         return;
     }
-    int64_t start, end, dur;
-    int has_se;
-    if (!get_times(c, row, &start, &end, &dur, &has_se)) {
-        return;
-    }
-    sqlite3_stmt* st = c->core->st[ST_COPY];
-    sqlite3_bind_int64(st, 1, c->f->id);
-    sqlite3_bind_text(st, 2, Names_normalize(name, nlen), -1, free);
-    if (!bind_opt(c, row, st, 3, F_SRC, 1) || !bind_opt(c, row, st, 4, F_DST, 1) ||
-        !bind_opt(c, row, st, 5, F_STREAM, 1) || !bind_opt(c, row, st, 6, F_CORR, 0) ||
-        !bind_opt(c, row, st, 7, F_BYTES, 0)) {
-        sqlite3_clear_bindings(st);
-        return;
-    }
-    if (has_se) {
-        sqlite3_bind_int64(st, 8, start);
-        sqlite3_bind_int64(st, 9, end);
-    } else {
-        sqlite3_bind_null(st, 8);
-        sqlite3_bind_null(st, 9);
-    }
-    sqlite3_bind_int64(st, 10, dur);
-    if (step(c, st)) {
-        count_layer(c, LAYER_COPY, 2, 1);
-    }
+    c->f->line = row->r->line;
+    LoadEvent_copy(c->core, c->f, NULL, name, nlen, src, dst, stream, corr, bytes, start, end, 1);
 }
 
 static void row_hcc_ops(Ctx* c, const Row* row) {

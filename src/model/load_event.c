@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,22 @@ static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
     return 1;
 }
 
+/* Rejects the row: "where: reason" for formats without lines, "reason" at f->line for CSV. */
+__attribute__((format(printf, 4, 5))) static void reject(LoaderCore* core, LoadFile* f,
+                                                         const char* where, const char* fmt,
+                                                         ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (where) {
+        Load_reject(core, f, f->line, "%s: %s", where, msg);
+    } else {
+        Load_reject(core, f, f->line, "%s", msg);
+    }
+}
+
 static void count(LoadFile* f, int layer, int rank) {
     if (f->layer_rows[layer] == 0 || rank > f->layer_rank[layer]) {
         f->layer_rank[layer] = rank;
@@ -52,11 +69,11 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
                        int64_t* end, int64_t* dur) {
     if (*start != LOAD_NULL && *end != LOAD_NULL) {
         if (*start < 0 || *end < 0) {
-            Load_reject(core, f, 0, "%s: negative timestamp", where);
+            reject(core, f, where, "negative timestamp");
             return 0;
         }
         if (*end < *start) {
-            Load_reject(core, f, 0, "%s: end timestamp %lld before start %lld", where,
+            reject(core, f, where, "end timestamp %lld before start %lld",
                         (long long)*end, (long long)*start);
             return 0;
         }
@@ -67,7 +84,7 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
         *start = *end = LOAD_NULL;
         return 1;
     }
-    Load_reject(core, f, 0, "%s: %s", where,
+    reject(core, f, where, "%s",
                 *dur != LOAD_NULL ? "negative duration" : "no timestamps");
     return 0;
 }
@@ -75,7 +92,7 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
 int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                            size_t name_len, LoadDispatch* d, int rank) {
     if (name_len == 0) {
-        Load_reject(core, f, 0, "%s: empty kernel name", where);
+        reject(core, f, where, "empty kernel name");
         return 0;
     }
     if (!check_times(core, f, where, &d->start, &d->end, &d->dur)) {
@@ -107,7 +124,7 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
                       int64_t corr, int64_t start, int64_t end, int rank) {
     int64_t dur = LOAD_NULL;
     if (name_len == 0) {
-        Load_reject(core, f, 0, "%s: empty API name", where);
+        reject(core, f, where, "empty API name");
         return 0;
     }
     if (!check_times(core, f, where, &start, &end, &dur)) {
@@ -135,11 +152,11 @@ int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char*
                    int64_t bytes, int64_t start, int64_t end, int rank) {
     int64_t dur = LOAD_NULL;
     if (name_len == 0) {
-        Load_reject(core, f, 0, "%s: empty copy kind", where);
+        reject(core, f, where, "empty copy kind");
         return 0;
     }
     if (bytes != LOAD_NULL && bytes < 0) {
-        Load_reject(core, f, 0, "%s: negative byte count", where);
+        reject(core, f, where, "negative byte count");
         return 0;
     }
     if (!check_times(core, f, where, &start, &end, &dur)) {
@@ -164,8 +181,8 @@ int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char*
 }
 
 int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
-                    const char* name, size_t name_len, int64_t pid, int64_t tid, int64_t corr,
-                    int64_t start, int64_t end, int rank) {
+                    const char* event, const char* name, size_t name_len, int64_t pid,
+                    int64_t tid, int64_t corr, int64_t start, int64_t end, int rank) {
     int64_t dur = LOAD_NULL;
     if (start != LOAD_NULL && end == LOAD_NULL) {
         end = start; /* a mark */
@@ -180,7 +197,7 @@ int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char
     bind_i(st, 4, pid);
     bind_i(st, 5, tid);
     bind_i(st, 6, corr);
-    sqlite3_bind_text(st, 7, "range", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, event, -1, SQLITE_STATIC);
     bind_i(st, 8, start);
     bind_i(st, 9, end);
     if (!step(core, f, st)) {
@@ -213,7 +230,7 @@ int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char
                     int64_t end, const char* call_stack, size_t stack_len) {
     int64_t dur = LOAD_NULL;
     if (start == LOAD_NULL || end == LOAD_NULL) {
-        Load_reject(core, f, 0, "%s: cpu_op without ts/dur", where);
+        reject(core, f, where, "cpu_op without ts/dur");
         return 0;
     }
     if (!check_times(core, f, where, &start, &end, &dur)) {
@@ -244,7 +261,7 @@ int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const ch
                       int64_t parent_py_id, int64_t start, int64_t end) {
     int64_t dur = LOAD_NULL;
     if (start == LOAD_NULL || end == LOAD_NULL) {
-        Load_reject(core, f, 0, "%s: python_function without ts/dur", where);
+        reject(core, f, where, "python_function without ts/dur");
         return 0;
     }
     if (!check_times(core, f, where, &start, &end, &dur)) {

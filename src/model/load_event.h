@@ -1,7 +1,7 @@
-/* load_event.h - typed inserts shared by the loaders that do not read CSV (load_sqlite.c,
+/* load_event.h - typed inserts shared by every loader (load_csv.c, load_sqlite.c,
  * load_json.c): one kernel dispatch, API call, copy, range, aten op or python frame at a
- * time, with the same checks the CSV loader makes (non-negative times, end not before
- * start). Private to the model, like load_internal.h. */
+ * time, with one set of checks (non-negative times, end not before start). Private to the
+ * model, like load_internal.h. */
 #ifndef DCUTOP_LOAD_EVENT_H
 #define DCUTOP_LOAD_EVENT_H
 
@@ -27,7 +27,8 @@ typedef struct LoadDispatch_ {
 /* Every field LOAD_NULL. */
 void LoadDispatch_init(LoadDispatch* d);
 
-/* "where" names the row in messages ("table KERN row 12", "event 4031"). Each insert
+/* "where" names the row in messages ("table KERN row 12", "event 4031"); NULL for files
+ * with lines, whose messages carry f->line instead (CSV). Each insert
  * validates times, rejects the row with a message when they are bad, and counts a stored
  * row in its layer with the given rank. The dispatch insert returns the new dispatch.id
  * (0 when rejected or on error); the others 1 when stored, 0 otherwise. */
@@ -39,9 +40,11 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
 int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                    size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
                    int64_t bytes, int64_t start, int64_t end, int rank);
+/* event: "range" for a range with its start and end, "event" for one rocprofv2 roctx
+ * push/pop/mark row that load_ranges.c pairs later. */
 int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
-                    const char* name, size_t name_len, int64_t pid, int64_t tid, int64_t corr,
-                    int64_t start, int64_t end, int rank);
+                    const char* event, const char* name, size_t name_len, int64_t pid,
+                    int64_t tid, int64_t corr, int64_t start, int64_t end, int rank);
 /* A PMC counter value of a stored dispatch (marks the file as a PMC run). */
 int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const char* name,
                       double value);

@@ -42,6 +42,7 @@ enum { /* prepared statements, owned by the Loader */
 typedef struct LoadFile_ {
     int64_t id;          /* source_file.id */
     const char* path;    /* borrowed */
+    long line;           /* line of the row being stored (CSV), 0 for formats without lines */
     const char* format;  /* static text, set by the format reader */
     char* note;          /* owned; why skipped, or a remark */
     int64_t rows, rejected;

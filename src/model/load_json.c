@@ -295,8 +295,8 @@ static void kineto_event(J* j) {
             return;
         }
         LoadEvent_range(core, f, j->where,
-                        cat_is(e, "user_annotation") ? "ANNOTATION" : "GPU_ANNOTATION", name, nl,
-                        pid, tid, ext, start, end, RANK_JSON);
+                        cat_is(e, "user_annotation") ? "ANNOTATION" : "GPU_ANNOTATION", "range",
+                        name, nl, pid, tid, ext, start, end, RANK_JSON);
     } else if (cat_is(e, "python_function")) {
         int64_t py = arg_num(e, "Python id", 0, &bad),
                 parent = arg_num(e, "Python parent id", 0, &bad);
@@ -384,7 +384,7 @@ static void hipprof_event(J* j) {
         if (!times_ns(j, &start, &end)) {
             return;
         }
-        LoadEvent_range(j->core, j->f, j->where, "HIPTX", name, nl, LOAD_NULL,
+        LoadEvent_range(j->core, j->f, j->where, "HIPTX", "range", name, nl, LOAD_NULL,
                         id_of(&e->tid, e->tid_type), LOAD_NULL, start, end, RANK_JSON);
     } else {
         return;
@@ -558,7 +558,7 @@ static void v1_event(J* j) {
         if (!times_ns(j, &start, &end)) {
             return;
         }
-        LoadEvent_range(j->core, j->f, j->where, "ROCTX", name, nl, LOAD_NULL,
+        LoadEvent_range(j->core, j->f, j->where, "ROCTX", "range", name, nl, LOAD_NULL,
                         id_of(&e->tid, e->tid_type), LOAD_NULL, start, end, RANK_JSON);
         break;
     default:

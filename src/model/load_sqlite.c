@@ -402,8 +402,8 @@ static int64_t v1_table(Src* s, const char* table, V1Table kind) {
                                    nl, pid, tid, idx, b, e, RANK_DB);
             break;
         case V1_ROCTX:
-            ok = LoadEvent_range(s->core, s->f, t.where, "ROCTX", name, nl, pid, tid, LOAD_NULL,
-                                 b, e, RANK_DB);
+            ok = LoadEvent_range(s->core, s->f, t.where, "ROCTX", "range", name, nl, pid, tid,
+                                 LOAD_NULL, b, e, RANK_DB);
             break;
         }
         n += ok;
@@ -873,8 +873,8 @@ static void load_rocpd(Src* s) {
             int marker;
             const char* dom = region_domain(cl ? cat : NULL, &marker);
             if (marker) {
-                LoadEvent_range(s->core, s->f, t.where, dom, name, nl, pid, tid, corr, b, e,
-                                RANK_DB);
+                LoadEvent_range(s->core, s->f, t.where, dom, "range", name, nl, pid, tid, corr,
+                                b, e, RANK_DB);
             } else {
                 LoadEvent_apiCall(s->core, s->f, t.where, dom, name, nl, pid, tid, corr, b, e,
                                   RANK_DB);

@@ -1245,6 +1245,26 @@ static void test_quoted_fields_spanning_lines(void** state) {
     finish(&L, dir);
 }
 
+/* A row rejected for a bad optional column stores nothing: not even its kernel's name. */
+static void test_rejected_row_adds_no_kernel(void** state) {
+    (void)state;
+    char* dir = new_dir();
+    Buf b = {0};
+    buf_str(&b, V1_HDR);
+    v1_row(&b, 0, "good_kernel.kd", "4242", "1000", "1100", "100");
+    v1_row(&b, 1, "only_in_a_bad_row.kd", "not-a-pid", "2000", "2100", "100");
+    buf_write(&b, dir, "results.csv");
+    buf_free(&b);
+    Load L = load_dir(dir);
+    assert_int_equal(L.status, DCU_OK);
+    assert_msg(L.db, "results.csv", 3, "not a number 'not-a-pid'");
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM dispatch"), 1);
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel"), 1);
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel WHERE name = 'good_kernel'"),
+                     1);
+    finish(&L, dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_empty_folder, remove_dirs),
@@ -1267,6 +1287,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_hipprof_total_row, remove_dirs),
         cmocka_unit_test_teardown(test_rocprofv2_blank_second_line, remove_dirs),
         cmocka_unit_test_teardown(test_quoted_fields_spanning_lines, remove_dirs),
+        cmocka_unit_test_teardown(test_rejected_row_adds_no_kernel, remove_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
