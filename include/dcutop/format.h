@@ -26,6 +26,8 @@ int Format_width(const char* s);
 /* The character at s: *len gets its byte length, the result its width in cells
  * (0 combining, 1, 2), or -1 for a control character or an invalid byte. */
 int Format_nextChar(const char* s, int* len);
+/* Writes code point cp as UTF-8 into out (4 bytes of room); returns the byte count. */
+int Format_utf8Encode(unsigned int cp, char* out);
 
 /* Fits a name into width cells. Long C++ names are cut in the middle of their template
  * arguments, keeping the function name and the end: "foo<4, at::n…, 3ul> >".

@@ -30,6 +30,10 @@ typedef struct ReportOpts_ {
 
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
+/* The load messages, "PREFIXfile:line: reason" one a line, under title when there is any
+ * (title NULL: no heading). */
+void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char* title);
+
 /* The Stacks and Ranges sections (report_stacks.c): with view -1 those the trace has data
  * for (text: the first `top` nodes of each tree), with REPORT_VIEW_STACKS/RANGES that one,
  * whole; nothing for other views. */

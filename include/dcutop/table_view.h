@@ -32,6 +32,10 @@ typedef struct TableViewState_ {
 void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,
                          const char* flex, const char* const* drop, int width);
 
+/* The unit of duration column c over its first rows rows: the largest value's unit, one
+ * smaller when most values would read 0.00 in it. */
+TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows);
+
 /* Formats one cell as the table shows it. */
 void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap);
 

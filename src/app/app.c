@@ -137,6 +137,19 @@ DcuStatus App_push(App* app, Screen* s, DcuError* err) {
     return DCU_OK;
 }
 
+Reaction App_open(App* app, const ScreenOps* ops, const char* kernel, const char* category,
+                  char* crumb) {
+    Screen* n = Screen_new(ops);
+    n->kernel = kernel ? xstrdup(kernel) : NULL;
+    n->category = category ? xstrdup(category) : NULL;
+    n->crumb = crumb;
+    DcuError err;
+    if (App_push(app, n, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+    }
+    return REACT_REDRAW;
+}
+
 static void pop(App* app) {
     if (app->depth <= 1) {
         return;
@@ -395,29 +408,6 @@ static void cancel_prompt(App* app) {
     app->prompt = PROMPT_NONE;
 }
 
-static int utf8_encode(int cp, char* out) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 static Reaction prompt_key(App* app, int key) {
     if (app->prompt == PROMPT_CONFIRM) {
         app->prompt = PROMPT_NONE;
@@ -479,7 +469,7 @@ static Reaction prompt_key(App* app, int key) {
         edited = 1;
     } else if (key >= 32 && key < KEY_CODE_BASE && key != 127) {
         char u[4];
-        int n = utf8_encode(key, u);
+        int n = Format_utf8Encode((unsigned int)key, u);
         if (len + n < (int)sizeof(app->buf)) {
             memmove(app->buf + app->cur + n, app->buf + app->cur, (size_t)(len - app->cur) + 1);
             memcpy(app->buf + app->cur, u, (size_t)n);
@@ -618,9 +608,8 @@ Reaction App_key(App* app, int key) {
             Screen* t = app->tops[i];
             if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
                 App_setStatus(app, 1, "%s", err.msg);
-            } else if (t->ops == &SummaryScreen) {
-                Doc_delete(t->doc);
-                t->doc = NULL;
+            } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+                App_setStatus(app, 1, "%s", err.msg);
             }
         }
         for (int i = 1; i < app->depth; i++) {

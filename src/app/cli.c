@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/script.h"
 #include "dcutop/stacks.h"
 
 static const char usage[] =
@@ -212,17 +213,13 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_HEADLESS:
             cli->headless = 1;
             break;
-        case OPT_SIZE: {
-            char* end;
-            long w = strtol(optarg, &end, 10);
-            long h = (*end == 'x' || *end == 'X') ? strtol(end + 1, &end, 10) : 0;
-            if (*end || w < 20 || h < 6 || w > 1000 || h > 500) {
+        case OPT_SIZE:
+            /* the key scripts' :resize syntax; a start screen needs at least 20x6 */
+            if (!Script_parseSize(optarg, &cli->size_w, &cli->size_h) || cli->size_w < 20 ||
+                cli->size_h < 6) {
                 return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
             }
-            cli->size_w = (int)w;
-            cli->size_h = (int)h;
             break;
-        }
         case OPT_KEYS:
             cli->keys = optarg;
             break;

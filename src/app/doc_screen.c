@@ -12,10 +12,26 @@ static void drop_doc(Screen* s) {
     s->doc = NULL;
 }
 
+static void drop_data(Screen* s) {
+    for (int i = 0; i < 4; i++) {
+        ResultSet_delete(s->aux[i]);
+        s->aux[i] = NULL;
+    }
+    Timeline_delete(s->timeline);
+    s->timeline = NULL;
+    if (s->has_detail) {
+        KernelDetail_done(&s->detail);
+        s->has_detail = 0;
+    }
+    s->has_data = 0;
+}
+
 static DcuStatus build(Screen* s, App* app, DcuError* err);
 
+/* (Re)opening queries again: the trace's Amdahl basis may have changed since. */
 static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {
     drop_doc(s);
+    drop_data(s);
     return build(s, app, err);
 }
 
@@ -39,6 +55,7 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
 }
 
 static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
+    (void)err; /* drill-downs report their errors on the status line */
     int page = App_bodyHeight(app) - 1;
     switch (a) {
     case ACT_MOVE_UP:
@@ -65,27 +82,14 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
                 App_setStatus(app, 0, "No per-dispatch data for this kernel (aggregated stats).");
                 return REACT_REDRAW;
             }
-            Screen* n = Screen_new(&DispatchScreen);
-            n->kernel = xstrdup(s->kernel);
-            n->crumb = xasprintf("%s > dispatches", s->crumb ? s->crumb : "Kernel");
-            if (App_push(app, n, err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err->msg);
-            }
-            return REACT_REDRAW;
-        }
-        if (s->ops == &SummaryScreen) {
-            return REACT_NONE;
+            return App_open(app, &DispatchScreen, s->kernel, NULL,
+                            xasprintf("%s > dispatches", s->crumb ? s->crumb : "Kernel"));
         }
         return REACT_NONE;
     case ACT_CATEGORY:
         if (s->ops == &KernelScreen && s->has_detail) {
-            Screen* n = Screen_new(&HotspotsScreen);
-            n->category = xstrdup(s->detail.category);
-            n->crumb = xasprintf("Category > %s", s->detail.category);
-            if (App_push(app, n, err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err->msg);
-            }
-            return REACT_REDRAW;
+            return App_open(app, &HotspotsScreen, NULL, s->detail.category,
+                            xasprintf("Category > %s", s->detail.category));
         }
         return REACT_NONE;
     default:
@@ -109,84 +113,79 @@ static const char* ds_selection(Screen* s) {
 
 static void ds_close(Screen* s) {
     drop_doc(s);
-    if (s->has_detail) {
-        KernelDetail_done(&s->detail);
-        s->has_detail = 0;
-    }
+    drop_data(s);
 }
 
+/* The queries behind a document, run once per open. */
+static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
+    TraceDb* db = App_db(app);
+    if (s->ops == &SummaryScreen) {
+        SummaryData* sd = &s->summary;
+        memset(sd, 0, sizeof(*sd));
+        sd->title = App_title(app);
+        DcuStatus st = Query_totals(db, &sd->totals, err);
+        static const ViewId views[] = {VIEW_HOTSPOTS, VIEW_CATEGORIES, VIEW_FILES};
+        for (int i = 0; i < 3 && st == DCU_OK; i++) {
+            st = Query_view(db, views[i], NULL, &s->aux[i], err);
+        }
+        if (st != DCU_OK) {
+            return st;
+        }
+        DcuError e2;
+        if (Timeline_new(db, &s->timeline, &e2) == DCU_OK) {
+            sd->timeline = Timeline_summary(s->timeline);
+            if (sd->timeline->available &&
+                Timeline_view(s->timeline, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[3],
+                              &e2) == DCU_OK) {
+                sd->gaps = s->aux[3];
+            }
+        }
+        sd->hotspots = s->aux[0];
+        sd->categories = s->aux[1];
+        sd->files = s->aux[2];
+        sd->rows_rejected = sd->totals.rows_rejected;
+        sd->wall_basis = Query_amdahlBasis(db) == 1;
+    } else if (s->ops == &KernelScreen) {
+        DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
+        if (st != DCU_OK) {
+            return st;
+        }
+        s->has_detail = 1;
+        /* who launched it, and in which ranges (library frames folded) */
+        DcuError e2;
+        if (Stacks_available(db, STACKS_SRC_STACKS)) {
+            Stacks_kernelPaths(db, STACKS_SRC_STACKS, s->kernel, 1, 8, &s->aux[0], &e2);
+        }
+        if (Stacks_available(db, STACKS_SRC_RANGES)) {
+            Stacks_kernelPaths(db, STACKS_SRC_RANGES, s->kernel, 0, 8, &s->aux[1], &e2);
+        }
+    }
+    s->has_data = 1;
+    return DCU_OK;
+}
+
+/* The Doc for the current width, from the data loaded once. */
 static DcuStatus build(Screen* s, App* app, DcuError* err) {
     int w = App_width(app);
     s->doc_w = w;
-    TraceDb* db = App_db(app);
+    if (!s->has_data) {
+        DcuStatus st = load_data(s, app, err);
+        if (st != DCU_OK) {
+            return st;
+        }
+    }
     if (s->ops == &SummaryScreen) {
-        SummaryData sd;
-        memset(&sd, 0, sizeof(sd));
-        sd.title = App_title(app);
-        DcuStatus st = Query_totals(db, &sd.totals, err);
-        ResultSet *hot = NULL, *cat = NULL, *files = NULL;
-        if (st == DCU_OK) {
-            st = Query_view(db, VIEW_HOTSPOTS, NULL, &hot, err);
-        }
-        if (st == DCU_OK) {
-            st = Query_view(db, VIEW_CATEGORIES, NULL, &cat, err);
-        }
-        if (st == DCU_OK) {
-            st = Query_view(db, VIEW_FILES, NULL, &files, err);
-        }
-        Timeline* tl = NULL;
-        DcuError e2;
-        ResultSet* gaps = NULL;
-        if (st == DCU_OK && Timeline_new(db, &tl, &e2) == DCU_OK) {
-            sd.timeline = Timeline_summary(tl);
-            if (sd.timeline->available &&
-                Timeline_view(tl, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &gaps, &e2) == DCU_OK) {
-                sd.gaps = gaps;
-            }
-        }
-        if (st == DCU_OK) {
-            sd.hotspots = hot;
-            sd.categories = cat;
-            sd.files = files;
-            sd.rows_rejected = sd.totals.rows_rejected;
-            sd.wall_basis = Query_amdahlBasis(db) == 1;
-            s->doc = SummaryView_build(&sd, w);
-        }
-        ResultSet_delete(gaps);
-        Timeline_delete(tl);
-        ResultSet_delete(hot);
-        ResultSet_delete(cat);
-        ResultSet_delete(files);
-        return st;
-    }
-    if (s->ops == &KernelScreen) {
-        if (!s->has_detail) {
-            DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
-            if (st != DCU_OK) {
-                return st;
-            }
-            s->has_detail = 1;
-        }
-        /* who launched it, and in which ranges (library frames folded) */
-        ResultSet *paths = NULL, *ranges = NULL;
-        DcuError e2;
-        if (Stacks_available(db, STACKS_SRC_STACKS)) {
-            Stacks_kernelPaths(db, STACKS_SRC_STACKS, s->kernel, 1, 8, &paths, &e2);
-        }
-        if (Stacks_available(db, STACKS_SRC_RANGES)) {
-            Stacks_kernelPaths(db, STACKS_SRC_RANGES, s->kernel, 0, 8, &ranges, &e2);
-        }
-        KernelExtras x = {paths, ranges, NULL};
+        s->doc = SummaryView_build(&s->summary, w);
+    } else if (s->ops == &KernelScreen) {
+        KernelExtras x = {s->aux[0], s->aux[1], NULL};
         s->doc = KernelView_build(&s->detail, &x, w);
-        ResultSet_delete(paths);
-        ResultSet_delete(ranges);
-        return DCU_OK;
+    } else {
+        /* help for the screen below it */
+        HelpEntry e[ACT_COUNT];
+        const char* for_screen = App_previousScreenName(app);
+        int n = App_helpEntries(app, for_screen, e, ACT_COUNT);
+        s->doc = HelpView_build(for_screen, e, n, w);
     }
-    /* help for the screen below it */
-    HelpEntry e[ACT_COUNT];
-    const char* for_screen = App_previousScreenName(app);
-    int n = App_helpEntries(app, for_screen, e, ACT_COUNT);
-    s->doc = HelpView_build(for_screen, e, n, w);
     return DCU_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dcutop/format.h"
 #include "dcutop/xalloc.h"
 
 #define ACTION_NAME(id, name, help) name,
@@ -58,21 +59,8 @@ void Key_name(int key, char* buf, int cap) {
     } else if (key < 0x80) {
         snprintf(buf, (size_t)cap, "%c", key);
     } else if (key < KEY_CODE_BASE) {
-        /* UTF-8 encode */
         char u[5] = {0};
-        if (key < 0x800) {
-            u[0] = (char)(0xC0 | (key >> 6));
-            u[1] = (char)(0x80 | (key & 0x3F));
-        } else if (key < 0x10000) {
-            u[0] = (char)(0xE0 | (key >> 12));
-            u[1] = (char)(0x80 | ((key >> 6) & 0x3F));
-            u[2] = (char)(0x80 | (key & 0x3F));
-        } else {
-            u[0] = (char)(0xF0 | (key >> 18));
-            u[1] = (char)(0x80 | ((key >> 12) & 0x3F));
-            u[2] = (char)(0x80 | ((key >> 6) & 0x3F));
-            u[3] = (char)(0x80 | (key & 0x3F));
-        }
+        Format_utf8Encode((unsigned int)key, u);
         snprintf(buf, (size_t)cap, "%s", u);
     } else {
         snprintf(buf, (size_t)cap, "<?>");

@@ -22,22 +22,7 @@
 
 static void print_messages(TraceDb* db) {
     sqlite3_stmt* st = NULL;
-    if (TraceDb_prepare(db,
-                        "SELECT f.path, m.line, m.message FROM load_message m"
-                        " JOIN source_file f ON f.id = m.file_id ORDER BY m.id",
-                        &st, NULL) != DCU_OK) {
-        return;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char* p = (const char*)sqlite3_column_text(st, 0);
-        const char* m = (const char*)sqlite3_column_text(st, 2);
-        if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            fprintf(stderr, "dcutop: %s: %s\n", p, m);
-        } else {
-            fprintf(stderr, "dcutop: %s:%lld: %s\n", p, (long long)sqlite3_column_int64(st, 1), m);
-        }
-    }
-    sqlite3_finalize(st);
+    Report_loadMessages(db, stderr, "dcutop: ", NULL);
     /* unreadable files are errors too */
     if (TraceDb_prepare(db, "SELECT path, note FROM source_file WHERE format = 'unreadable'", &st,
                         NULL) == DCU_OK) {

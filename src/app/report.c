@@ -44,27 +44,7 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
     char head[32][48];
     for (int i = 0; i < n; i++) {
         const RsColumn* col = &rs->cols[cols[i]];
-        int64_t mx = 0;
-        for (int r = 0; r < rows; r++) {
-            const RsCell* cell = ResultSet_cellc(rs, r, cols[i]);
-            if (!cell->null && cell->i > mx) {
-                mx = cell->i;
-            }
-        }
-        unit[i] = Format_unitFor(mx);
-        /* if most values would print as 0.00 in the max's unit, use a smaller one */
-        int tiny = 0, nonnull = 0;
-        for (int r = 0; r < rows && unit[i] > UNIT_NS; r++) {
-            const RsCell* cell = ResultSet_cellc(rs, r, cols[i]);
-            if (!cell->null) {
-                nonnull++;
-                static const int64_t cut[] = {1, 10, 10000, 10000000};
-                tiny += cell->i < cut[unit[i]];
-            }
-        }
-        if (nonnull > 0 && tiny * 2 > nonnull) {
-            unit[i] = (TimeUnit)(unit[i] - 1);
-        }
+        unit[i] = TableView_unitFor(rs, cols[i], rows);
         if (col->type == CT_NS) {
             snprintf(head[i], sizeof(head[i]), "%s(%s)", col->title, Format_unitName(unit[i]));
         } else {
@@ -403,7 +383,7 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
     return s;
 }
 
-static void messages(TraceDb* db, FILE* out, int json) {
+void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char* title) {
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepare(db,
                         "SELECT f.path, m.line, m.message FROM load_message m"
@@ -415,16 +395,13 @@ static void messages(TraceDb* db, FILE* out, int json) {
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char* p = (const char*)sqlite3_column_text(st, 0);
         const char* m = (const char*)sqlite3_column_text(st, 2);
-        if (json) {
-            continue;
-        }
-        if (n++ == 0) {
-            rule(out, "Load messages");
+        if (n++ == 0 && title) {
+            rule(out, title);
         }
         if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            fprintf(out, "  %s: %s\n", p, m);
+            fprintf(out, "%s%s: %s\n", prefix, p, m);
         } else {
-            fprintf(out, "  %s:%lld: %s\n", p, (long long)sqlite3_column_int64(st, 1), m);
+            fprintf(out, "%s%s:%lld: %s\n", prefix, p, (long long)sqlite3_column_int64(st, 1), m);
         }
     }
     sqlite3_finalize(st);
@@ -540,7 +517,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     if (o->format == FMT_JSON) {
         fputs("}\n", out);
     } else if (o->format == FMT_TEXT && s == DCU_OK) {
-        messages(db, out, 0);
+        Report_loadMessages(db, out, "  ", "Load messages");
     }
     return s;
 }

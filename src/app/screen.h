@@ -56,6 +56,12 @@ struct Screen_ {
     int doc_scroll;
     KernelDetail detail;
     int has_detail;
+    /* what a document is built from, kept so that a new width only rebuilds the Doc */
+    int has_data;
+    SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
+    Timeline* timeline;      /* Summary (owned) */
+    ResultSet* aux[4];       /* Summary: hotspots, categories, files, gaps; Kernel: paths,
+                              * ranges (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;
     unsigned char* expanded; /* per node */
@@ -80,6 +86,10 @@ void App_setStatus(App* app, int is_error, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Pushes a new screen (owned by the app from now on) and opens it. */
 DcuStatus App_push(App* app, Screen* s, DcuError* err);
+/* Drills into a new screen of ops with its kernel and/or category (copied; may be NULL) and
+ * breadcrumb (owned from now on); a failure goes to the status line. */
+Reaction App_open(App* app, const ScreenOps* ops, const char* kernel, const char* category,
+                  char* crumb);
 Screen* Screen_new(const ScreenOps* ops);
 void Screen_delete(Screen* s);
 /* The help entries for a screen name (for the help screen). */

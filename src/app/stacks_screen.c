@@ -158,13 +158,7 @@ static Reaction st_handle(Screen* s, App* app, Action a, DcuError* err) {
         break;
     case ACT_ENTER:
         if (n && n->kind == SNODE_KERNEL && n->kernel_id > 0) {
-            Screen* k = Screen_new(&KernelScreen);
-            k->kernel = xstrdup(n->name);
-            k->crumb = xasprintf("Stacks > %s", n->name);
-            if (App_push(app, k, err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err->msg);
-            }
-            return REACT_REDRAW;
+            return App_open(app, &KernelScreen, n->name, NULL, xasprintf("Stacks > %s", n->name));
         }
         /* fall through: Enter on a function toggles it */
         if (n && n->nchildren > 0) {

@@ -290,34 +290,19 @@ static Reaction whatif_step(Screen* s, App* app, int dir, DcuError* err) {
     return REACT_REDRAW;
 }
 
-static Reaction push_hotspots(App* app, const char* category, const char* crumb_from,
-                              DcuError* err) {
-    Screen* n = Screen_new(&HotspotsScreen);
-    n->category = xstrdup(category);
-    n->crumb = xasprintf("%s > %s", crumb_from, category);
-    if (App_push(app, n, err) != DCU_OK) {
-        App_setStatus(app, 1, "%s", err->msg);
-    }
-    return REACT_REDRAW;
-}
-
-static Reaction drill(Screen* s, App* app, DcuError* err) {
+static Reaction drill(Screen* s, App* app) {
     if (!s->rs || s->rs->nrows == 0) {
         return REACT_NONE;
     }
     if (s->ops->view == VIEW_CATEGORIES) {
-        return push_hotspots(app, cell_text(s->rs, s->tv.selected, "category"), "Categories", err);
+        const char* cat = cell_text(s->rs, s->tv.selected, "category");
+        return App_open(app, &HotspotsScreen, NULL, cat, xasprintf("Categories > %s", cat));
     }
     if (s->ops->view == VIEW_HOTSPOTS && s->ops != &DispatchScreen) {
-        Screen* n = Screen_new(&KernelScreen);
         const char* name = cell_text(s->rs, s->tv.selected, "name");
         const char* shrt = cell_text(s->rs, s->tv.selected, "short_name");
-        n->kernel = xstrdup(name ? name : "");
-        n->crumb = xasprintf("%s > %s", s->crumb ? s->crumb : "Hotspots", shrt ? shrt : "");
-        if (App_push(app, n, err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err->msg);
-        }
-        return REACT_REDRAW;
+        return App_open(app, &KernelScreen, name ? name : "", NULL,
+                        xasprintf("%s > %s", s->crumb ? s->crumb : "Hotspots", shrt ? shrt : ""));
     }
     App_setStatus(app, 0, "Nothing to open here: Enter drills into categories and kernels.");
     return REACT_REDRAW;
@@ -360,7 +345,7 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
         s->tv.selected = s->rs->nrows - 1;
         break;
     case ACT_ENTER:
-        return drill(s, app, err);
+        return drill(s, app);
     case ACT_SORT_PREV:
     case ACT_SORT_NEXT: {
         /* move along the columns on screen */
@@ -391,7 +376,7 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
         if (s->ops->view != VIEW_HOTSPOTS || s->ops == &DispatchScreen || !cat) {
             return REACT_NONE;
         }
-        return push_hotspots(app, cat, "Category", err);
+        return App_open(app, &HotspotsScreen, NULL, cat, xasprintf("Category > %s", cat));
     }
     case ACT_WHATIF_UP:
     case ACT_WHATIF_DOWN:

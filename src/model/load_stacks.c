@@ -420,26 +420,24 @@ static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
     size_t tn = rn - rest;
     size_t loc = find_word(t, tn, " at ");
     size_t lib = find_word(t, tn, " from ");
+    /* "at file:line" wins over "from lib.so"; either is kept as its base name */
+    const char* kw = NULL;
+    size_t o = 0;
     if (loc < tn || (tn >= 3 && memcmp(t, "at ", 3) == 0)) {
-        size_t o = loc < tn ? loc + 4 : 3;
-        const char* p = t + o;
-        size_t pn = tn - o;
-        trim(&p, &pn);
-        size_t bl;
-        const char* b = base_name(p, pn, &bl);
-        if (bl > 0) {
-            buf_str(out, " at ");
-            buf_add(out, b, bl);
-        }
+        kw = " at ";
+        o = loc < tn ? loc + 4 : 3;
     } else if (lib < tn || (tn >= 5 && memcmp(t, "from ", 5) == 0)) {
-        size_t o = lib < tn ? lib + 6 : 5;
+        kw = " from ";
+        o = lib < tn ? lib + 6 : 5;
+    }
+    if (kw) {
         const char* p = t + o;
         size_t pn = tn - o;
         trim(&p, &pn);
         size_t bl;
         const char* b = base_name(p, pn, &bl);
         if (bl > 0) {
-            buf_str(out, " from ");
+            buf_str(out, kw);
             buf_add(out, b, bl);
         }
     }

@@ -50,10 +50,10 @@ void TableView_title(const TableLayout* l, const ResultSet* rs, int i, char* buf
     }
 }
 
-static TimeUnit unit_for(const ResultSet* rs, int c) {
+TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
     int64_t mx = 0;
     int n = 0, tiny = 0;
-    for (int r = 0; r < rs->nrows; r++) {
+    for (int r = 0; r < rows; r++) {
         const RsCell* cell = ResultSet_cellc(rs, r, c);
         if (!cell->null && cell->i > mx) {
             mx = cell->i;
@@ -61,7 +61,7 @@ static TimeUnit unit_for(const ResultSet* rs, int c) {
     }
     TimeUnit u = Format_unitFor(mx);
     static const int64_t cut[] = {1, 10, 10000, 10000000};
-    for (int r = 0; r < rs->nrows && u > UNIT_NS; r++) {
+    for (int r = 0; r < rows && u > UNIT_NS; r++) {
         const RsCell* cell = ResultSet_cellc(rs, r, c);
         if (!cell->null) {
             n++;
@@ -93,7 +93,7 @@ void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const*
             continue; /* a column with no value at all says nothing */
         }
         l->col[n] = c;
-        l->unit[n] = rs->cols[c].type == CT_NS ? unit_for(rs, c) : UNIT_NS;
+        l->unit[n] = rs->cols[c].type == CT_NS ? TableView_unitFor(rs, c, rs->nrows) : UNIT_NS;
         if (flex && strcmp(keys[i], flex) == 0) {
             l->flex = n;
         }
