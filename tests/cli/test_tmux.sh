@@ -1,6 +1,6 @@
 # test_tmux.sh - the real binary in a real terminal: tmux panes at 80x24 and 200x50, keys
 # sent with send-keys, the screen read back with capture-pane. Covers key decoding, curses
-# drawing, resize, export and a clean exit.
+# drawing, resize, export, a clean exit, and the terminal restored when a fatal signal ends it.
 . tests/cli/lib.sh
 if ! command -v tmux >/dev/null 2>&1; then
     ok "tmux not installed: skipped (make check installs it)"
@@ -61,3 +61,34 @@ run_size() {
 }
 run_size 80 24
 run_size 200 50
+
+# ---------------------------------------------------------------- fatal signals
+# kill -SIG the running dcutop: the terminal is restored (alternate screen left, cursor shown,
+# no curses screen left in the pane), then the signal's default action still ends it (the
+# shell sees 128 + the signal number). tmux reports the pane's modes as #{alternate_on} and
+# #{cursor_flag}. No core file: ulimit -c 0.
+pane() { tm display-message -p -t dcu "$1"; }
+signal_case() {
+    sig=$1
+    num=$2
+    tm kill-server 2>/dev/null
+    rm -f "$TMP/dcutop.pid"
+    tm new-session -d -s dcu -x 100 -y 30 \
+        "cd '$TMP' && ulimit -c 0; sh -c 'echo \$\$ > dcutop.pid; exec env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\"$TMP\" \"$D\" \"$W\"'; echo EXITED=\$?; sleep 30"
+    check "SIG$sig: the Summary screen opens" wait_for "Device kernels"
+    check "SIG$sig: curses is on the alternate screen before the signal" \
+        [ "$(pane '#{alternate_on}')" = 1 ]
+    kill -s "$sig" "$(cat "$TMP/dcutop.pid")"
+    check "SIG$sig: dcutop ends with the signal's own status $((128 + num))" \
+        wait_for "EXITED=$((128 + num))"
+    same "SIG$sig: the alternate screen is left" 0 "$(pane '#{alternate_on}')"
+    same "SIG$sig: the cursor is shown again" 1 "$(pane '#{cursor_flag}')"
+    check "SIG$sig: no curses screen left in the pane" sh -c "! tmux -S '$SOCK' capture-pane -p -t dcu | grep -q F1Help"
+    tm kill-server 2>/dev/null
+}
+signal_case QUIT 3
+signal_case BUS 7
+signal_case FPE 8
+signal_case ILL 4
+signal_case TERM 15
+signal_case SEGV 11
