@@ -26,6 +26,7 @@ typedef struct Cli_ {
     const char* sort;
     const char* output;      /* -o FILE */
     const char* save_db;     /* --save-db FILE */
+    int force;               /* --force: -o and --save-db may replace an existing file */
     const char* rules;
     int gemm_like;
     int strict;

@@ -15,8 +15,8 @@ DcuStatus Export_csv(const ResultSet* rs, FILE* out, DcuError* err);
 /* JSON array of objects keyed by column keys. */
 DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err);
 
-/* Writes CSV to path through a temp file renamed into place (never a half-written file).
- * overwrite=0: DCU_ERR_IO if path exists. */
+/* Writes CSV to path through OutFile (out_file.h): a temp file renamed into place, a FIFO or
+ * device written directly. overwrite=0: DCU_ERR_USAGE if path is an existing regular file. */
 DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err);
 
 /* Formats a cell the way CSV export writes it (no quoting); buf holds at least 64 bytes. */

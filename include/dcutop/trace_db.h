@@ -31,8 +31,10 @@ DcuStatus TraceDb_prepare(TraceDb* this, const char* sql, sqlite3_stmt** st, Dcu
 int64_t TraceDb_scalarInt(TraceDb* this, const char* sql);
 double TraceDb_scalarReal(TraceDb* this, const char* sql);
 
-/* Writes the database to a file with the SQLite backup API (overwrites path). */
-DcuStatus TraceDb_save(TraceDb* this, const char* path, DcuError* err);
+/* Writes the database to path with the SQLite backup API, through OutFile (out_file.h): a
+ * temp file renamed into place, or copied into a FIFO or device. An existing regular file is
+ * replaced only when force is set (else DCU_ERR_USAGE). */
+DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err);
 
 /* The schema text, for documentation (--dump-schema). */
 const char* TraceDb_schemaText(void);

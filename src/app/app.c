@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dcutop/chrome_view.h"
 #include "dcutop/export.h"
 #include "dcutop/filter.h"
 #include "dcutop/format.h"
+#include "dcutop/out_file.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
@@ -340,8 +340,7 @@ static void accept_prompt(App* app) {
             App_setStatus(app, 0, "Not exported.");
             return;
         }
-        struct stat st;
-        if (stat(app->buf, &st) == 0) {
+        if (OutFile_wouldReplace(app->buf)) { /* a FIFO or device is written, not replaced */
             snprintf(app->pending, sizeof(app->pending), "%s", app->buf);
             char label[1200];
             snprintf(label, sizeof(label), "%s exists. Overwrite? (y/N) ", app->pending);

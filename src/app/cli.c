@@ -22,7 +22,9 @@ static const char usage[] =
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE      output file for --export (default: standard output)\n"
+    "  -o, --output FILE      output file for --export and --report (default: standard\n"
+    "                         output)\n"
+    "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
     "                         timeline)\n"
@@ -62,6 +64,7 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
        OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR };
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
+enum { OPT_FORCE = 500 };          /* outputs */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -81,6 +84,40 @@ static int set_mode(Cli* cli, Mode m) {
     return 1;
 }
 
+/* After the options: the paths, and the modes and options that only go together. */
+static DcuStatus check_combinations(Cli* cli, int argc, char** argv, DcuError* err) {
+    for (int i = optind; i < argc; i++) {
+        if (cli->npaths == CLI_MAX_PATHS) {
+            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
+        }
+        cli->paths[cli->npaths++] = argv[i];
+    }
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    return DCU_OK;
+}
+
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     static const struct option longopts[] = {
         {"report", no_argument, NULL, OPT_REPORT},
@@ -88,6 +125,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"save-db", required_argument, NULL, OPT_SAVE_DB},
         {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
         {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"view", required_argument, NULL, OPT_VIEW},
         {"filter", required_argument, NULL, OPT_FILTER},
@@ -146,6 +184,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             break;
         case 'o':
             cli->output = optarg;
+            break;
+        case OPT_FORCE:
+            cli->force = 1;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {
@@ -247,36 +288,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
         }
     }
-    for (int i = optind; i < argc; i++) {
-        if (cli->npaths == CLI_MAX_PATHS) {
-            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
-        }
-        cli->paths[cli->npaths++] = argv[i];
-    }
-    if (cli->save_db) {
-        if (cli->mode == MODE_DEFAULT) {
-            cli->mode = MODE_SAVE_DB;
-        } else {
-            cli->save_db_too = 1;
-        }
-    }
-    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
-        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
-    }
-    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
-        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
-    }
-    if (!cli->size_w) {
-        cli->size_w = 100;
-        cli->size_h = 30;
-    }
-    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
-        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
-    }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
-    }
-    return DCU_OK;
+    return check_combinations(cli, argc, argv, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

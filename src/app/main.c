@@ -12,6 +12,7 @@
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
+#include "dcutop/out_file.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
 #include "dcutop/stacks.h"
@@ -190,10 +191,13 @@ static int load_traces(Session* ss, DcuError* err) {
         return EXIT_RUNTIME;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
-        (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
-        (cli->save_db && TraceDb_save(ss->db, cli->save_db, err) != DCU_OK)) {
+        (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK)) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
+    }
+    if (cli->save_db && TraceDb_save(ss->db, cli->save_db, cli->force, err) != DCU_OK) {
+        stop_terminal(ss);
+        return fail(err, status_exit(err->code)); /* 2: an existing file without --force */
     }
     return EXIT_OK;
 }
@@ -210,8 +214,9 @@ static int run_export(Session* ss, DcuError* err) {
                                                       &ss->stacks, cli->sort, &rs, err)
                                        : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs, err);
     if (s == DCU_OK) {
-        s = cli->output && strcmp(cli->output, "-") != 0 ? Export_csvFile(rs, cli->output, 1, err)
-                                                         : Export_csv(rs, stdout, err);
+        s = cli->output && strcmp(cli->output, "-") != 0
+                ? Export_csvFile(rs, cli->output, cli->force, err)
+                : Export_csv(rs, stdout, err);
     }
     ResultSet_delete(rs);
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
@@ -272,14 +277,14 @@ static int run_report(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     ReportOpts ro = {cli->format, cli->width, cli->top, ss->view, query_opts(cli), ss->title,
                      ss->stacks};
-    FILE* out = stdout;
-    if (cli->output && strcmp(cli->output, "-") != 0 && !(out = fopen(cli->output, "w"))) {
-        Error_set(err, DCU_ERR_IO, "%s: cannot create", cli->output);
-        return fail(err, EXIT_RUNTIME);
+    if (!cli->output || strcmp(cli->output, "-") == 0) {
+        DcuStatus s = Report_write(ss->db, &ro, stdout, err);
+        return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
     }
-    DcuStatus s = Report_write(ss->db, &ro, out, err);
-    if (out != stdout && fclose(out) != 0 && s == DCU_OK) {
-        s = Error_set(err, DCU_ERR_IO, "%s: write error", cli->output);
+    OutFile of; /* a temp file renamed into place, like --export */
+    DcuStatus s = OutFile_open(&of, cli->output, cli->force ? OUT_FORCE : 0, err);
+    if (s == DCU_OK) {
+        s = OutFile_finish(&of, Report_write(ss->db, &ro, of.fp, err), err);
     }
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
 }
@@ -309,6 +314,17 @@ static int run_without_traces(Session* ss, DcuError* err) {
     return -1;
 }
 
+/* -o and --save-db refuse an existing file (no --force) before a long load, not after. */
+static int check_outputs(const Cli* cli, DcuError* err) {
+    int flags = cli->force ? OUT_FORCE : 0;
+    if ((cli->output && strcmp(cli->output, "-") != 0 &&
+         OutFile_check(cli->output, flags, err) != DCU_OK) ||
+        (cli->save_db && OutFile_check(cli->save_db, flags, err) != DCU_OK)) {
+        return fail(err, status_exit(err->code));
+    }
+    return EXIT_OK;
+}
+
 /* Checks the what-if names before anything is written. */
 static int check_what_if(Session* ss, DcuError* err) {
     double sp;
@@ -324,7 +340,8 @@ static int run_mode(Session* ss, DcuError* err) {
     if (rc >= 0) {
         return rc;
     }
-    if ((rc = resolve_views(ss)) != EXIT_OK || (rc = load_traces(ss, err)) != EXIT_OK ||
+    if ((rc = resolve_views(ss)) != EXIT_OK || (rc = check_outputs(&ss->cli, err)) != EXIT_OK ||
+        (rc = load_traces(ss, err)) != EXIT_OK ||
         (rc = check_what_if(ss, err)) != EXIT_OK) {
         stop_terminal(ss);
         return rc;

@@ -3,15 +3,12 @@
 
 #include <csv.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "dcutop/xalloc.h"
+#include "dcutop/out_file.h"
 
 const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, size_t cap) {
     const RsCell* c = ResultSet_cellc(rs, row, col);
@@ -120,36 +117,7 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
 }
 
 DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err) {
-    struct stat st;
-    if (!overwrite && stat(path, &st) == 0) {
-        return Error_set(err, DCU_ERR_IO, "%s: file exists (not overwritten)", path);
-    }
-    char* tmp = xasprintf("%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        DcuStatus s = Error_set(err, DCU_ERR_IO, "%s: cannot create temp file: %s", path,
-                                strerror(errno));
-        free(tmp);
-        return s;
-    }
-    fchmod(fd, 0644);
-    FILE* f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return Error_set(err, DCU_ERR_IO, "%s: %s", path, strerror(errno));
-    }
-    DcuStatus s = Export_csv(rs, f, err);
-    if (fclose(f) != 0 && s == DCU_OK) {
-        s = Error_set(err, DCU_ERR_IO, "%s: write error: %s", path, strerror(errno));
-    }
-    if (s == DCU_OK && rename(tmp, path) != 0) {
-        s = Error_set(err, DCU_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    }
-    if (s != DCU_OK) {
-        unlink(tmp);
-    }
-    free(tmp);
-    return s;
+    OutFile of;
+    DcuStatus s = OutFile_open(&of, path, overwrite ? OUT_FORCE : 0, err);
+    return s == DCU_OK ? OutFile_finish(&of, Export_csv(rs, of.fp, err), err) : s;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/out_file.h"
 #include "dcutop/xalloc.h"
 
 struct TraceDb_ {
@@ -383,13 +384,15 @@ double TraceDb_scalarReal(TraceDb* this, const char* sql) {
     return v;
 }
 
-DcuStatus TraceDb_save(TraceDb* this, const char* path, DcuError* err) {
+DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err) {
+    OutFile of;
+    DcuStatus s = OutFile_open(&of, path, OUT_SEEKABLE | (force ? OUT_FORCE : 0), err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    /* SQLite writes our fresh, empty temp file (an empty file is an empty database) */
     sqlite3* dst = NULL;
-    DcuStatus s = DCU_OK;
-    char* tmp = xasprintf("%s.tmp-dcutop", path);
-    remove(tmp);
-    if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_open_v2(OutFile_tempPath(&of), &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         s = Error_set(err, DCU_ERR_IO, "%s: cannot create: %s", path,
                       dst ? sqlite3_errmsg(dst) : "out of memory");
         goto done;
@@ -408,12 +411,5 @@ done:
     if (dst && sqlite3_close(dst) != SQLITE_OK && s == DCU_OK) {
         s = Error_set(err, DCU_ERR_IO, "%s: close failed", path);
     }
-    if (s == DCU_OK && rename(tmp, path) != 0) {
-        s = Error_set(err, DCU_ERR_IO, "%s: cannot rename temp file into place", path);
-    }
-    if (s != DCU_OK) {
-        remove(tmp);
-    }
-    free(tmp);
-    return s;
+    return OutFile_finish(&of, s, err);
 }

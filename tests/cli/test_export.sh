@@ -173,8 +173,8 @@ same "--save-db: sum(kernel_summary.total_ns) = exported hotspots total" \
     "$(sqlite3 -batch -init /dev/null "$TMP/out.db" 'select sum(total_ns) from kernel_summary')"
 same "--save-db: kernel_summary rows = exported hotspot rows" "$total" \
     "$(sqlite3 -batch -init /dev/null "$TMP/out.db" 'select count(*) from kernel_summary')"
-"$DCUTOP" -q --save-db "$TMP/out.db" "$W"
-check "--save-db over an existing file exits 0" [ $? -eq 0 ]
+"$DCUTOP" -q --force --save-db "$TMP/out.db" "$W"
+check "--save-db --force over an existing file exits 0" [ $? -eq 0 ]
 same "--save-db over an existing file: no duplicated rows" "$total" \
     "$(sqlite3 -batch -init /dev/null "$TMP/out.db" 'select count(*) from kernel_summary')"
 exits "--save-db into a missing folder exits 1" 1 "$DCUTOP" -q --save-db "$TMP/no/such/dir/x.db" "$W"

@@ -159,7 +159,7 @@ static void export_csv_quotes_and_crlf(void** state) {
     free(buf);
     /* never overwrites without being told to */
     char* p = TestUtil_writeFile(dir, "exists.csv", "x", 1);
-    assert_int_equal(Export_csvFile(rs, p, 0, &err), DCU_ERR_IO);
+    assert_int_equal(Export_csvFile(rs, p, 0, &err), DCU_ERR_USAGE); /* exit 2 */
     assert_int_equal(Export_csvFile(rs, p, 1, &err), DCU_OK);
     free(p);
     ResultSet_delete(rs);
