@@ -71,7 +71,7 @@ pane() { tm display-message -p -t dcu "$1"; }
 signal_case() {
     sig=$1
     num=$2
-    tm kill-server 2>/dev/null
+    SOCK="$TMP/tmux-$sig.sock" # a server of its own: a dying one may still hold the last socket
     rm -f "$TMP/dcutop.pid"
     tm new-session -d -s dcu -x 100 -y 30 \
         "cd '$TMP' && ulimit -c 0; sh -c 'echo \$\$ > dcutop.pid; exec env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\"$TMP\" \"$D\" \"$W\"'; echo EXITED=\$?; sleep 30"
