@@ -60,6 +60,9 @@ static char* link_target(const char* link) {
 
 static DcuStatus resolve(const char* path, Resolved* r, DcuError* err) {
     memset(r, 0, sizeof(*r));
+    if (!*path) {
+        return Error_set(err, DCU_ERR_USAGE, "empty output file name");
+    }
     char* cur = xstrdup(path);
     for (int hops = 0;; hops++) {
         if ((r->fd = fd_alias(cur)) >= 0) {
@@ -78,12 +81,12 @@ static DcuStatus resolve(const char* path, Resolved* r, DcuError* err) {
             r->target = cur;
             return DCU_OK;
         }
-        char* next = NULL;
         if (hops == MAX_LINKS) {
             errno = ELOOP;
             break;
         }
-        if (!(next = link_target(cur))) {
+        char* next = link_target(cur);
+        if (!next) {
             break;
         }
         free(cur);

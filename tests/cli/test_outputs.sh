@@ -79,6 +79,7 @@ check "-o /proc/self/fd/1 >>FILE: the export follows it" \
 "$D" -q --save-db /proc/self/fd/1 "$W" >"$TMP/fd.db"
 same "--save-db /proc/self/fd/1: a whole database on standard output" 18 "$(kernels "$TMP/fd.db")"
 
+exits "-o '': a usage error" 2 run_out export ""
 exits "-o a folder: exit 1" 1 run_out export "$O"
 check "-o a folder: the message says so" grep -q "$O: is a folder" "$TMP/err"
 
