@@ -225,7 +225,11 @@ static const char schema[] =
     "  calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,\n"
     "  sumsq REAL,                  -- sum of squared durations (per-dispatch rows only)\n"
     "  has_sq INTEGER,              -- dispatches counted in sumsq\n"
-    "  per_dispatch INTEGER         -- 1 if any per-dispatch row fed this kernel\n"
+    "  per_dispatch INTEGER,        -- 1 if any per-dispatch row fed this kernel\n"
+    /* variability inside one run (variab.h), set by Variab_compute; NULL: no dispatches */
+    "  golden_ns INTEGER,           -- shortest non-outlier (|z| <= 3) dispatch of a run\n"
+    "  var_ns INTEGER,              -- sum of max(0, dur - golden) over its dispatches\n"
+    "  outliers INTEGER             -- dispatches with |z| > 3 in their run\n"
     ");\n"
     /* Files whose rows count, per layer. */
     "CREATE VIEW used_file(file_id, layer) AS\n"
