@@ -14,9 +14,10 @@
 
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
-                                       "min_ns", "max_ns", "pct", "cum_pct", "ceiling", NULL};
+                                       "min_ns", "max_ns", "pct", "cum_pct", "ceiling",
+                                       "var_ns", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
-                                       "pct", "ceiling", "what_if", "speedup", NULL};
+                                       "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const api_keys[] = {"domain", "name", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "source", NULL};
 static const char* const copy_keys[] = {"name", "calls", "bytes", "total_ns", "avg_ns",
@@ -432,6 +433,15 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
                 "device kernel time; non-GEMM %.2f%%\n",
                 group, 100.0 * p, b, 100.0 * (1 - p));
     }
+    if (t->var_kernels > 0) {
+        Format_durationAuto(a, sizeof(a), t->var_ns);
+        fprintf(out, "Variability %s above each kernel's golden = %.2f%% of the time of kernels "
+                     "with dispatches; %" PRId64 " outlier%s (|z| > 3)\n",
+                a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
+                t->outliers, t->outliers == 1 ? "" : "s");
+    } else if (t->kernels > 0) {
+        fputs("Variability n/a: aggregated stats only, no dispatches\n", out);
+    }
     if (t->api_calls > 0) {
         Format_durationAuto(a, sizeof(a), t->api_ns);
         fprintf(out, "Host API time %s in %" PRId64
@@ -462,7 +472,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
                 ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
                 ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
-                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s}",
+                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
                 DCUTOP_VERSION, t.kernel_ns, t.dispatches, t.kernels,
                 t.per_dispatch ? "true" : "false", t.gemm_ns,
                 t.kernel_ns ? 100.0 * (double)t.gemm_ns / (double)t.kernel_ns : 0.0,
@@ -471,6 +481,15 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                     : 0.0,
                 t.api_ns, t.api_calls, t.copy_ns, t.copy_calls, t.rows_rejected,
                 t.pmc ? "true" : "false");
+        /* variability: null (not 0) when no kernel has dispatches */
+        if (t.var_kernels > 0) {
+            fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
+                         ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
+                    t.var_ns, t.var_kernels, t.var_base_ns, t.outliers);
+        } else {
+            fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
+                  ", \"variability_base_ns\": null, \"outliers\": null}", out);
+        }
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
     }

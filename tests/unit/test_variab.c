@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "dcutop/canvas.h"
+#include "dcutop/doc_view.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
 #include "dcutop/variab.h"
@@ -259,6 +261,51 @@ static void kernel_detail_carries_it(void** state) {
     KernelDetail_done(&d);
 }
 
+/* A Doc as text, 100 columns wide (owned) */
+static char* doc_text(Doc* d) {
+    Canvas* c = Canvas_new(100, 60);
+    Canvas_clear(c, STYLE_DEFAULT);
+    DocView_render(d, 0, c, 0, 60);
+    char* buf = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&buf, &len);
+    Canvas_dump(c, f);
+    fclose(f);
+    Canvas_delete(c);
+    Doc_delete(d);
+    return buf;
+}
+
+static void kernel_detail_and_summary_screens_show_it(void** state) {
+    (void)state;
+    DcuError err;
+    KernelDetail k;
+    assert_int_equal(KernelQuery_detail(db, K_A, &k, &err), DCU_OK);
+    char* t = doc_text(KernelView_build(&k, NULL, 100));
+    KernelDetail_done(&k);
+    assert_non_null(strstr(t, "Golden       100 ns  fastest dispatch that is not an outlier"));
+    /* 980 of A's 5090 ns */
+    assert_non_null(strstr(t, "Variability  980 ns  (19.25% of its time)  above golden; 2 outliers"));
+    free(t);
+    assert_int_equal(KernelQuery_detail(db, K_C, &k, &err), DCU_OK);
+    t = doc_text(KernelView_build(&k, NULL, 100));
+    KernelDetail_done(&k);
+    assert_null(strstr(t, "Golden"));
+    assert_non_null(strstr(t, "Variability  n/a (aggregated stats only"));
+    free(t);
+
+    SummaryData sd = {0};
+    assert_int_equal(Query_totals(db, &sd.totals, &err), DCU_OK);
+    t = doc_text(SummaryView_build(&sd, 100));
+    assert_non_null(strstr(t, "Variability    1.1 us above golden"));
+    assert_non_null(strstr(t, ", 2 outliers (|z| > 3)"));
+    free(t);
+    sd.totals.var_kernels = 0; /* as with stats only */
+    t = doc_text(SummaryView_build(&sd, 100));
+    assert_non_null(strstr(t, "Variability    n/a (aggregated stats only"));
+    free(t);
+}
+
 /* Variab_compute reads used_file: a file taken out of use (as a scope change or supersession
  * does) no longer counts, and a kernel left without dispatches goes back to NULL. */
 static void follows_the_files_in_use(void** state) {
@@ -331,6 +378,7 @@ int main(void) {
         cmocka_unit_test(each_run_has_its_own_golden),
         cmocka_unit_test(views_and_totals_carry_it),
         cmocka_unit_test(kernel_detail_carries_it),
+        cmocka_unit_test(kernel_detail_and_summary_screens_show_it),
         cmocka_unit_test(follows_the_files_in_use),
         cmocka_unit_test(huge_durations_stay_right),
     };
