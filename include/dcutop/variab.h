@@ -21,12 +21,20 @@
 #define DCUTOP_VARIAB_H
 
 #include "dcutop/error.h"
+#include "dcutop/result_set.h"
 #include "dcutop/trace_db.h"
 
 /* Fills kernel_summary.golden_ns, var_ns and outliers from the dispatch rows of the used
  * kernel files, in two scans of dispatch and memory per (kernel, run) pair only.
  * Call it after every (re)build of kernel_summary from kernel_summary_v; kernels without
- * dispatches are set to NULL. Errors: DCU_ERR_SQL with SQLite's message. */
+ * dispatches are set to NULL. It also rewrites kernel_var_run: the figures per kernel and
+ * run. Errors: DCU_ERR_SQL with SQLite's message. */
 DcuStatus Variab_compute(TraceDb* db, DcuError* err);
+
+/* Variability per run, from the kernel_var_run table Variab_compute fills: one row per
+ * per-dispatch file in use, in load order. Columns: file, kernels, dispatches, kernel_ns (its
+ * summed dispatch durations), var_ns, var_pct (of kernel_ns), outliers. *out is a new
+ * ResultSet (ResultSet_delete). */
+DcuStatus Variab_runs(TraceDb* db, ResultSet** out, DcuError* err);
 
 #endif

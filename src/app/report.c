@@ -10,6 +10,7 @@
 #include "dcutop/format.h"
 #include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
+#include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
@@ -459,6 +460,26 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     }
 }
 
+/* Variability per run: a JSON member, or a text table when several runs have dispatches. */
+static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    static const char* const keys[] = {"file",   "kernels", "dispatches", "kernel_ns",
+                                       "var_ns", "var_pct", "outliers",   NULL};
+    ResultSet* rs = NULL;
+    DcuStatus s = Variab_runs(db, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o->format == FMT_JSON) {
+        fputs(",\n\"variability_runs\": ", out);
+        s = Export_json(rs, out, err);
+    } else if (o->format == FMT_TEXT && rs->nrows > 1) {
+        fputs("Variability per run (each against its own goldens):\n", out);
+        Report_table(out, rs, keys, "file", o->width, 0);
+    }
+    ResultSet_delete(rs);
+    return s;
+}
+
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
@@ -490,6 +511,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
                   ", \"variability_base_ns\": null, \"outliers\": null}", out);
         }
+        s = variab_runs(db, o, out, err);
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
     }
@@ -516,6 +538,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
+                s = variab_runs(db, o, out, err);
             }
             if ((secs[i].v == VIEW_API && t.api_calls == 0) ||
                 (secs[i].v == VIEW_COPIES && t.copy_calls == 0)) {

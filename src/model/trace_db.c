@@ -231,6 +231,15 @@ static const char schema[] =
     "  var_ns INTEGER,              -- sum of max(0, dur - golden) over its dispatches\n"
     "  outliers INTEGER             -- dispatches with |z| > 3 in their run\n"
     ");\n"
+    /* the same per run (variab.h): one row per kernel and per-dispatch file in use */
+    "CREATE TABLE kernel_var_run(\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),  -- the run's dispatch file\n"
+    "  dispatches INTEGER NOT NULL,\n"
+    "  total_ns INTEGER NOT NULL,   -- summed durations\n"
+    "  golden_ns INTEGER NOT NULL, var_ns INTEGER NOT NULL, outliers INTEGER NOT NULL,\n"
+    "  PRIMARY KEY(kernel_id, file_id)\n"
+    ");\n"
     /* Files whose rows count, per layer. */
     "CREATE VIEW used_file(file_id, layer) AS\n"
     "  SELECT file_id, layer FROM source_layer WHERE used;\n"

@@ -18,6 +18,7 @@ typedef struct Slot_ {
     int used;
     int64_t kernel_id, file_id;
     int64_t n, dmax;
+    u128 total;           /* summed durations (never wraps: n < 2^63, d < 2^63) */
     u128 s, q;            /* sum and sum of squares of durations, exact while !wide */
     int64_t k;            /* the first duration: shifts the long double sums below */
     long double sl, ql;   /* sums of (d - k) and (d - k)^2, used when wide; the shift keeps
@@ -89,6 +90,7 @@ static void add_duration(Slot* s, int64_t d) {
     }
     s->n++;
     s->dmax = dmax;
+    s->total += (u128)d;
     if (!s->wide) {
         s->s += (u128)d;
         s->q += (u128)d * (u128)d;
@@ -162,37 +164,58 @@ static DcuStatus scan(TraceDb* db, SlotMap* m, int pass, DcuError* err) {
     return s;
 }
 
-/* Adds each run's figures to its kernel's row. */
+static int64_t clamp64(u128 v) {
+    return v > (u128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Each run's figures: a kernel_var_run row, and added to its kernel's summary row. */
 static DcuStatus store(TraceDb* db, SlotMap* m, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
-        db,
+    static const char* const sql[2] = {
+        "INSERT INTO kernel_var_run(kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns,"
+        " outliers) VALUES(?1, ?5, ?6, ?7, ?2, ?3, ?4)",
         "UPDATE kernel_summary SET golden_ns = min(coalesce(golden_ns, ?2), ?2),"
         " var_ns = min(coalesce(var_ns, 0) + ?3, 9223372036854775807),"
         " outliers = coalesce(outliers, 0) + ?4 WHERE kernel_id = ?1",
-        &st, err);
+    };
+    sqlite3_stmt* st[2] = {NULL, NULL};
+    DcuStatus s = TraceDb_prepare(db, sql[0], &st[0], err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, sql[1], &st[1], err);
+    }
     for (size_t i = 0; s == DCU_OK && i < m->cap; i++) {
         Slot* sl = &m->slot[i];
         if (!sl->used || sl->golden < 0) {
             continue;
         }
         u128 v = sl->hi_sum - (u128)sl->golden * (u128)sl->hi_n; /* each term >= golden */
-        sqlite3_bind_int64(st, 1, sl->kernel_id);
-        sqlite3_bind_int64(st, 2, sl->golden);
-        sqlite3_bind_int64(st, 3, v > (u128)INT64_MAX ? INT64_MAX : (int64_t)v);
-        sqlite3_bind_int64(st, 4, sl->outliers);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
+        for (int k = 0; k < 2 && s == DCU_OK; k++) {
+            sqlite3_bind_int64(st[k], 1, sl->kernel_id);
+            sqlite3_bind_int64(st[k], 2, sl->golden);
+            sqlite3_bind_int64(st[k], 3, clamp64(v));
+            sqlite3_bind_int64(st[k], 4, sl->outliers);
+            if (k == 0) {
+                sqlite3_bind_int64(st[k], 5, sl->file_id);
+                sqlite3_bind_int64(st[k], 6, sl->n);
+                sqlite3_bind_int64(st[k], 7, clamp64(sl->total));
+            }
+            if (sqlite3_step(st[k]) != SQLITE_DONE) {
+                s = Error_set(err, DCU_ERR_SQL, "variability: %s",
+                              sqlite3_errmsg(TraceDb_handle(db)));
+            }
+            sqlite3_reset(st[k]);
         }
-        sqlite3_reset(st);
     }
-    sqlite3_finalize(st);
+    sqlite3_finalize(st[0]);
+    sqlite3_finalize(st[1]);
     return s;
 }
 
 DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
-    DcuStatus s = TraceDb_exec(
-        db, "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL, outliers = NULL", err);
+    DcuStatus s = TraceDb_exec(db,
+                               "DELETE FROM kernel_var_run;"
+                               "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL,"
+                               " outliers = NULL",
+                               err);
     if (s != DCU_OK) {
         return s;
     }
@@ -210,5 +233,49 @@ DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
         s = store(db, &m, err);
     }
     free(m.slot);
+    return s;
+}
+
+static const RsColumn run_cols[] = {
+    {"file", "Run (dispatch file)", CT_TEXT}, {"kernels", "Kernels", CT_INT},
+    {"dispatches", "Dispatches", CT_INT},     {"kernel_ns", "Kernel time", CT_NS},
+    {"var_ns", "Var", CT_NS},                 {"var_pct", "Var%", CT_PCT},
+    {"outliers", "Outliers", CT_INT},
+};
+
+DcuStatus Variab_runs(TraceDb* db, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT f.name, count(*), CAST(total(v.dispatches) AS INTEGER),"
+        " CAST(total(v.total_ns) AS INTEGER), CAST(total(v.var_ns) AS INTEGER),"
+        " CAST(total(v.outliers) AS INTEGER)"
+        " FROM kernel_var_run v JOIN source_file f ON f.id = v.file_id"
+        " GROUP BY v.file_id ORDER BY v.file_id",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("variability_runs", run_cols,
+                                  (int)(sizeof(run_cols) / sizeof(run_cols[0])));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        for (int c = 1; c <= 4; c++) {
+            ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c));
+        }
+        int64_t t = sqlite3_column_int64(st, 3), v = sqlite3_column_int64(st, 4);
+        ResultSet_setReal(rs, r, 5, t > 0 ? 100.0 * (double)v / (double)t : 0.0);
+        ResultSet_setInt(rs, r, 6, sqlite3_column_int64(st, 5));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
+        ResultSet_delete(rs);
+        rs = NULL;
+    }
+    sqlite3_finalize(st);
+    *out = rs;
     return s;
 }

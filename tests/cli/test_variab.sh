@@ -26,6 +26,10 @@ g AS (SELECT name, file_id, min(CASE WHEN NOT outl THEN dur END) AS golden, sum(
 r AS (SELECT c.name, g.golden, g.outl, sum(max(0, c.dur - g.golden)) AS var
       FROM c JOIN g USING (name, file_id) GROUP BY c.name, c.file_id)
 SELECT name, min(golden), sum(var), sum(outl) FROM r GROUP BY name ORDER BY name;"
+# ... and per run: file<TAB>kernels<TAB>dispatches<TAB>variability<TAB>outliers
+INDEPENDENT_RUNS=$(echo "$INDEPENDENT" | sed \
+    -e 's/^r AS (SELECT c.name, g.golden/r AS (SELECT c.name, c.file_id, count(*) AS n, g.golden/' \
+    -e 's/^SELECT name, min(golden).*/SELECT f.name, count(*), sum(n), sum(var), sum(outl) FROM r JOIN source_file f ON f.id = r.file_id GROUP BY r.file_id ORDER BY r.file_id;/')
 
 # The same four fields from the report's hotspots, for kernels that have a figure
 json_rows() {
@@ -60,6 +64,18 @@ compare() {
         "SELECT json_extract(readfile('$TMP/v.json'), '\$.totals.variability_ns')")
     same "$label: totals.variability_ns = the kernels' sum" "$exp_tot" "$act_tot"
     same "$label: kernel_summary.var_ns in the saved database sums the same" "$exp_tot" "$tot"
+    sqlite3 -batch -init /dev/null -separator '	' "$TMP/v.db" "$INDEPENDENT_RUNS" >"$TMP/r.exp"
+    sqlite3 -batch -init /dev/null -separator '	' :memory: \
+        "SELECT json_extract(value, '\$.file'), json_extract(value, '\$.kernels'),
+                json_extract(value, '\$.dispatches'), json_extract(value, '\$.var_ns'),
+                json_extract(value, '\$.outliers')
+         FROM json_each(readfile('$TMP/v.json'), '\$.variability_runs')" >"$TMP/r.act"
+    if [ -s "$TMP/r.exp" ] && cmp -s "$TMP/r.exp" "$TMP/r.act"; then
+        ok "$label: variability_runs ($(wc -l <"$TMP/r.exp") runs) = sqlite3 per dispatch file"
+    else
+        notok "$label: variability_runs = sqlite3 per dispatch file"
+        diff "$TMP/r.exp" "$TMP/r.act" | head -6 | sed 's/^/#   /'
+    fi
 }
 
 compare "weather (rocprof v1 results.csv)" "$W"
@@ -72,6 +88,7 @@ if [ -d "$REAL/pytorch-h200-ddp-2rank" ]; then
         WHERE file_id IN (SELECT file_id FROM source_layer WHERE layer = 'kernel' AND used)")
     same "PyTorch DDP: two per-dispatch runs" 2 "$runs"
     compare "rocprofv3 database (real)" "$REAL/llamacpp-rocprofv3-rocpd"
+    compare "PyTorch A-B-B-A, 4 runs (Kineto JSON, real)" "$REAL/pytorch-h200-abba-sdpa"
 else
     ok "real samples under $REAL - skipped (not present)"
 fi
@@ -94,6 +111,9 @@ done
 same "two runs: variability 10 + 30, golden 100 (the shortest of the runs' goldens)" \
     "40,100,0" "$(tail -1 "$TMP/two.csv" | tr -d '\r' | awk -F, '{ print $(NF-2) "," $(NF-1) "," $NF }')"
 compare "two generated runs" "$TMP/two"
+"$DCUTOP" -q --report "$TMP/two" >"$TMP/two.txt"
+check "two runs: the text report lists variability per run" \
+    grep -Eq '^  b/results_7\.csv +1 +2 +[0-9.]+ +30(\.00)? ' "$TMP/two.txt"
 
 # ---------------------------------------------------------------- stats only: n/a, never 0
 K=sample-traces/kokkos-rocprof-v1-hiptrace-rocm4

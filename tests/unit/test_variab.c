@@ -246,6 +246,30 @@ static void views_and_totals_carry_it(void** state) {
     assert_int_equal(t.var_base_ns, t.kernel_ns - 4000); /* all but the stats-only kernel */
 }
 
+static void per_run_figures(void** state) {
+    (void)state;
+    DcuError err;
+    ResultSet* rs = NULL;
+    assert_int_equal(Variab_runs(db, &rs, &err), DCU_OK);
+    assert_int_equal(rs->nrows, 2); /* the stats file is no run with dispatches */
+    /* run 1: A, B, D, E, T: 42 + 1 + 5 + 2 + 10 dispatches, 980 + 0 + 28 + 10 + 90 above golden
+     * out of 5090 + 500 + 78 + 410 + 1090 ns */
+    assert_string_equal(cell(rs, "file", "run1/results_4242.csv", "file")->s,
+                        "run1/results_4242.csv");
+    assert_int_equal(cell(rs, "kernels", "run1/results_4242.csv", "file")->i, 5);
+    assert_int_equal(cell(rs, "dispatches", "run1/results_4242.csv", "file")->i, 60);
+    assert_int_equal(cell(rs, "kernel_ns", "run1/results_4242.csv", "file")->i, 7168);
+    assert_int_equal(cell(rs, "var_ns", "run1/results_4242.csv", "file")->i, 1108);
+    assert_int_equal(cell(rs, "outliers", "run1/results_4242.csv", "file")->i, 2);
+    /* run 2: E alone, 300 + 330 ns, 30 above its golden */
+    assert_int_equal(cell(rs, "kernels", "run2/results_4343.csv", "file")->i, 1);
+    assert_int_equal(cell(rs, "kernel_ns", "run2/results_4343.csv", "file")->i, 630);
+    assert_int_equal(cell(rs, "var_ns", "run2/results_4343.csv", "file")->i, 30);
+    assert_float_equal(cell(rs, "var_pct", "run2/results_4343.csv", "file")->d, 100.0 * 30 / 630,
+                       1e-9);
+    ResultSet_delete(rs);
+}
+
 static void kernel_detail_carries_it(void** state) {
     (void)state;
     DcuError err;
@@ -321,6 +345,9 @@ static void follows_the_files_in_use(void** state) {
                                   &err),
                      DCU_OK);
     assert_int_equal(Variab_compute(db, &err), DCU_OK);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel_var_run WHERE file_id IN"
+                                      " (SELECT id FROM source_file WHERE name LIKE 'run2/%')"),
+                     0);
     assert_int_equal(ks(db, "var_ns", K_E), 10);
     assert_int_equal(ks(db, "golden_ns", K_E), 200);
     assert_int_equal(ks(db, "var_ns", K_A), 980);
@@ -377,6 +404,7 @@ int main(void) {
         cmocka_unit_test(stats_only_kernel_is_null_not_zero),
         cmocka_unit_test(each_run_has_its_own_golden),
         cmocka_unit_test(views_and_totals_carry_it),
+        cmocka_unit_test(per_run_figures),
         cmocka_unit_test(kernel_detail_carries_it),
         cmocka_unit_test(kernel_detail_and_summary_screens_show_it),
         cmocka_unit_test(follows_the_files_in_use),
