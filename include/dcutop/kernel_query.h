@@ -37,6 +37,9 @@ typedef struct KernelDetail_ {
     char** counter_name;
     double* counter_mean;
     int pmc;
+    /* variability inside one run (variab.h); has_var 0: n/a (no dispatches) */
+    int has_var;
+    int64_t golden_ns, var_ns, outliers;
 } KernelDetail;
 
 DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* out, DcuError* err);

@@ -31,6 +31,11 @@ typedef struct Totals_ {
     int64_t files, files_loaded, rows_rejected;
     int pmc;               /* some used kernel file came from a PMC run */
     int64_t gemm_ns;       /* GEMM group time */
+    /* variability inside one run (variab.h), over the kernels with dispatches */
+    int64_t var_ns;        /* summed time above golden */
+    int64_t var_kernels;   /* kernels that have a figure; 0: variability is n/a */
+    int64_t var_base_ns;   /* device kernel time of those kernels */
+    int64_t outliers;      /* dispatches with |z| > 3 */
 } Totals;
 
 /* Names of views, for --export and --view: "files", "hotspots", ... */

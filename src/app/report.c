@@ -10,13 +10,15 @@
 #include "dcutop/format.h"
 #include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
+#include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
-                                       "min_ns", "max_ns", "pct", "cum_pct", "ceiling", NULL};
+                                       "min_ns", "max_ns", "pct", "cum_pct", "ceiling",
+                                       "var_ns", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
-                                       "pct", "ceiling", "what_if", "speedup", NULL};
+                                       "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const api_keys[] = {"domain", "name", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "source", NULL};
 static const char* const copy_keys[] = {"name", "calls", "bytes", "total_ns", "avg_ns",
@@ -432,6 +434,15 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
                 "device kernel time; non-GEMM %.2f%%\n",
                 group, 100.0 * p, b, 100.0 * (1 - p));
     }
+    if (t->var_kernels > 0) {
+        Format_durationAuto(a, sizeof(a), t->var_ns);
+        fprintf(out, "Variability %s above each kernel's golden = %.2f%% of the time of kernels "
+                     "with dispatches; %" PRId64 " outlier%s (|z| > 3)\n",
+                a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
+                t->outliers, t->outliers == 1 ? "" : "s");
+    } else if (t->kernels > 0) {
+        fputs("Variability n/a: aggregated stats only, no dispatches\n", out);
+    }
     if (t->api_calls > 0) {
         Format_durationAuto(a, sizeof(a), t->api_ns);
         fprintf(out, "Host API time %s in %" PRId64
@@ -449,6 +460,26 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     }
 }
 
+/* Variability per run: a JSON member, or a text table when several runs have dispatches. */
+static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    static const char* const keys[] = {"file",   "kernels", "dispatches", "kernel_ns",
+                                       "var_ns", "var_pct", "outliers",   NULL};
+    ResultSet* rs = NULL;
+    DcuStatus s = Variab_runs(db, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o->format == FMT_JSON) {
+        fputs(",\n\"variability_runs\": ", out);
+        s = Export_json(rs, out, err);
+    } else if (o->format == FMT_TEXT && rs->nrows > 1) {
+        fputs("Variability per run (each against its own goldens):\n", out);
+        Report_table(out, rs, keys, "file", o->width, 0);
+    }
+    ResultSet_delete(rs);
+    return s;
+}
+
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
@@ -462,7 +493,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
                 ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
                 ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
-                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s}",
+                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
                 DCUTOP_VERSION, t.kernel_ns, t.dispatches, t.kernels,
                 t.per_dispatch ? "true" : "false", t.gemm_ns,
                 t.kernel_ns ? 100.0 * (double)t.gemm_ns / (double)t.kernel_ns : 0.0,
@@ -471,6 +502,16 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                     : 0.0,
                 t.api_ns, t.api_calls, t.copy_ns, t.copy_calls, t.rows_rejected,
                 t.pmc ? "true" : "false");
+        /* variability: null (not 0) when no kernel has dispatches */
+        if (t.var_kernels > 0) {
+            fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
+                         ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
+                    t.var_ns, t.var_kernels, t.var_base_ns, t.outliers);
+        } else {
+            fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
+                  ", \"variability_base_ns\": null, \"outliers\": null}", out);
+        }
+        s = variab_runs(db, o, out, err);
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
     }
@@ -497,6 +538,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
+                s = variab_runs(db, o, out, err);
             }
             if ((secs[i].v == VIEW_API && t.api_calls == 0) ||
                 (secs[i].v == VIEW_COPIES && t.copy_calls == 0)) {

@@ -435,12 +435,12 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
 
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "stddev_ns", "pct", "cum_pct",
-                                       "ceiling", NULL};
-static const char* const hot_drop[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "avg_ns",
-                                       "ceiling", "calls", NULL};
+                                       "ceiling", "var_ns", NULL};
+static const char* const hot_drop[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "var_ns",
+                                       "avg_ns", "ceiling", "calls", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
-                                       "pct", "ceiling", "what_if", "speedup", NULL};
-static const char* const cat_drop[] = {"calls", "kernels", "group", NULL};
+                                       "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
+static const char* const cat_drop[] = {"var_ns", "calls", "kernels", "group", NULL};
 static const char* const api_keys[] = {"name", "domain", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "source", NULL};
 static const char* const api_drop[] = {"source", "min_ns", "max_ns", "domain", "avg_ns", NULL};

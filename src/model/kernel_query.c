@@ -44,7 +44,8 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
         db,
         "SELECT k.id, k.name, k.short_name, coalesce(k.category, 'other'), k.rule_source,"
         " k.rule_line, s.calls, s.total_ns, s.min_ns, s.max_ns, s.sumsq, s.has_sq,"
-        " s.per_dispatch, (SELECT sum(total_ns) FROM kernel_summary)"
+        " s.per_dispatch, (SELECT sum(total_ns) FROM kernel_summary),"
+        " s.golden_ns, s.var_ns, s.outliers"
         " FROM kernel k JOIN kernel_summary s ON s.kernel_id = k.id WHERE k.name = ?1",
         &st, err);
     if (s != DCU_OK) {
@@ -69,6 +70,10 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     int64_t has_sq = sqlite3_column_int64(st, 11);
     d->per_dispatch = sqlite3_column_int(st, 12);
     double total = sqlite3_column_double(st, 13);
+    d->has_var = sqlite3_column_type(st, 15) != SQLITE_NULL;
+    d->golden_ns = sqlite3_column_int64(st, 14);
+    d->var_ns = sqlite3_column_int64(st, 15);
+    d->outliers = sqlite3_column_int64(st, 16);
     sqlite3_finalize(st);
     d->avg_ns = d->calls ? (double)d->total_ns / (double)d->calls : 0;
     if (has_sq == d->calls && d->calls > 0) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "dcutop/names.h"
+#include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -470,7 +471,8 @@ static const char supersede_sql[] =
     "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
     "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
     "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank)));\n"
-    "INSERT INTO kernel_summary SELECT * FROM kernel_summary_v;\n";
+    "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns, max_ns, sumsq, has_sq,\n"
+    "  per_dispatch) SELECT * FROM kernel_summary_v;\n";
 
 DcuStatus Loader_run(Loader* this, DcuError* err) {
     LoaderCore* core = &this->core;
@@ -485,6 +487,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db, supersede_sql, err);
+    }
+    if (s == DCU_OK) {
+        s = Variab_compute(core->db, err);
     }
     if (s == DCU_OK) { /* needs used files and kernel_summary */
         s = LoadStacks_finish(core, err);

@@ -28,7 +28,8 @@ int Query_viewByName(const char* name) {
 
 /* ---- column tables -------------------------------------------------------------- */
 
-enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL };
+enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL,
+       H_VAR, H_GOLDEN, H_OUTLIERS };
 static const RsColumn hot_cols[] = {
     {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},
     {"category", "Category", CT_TEXT},   {"calls", "Calls", CT_INT},
@@ -36,15 +37,19 @@ static const RsColumn hot_cols[] = {
     {"min_ns", "Min", CT_NS},            {"max_ns", "Max", CT_NS},
     {"stddev_ns", "StdDev", CT_NS},      {"pct", "%Time", CT_PCT},
     {"cum_pct", "Cum%", CT_PCT},         {"ceiling", "Ceiling", CT_RATIO},
+    /* variability inside one run (variab.h); NULL for kernels known from stats only */
+    {"var_ns", "Var", CT_NS},            {"golden_ns", "Golden", CT_NS},
+    {"outliers", "Outliers", CT_INT},
 };
 
-enum { C_CAT, C_GROUP, C_KERNELS, C_CALLS, C_TOTAL, C_PCT, C_CEIL, C_K, C_SPEEDUP };
+enum { C_CAT, C_GROUP, C_KERNELS, C_CALLS, C_TOTAL, C_PCT, C_CEIL, C_K, C_SPEEDUP, C_VAR };
 static const RsColumn cat_cols[] = {
     {"category", "Category", CT_TEXT}, {"group", "Group", CT_TEXT},
     {"kernels", "Kernels", CT_INT},    {"calls", "Calls", CT_INT},
     {"total_ns", "Total", CT_NS},      {"pct", "%Time", CT_PCT},
     {"ceiling", "Ceiling(inf)", CT_RATIO}, {"what_if", "k", CT_REAL},
     {"speedup", "Speedup(k)", CT_RATIO},
+    {"var_ns", "Var", CT_NS}, /* summed over its kernels with dispatches; NULL: none has any */
 };
 
 enum { A_DOMAIN, A_NAME, A_CALLS, A_TOTAL, A_AVG, A_MIN, A_MAX, A_PCT, A_SRC };
@@ -206,7 +211,11 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
         " (SELECT coalesce(max(f.pmc), 0) FROM source_file f JOIN used_file u"
         "    ON u.file_id = f.id AND u.layer = 'kernel'),"
         " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
-        "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm)",
+        "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm),"
+        " (SELECT CAST(total(var_ns) AS INTEGER) FROM kernel_summary),"
+        " (SELECT count(var_ns) FROM kernel_summary),"
+        " (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary WHERE var_ns IS NOT NULL),"
+        " (SELECT CAST(total(outliers) AS INTEGER) FROM kernel_summary)",
         &st, err);
     if (s != DCU_OK) {
         return s;
@@ -225,6 +234,10 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
         t->rows_rejected = sqlite3_column_int64(st, 10);
         t->pmc = sqlite3_column_int(st, 11);
         t->gemm_ns = sqlite3_column_int64(st, 12);
+        t->var_ns = sqlite3_column_int64(st, 13);
+        t->var_kernels = sqlite3_column_int64(st, 14);
+        t->var_base_ns = sqlite3_column_int64(st, 15);
+        t->outliers = sqlite3_column_int64(st, 16);
     } else {
         s = step_error(db, err);
     }
@@ -243,7 +256,7 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         " s.total_ns * 1.0 / nullif(s.calls, 0), s.min_ns, s.max_ns,"
         " CASE WHEN s.has_sq = s.calls AND s.calls > 0 THEN"
         "   dcu_sqrt(s.sumsq / s.calls - (s.total_ns * 1.0 / s.calls) * (s.total_ns * 1.0 / s.calls))"
-        " END"
+        " END, s.var_ns, s.golden_ns, s.outliers"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
         " WHERE (?1 IS NULL OR regexp(?1, k.name))"
         "   AND (?2 IS NULL OR coalesce(k.category, 'other') = ?2"
@@ -267,6 +280,9 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         for (int c = H_NAME; c <= H_SD; c++) {
             set_col(rs, r, c, st, c);
         }
+        for (int c = H_VAR; c <= H_OUTLIERS; c++) {
+            set_col(rs, r, c, st, c - H_VAR + H_SD + 1);
+        }
         double p = total > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / total : 0;
         ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
         ResultSet_setReal(rs, r, H_CEIL,
@@ -287,6 +303,7 @@ typedef struct CatRow_ {
     char name[64];
     int is_gemm;
     int64_t kernels, calls, total;
+    int64_t var, var_kernels; /* variability of its kernels that have one, and how many */
 } CatRow;
 
 static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* total,
@@ -300,7 +317,7 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT c.name, c.is_gemm, count(s.kernel_id), coalesce(sum(s.calls), 0),"
-        " CAST(total(s.total_ns) AS INTEGER)"
+        " CAST(total(s.total_ns) AS INTEGER), CAST(total(s.var_ns) AS INTEGER), count(s.var_ns)"
         " FROM category c LEFT JOIN kernel k ON k.category = c.name"
         " LEFT JOIN kernel_summary s ON s.kernel_id = k.id"
         " GROUP BY c.name HAVING count(s.kernel_id) > 0 OR c.name = 'other'"
@@ -321,6 +338,8 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
         c->kernels = sqlite3_column_int64(st, 2);
         c->calls = sqlite3_column_int64(st, 3);
         c->total = sqlite3_column_int64(st, 4);
+        c->var = sqlite3_column_int64(st, 5);
+        c->var_kernels = sqlite3_column_int64(st, 6);
     }
     if (rc != SQLITE_DONE) {
         s = step_error(db, err);
@@ -449,16 +468,20 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
     return s;
 }
 
-static void cat_row(ResultSet* rs, const char* name, const char* group, int64_t kernels,
-                    int64_t calls, int64_t t, int64_t total, int64_t basis, int given, double k) {
+static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t total,
+                    int64_t basis, int given, double k) {
     int r = ResultSet_addRow(rs);
+    int64_t t = c->total;
     double p = total > 0 ? (double)t / (double)total : 0;
     double pb = basis > 0 ? (double)t / (double)basis : 0; /* share of the Amdahl basis */
-    ResultSet_setText(rs, r, C_CAT, name);
+    ResultSet_setText(rs, r, C_CAT, c->name);
     ResultSet_setText(rs, r, C_GROUP, group);
-    ResultSet_setInt(rs, r, C_KERNELS, kernels);
-    ResultSet_setInt(rs, r, C_CALLS, calls);
+    ResultSet_setInt(rs, r, C_KERNELS, c->kernels);
+    ResultSet_setInt(rs, r, C_CALLS, c->calls);
     ResultSet_setInt(rs, r, C_TOTAL, t);
+    if (c->var_kernels > 0) {
+        ResultSet_setInt(rs, r, C_VAR, c->var);
+    }
     ResultSet_setReal(rs, r, C_PCT, 100.0 * p);
     ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pb));
     if (given) {
@@ -491,12 +514,15 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
     /* the two groups first: they are what the method is about (PRODUCT.md 1) */
     for (int g = 1; g >= 0; g--) {
-        int64_t k = 0, c = 0, t = 0;
+        CatRow sum = {.is_gemm = g};
+        snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
         for (int i = 0; i < nr; i++) {
             if (rows[i].is_gemm == g) {
-                k += rows[i].kernels;
-                c += rows[i].calls;
-                t += rows[i].total;
+                sum.kernels += rows[i].kernels;
+                sum.calls += rows[i].calls;
+                sum.total += rows[i].total;
+                sum.var += rows[i].var;
+                sum.var_kernels += rows[i].var_kernels;
             }
         }
         int given = 0;
@@ -508,7 +534,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
                 fk = w[i].k;
             }
         }
-        cat_row(rs, g ? "GEMM" : "non-GEMM", "group", k, c, t, total, basis, given, fk);
+        cat_row(rs, &sum, "group", total, basis, given, fk);
     }
     rs->pinned = 2;
     for (int i = 0; i < nr; i++) {
@@ -517,8 +543,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         }
         int given;
         double fk = factor_for(&rows[i], w, nw, &given);
-        cat_row(rs, rows[i].name, rows[i].is_gemm ? "GEMM" : "non-GEMM", rows[i].kernels,
-                rows[i].calls, rows[i].total, total, basis, given, fk);
+        cat_row(rs, &rows[i], rows[i].is_gemm ? "GEMM" : "non-GEMM", total, basis, given, fk);
     }
     Filter_delete(f);
     free(rows);

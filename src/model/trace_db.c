@@ -226,7 +226,20 @@ static const char schema[] =
     "  calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,\n"
     "  sumsq REAL,                  -- sum of squared durations (per-dispatch rows only)\n"
     "  has_sq INTEGER,              -- dispatches counted in sumsq\n"
-    "  per_dispatch INTEGER         -- 1 if any per-dispatch row fed this kernel\n"
+    "  per_dispatch INTEGER,        -- 1 if any per-dispatch row fed this kernel\n"
+    /* variability inside one run (variab.h), set by Variab_compute; NULL: no dispatches */
+    "  golden_ns INTEGER,           -- shortest non-outlier (|z| <= 3) dispatch of a run\n"
+    "  var_ns INTEGER,              -- sum of max(0, dur - golden) over its dispatches\n"
+    "  outliers INTEGER             -- dispatches with |z| > 3 in their run\n"
+    ");\n"
+    /* the same per run (variab.h): one row per kernel and per-dispatch file in use */
+    "CREATE TABLE kernel_var_run(\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),  -- the run's dispatch file\n"
+    "  dispatches INTEGER NOT NULL,\n"
+    "  total_ns INTEGER NOT NULL,   -- summed durations\n"
+    "  golden_ns INTEGER NOT NULL, var_ns INTEGER NOT NULL, outliers INTEGER NOT NULL,\n"
+    "  PRIMARY KEY(kernel_id, file_id)\n"
     ");\n"
     /* Files whose rows count, per layer. */
     "CREATE VIEW used_file(file_id, layer) AS\n"

@@ -114,6 +114,18 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         Format_durationAuto(a, sizeof(a), (int64_t)llround(k->stddev_ns));
         Doc_field(d, lw, "Std dev", STYLE_NUMBER, "%s", a);
     }
+    if (k->has_var) {
+        Format_durationAuto(a, sizeof(a), k->golden_ns);
+        Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
+        Doc_add(d, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)");
+        Format_durationAuto(a, sizeof(a), k->var_ns);
+        Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
+                  k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
+        Doc_add(d, STYLE_DIM, "  above golden; %" PRId64 " outlier%s (|z| > 3)", k->outliers,
+                k->outliers == 1 ? "" : "s");
+    } else {
+        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+    }
     Format_ratio(a, sizeof(a), k->ceiling);
     Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
     Doc_add(d, STYLE_DIM, "  whole-program speedup at most, if this kernel took no time");

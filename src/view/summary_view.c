@@ -43,6 +43,16 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)((1 - p) * barw)) + 1, "");
         Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
     }
+    if (t->var_kernels > 0) {
+        Format_durationAuto(a, sizeof(a), t->var_ns);
+        Doc_field(d, lw, "Variability", STYLE_NUMBER,
+                  "%s above golden = %.2f%% of their kernel time, %" PRId64
+                  " outlier%s (|z| > 3)",
+                  a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
+                  t->outliers, t->outliers == 1 ? "" : "s");
+    } else if (t->kernels > 0) {
+        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+    }
     if (t->api_calls > 0) {
         Format_durationAuto(a, sizeof(a), t->api_ns);
         Doc_field(d, lw, "Host API", STYLE_NUMBER,

@@ -1,0 +1,281 @@
+/* variab.c - golden duration, variability and |z| > 3 outliers per kernel; see variab.h. */
+#include "dcutop/variab.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+typedef unsigned __int128 u128;
+
+/* Exact sums stay below 2^127 while n * dmax <= 2^61 (variab.h): S <= 2^61,
+ * n*Q <= (n*dmax)^2 <= 2^122, and 9 * (n*Q - S^2) < 2^126. */
+#define EXACT_LIMIT ((u128)1 << 61)
+
+/* One kernel in one run. */
+typedef struct Slot_ {
+    int used;
+    int64_t kernel_id, file_id;
+    int64_t n, dmax;
+    u128 total;           /* summed durations (never wraps: n < 2^63, d < 2^63) */
+    u128 s, q;            /* sum and sum of squares of durations, exact while !wide */
+    int64_t k;            /* the first duration: shifts the long double sums below */
+    long double sl, ql;   /* sums of (d - k) and (d - k)^2, used when wide; the shift keeps
+                           * the squares small beside their sum (no cancellation) */
+    int wide;             /* n * dmax went past EXACT_LIMIT */
+    u128 d9;              /* pass 2, exact: 9 * (n*Q - S^2) = 9 * n^2 * variance */
+    long double mean, var9; /* pass 2, wide: mean - k and 9 * variance */
+    int64_t golden;       /* shortest non-low-outlier duration, -1 none yet */
+    u128 hi_sum;          /* durations of the dispatches that are not fast outliers */
+    int64_t hi_n, outliers;
+} Slot;
+
+typedef struct SlotMap_ {
+    Slot* slot;
+    size_t cap, used; /* cap is a power of two */
+} SlotMap;
+
+static size_t hash(int64_t k, int64_t f) {
+    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ (uint64_t)f * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static Slot* find(SlotMap* m, int64_t k, int64_t f, int add);
+
+static void grow(SlotMap* m) {
+    SlotMap big = {xcalloc(m->cap * 2, sizeof(Slot)), m->cap * 2, 0};
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slot[i].used) {
+            *find(&big, m->slot[i].kernel_id, m->slot[i].file_id, 1) = m->slot[i];
+        }
+    }
+    free(m->slot);
+    *m = big;
+}
+
+/* The slot of (k, f); with add, a new zeroed one when absent, else NULL. */
+static Slot* find(SlotMap* m, int64_t k, int64_t f, int add) {
+    if (add && (m->used + 1) * 2 > m->cap) {
+        grow(m);
+    }
+    size_t mask = m->cap - 1;
+    for (size_t i = hash(k, f) & mask;; i = (i + 1) & mask) {
+        Slot* s = &m->slot[i];
+        if (s->used && s->kernel_id == k && s->file_id == f) {
+            return s;
+        }
+        if (!s->used) {
+            if (!add) {
+                return NULL;
+            }
+            memset(s, 0, sizeof(*s));
+            s->used = 1;
+            s->kernel_id = k;
+            s->file_id = f;
+            s->golden = -1;
+            m->used++;
+            return s;
+        }
+    }
+}
+
+static void add_duration(Slot* s, int64_t d) {
+    int64_t dmax = d > s->dmax ? d : s->dmax;
+    if (!s->wide && (u128)(s->n + 1) * (u128)dmax > EXACT_LIMIT) {
+        s->wide = 1;
+    }
+    if (s->n == 0) {
+        s->k = d;
+    }
+    s->n++;
+    s->dmax = dmax;
+    s->total += (u128)d;
+    if (!s->wide) {
+        s->s += (u128)d;
+        s->q += (u128)d * (u128)d;
+    }
+    long double dk = (long double)(d - s->k); /* both >= 0: the difference fits */
+    s->sl += dk;
+    s->ql += dk * dk;
+}
+
+/* Between the passes: the outlier threshold of each slot. */
+static void prepare(Slot* s) {
+    if (!s->wide) {
+        s->d9 = 9 * ((u128)s->n * s->q - s->s * s->s); /* >= 0: Cauchy-Schwarz */
+    } else {
+        long double m = s->sl / (long double)s->n; /* mean - k */
+        long double var = s->ql / (long double)s->n - m * m;
+        s->mean = m; /* kept relative to k */
+        s->var9 = var > 0 ? 9 * var : 0;
+    }
+}
+
+/* Pass 2. z^2 > 9 <=> (n*d - S)^2 > 9 * (n*Q - S^2), both sides multiplied by n^2 * sd^2. */
+static void classify(Slot* s, int64_t d) {
+    int outlier, below;
+    if (!s->wide) {
+        u128 nd = (u128)s->n * (u128)d;
+        below = nd < s->s;
+        u128 t = below ? s->s - nd : nd - s->s;
+        outlier = t * t > s->d9;
+    } else {
+        long double dev = (long double)(d - s->k) - s->mean;
+        below = dev < 0;
+        outlier = dev * dev > s->var9;
+    }
+    s->outliers += outlier;
+    if (outlier && below) {
+        return; /* a fast outlier: never the golden, and not time above it */
+    }
+    /* Every non-outlier is at most mean + 3 sd, below any slow outlier, and one exists (some
+     * |z| <= 1): the shortest of these dispatches is the shortest non-outlier. */
+    if (s->golden < 0 || d < s->golden) {
+        s->golden = d;
+    }
+    s->hi_sum += (u128)d;
+    s->hi_n++;
+}
+
+static DcuStatus scan(TraceDb* db, SlotMap* m, int pass, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT kernel_id, file_id, dur_ns FROM dispatch WHERE file_id"
+                                  " IN (SELECT file_id FROM used_file WHERE layer = 'kernel')",
+                                  &st, err);
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t d = sqlite3_column_int64(st, 2);
+        Slot* sl = find(m, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), pass == 1);
+        if (d < 0 || !sl) {
+            continue; /* the loader rejects negative durations; the table may be edited */
+        }
+        if (pass == 1) {
+            add_duration(sl, d);
+        } else {
+            classify(sl, d);
+        }
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static int64_t clamp64(u128 v) {
+    return v > (u128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Each run's figures: a kernel_var_run row, and added to its kernel's summary row. */
+static DcuStatus store(TraceDb* db, SlotMap* m, DcuError* err) {
+    static const char* const sql[2] = {
+        "INSERT INTO kernel_var_run(kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns,"
+        " outliers) VALUES(?1, ?5, ?6, ?7, ?2, ?3, ?4)",
+        "UPDATE kernel_summary SET golden_ns = min(coalesce(golden_ns, ?2), ?2),"
+        " var_ns = min(coalesce(var_ns, 0) + ?3, 9223372036854775807),"
+        " outliers = coalesce(outliers, 0) + ?4 WHERE kernel_id = ?1",
+    };
+    sqlite3_stmt* st[2] = {NULL, NULL};
+    DcuStatus s = TraceDb_prepare(db, sql[0], &st[0], err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, sql[1], &st[1], err);
+    }
+    for (size_t i = 0; s == DCU_OK && i < m->cap; i++) {
+        Slot* sl = &m->slot[i];
+        if (!sl->used || sl->golden < 0) {
+            continue;
+        }
+        u128 v = sl->hi_sum - (u128)sl->golden * (u128)sl->hi_n; /* each term >= golden */
+        for (int k = 0; k < 2 && s == DCU_OK; k++) {
+            sqlite3_bind_int64(st[k], 1, sl->kernel_id);
+            sqlite3_bind_int64(st[k], 2, sl->golden);
+            sqlite3_bind_int64(st[k], 3, clamp64(v));
+            sqlite3_bind_int64(st[k], 4, sl->outliers);
+            if (k == 0) {
+                sqlite3_bind_int64(st[k], 5, sl->file_id);
+                sqlite3_bind_int64(st[k], 6, sl->n);
+                sqlite3_bind_int64(st[k], 7, clamp64(sl->total));
+            }
+            if (sqlite3_step(st[k]) != SQLITE_DONE) {
+                s = Error_set(err, DCU_ERR_SQL, "variability: %s",
+                              sqlite3_errmsg(TraceDb_handle(db)));
+            }
+            sqlite3_reset(st[k]);
+        }
+    }
+    sqlite3_finalize(st[0]);
+    sqlite3_finalize(st[1]);
+    return s;
+}
+
+DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
+    DcuStatus s = TraceDb_exec(db,
+                               "DELETE FROM kernel_var_run;"
+                               "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL,"
+                               " outliers = NULL",
+                               err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    SlotMap m = {xcalloc(64, sizeof(Slot)), 64, 0};
+    s = scan(db, &m, 1, err);
+    for (size_t i = 0; s == DCU_OK && i < m.cap; i++) {
+        if (m.slot[i].used) {
+            prepare(&m.slot[i]);
+        }
+    }
+    if (s == DCU_OK) {
+        s = scan(db, &m, 2, err);
+    }
+    if (s == DCU_OK) {
+        s = store(db, &m, err);
+    }
+    free(m.slot);
+    return s;
+}
+
+static const RsColumn run_cols[] = {
+    {"file", "Run (dispatch file)", CT_TEXT}, {"kernels", "Kernels", CT_INT},
+    {"dispatches", "Dispatches", CT_INT},     {"kernel_ns", "Kernel time", CT_NS},
+    {"var_ns", "Var", CT_NS},                 {"var_pct", "Var%", CT_PCT},
+    {"outliers", "Outliers", CT_INT},
+};
+
+DcuStatus Variab_runs(TraceDb* db, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT f.name, count(*), CAST(total(v.dispatches) AS INTEGER),"
+        " CAST(total(v.total_ns) AS INTEGER), CAST(total(v.var_ns) AS INTEGER),"
+        " CAST(total(v.outliers) AS INTEGER)"
+        " FROM kernel_var_run v JOIN source_file f ON f.id = v.file_id"
+        " GROUP BY v.file_id ORDER BY v.file_id",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("variability_runs", run_cols,
+                                  (int)(sizeof(run_cols) / sizeof(run_cols[0])));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        for (int c = 1; c <= 4; c++) {
+            ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c));
+        }
+        int64_t t = sqlite3_column_int64(st, 3), v = sqlite3_column_int64(st, 4);
+        ResultSet_setReal(rs, r, 5, t > 0 ? 100.0 * (double)v / (double)t : 0.0);
+        ResultSet_setInt(rs, r, 6, sqlite3_column_int64(st, 5));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
+        ResultSet_delete(rs);
+        rs = NULL;
+    }
+    sqlite3_finalize(st);
+    *out = rs;
+    return s;
+}
