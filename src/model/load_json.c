@@ -44,7 +44,7 @@ static int buf_is(const Buf* b, const char* s) {
     return b->s && b->len == strlen(s) && memcmp(b->s, s, b->len) == 0;
 }
 
-typedef enum { V_NONE = 0, V_STR, V_NUM, V_OTHER, V_CONTAINER } VType;
+typedef enum { V_NONE = 0, V_STR, V_NUM, V_NULL, V_BOOL, V_CONTAINER } VType;
 
 typedef struct Arg_ {
     Buf key, val;
@@ -105,18 +105,15 @@ static const Arg* arg(const Ev* e, const char* key) {
 }
 
 /* Integer from text (scale 3: µs text -> ns). LOAD_NULL when absent or null;
- * 0 with *bad set when present but not a number. */
+ * LOAD_NULL with *bad set when present but not a number (true/false, an object, "abc"). */
 static int64_t num_text(const Buf* b, VType t, int scale, int* bad) {
-    if (t == V_NONE || (t == V_OTHER && b->len == 0)) {
+    if (t == V_NONE || t == V_NULL || (t == V_STR && b->len == 0)) {
         return LOAD_NULL; /* absent or null */
     }
     int64_t v;
     if ((t == V_NUM || t == V_STR) && b->len > 0 && !memchr(b->s, '\0', b->len) &&
         LoadEvent_parseScaled(b->s, b->len, scale, &v)) {
         return v;
-    }
-    if (t == V_STR && b->len == 0) {
-        return LOAD_NULL;
     }
     *bad = 1;
     return LOAD_NULL;
@@ -162,29 +159,50 @@ static void reject_bad(J* j, const char* what) {
     Load_reject(j->core, j->f, 0, "%s: %s is not a number", j->where, what);
 }
 
-/* ts/dur in µs -> start/end ns. */
-static int times_us(J* j, int64_t* start, int64_t* end) {
-    int bad = 0;
-    int64_t ts = num_text(&j->ev.ts, j->ev.ts_type, 3, &bad);
-    if (bad) {
-        reject_bad(j, "ts");
+/* One of ts/dur (µs) -> ns in *out (LOAD_NULL when absent). A value that is there but not
+ * a usable time rejects the event with the reason: null, not a number, negative, or a
+ * number too large for int64 ns. Returns 0 when rejected. */
+static int time_field(J* j, const char* what, const Buf* b, VType t, int64_t* out) {
+    *out = LOAD_NULL;
+    if (t == V_NONE) {
+        return 1;
+    }
+    const char* why = NULL;
+    int64_t v;
+    if (t == V_NULL) {
+        why = "is null";
+    } else if ((t != V_NUM && t != V_STR) || b->len == 0 || memchr(b->s, '\0', b->len)) {
+        why = "is not a number";
+    } else if (!LoadEvent_parseScaled(b->s, b->len, 3, &v)) {
+        why = t == V_NUM ? "is out of range" : "is not a number";
+    } else if (v < 0) {
+        why = "is negative";
+    }
+    if (why) {
+        Load_reject(j->core, j->f, 0, "%s: %s %s", j->where, what, why);
         return 0;
     }
-    int64_t dur = num_text(&j->ev.dur, j->ev.dur_type, 3, &bad);
-    if (bad) {
-        reject_bad(j, "dur");
+    *out = v;
+    return 1;
+}
+
+/* ts/dur in µs -> start/end ns. */
+static int times_us(J* j, int64_t* start, int64_t* end) {
+    int64_t ts, dur;
+    if (!time_field(j, "ts", &j->ev.ts, j->ev.ts_type, &ts) ||
+        !time_field(j, "dur", &j->ev.dur, j->ev.dur_type, &dur)) {
         return 0;
     }
     if (ts == LOAD_NULL) {
         Load_reject(j->core, j->f, 0, "%s: no ts", j->where);
         return 0;
     }
-    *start = ts;
-    *end = dur == LOAD_NULL ? ts : (dur > INT64_MAX - ts ? LOAD_NULL : ts + dur);
-    if (*end == LOAD_NULL) {
-        reject_bad(j, "dur");
+    if (dur != LOAD_NULL && dur > INT64_MAX - ts) { /* both are >= 0 here */
+        Load_reject(j->core, j->f, 0, "%s: ts + dur is out of range", j->where);
         return 0;
     }
+    *start = ts;
+    *end = dur == LOAD_NULL ? ts : ts + dur;
     return 1;
 }
 
@@ -702,11 +720,11 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
 }
 
 static int cb_null(void* ctx) {
-    return scalar(ctx, "", 0, V_OTHER);
+    return scalar(ctx, "", 0, V_NULL);
 }
 
 static int cb_bool(void* ctx, int b) {
-    return scalar(ctx, b ? "true" : "false", b ? 4 : 5, V_OTHER);
+    return scalar(ctx, b ? "true" : "false", b ? 4 : 5, V_BOOL);
 }
 
 static int cb_number(void* ctx, const char* s, size_t n) {
