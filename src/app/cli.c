@@ -1,6 +1,7 @@
 /* cli.c - argument parsing with getopt_long. */
 #include "dcutop/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static const char usage[] =
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
     "      --strict           rejected rows are an error (exit 1)\n"
+    "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
     "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
     "                         who launched it), callees (function -> kernels under it)\n"
@@ -63,6 +65,8 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 
+enum { OPT_MAX_EVENT_SIZE = 500 }; /* input limits */
+
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
     long v = strtol(s, &end, 10);
@@ -73,12 +77,68 @@ static int parse_int(const char* s, int lo, int hi, int* out) {
     return 1;
 }
 
+/* "16M", "1G", "65536", "512K" (binary units) -> bytes in [lo, hi]. */
+static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
+    char* end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0 || errno == ERANGE) {
+        return 0;
+    }
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I') {
+        end++;
+    }
+    if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end || v > (hi >> shift)) {
+        return 0;
+    }
+    *out = (int64_t)v << shift;
+    return *out >= lo;
+}
+
 static int set_mode(Cli* cli, Mode m) {
     if (cli->mode != MODE_DEFAULT && cli->mode != m) {
         return 0;
     }
     cli->mode = m;
     return 1;
+}
+
+/* What the options mean together: modes, defaults, combinations that make no sense. */
+static DcuStatus check_modes(Cli* cli, DcuError* err) {
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    return DCU_OK;
 }
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
@@ -98,6 +158,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
         {"what-if", required_argument, NULL, OPT_WHAT_IF},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
         {"tree", required_argument, NULL, OPT_TREE},
         {"fold", no_argument, NULL, OPT_FOLD},
         {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
@@ -193,6 +254,12 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_STRICT:
             cli->strict = 1;
             break;
+        case OPT_MAX_EVENT_SIZE:
+            if (!parse_size(optarg, 1024, 1LL << 32, &cli->max_event_size)) {
+                return Error_set(err, DCU_ERR_USAGE,
+                                 "--max-event-size needs a size from 1K to 4G, e.g. 16M");
+            }
+            break;
         case OPT_TREE:
             if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
                 return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
@@ -253,30 +320,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         }
         cli->paths[cli->npaths++] = argv[i];
     }
-    if (cli->save_db) {
-        if (cli->mode == MODE_DEFAULT) {
-            cli->mode = MODE_SAVE_DB;
-        } else {
-            cli->save_db_too = 1;
-        }
-    }
-    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
-        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
-    }
-    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
-        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
-    }
-    if (!cli->size_w) {
-        cli->size_w = 100;
-        cli->size_h = 30;
-    }
-    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
-        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
-    }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
-    }
-    return DCU_OK;
+    return check_modes(cli, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

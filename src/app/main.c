@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     }
     LoadOptions lo = {0};
     lo.strict = cli.strict;
+    lo.max_event_size = cli.max_event_size;
     if (tui) {
         lo.progress = Term_progress;
     }

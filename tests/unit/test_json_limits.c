@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <cmocka.h>
 
+#include "dcutop/category.h"
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
@@ -100,10 +102,132 @@ static void ts_dur_field_checks_tail(void** state) {
     free(p);
 }
 
+/* Loads path with --max-event-size cap (0: the default). */
+static TraceDb* load_capped(const char* path, int64_t cap) {
+    TraceDb* db = NULL;
+    DcuError err;
+    assert_int_equal(TraceDb_open(&db, &err), DCU_OK);
+    LoadOptions lo = {0};
+    lo.max_event_size = cap;
+    Loader* l = Loader_new(db, &lo);
+    assert_int_equal(Loader_addPath(l, path, &err), DCU_OK);
+    assert_int_equal(Loader_run(l, &err), DCU_OK);
+    Loader_delete(l);
+    return db;
+}
+
+static char* repeat(char c, size_t n) {
+    char* s = xmalloc(n + 1);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* A 17 MiB name (over the default 16 MiB cap) between two small kernels: that event alone
+ * is rejected, with its line and byte offset; a 1 MiB name loads whole. Before the cap the
+ * 17 MiB name was stored. */
+static void token_over_default_cap(void** state) {
+    (void)state;
+    char* big = repeat('b', 17u << 20);
+    char* ok = repeat('m', 1u << 20);
+    char* j = xasprintf(
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_first\", \"pid\": 0, \"tid\": 1, \"ts\": 1, \"dur\": 2},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 1, \"ts\": 3, \"dur\": 2},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 1, \"ts\": 5, \"dur\": 4},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_last\", \"pid\": 0, \"tid\": 1, \"ts\": 9, \"dur\": 8}\n"
+        "]}\n",
+        big, ok);
+    free(big);
+    free(ok);
+    char* p = TestUtil_writeFile(dir, "big.json", j, strlen(j));
+    free(j);
+    TraceDb* db = load_capped(p, 0);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 3);
+    assert_int_equal(TestUtil_int(db, "SELECT max(length(name)) FROM kernel"), 1 << 20);
+    assert_int_equal(TestUtil_int(db, "SELECT sum(dur_ns) FROM dispatch"), 14000);
+    assert_int_equal(TestUtil_int(db, "SELECT rows_rejected FROM source_file"), 1);
+    /* the name starts on line 3, after {"ph": ... "name": (the event's 47th byte) */
+    int64_t at = (int64_t)strlen("{\"traceEvents\": [\n") +
+                 (int64_t)strlen(" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_first\", \"pid\": 0,"
+                                 " \"tid\": 1, \"ts\": 1, \"dur\": 2},\n") +
+                 (int64_t)strlen(" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": ");
+    char* like = xasprintf("%%event 2 (line 3, byte %lld): a token of %lld bytes is over the 16 MiB"
+                           " limit (--max-event-size); event rejected",
+                           (long long)at, (long long)(17 << 20) + 2);
+    assert_int_equal(messages_like(db, like), 1);
+    free(like);
+    TraceDb_delete(db);
+    free(p);
+}
+
+static void check_small_cap(const char* p) {
+    TraceDb* db = load_capped(p, 4096);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 2);
+    assert_int_equal(TestUtil_int(db, "SELECT sum(dur_ns) FROM dispatch"), 5000);
+    assert_int_equal(TestUtil_int(db, "SELECT rows_rejected FROM source_file"), 5);
+    assert_int_equal(messages_like(db, "%event _ (line _, byte %): a token of 5002 bytes is over the"
+                                       " 4096 bytes limit%"),
+                     3);
+    assert_int_equal(messages_like(db, "%event 5 (line 6, byte %): a token of 5000 bytes is over%"), 1);
+    assert_int_equal(messages_like(db, "%event 6 (ending at or after byte %): its fields are over the"
+                                       " 4096 bytes limit (--max-event-size); event rejected"),
+                     1);
+    assert_int_equal(messages_like(db, "%line 1, byte 9: a token of 5002 bytes outside any event is"
+                                       " over the 4096 bytes limit (--max-event-size); skipped"),
+                     1);
+    TraceDb_delete(db);
+}
+
+/* With a 4 KiB cap: a long name, a long arg value, a long key, a long number and an event
+ * whose many small args add up past the cap are each rejected; a long string outside any
+ * event is skipped with a message; the events around them load, in plain and gzip files. */
+static void small_cap_every_kind(void** state) {
+    (void)state;
+    char* s5k = repeat('x', 5000);
+    char* n5k = repeat('7', 5000);
+    char* many = xstrdup("");
+    for (int i = 0; i < 100; i++) {
+        char* m = xasprintf("%s\"a%03d\": \"%s\", ", many, i, "0123456789012345678901234567890123456789");
+        free(many);
+        many = m;
+    }
+    char* j = xasprintf(
+        "{\"meta\": \"%s\", \"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k1\", \"pid\": 0, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 1, \"ts\": 3, \"dur\": 2},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_arg\", \"pid\": 0, \"tid\": 1, \"ts\": 3, \"dur\": 2,"
+        " \"args\": {\"junk\": \"%s\"}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_key\", \"pid\": 0, \"tid\": 1, \"ts\": 3, \"dur\": 2,"
+        " \"%s\": 1},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_num\", \"pid\": 0, \"tid\": 1, \"ts\": %s, \"dur\": 2},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_many\", \"pid\": 0, \"tid\": 1, \"ts\": 3, \"dur\": 2,"
+        " \"args\": {%s\"z\": 0}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 0, \"tid\": 1, \"ts\": 9, \"dur\": 4}\n"
+        "]}\n",
+        s5k, s5k, s5k, s5k, n5k, many);
+    free(s5k);
+    free(n5k);
+    free(many);
+    char* p = TestUtil_writeFile(dir, "small.json", j, strlen(j));
+    check_small_cap(p);
+    free(p);
+    p = xasprintf("%s/small.json.gz", dir);
+    gzFile gz = gzopen(p, "wb");
+    assert_non_null(gz);
+    assert_int_equal(gzwrite(gz, j, (unsigned)strlen(j)), (int)strlen(j));
+    assert_int_equal(gzclose(gz), Z_OK);
+    check_small_cap(p);
+    free(p);
+    free(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(ts_dur_field_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(ts_dur_field_checks_tail, setup, teardown),
+        cmocka_unit_test_setup_teardown(token_over_default_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(small_cap_every_kind, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
