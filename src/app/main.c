@@ -11,6 +11,7 @@
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
+#include "dcutop/names.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
 #include "dcutop/stacks.h"
@@ -58,6 +59,18 @@ static const char* themes_dir(void) {
 static int fail(const DcuError* err, int code) {
     fprintf(stderr, "dcutop: %s\n", err->msg[0] ? err->msg : Error_statusText(err->code));
     return code;
+}
+
+/* The paths as given, joined by spaces, as the report and view title: a path is text from
+ * the user's disk, so control and bidi characters are escaped like trace names. */
+static void build_title(const Cli* cli, char* title, size_t size) {
+    title[0] = '\0';
+    for (int i = 0; i < cli->npaths; i++) {
+        char* shown = Names_sanitize(cli->paths[i], strlen(cli->paths[i]));
+        strncat(title, i ? " " : "", size - strlen(title) - 1);
+        strncat(title, shown, size - strlen(title) - 1);
+        free(shown);
+    }
 }
 
 int main(int argc, char** argv) {
@@ -216,11 +229,8 @@ int main(int argc, char** argv) {
             rc = fail(&err, s == DCU_ERR_USAGE || s == DCU_ERR_REGEX ? EXIT_USAGE : EXIT_RUNTIME);
         }
     } else if (cli.mode == MODE_DEFAULT && (tui || cli.headless)) {
-        char title[1024] = "";
-        for (int i = 0; i < cli.npaths; i++) {
-            strncat(title, i ? " " : "", sizeof(title) - strlen(title) - 1);
-            strncat(title, cli.paths[i], sizeof(title) - strlen(title) - 1);
-        }
+        char title[1024];
+        build_title(&cli, title, sizeof(title));
         /* drill-down reads dispatches by kernel: index them now, while loading shows */
         if (KernelQuery_ensureIndex(db, &err) != DCU_OK) {
             Term_end();
@@ -262,11 +272,8 @@ int main(int argc, char** argv) {
         Keymap_delete(km);
     } else if (cli.mode == MODE_REPORT || cli.mode == MODE_DEFAULT) {
         ReportOpts ro = {cli.format, cli.width, cli.top, view, q, NULL, so};
-        char title[1024] = "";
-        for (int i = 0; i < cli.npaths; i++) {
-            strncat(title, i ? " " : "", sizeof(title) - strlen(title) - 1);
-            strncat(title, cli.paths[i], sizeof(title) - strlen(title) - 1);
-        }
+        char title[1024];
+        build_title(&cli, title, sizeof(title));
         ro.title = title;
         FILE* out = stdout;
         if (cli.output && strcmp(cli.output, "-") != 0 && !(out = fopen(cli.output, "w"))) {
