@@ -9,16 +9,15 @@
 
 enum { S_OUT, S_STR, S_ESC, S_HEX, S_BARE };
 
-/* Bytes that end a bare token and may stand between tokens. */
-static int is_delim(unsigned char c) {
-    switch (c) {
-    case ' ': case '\t': case '\r': case '\n': case '{': case '}': case '[': case ']':
-    case ':': case ',': case '"':
-        return 1;
-    default:
-        return 0;
-    }
-}
+/* Byte classes: C_BARE may be part of a number or literal, C_DELIM ends one and may stand
+ * between tokens, C_QUOTE opens a string. str_stop marks the bytes a string scan stops at. */
+enum { C_BARE = 0, C_DELIM = 1, C_QUOTE = 2 };
+static const unsigned char cls[256] = {
+    [' '] = C_DELIM, ['\t'] = C_DELIM, ['\r'] = C_DELIM, ['\n'] = C_DELIM, ['{'] = C_DELIM,
+    ['}'] = C_DELIM, ['['] = C_DELIM, [']'] = C_DELIM, [':'] = C_DELIM, [','] = C_DELIM,
+    ['"'] = C_QUOTE,
+};
+static const unsigned char str_stop[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1};
 
 void JsonFeed_init(JsonFeed* f, uint64_t cap) {
     memset(f, 0, sizeof(*f));
@@ -58,21 +57,22 @@ int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
         unsigned char c = in[i];
         switch (f->state) {
         case S_OUT:
-            if (c == '"') {
-                open_token(f, S_STR, f->len + (i - run), f->off + i);
-                i++;
-            } else if (is_delim(c)) {
+            while (cls[c] == C_DELIM) { /* whitespace and structure: all safe */
                 f->line += c == '\n';
-                i++;
-                f->safe = f->len + (i - run);
-                continue;
-            } else {
-                open_token(f, S_BARE, f->len + (i - run), f->off + i);
-                i++;
+                if (++i == n) {
+                    break;
+                }
+                c = in[i];
             }
+            f->safe = f->len + (i - run);
+            if (i == n) {
+                continue;
+            }
+            open_token(f, cls[c] == C_QUOTE ? S_STR : S_BARE, f->len + (i - run), f->off + i);
+            from = i++;
             break;
         case S_STR:
-            while (i < n && in[i] != '"' && in[i] != '\\' && in[i] != '\n') {
+            while (i < n && !str_stop[in[i]]) {
                 i++;
             }
             if (i < n) {
@@ -98,10 +98,11 @@ int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
             i++;
             break;
         case S_BARE:
-            if (is_delim(c)) {
-                f->state = S_OUT; /* the delimiter is scanned again, outside */
-            } else {
+            while (i < n && cls[in[i]] == C_BARE) {
                 i++;
+            }
+            if (i < n) {
+                f->state = S_OUT; /* the delimiter is scanned again, outside */
             }
             break;
         }
