@@ -222,12 +222,55 @@ static void small_cap_every_kind(void** state) {
     free(j);
 }
 
+/* Escapes that straddle the 64 KiB blocks the file is read in: the feed must never cut a
+ * string or an escape between what it hands yajl. 3000 names, each with \" \\ \u00e9 \n
+ * after a padding of 0-16 bytes, so that block boundaries fall inside escapes. */
+static void escapes_across_blocks(void** state) {
+    (void)state;
+    char* j = xstrdup("{\"traceEvents\": [\n");
+    size_t len = strlen(j), cap = len + 1;
+    int64_t bytes = 0;
+    for (int i = 0; i < 3000; i++) {
+        char pad[20];
+        memset(pad, 'p', (size_t)(i % 17));
+        pad[i % 17] = '\0';
+        char* ev = xasprintf("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"e%d_%s\\\"q\\\\r\\u00e9s\\nt\","
+                             " \"pid\": 0, \"tid\": 1, \"ts\": %d, \"dur\": 1},\n",
+                             i, pad, i * 10);
+        size_t el = strlen(ev);
+        xgrow((void**)&j, &cap, len + el + 64);
+        memcpy(j + len, ev, el + 1);
+        len += el;
+        free(ev);
+        char num[16];
+        /* stored: e<i>_ pad "q\r é s \x0A t: the newline is a control character, shown \x0A */
+        bytes += snprintf(num, sizeof(num), "%d", i) + 2 + i % 17 + 12;
+    }
+    static const char tail[] =
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"z\", \"pid\": 0, \"tid\": 1, \"ts\": 0, \"dur\": 1}]}\n";
+    memcpy(j + len, tail, sizeof(tail));
+    len += sizeof(tail) - 1;
+    assert_true(len > 5 * 65536);
+    char* p = TestUtil_writeFile(dir, "esc.json", j, len);
+    free(j);
+    TraceDb* db = load_capped(p, 0);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 3001);
+    assert_int_equal(TestUtil_int(db, "SELECT rows_rejected FROM source_file"), 0);
+    assert_int_equal(TestUtil_int(db, "SELECT sum(length(CAST(name AS BLOB))) FROM kernel WHERE name <> 'z'"),
+                     bytes);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel WHERE name GLOB 'e*_*\"q\\r\xc3\xa9s\\x0At'"),
+                     3000);
+    TraceDb_delete(db);
+    free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(ts_dur_field_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(ts_dur_field_checks_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(token_over_default_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(small_cap_every_kind, setup, teardown),
+        cmocka_unit_test_setup_teardown(escapes_across_blocks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
