@@ -102,6 +102,34 @@ static void ts_dur_field_checks_tail(void** state) {
     free(p);
 }
 
+/* hipprof and rocprof v1 JSON take ts/dur when BeginNs/EndNs are absent: the same checks. */
+static void ts_dur_field_checks_hipprof_v1(void** state) {
+    (void)state;
+    static const char j[] =
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"HIPOPS\", \"name\": \"hk_null\", \"pid\": 1, \"tid\": \"Stream<0>\", \"ts\": 5,"
+        "  \"dur\": null, \"args\": {\"index\": 1}},\n"
+        " {\"ph\": \"X\", \"cat\": \"HIP\", \"name\": \"hipMemcpy\", \"pid\": 1, \"tid\": \"Thread<3>\", \"ts\": -4,"
+        "  \"dur\": 2, \"args\": {\"index\": 2}},\n"
+        " {\"ph\": \"X\", \"name\": \"v1k\", \"pid\": 6, \"tid\": 0, \"ts\": 5, \"dur\": true,"
+        "  \"args\": {\"KernelName\": \"v1k\", \"Index\": \"3\"}},\n"
+        " {\"ph\": \"X\", \"cat\": \"HIPOPS\", \"name\": \"hk_ok\", \"pid\": 1, \"tid\": \"Stream<0>\", \"ts\": 5,"
+        "  \"dur\": 3, \"args\": {\"index\": 4}}\n"
+        "]}\n";
+    char* p = TestUtil_writeFile(dir, "hip.json", j, sizeof(j) - 1);
+    DcuStatus s;
+    TraceDb* db = TestUtil_load(p, &s);
+    assert_int_equal(s, DCU_OK);
+    assert_int_equal(TestUtil_int(db, "SELECT rows_rejected FROM source_file"), 3);
+    assert_int_equal(messages_like(db, "%event 1: dur is null"), 1);
+    assert_int_equal(messages_like(db, "%event 2: ts is negative"), 1);
+    assert_int_equal(messages_like(db, "%event 3: dur is not a number"), 1);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 1);
+    assert_int_equal(TestUtil_int(db, "SELECT dur_ns FROM dispatch"), 3000);
+    TraceDb_delete(db);
+    free(p);
+}
+
 /* Loads path with --max-event-size cap (0: the default). */
 static TraceDb* load_capped(const char* path, int64_t cap) {
     TraceDb* db = NULL;
@@ -268,6 +296,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(ts_dur_field_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(ts_dur_field_checks_tail, setup, teardown),
+        cmocka_unit_test_setup_teardown(ts_dur_field_checks_hipprof_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(token_over_default_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(small_cap_every_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(escapes_across_blocks, setup, teardown),
