@@ -2,6 +2,8 @@
 #ifndef DCUTOP_CLI_H
 #define DCUTOP_CLI_H
 
+#include <stdint.h>
+
 #include "dcutop/amdahl.h"
 #include "dcutop/error.h"
 #include "dcutop/report.h"
@@ -30,6 +32,7 @@ typedef struct Cli_ {
     const char* rules;
     int gemm_like;
     int strict;
+    int64_t max_event_size;  /* --max-event-size, bytes; 0: the loader's default */
     int quiet;
     int top;
     int width;

@@ -13,9 +13,13 @@
 typedef void (*LoadProgressFn)(uint64_t bytes_done, uint64_t bytes_total, const char* path,
                                void* ctx);
 
+#define LOAD_DEFAULT_EVENT_SIZE (16LL * 1024 * 1024)
+
 typedef struct LoadOptions_ {
     int strict;              /* 1: any rejected row makes Loader_run fail (--strict) */
     int max_messages;        /* bad-row messages kept per file (default 5) */
+    int64_t max_event_size;  /* bytes: longest JSON token, and most field bytes kept for one
+                              * JSON event (--max-event-size); <= 0: LOAD_DEFAULT_EVENT_SIZE */
     LoadProgressFn progress; /* may be NULL */
     void* progress_ctx;
 } LoadOptions;

@@ -7,9 +7,16 @@
 
 /* Makes raw bytes safe to store and show: valid UTF-8 is kept, every C0/C1
  * control character, DEL and every byte that is not valid UTF-8 becomes the
- * visible text \xNN. Nothing is dropped, so no two different inputs collide
- * unless one already contained the text "\xNN". */
+ * visible text \xNN, and every format character (Names_isFormatChar: bidi
+ * overrides, zero-width and joiner characters, the BOM) the visible text \uXXXX
+ * (e.g. \u202E). Nothing is dropped, so no two different inputs collide unless
+ * one already contained the text "\xNN" or "\uXXXX". */
 char* Names_sanitize(const char* s, size_t n);
+
+/* 1 if code point cp is a Unicode format character (category Cf) or U+2028/2029: it
+ * draws nothing but reorders or hides the text around it. The one definition used by
+ * Names_sanitize and by the canvas (Format_nextChar). */
+int Names_isFormatChar(unsigned int cp);
 
 /* The join key across tools (FORMATS.md section 6): surrounding spaces and one pair of
  * surrounding double quotes removed, then a trailing " [clone .kd]" or ".kd" removed. */

@@ -1,6 +1,7 @@
 /* cli.c - argument parsing with getopt_long. */
 #include "dcutop/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static const char usage[] =
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
     "      --strict           rejected rows are an error (exit 1)\n"
+    "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
     "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
     "                         who launched it), callees (function -> kernels under it)\n"
@@ -66,6 +68,8 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
+enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
     long v = strtol(s, &end, 10);
@@ -74,6 +78,34 @@ static int parse_int(const char* s, int lo, int hi, int* out) {
     }
     *out = (int)v;
     return 1;
+}
+
+/* "16M", "1G", "65536", "512K" (binary units) -> bytes in [lo, hi]. */
+static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
+    char* end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0 || errno == ERANGE) {
+        return 0;
+    }
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I') {
+        end++;
+    }
+    if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end || v > (hi >> shift)) {
+        return 0;
+    }
+    *out = (int64_t)v << shift;
+    return *out >= lo;
 }
 
 static int set_mode(Cli* cli, Mode m) {
@@ -136,6 +168,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
         {"what-if", required_argument, NULL, OPT_WHAT_IF},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
         {"tree", required_argument, NULL, OPT_TREE},
         {"fold", no_argument, NULL, OPT_FOLD},
         {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
@@ -233,6 +266,12 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         }
         case OPT_STRICT:
             cli->strict = 1;
+            break;
+        case OPT_MAX_EVENT_SIZE:
+            if (!parse_size(optarg, 1024, 1LL << 32, &cli->max_event_size)) {
+                return Error_set(err, DCU_ERR_USAGE,
+                                 "--max-event-size needs a size from 1K to 4G, e.g. 16M");
+            }
             break;
         case OPT_TREE:
             if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {

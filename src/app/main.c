@@ -12,6 +12,7 @@
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
+#include "dcutop/names.h"
 #include "dcutop/out_file.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
@@ -119,9 +120,13 @@ static int resolve_views(Session* ss) {
                         "files, stacks, ranges)\n", cli->export_view);
         return EXIT_USAGE;
     }
+    /* a path is text from the user's disk: control and bidi characters are escaped like
+     * trace names */
     for (int i = 0; i < cli->npaths; i++) {
+        char* shown = Names_sanitize(cli->paths[i], strlen(cli->paths[i]));
         strncat(ss->title, i ? " " : "", sizeof(ss->title) - strlen(ss->title) - 1);
-        strncat(ss->title, cli->paths[i], sizeof(ss->title) - strlen(ss->title) - 1);
+        strncat(ss->title, shown, sizeof(ss->title) - strlen(ss->title) - 1);
+        free(shown);
     }
     return EXIT_OK;
 }
@@ -169,6 +174,7 @@ static int load_traces(Session* ss, DcuError* err) {
     }
     LoadOptions lo = {0};
     lo.strict = cli->strict;
+    lo.max_event_size = cli->max_event_size;
     if (ss->tui) {
         lo.progress = Term_progress;
     }

@@ -44,7 +44,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
         db,
         "SELECT k.id, k.name, k.short_name, coalesce(k.category, 'other'), k.rule_source,"
         " k.rule_line, s.calls, s.total_ns, s.min_ns, s.max_ns, s.sumsq, s.has_sq,"
-        " s.per_dispatch, (SELECT sum(total_ns) FROM kernel_summary),"
+        " s.per_dispatch, (SELECT total(total_ns) FROM kernel_summary),"
         " s.golden_ns, s.var_ns, s.outliers"
         " FROM kernel k JOIN kernel_summary s ON s.kernel_id = k.id WHERE k.name = ?1",
         &st, err);

@@ -468,6 +468,40 @@ static const char* api_domain_of(const char* raw, size_t n, int* is_marker) {
     return NULL;
 }
 
+/* A stats row's numbers as measurements: Calls and TotalDurationNs at most LOAD_MAX_AMOUNT
+ * (one row of Calls = 2^63-1 made every sum overflow), and the average between MinNs and
+ * MaxNs where they are given (calls x min <= total <= calls x max, in integers). */
+static int stats_sane(Ctx* c, const Row* row, int64_t calls, int64_t total) {
+    long line = row->r->line;
+    if (calls > LOAD_MAX_AMOUNT || total > LOAD_MAX_AMOUNT) {
+        int k = col_of(c, row, calls > LOAD_MAX_AMOUNT ? F_CALLS : F_TOTAL);
+        Load_reject(c->core, c->f, line, "column %d (%s): %lld is out of range (over 2^53)",
+                    k + 1, field_label(c, calls > LOAD_MAX_AMOUNT ? F_CALLS : F_TOTAL),
+                    (long long)(calls > LOAD_MAX_AMOUNT ? calls : total));
+        return 0;
+    }
+    int64_t lo = LOAD_NULL, hi = LOAD_NULL;
+    size_t n;
+    const char* s;
+    if (has(c, F_MIN) && (s = text_of(c, row, F_MIN, &n)) && parse_i64(s, n, &lo) != NUM_OK) {
+        lo = LOAD_NULL;
+    }
+    if (has(c, F_MAX) && (s = text_of(c, row, F_MAX, &n)) && parse_i64(s, n, &hi) != NUM_OK) {
+        hi = LOAD_NULL;
+    }
+    if (calls > 0 && lo != LOAD_NULL && lo > total / calls) {
+        Load_reject(c->core, c->f, line, "average %lld ns (TotalDurationNs / Calls) is below"
+                    " MinNs %lld", (long long)(total / calls), (long long)lo);
+        return 0;
+    }
+    if (calls > 0 && hi != LOAD_NULL && (total + calls - 1) / calls > hi) {
+        Load_reject(c->core, c->f, line, "average %lld ns (TotalDurationNs / Calls) is above"
+                    " MaxNs %lld", (long long)(total / calls), (long long)hi);
+        return 0;
+    }
+    return 1;
+}
+
 static void row_stats(Ctx* c, const Row* row) {
     size_t nlen;
     const char* name = text_of(c, row, F_NAME, &nlen);
@@ -488,7 +522,8 @@ static void row_stats(Ctx* c, const Row* row) {
         free(norm);
     }
     int64_t calls, total;
-    if (!get_req(c, row, F_CALLS, &calls) || !get_req(c, row, F_TOTAL, &total)) {
+    if (!get_req(c, row, F_CALLS, &calls) || !get_req(c, row, F_TOTAL, &total) ||
+        !stats_sane(c, row, calls, total)) {
         return;
     }
     if (nlen == 0) {

@@ -64,7 +64,8 @@ static void count(LoadFile* f, int layer, int rank) {
 }
 
 /* start/end/dur: both timestamps give the duration; a lone duration is kept as is.
- * Returns 0 (row rejected) for negative values or an end before the start. */
+ * Returns 0 (row rejected) for negative values, an end before the start or a duration
+ * over LOAD_MAX_AMOUNT. */
 static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t* start,
                        int64_t* end, int64_t* dur) {
     if (*start != LOAD_NULL && *end != LOAD_NULL) {
@@ -78,15 +79,18 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
             return 0;
         }
         *dur = *end - *start;
-        return 1;
-    }
-    if (*dur != LOAD_NULL && *dur >= 0) {
+    } else if (*dur != LOAD_NULL && *dur >= 0) {
         *start = *end = LOAD_NULL;
-        return 1;
+    } else {
+        reject(core, f, where, "%s", *dur != LOAD_NULL ? "negative duration" : "no timestamps");
+        return 0;
     }
-    reject(core, f, where, "%s",
-                *dur != LOAD_NULL ? "negative duration" : "no timestamps");
-    return 0;
+    if (*dur > LOAD_MAX_AMOUNT) {
+        reject(core, f, where, "duration %lld ns is out of range (over 2^53 ns, 104 days)",
+               (long long)*dur);
+        return 0;
+    }
+    return 1;
 }
 
 int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
@@ -157,6 +161,10 @@ int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char*
     }
     if (bytes != LOAD_NULL && bytes < 0) {
         reject(core, f, where, "negative byte count");
+        return 0;
+    }
+    if (bytes != LOAD_NULL && bytes > LOAD_MAX_AMOUNT) {
+        reject(core, f, where, "byte count %lld is out of range (over 2^53)", (long long)bytes);
         return 0;
     }
     if (!check_times(core, f, where, &start, &end, &dur)) {

@@ -13,6 +13,12 @@
 /* An absent integer (bound as SQL NULL). */
 #define LOAD_NULL INT64_MIN
 
+/* The largest count, duration (ns: 104 days) or byte count (8 PiB) taken as a measurement.
+ * A larger one rejects its row: it is not data but a corrupt or hostile value, and a few
+ * of them would overflow every sum. Below it, sums of up to 1024 such values stay in int64
+ * and exact in a double (SQLite total()). Timestamps are not bounded: they are epoch ns. */
+#define LOAD_MAX_AMOUNT (INT64_C(1) << 53)
+
 /* Preference among per-event files of one run and layer (source_layer.rank; higher wins).
  * CSV files use 1..3 (load_csv.c); a database of the same run holds the same events and
  * yields to them; a JSON trace (rocprof results.json is a dump of results.db) yields to both. */

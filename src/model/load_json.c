@@ -19,14 +19,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "dcutop/names.h"
 #include "dcutop/xalloc.h"
+#include "json_feed.h"
 #include "load_event.h"
 
 #define BLOCK (64 * 1024)
+
+/* A .gz may expand to GZ_RATIO times its size on disk beyond GZ_FLOOR, and never past
+ * GZ_CAP: honest traces compress 10-25:1, a gzip bomb about 1000:1. Past the limit reading
+ * stops and the events read so far are kept, as for a truncated file. */
+#define GZ_RATIO 200
+#define GZ_FLOOR (256ULL << 20)
+#define GZ_CAP (64ULL << 30)
+
+/* Per stored field of an event, beside its bytes: what an Arg costs in memory. */
+#define FIELD_OVERHEAD 64
 
 typedef struct Buf_ {
     char* s;
@@ -44,7 +56,7 @@ static int buf_is(const Buf* b, const char* s) {
     return b->s && b->len == strlen(s) && memcmp(b->s, s, b->len) == 0;
 }
 
-typedef enum { V_NONE = 0, V_STR, V_NUM, V_OTHER, V_CONTAINER } VType;
+typedef enum { V_NONE = 0, V_STR, V_NUM, V_NULL, V_BOOL, V_CONTAINER } VType;
 
 typedef struct Arg_ {
     Buf key, val;
@@ -58,6 +70,8 @@ typedef struct Ev_ {
     Arg* args;
     int nargs, capargs;
     int64_t grid, block; /* products of args.grid / args.block, LOAD_NULL if absent */
+    uint64_t bytes;      /* field bytes stored, counted against the event size cap */
+    char over[200];      /* why the event is over the size cap; "" when it is not */
 } Ev;
 
 typedef struct Proc_ {
@@ -90,7 +104,25 @@ typedef struct J_ {
     int py_frames;
     char where[64];
     char error[320]; /* why the parse stopped, "" if it did not */
+    uint64_t cap;          /* --max-event-size, bytes */
+    uint64_t chunk_off;    /* stream offset of the chunk yajl is parsing */
+    const JsonOversize* oversize; /* set while yajl parses the placeholder of a token over
+                                   * the cap; the callback that receives it clears it */
 } J;
+
+/* "16 MiB" or "1 GiB" when whole, else bytes. */
+static const char* size_text(uint64_t n, char* buf, size_t sz) {
+    if (n >= (1u << 30) && n % (1u << 30) == 0) {
+        snprintf(buf, sz, "%llu GiB", (unsigned long long)(n >> 30));
+    } else if (n >= (1u << 20) && n % (1u << 20) == 0) {
+        snprintf(buf, sz, "%llu MiB", (unsigned long long)(n >> 20));
+    } else if (n >= (1u << 20)) {
+        snprintf(buf, sz, "%.1f MiB", (double)n / (1u << 20));
+    } else {
+        snprintf(buf, sz, "%llu bytes", (unsigned long long)n);
+    }
+    return buf;
+}
 
 /* ---- event fields ------------------------------------------------------------------ */
 
@@ -105,18 +137,15 @@ static const Arg* arg(const Ev* e, const char* key) {
 }
 
 /* Integer from text (scale 3: µs text -> ns). LOAD_NULL when absent or null;
- * 0 with *bad set when present but not a number. */
+ * LOAD_NULL with *bad set when present but not a number (true/false, an object, "abc"). */
 static int64_t num_text(const Buf* b, VType t, int scale, int* bad) {
-    if (t == V_NONE || (t == V_OTHER && b->len == 0)) {
+    if (t == V_NONE || t == V_NULL || (t == V_STR && b->len == 0)) {
         return LOAD_NULL; /* absent or null */
     }
     int64_t v;
     if ((t == V_NUM || t == V_STR) && b->len > 0 && !memchr(b->s, '\0', b->len) &&
         LoadEvent_parseScaled(b->s, b->len, scale, &v)) {
         return v;
-    }
-    if (t == V_STR && b->len == 0) {
-        return LOAD_NULL;
     }
     *bad = 1;
     return LOAD_NULL;
@@ -162,29 +191,50 @@ static void reject_bad(J* j, const char* what) {
     Load_reject(j->core, j->f, 0, "%s: %s is not a number", j->where, what);
 }
 
-/* ts/dur in µs -> start/end ns. */
-static int times_us(J* j, int64_t* start, int64_t* end) {
-    int bad = 0;
-    int64_t ts = num_text(&j->ev.ts, j->ev.ts_type, 3, &bad);
-    if (bad) {
-        reject_bad(j, "ts");
+/* One of ts/dur (µs) -> ns in *out (LOAD_NULL when absent). A value that is there but not
+ * a usable time rejects the event with the reason: null, not a number, negative, or a
+ * number too large for int64 ns. Returns 0 when rejected. */
+static int time_field(J* j, const char* what, const Buf* b, VType t, int64_t* out) {
+    *out = LOAD_NULL;
+    if (t == V_NONE) {
+        return 1;
+    }
+    const char* why = NULL;
+    int64_t v;
+    if (t == V_NULL) {
+        why = "is null";
+    } else if ((t != V_NUM && t != V_STR) || b->len == 0 || memchr(b->s, '\0', b->len)) {
+        why = "is not a number";
+    } else if (!LoadEvent_parseScaled(b->s, b->len, 3, &v)) {
+        why = t == V_NUM ? "is out of range" : "is not a number";
+    } else if (v < 0) {
+        why = "is negative";
+    }
+    if (why) {
+        Load_reject(j->core, j->f, 0, "%s: %s %s", j->where, what, why);
         return 0;
     }
-    int64_t dur = num_text(&j->ev.dur, j->ev.dur_type, 3, &bad);
-    if (bad) {
-        reject_bad(j, "dur");
+    *out = v;
+    return 1;
+}
+
+/* ts/dur in µs -> start/end ns. */
+static int times_us(J* j, int64_t* start, int64_t* end) {
+    int64_t ts, dur;
+    if (!time_field(j, "ts", &j->ev.ts, j->ev.ts_type, &ts) ||
+        !time_field(j, "dur", &j->ev.dur, j->ev.dur_type, &dur)) {
         return 0;
     }
     if (ts == LOAD_NULL) {
         Load_reject(j->core, j->f, 0, "%s: no ts", j->where);
         return 0;
     }
-    *start = ts;
-    *end = dur == LOAD_NULL ? ts : (dur > INT64_MAX - ts ? LOAD_NULL : ts + dur);
-    if (*end == LOAD_NULL) {
-        reject_bad(j, "dur");
+    if (dur != LOAD_NULL && dur > INT64_MAX - ts) { /* both are >= 0 here */
+        Load_reject(j->core, j->f, 0, "%s: ts + dur is out of range", j->where);
         return 0;
     }
+    *start = ts;
+    *end = dur == LOAD_NULL ? ts : ts + dur;
     return 1;
 }
 
@@ -572,6 +622,10 @@ static void v1_event(J* j) {
 static void handle_event(J* j) {
     Ev* e = &j->ev;
     j->nevents++;
+    if (e->over[0]) {
+        Load_reject(j->core, j->f, 0, "event %lld %s", (long long)j->nevents, e->over);
+        return;
+    }
     if (buf_is(&e->ph, "M")) {
         if (buf_is(&e->name, "process_name")) {
             const Arg* a = arg(e, "name");
@@ -632,11 +686,57 @@ static void ev_reset(Ev* e) {
     e->has_name = 0;
     e->nargs = 0;
     e->grid = e->block = LOAD_NULL;
+    e->bytes = 0;
+    e->over[0] = '\0';
+}
+
+/* A token over the cap, or an event whose stored fields pass it: the event is rejected
+ * when it closes; outside an event, the token is only skipped, with a message. */
+static void take_oversize(J* j) {
+    const JsonOversize* o = j->oversize;
+    char cap[32];
+    j->oversize = NULL;
+    if (j->in_event) {
+        if (!j->ev.over[0]) {
+            snprintf(j->ev.over, sizeof(j->ev.over),
+                     "(line %ld, byte %llu): a token of %llu bytes is over the %s limit"
+                     " (--max-event-size); event rejected",
+                     o->line, (unsigned long long)o->offset, (unsigned long long)o->len,
+                     size_text(j->cap, cap, sizeof(cap)));
+        }
+        return;
+    }
+    Load_message(j->core, j->f,
+                 "line %ld, byte %llu: a token of %llu bytes outside any event is over the %s"
+                 " limit (--max-event-size); skipped",
+                 o->line, (unsigned long long)o->offset, (unsigned long long)o->len,
+                 size_text(j->cap, cap, sizeof(cap)));
+}
+
+/* Counts n more stored bytes of the open event; 0 (store nothing more) once over the cap. */
+static int ev_room(J* j, size_t n) {
+    Ev* e = &j->ev;
+    if (e->over[0]) {
+        return 0;
+    }
+    e->bytes += n + FIELD_OVERHEAD;
+    if (e->bytes > j->cap) {
+        char cap[32];
+        snprintf(e->over, sizeof(e->over),
+                 "(ending at or after byte %llu): its fields are over the %s limit"
+                 " (--max-event-size); event rejected",
+                 (unsigned long long)j->chunk_off, size_text(j->cap, cap, sizeof(cap)));
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- yajl callbacks ------------------------------------------------------------------ */
 
 static int scalar(J* j, const char* s, size_t n, VType t) {
+    if (j->oversize) {
+        take_oversize(j);
+    }
     if (j->in_event && j->depth == j->in_event) {
         Ev* e = &j->ev;
         const Buf* k = &j->key;
@@ -661,7 +761,7 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
             dst = &e->dur;
             ty = &e->dur_type;
         }
-        if (dst) {
+        if (dst && ev_room(j, n)) {
             if (t == V_STR || t == V_NUM) {
                 buf_set(dst, s, n);
             } else {
@@ -675,6 +775,9 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
     }
     if (j->in_args && j->depth == j->in_args) {
         Ev* e = &j->ev;
+        if (!ev_room(j, n + j->argkey.len)) {
+            return 1;
+        }
         if (e->nargs == e->capargs) {
             int nc = e->capargs ? e->capargs * 2 : 16;
             e->args = xrealloc(e->args, sizeof(Arg) * (size_t)nc);
@@ -702,11 +805,11 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
 }
 
 static int cb_null(void* ctx) {
-    return scalar(ctx, "", 0, V_OTHER);
+    return scalar(ctx, "", 0, V_NULL);
 }
 
 static int cb_bool(void* ctx, int b) {
-    return scalar(ctx, b ? "true" : "false", b ? 4 : 5, V_OTHER);
+    return scalar(ctx, b ? "true" : "false", b ? 4 : 5, V_BOOL);
 }
 
 static int cb_number(void* ctx, const char* s, size_t n) {
@@ -750,6 +853,9 @@ static int cb_start_map(void* ctx) {
 
 static int cb_map_key(void* ctx, const unsigned char* s, size_t n) {
     J* j = ctx;
+    if (j->oversize) {
+        take_oversize(j);
+    }
     if (j->in_args && j->depth == j->in_args) {
         buf_set(&j->argkey, (const char*)s, n);
     } else if (j->in_event && j->depth == j->in_event) {
@@ -850,86 +956,131 @@ static void free_ev(Ev* e) {
     free(e->args);
 }
 
-DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
-    gzFile gz = gzopen(f->path, "rb");
-    if (!gz) {
-        return Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+/* Hands yajl n bytes that start at stream offset off; 0 with j->error set when the
+ * document is bad. */
+static int parse_chunk(J* j, yajl_handle h, const unsigned char* s, size_t n, uint64_t off) {
+    j->chunk_off = off;
+    if (yajl_parse(h, s, n) != yajl_status_ok) {
+        json_error(j, h, s, n, off);
+        return 0;
     }
-    gzbuffer(gz, BLOCK);
-    J j = {0};
-    j.core = core;
-    j.f = f;
-    f->format = "JSON";
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &j);
-    yajl_config(h, yajl_dont_validate_strings, 1); /* names are sanitised on insert */
+    return 1;
+}
+
+/* One decompressed block through the feed: yajl gets each token whole, and an empty string
+ * in place of a token over the cap, parsed alone so that its callback knows it. */
+static int feed_block(J* j, yajl_handle h, JsonFeed* fd, const unsigned char* block, size_t n) {
+    static const unsigned char placeholder[] = "\"\"";
+    size_t pos = 0;
+    JsonOversize over;
+    for (;;) {
+        int o = JsonFeed_scan(fd, block, n, &pos, &over);
+        if (fd->safe > 0) {
+            if (!parse_chunk(j, h, fd->buf, fd->safe, JsonFeed_bufOffset(fd))) {
+                return 0;
+            }
+            JsonFeed_consume(fd);
+        }
+        if (!o) {
+            return 1;
+        }
+        j->oversize = &over;
+        int ok = parse_chunk(j, h, placeholder, 2, over.offset);
+        if (j->oversize) {
+            take_oversize(j);
+        }
+        if (!ok) {
+            return 0;
+        }
+    }
+}
+
+/* 1 when the first block of a gzip file does not start like JSON. */
+static int not_json(const unsigned char* b, int n) {
+    int i = 0;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
+        i = 3;
+    }
+    while (i < n && isspace(b[i])) {
+        i++;
+    }
+    return i < n && b[i] != '{' && b[i] != '[';
+}
+
+/* Most bytes a .gz may expand to (GZ_RATIO, GZ_FLOOR, GZ_CAP). */
+static uint64_t gz_limit(const char* path) {
+    struct stat st;
+    uint64_t disk = stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    uint64_t lim = disk > GZ_CAP / GZ_RATIO ? GZ_CAP : disk * GZ_RATIO;
+    return lim < GZ_FLOOR ? GZ_FLOOR : lim;
+}
+
+/* Streams the file into yajl. Returns 1 when the document was read to its end, 0 when
+ * reading stopped (j->error says why), -1 when the file is not JSON (f->note says so). */
+static int read_stream(J* j, gzFile gz, yajl_handle h) {
+    LoaderCore* core = j->core;
+    JsonFeed fd;
+    JsonFeed_init(&fd, j->cap);
     unsigned char* block = xmalloc(BLOCK);
-    uint64_t offset = 0;
-    int failed = 0, first = 1;
-    DcuStatus rc = DCU_OK;
+    uint64_t limit = gzdirect(gz) ? UINT64_MAX : gz_limit(j->f->path), total = 0;
+    int rc = 1;
     for (;;) {
         int n = gzread(gz, block, BLOCK);
         if (n < 0) {
             int zerr;
             const char* m = gzerror(gz, &zerr);
             char* shown = Names_sanitize(m ? m : "?", m ? strlen(m) : 1);
-            snprintf(j.error, sizeof(j.error), "%s error at byte %llu: %s",
-                     gzdirect(gz) ? "read" : "gzip", (unsigned long long)offset, shown);
+            snprintf(j->error, sizeof(j->error), "%s error at byte %llu: %s",
+                     gzdirect(gz) ? "read" : "gzip", (unsigned long long)total, shown);
             free(shown);
-            failed = 1;
+            rc = 0;
             break;
         }
         if (n == 0) {
             break;
         }
-        if (first) { /* gzip holding something else than JSON */
-            first = 0;
-            int i = 0;
-            if (n >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
-                i = 3;
-            }
-            while (i < n && isspace(block[i])) {
-                i++;
-            }
-            if (i < n && block[i] != '{' && block[i] != '[') {
-                f->format = "skipped";
-                f->note = xstrdup("gzip file that does not hold a JSON trace");
-                goto done;
-            }
-        }
-        if (yajl_parse(h, block, (size_t)n) != yajl_status_ok) {
-            json_error(&j, h, block, (size_t)n, offset);
-            failed = 1;
+        if (total == 0 && not_json(block, n)) {
+            j->f->format = "skipped";
+            j->f->note = xstrdup("gzip file that does not hold a JSON trace");
+            rc = -1;
             break;
         }
-        offset += (uint64_t)n;
+        total += (uint64_t)n;
+        if (total > limit) {
+            char lim[32];
+            snprintf(j->error, sizeof(j->error),
+                     "gzip data expands past %s, over %d times its size on disk: reading"
+                     " stopped at byte %llu",
+                     size_text(limit, lim, sizeof(lim)), GZ_RATIO,
+                     (unsigned long long)(total - (uint64_t)n));
+            rc = 0;
+            break;
+        }
+        if (!feed_block(j, h, &fd, block, (size_t)n)) {
+            rc = 0;
+            break;
+        }
         if (core->opt.progress) {
             core->opt.progress(core->bytes_before + (uint64_t)gzoffset(gz), core->bytes_total,
-                               f->path, core->opt.progress_ctx);
+                               j->f->path, core->opt.progress_ctx);
         }
     }
-    if (!failed && yajl_complete_parse(h) != yajl_status_ok) {
-        json_error(&j, h, NULL, 0, offset);
-        failed = 1;
-    }
-    if (failed) {
-        /* a broken document: what was read before the error stays (a profiler killed while
-         * writing leaves a truncated trace); the error is a message and one rejected row */
-        if (j.nevents > 0 || f->rows > 0) {
-            Load_message(core, f, "%s; the %lld events before it are kept", j.error,
-                         (long long)j.nevents);
-            f->rejected++;
-        } else {
-            Load_message(core, f, "%s", j.error);
-            f->format = "skipped";
-            f->note = xasprintf("%s that cannot be read: %s",
-                                gzdirect(gz) ? "JSON file" : "gzip file", j.error);
-            goto done;
+    /* what is left is an unclosed token: yajl reports the truncation */
+    if (rc == 1 && ((fd.len > 0 && !parse_chunk(j, h, fd.buf, fd.len, JsonFeed_bufOffset(&fd))) ||
+                    yajl_complete_parse(h) != yajl_status_ok)) {
+        if (!j->error[0]) {
+            json_error(j, h, NULL, 0, total);
         }
+        rc = 0;
     }
-    if (j.py_frames > 0) {
-        LoadEvent_linkFrames(core, f);
-    }
-    switch (j.kind) {
+    JsonFeed_done(&fd);
+    free(block);
+    return rc;
+}
+
+static void set_format(J* j) {
+    LoadFile* f = j->f;
+    switch (j->kind) {
     case SRC_KINETO:
         f->format = "PyTorch profiler (Kineto) trace";
         break;
@@ -940,10 +1091,10 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
         f->format = "rocprof v1 results.json";
         break;
     default:
-        if (j.kineto_hint && j.nevents > 0) {
+        if (j->kineto_hint && j->nevents > 0) {
             f->format = "PyTorch profiler (Kineto) trace";
             f->note = xstrdup("no kernel, copy, runtime or annotation events");
-        } else if (j.nevents > 0) {
+        } else if (j->nevents > 0) {
             f->format = "skipped";
             f->note = xstrdup("JSON trace without events dcutop reads");
         } else {
@@ -952,10 +1103,47 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
         }
         break;
     }
-done:
+}
+
+DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
+    gzFile gz = gzopen(f->path, "rb");
+    if (!gz) {
+        return Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+    }
+    gzbuffer(gz, BLOCK);
+    J j = {0};
+    j.core = core;
+    j.f = f;
+    j.cap = (uint64_t)core->opt.max_event_size;
+    f->format = "JSON";
+    yajl_handle h = yajl_alloc(&callbacks, NULL, &j);
+    yajl_config(h, yajl_dont_validate_strings, 1); /* names are sanitised on insert */
+    int read = read_stream(&j, gz, h);
+    if (read == 0) {
+        /* a broken or oversized document: what was read before the error stays (a profiler
+         * killed while writing leaves a truncated trace); the error is a message and one
+         * rejected row */
+        if (j.nevents > 0 || f->rows > 0) {
+            Load_message(core, f, "%s; the %lld events before it are kept", j.error,
+                         (long long)j.nevents);
+            f->rejected++;
+            f->messages++; /* listed: not one of the "more rejected rows not listed" */
+        } else {
+            Load_message(core, f, "%s", j.error);
+            f->format = "skipped";
+            f->note = xasprintf("%s that cannot be read: %s",
+                                gzdirect(gz) ? "JSON file" : "gzip file", j.error);
+            read = -1;
+        }
+    }
+    if (read >= 0) {
+        if (j.py_frames > 0) {
+            LoadEvent_linkFrames(core, f);
+        }
+        set_format(&j);
+    }
     yajl_free(h);
     gzclose(gz);
-    free(block);
     free_ev(&j.ev);
     free(j.key.s);
     free(j.argkey.s);
@@ -963,5 +1151,5 @@ done:
         free(j.procs[i].name);
     }
     free(j.procs);
-    return rc;
+    return DCU_OK;
 }

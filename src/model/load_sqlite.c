@@ -584,7 +584,7 @@ static void hip_api_names(Src* s, IdName** out, int* nout) {
         /* UNION ALL of every HIP_ table */
         size_t cap = 256;
         built = xmalloc(cap);
-        strcpy(built, "SELECT Name, count(*), sum(EndNs - BeginNs) FROM (");
+        strcpy(built, "SELECT Name, count(*), CAST(sum(CAST(EndNs - BeginNs AS REAL)) AS INTEGER) FROM (");
         int first = 1;
         for (int i = 0; i < s->ntables; i++) {
             if (strncmp(s->tables[i], "HIP_", 4) != 0) {

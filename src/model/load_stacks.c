@@ -1756,9 +1756,9 @@ DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err) {
         qsort(pend, npend, sizeof(Pending), cmp_pending);
         sqlite3_stmt* left = NULL;
         s = TraceDb_prepare(db,
-                            "SELECT max(0, s.total_ns - coalesce((SELECT sum(time_ns) FROM"
+                            "SELECT max(0, s.total_ns - coalesce((SELECT CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) FROM"
                             " kernel_stack WHERE kernel_id = ?1 AND dispatch_id IS NOT NULL), 0)),"
-                            " max(0, s.calls - coalesce((SELECT sum(calls) FROM kernel_stack"
+                            " max(0, s.calls - coalesce((SELECT CAST(sum(CAST(calls AS REAL)) AS INTEGER) FROM kernel_stack"
                             " WHERE kernel_id = ?1 AND dispatch_id IS NOT NULL), 0))"
                             " FROM kernel_summary s WHERE s.kernel_id = ?1",
                             &left, err);

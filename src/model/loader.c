@@ -71,6 +71,9 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     if (this->core.opt.max_messages <= 0) {
         this->core.opt.max_messages = 5;
     }
+    if (this->core.opt.max_event_size <= 0) {
+        this->core.opt.max_event_size = LOAD_DEFAULT_EVENT_SIZE;
+    }
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;

@@ -6,11 +6,36 @@
 
 #include "dcutop/xalloc.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char* s, size_t n) {
+/* Unicode general category Cf (format: bidi embeddings, overrides and isolates, zero-width
+ * characters, joiners, the BOM, interlinear and tag characters; Unicode 15) plus the line and
+ * paragraph separators U+2028/2029. They draw nothing yet reorder or hide the text around
+ * them (an RLO U+202E shows "gpj.exe" as "exe.jpg"), so they are escaped like controls. */
+static const struct {
+    unsigned int lo, hi;
+} format_chars[] = {
+    {0x00AD, 0x00AD},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x180E, 0x180E},
+    {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},
+    {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F},
+};
+
+int Names_isFormatChar(unsigned int cp) {
+    for (size_t i = 0; i < sizeof(format_chars) / sizeof(format_chars[0]); i++) {
+        if (cp >= format_chars[i].lo && cp <= format_chars[i].hi) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid; *out gets the code point. */
+static size_t utf8_len(const unsigned char* s, size_t n, unsigned int* out) {
     unsigned char c = s[0];
     size_t len;
     unsigned int cp;
+    *out = c;
     if (c < 0x80) {
         return 1;
     } else if ((c & 0xE0) == 0xC0) {
@@ -39,6 +64,7 @@ static size_t utf8_len(const unsigned char* s, size_t n) {
         cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F)) {
         return 0;
     }
+    *out = cp;
     return len;
 }
 
@@ -47,11 +73,15 @@ char* Names_sanitize(const char* s, size_t n) {
     size_t cap = n + 1, len = 0;
     char* out = xmalloc(cap);
     for (size_t i = 0; i < n;) {
-        size_t l = utf8_len(u + i, n - i);
+        unsigned int cp;
+        size_t l = utf8_len(u + i, n - i, &cp);
         int ok = l > 0 && !(l == 1 && (u[i] < 0x20 || u[i] == 0x7F));
         size_t need = len + (ok ? l : 4 * (l ? l : 1)) + 1;
-        xgrow((void**)&out, &cap, need);
-        if (ok) {
+        xgrow((void**)&out, &cap, need + 8);
+        if (ok && l > 1 && Names_isFormatChar(cp)) {
+            len += (size_t)snprintf(out + len, 9, "\\u%04X", cp); /* \u202E, \uE0041 */
+            i += l;
+        } else if (ok) {
             memcpy(out + len, u + i, l);
             len += l;
             i += l;

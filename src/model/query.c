@@ -198,13 +198,13 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
-        " (SELECT coalesce(sum(calls), 0) FROM kernel_summary),"
+        " (SELECT CAST(total(calls) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(*) FROM kernel_summary WHERE calls > 0),"
         " (SELECT coalesce(max(per_dispatch), 0) FROM kernel_summary),"
         " (SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v),"
-        " (SELECT coalesce(sum(calls), 0) FROM api_summary_v),"
+        " (SELECT CAST(total(calls) AS INTEGER) FROM api_summary_v),"
         " (SELECT CAST(total(total_ns) AS INTEGER) FROM copy_summary_v),"
-        " (SELECT coalesce(sum(calls), 0) FROM copy_summary_v),"
+        " (SELECT CAST(total(calls) AS INTEGER) FROM copy_summary_v),"
         " (SELECT count(*) FROM source_file),"
         " (SELECT count(*) FROM source_file WHERE rows_read > 0),"
         " (SELECT coalesce(sum(rows_rejected), 0) FROM source_file),"
@@ -316,7 +316,7 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
      * rule shows itself) and for categories that have kernels */
     DcuStatus s = TraceDb_prepare(
         db,
-        "SELECT c.name, c.is_gemm, count(s.kernel_id), coalesce(sum(s.calls), 0),"
+        "SELECT c.name, c.is_gemm, count(s.kernel_id), CAST(total(s.calls) AS INTEGER),"
         " CAST(total(s.total_ns) AS INTEGER), CAST(total(s.var_ns) AS INTEGER), count(s.var_ns)"
         " FROM category c LEFT JOIN kernel k ON k.category = c.name"
         " LEFT JOIN kernel_summary s ON s.kernel_id = k.id"

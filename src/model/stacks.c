@@ -453,7 +453,7 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(db,
                         "SELECT ks.stack_id, ks.kernel_id, coalesce(k.name, CASE WHEN ks.form"
-                        " <> 'folded' THEN ks.kernel_name END), sum(ks.calls), sum(ks.time_ns)"
+                        " <> 'folded' THEN ks.kernel_name END), CAST(sum(CAST(ks.calls AS REAL)) AS INTEGER), CAST(sum(CAST(ks.time_ns AS REAL)) AS INTEGER)"
                         " FROM kernel_stack ks LEFT JOIN kernel k ON k.id = ks.kernel_id"
                         " WHERE ?1 OR ks.form <> 'folded'"
                         " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
@@ -491,7 +491,7 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
         "SELECT k.id, k.name, s.calls - coalesce(a.calls, 0),"
         " s.total_ns - coalesce(a.t, 0)"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
-        " LEFT JOIN (SELECT kernel_id, sum(calls) AS calls, sum(time_ns) AS t"
+        " LEFT JOIN (SELECT kernel_id, CAST(sum(CAST(calls AS REAL)) AS INTEGER) AS calls, CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) AS t"
         "   FROM kernel_stack WHERE kernel_id IS NOT NULL AND (?1 OR form <> 'folded')"
         "   GROUP BY 1) a ON a.kernel_id = s.kernel_id"
         " WHERE s.total_ns - coalesce(a.t, 0) > 0 ORDER BY k.id",
@@ -729,11 +729,11 @@ static char* stack_note(TraceDb* db, const Builder* b, int64_t attached) {
         int64_t none = TraceDb_scalarInt(
             db, only_folded(db)
                     ? "SELECT CAST(total(s.total_ns - coalesce(a.t, 0)) AS INTEGER)"
-                      " FROM kernel_summary s LEFT JOIN (SELECT kernel_id, sum(time_ns) AS t"
+                      " FROM kernel_summary s LEFT JOIN (SELECT kernel_id, CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) AS t"
                       " FROM kernel_stack WHERE kernel_id IS NOT NULL GROUP BY 1) a"
                       " ON a.kernel_id = s.kernel_id WHERE s.total_ns - coalesce(a.t, 0) > 0"
                     : "SELECT CAST(total(s.total_ns - coalesce(a.t, 0)) AS INTEGER)"
-                      " FROM kernel_summary s LEFT JOIN (SELECT kernel_id, sum(time_ns) AS t"
+                      " FROM kernel_summary s LEFT JOIN (SELECT kernel_id, CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) AS t"
                       " FROM kernel_stack WHERE kernel_id IS NOT NULL AND form <> 'folded'"
                       " GROUP BY 1) a ON a.kernel_id = s.kernel_id"
                       " WHERE s.total_ns - coalesce(a.t, 0) > 0");
@@ -1006,7 +1006,7 @@ DcuStatus Stacks_kernelPaths(TraceDb* db, StacksSource src, const char* kernel_n
                   "   AND u.layer = 'kernel' JOIN kernel k ON k.id = d.kernel_id"
                   " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
                   " WHERE k.name = ?1 GROUP BY 1"
-                : "SELECT ks.stack_id, sum(ks.calls), sum(ks.time_ns) FROM kernel_stack ks"
+                : "SELECT ks.stack_id, CAST(sum(CAST(ks.calls AS REAL)) AS INTEGER), CAST(sum(CAST(ks.time_ns AS REAL)) AS INTEGER) FROM kernel_stack ks"
                   " LEFT JOIN kernel k ON k.id = ks.kernel_id"
                   " WHERE coalesce(k.name, ks.kernel_name) = ?1 AND (ks.kernel_id IS NOT NULL"
                   "   OR ks.form <> 'folded') AND (?2 OR ks.form <> 'folded') GROUP BY 1",

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/names.h"
+
 static const char ELLIPSIS[] = "\xe2\x80\xa6"; /* U+2026, one cell */
 
 TimeUnit Format_unitFor(int64_t max_ns) {
@@ -134,8 +136,8 @@ int Format_utf8Encode(unsigned int cp, char* out) {
 int Format_nextChar(const char* s, int* len) {
     unsigned int cp = decode((const unsigned char*)s, len);
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
-        (*len == 1 && (unsigned char)s[0] >= 0x80)) {
-        return -1; /* a control character or an invalid byte */
+        (*len == 1 && (unsigned char)s[0] >= 0x80) || Names_isFormatChar(cp)) {
+        return -1; /* a control or format character, or an invalid byte */
     }
     return cp_width(cp);
 }

@@ -959,11 +959,13 @@ static void test_int64_overflow(void** state) {
     assert_msg(L.db, "results.stats.csv", 3, "TotalDurationNs");
     assert_msg(L.db, "results.stats.csv", 4, "out of range");
     assert_msg(L.db, "results.stats.csv", 5, "out of range");
-    assert_int_equal(file_int(L.db, "results.stats.csv", "rows_read"), 2);
-    assert_int_equal(file_int(L.db, "results.stats.csv", "rows_rejected"), 4);
-    assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_stat s JOIN kernel k ON"
+    /* INT64_MAX parses but is no measurement (over 2^53): rejected, not summed */
+    assert_msg(L.db, "results.stats.csv", 6, "9223372036854775807 is out of range (over 2^53)");
+    assert_int_equal(file_int(L.db, "results.stats.csv", "rows_read"), 1);
+    assert_int_equal(file_int(L.db, "results.stats.csv", "rows_rejected"), 5);
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel_stat s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'max_total'"),
-                     INT64_MAX);
+                     0);
     assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_summary s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'normal'"), 200);
 
@@ -975,33 +977,40 @@ static void test_int64_overflow(void** state) {
     assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_summary s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'void k_big(int)'"),
                      800);
-    assert_int_equal(L.t.rejected, 6);
+    assert_int_equal(L.t.rejected, 7);
     check_companion(L.db);
     finish(&L, dir);
 }
 
-/* Values each in range whose sum is not: the summary must not fail the whole load. */
+/* Values each in range (at most 2^53, LOAD_MAX_AMOUNT) whose sum is not: 1100 of them pass
+ * INT64_MAX. The summary must saturate, not fail the whole load. */
 static void test_int64_sum_overflow(void** state) {
     (void)state;
     char* dir = new_dir();
     write_companion(dir);
-    write_str(dir, "a.stats.csv", STATS_HDR "\"same_kernel\",1,9223372036854775807,1,10.0\n"
-                                            "\"other_kernel\",1,100,100,10.0\n");
-    write_str(dir, "b.stats.csv", STATS_HDR "\"same_kernel\",1,9223372036854775807,1,10.0\n");
-    /* per dispatch: two dispatches of INT64_MAX ns each (start 0, end INT64_MAX) */
+    Buf a = {0};
+    buf_str(&a, STATS_HDR "\"other_kernel\",1,100,100,10.0\n");
+    for (int i = 0; i < 1099; i++) {
+        buf_str(&a, "\"same_kernel\",1,9007199254740992,1,10.0\n");
+    }
+    buf_write(&a, dir, "a.stats.csv");
+    buf_free(&a);
+    write_str(dir, "b.stats.csv", STATS_HDR "\"same_kernel\",1,9007199254740992,1,10.0\n");
+    /* per dispatch: 1100 dispatches of 2^53 ns each (start 0, end 2^53) */
     mksub(dir, "v1");
     Buf b = {0};
     buf_str(&b, V1_HDR);
-    v1_row(&b, 0, "void k_forever(int)", "100", "0", "9223372036854775807", "0");
-    v1_row(&b, 1, "void k_forever(int)", "100", "0", "9223372036854775807", "0");
-    v1_row(&b, 2, "void k_sane(int)", "100", "5000", "5300", "300");
+    for (int i = 0; i < 1100; i++) {
+        v1_row(&b, i, "void k_forever(int)", "100", "0", "9007199254740992", "0");
+    }
+    v1_row(&b, 1100, "void k_sane(int)", "100", "5000", "5300", "300");
     buf_write(&b, dir, "v1/results.csv");
     buf_free(&b);
     Load L = load_dir(dir);
     assert_int_equal(L.status, DCU_OK);
     assert_int_equal(L.t.rejected, 0);
-    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel_stat"), 3);
-    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM dispatch"), 3);
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel_stat"), 1101);
+    assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM dispatch"), 1101);
     assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_summary s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'other_kernel'"), 100);
     assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_summary s JOIN kernel k ON"
@@ -1011,13 +1020,13 @@ static void test_int64_sum_overflow(void** state) {
                                         " k.id = s.kernel_id WHERE k.name = 'same_kernel'"),
                      INT64_MAX);
     assert_int_equal(TestUtil_int(L.db, "SELECT calls FROM kernel_summary s JOIN kernel k ON"
-                                        " k.id = s.kernel_id WHERE k.name = 'same_kernel'"), 2);
+                                        " k.id = s.kernel_id WHERE k.name = 'same_kernel'"), 1100);
     assert_int_equal(TestUtil_int(L.db, "SELECT total_ns FROM kernel_summary s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'void k_forever(int)'"),
                      INT64_MAX);
     assert_int_equal(TestUtil_int(L.db, "SELECT calls FROM kernel_summary s JOIN kernel k ON"
                                         " k.id = s.kernel_id WHERE k.name = 'void k_forever(int)'"),
-                     2);
+                     1100);
     assert_int_equal(TestUtil_int(L.db, "SELECT count(*) FROM kernel_summary"), 4);
     check_companion(L.db);
     finish(&L, dir);

@@ -64,6 +64,31 @@ static void sanitize_controls_and_bad_utf8(void** state) {
     free(s);
 }
 
+/* Bidi and format characters (category Cf) are escaped as \uXXXX, other non-ASCII kept. */
+static void sanitize_format_chars(void** state) {
+    (void)state;
+    /* RLO ... PDF, ZWSP, ZWJ, LRM, RLM, FSI ... PDI, BOM, soft hyphen, a tag character */
+    static const char in[] = "a\xe2\x80\xae" "b\xe2\x80\xac" "c\xe2\x80\x8b" "d\xe2\x80\x8d"
+                             "e\xe2\x80\x8e" "f\xe2\x80\x8f" "g\xe2\x81\xa8" "h\xe2\x81\xa9"
+                             "i\xef\xbb\xbf" "j\xc2\xad" "k\xf3\xa0\x81\x81" "l";
+    char* s = Names_sanitize(in, sizeof(in) - 1);
+    assert_string_equal(s, "a\\u202Eb\\u202Cc\\u200Bd\\u200De\\u200Ef\\u200Fg\\u2068h\\u2069"
+                           "i\\uFEFFj\\u00ADk\\uE0041l");
+    free(s);
+    /* letters, CJK, emoji and combining marks are not format characters */
+    s = Names_sanitize("\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80" "e\xcc\x81", 12);
+    assert_string_equal(s, "\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80" "e\xcc\x81");
+    free(s);
+    assert_true(Names_isFormatChar(0x202E) && Names_isFormatChar(0x2066) &&
+                Names_isFormatChar(0x2069) && Names_isFormatChar(0x061C));
+    assert_false(Names_isFormatChar(0x2070) || Names_isFormatChar(0x2065) ||
+                 Names_isFormatChar('a') || Names_isFormatChar(0x00E9));
+    /* the normalised join key escapes the same way */
+    s = Names_normalize("\"k\xe2\x80\xae.kd\"", 9);
+    assert_string_equal(s, "k\\u202E");
+    free(s);
+}
+
 static void units_per_column(void** state) {
     (void)state;
     assert_int_equal(Format_unitFor(825000000), UNIT_MS);
@@ -113,6 +138,7 @@ int main(void) {
         cmocka_unit_test(normalize_strips_kd),
         cmocka_unit_test(short_names),
         cmocka_unit_test(sanitize_controls_and_bad_utf8),
+        cmocka_unit_test(sanitize_format_chars),
         cmocka_unit_test(units_per_column),
         cmocka_unit_test(cut_in_template_middle),
     };
