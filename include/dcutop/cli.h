@@ -37,6 +37,7 @@ typedef struct Cli_ {
     int tree_mode;           /* --tree calls|callers|callees (a StacksMode) */
     int fold;                /* --fold: hide runtime/library frames in stacks */
     int amdahl_basis;        /* --amdahl-basis kernel|wall: 0 kernel (default), 1 wall */
+    const char* gap_buckets; /* --gap-buckets LIST (gap_buckets.h) */
     /* the interactive view */
     int headless;            /* --headless: replay --keys, print screens as text */
     int size_w, size_h;      /* --size WxH (headless; default 100x30) */

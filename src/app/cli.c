@@ -2,9 +2,11 @@
 #include "dcutop/cli.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/gap_buckets.h"
 #include "dcutop/script.h"
 #include "dcutop/stacks.h"
 
@@ -37,6 +39,8 @@ static const char usage[] =
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
     "      --strict           rejected rows are an error (exit 1)\n"
+    "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
+    "                         10us,20us,50us,100us,1ms,10ms)\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
     "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
     "                         who launched it), callees (function -> kernels under it)\n"
@@ -62,6 +66,63 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
        OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR };
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
+
+enum { OPT_GAP_BUCKETS = 500 }; /* timeline */
+
+/* Options whose value is kept as given (checked where it is used). */
+static const struct {
+    int opt;
+    size_t field; /* offsetof a const char* in Cli */
+} string_opts[] = {
+    {OPT_SAVE_DB, offsetof(Cli, save_db)},   {'o', offsetof(Cli, output)},
+    {OPT_VIEW, offsetof(Cli, view)},         {OPT_FILTER, offsetof(Cli, filter)},
+    {OPT_SORT, offsetof(Cli, sort)},         {OPT_RULES, offsetof(Cli, rules)},
+    {OPT_KEYS, offsetof(Cli, keys)},         {OPT_TIMING, offsetof(Cli, timing)},
+    {OPT_THEME, offsetof(Cli, theme)},       {OPT_GAP_BUCKETS, offsetof(Cli, gap_buckets)},
+};
+
+/* 1 when c is a string option (its value stored), 0 otherwise. */
+static int set_string(Cli* cli, int c, const char* arg) {
+    for (size_t i = 0; i < sizeof(string_opts) / sizeof(string_opts[0]); i++) {
+        if (string_opts[i].opt == c) {
+            memcpy((char*)cli + string_opts[i].field, &arg, sizeof(arg));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Checks that need every option seen. */
+static DcuStatus check_combination(Cli* cli, DcuError* err) {
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    GapBuckets gb;
+    if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {
+        return err->code;
+    }
+    return DCU_OK;
+}
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -107,6 +168,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"timing", required_argument, NULL, OPT_TIMING},
         {"theme", required_argument, NULL, OPT_THEME},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -124,6 +186,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:qhV", longopts, NULL)) != -1) {
+        if (set_string(cli, c, optarg)) {
+            continue;
+        }
         switch (c) {
         case OPT_REPORT:
             if (!set_mode(cli, MODE_REPORT)) {
@@ -136,16 +201,10 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             }
             cli->export_view = optarg;
             break;
-        case OPT_SAVE_DB:
-            cli->save_db = optarg;
-            break;
         case OPT_DUMP_RULES:
             if (!set_mode(cli, MODE_DUMP_RULES)) {
                 goto conflict;
             }
-            break;
-        case 'o':
-            cli->output = optarg;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {
@@ -158,15 +217,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
             }
             break;
-        case OPT_VIEW:
-            cli->view = optarg;
-            break;
-        case OPT_FILTER:
-            cli->filter = optarg;
-            break;
-        case OPT_SORT:
-            cli->sort = optarg;
-            break;
         case OPT_TOP:
             if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
                 return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
@@ -176,9 +226,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             if (!parse_int(optarg, 40, 10000, &cli->width)) {
                 return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
             }
-            break;
-        case OPT_RULES:
-            cli->rules = optarg;
             break;
         case OPT_GEMM_LIKE:
             cli->gemm_like = 1;
@@ -220,15 +267,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
             }
             break;
-        case OPT_KEYS:
-            cli->keys = optarg;
-            break;
-        case OPT_TIMING:
-            cli->timing = optarg;
-            break;
-        case OPT_THEME:
-            cli->theme = optarg;
-            break;
         case OPT_NO_COLOR:
             cli->no_color = 1;
             break;
@@ -253,30 +291,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         }
         cli->paths[cli->npaths++] = argv[i];
     }
-    if (cli->save_db) {
-        if (cli->mode == MODE_DEFAULT) {
-            cli->mode = MODE_SAVE_DB;
-        } else {
-            cli->save_db_too = 1;
-        }
-    }
-    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
-        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
-    }
-    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
-        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
-    }
-    if (!cli->size_w) {
-        cli->size_w = 100;
-        cli->size_h = 30;
-    }
-    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
-        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
-    }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
-    }
-    return DCU_OK;
+    return check_combination(cli, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

@@ -9,6 +9,7 @@
 #include "dcutop/app.h"
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
+#include "dcutop/gap_buckets.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
@@ -191,6 +192,7 @@ static int load_traces(Session* ss, DcuError* err) {
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
+        (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK) ||
         (cli->save_db && TraceDb_save(ss->db, cli->save_db, err) != DCU_OK)) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);

@@ -177,6 +177,8 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
 
 static const char* const tl_dev_keys[] = {"file", "gpu", "dispatches", "span_ns", "busy_ns",
                                           "idle_ns", "idle_pct", "kernel_ns", "kernel_pct", NULL};
+static const char* const tl_idle_keys[] = {"file", "gpu", "bucket", "gaps", "total_ns",
+                                           "pct_idle", "pct_wall", NULL};
 static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "after", NULL};
 static const char* const tl_short_keys[] = {"short_name", "calls", "short_calls", "short_pct",
                                             "avg_ns", "short_ns", "pct_of_short", NULL};
@@ -217,11 +219,12 @@ static void tl_text_summary(const TimelineSummary* s, FILE* out) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
         Format_durationAuto(c, sizeof(c), s->gap_max_ns);
-        Format_durationAuto(d, sizeof(d), s->gap_ns);
-        fprintf(out, "  Launch gaps (same stream): %" PRId64
-                     " gaps, median %s, mean %s, max %s, total %s\n",
-                s->gaps, a, b, c, d);
+        fprintf(out, "  Launch gaps (same stream): %" PRId64 " gaps, median %s, mean %s, max %s\n",
+                s->gaps, a, b, c);
     }
+    Format_durationAuto(a, sizeof(a), s->idle_ns);
+    fprintf(out, "  GPU idle gaps (union per device): %" PRId64 " gaps, total %s = GPU idle\n",
+            s->idle_gaps, a);
     if (s->iterations > 0) {
         Format_durationAuto(a, sizeof(a), s->first_iter_span_ns);
         fprintf(out, "  Iterations: %d (%s", s->iterations,
@@ -339,6 +342,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
                          "intervals)", tl_dev_keys, "file", 0},
             {TL_AMDAHL, "Timeline: Amdahl ceilings over device kernel time and over wall time",
              tl_amdahl_keys, NULL, 0},
+            {TL_IDLE, "Timeline: GPU idle gaps by size (gaps of a device add up to its idle "
+                      "time)", tl_idle_keys, "file", 0},
             {TL_GAPS, "Timeline: largest launch gaps (idle time on a stream before a kernel)",
              tl_gap_keys, "after", 10},
             {TL_SHORT, "Timeline: kernels with dispatches under 10 us", tl_short_keys,

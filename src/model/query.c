@@ -520,6 +520,14 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         cat_row(rs, rows[i].name, rows[i].is_gemm ? "GEMM" : "non-GEMM", rows[i].kernels,
                 rows[i].calls, rows[i].total, total, basis, given, fk);
     }
+    if (basis_id && basis != total) {
+        /* over wall time, GPU idle is a part of the run like a category: its ceiling says
+         * what removing every gap could gain (gap_buckets.h) */
+        int64_t idle = Timeline_idleNs(db);
+        if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
+            cat_row(rs, "GPU idle", "idle", 0, 0, idle, basis, basis, 0, 1.0);
+        }
+    }
     Filter_delete(f);
     free(rows);
     if (nw > 0) {
