@@ -535,6 +535,40 @@ static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
     return buf;
 }
 
+/* w: ceilings over device kernel time or over wall time, on every open table. */
+static Reaction toggle_basis(App* app) {
+    DcuError err;
+    Error_clear(&err);
+    int wall = Query_amdahlBasis(app->db) != 1;
+    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return REACT_REDRAW;
+    }
+    if (wall && Query_basisNs(app->db, 1) <= 0) {
+        Query_setAmdahlBasis(app->db, 0, &err);
+        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
+                              "device kernel time.");
+        return REACT_REDRAW;
+    }
+    for (int i = 0; i < N_TOPS; i++) {
+        Screen* t = app->tops[i];
+        if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    for (int i = 1; i < app->depth; i++) {
+        if (TableScreen_isTable(app->stack[i])) {
+            requery(app->stack[i], app, &err);
+        }
+    }
+    make_header(app);
+    App_setStatus(app, 0, "Ceilings now over %s.",
+                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
+    return REACT_REDRAW;
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -580,6 +614,17 @@ Reaction App_key(App* app, int key) {
     case ACT_SCREEN_DIFF:
         App_setStatus(app, 0, "Diff (two runs side by side): not in this version of dcutop.");
         return REACT_REDRAW;
+    case ACT_SCREEN_TRACE:
+        return TraceScreen_openAt(app, NULL, -1);
+    case ACT_TRACE_GAP: {
+        TraceLane lane;
+        int64_t at;
+        if (!TraceQuery_largestGap(app->db, &lane, &at)) {
+            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+            return REACT_REDRAW;
+        }
+        return TraceScreen_openAt(app, &lane, at);
+    }
     case ACT_NEXT_SCREEN:
     case ACT_PREV_SCREEN: {
         int at = -1;
@@ -592,36 +637,8 @@ Reaction App_key(App* app, int key) {
         switch_top(app, tab_order[at]);
         return REACT_REDRAW;
     }
-    case ACT_AMDAHL_BASIS: {
-        int wall = Query_amdahlBasis(app->db) != 1;
-        if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-            return REACT_REDRAW;
-        }
-        if (wall && Query_basisNs(app->db, 1) <= 0) {
-            Query_setAmdahlBasis(app->db, 0, &err);
-            App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                                  "device kernel time.");
-            return REACT_REDRAW;
-        }
-        for (int i = 0; i < N_TOPS; i++) {
-            Screen* t = app->tops[i];
-            if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        for (int i = 1; i < app->depth; i++) {
-            if (TableScreen_isTable(app->stack[i])) {
-                requery(app->stack[i], app, &err);
-            }
-        }
-        make_header(app);
-        App_setStatus(app, 0, "Ceilings now over %s.",
-                      wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
-        return REACT_REDRAW;
-    }
+    case ACT_AMDAHL_BASIS:
+        return toggle_basis(app);
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);

@@ -27,7 +27,7 @@ static const char usage[] =
     "  -o, --output FILE      output file for --export (default: standard output)\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
-    "                         timeline)\n"
+    "                         timeline, trace: every dispatch and copy per GPU/queue)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"

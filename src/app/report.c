@@ -516,6 +516,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
         s = timeline_section(db, o, out, err);
     }
+    if (s == DCU_OK && o->view == REPORT_VIEW_TRACE) {
+        s = Report_trace(db, o, out, err);
+    }
     if (s == DCU_OK) {
         s = Report_trees(db, o, out, err);
     }

@@ -132,7 +132,8 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
                   tl->short_count_pct >= 50 ? ": launch-bound" : "");
         Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
-        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s (same stream)", a, b);
+        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s (same stream; l: the trace at the largest)",
+                  a, b);
         idle_gaps_line(d, lw, tl);
         for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
             const RsCell* g = cell(s->gaps, r, "gap_ns");
