@@ -128,6 +128,13 @@ const char* Timeline_basisLabel(AmdahlBasis b);
 /* "kernel" / "wall" -> basis; -1 if unknown. */
 int Timeline_basisByName(const char* name);
 
+/* The time window [lo, hi] (ns, the file's clock) of iteration `index` (1-based) of a file:
+ * from its first dispatch start to just before the next iteration's first start (its own last
+ * end for the last one); index 0: the steady state, from the second iteration's start to the
+ * end of the last. Returns 0 when the file has no such iteration. (The region of interest.) */
+int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int64_t* lo,
+                             int64_t* hi);
+
 /* GPU idle time (device wall - busy, gap_buckets.h) by SQL (a window over each device's
  * dispatches), for callers without a Timeline (the Categories' "GPU idle" row). */
 int64_t Timeline_idleNs(TraceDb* db);

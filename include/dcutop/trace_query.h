@@ -22,7 +22,8 @@ typedef struct TraceLane_ {
     char label[160]; /* "results.csv GPU 2 queue 0" (the file's base name) */
 } TraceLane;
 
-/* The time zero of the file's group: its earliest timed dispatch start (ns); 0 when none. */
+/* The time zero of the file's group: its earliest timed dispatch start (ns), over the whole
+ * data (a region of interest does not move it); 0 when none. */
 int64_t TraceQuery_origin(TraceDb* db, int64_t file);
 
 /* The lanes with timed dispatches or copies of used files, by file, gpu, stream.

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,12 @@ static const char usage[] =
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
     "                         10us,20us,50us,100us,1ms,10ms)\n"
+    "      --roi SPEC         region of interest for every view: START..END (ms, us, ns, s\n"
+    "                         from the trace's start; a leading - counts from its end),\n"
+    "                         auto-top (the hottest kernel's first to last dispatch), trim,\n"
+    "                         iteration:N, steady (without the first iteration)\n"
+    "      --roi-from REGEX   ROI from the first dispatch of a matching kernel ...\n"
+    "      --roi-to REGEX     ... to the end of the last dispatch of a matching kernel\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
     "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
     "                         who launched it), callees (function -> kernels under it)\n"
@@ -67,7 +74,7 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 
-enum { OPT_GAP_BUCKETS = 500 }; /* timeline */
+enum { OPT_GAP_BUCKETS = 500, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
 
 /* Options whose value is kept as given (checked where it is used). */
 static const struct {
@@ -79,6 +86,8 @@ static const struct {
     {OPT_SORT, offsetof(Cli, sort)},         {OPT_RULES, offsetof(Cli, rules)},
     {OPT_KEYS, offsetof(Cli, keys)},         {OPT_TIMING, offsetof(Cli, timing)},
     {OPT_THEME, offsetof(Cli, theme)},       {OPT_GAP_BUCKETS, offsetof(Cli, gap_buckets)},
+    {OPT_ROI, offsetof(Cli, roi)},           {OPT_ROI_FROM, offsetof(Cli, roi_from)},
+    {OPT_ROI_TO, offsetof(Cli, roi_to)},
 };
 
 /* 1 when c is a string option (its value stored), 0 otherwise. */
@@ -121,7 +130,10 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {
         return err->code;
     }
-    return DCU_OK;
+    if (cli->roi && (cli->roi_from || cli->roi_to)) {
+        return Error_set(err, DCU_ERR_USAGE, "--roi goes without --roi-from / --roi-to");
+    }
+    return Cli_roi(cli, &cli->roi_spec, err);
 }
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
@@ -140,6 +152,23 @@ static int set_mode(Cli* cli, Mode m) {
     }
     cli->mode = m;
     return 1;
+}
+
+DcuStatus Cli_roi(const Cli* cli, RoiSpec* spec, DcuError* err) {
+    memset(spec, 0, sizeof(*spec));
+    if (cli->roi) {
+        return Roi_parse(cli->roi, spec, err);
+    }
+    if (cli->roi_from || cli->roi_to) {
+        spec->kind = ROI_MATCH;
+        if (strlen(cli->roi_from ? cli->roi_from : "") >= sizeof(spec->from) ||
+            strlen(cli->roi_to ? cli->roi_to : "") >= sizeof(spec->to)) {
+            return Error_set(err, DCU_ERR_USAGE, "--roi-from/--roi-to: pattern too long");
+        }
+        snprintf(spec->from, sizeof(spec->from), "%s", cli->roi_from ? cli->roi_from : "");
+        snprintf(spec->to, sizeof(spec->to), "%s", cli->roi_to ? cli->roi_to : "");
+    }
+    return DCU_OK;
 }
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
@@ -169,6 +198,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"theme", required_argument, NULL, OPT_THEME},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
+        {"roi", required_argument, NULL, OPT_ROI},
+        {"roi-from", required_argument, NULL, OPT_ROI_FROM},
+        {"roi-to", required_argument, NULL, OPT_ROI_TO},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},

@@ -159,7 +159,8 @@ static void stop_terminal(Session* ss) {
     }
 }
 
-/* Loads every path, then applies the rules, the Amdahl basis and --save-db. */
+/* Loads every path, then applies the rules, the Amdahl basis, --save-db (the whole data)
+ * and the region of interest. */
 static int load_traces(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     if (TraceDb_open(&ss->db, err) != DCU_OK) {
@@ -198,6 +199,14 @@ static int load_traces(Session* ss, DcuError* err) {
         (cli->save_db && TraceDb_save(ss->db, cli->save_db, err) != DCU_OK)) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
+    }
+    if (cli->roi_spec.kind != ROI_OFF && Roi_apply(ss->db, &cli->roi_spec, err) != DCU_OK) {
+        if (err->code == DCU_ERR_EMPTY) { /* stats only: said, and the data stays whole */
+            fail(err, EXIT_OK);
+            return EXIT_OK;
+        }
+        stop_terminal(ss);
+        return fail(err, err->code == DCU_ERR_REGEX ? EXIT_USAGE : EXIT_RUNTIME);
     }
     return EXIT_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "dcutop/export.h"
 #include "dcutop/format.h"
+#include "dcutop/roi.h"
 #include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
@@ -478,6 +479,11 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 t.pmc ? "true" : "false");
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+        char roi[512];
+        Roi_label(db, roi, sizeof(roi));
+        if (roi[0]) {
+            fprintf(out, "Region of interest: %s\n", roi);
+        }
     }
     static const struct {
         ViewId v;

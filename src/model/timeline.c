@@ -856,6 +856,36 @@ int64_t Timeline_wallNs(TraceDb* db) {
     return v;
 }
 
+static const Iter* iter_of(const Timeline* t, int64_t file, int index) {
+    for (int i = 0; i < t->nit; i++) {
+        if (t->it[i].file == file && t->it[i].index == index && t->it[i].dispatches > 0) {
+            return &t->it[i];
+        }
+    }
+    return NULL;
+}
+
+int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int64_t* lo,
+                             int64_t* hi) {
+    const Iter* it = iter_of(this, file, index > 0 ? index : 2);
+    if (!it) {
+        return 0;
+    }
+    *lo = it->first_start;
+    *hi = it->last_end;
+    for (int k = (index > 0 ? index : 2) + 1; iter_of(this, file, k); k++) {
+        const Iter* next = iter_of(this, file, k);
+        if (index > 0) {
+            *hi = next->first_start - 1;
+            break;
+        }
+        if (next->last_end > *hi) {
+            *hi = next->last_end;
+        }
+    }
+    return 1;
+}
+
 int64_t Timeline_idleNs(TraceDb* db) {
     /* busy per device = its span - the gaps between its kernels, a gap measured from the
      * latest end so far (a window over the device's dispatches in start order) */

@@ -28,12 +28,13 @@ int64_t TraceQuery_origin(TraceDb* db, int64_t file) {
     int64_t v = 0;
     /* the group: files of the same folder and run tag (an empty tag belongs to every run) */
     if (TraceDb_prepare(db,
-                        "SELECT min(d.start_ns) FROM dispatch d"
+                        "SELECT min(d.start_ns) FROM main.dispatch d"
                         " JOIN source_file fb ON fb.id = d.file_id"
                         " JOIN source_file fa ON fa.id = ?1 AND fb.dir = fa.dir"
                         "  AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')"
                         " WHERE d.start_ns IS NOT NULL"
-                        "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')",
+                        "  AND d.file_id IN (SELECT file_id FROM main.used_file"
+                        "   WHERE layer = 'kernel')",
                         &st, NULL) != DCU_OK) {
         return 0;
     }
