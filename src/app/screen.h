@@ -111,6 +111,13 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err);
 DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
 ResultSet* StacksScreen_table(Screen* s);
 
+/* Requeries every open screen and the header (after a change that touches every view: the
+ * Amdahl basis, the region of interest). */
+void App_refreshAll(App* app);
+/* roi_keys.c: [ and ] (ROI start/end at the selected dispatch of a dispatch list or the trace),
+ * I (iterations as the ROI), Esc / roi-clear. */
+Reaction RoiKeys_handle(App* app, Screen* s, Action a);
+
 /* Shared table behaviour for screens defined elsewhere (trace_screen.c). */
 DcuStatus TableScreen_open(Screen* s, App* app, DcuError* err);
 void TableScreen_render(Screen* s, App* app, Canvas* c, int y0, int h);

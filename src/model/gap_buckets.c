@@ -82,25 +82,17 @@ void GapBuckets_add(GapBuckets* b, int64_t ns) {
     b->total_ns[i] += ns;
 }
 
-/* A bound in the largest unit that keeps it whole ("100 us", "1 ms"), else a decimal. */
+/* A bound in the largest unit it reaches ("100 us", "1.5 ms", "10 ms"). */
 static void fmt_bound(char* buf, size_t cap, int64_t ns) {
     static const struct {
         int64_t scale;
         const char* unit;
-    } u[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
-    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-        if (ns >= u[i].scale && ns % u[i].scale == 0) {
-            snprintf(buf, cap, "%lld %s", (long long)(ns / u[i].scale), u[i].unit);
-            return;
-        }
+    } u[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}, {1, "ns"}};
+    size_t i = 0;
+    while (i + 1 < sizeof(u) / sizeof(u[0]) && ns < u[i].scale) {
+        i++;
     }
-    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-        if (ns >= u[i].scale) {
-            snprintf(buf, cap, "%.3g %s", (double)ns / (double)u[i].scale, u[i].unit);
-            return;
-        }
-    }
-    snprintf(buf, cap, "%lld ns", (long long)ns);
+    snprintf(buf, cap, "%g %s", (double)ns / (double)u[i].scale, u[i].unit);
 }
 
 void GapBuckets_label(const GapBuckets* b, int i, char* buf, size_t cap) {
