@@ -548,7 +548,8 @@ void App_refreshAll(App* app) {
     Error_clear(&err);
     for (int i = 0; i < N_TOPS; i++) {
         Screen* t = app->tops[i];
-        if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
+        if ((TableScreen_isTable(t) || t->ops == &StacksScreen) &&
+            requery(t, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);

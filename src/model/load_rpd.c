@@ -13,8 +13,9 @@
  *                 (markers, barriers) are counted in a message and not stored. The name is
  *                 the description string, or the opType when the description is empty (as
  *                 RPD's top view does). gpuId and queueId give the device and queue.
- *   rocpd_api     host calls, with pid and tid; UserMarker rows are roctx ranges (the text
- *                 is in args). The call's id is its correlation id.
+ *   rocpd_api     host calls, with pid and tid; UserMarker rows (and roctx* ones, should a
+ *                 tracer name them so) are roctx ranges, the text in args. The call's id is
+ *                 its correlation id.
  *   rocpd_api_ops launch -> op: the op's corr_id is its launching call's id.
  *   rocpd_kernelapi grid, workgroup, LDS (groupSegmentSize), scratch (privateSegmentSize).
  *   rocpd_copyapi bytes of a copy (size).
@@ -249,7 +250,7 @@ static void store_api(Rpd* r, sqlite3_stmt* st, const char* where) {
     size_t nl, al;
     const char* name = text_col(st, 5, &nl);
     const char* args = text_col(st, 6, &al);
-    if (strcmp(name, "UserMarker") == 0) {
+    if (strcmp(name, "UserMarker") == 0 || strncmp(name, "roctx", 5) == 0) {
         /* a roctx range (push..pop, start..stop) or mark (start = end); the text is args */
         LoadEvent_range(r->core, r->f, where, "MARKER", "range", al ? args : name,
                         al ? al : nl, pid, tid, id, start, end, RANK_DB);

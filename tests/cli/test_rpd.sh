@@ -78,7 +78,8 @@ INSERT INTO rocpd_metadata(tag, value) VALUES('schema_version', '2');
 INSERT INTO rocpd_string VALUES(1, ''), (2, 'KernelExecution'), (3, 'Task'),
   (4, 'CopyHostToDevice'), (5, 'CopyDeviceToHost'), (6, 'CopyDeviceToDevice'), (7, 'FillBuffer'),
   (8, 'BarrierAnd'), (9, 'gemm_kernel'), (10, 'vllm_task'), (11, 'hipLaunchKernel'),
-  (12, 'hipMemcpyAsync'), (13, 'UserMarker'), (14, 'step 1'), (15, 'hipMemsetAsync');
+  (12, 'hipMemcpyAsync'), (13, 'UserMarker'), (14, 'step 1'), (15, 'hipMemsetAsync'),
+  (16, 'roctxMarkA'), (17, 'mark!');
 INSERT INTO rocpd_op VALUES
   (1, 0, 0, 1, '0x0', 1000, 3000, 9, 2),
   (2, 0, 1, 2, '0x0', 2000, 2500, 10, 3),
@@ -94,7 +95,8 @@ INSERT INTO rocpd_api VALUES
   (1, 77, 78, 900, 950, 11, 1),
   (2, 77, 78, 4900, 4990, 12, 1),
   (3, 77, 79, 500, 9950, 13, 14),
-  (4, 77, 78, 7950, 7990, 15, 1);
+  (4, 77, 78, 7950, 7990, 15, 1),
+  (5, 77, 79, 6000, 6000, 16, 17);
 INSERT INTO rocpd_api_ops(api_id, op_id) VALUES(1, 1), (2, 4), (4, 7);
 INSERT INTO rocpd_kernelapi VALUES(1, '0x0', 256, 2, 1, 64, 1, 1, 1024, 16, '0x0', '', '', 0, 9);
 INSERT INTO rocpd_copyapi VALUES(2, '0x0', 4096, 0, 0, 1, '0x1', '0x2', 0, 0, 0, 0);
@@ -122,9 +124,10 @@ HIP	hipMemcpyAsync	77	78	2	4900	4990
 HIP	hipMemsetAsync	77	78	4	7950	7990" \
     "$(sq "$TMP/s.db" 'SELECT domain, name, pid, tid, corr_id, start_ns, end_ns FROM api_call
         ORDER BY start_ns')"
-same "rpd written here: the UserMarker row is a roctx range named by its args" \
-    "MARKER	step 1	77	79	500	9950" \
-    "$(sq "$TMP/s.db" 'SELECT domain, name, pid, tid, start_ns, end_ns FROM range')"
+same "rpd written here: UserMarker and roctx rows are roctx ranges named by their args" \
+    "MARKER	step 1	77	79	500	9950
+MARKER	mark!	77	79	6000	6000" \
+    "$(sq "$TMP/s.db" 'SELECT domain, name, pid, tid, start_ns, end_ns FROM range ORDER BY start_ns')"
 same "rpd written here: the launch links the kernel to hipLaunchKernel" "hipLaunchKernel" \
     "$(sq "$TMP/s.db" "SELECT a.name FROM dispatch d JOIN api_call a ON a.corr_id = d.corr_id
         JOIN kernel k ON k.id = d.kernel_id WHERE k.name = 'gemm_kernel' AND d.seq = 1")"
