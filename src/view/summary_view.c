@@ -134,7 +134,6 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
         Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s (same stream; l: the trace at the largest)",
                   a, b);
-        idle_gaps_line(d, lw, tl);
         for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
             const RsCell* g = cell(s->gaps, r, "gap_ns");
             const RsCell* at = cell(s->gaps, r, "at_ns");
@@ -150,6 +149,7 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
             Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", lw, "", a, b);
             Doc_add(d, STYLE_NAME, "%s", cut);
         }
+        idle_gaps_line(d, lw, tl);
         if (tl->iterations > 1) {
             Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
             Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
