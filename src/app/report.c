@@ -477,6 +477,12 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                     : 0.0,
                 t.api_ns, t.api_calls, t.copy_ns, t.copy_calls, t.rows_rejected,
                 t.pmc ? "true" : "false");
+        char roi[512];
+        Roi_label(db, roi, sizeof(roi));
+        if (roi[0]) {
+            fputs(",\n\"roi\": ", out);
+            Export_jsonString(out, roi);
+        }
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
         char roi[512];

@@ -31,8 +31,9 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             s = Export_csv(rs, out, err);
             fputs("\r\n", out);
         } else if (o->format == FMT_JSON) {
-            fprintf(out, "%s\n{\"lane\": \"%s\", \"gpu\": %lld, \"queue\": %lld, \"ops\": ",
-                    i ? "," : "", lanes[i].label, (long long)lanes[i].gpu,
+            fprintf(out, "%s\n{\"lane\": ", i ? "," : "");
+            Export_jsonString(out, lanes[i].label);
+            fprintf(out, ", \"gpu\": %lld, \"queue\": %lld, \"ops\": ", (long long)lanes[i].gpu,
                     (long long)lanes[i].stream);
             s = Export_json(rs, out, err);
             fputs("}", out);

@@ -95,6 +95,12 @@ same "ROI: the trace lists the ROI's dispatches, times still from the trace's st
 "$DCUTOP" -q --report --roi 100ms..200ms "$W" >"$TMP/rep.txt"
 check "ROI: the text report names it and says stats are not cut" \
     grep -q '^Region of interest: ROI 100.000 ms..200.000 ms (aggregated stats not cut)$' "$TMP/rep.txt"
+"$DCUTOP" -q --report --format json --view hotspots --roi-from 'layer_norm|"\\' "$W" >"$TMP/rep.json"
+check "ROI: the JSON report names it (pattern escaped)" \
+    grep -qF '"roi": "ROI /layer_norm|\"\\\\/../$/ (aggregated stats not cut)"' "$TMP/rep.json"
+if [ -x /usr/bin/python3 ]; then
+    check "ROI: the JSON report is valid JSON" /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/rep.json"
+fi
 dexp api0 api "$W"
 dexp api1 api --roi 100ms..200ms "$W"
 same "ROI: aggregated API stats (weather.hiptrace.csv) stay whole" "$(cat "$TMP/api0.csv")" \

@@ -71,3 +71,13 @@ same "weather trace --filter: the matching ops with their gaps on the whole lane
 "$DCUTOP" -q --report --view trace "$W" >"$TMP/w.txt"
 check "weather trace text: titled with its lane" grep -q '^Trace: results.csv GPU 2 queue 0 (2090 dispatches and copies' "$TMP/w.txt"
 exits "--view trace with a bad filter is a usage error" 2 "$DCUTOP" -q --report --view trace --filter '(' "$W"
+# JSON: one object per lane, its label escaped, the ops as in the CSV
+if [ -x /usr/bin/python3 ]; then
+    mkdir -p "$TMP/q"
+    cp "$W/results.csv" "$TMP/q/a\"b\\c.csv"
+    "$DCUTOP" -q --report --format json --view trace "$TMP/q" >"$TMP/t.json"
+    same "trace JSON: valid with a quote and a backslash in the file name; one lane, 2090 ops, gaps as in the CSV" \
+        "a\"b\\c.csv GPU 2 queue 0 1 2090 $(csvq "$TMP/wt.csv" 'select sum(cast(gap_ns as integer)) from t')" \
+        "$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["trace"]
+print(d[0]["lane"], len(d), len(d[0]["ops"]), sum(o["gap_ns"] or 0 for o in d[0]["ops"]))' "$TMP/t.json")"
+fi
