@@ -37,6 +37,12 @@ DcuStatus TraceQuery_lanes(TraceDb* db, TraceLane** out, int* n, DcuError* err);
 DcuStatus TraceQuery_ops(TraceDb* db, const TraceLane* lane, const char* filter, ResultSet** out,
                          DcuError* err);
 
+/* At most limit ops (> 0; 0 = all) of the same, around = the trace clock time the page is
+ * centred on (-1: from the first op); a footer says which ops of how many when not all fit.
+ * (The screen holds a page: a row costs about 800 bytes.) */
+DcuStatus TraceQuery_opsPage(TraceDb* db, const TraceLane* lane, const char* filter,
+                             int64_t around, int limit, ResultSet** out, DcuError* err);
+
 /* The first row starting at or after abs_start (ns, the trace's own clock); -1 if none. */
 int TraceQuery_rowAt(const ResultSet* rs, int64_t abs_start);
 

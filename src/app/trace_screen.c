@@ -11,6 +11,7 @@
 #include "screen.h"
 
 #define BAR_W 16
+#define PAGE_OPS 50000 /* ops held at a time: about 40 MB (trace_query.h) */
 
 /* Fills the bar column: the op's duration against the longest on the lane, in eighths. */
 static void fill_bars(ResultSet* rs) {
@@ -56,7 +57,8 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
         (*out)->footer = xstrdup("No per-dispatch timestamps: no trace.");
         return DCU_OK;
     }
-    DcuStatus st = TraceQuery_ops(App_db(app), &s->lanes[s->lane], s->filter, out, err);
+    DcuStatus st = TraceQuery_opsPage(App_db(app), &s->lanes[s->lane], s->filter, s->goto_abs,
+                                      PAGE_OPS, out, err);
     if (st == DCU_OK && s->sort) {
         st = Query_sort(*out, s->sort, err);
     }

@@ -81,3 +81,23 @@ if [ -x /usr/bin/python3 ]; then
         "$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["trace"]
 print(d[0]["lane"], len(d), len(d[0]["ops"]), sum(o["gap_ns"] or 0 for o in d[0]["ops"]))' "$TMP/t.json")"
 fi
+
+# ---------------------------------------------------------------- a lane longer than a page
+# 60000 dispatches on one queue, 1 us each, 1 us apart, one 5 ms gap before dispatch 55001:
+# the screen holds 50000 ops at a time and says so; the Summary's l centres the page on the gap
+mkdir -p "$TMP/long"
+awk 'BEGIN { print "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\",\"grd\",\"wgr\",\"lds\",\"scr\",\"vgpr\",\"sgpr\",\"fbar\",\"sig\",\"obj\",\"DispatchNs\",\"BeginNs\",\"EndNs\",\"CompleteNs\",\"DurationNs\""
+    t = 1000000
+    for (i = 0; i < 60000; i++) {
+        if (i == 55000) t += 5000000
+        printf "%d,\"k%d\",0,0,0,1,1,64,64,0,0,8,8,0,\"0x0\",\"0x0\",%d,%d,%d,%d,1000\n", i, i % 7, t, t, t + 1000, t + 1000
+        t += 2000
+    } }' >"$TMP/long/results.csv"
+printf '8\n:dump first-page\n1\nl\n:dump gap-page\nq\n' >"$TMP/long.keys"
+"$DCUTOP" --headless --size 100x12 --keys "$TMP/long.keys" "$TMP/long" >"$TMP/long.out"
+check "long lane: the first page says which ops of how many" \
+    grep -q 'Ops 1-50000 of 60000 on this GPU/queue' "$TMP/long.out"
+check "long lane: l opens the page around the largest gap (ops 30001-60000)" \
+    grep -q 'Ops 30001-60000 of 60000 on this GPU/queue' "$TMP/long.out"
+check "long lane: the op after the gap is selected (row 25001 of the page)" \
+    grep -q '^25001/30000 ' "$TMP/long.out"
