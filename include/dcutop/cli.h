@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "dcutop/amdahl.h"
+#include "dcutop/roi.h"
 #include "dcutop/error.h"
 #include "dcutop/report.h"
 
@@ -41,6 +42,11 @@ typedef struct Cli_ {
     int tree_mode;           /* --tree calls|callers|callees (a StacksMode) */
     int fold;                /* --fold: hide runtime/library frames in stacks */
     int amdahl_basis;        /* --amdahl-basis kernel|wall: 0 kernel (default), 1 wall */
+    const char* gap_buckets; /* --gap-buckets LIST (gap_buckets.h) */
+    const char* roi;         /* --roi START..END | auto-top | trim | iteration:N | steady */
+    const char* roi_from;    /* --roi-from REGEX */
+    const char* roi_to;      /* --roi-to REGEX */
+    RoiSpec roi_spec;        /* parsed from the three above; kind ROI_OFF when none */
     /* the interactive view */
     int headless;            /* --headless: replay --keys, print screens as text */
     int size_w, size_h;      /* --size WxH (headless; default 100x30) */
@@ -51,6 +57,8 @@ typedef struct Cli_ {
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);
+/* The ROI the options ask for (ROI_OFF when none); DCU_ERR_USAGE for a bad --roi. */
+DcuStatus Cli_roi(const Cli* cli, RoiSpec* spec, DcuError* err);
 const char* Cli_usage(void);
 
 #endif

@@ -19,6 +19,9 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err);
  * device written directly. overwrite=0: DCU_ERR_USAGE if path is an existing regular file. */
 DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err);
 
+/* s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
+void Export_jsonString(FILE* out, const char* s);
+
 /* Formats a cell the way CSV export writes it (no quoting); buf holds at least 64 bytes. */
 const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, size_t cap);
 

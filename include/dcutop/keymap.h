@@ -26,6 +26,13 @@
     _(SCREEN_STACKS, "screen-stacks", "Call stacks and ranges screen")                        \
     _(SCREEN_DIFF, "screen-diff", "Diff screen (not in this version)")                        \
     _(SCREEN_FILES, "screen-files", "Loaded files")                                           \
+    _(SCREEN_TRACE, "screen-trace", "Dispatch trace: every dispatch and copy of a GPU/queue in time order") \
+    _(TRACE_LANE, "next-lane", "Trace: the next GPU/queue")                                   \
+    _(TRACE_GAP, "largest-gap", "Summary: open the trace at the largest gap")                  \
+    _(ROI_START, "roi-start", "Region of interest starts at the selected dispatch (dispatches, trace)") \
+    _(ROI_END, "roi-end", "Region of interest ends with the selected dispatch (dispatches, trace)") \
+    _(ROI_ITERATION, "roi-iteration", "Region of interest: steady state, then each iteration, then none") \
+    _(ROI_CLEAR, "roi-clear", "Clear the region of interest (Esc on a top screen without a filter)") \
     _(SORT_MENU, "sort-menu", "Pick the sort column")                                         \
     _(SORT_PREV, "sort-prev", "Sort by the column to the left")                               \
     _(SORT_NEXT, "sort-next", "Sort by the column to the right")                              \

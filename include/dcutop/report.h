@@ -17,6 +17,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 /* ReportOpts.view for one tree (--view stacks|ranges): REPORT_VIEW_STACKS + StacksSource. */
 #define REPORT_VIEW_STACKS 101
 #define REPORT_VIEW_RANGES 102
+/* ReportOpts.view for the dispatch trace alone (--view trace, report_trace.c). */
+#define REPORT_VIEW_TRACE 110
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -37,6 +39,8 @@ void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char*
 /* The Stacks and Ranges sections (report_stacks.c): with view -1 those the trace has data
  * for (text: the first `top` nodes of each tree), with REPORT_VIEW_STACKS/RANGES that one,
  * whole; nothing for other views. */
+/* The dispatch trace of every GPU/queue (only with --view trace: it lists every op). */
+DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */

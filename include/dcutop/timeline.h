@@ -31,6 +31,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/error.h"
+#include "dcutop/gap_buckets.h"
 #include "dcutop/result_set.h"
 #include "dcutop/trace_db.h"
 
@@ -76,6 +77,9 @@ typedef struct TimelineSummary_ {
     int64_t steady_h2d_bytes, steady_d2h_bytes; /* their bytes (where the format has them) */
     int pmc;                  /* kernel data from a PMC run (timings distorted) */
     int64_t counter_values;   /* dispatch_counter rows of used files */
+    int64_t idle_gaps;        /* GPU idle gaps (gap_buckets.h), all devices */
+    GapBuckets idle_buckets;  /* their counts and totals by size, summed over devices: the
+                               * totals add up to idle_ns */
 } TimelineSummary;
 
 typedef struct Timeline_ Timeline;
@@ -98,6 +102,7 @@ typedef enum {
     TL_COPIES,     /* copies: all vs steady state, direction, H2D/D2H in the loop flagged */
     TL_COUNTERS,   /* PMC counters per kernel: dispatches, mean, min, max (+ PMC warning) */
     TL_AMDAHL,     /* GEMM/non-GEMM and categories: ceilings over kernel time and wall time */
+    TL_IDLE,       /* per device and gap-size bucket: idle gaps, their total, % of idle */
     TL_COUNT
 } TimelineView;
 
@@ -122,6 +127,17 @@ int64_t Timeline_basisNs(const Timeline* this, AmdahlBasis basis);
 const char* Timeline_basisLabel(AmdahlBasis b);
 /* "kernel" / "wall" -> basis; -1 if unknown. */
 int Timeline_basisByName(const char* name);
+
+/* The time window [lo, hi] (ns, the file's clock) of iteration `index` (1-based) of a file:
+ * from its first dispatch start to just before the next iteration's first start (its own last
+ * end for the last one); index 0: the steady state, from the second iteration's start to the
+ * end of the last. Returns 0 when the file has no such iteration. (The region of interest.) */
+int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int64_t* lo,
+                             int64_t* hi);
+
+/* GPU idle time (device wall - busy, gap_buckets.h) by SQL (a window over each device's
+ * dispatches), for callers without a Timeline (the Categories' "GPU idle" row). */
+int64_t Timeline_idleNs(TraceDb* db);
 
 /* Device wall time by a single SQL pass (no Timeline needed), for callers that only need the
  * wall basis (query.c); 0 without timed per-dispatch data. */

@@ -14,6 +14,7 @@
 #include "dcutop/format.h"
 #include "dcutop/out_file.h"
 #include "dcutop/xalloc.h"
+#include "dcutop/roi.h"
 #include "screen.h"
 
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF };
@@ -193,7 +194,9 @@ static void make_header(App* app) {
         return;
     }
     if (t.kernel_ns == 0) {
-        snprintf(app->header, sizeof(app->header), " dcutop | no device kernel times loaded | %s",
+        snprintf(app->header, sizeof(app->header), " dcutop | no device kernel times %s | %s",
+                 Roi_active(app->db, NULL) ? "in the region of interest (Esc clears it)"
+                                           : "loaded",
                  app->title);
         return;
     }
@@ -204,8 +207,13 @@ static void make_header(App* app) {
     int64_t basis = Query_basisNs(app->db, wall);
     double pb = basis > 0 ? (double)t.gemm_ns / (double)basis : p;
     Format_ratio(b, sizeof(b), Amdahl_ceiling(pb));
+    char roi[300] = "";
+    Roi_label(app->db, roi + 3, sizeof(roi) - 3);
+    if (roi[3]) {
+        memcpy(roi, " | ", 3);
+    }
     snprintf(app->header, sizeof(app->header),
-             " dcutop | kernels %s | GEMM %.2f%% (ceiling %s%s)%s | %s", a, 100 * p, b,
+             " dcutop%s | kernels %s | GEMM %.2f%% (ceiling %s%s)%s | %s", roi, a, 100 * p, b,
              wall ? " over wall time" : "", t.pmc ? " | PMC RUN: times distorted" : "",
              app->title);
 }
@@ -534,6 +542,50 @@ static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
     return buf;
 }
 
+void App_refreshAll(App* app) {
+    DcuError err;
+    Error_clear(&err);
+    for (int i = 0; i < N_TOPS; i++) {
+        Screen* t = app->tops[i];
+        if ((TableScreen_isTable(t) || t->ops == &StacksScreen) &&
+            requery(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    for (int i = 1; i < app->depth; i++) {
+        Screen* t = app->stack[i];
+        if (TableScreen_isTable(t)) {
+            requery(t, app, &err);
+        } else if (t->ops == &KernelScreen) {
+            t->ops->open(t, app, &err);
+        }
+    }
+    make_header(app);
+}
+
+/* w: ceilings over device kernel time or over wall time, on every open table. */
+static Reaction toggle_basis(App* app) {
+    DcuError err;
+    Error_clear(&err);
+    int wall = Query_amdahlBasis(app->db) != 1;
+    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return REACT_REDRAW;
+    }
+    if (wall && Query_basisNs(app->db, 1) <= 0) {
+        Query_setAmdahlBasis(app->db, 0, &err);
+        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
+                              "device kernel time.");
+        return REACT_REDRAW;
+    }
+    App_refreshAll(app);
+    App_setStatus(app, 0, "Ceilings now over %s.",
+                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
+    return REACT_REDRAW;
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -579,6 +631,17 @@ Reaction App_key(App* app, int key) {
     case ACT_SCREEN_DIFF:
         App_setStatus(app, 0, "Diff (two runs side by side): not in this version of dcutop.");
         return REACT_REDRAW;
+    case ACT_SCREEN_TRACE:
+        return TraceScreen_openAt(app, NULL, -1);
+    case ACT_TRACE_GAP: {
+        TraceLane lane;
+        int64_t at;
+        if (!TraceQuery_largestGap(app->db, &lane, &at)) {
+            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+            return REACT_REDRAW;
+        }
+        return TraceScreen_openAt(app, &lane, at);
+    }
     case ACT_NEXT_SCREEN:
     case ACT_PREV_SCREEN: {
         int at = -1;
@@ -591,44 +654,23 @@ Reaction App_key(App* app, int key) {
         switch_top(app, tab_order[at]);
         return REACT_REDRAW;
     }
-    case ACT_AMDAHL_BASIS: {
-        int wall = Query_amdahlBasis(app->db) != 1;
-        if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-            return REACT_REDRAW;
-        }
-        if (wall && Query_basisNs(app->db, 1) <= 0) {
-            Query_setAmdahlBasis(app->db, 0, &err);
-            App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                                  "device kernel time.");
-            return REACT_REDRAW;
-        }
-        for (int i = 0; i < N_TOPS; i++) {
-            Screen* t = app->tops[i];
-            if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        for (int i = 1; i < app->depth; i++) {
-            if (TableScreen_isTable(app->stack[i])) {
-                requery(app->stack[i], app, &err);
-            }
-        }
-        make_header(app);
-        App_setStatus(app, 0, "Ceilings now over %s.",
-                      wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
-        return REACT_REDRAW;
-    }
+    case ACT_AMDAHL_BASIS:
+        return toggle_basis(app);
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);
             App_setStatus(app, 0, "Filter cleared.");
         } else if (app->depth > 1) {
             pop(app);
+        } else if (Roi_active(app->db, NULL)) {
+            return RoiKeys_handle(app, s, ACT_ROI_CLEAR);
         }
         return REACT_REDRAW;
+    case ACT_ROI_START:
+    case ACT_ROI_END:
+    case ACT_ROI_ITERATION:
+    case ACT_ROI_CLEAR:
+        return RoiKeys_handle(app, s, a);
     case ACT_FILTER:
         if (!s->ops->filterable) {
             App_setStatus(app, 0, "No filter on this screen.");

@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/gap_buckets.h"
 #include "dcutop/script.h"
 #include "dcutop/stacks.h"
 
@@ -28,7 +31,7 @@ static const char usage[] =
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
-    "                         timeline)\n"
+    "                         timeline, trace: every dispatch and copy per GPU/queue)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
@@ -41,6 +44,14 @@ static const char usage[] =
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
+    "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
+    "                         10us,20us,50us,100us,1ms,10ms)\n"
+    "      --roi SPEC         region of interest for every view: START..END (ms, us, ns, s\n"
+    "                         from the trace's start; a leading - counts from its end),\n"
+    "                         auto-top (the hottest kernel's first to last dispatch), trim,\n"
+    "                         iteration:N, steady (without the first iteration)\n"
+    "      --roi-from REGEX   ROI from the first dispatch of a matching kernel ...\n"
+    "      --roi-to REGEX     ... to the end of the last dispatch of a matching kernel\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
     "      --tree MODE        stacks/ranges: calls (top-down, default), callers (kernel ->\n"
     "                         who launched it), callees (function -> kernels under it)\n"
@@ -69,6 +80,68 @@ enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+
+enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
+
+/* Options whose value is kept as given (checked where it is used). */
+static const struct {
+    int opt;
+    size_t field; /* offsetof a const char* in Cli */
+} string_opts[] = {
+    {OPT_SAVE_DB, offsetof(Cli, save_db)},   {'o', offsetof(Cli, output)},
+    {OPT_VIEW, offsetof(Cli, view)},         {OPT_FILTER, offsetof(Cli, filter)},
+    {OPT_SORT, offsetof(Cli, sort)},         {OPT_RULES, offsetof(Cli, rules)},
+    {OPT_KEYS, offsetof(Cli, keys)},         {OPT_TIMING, offsetof(Cli, timing)},
+    {OPT_THEME, offsetof(Cli, theme)},       {OPT_GAP_BUCKETS, offsetof(Cli, gap_buckets)},
+    {OPT_ROI, offsetof(Cli, roi)},           {OPT_ROI_FROM, offsetof(Cli, roi_from)},
+    {OPT_ROI_TO, offsetof(Cli, roi_to)},
+};
+
+/* 1 when c is a string option (its value stored), 0 otherwise. */
+static int set_string(Cli* cli, int c, const char* arg) {
+    for (size_t i = 0; i < sizeof(string_opts) / sizeof(string_opts[0]); i++) {
+        if (string_opts[i].opt == c) {
+            memcpy((char*)cli + string_opts[i].field, &arg, sizeof(arg));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Checks that need every option seen. */
+static DcuStatus check_combination(Cli* cli, DcuError* err) {
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    GapBuckets gb;
+    if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {
+        return err->code;
+    }
+    if (cli->roi && (cli->roi_from || cli->roi_to)) {
+        return Error_set(err, DCU_ERR_USAGE, "--roi goes without --roi-from / --roi-to");
+    }
+    return Cli_roi(cli, &cli->roi_spec, err);
+}
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -116,36 +189,19 @@ static int set_mode(Cli* cli, Mode m) {
     return 1;
 }
 
-/* After the options: the paths, and the modes and options that only go together. */
-static DcuStatus check_combinations(Cli* cli, int argc, char** argv, DcuError* err) {
-    for (int i = optind; i < argc; i++) {
-        if (cli->npaths == CLI_MAX_PATHS) {
-            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
+DcuStatus Cli_roi(const Cli* cli, RoiSpec* spec, DcuError* err) {
+    memset(spec, 0, sizeof(*spec));
+    if (cli->roi) {
+        return Roi_parse(cli->roi, spec, err);
+    }
+    if (cli->roi_from || cli->roi_to) {
+        spec->kind = ROI_MATCH;
+        if (strlen(cli->roi_from ? cli->roi_from : "") >= sizeof(spec->from) ||
+            strlen(cli->roi_to ? cli->roi_to : "") >= sizeof(spec->to)) {
+            return Error_set(err, DCU_ERR_USAGE, "--roi-from/--roi-to: pattern too long");
         }
-        cli->paths[cli->npaths++] = argv[i];
-    }
-    if (cli->save_db) {
-        if (cli->mode == MODE_DEFAULT) {
-            cli->mode = MODE_SAVE_DB;
-        } else {
-            cli->save_db_too = 1;
-        }
-    }
-    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
-        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
-    }
-    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
-        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
-    }
-    if (!cli->size_w) {
-        cli->size_w = 100;
-        cli->size_h = 30;
-    }
-    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
-        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
-    }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+        snprintf(spec->from, sizeof(spec->from), "%s", cli->roi_from ? cli->roi_from : "");
+        snprintf(spec->to, sizeof(spec->to), "%s", cli->roi_to ? cli->roi_to : "");
     }
     return DCU_OK;
 }
@@ -178,6 +234,10 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"timing", required_argument, NULL, OPT_TIMING},
         {"theme", required_argument, NULL, OPT_THEME},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
+        {"roi", required_argument, NULL, OPT_ROI},
+        {"roi-from", required_argument, NULL, OPT_ROI_FROM},
+        {"roi-to", required_argument, NULL, OPT_ROI_TO},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -195,6 +255,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:qhV", longopts, NULL)) != -1) {
+        if (set_string(cli, c, optarg)) {
+            continue;
+        }
         switch (c) {
         case OPT_REPORT:
             if (!set_mode(cli, MODE_REPORT)) {
@@ -207,16 +270,10 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             }
             cli->export_view = optarg;
             break;
-        case OPT_SAVE_DB:
-            cli->save_db = optarg;
-            break;
         case OPT_DUMP_RULES:
             if (!set_mode(cli, MODE_DUMP_RULES)) {
                 goto conflict;
             }
-            break;
-        case 'o':
-            cli->output = optarg;
             break;
         case OPT_FORCE:
             cli->force = 1;
@@ -232,15 +289,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
             }
             break;
-        case OPT_VIEW:
-            cli->view = optarg;
-            break;
-        case OPT_FILTER:
-            cli->filter = optarg;
-            break;
-        case OPT_SORT:
-            cli->sort = optarg;
-            break;
         case OPT_TOP:
             if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
                 return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
@@ -250,9 +298,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             if (!parse_int(optarg, 40, 10000, &cli->width)) {
                 return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
             }
-            break;
-        case OPT_RULES:
-            cli->rules = optarg;
             break;
         case OPT_GEMM_LIKE:
             cli->gemm_like = 1;
@@ -300,15 +345,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
             }
             break;
-        case OPT_KEYS:
-            cli->keys = optarg;
-            break;
-        case OPT_TIMING:
-            cli->timing = optarg;
-            break;
-        case OPT_THEME:
-            cli->theme = optarg;
-            break;
         case OPT_NO_COLOR:
             cli->no_color = 1;
             break;
@@ -327,7 +363,13 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
         }
     }
-    return check_combinations(cli, argc, argv, err);
+    for (int i = optind; i < argc; i++) {
+        if (cli->npaths == CLI_MAX_PATHS) {
+            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
+        }
+        cli->paths[cli->npaths++] = argv[i];
+    }
+    return check_combination(cli, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

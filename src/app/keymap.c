@@ -169,6 +169,11 @@ static const struct {
     {"stacks", 'E', ACT_EXPAND_ALL},        {"stacks", 'C', ACT_COLLAPSE_ALL},
     {"stacks", 'm', ACT_TREE_MODE},         {"stacks", 'f', ACT_FOLD},
     {"stacks", 't', ACT_TREE_SOURCE},
+    {"generic", '8', ACT_SCREEN_TRACE},     {"trace", 'L', ACT_TRACE_LANE},
+    {"summary", 'l', ACT_TRACE_GAP},
+    {"trace", '[', ACT_ROI_START},          {"trace", ']', ACT_ROI_END},
+    {"dispatches", '[', ACT_ROI_START},     {"dispatches", ']', ACT_ROI_END},
+    {"generic", 'I', ACT_ROI_ITERATION},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

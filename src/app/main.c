@@ -9,6 +9,7 @@
 #include "dcutop/app.h"
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
+#include "dcutop/gap_buckets.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
@@ -107,11 +108,13 @@ static int resolve_views(Session* ss) {
     ss->stacks = (StacksOpts){(StacksMode)cli->tree_mode, cli->fold, cli->filter};
     if (cli->view && strcmp(cli->view, "timeline") == 0) {
         ss->view = REPORT_VIEW_TIMELINE;
+    } else if (cli->view && strcmp(cli->view, "trace") == 0) {
+        ss->view = REPORT_VIEW_TRACE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (files, hotspots, categories, api, "
-                        "copies, timeline, stacks, ranges)\n", cli->view);
+                        "copies, timeline, trace, stacks, ranges)\n", cli->view);
         return EXIT_USAGE;
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 &&
@@ -162,7 +165,8 @@ static void stop_terminal(Session* ss) {
     }
 }
 
-/* Loads every path, then applies the rules, the Amdahl basis and --save-db. */
+/* Loads every path, then applies the rules, the Amdahl basis, --save-db (the whole data)
+ * and the region of interest. */
 static int load_traces(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     if (TraceDb_open(&ss->db, err) != DCU_OK) {
@@ -197,13 +201,22 @@ static int load_traces(Session* ss, DcuError* err) {
         return EXIT_RUNTIME;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
-        (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK)) {
+        (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
+        (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
     }
     if (cli->save_db && TraceDb_save(ss->db, cli->save_db, cli->force, err) != DCU_OK) {
         stop_terminal(ss);
         return fail(err, status_exit(err->code)); /* 2: an existing file without --force */
+    }
+    if (cli->roi_spec.kind != ROI_OFF && Roi_apply(ss->db, &cli->roi_spec, err) != DCU_OK) {
+        if (err->code == DCU_ERR_EMPTY) { /* stats only: said, and the data stays whole */
+            fail(err, EXIT_OK);
+            return EXIT_OK;
+        }
+        stop_terminal(ss);
+        return fail(err, err->code == DCU_ERR_REGEX ? EXIT_USAGE : EXIT_RUNTIME);
     }
     return EXIT_OK;
 }

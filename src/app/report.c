@@ -8,6 +8,7 @@
 
 #include "dcutop/export.h"
 #include "dcutop/format.h"
+#include "dcutop/roi.h"
 #include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
 #include "dcutop/variab.h"
@@ -179,6 +180,8 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
 
 static const char* const tl_dev_keys[] = {"file", "gpu", "dispatches", "span_ns", "busy_ns",
                                           "idle_ns", "idle_pct", "kernel_ns", "kernel_pct", NULL};
+static const char* const tl_idle_keys[] = {"file", "gpu", "bucket", "gaps", "total_ns",
+                                           "pct_idle", "pct_wall", NULL};
 static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "after", NULL};
 static const char* const tl_short_keys[] = {"short_name", "calls", "short_calls", "short_pct",
                                             "avg_ns", "short_ns", "pct_of_short", NULL};
@@ -219,11 +222,12 @@ static void tl_text_summary(const TimelineSummary* s, FILE* out) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
         Format_durationAuto(c, sizeof(c), s->gap_max_ns);
-        Format_durationAuto(d, sizeof(d), s->gap_ns);
-        fprintf(out, "  Launch gaps (same stream): %" PRId64
-                     " gaps, median %s, mean %s, max %s, total %s\n",
-                s->gaps, a, b, c, d);
+        fprintf(out, "  Launch gaps (same stream): %" PRId64 " gaps, median %s, mean %s, max %s\n",
+                s->gaps, a, b, c);
     }
+    Format_durationAuto(a, sizeof(a), s->idle_ns);
+    fprintf(out, "  GPU idle gaps (union per device): %" PRId64 " gaps, total %s = GPU idle\n",
+            s->idle_gaps, a);
     if (s->iterations > 0) {
         Format_durationAuto(a, sizeof(a), s->first_iter_span_ns);
         fprintf(out, "  Iterations: %d (%s", s->iterations,
@@ -341,6 +345,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
                          "intervals)", tl_dev_keys, "file", 0},
             {TL_AMDAHL, "Timeline: Amdahl ceilings over device kernel time and over wall time",
              tl_amdahl_keys, NULL, 0},
+            {TL_IDLE, "Timeline: GPU idle gaps by size (gaps of a device add up to its idle "
+                      "time)", tl_idle_keys, "file", 0},
             {TL_GAPS, "Timeline: largest launch gaps (idle time on a stream before a kernel)",
              tl_gap_keys, "after", 10},
             {TL_SHORT, "Timeline: kernels with dispatches under 10 us", tl_short_keys,
@@ -512,8 +518,19 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                   ", \"variability_base_ns\": null, \"outliers\": null}", out);
         }
         s = variab_runs(db, o, out, err);
+        char roi[512];
+        Roi_label(db, roi, sizeof(roi));
+        if (roi[0]) {
+            fputs(",\n\"roi\": ", out);
+            Export_jsonString(out, roi);
+        }
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+        char roi[512];
+        Roi_label(db, roi, sizeof(roi));
+        if (roi[0]) {
+            fprintf(out, "Region of interest: %s\n", roi);
+        }
     }
     static const struct {
         ViewId v;
@@ -552,6 +569,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     }
     if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
         s = timeline_section(db, o, out, err);
+    }
+    if (s == DCU_OK && o->view == REPORT_VIEW_TRACE) {
+        s = Report_trace(db, o, out, err);
     }
     if (s == DCU_OK) {
         s = Report_trees(db, o, out, err);

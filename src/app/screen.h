@@ -12,6 +12,7 @@
 #include "dcutop/query.h"
 #include "dcutop/stacks.h"
 #include "dcutop/table_view.h"
+#include "dcutop/trace_query.h"
 
 typedef struct Screen_ Screen;
 
@@ -69,11 +70,15 @@ struct Screen_ {
     int nvisible;
     int tsel, tscroll;
     int tree_src, tree_mode, tree_fold;
+    /* the dispatch trace (trace_screen.c) */
+    TraceLane* lanes; /* owned */
+    int nlanes, lane;
+    int64_t goto_abs; /* after opening, select the op starting here (trace clock); -1: none */
 };
 
 /* Screens. */
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
-    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen;
+    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, TraceScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -105,6 +110,22 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err);
 /* stacks_screen.c: rebuild with the screen's filter; the tree as the --export table (owned). */
 DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
 ResultSet* StacksScreen_table(Screen* s);
+
+/* Requeries every open screen and the header (after a change that touches every view: the
+ * Amdahl basis, the region of interest). */
+void App_refreshAll(App* app);
+/* roi_keys.c: [ and ] (ROI start/end at the selected dispatch of a dispatch list or the trace),
+ * I (iterations as the ROI), Esc / roi-clear. */
+Reaction RoiKeys_handle(App* app, Screen* s, Action a);
+
+/* Shared table behaviour for screens defined elsewhere (trace_screen.c). */
+DcuStatus TableScreen_open(Screen* s, App* app, DcuError* err);
+void TableScreen_render(Screen* s, App* app, Canvas* c, int y0, int h);
+const char* TableScreen_selection(Screen* s);
+/* trace_screen.c: the ops of the selected lane (TableScreen_requery calls it); opening the
+ * trace at a lane and op: lane NULL = the first lane; abs_start < 0: the first row. */
+DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err);
+Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -23,7 +23,7 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_CATEGORIES) {
         return "category";
     }
-    if (s->ops == &DispatchScreen) {
+    if (s->ops == &DispatchScreen || s->ops == &TraceScreen) {
         return NULL;
     }
     if (s->ops->view == VIEW_FILES) {
@@ -71,7 +71,9 @@ static void sync_sort(Screen* s) {
     if (!s->rs) {
         return;
     }
-    const char* spec = s->sort ? s->sort : (s->ops == &DispatchScreen ? NULL : "total_ns");
+    const char* spec = s->sort ? s->sort
+                               : (s->ops == &DispatchScreen || s->ops == &TraceScreen ? NULL
+                                                                                     : "total_ns");
     if (s->ops->view == VIEW_FILES && !s->sort) {
         spec = NULL;
     }
@@ -137,6 +139,8 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         }
     } else if (s->ops == &DispatchScreen) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
+    } else if (s->ops == &TraceScreen) {
+        st = TraceScreen_query(s, app, &rs, err);
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }
@@ -169,6 +173,16 @@ static const char* const copy_split_keys[] = {"name", "direction", "calls", "byt
                                               "steady_calls", "steady_bytes", "steady_ns", "flag",
                                               NULL};
 
+static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h);
+
+DcuStatus TableScreen_open(Screen* s, App* app, DcuError* err) {
+    return TableScreen_requery(s, app, err);
+}
+
+void TableScreen_render(Screen* s, App* app, Canvas* c, int y0, int h) {
+    ts_render(s, app, c, y0, h);
+}
+
 static DcuStatus ts_open(Screen* s, App* app, DcuError* err) {
     return TableScreen_requery(s, app, err);
 }
@@ -199,6 +213,12 @@ static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         Canvas_fillRow(c, y0 + h - 1, 0, STYLE_DEFAULT);
         Canvas_put(c, y0 + h - 1, 1, STYLE_TITLE, s->rs->footer, -1);
     }
+}
+
+static const char* ts_selection(Screen* s);
+
+const char* TableScreen_selection(Screen* s) {
+    return ts_selection(s);
 }
 
 static const char* ts_selection(Screen* s) {

@@ -64,7 +64,7 @@ DcuStatus Export_csv(const ResultSet* rs, FILE* out, DcuError* err) {
     return DCU_OK;
 }
 
-static void json_string(FILE* out, const char* s) {
+void Export_jsonString(FILE* out, const char* s) {
     fputc('"', out);
     for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
         switch (*p) {
@@ -95,14 +95,14 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
             if (c) {
                 fputs(", ", out);
             }
-            json_string(out, rs->cols[c].key);
+            Export_jsonString(out, rs->cols[c].key);
             fputs(": ", out);
             if (cell->null || (rs->cols[c].type != CT_TEXT && !isfinite(cell->d) &&
                                rs->cols[c].type != CT_INT && rs->cols[c].type != CT_NS &&
                                rs->cols[c].type != CT_BYTES)) {
                 fputs("null", out);
             } else if (rs->cols[c].type == CT_TEXT) {
-                json_string(out, cell->s ? cell->s : "");
+                Export_jsonString(out, cell->s ? cell->s : "");
             } else {
                 fputs(Export_cellText(rs, r, c, buf, sizeof(buf)), out);
             }

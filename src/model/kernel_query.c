@@ -13,8 +13,9 @@ static char* col_text(sqlite3_stmt* st, int i) {
     return t ? xstrdup((const char*)t) : NULL;
 }
 
+/* main.: with a region of interest, an unqualified "dispatch" is a temp view (roi.h). */
 DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err) {
-    return TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS dispatch_kernel ON dispatch(kernel_id)",
+    return TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS main.dispatch_kernel ON dispatch(kernel_id)",
                         err);
 }
 

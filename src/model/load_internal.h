@@ -80,6 +80,11 @@ void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...)
  * through a second connection. DCU_ERR_IO when it cannot be opened or read at all. */
 DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err);
 
+/* load_rpd.c: a rocmProfileData (RPD) database recognised by LoadSqlite_file, read through
+ * its read-only connection in (borrowed). Sets f->format, or "skipped" and f->note when the
+ * schema is unknown or partial. */
+void LoadRpd_read(LoaderCore* core, LoadFile* f, sqlite3* in);
+
 /* Reads a chrome-trace JSON (rocprof v1 results.json, hipprof JSON, PyTorch/Kineto), plain
  * or gzip, streamed. DCU_ERR_IO when it cannot be opened. */
 DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err);

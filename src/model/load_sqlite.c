@@ -956,8 +956,7 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
         if (has_table(&s, "rocpd_metadata") && has_table(&s, "kernels")) {
             load_rocpd(&s);
         } else if (has_table(&s, "rocpd_op") && has_table(&s, "rocpd_string")) {
-            f->format = "skipped";
-            f->note = xstrdup("rocmProfileData (RPD) database: not read by this version");
+            LoadRpd_read(core, f, s.db);
         } else if (has_prefix(&s, "HIPOPS_") || has_prefix(&s, "HIPCOPY_") ||
                    has_prefix(&s, "HIP_") || has_table(&s, "ROCPROF_KERNEL")) {
             load_hipprof(&s);

@@ -545,6 +545,15 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         double fk = factor_for(&rows[i], w, nw, &given);
         cat_row(rs, &rows[i], rows[i].is_gemm ? "GEMM" : "non-GEMM", total, basis, given, fk);
     }
+    if (basis_id && basis != total) {
+        /* over wall time, GPU idle is a part of the run like a category: its ceiling says
+         * what removing every gap could gain (gap_buckets.h) */
+        int64_t idle = Timeline_idleNs(db);
+        if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
+            CatRow idle_row = {.name = "GPU idle", .total = idle};
+            cat_row(rs, &idle_row, "idle", basis, basis, 0, 1.0);
+        }
+    }
     Filter_delete(f);
     free(rows);
     if (nw > 0) {

@@ -21,6 +21,7 @@ typedef struct TRow_ {
 
 typedef struct Device_ {
     int64_t file, gpu, dispatches, span, busy, kernel_ns;
+    GapBuckets idle; /* the device's idle gaps by size; they add up to span - busy */
 } Device;
 
 typedef struct Gap_ {
@@ -52,6 +53,7 @@ struct Timeline_ {
     int64_t total_kernel_ns; /* kernel_summary total (all used kernel data, timed or not) */
     Device* dev;
     int ndev;
+    GapBuckets buckets; /* the bounds in effect (counts zero) */
     Gap gaps[TIMELINE_TOP_GAPS];
     int ngaps;
     Iter* it;
@@ -504,6 +506,59 @@ static int64_t run_start_of(const Timeline* t, int64_t file) {
     return 0;
 }
 
+static const Run* run_of(const Timeline* t, int64_t file) {
+    for (int i = 0; i < t->nruns; i++) {
+        if (t->runs[i].file == file) {
+            return &t->runs[i];
+        }
+    }
+    return NULL;
+}
+
+/* Busy time (the union of kernel intervals) and idle gaps of the device whose rows start at
+ * r[i] (sorted by device, then start): a gap runs from the latest end so far on the device,
+ * whatever the stream, to the next start; with the idle time before the device's first
+ * kernel and after its last one in the run, the gaps add up to span - busy. Returns the
+ * index after the device's rows. */
+static int64_t device_busy(Timeline* t, const TRow* r, int64_t i, int64_t n) {
+    Device d;
+    memset(&d, 0, sizeof(d));
+    d.file = r[i].file;
+    d.gpu = r[i].gpu;
+    d.idle = t->buckets;
+    const Run* run = run_of(t, d.file);
+    int64_t cs = r[i].start, ce = r[i].end, j = i;
+    for (; j < n && r[j].file == d.file && r[j].gpu == d.gpu; j++) {
+        d.dispatches++;
+        d.kernel_ns += r[j].end - r[j].start;
+        if (r[j].start > ce) {
+            d.busy += ce - cs;
+            GapBuckets_add(&d.idle, r[j].start - ce);
+            cs = r[j].start;
+            ce = r[j].end;
+        } else if (r[j].end > ce) {
+            ce = r[j].end;
+        }
+    }
+    d.busy += ce - cs;
+    if (run) {
+        d.span = run->last - run->first;
+        GapBuckets_add(&d.idle, r[i].start - run->first);
+        GapBuckets_add(&d.idle, run->last - ce);
+    }
+    GapBuckets* all = &t->s.idle_buckets;
+    for (int b = 0; b <= all->nbounds; b++) {
+        all->count[b] += d.idle.count[b];
+        all->total_ns[b] += d.idle.total_ns[b];
+        t->s.idle_gaps += d.idle.count[b];
+    }
+    t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
+    t->dev[t->ndev++] = d;
+    t->s.wall_ns += d.span;
+    t->s.busy_ns += d.busy;
+    return j;
+}
+
 static DcuStatus write_cuts(Timeline* t, DcuError* err) {
     DcuStatus s = TraceDb_exec(t->db,
                                "CREATE TEMP TABLE IF NOT EXISTS timeline_cut("
@@ -576,6 +631,8 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
     Timeline* t = xcalloc(1, sizeof(*t));
     t->db = db;
     TimelineSummary* s = &t->s;
+    GapBuckets_load(&t->buckets, db);
+    s->idle_buckets = t->buckets;
     t->total_kernel_ns =
         TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     s->pmc = (int)TraceDb_scalarInt(db, "SELECT coalesce(max(f.pmc), 0) FROM source_file f"
@@ -678,35 +735,10 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
             s->cold_ratio = (double)s->first_iter_span_ns / s->steady_iter_span_ns;
         }
     }
-    /* busy per device: union of intervals */
+    /* busy per device: union of intervals, and the idle gaps between */
     sort_rows(r, n, by_device);
     for (int64_t i = 0; i < n;) {
-        int64_t j = i;
-        Device d = {r[i].file, r[i].gpu, 0, 0, 0, 0};
-        int64_t cs = r[i].start, ce = r[i].end;
-        while (j < n && r[j].file == d.file && r[j].gpu == d.gpu) {
-            d.dispatches++;
-            d.kernel_ns += r[j].end - r[j].start;
-            if (r[j].start > ce) {
-                d.busy += ce - cs;
-                cs = r[j].start;
-                ce = r[j].end;
-            } else if (r[j].end > ce) {
-                ce = r[j].end;
-            }
-            j++;
-        }
-        d.busy += ce - cs;
-        for (int k = 0; k < t->nruns; k++) {
-            if (t->runs[k].file == d.file) {
-                d.span = t->runs[k].last - t->runs[k].first;
-            }
-        }
-        t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
-        t->dev[t->ndev++] = d;
-        s->wall_ns += d.span;
-        s->busy_ns += d.busy;
-        i = j;
+        i = device_busy(t, r, i, n);
     }
     s->devices = t->ndev;
     s->idle_ns = s->wall_ns - s->busy_ns;
@@ -824,6 +856,53 @@ int64_t Timeline_wallNs(TraceDb* db) {
     return v;
 }
 
+static const Iter* iter_of(const Timeline* t, int64_t file, int index) {
+    for (int i = 0; i < t->nit; i++) {
+        if (t->it[i].file == file && t->it[i].index == index && t->it[i].dispatches > 0) {
+            return &t->it[i];
+        }
+    }
+    return NULL;
+}
+
+int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int64_t* lo,
+                             int64_t* hi) {
+    const Iter* it = iter_of(this, file, index > 0 ? index : 2);
+    if (!it) {
+        return 0;
+    }
+    *lo = it->first_start;
+    *hi = it->last_end;
+    for (int k = (index > 0 ? index : 2) + 1; iter_of(this, file, k); k++) {
+        const Iter* next = iter_of(this, file, k);
+        if (index > 0) {
+            *hi = next->first_start - 1;
+            break;
+        }
+        if (next->last_end > *hi) {
+            *hi = next->last_end;
+        }
+    }
+    return 1;
+}
+
+int64_t Timeline_idleNs(TraceDb* db) {
+    /* busy per device = its span - the gaps between its kernels, a gap measured from the
+     * latest end so far (a window over the device's dispatches in start order) */
+    char* sql = xasprintf(
+        "SELECT CAST(total(x) AS INTEGER) FROM (SELECT max(e) - min(s)"
+        "  - total(CASE WHEN pe IS NOT NULL AND s > pe THEN s - pe ELSE 0 END) AS x FROM"
+        " (SELECT file_id AS f, coalesce(gpu, -1) AS g, start_ns AS s, end_ns AS e,"
+        "   max(end_ns) OVER (PARTITION BY file_id, coalesce(gpu, -1) ORDER BY start_ns, end_ns"
+        "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM dispatch"
+        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s)"
+        " GROUP BY f, g)",
+        used_kernel_files);
+    int64_t busy = TraceDb_scalarInt(db, sql);
+    free(sql);
+    return Timeline_wallNs(db) - busy;
+}
+
 const char* Timeline_pmcWarning(void) {
     return "WARNING: kernel times come from a PMC (counter) run; instrumented timings are not "
            "performance (a 0.0185 ms kernel measured 1.48 ms).";
@@ -833,7 +912,7 @@ const char* Timeline_pmcWarning(void) {
 
 static const char* const view_names[TL_COUNT] = {
     "timeline", "devices", "gaps", "short_kernels", "iterations", "api_first_iteration",
-    "copies_steady_state", "pmc_counters", "amdahl"};
+    "copies_steady_state", "pmc_counters", "amdahl", "idle_gaps"};
 
 const char* Timeline_viewName(TimelineView v) {
     return v < TL_COUNT ? view_names[v] : "?";
@@ -896,6 +975,13 @@ static const RsColumn amdahl_cols[] = {
     {"total_ns", "Total", CT_NS},           {"pct_kernel", "%Kernel", CT_PCT},
     {"ceiling_kernel", "Ceil(kernel)", CT_RATIO}, {"pct_wall", "%Wall", CT_PCT},
     {"ceiling_wall", "Ceil(wall)", CT_RATIO}, {"ceiling", "Ceiling", CT_RATIO},
+};
+
+static const RsColumn idle_cols[] = {
+    {"file", "File", CT_TEXT},        {"gpu", "GPU", CT_INT},
+    {"bucket", "Gap size", CT_TEXT},  {"gaps", "Gaps", CT_INT},
+    {"total_ns", "Total", CT_NS},     {"pct_idle", "%Idle", CT_PCT},
+    {"pct_wall", "%Wall", CT_PCT},
 };
 
 static char* file_name(TraceDb* db, int64_t id) {
@@ -1047,6 +1133,37 @@ static ResultSet* v_gaps(Timeline* t) {
         free(a);
         free(b);
     }
+    return rs;
+}
+
+static ResultSet* v_idle(Timeline* t) {
+    ResultSet* rs = ResultSet_new("idle_gaps", idle_cols, NCOLS(idle_cols));
+    for (int i = 0; i < t->ndev; i++) {
+        const Device* d = &t->dev[i];
+        char* fn = file_name(t->db, d->file);
+        int64_t idle = d->span - d->busy;
+        for (int b = 0; b <= d->idle.nbounds; b++) {
+            char label[64];
+            GapBuckets_label(&d->idle, b, label, sizeof(label));
+            int r = ResultSet_addRow(rs);
+            ResultSet_setText(rs, r, 0, fn);
+            if (d->gpu >= 0) {
+                ResultSet_setInt(rs, r, 1, d->gpu);
+            }
+            ResultSet_setText(rs, r, 2, label);
+            ResultSet_setInt(rs, r, 3, d->idle.count[b]);
+            ResultSet_setInt(rs, r, 4, d->idle.total_ns[b]);
+            ResultSet_setReal(rs, r, 5, idle > 0 ? 100.0 * (double)d->idle.total_ns[b] / (double)idle
+                                                 : 0);
+            ResultSet_setReal(rs, r, 6, d->span > 0 ? 100.0 * (double)d->idle.total_ns[b] /
+                                                          (double)d->span
+                                                    : 0);
+        }
+        free(fn);
+    }
+    rs->footer = xstrdup("A gap runs from the latest kernel end so far on the device (any "
+                         "stream) to the next start; with the idle time before the first and "
+                         "after the last kernel, a device's gaps add up to its idle time.");
     return rs;
 }
 
@@ -1348,6 +1465,14 @@ static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuEr
         }
     }
     ResultSet_delete(tmp);
+    if (t->s.wall_ns > 0 && t->s.idle_ns > 0) {
+        /* idle time competes with the categories over wall time; it is no kernel time */
+        amdahl_row(t, rs, "GPU idle", "idle", t->s.idle_ns, AMDAHL_BASIS_WALL);
+        RsCell* c = ResultSet_cell(rs, rs->nrows - 1, 3);
+        c->null = 1;
+        c = ResultSet_cell(rs, rs->nrows - 1, 4);
+        c->null = 1;
+    }
     AmdahlBasis used;
     Timeline_ceiling(t, 0, basis, &used);
     rs->footer = xasprintf("Ceiling = 1/(1-p) over %s%s. Over wall time the gaps and idle time "
@@ -1384,6 +1509,9 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
         return v_counters(this, kernel, out, err);
     case TL_AMDAHL:
         return v_amdahl(this, basis, out, err);
+    case TL_IDLE:
+        *out = v_idle(this);
+        return DCU_OK;
     default:
         return Error_set(err, DCU_ERR_USAGE, "unknown timeline view");
     }

@@ -18,6 +18,24 @@ static const char* text(const ResultSet* rs, int r, const char* key) {
     return c && c->s ? c->s : "";
 }
 
+/* GPU idle gaps: their count and total (the union of idle time per device, so the total is
+ * GPU idle, never more than the wall time) and the non-empty size buckets. */
+static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
+    char a[64], label[64];
+    Format_durationAuto(a, sizeof(a), tl->idle_ns);
+    Doc_field(d, lw, "Idle gaps", STYLE_NUMBER, "%lld, %s in all (GPU idle)",
+              (long long)tl->idle_gaps, a);
+    const GapBuckets* b = &tl->idle_buckets;
+    for (int i = 0; i <= b->nbounds; i++) {
+        if (b->count[i] > 0) {
+            GapBuckets_label(b, i, label, sizeof(label));
+            Format_durationAuto(a, sizeof(a), b->total_ns[i]);
+            Doc_add(d, STYLE_DIM, "%s %s: %lld = %s", i ? ";" : " ", label,
+                    (long long)b->count[i], a);
+        }
+    }
+}
+
 Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc* d = Doc_new();
     const Totals* t = &s->totals;
@@ -124,8 +142,8 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
                   tl->short_count_pct >= 50 ? ": launch-bound" : "");
         Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
-        Format_durationAuto(c, sizeof(c), tl->gap_ns);
-        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s, %s in all", a, b, c);
+        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s (same stream; l: the trace at the largest)",
+                  a, b);
         for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
             const RsCell* g = cell(s->gaps, r, "gap_ns");
             const RsCell* at = cell(s->gaps, r, "at_ns");
@@ -141,6 +159,7 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
             Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", lw, "", a, b);
             Doc_add(d, STYLE_NAME, "%s", cut);
         }
+        idle_gaps_line(d, lw, tl);
         if (tl->iterations > 1) {
             Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
             Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
