@@ -24,7 +24,7 @@
     _(SCREEN_API, "screen-api", "HIP API screen")                                             \
     _(SCREEN_COPIES, "screen-copies", "Memory copies screen")                                 \
     _(SCREEN_STACKS, "screen-stacks", "Call stacks and ranges screen")                        \
-    _(SCREEN_DIFF, "screen-diff", "Diff screen (not in this version)")                        \
+    _(SCREEN_DIFF, "screen-diff", "Diff screen: two runs or groups of runs compared")          \
     _(SCREEN_FILES, "screen-files", "Loaded files")                                           \
     _(SORT_MENU, "sort-menu", "Pick the sort column")                                         \
     _(SORT_PREV, "sort-prev", "Sort by the column to the left")                               \
@@ -50,7 +50,8 @@
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
-    _(QUIT, "quit", "Quit")
+    _(QUIT, "quit", "Quit")                                                                   \
+    _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

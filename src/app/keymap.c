@@ -169,6 +169,7 @@ static const struct {
     {"stacks", 'E', ACT_EXPAND_ALL},        {"stacks", 'C', ACT_COLLAPSE_ALL},
     {"stacks", 'm', ACT_TREE_MODE},         {"stacks", 'f', ACT_FOLD},
     {"stacks", 't', ACT_TREE_SOURCE},
+    {"diff", 'v', ACT_DIFF_VIEW},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

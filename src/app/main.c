@@ -9,17 +9,21 @@
 #include "dcutop/app.h"
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
+#include "dcutop/diff.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
+#include "dcutop/report_diff.h"
 #include "dcutop/stacks.h"
 #include "dcutop/script.h"
 #include "dcutop/term.h"
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
+
+#define DIFF_MAX_REPEATS 64
 
 /* What every mode works on once the command line is understood and the traces are loaded. */
 typedef struct Session_ {
@@ -34,6 +38,10 @@ typedef struct Session_ {
     int export_tree;     /* --export stacks|ranges as a StacksSource, -1 otherwise */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
+    /* comparison: each run loaded into its own database (--diff, --abba, `dcutop A B`) */
+    DiffSide* side[2][DIFF_MAX_REPEATS]; /* [0] baseline, [1] candidate (owned) */
+    TraceDb* side_db[2][DIFF_MAX_REPEATS]; /* (owned) */
+    int nside[2];
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -236,8 +244,10 @@ static int run_headless(App* app, const Cli* cli, DcuError* err) {
 
 static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
+    /* a comparison shows the candidate's first run on the other screens */
+    TraceDb* db = ss->nside[1] > 0 ? ss->side_db[1][0] : ss->db;
     /* drill-down reads dispatches by kernel: index them now, while loading shows */
-    if (KernelQuery_ensureIndex(ss->db, err) != DCU_OK) {
+    if (KernelQuery_ensureIndex(db, err) != DCU_OK) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
     }
@@ -252,13 +262,19 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (ss->tui) {
         Term_size(&w, &h);
     }
-    App* app = App_new(ss->db, km, &ao, w, h);
+    App* app = App_new(db, km, &ao, w, h);
+    if (ss->nside[1] > 0) {
+        App_setDiffSides(app, (const DiffSide* const*)ss->side[0], ss->nside[0],
+                         (const DiffSide* const*)ss->side[1], ss->nside[1], cli->abba,
+                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+        App_openDiff(app, NULL, 0, NULL, 0);
+    }
     int rc = EXIT_OK;
     if (ss->tui) {
         Term_loop(app);
         stop_terminal(ss);
         if (!cli->quiet) {
-            print_messages(ss->db);
+            print_messages(db);
         }
     } else {
         rc = run_headless(app, cli, err);
@@ -282,6 +298,246 @@ static int run_report(Session* ss, DcuError* err) {
         s = Error_set(err, DCU_ERR_IO, "%s: write error", cli->output);
     }
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* ---- comparison ------------------------------------------------------------------------ */
+
+/* Loads one run of a comparison into its own database, with the session's rules. */
+static int load_run(Session* ss, const char* path, int side, DcuError* err) {
+    int i = ss->nside[side];
+    if (i == DIFF_MAX_REPEATS) {
+        Error_set(err, DCU_ERR_USAGE, "at most %d runs a side", DIFF_MAX_REPEATS);
+        return fail(err, EXIT_USAGE);
+    }
+    TraceDb* db = NULL;
+    if (TraceDb_open(&db, err) != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    ss->side_db[side][i] = db;
+    ss->nside[side]++;
+    LoadOptions lo = {0};
+    lo.strict = ss->cli.strict;
+    Loader* ld = Loader_new(db, &lo);
+    DcuStatus ls = Loader_addPath(ld, path, err);
+    if (ls == DCU_OK) {
+        ls = Loader_run(ld, err);
+    }
+    Loader_delete(ld);
+    if (!ss->cli.quiet && !ss->tui) {
+        print_messages(db);
+    }
+    if (ls == DCU_ERR_EMPTY) {
+        stop_terminal(ss);
+        print_empty(db, err);
+        return EXIT_RUNTIME;
+    }
+    if (ls != DCU_OK || RuleSet_apply(ss->rules, db, err) != DCU_OK ||
+        DiffSide_fromDb(db, path, &ss->side[side][i], err) != DCU_OK) {
+        stop_terminal(ss);
+        return fail(err, EXIT_RUNTIME);
+    }
+    return EXIT_OK;
+}
+
+/* One side: a path or a comma-separated list of paths (repeats). */
+static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
+    char* copy = xstrdup(spec);
+    int rc = EXIT_OK;
+    char* save = NULL;
+    for (char* p = strtok_r(copy, ",", &save); p && rc == EXIT_OK; p = strtok_r(NULL, ",", &save)) {
+        rc = load_run(ss, p, side, err);
+    }
+    free(copy);
+    if (rc == EXIT_OK && ss->nside[side] == 0) {
+        Error_set(err, DCU_ERR_USAGE, "'%s': no path", spec);
+        return fail(err, EXIT_USAGE);
+    }
+    return rc;
+}
+
+static FILE* open_output(const Cli* cli, DcuError* err) {
+    if (!cli->output || strcmp(cli->output, "-") == 0) {
+        return stdout;
+    }
+    FILE* out = fopen(cli->output, "w");
+    if (!out) {
+        Error_set(err, DCU_ERR_IO, "%s: cannot create", cli->output);
+    }
+    return out;
+}
+
+static int close_output(const Cli* cli, FILE* out, DcuStatus s, DcuError* err) {
+    if (out != stdout && fclose(out) != 0 && s == DCU_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: write error", cli->output);
+    }
+    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+static DiffReportOpts diff_report_opts(const Cli* cli) {
+    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort,
+                            cli->paths[0], cli->npaths > 1 ? cli->paths[1] : ""};
+}
+
+/* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
+static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
+    DcuStatus s = cli->output && strcmp(cli->output, "-") != 0
+                      ? Export_csvFile(rs, cli->output, 1, err)
+                      : Export_csv(rs, stdout, err);
+    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
+static int run_diff(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int rc = load_side(ss, cli->paths[0], 0, err);
+    if (rc == EXIT_OK) {
+        rc = load_side(ss, cli->paths[1], 1, err);
+    }
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    Diff* d = NULL;
+    if (Diff_compute((const DiffSide* const*)ss->side[0], ss->nside[0],
+                     (const DiffSide* const*)ss->side[1], ss->nside[1],
+                     cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    char why[512] = "";
+    int failed = 0;
+    if (cli->gate_on && (failed = Diff_gate(d, cli->fail_above, cli->gate, why, sizeof(why),
+                                            err)) < 0) {
+        Diff_delete(d);
+        return fail(err, EXIT_USAGE);
+    }
+    DcuStatus s;
+    if (cli->mode == MODE_EXPORT) {
+        ResultSet* rs = NULL;
+        s = Diff_kernelTable(d, cli->filter, &rs, err);
+        if (s == DCU_OK && cli->sort) {
+            s = Query_sort(rs, cli->sort, err);
+        }
+        rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
+        ResultSet_delete(rs);
+    } else {
+        FILE* out = open_output(cli, err);
+        if (!out) {
+            Diff_delete(d);
+            return fail(err, EXIT_RUNTIME);
+        }
+        DiffReportOpts o = diff_report_opts(cli);
+        s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out, err);
+        rc = close_output(cli, out, s, err);
+    }
+    if (rc == EXIT_OK && cli->gate_on && (cli->format != FMT_TEXT || cli->mode == MODE_EXPORT)) {
+        fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
+    }
+    Diff_delete(d);
+    return rc == EXIT_OK && failed ? EXIT_GATE : rc;
+}
+
+/* --abba A1 B1 B2 A2 */
+static int run_abba(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    static const int side_of[4] = {0, 1, 1, 0};
+    int rc = EXIT_OK;
+    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+        rc = load_run(ss, cli->paths[i], side_of[i], err);
+    }
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    const DiffSide* const runs[4] = {ss->side[0][0], ss->side[1][0], ss->side[1][1],
+                                     ss->side[0][1]};
+    Abba* a = NULL;
+    if (Abba_compute(runs, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &a, err) !=
+        DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    if (cli->mode == MODE_EXPORT) {
+        ResultSet* rs = Abba_table(a);
+        rc = export_table(cli, rs, err);
+        ResultSet_delete(rs);
+    } else {
+        FILE* out = open_output(cli, err);
+        if (!out) {
+            Abba_delete(a);
+            return fail(err, EXIT_RUNTIME);
+        }
+        DiffReportOpts o = diff_report_opts(cli);
+        const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+        rc = close_output(cli, out, ReportAbba_write(a, titles, &o, out, err), err);
+    }
+    Abba_delete(a);
+    return rc;
+}
+
+static void free_sides(Session* ss);
+
+static int interactive(const Cli* cli) {
+    return cli->mode == MODE_DEFAULT && (cli->headless || (isatty(0) && isatty(1)));
+}
+
+/* One run in a loaded database: one folder and one process tag among the kernel files. */
+static int one_run(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT count(DISTINCT f.dir || '|' || f.run_tag) FROM"
+                                 " source_file f WHERE f.id IN"
+                                 " (SELECT file_id FROM used_file WHERE layer = 'kernel')") == 1;
+}
+
+/* `dcutop A B`, interactive: two paths that each hold one run open on the Diff screen. The
+ * sides are loaded here; when either holds several runs they are dropped again. */
+static int two_runs(Session* ss) {
+    const Cli* cli = &ss->cli;
+    if (cli->npaths != 2 || cli->diff || cli->abba || !interactive(cli) ||
+        strchr(cli->paths[0], ',') || strchr(cli->paths[1], ',')) {
+        return 0;
+    }
+    DcuError e;
+    Error_clear(&e);
+    int quiet = ss->cli.quiet;
+    ss->cli.quiet = 1; /* the normal load says it all when this is not a comparison */
+    int ok = load_run(ss, cli->paths[0], 0, &e) == EXIT_OK &&
+             load_run(ss, cli->paths[1], 1, &e) == EXIT_OK && one_run(ss->side_db[0][0]) &&
+             one_run(ss->side_db[1][0]);
+    ss->cli.quiet = quiet;
+    if (!ok) {
+        free_sides(ss);
+    }
+    return ok;
+}
+
+/* The Diff screen: --diff / --abba / `dcutop A B` on a terminal or --headless. */
+static int run_compare_interactive(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int rc = EXIT_OK;
+    if (ss->nside[0] == 0) { /* not loaded by two_runs() */
+        if (cli->abba) {
+            static const int side_of[4] = {0, 1, 1, 0};
+            for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+                rc = load_run(ss, cli->paths[i], side_of[i], err);
+            }
+        } else {
+            rc = load_side(ss, cli->paths[0], 0, err);
+            if (rc == EXIT_OK) {
+                rc = load_side(ss, cli->paths[1], 1, err);
+            }
+        }
+    }
+    if (rc != EXIT_OK || (rc = resolve_views(ss)) != EXIT_OK ||
+        (rc = start_terminal(ss, err)) != EXIT_OK) {
+        return rc;
+    }
+    return run_interactive(ss, err);
+}
+
+static void free_sides(Session* ss) {
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < ss->nside[s]; i++) {
+            DiffSide_delete(ss->side[s][i]);
+            TraceDb_delete(ss->side_db[s][i]);
+        }
+        ss->nside[s] = 0;
+    }
 }
 
 /* Modes that need no trace: help, version, the rules. -1: not one of them. */
@@ -324,12 +580,18 @@ static int run_mode(Session* ss, DcuError* err) {
     if (rc >= 0) {
         return rc;
     }
+    const Cli* cli = &ss->cli;
+    if ((cli->diff || cli->abba || two_runs(ss)) && interactive(cli)) {
+        return run_compare_interactive(ss, err);
+    }
+    if (cli->diff || cli->abba) {
+        return cli->diff ? run_diff(ss, err) : run_abba(ss, err);
+    }
     if ((rc = resolve_views(ss)) != EXIT_OK || (rc = load_traces(ss, err)) != EXIT_OK ||
         (rc = check_what_if(ss, err)) != EXIT_OK) {
         stop_terminal(ss);
         return rc;
     }
-    const Cli* cli = &ss->cli;
     if (cli->mode == MODE_EXPORT) {
         return run_export(ss, err);
     }
@@ -358,5 +620,6 @@ int main(int argc, char** argv) {
     Loader_delete(ss.loader);
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
+    free_sides(&ss);
     return rc;
 }

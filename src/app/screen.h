@@ -7,6 +7,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/app.h"
+#include "dcutop/diff.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
@@ -69,11 +70,15 @@ struct Screen_ {
     int nvisible;
     int tsel, tscroll;
     int tree_src, tree_mode, tree_fold;
+    /* the Diff screen (diff_screen.c) */
+    struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
+    struct Abba_* abba;  /* owned */
+    int diff_view;       /* 0 per kernel, 1 per category */
 };
 
 /* Screens. */
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
-    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen;
+    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, DiffScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -105,6 +110,9 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err);
 /* stacks_screen.c: rebuild with the screen's filter; the tree as the --export table (owned). */
 DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
 ResultSet* StacksScreen_table(Screen* s);
+
+/* diff_screen.c: rebuild the table from the screen's Diff/Abba, filter and sort. */
+DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);
