@@ -20,6 +20,10 @@ typedef struct DiffReportOpts_ {
 /* gate: the CI gate's line (Diff_gate), written last; NULL when no gate was asked for. */
 DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
                            int gate_failed, FILE* out, DcuError* err);
+/* The A-B-B-A table with the kernel rows filtered by a PCRE2 over names (NULL: all) and
+ * sorted by a column key (NULL: largest |effect| first); the totals stay on top. *out owned. */
+DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
+                           DcuError* err);
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
                            FILE* out, DcuError* err);
 

@@ -18,6 +18,7 @@ static const char* const abba_keys[] = {"name", "a1", "b1", "b2", "a2", "effect"
                                         "drift", "drift_pct", "verdict", NULL};
 static const char* const drop[] = {"category", "match", "calls_before", "calls_after",
                                    "share_pct", "ratio", "group", "a1", "a2", "b1", "b2", NULL};
+static const char* const abba_drop[] = {"effect_pct", "drift_pct", "b2", "a2", NULL};
 static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct", "ratio",
                                        "group", NULL};
 
@@ -150,7 +151,7 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (s->layout_w != w) {
         const char* const* keys = s->abba ? abba_keys : (s->diff_view ? cat_keys : kernel_keys);
         TableLayout_compute(&s->layout, s->rs, keys, s->diff_view ? "category" : "name",
-                            s->diff_view ? cat_drop : drop, w);
+                            s->abba ? abba_drop : (s->diff_view ? cat_drop : drop), w);
         s->layout_w = w;
     }
     if (th < 2) {

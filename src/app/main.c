@@ -454,8 +454,9 @@ static int run_abba(Session* ss, DcuError* err) {
         return fail(err, EXIT_RUNTIME);
     }
     if (cli->mode == MODE_EXPORT) {
-        ResultSet* rs = Abba_table(a);
-        rc = export_table(cli, rs, err);
+        ResultSet* rs = NULL;
+        DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, &rs, err);
+        rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
         ResultSet_delete(rs);
     } else {
         FILE* out = open_output(cli, err);

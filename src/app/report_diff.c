@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "dcutop/export.h"
+#include "dcutop/filter.h"
 #include "dcutop/format.h"
 #include "dcutop/query.h"
+#include "dcutop/xalloc.h"
 
 static const char* const kernel_keys[] = {"name", "status", "category", "before", "after",
                                           "delta", "delta_pct", "ratio", "calls_before",
@@ -228,10 +230,48 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
     return s;
 }
 
+DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
+                           DcuError* err) {
+    *out = NULL;
+    ResultSet* rs = Abba_table(a);
+    if (filter && *filter) {
+        Filter* f = NULL;
+        if (Filter_new(filter, &f, err) != DCU_OK) {
+            ResultSet_delete(rs);
+            return err->code;
+        }
+        ResultSet* kept = ResultSet_new(rs->name, rs->cols, rs->ncols);
+        for (int r = 0; r < rs->nrows; r++) {
+            const char* n = ResultSet_cellc(rs, r, 0)->s;
+            if (r < rs->pinned || Filter_matches(f, n, strlen(n))) {
+                int k = ResultSet_addRow(kept);
+                for (int c = 0; c < rs->ncols; c++) {
+                    RsCell* dst = ResultSet_cell(kept, k, c);
+                    *dst = *ResultSet_cellc(rs, r, c);
+                    dst->s = dst->s ? xstrdup(dst->s) : NULL;
+                }
+            }
+        }
+        kept->pinned = rs->pinned;
+        Filter_delete(f);
+        ResultSet_delete(rs);
+        rs = kept;
+    }
+    if (sort && Query_sort(rs, sort, err) != DCU_OK) {
+        ResultSet_delete(rs);
+        return err->code;
+    }
+    *out = rs;
+    return DCU_OK;
+}
+
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
                            FILE* out, DcuError* err) {
-    ResultSet* rs = Abba_table(a);
-    DcuStatus s = DCU_OK;
+    ResultSet* rs = NULL;
+    DcuStatus s = ReportAbba_table(a, o->filter, o->sort, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
     ResultSet* notes = notes_table(a->notes);
     int first = 1;
     if (o->format == FMT_TEXT) {

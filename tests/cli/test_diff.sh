@@ -214,3 +214,17 @@ exits "--fail-above needs --diff" 2 $DCUTOP --fail-above 3 "$TMP/base"
 exits "--gate needs --fail-above" 2 $DCUTOP --diff --gate gemm "$TMP/base" "$TMP/base"
 exits "--match takes full or short" 2 $DCUTOP --diff --match fuzzy "$TMP/base" "$TMP/base"
 exits "a missing side is a runtime error" 1 $DCUTOP -q --diff "$TMP/base" "$TMP/nope"
+
+# ---------------------------------------------------------------- filters, formats, documentation
+$DCUTOP -q --export abba --filter gemm_ "$TMP/d_a1" "$TMP/d_b1" "$TMP/d_b2" "$TMP/d_a2" -o "$TMP/abf.csv"
+same "abba --filter: the total stays, one kernel row" "device kernel time;$G;" "$(python3 -c "
+import csv; print(''.join(r['name'] + ';' for r in csv.DictReader(open('$TMP/abf.csv'))))")"
+exits "abba: a bad --filter is a usage error" 2 $DCUTOP -q --export abba --filter '([' "$TMP/d_a1" "$TMP/d_b1" "$TMP/d_b2" "$TMP/d_a2"
+$DCUTOP -q --report --diff --format csv --fail-above 10 "$TMP/base" "$TMP/slow" >"$TMP/rep.csv.txt" 2>/dev/null
+same "--format csv: one block per table, the gate last" "# summary # notes # kernels # categories # gate" "$(grep '^# ' "$TMP/rep.csv.txt" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')"
+$DCUTOP -q --diff "$TMP/base" "$TMP/slow" --sort name:asc --filter _k >"$TMP/sorted.txt"
+check "--sort and --filter apply to the kernel table" sh -c "grep -A3 '^Kernels' '$TMP/sorted.txt' | sed -n 3p | grep -q 'add_k'"
+for o in --diff --abba --match --fail-above --gate; do
+    check "$o is in --help and in the README option table" sh -c \
+        "$DCUTOP --help | grep -q -- '$o ' && grep -q '^| \`$o' README.md"
+done
