@@ -528,6 +528,8 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
         (rc = start_terminal(ss, err)) != EXIT_OK) {
         return rc;
     }
+    /* the other screens show the candidate's first run: the header says so */
+    snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->side[1][0]->label);
     return run_interactive(ss, err);
 }
 
