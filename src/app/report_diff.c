@@ -93,9 +93,17 @@ static void text_summary(const Diff* d, FILE* out) {
     dur(a, sizeof(a), t->before.mean);
     dur(b, sizeof(b), t->after.mean);
     dur(c, sizeof(c), t->delta);
-    Format_ratio(e, sizeof(e), t->after.mean > 0 ? t->before.mean / t->after.mean : INFINITY);
-    fprintf(out, "  Device kernel time  %s -> %s, delta %s (%+.2f%%), speedup %s, %s noise",
-            a, b, c, isnan(t->delta_pct) ? 0.0 : t->delta_pct, e, Diff_noiseName(t->noise));
+    char pct[32] = "no baseline time";
+    if (!isnan(t->delta_pct)) {
+        snprintf(pct, sizeof(pct), "%+.2f%%", t->delta_pct);
+    }
+    if (t->before.mean > 0 && t->after.mean > 0) {
+        Format_ratio(e, sizeof(e), t->before.mean / t->after.mean);
+    } else {
+        snprintf(e, sizeof(e), "-");
+    }
+    fprintf(out, "  Device kernel time  %s -> %s, delta %s (%s), speedup %s, %s noise", a, b, c,
+            pct, e, Diff_noiseName(t->noise));
     if (t->has_ci) {
         dur(a, sizeof(a), t->ci_lo);
         dur(b, sizeof(b), t->ci_hi);

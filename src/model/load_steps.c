@@ -160,12 +160,8 @@ static DcuStatus load_json(StepIns* si, char* text, DcuError* err) {
     yajl_val root = yajl_tree_parse(text, ebuf, sizeof(ebuf));
     LoadFile* f = si->f;
     if (!root) {
-        char* shown = Names_sanitize(ebuf, strnlen(ebuf, sizeof(ebuf)));
-        for (char* p = shown; *p; p++) {
-            if (*p == '\n') {
-                *p = ' ';
-            }
-        }
+        /* yajl's message goes on with the text around the error on further lines */
+        char* shown = Names_sanitize(ebuf, strcspn(ebuf, "\n"));
         f->format = "skipped";
         f->note = xasprintf("step times JSON that cannot be read: %s", shown);
         Load_message(si->core, f, "step times JSON that cannot be read: %s", shown);

@@ -35,9 +35,17 @@ int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
     dur(a, sizeof(a), tot->before.mean);
     dur(b, sizeof(b), tot->after.mean);
     dur(x, sizeof(x), tot->delta);
-    Format_ratio(r, sizeof(r), tot->after.mean > 0 ? tot->before.mean / tot->after.mean : INFINITY);
-    snprintf(t, sizeof(t), "%s -> %s  delta %s (%+.2f%%)  speedup %s  %s noise", a, b, x,
-             isnan(tot->delta_pct) ? 0.0 : tot->delta_pct, r, Diff_noiseName(tot->noise));
+    char pct[32] = "no baseline time";
+    if (!isnan(tot->delta_pct)) {
+        snprintf(pct, sizeof(pct), "%+.2f%%", tot->delta_pct);
+    }
+    if (tot->before.mean > 0 && tot->after.mean > 0) {
+        Format_ratio(r, sizeof(r), tot->before.mean / tot->after.mean);
+    } else {
+        snprintf(r, sizeof(r), "-");
+    }
+    snprintf(t, sizeof(t), "%s -> %s  delta %s (%s)  speedup %s  %s noise", a, b, x, pct, r,
+             Diff_noiseName(tot->noise));
     y += line(c, y, end, "Kernel time", tot->noise == DIFF_NOISE_OUTSIDE ? STYLE_NUMBER
                                                                           : STYLE_DIM, t);
     if (d->na > 1 || d->nb > 1) {

@@ -228,3 +228,17 @@ for o in --diff --abba --match --fail-above --gate; do
     check "$o is in --help and in the README option table" sh -c \
         "$DCUTOP --help | grep -q -- '$o ' && grep -q '^| \`$o' README.md"
 done
+
+# ---------------------------------------------------------------- bad step files, a side without kernels
+mkdir -p "$TMP/sbad" "$TMP/strunc"
+printf '{"step_ms_events": [1.0, "x", 2.0, -1]}' >"$TMP/sbad/step-times.json"
+printf '{"step_ms_events": [1.0, 2.0' >"$TMP/strunc/step-times.json"
+$DCUTOP --report --view files "$TMP/sbad" >"$TMP/sbad.txt" 2>"$TMP/sbad.err"
+check "step JSON: 2 steps kept, 2 elements rejected" grep -q "step-times.json *step times (JSON) *steps *2 *2 *used" "$TMP/sbad.txt"
+check "step JSON: the bad element is named" grep -q "step-times.json: element 1 of the step list is not a time in ms" "$TMP/sbad.err"
+exits "truncated step JSON alone: nothing loaded (exit 1)" 1 $DCUTOP --report "$TMP/strunc"
+check "truncated step JSON: one line naming the parse error" grep -q "step-times.json: skipped: step times JSON that cannot be read: parse error: premature EOF$" "$TMP/err"
+$DCUTOP -q --diff "$TMP/sbad" "$TMP/base" >"$TMP/nokern.txt"
+check "steps only vs kernels: the note says kernel times cannot be compared" grep -q "no device kernel times in the baseline (A): kernel times cannot be compared" "$TMP/nokern.txt"
+check "steps only vs kernels: no percentage against a zero baseline" grep -q "delta 61.9 us (no baseline time), speedup -" "$TMP/nokern.txt"
+check "steps on one side only: plain timing cannot be compared" grep -q "step times only in the baseline (A): plain timing cannot be compared" "$TMP/nokern.txt"
