@@ -125,7 +125,8 @@ void Diff_delete(Diff* this);
  * category). Rows in the Diff's order; filter: PCRE2 over the name (NULL: all). *out owned. */
 DcuStatus Diff_kernelTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
 DcuStatus Diff_categoryTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
-/* The summary as a table ("diff_summary": metric, unit, before, after, delta, ratio, noise). */
+/* The summary as a table ("diff_summary": metric, unit, before, after, delta, speedup =
+ * before / after, noise). */
 ResultSet* Diff_summaryTable(const Diff* d);
 
 /* Text of a DiffNoise as the tables write it: "within", "outside", "unknown". */

@@ -134,7 +134,7 @@ DcuStatus Diff_categoryTable(const Diff* d, const char* filter, ResultSet** out,
 enum { S_METRIC, S_UNIT, S_BEFORE, S_AFTER, S_DELTA, S_RATIO, S_NOISE, S_NCOLS };
 static const RsColumn summary_cols[S_NCOLS] = {
     {"metric", "Metric", CT_TEXT}, {"unit", "Unit", CT_TEXT},   {"before", "Before", CT_REAL},
-    {"after", "After", CT_REAL},   {"delta", "Delta", CT_REAL}, {"ratio", "Ratio", CT_RATIO},
+    {"after", "After", CT_REAL},   {"delta", "Delta", CT_REAL}, {"speedup", "Speedup", CT_RATIO},
     {"noise", "Noise", CT_TEXT},
 };
 

@@ -242,3 +242,8 @@ $DCUTOP -q --diff "$TMP/sbad" "$TMP/base" >"$TMP/nokern.txt"
 check "steps only vs kernels: the note says kernel times cannot be compared" grep -q "no device kernel times in the baseline (A): kernel times cannot be compared" "$TMP/nokern.txt"
 check "steps only vs kernels: no percentage against a zero baseline" grep -q "delta 61.9 us (no baseline time), speedup -" "$TMP/nokern.txt"
 check "steps on one side only: plain timing cannot be compared" grep -q "step times only in the baseline (A): plain timing cannot be compared" "$TMP/nokern.txt"
+$DCUTOP -q --report --diff --format json "$TMP/base" "$TMP/slow" >"$TMP/sum.json"
+check "JSON summary: speedup = before / after of device kernel time" python3 -c "
+import json, sys
+s = json.load(open('$TMP/sum.json'))['summary'][0]
+sys.exit(not (s['metric'] == 'device kernel time' and abs(s['speedup'] - s['before'] / s['after']) < 1e-6))"
