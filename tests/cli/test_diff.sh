@@ -247,3 +247,15 @@ check "JSON summary: speedup = before / after of device kernel time" python3 -c 
 import json, sys
 s = json.load(open('$TMP/sum.json'))['summary'][0]
 sys.exit(not (s['metric'] == 'device kernel time' and abs(s['speedup'] - s['before'] / s['after']) < 1e-6))"
+
+# the README's sessions are this binary's real output (title line aside: it names the paths)
+$DCUTOP -q --diff "$ABBA/A1" "$ABBA/S1" --top 6 --width 110 --fail-above 5 >"$TMP/readme_diff.txt"
+$DCUTOP -q --abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" --top 4 --width 110 >"$TMP/readme_abba.txt"
+for f in readme_diff readme_abba; do
+    check "README shows the current $f output" python3 - "$TMP/$f.txt" <<'PYEOF'
+import sys
+out = open(sys.argv[1]).read().rstrip("\n").split("\n")[1:]
+block = "\n".join(("    " + l) if l else "" for l in out)
+sys.exit(block not in open("README.md").read())
+PYEOF
+done
