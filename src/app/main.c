@@ -22,8 +22,7 @@
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
-
-#define DIFF_MAX_REPEATS 64
+#include "compare_runs.h"
 
 /* What every mode works on once the command line is understood and the traces are loaded. */
 typedef struct Session_ {
@@ -38,10 +37,7 @@ typedef struct Session_ {
     int export_tree;     /* --export stacks|ranges as a StacksSource, -1 otherwise */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
-    /* comparison: each run loaded into its own database (--diff, --abba, `dcutop A B`) */
-    DiffSide* side[2][DIFF_MAX_REPEATS]; /* [0] baseline, [1] candidate (owned) */
-    TraceDb* side_db[2][DIFF_MAX_REPEATS]; /* (owned) */
-    int nside[2];
+    CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -245,7 +241,7 @@ static int run_headless(App* app, const Cli* cli, DcuError* err) {
 static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     /* a comparison shows the candidate's first run on the other screens */
-    TraceDb* db = ss->nside[1] > 0 ? ss->side_db[1][0] : ss->db;
+    TraceDb* db = ss->cmp.n[1] > 0 ? ss->cmp.db[1][0] : ss->db;
     /* drill-down reads dispatches by kernel: index them now, while loading shows */
     if (KernelQuery_ensureIndex(db, err) != DCU_OK) {
         stop_terminal(ss);
@@ -263,9 +259,9 @@ static int run_interactive(Session* ss, DcuError* err) {
         Term_size(&w, &h);
     }
     App* app = App_new(db, km, &ao, w, h);
-    if (ss->nside[1] > 0) {
-        App_setDiffSides(app, (const DiffSide* const*)ss->side[0], ss->nside[0],
-                         (const DiffSide* const*)ss->side[1], ss->nside[1], cli->abba,
+    if (ss->cmp.n[1] > 0) {
+        App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
+                         (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
                          cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
         App_openDiff(app, NULL, 0, NULL, 0);
     }
@@ -302,41 +298,25 @@ static int run_report(Session* ss, DcuError* err) {
 
 /* ---- comparison ------------------------------------------------------------------------ */
 
-/* Loads one run of a comparison into its own database, with the session's rules. */
-static int load_run(Session* ss, const char* path, int side, DcuError* err) {
-    int i = ss->nside[side];
-    if (i == DIFF_MAX_REPEATS) {
-        Error_set(err, DCU_ERR_USAGE, "at most %d runs a side", DIFF_MAX_REPEATS);
-        return fail(err, EXIT_USAGE);
-    }
+/* Loads one run of a comparison. probe: say nothing, whatever happens (`dcutop A B`). */
+static int load_run(Session* ss, const char* path, int side, int probe, DcuError* err) {
     TraceDb* db = NULL;
-    if (TraceDb_open(&db, err) != DCU_OK) {
-        return fail(err, EXIT_RUNTIME);
+    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict, &db, err);
+    if (probe) {
+        return s == DCU_OK ? EXIT_OK : EXIT_RUNTIME;
     }
-    ss->side_db[side][i] = db;
-    ss->nside[side]++;
-    LoadOptions lo = {0};
-    lo.strict = ss->cli.strict;
-    Loader* ld = Loader_new(db, &lo);
-    DcuStatus ls = Loader_addPath(ld, path, err);
-    if (ls == DCU_OK) {
-        ls = Loader_run(ld, err);
-    }
-    Loader_delete(ld);
-    if (!ss->cli.quiet && !ss->tui) {
+    if (db && !ss->cli.quiet && !ss->tui) {
         print_messages(db);
     }
-    if (ls == DCU_ERR_EMPTY) {
-        stop_terminal(ss);
+    if (s == DCU_OK) {
+        return EXIT_OK;
+    }
+    stop_terminal(ss);
+    if (s == DCU_ERR_EMPTY) {
         print_empty(db, err);
         return EXIT_RUNTIME;
     }
-    if (ls != DCU_OK || RuleSet_apply(ss->rules, db, err) != DCU_OK ||
-        DiffSide_fromDb(db, path, &ss->side[side][i], err) != DCU_OK) {
-        stop_terminal(ss);
-        return fail(err, EXIT_RUNTIME);
-    }
-    return EXIT_OK;
+    return fail(err, s == DCU_ERR_USAGE ? EXIT_USAGE : EXIT_RUNTIME);
 }
 
 /* One side: a path or a comma-separated list of paths (repeats). */
@@ -345,10 +325,10 @@ static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
     int rc = EXIT_OK;
     char* save = NULL;
     for (char* p = strtok_r(copy, ",", &save); p && rc == EXIT_OK; p = strtok_r(NULL, ",", &save)) {
-        rc = load_run(ss, p, side, err);
+        rc = load_run(ss, p, side, 0, err);
     }
     free(copy);
-    if (rc == EXIT_OK && ss->nside[side] == 0) {
+    if (rc == EXIT_OK && ss->cmp.n[side] == 0) {
         Error_set(err, DCU_ERR_USAGE, "'%s': no path", spec);
         return fail(err, EXIT_USAGE);
     }
@@ -397,8 +377,8 @@ static int run_diff(Session* ss, DcuError* err) {
         return rc;
     }
     Diff* d = NULL;
-    if (Diff_compute((const DiffSide* const*)ss->side[0], ss->nside[0],
-                     (const DiffSide* const*)ss->side[1], ss->nside[1],
+    if (Diff_compute((const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
+                     (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1],
                      cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
@@ -441,13 +421,13 @@ static int run_abba(Session* ss, DcuError* err) {
     static const int side_of[4] = {0, 1, 1, 0};
     int rc = EXIT_OK;
     for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
-        rc = load_run(ss, cli->paths[i], side_of[i], err);
+        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
     }
     if (rc != EXIT_OK) {
         return rc;
     }
-    const DiffSide* const runs[4] = {ss->side[0][0], ss->side[1][0], ss->side[1][1],
-                                     ss->side[0][1]};
+    const CompareRuns* c = &ss->cmp;
+    const DiffSide* const runs[4] = {c->side[0][0], c->side[1][0], c->side[1][1], c->side[0][1]};
     Abba* a = NULL;
     if (Abba_compute(runs, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &a, err) !=
         DCU_OK) {
@@ -472,17 +452,8 @@ static int run_abba(Session* ss, DcuError* err) {
     return rc;
 }
 
-static void free_sides(Session* ss);
-
 static int interactive(const Cli* cli) {
     return cli->mode == MODE_DEFAULT && (cli->headless || (isatty(0) && isatty(1)));
-}
-
-/* One run in a loaded database: one folder and one process tag among the kernel files. */
-static int one_run(TraceDb* db) {
-    return TraceDb_scalarInt(db, "SELECT count(DISTINCT f.dir || '|' || f.run_tag) FROM"
-                                 " source_file f WHERE f.id IN"
-                                 " (SELECT file_id FROM used_file WHERE layer = 'kernel')") == 1;
 }
 
 /* `dcutop A B`, interactive: two paths that each hold one run open on the Diff screen. The
@@ -493,16 +464,13 @@ static int two_runs(Session* ss) {
         strchr(cli->paths[0], ',') || strchr(cli->paths[1], ',')) {
         return 0;
     }
-    DcuError e;
+    DcuError e; /* the normal load says it all when this is not a comparison */
     Error_clear(&e);
-    int quiet = ss->cli.quiet;
-    ss->cli.quiet = 1; /* the normal load says it all when this is not a comparison */
-    int ok = load_run(ss, cli->paths[0], 0, &e) == EXIT_OK &&
-             load_run(ss, cli->paths[1], 1, &e) == EXIT_OK && one_run(ss->side_db[0][0]) &&
-             one_run(ss->side_db[1][0]);
-    ss->cli.quiet = quiet;
+    int ok = load_run(ss, cli->paths[0], 0, 1, &e) == EXIT_OK &&
+             load_run(ss, cli->paths[1], 1, 1, &e) == EXIT_OK &&
+             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0);
     if (!ok) {
-        free_sides(ss);
+        CompareRuns_done(&ss->cmp);
     }
     return ok;
 }
@@ -511,11 +479,11 @@ static int two_runs(Session* ss) {
 static int run_compare_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     int rc = EXIT_OK;
-    if (ss->nside[0] == 0) { /* not loaded by two_runs() */
+    if (ss->cmp.n[0] == 0) { /* not loaded by two_runs() */
         if (cli->abba) {
             static const int side_of[4] = {0, 1, 1, 0};
             for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
-                rc = load_run(ss, cli->paths[i], side_of[i], err);
+                rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
             }
         } else {
             rc = load_side(ss, cli->paths[0], 0, err);
@@ -529,18 +497,8 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
         return rc;
     }
     /* the other screens show the candidate's first run: the header says so */
-    snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->side[1][0]->label);
+    snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->cmp.side[1][0]->label);
     return run_interactive(ss, err);
-}
-
-static void free_sides(Session* ss) {
-    for (int s = 0; s < 2; s++) {
-        for (int i = 0; i < ss->nside[s]; i++) {
-            DiffSide_delete(ss->side[s][i]);
-            TraceDb_delete(ss->side_db[s][i]);
-        }
-        ss->nside[s] = 0;
-    }
 }
 
 /* Modes that need no trace: help, version, the rules. -1: not one of them. */
@@ -623,6 +581,6 @@ int main(int argc, char** argv) {
     Loader_delete(ss.loader);
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
-    free_sides(&ss);
+    CompareRuns_done(&ss.cmp);
     return rc;
 }

@@ -566,8 +566,14 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
                             ? "within noise"
                             : (r->noise == DIFF_NOISE_OUTSIDE ? "outside noise"
                                                               : "noise cannot be judged");
-    snprintf(why, cap, "gate %s: %s %+.2f%% (limit +%g%%), %s%s", fail ? "FAILED" : "passed",
-             what, isfinite(change) ? change : 100.0, pct, noise,
+    char amount[64];
+    if (isfinite(change)) {
+        snprintf(amount, sizeof(amount), "%+.2f%%", change);
+    } else {
+        snprintf(amount, sizeof(amount), "new (no baseline time)");
+    }
+    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s", fail ? "FAILED" : "passed", what,
+             amount, pct, noise,
              fail ? (r->noise == DIFF_NOISE_UNKNOWN ? ": counted as a real change" : "")
                   : (slower ? ": not counted" : ""));
     free(g.va);

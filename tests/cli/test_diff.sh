@@ -259,3 +259,16 @@ block = "\n".join(("    " + l) if l else "" for l in out)
 sys.exit(block not in open("README.md").read())
 PYEOF
 done
+
+# ---------------------------------------------------------------- `dcutop A B` (interactive, headless)
+printf ':dump start\n' >"$TMP/start.keys"
+$DCUTOP --headless --keys "$TMP/start.keys" "$TMP/base" "$TMP/slow" >"$TMP/ab.txt" 2>"$TMP/ab.err"
+check "dcutop A B, one run each: opens on the Diff screen" grep -q "^ Kernel time 61.9 us -> 102.9 us" "$TMP/ab.txt"
+mkdir -p "$TMP/multi/r1" "$TMP/multi/r2"
+cp "$TMP/base/results.csv" "$TMP/multi/r1/"
+cp "$TMP/slow/results.csv" "$TMP/multi/r2/"
+$DCUTOP --headless --keys "$TMP/start.keys" "$TMP/multi" "$TMP/base" >"$TMP/multi.txt" 2>&1
+check "dcutop A B, A holds two runs: no comparison, the Summary as before" sh -c \
+    "grep -q 'Device kernels' '$TMP/multi.txt' && ! grep -q '^ Kernel time' '$TMP/multi.txt'"
+$DCUTOP --headless --keys "$TMP/start.keys" "$TMP/steps" "$TMP/nothere" >"$TMP/bad.txt" 2>"$TMP/bad.err"
+same "dcutop A B, B missing: one error, as without the comparison" "1" "$(grep -c 'nothere' "$TMP/bad.err")"
