@@ -4,7 +4,10 @@
 #ifndef DCUTOP_APP_H
 #define DCUTOP_APP_H
 
+#include <stdint.h>
+
 #include "dcutop/canvas.h"
+#include "dcutop/diff.h"
 #include "dcutop/keymap.h"
 #include "dcutop/trace_db.h"
 
@@ -31,5 +34,14 @@ int App_quitting(const App* this);
 /* The name of the current screen ("hotspots") and the last status message. */
 const char* App_screenName(const App* this);
 const char* App_status(const App* this);
+
+/* The comparison (issue 8). App_setDiffSides gives the App the runs loaded path by path
+ * (borrowed: they must outlive the App); abba: the four runs are A1 A2 in a, B1 B2 in b.
+ * App_openDiff computes the comparison and shows the Diff screen: with na == nb == 0 from
+ * those sides, else from the runs of the App's database with these ids (the Runs screen's
+ * a/b marks; needs the run model). A failure goes to the status line. */
+void App_setDiffSides(App* this, const DiffSide* const* a, int na, const DiffSide* const* b,
+                      int nb, int abba, DiffMatch match);
+void App_openDiff(App* this, const int64_t* a_runs, int na, const int64_t* b_runs, int nb);
 
 #endif

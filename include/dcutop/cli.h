@@ -54,6 +54,14 @@ typedef struct Cli_ {
     const char* timing;      /* --timing FILE: per-key microseconds (headless) */
     const char* theme;       /* --theme NAME|PATH */
     int no_color;            /* --no-color (NO_COLOR does the same) */
+    /* comparison (issue 8) */
+    int diff;                /* --diff A B: paths[0] baseline, paths[1] candidate, each a
+                              * comma-separated list of repeats */
+    int abba;                /* --abba A1 B1 B2 A2 */
+    int match_short;         /* --match short: kernels matched by short name (fuzzy) */
+    int gate_on;             /* --fail-above given */
+    double fail_above;       /* --fail-above PCT */
+    const char* gate;        /* --gate CATEGORY|REGEX: the part the gate looks at */
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

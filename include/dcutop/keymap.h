@@ -24,7 +24,7 @@
     _(SCREEN_API, "screen-api", "HIP API screen")                                             \
     _(SCREEN_COPIES, "screen-copies", "Memory copies screen")                                 \
     _(SCREEN_STACKS, "screen-stacks", "Call stacks and ranges screen")                        \
-    _(SCREEN_DIFF, "screen-diff", "Diff screen (not in this version)")                        \
+    _(SCREEN_DIFF, "screen-diff", "Diff screen: two runs or groups of runs compared")          \
     _(SCREEN_FILES, "screen-files", "Loaded files")                                           \
     _(SCREEN_TRACE, "screen-trace", "Dispatch trace: every dispatch and copy of a GPU/queue in time order") \
     _(TRACE_LANE, "next-lane", "Trace: the next GPU/queue")                                   \
@@ -57,7 +57,8 @@
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
-    _(QUIT, "quit", "Quit")
+    _(QUIT, "quit", "Quit")                                                                   \
+    _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

@@ -19,7 +19,7 @@
 
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
-       N_TOPS };
+       TOP_DIFF, N_TOPS };
 #define MAX_DEPTH 64
 
 struct App_ {
@@ -43,14 +43,21 @@ struct App_ {
     int menu, menu_sel;
     char last_pattern[1024];
     int quit;
+    /* the comparison sides loaded path by path (App_setDiffSides; borrowed) */
+    const DiffSide* const* diff_a;
+    const DiffSide* const* diff_b;
+    int diff_na, diff_nb;
+    int diff_abba;
+    DiffMatch diff_match;
 };
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
                                                   &CategoriesScreen, &ApiScreen, &CopiesScreen,
-                                                  &FilesScreen,    &StacksScreen};
+                                                  &FilesScreen,    &StacksScreen,
+                                                  &DiffScreen};
 /* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS};
+                                TOP_STACKS, TOP_DIFF};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -629,7 +636,7 @@ Reaction App_key(App* app, int key) {
         switch_top(app, TOP_STACKS);
         return REACT_REDRAW;
     case ACT_SCREEN_DIFF:
-        App_setStatus(app, 0, "Diff (two runs side by side): not in this version of dcutop.");
+        switch_top(app, TOP_DIFF);
         return REACT_REDRAW;
     case ACT_SCREEN_TRACE:
         return TraceScreen_openAt(app, NULL, -1);
@@ -752,6 +759,9 @@ static const FooterItem doc_footer[] = {
 static const FooterItem stacks_footer[] = {
     {"F1", "Help"}, {"+-", "Expand"}, {"E/C", "All"}, {"m", "Mode"}, {"f", "Fold"},
     {"t", "Stacks/Ranges"}, {"/", "Filter"}, {"e", "Export"}, {"q", "Quit"}};
+static const FooterItem diff_footer[] = {
+    {"F1", "Help"}, {"v", "Kernels/Categories"}, {"Enter", "Open"}, {"/", "Filter"},
+    {"F6", "Sort"}, {"e", "Export"}, {"q", "Quit"}};
 static const FooterItem prompt_footer[] = {
     {"Enter", "Accept"}, {"Esc", "Cancel"}, {"C-u", "Clear"}};
 static const FooterItem menu_footer[] = {
@@ -824,6 +834,9 @@ const Canvas* App_render(App* app) {
     } else if (s->ops == &StacksScreen) {
         ChromeView_footer(c, c->h - 1, stacks_footer,
                           (int)(sizeof(stacks_footer) / sizeof(stacks_footer[0])));
+    } else if (s->ops == &DiffScreen) {
+        ChromeView_footer(c, c->h - 1, diff_footer,
+                          (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
     } else if (s->ops == &CategoriesScreen) {
         ChromeView_footer(c, c->h - 1, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
     } else if (TableScreen_isTable(s)) {
@@ -833,4 +846,57 @@ const Canvas* App_render(App* app) {
         ChromeView_footer(c, c->h - 1, doc_footer, (int)(sizeof(doc_footer) / sizeof(doc_footer[0])));
     }
     return c;
+}
+
+/* ---- comparison ------------------------------------------------------------------------ */
+
+void App_setDiffSides(App* app, const DiffSide* const* a, int na, const DiffSide* const* b,
+                      int nb, int abba, DiffMatch match) {
+    app->diff_a = a;
+    app->diff_b = b;
+    app->diff_na = na;
+    app->diff_nb = nb;
+    app->diff_abba = abba;
+    app->diff_match = match;
+}
+
+void App_openDiff(App* app, const int64_t* a_runs, int na, const int64_t* b_runs, int nb) {
+    (void)a_runs;
+    (void)b_runs;
+    Screen* s = app->tops[TOP_DIFF];
+    DcuError err;
+    Error_clear(&err);
+    if (na > 0 || nb > 0) {
+        /* runs of this database: needs the run model (Runs_setScope, issue 8 runs branch) */
+        App_setStatus(app, 1, "Comparing marked runs needs the Runs screen.");
+        return;
+    }
+    if (app->diff_na == 0 || app->diff_nb == 0) {
+        App_setStatus(app, 1, "No comparison: give dcutop --diff A B or two runs.");
+        return;
+    }
+    Diff* d = NULL;
+    Abba* ab = NULL;
+    DcuStatus st;
+    if (app->diff_abba) {
+        const DiffSide* const runs[4] = {app->diff_a[0], app->diff_b[0], app->diff_b[1],
+                                         app->diff_a[1]};
+        st = Abba_compute(runs, app->diff_match, &ab, &err);
+    } else {
+        st = Diff_compute(app->diff_a, app->diff_na, app->diff_b, app->diff_nb, app->diff_match,
+                          &d, &err);
+    }
+    if (st != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return;
+    }
+    s->ops->close(s);
+    s->diff = d;
+    s->abba = ab;
+    s->diff_view = 0;
+    s->tv.selected = s->tv.scroll = 0;
+    if (DiffScreen_requery(s, app, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+    }
+    switch_top(app, TOP_DIFF);
 }

@@ -22,6 +22,7 @@ static const char usage[] =
     "  --report               print files, hotspots, categories, API and copies as text\n"
     "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
     "                         stacks|ranges (one row per call path, self and inclusive time)\n"
+    "                         diff (with two paths: the per-kernel comparison), abba\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
@@ -62,11 +63,29 @@ static const char usage[] =
     "      --size WxH         headless screen size (default 100x30)\n"
     "      --keys FILE        key script for --headless (see README)\n"
     "      --timing FILE      headless: write per-key handling+drawing microseconds\n"
+    "\n"
+    "Comparison (A = baseline, B = candidate):\n"
+    "      --diff A B         compare two runs; A and B are each a path or a comma-separated\n"
+    "                         list of paths (repeats of one side, each loaded on its own).\n"
+    "                         The Diff screen on a terminal, else the report; with --report,\n"
+    "                         --export diff, --format text|csv|json and -o in batch.\n"
+    "                         `dcutop A B` (two paths of one run each) opens on the Diff screen\n"
+    "      --abba A1 B1 B2 A2  four runs in the order taken: effect = mean(B) - mean(A),\n"
+    "                         drift = A2 - A1, trusted only when |effect| > |drift|; on device\n"
+    "                         kernel time, per kernel and on plain step times\n"
+    "      --match MODE       full (default: the full normalized kernel name) or short (the\n"
+    "                         short name, for rebuilt code; such matches are marked fuzzy)\n"
+    "      --fail-above PCT   with --diff: exit 3 when B's device kernel time is slower than A's\n"
+    "                         by more than PCT percent and the change is outside noise; the\n"
+    "                         last line says which, and why\n"
+    "      --gate PART        the gate looks only at a category (by name) or at the kernels\n"
+    "                         whose names match a PCRE2 pattern\n"
     "  -q, --quiet            no load messages on standard error\n"
     "  -h, --help             this help\n"
     "  -V, --version          version\n"
     "\n"
-    "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error.\n";
+    "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error,\n"
+    "3 the --fail-above gate failed.\n";
 
 const char* Cli_usage(void) {
     return usage;
@@ -143,6 +162,8 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     return Cli_roi(cli, &cli->roi_spec, err);
 }
 
+enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* comparison */
+
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
     long v = strtol(s, &end, 10);
@@ -206,6 +227,75 @@ DcuStatus Cli_roi(const Cli* cli, RoiSpec* spec, DcuError* err) {
     return DCU_OK;
 }
 
+/* --diff, --abba, --match, --fail-above, --gate */
+static DcuStatus parse_compare(Cli* cli, int c, const char* arg, DcuError* err) {
+    char* end;
+    switch (c) {
+    case OPT_DIFF:
+        cli->diff = 1;
+        break;
+    case OPT_ABBA:
+        cli->abba = 1;
+        break;
+    case OPT_MATCH:
+        if (strcmp(arg, "short") != 0 && strcmp(arg, "full") != 0) {
+            return Error_set(err, DCU_ERR_USAGE, "--match must be full or short");
+        }
+        cli->match_short = strcmp(arg, "short") == 0;
+        break;
+    case OPT_FAIL_ABOVE:
+        cli->fail_above = strtod(arg, &end);
+        if (*arg == '\0' || *end || !(cli->fail_above >= 0) || cli->fail_above > 1e9) {
+            return Error_set(err, DCU_ERR_USAGE, "--fail-above needs a percentage >= 0");
+        }
+        cli->gate_on = 1;
+        break;
+    default:
+        cli->gate = arg;
+        break;
+    }
+    return DCU_OK;
+}
+
+/* The comparison options against the mode and the paths, after parsing. */
+static DcuStatus check_compare(Cli* cli, DcuError* err) {
+    if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "diff") == 0 && !cli->abba) {
+        cli->diff = 1;
+    }
+    if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "abba") == 0) {
+        cli->abba = 1;
+    }
+    if (cli->diff && cli->abba) {
+        return Error_set(err, DCU_ERR_USAGE, "choose one of --diff and --abba");
+    }
+    if (cli->diff && cli->npaths != 2) {
+        return Error_set(err, DCU_ERR_USAGE, "--diff needs two paths, A and B (each a path or "
+                                             "a comma-separated list of repeats)");
+    }
+    if (cli->abba && cli->npaths != 4) {
+        return Error_set(err, DCU_ERR_USAGE, "--abba needs four paths: A1 B1 B2 A2");
+    }
+    if ((cli->diff || cli->abba) && cli->mode != MODE_DEFAULT && cli->mode != MODE_REPORT &&
+        cli->mode != MODE_EXPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "--diff and --abba go with --report or --export");
+    }
+    if (cli->mode == MODE_EXPORT && (cli->diff || cli->abba) &&
+        strcmp(cli->export_view, cli->abba ? "abba" : "diff") != 0) {
+        return Error_set(err, DCU_ERR_USAGE, "with %s, --export writes %s",
+                         cli->abba ? "--abba" : "--diff", cli->abba ? "abba" : "diff");
+    }
+    if (cli->gate_on && !cli->diff) {
+        return Error_set(err, DCU_ERR_USAGE, "--fail-above goes with --diff A B");
+    }
+    if (cli->gate && !cli->gate_on) {
+        return Error_set(err, DCU_ERR_USAGE, "--gate goes with --fail-above PCT");
+    }
+    if (cli->gate_on && cli->mode == MODE_DEFAULT) {
+        cli->mode = MODE_REPORT; /* a gate is for scripts: the report, never the TUI */
+    }
+    return DCU_OK;
+}
+
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     static const struct option longopts[] = {
         {"report", no_argument, NULL, OPT_REPORT},
@@ -238,6 +328,11 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"roi", required_argument, NULL, OPT_ROI},
         {"roi-from", required_argument, NULL, OPT_ROI_FROM},
         {"roi-to", required_argument, NULL, OPT_ROI_TO},
+        {"diff", no_argument, NULL, OPT_DIFF},
+        {"abba", no_argument, NULL, OPT_ABBA},
+        {"match", required_argument, NULL, OPT_MATCH},
+        {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+        {"gate", required_argument, NULL, OPT_GATE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -348,6 +443,17 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_NO_COLOR:
             cli->no_color = 1;
             break;
+        case OPT_DIFF:
+        case OPT_ABBA:
+        case OPT_MATCH:
+        case OPT_FAIL_ABOVE:
+        case OPT_GATE: {
+            DcuStatus st = parse_compare(cli, c, optarg, err);
+            if (st != DCU_OK) {
+                return st;
+            }
+            break;
+        }
         case 'q':
             cli->quiet = 1;
             break;
@@ -369,7 +475,8 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         }
         cli->paths[cli->npaths++] = argv[i];
     }
-    return check_combination(cli, err);
+    DcuStatus cs = check_combination(cli, err);
+    return cs != DCU_OK ? cs : check_compare(cli, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

@@ -174,6 +174,7 @@ static const struct {
     {"trace", '[', ACT_ROI_START},          {"trace", ']', ACT_ROI_END},
     {"dispatches", '[', ACT_ROI_START},     {"dispatches", ']', ACT_ROI_END},
     {"generic", 'I', ACT_ROI_ITERATION},
+    {"diff", 'v', ACT_DIFF_VIEW},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

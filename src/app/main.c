@@ -10,6 +10,7 @@
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
 #include "dcutop/gap_buckets.h"
+#include "dcutop/diff.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
@@ -17,12 +18,14 @@
 #include "dcutop/out_file.h"
 #include "dcutop/query.h"
 #include "dcutop/report.h"
+#include "dcutop/report_diff.h"
 #include "dcutop/stacks.h"
 #include "dcutop/script.h"
 #include "dcutop/term.h"
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
+#include "compare_runs.h"
 
 /* What every mode works on once the command line is understood and the traces are loaded. */
 typedef struct Session_ {
@@ -37,6 +40,7 @@ typedef struct Session_ {
     int export_tree;     /* --export stacks|ranges as a StacksSource, -1 otherwise */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
+    CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -260,8 +264,10 @@ static int run_headless(App* app, const Cli* cli, DcuError* err) {
 
 static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
+    /* a comparison shows the candidate's first run on the other screens */
+    TraceDb* db = ss->cmp.n[1] > 0 ? ss->cmp.db[1][0] : ss->db;
     /* drill-down reads dispatches by kernel: index them now, while loading shows */
-    if (KernelQuery_ensureIndex(ss->db, err) != DCU_OK) {
+    if (KernelQuery_ensureIndex(db, err) != DCU_OK) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
     }
@@ -276,13 +282,19 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (ss->tui) {
         Term_size(&w, &h);
     }
-    App* app = App_new(ss->db, km, &ao, w, h);
+    App* app = App_new(db, km, &ao, w, h);
+    if (ss->cmp.n[1] > 0) {
+        App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
+                         (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
+                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+        App_openDiff(app, NULL, 0, NULL, 0);
+    }
     int rc = EXIT_OK;
     if (ss->tui) {
         Term_loop(app);
         stop_terminal(ss);
         if (!cli->quiet) {
-            print_messages(ss->db);
+            print_messages(db);
         }
     } else {
         rc = run_headless(app, cli, err);
@@ -306,6 +318,211 @@ static int run_report(Session* ss, DcuError* err) {
         s = OutFile_finish(&of, Report_write(ss->db, &ro, of.fp, err), err);
     }
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* ---- comparison ------------------------------------------------------------------------ */
+
+/* Loads one run of a comparison. probe: say nothing, whatever happens (`dcutop A B`). */
+static int load_run(Session* ss, const char* path, int side, int probe, DcuError* err) {
+    TraceDb* db = NULL;
+    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict, &db, err);
+    if (probe) {
+        return s == DCU_OK ? EXIT_OK : EXIT_RUNTIME;
+    }
+    if (db && !ss->cli.quiet && !ss->tui) {
+        print_messages(db);
+    }
+    if (s == DCU_OK) {
+        return EXIT_OK;
+    }
+    stop_terminal(ss);
+    if (s == DCU_ERR_EMPTY) {
+        print_empty(db, err);
+        return EXIT_RUNTIME;
+    }
+    return fail(err, s == DCU_ERR_USAGE ? EXIT_USAGE : EXIT_RUNTIME);
+}
+
+/* One side: a path or a comma-separated list of paths (repeats). */
+static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
+    char* copy = xstrdup(spec);
+    int rc = EXIT_OK;
+    char* save = NULL;
+    for (char* p = strtok_r(copy, ",", &save); p && rc == EXIT_OK; p = strtok_r(NULL, ",", &save)) {
+        rc = load_run(ss, p, side, 0, err);
+    }
+    free(copy);
+    if (rc == EXIT_OK && ss->cmp.n[side] == 0) {
+        Error_set(err, DCU_ERR_USAGE, "'%s': no path", spec);
+        return fail(err, EXIT_USAGE);
+    }
+    return rc;
+}
+
+static FILE* open_output(const Cli* cli, DcuError* err) {
+    if (!cli->output || strcmp(cli->output, "-") == 0) {
+        return stdout;
+    }
+    FILE* out = fopen(cli->output, "w");
+    if (!out) {
+        Error_set(err, DCU_ERR_IO, "%s: cannot create", cli->output);
+    }
+    return out;
+}
+
+static int close_output(const Cli* cli, FILE* out, DcuStatus s, DcuError* err) {
+    if (out != stdout && fclose(out) != 0 && s == DCU_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: write error", cli->output);
+    }
+    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+static DiffReportOpts diff_report_opts(const Cli* cli) {
+    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort,
+                            cli->paths[0], cli->npaths > 1 ? cli->paths[1] : ""};
+}
+
+/* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
+static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
+    DcuStatus s = cli->output && strcmp(cli->output, "-") != 0
+                      ? Export_csvFile(rs, cli->output, 1, err)
+                      : Export_csv(rs, stdout, err);
+    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
+static int run_diff(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int rc = load_side(ss, cli->paths[0], 0, err);
+    if (rc == EXIT_OK) {
+        rc = load_side(ss, cli->paths[1], 1, err);
+    }
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    Diff* d = NULL;
+    if (Diff_compute((const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
+                     (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1],
+                     cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    char why[512] = "";
+    int failed = 0;
+    if (cli->gate_on && (failed = Diff_gate(d, cli->fail_above, cli->gate, why, sizeof(why),
+                                            err)) < 0) {
+        Diff_delete(d);
+        return fail(err, EXIT_USAGE);
+    }
+    DcuStatus s;
+    if (cli->mode == MODE_EXPORT) {
+        ResultSet* rs = NULL;
+        s = Diff_kernelTable(d, cli->filter, &rs, err);
+        if (s == DCU_OK && cli->sort) {
+            s = Query_sort(rs, cli->sort, err);
+        }
+        rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
+        ResultSet_delete(rs);
+    } else {
+        FILE* out = open_output(cli, err);
+        if (!out) {
+            Diff_delete(d);
+            return fail(err, EXIT_RUNTIME);
+        }
+        DiffReportOpts o = diff_report_opts(cli);
+        s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out, err);
+        rc = close_output(cli, out, s, err);
+    }
+    if (rc == EXIT_OK && cli->gate_on && (cli->format != FMT_TEXT || cli->mode == MODE_EXPORT)) {
+        fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
+    }
+    Diff_delete(d);
+    return rc == EXIT_OK && failed ? EXIT_GATE : rc;
+}
+
+/* --abba A1 B1 B2 A2 */
+static int run_abba(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    static const int side_of[4] = {0, 1, 1, 0};
+    int rc = EXIT_OK;
+    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
+    }
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    const CompareRuns* c = &ss->cmp;
+    const DiffSide* const runs[4] = {c->side[0][0], c->side[1][0], c->side[1][1], c->side[0][1]};
+    Abba* a = NULL;
+    if (Abba_compute(runs, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &a, err) !=
+        DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    if (cli->mode == MODE_EXPORT) {
+        ResultSet* rs = NULL;
+        DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, &rs, err);
+        rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
+        ResultSet_delete(rs);
+    } else {
+        FILE* out = open_output(cli, err);
+        if (!out) {
+            Abba_delete(a);
+            return fail(err, EXIT_RUNTIME);
+        }
+        DiffReportOpts o = diff_report_opts(cli);
+        const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+        rc = close_output(cli, out, ReportAbba_write(a, titles, &o, out, err), err);
+    }
+    Abba_delete(a);
+    return rc;
+}
+
+static int interactive(const Cli* cli) {
+    return cli->mode == MODE_DEFAULT && (cli->headless || (isatty(0) && isatty(1)));
+}
+
+/* `dcutop A B`, interactive: two paths that each hold one run open on the Diff screen. The
+ * sides are loaded here; when either holds several runs they are dropped again. */
+static int two_runs(Session* ss) {
+    const Cli* cli = &ss->cli;
+    if (cli->npaths != 2 || cli->diff || cli->abba || !interactive(cli) ||
+        strchr(cli->paths[0], ',') || strchr(cli->paths[1], ',')) {
+        return 0;
+    }
+    DcuError e; /* the normal load says it all when this is not a comparison */
+    Error_clear(&e);
+    int ok = load_run(ss, cli->paths[0], 0, 1, &e) == EXIT_OK &&
+             load_run(ss, cli->paths[1], 1, 1, &e) == EXIT_OK &&
+             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0);
+    if (!ok) {
+        CompareRuns_done(&ss->cmp);
+    }
+    return ok;
+}
+
+/* The Diff screen: --diff / --abba / `dcutop A B` on a terminal or --headless. */
+static int run_compare_interactive(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int rc = EXIT_OK;
+    if (ss->cmp.n[0] == 0) { /* not loaded by two_runs() */
+        if (cli->abba) {
+            static const int side_of[4] = {0, 1, 1, 0};
+            for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+                rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
+            }
+        } else {
+            rc = load_side(ss, cli->paths[0], 0, err);
+            if (rc == EXIT_OK) {
+                rc = load_side(ss, cli->paths[1], 1, err);
+            }
+        }
+    }
+    if (rc != EXIT_OK || (rc = resolve_views(ss)) != EXIT_OK ||
+        (rc = start_terminal(ss, err)) != EXIT_OK) {
+        return rc;
+    }
+    /* the other screens show the candidate's first run: the header says so */
+    snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->cmp.side[1][0]->label);
+    return run_interactive(ss, err);
 }
 
 /* Modes that need no trace: help, version, the rules. -1: not one of them. */
@@ -359,13 +576,19 @@ static int run_mode(Session* ss, DcuError* err) {
     if (rc >= 0) {
         return rc;
     }
+    const Cli* cli = &ss->cli;
+    if ((cli->diff || cli->abba || two_runs(ss)) && interactive(cli)) {
+        return run_compare_interactive(ss, err);
+    }
+    if (cli->diff || cli->abba) {
+        return cli->diff ? run_diff(ss, err) : run_abba(ss, err);
+    }
     if ((rc = resolve_views(ss)) != EXIT_OK || (rc = check_outputs(&ss->cli, err)) != EXIT_OK ||
         (rc = load_traces(ss, err)) != EXIT_OK ||
         (rc = check_what_if(ss, err)) != EXIT_OK) {
         stop_terminal(ss);
         return rc;
     }
-    const Cli* cli = &ss->cli;
     if (cli->mode == MODE_EXPORT) {
         return run_export(ss, err);
     }
@@ -394,5 +617,6 @@ int main(int argc, char** argv) {
     Loader_delete(ss.loader);
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
+    CompareRuns_done(&ss.cmp);
     return rc;
 }

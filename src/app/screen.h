@@ -7,6 +7,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/app.h"
+#include "dcutop/diff.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
@@ -74,11 +75,16 @@ struct Screen_ {
     TraceLane* lanes; /* owned */
     int nlanes, lane;
     int64_t goto_abs; /* after opening, select the op starting here (trace clock); -1: none */
+    /* the Diff screen (diff_screen.c) */
+    struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
+    struct Abba_* abba;  /* owned */
+    int diff_view;       /* 0 per kernel, 1 per category */
 };
 
 /* Screens. */
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
-    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, TraceScreen;
+    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, TraceScreen,
+    DiffScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -126,6 +132,8 @@ const char* TableScreen_selection(Screen* s);
  * trace at a lane and op: lane NULL = the first lane; abs_start < 0: the first row. */
 DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err);
 Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start);
+/* diff_screen.c: rebuild the table from the screen's Diff/Abba, filter and sort. */
+DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -90,6 +90,9 @@ static void sync_sort(Screen* s) {
 }
 
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
+    if (s->ops == &DiffScreen) {
+        return DiffScreen_requery(s, app, err);
+    }
     char* keep = NULL;
     const char* ik = id_key(s);
     if (s->rs && ik) {

@@ -18,6 +18,7 @@ enum {
     LAYER_RANGE,
     LAYER_AGENT,
     LAYER_STACK, /* call stacks (load_stacks.c) */
+    LAYER_STEPS, /* plain step times taken without a profiler (load_steps.c) */
     LAYER_COUNT
 };
 
@@ -100,6 +101,12 @@ DcuStatus LoadStacks_file(LoaderCore* core, LoadFile* f, int form, DcuError* err
 DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err);
 DcuStatus LoadRanges_finish(LoaderCore* core, DcuError* err);
 void LoadStacks_done(LoaderCore* core);
+
+/* load_steps.c: plain timing (step-times.json with a step_ms_events list, or a one-column CSV
+ * of step times in ms) into step_time, layer 'steps'. LoadSteps_sniff returns 1 (JSON) or 2
+ * (CSV) when the head of the file (head, n bytes) looks like one, 0 otherwise. */
+int LoadSteps_sniff(const char* path, const unsigned char* head, size_t n);
+DcuStatus LoadSteps_file(LoaderCore* core, LoadFile* f, int form, DcuError* err);
 
 /* Reads a CSV trace file. Sets f->format ("skipped" + f->note when not a known format).
  * Returns DCU_ERR_IO only when the file cannot be read. */

@@ -32,7 +32,7 @@ struct Loader_ {
 };
 
 static const char* const layer_names[LAYER_COUNT] = {"kernel", "api", "copy", "range", "agent",
-                                                     "stack"};
+                                                     "stack", "steps"};
 
 static const char* const stmt_sql[ST_COUNT] = {
     [ST_KERNEL] = "INSERT INTO kernel(id, name, short_name) VALUES(?1, ?2, ?3)",
@@ -375,10 +375,13 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
         f.note = xstrdup("not a trace (documentation or code)");
     } else if (fs == DCU_OK) {
         const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
+        int steps = n == 0 ? 0 : LoadSteps_sniff(q->path, head, n);
         if (n == 0) {
             note = "empty file";
         }
-        if (other == sniffed_sqlite) {
+        if (steps > 0) {
+            fs = LoadSteps_file(core, &f, steps, &ferr);
+        } else if (other == sniffed_sqlite) {
             fs = LoadSqlite_file(core, &f, &ferr);
         } else if (other == sniffed_json) {
             fs = LoadJson_file(core, &f, &ferr);

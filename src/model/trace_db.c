@@ -221,6 +221,13 @@ static const char schema[] =
     "                               -- and thread), 'none' (no launch time)\n"
     ");\n"
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
+    /* plain timing taken without a profiler (layer 'steps', load_steps.c): the end-to-end
+     * layer an optimization's verdict rests on (PRODUCT.md 2) */
+    "CREATE TABLE step_time(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),\n"
+    "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
+    "  ms REAL NOT NULL             -- one step, milliseconds\n"
+    ");\n"
     /* kernel_summary_v materialized once after loading (Loader_run): every screen reads it */
     "CREATE TABLE kernel_summary(\n"
     "  kernel_id INTEGER PRIMARY KEY REFERENCES kernel(id),\n"

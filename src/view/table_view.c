@@ -55,8 +55,9 @@ TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
     int n = 0, tiny = 0;
     for (int r = 0; r < rows; r++) {
         const RsCell* cell = ResultSet_cellc(rs, r, c);
-        if (!cell->null && cell->i > mx) {
-            mx = cell->i;
+        int64_t v = cell->i < 0 ? -cell->i : cell->i; /* a Δ column holds negatives */
+        if (!cell->null && v > mx) {
+            mx = v;
         }
     }
     TimeUnit u = Format_unitFor(mx);
@@ -65,7 +66,7 @@ TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
         const RsCell* cell = ResultSet_cellc(rs, r, c);
         if (!cell->null) {
             n++;
-            tiny += cell->i < cut[u];
+            tiny += (cell->i < 0 ? -cell->i : cell->i) < cut[u];
         }
     }
     /* most values would read 0.00 in the largest value's unit: use a smaller one */

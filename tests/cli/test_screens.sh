@@ -5,12 +5,14 @@ for k in tests/screens/*.keys; do
     name=$(basename "$k" .keys)
     size=$(sed -n 's/^# size: *//p' "$k" | head -1)
     trace=$(sed -n 's/^# trace: *//p' "$k" | head -1)
+    args=$(sed -n 's/^# args: *//p' "$k" | head -1)   # options and several paths (no spaces)
     exp="${k%.keys}.expected"
     if [ ! -f "$exp" ]; then
         notok "screens/$name: no $exp (run make update-golden and review it)"
         continue
     fi
-    "$DCUTOP" --headless --size "${size:-100x30}" --keys "$k" \
+    # shellcheck disable=SC2086
+    "$DCUTOP" --headless --size "${size:-100x30}" --keys "$k" $args \
         "${trace:-sample-traces/dcu-weather-transformer}" >"$TMP/$name.out" 2>"$TMP/$name.err"
     rc=$?
     if [ $rc -ne 0 ]; then

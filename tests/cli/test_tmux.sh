@@ -92,3 +92,18 @@ signal_case FPE 8
 signal_case ILL 4
 signal_case TERM 15
 signal_case SEGV 11
+# `dcutop A B` (two runs) opens on the Diff screen; 1 leaves it, 7 comes back (issue 8)
+ABBA=$(cd "$SHARED/sample-traces-real/pytorch-h200-abba-sdpa" && pwd)
+tm kill-server 2>/dev/null
+tm new-session -d -s dcu -x 120 -y 30 \
+    "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' '$D' '$ABBA/A1' '$ABBA/S1'; echo EXITED=\$?; sleep 30"
+check "dcutop A B: opens on the Diff screen" wait_for "Kernel time 14.8 ms -> 8.0 ms"
+tm send-keys -t dcu 1
+check "dcutop A B: 1 shows the Summary" wait_for "Device kernels"
+tm send-keys -t dcu 7
+check "dcutop A B: 7 shows the Diff screen again" wait_for "Unmatched   3 gone, 1 new"
+tm send-keys -t dcu v
+check "dcutop A B: v shows the categories" wait_for "Per category (v: per kernel)."
+tm send-keys -t dcu q
+check "dcutop A B: q quits with status 0" wait_for "EXITED=0"
+tm kill-server 2>/dev/null

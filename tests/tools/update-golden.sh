@@ -10,7 +10,9 @@ if [ -d tests/screens ] && ls tests/screens/*.keys >/dev/null 2>&1; then
     for k in tests/screens/*.keys; do
         size=$(sed -n 's/^# size: *//p' "$k" | head -1)
         trace=$(sed -n 's/^# trace: *//p' "$k" | head -1)
-        $DCUTOP --headless --size "${size:-100x30}" --keys "$k" "${trace:-sample-traces/dcu-weather-transformer}" \
+        args=$(sed -n 's/^# args: *//p' "$k" | head -1)
+        # shellcheck disable=SC2086 # args: extra words before the trace, as test_screens.sh
+        $DCUTOP --headless --size "${size:-100x30}" --keys "$k" $args "${trace:-sample-traces/dcu-weather-transformer}" \
             > "${k%.keys}.expected"
     done
 fi

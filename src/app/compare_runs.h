@@ -1,0 +1,29 @@
+/* compare_runs.h - the runs of a comparison (--diff, --abba, `dcutop A B`): each path loaded
+ * into its own database with the session's rules, and read as a DiffSide. Private to src/app;
+ * prints nothing (main.c says what went wrong). */
+#ifndef DCUTOP_COMPARE_RUNS_H
+#define DCUTOP_COMPARE_RUNS_H
+
+#include "dcutop/category.h"
+#include "dcutop/diff.h"
+#include "dcutop/trace_db.h"
+
+#define COMPARE_MAX_RUNS 64 /* runs a side */
+
+typedef struct CompareRuns_ {
+    DiffSide* side[2][COMPARE_MAX_RUNS]; /* [0] baseline, [1] candidate (owned) */
+    TraceDb* db[2][COMPARE_MAX_RUNS];    /* each run's database (owned) */
+    int n[2];
+} CompareRuns;
+
+/* Loads path as one more run of side (0 baseline, 1 candidate). *db gets the run's database
+ * (borrowed; NULL when none could be opened) even when loading fails, for its load messages.
+ * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs. */
+DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
+                          int strict, TraceDb** db, DcuError* err);
+/* 1 when run i of side holds one run: one folder and one process tag among its kernel files. */
+int CompareRuns_isOneRun(const CompareRuns* this, int side, int i);
+/* Frees every run; the struct is empty again. */
+void CompareRuns_done(CompareRuns* this);
+
+#endif

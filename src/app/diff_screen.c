@@ -1,0 +1,207 @@
+/* diff_screen.c - the Diff screen (key 7): the comparison summary on top, then the per-kernel
+ * table (v: per category; with --abba the A-B-B-A table). Sorting, filtering, search and export
+ * are the shared table behaviour; Enter on a kernel opens the candidate's kernel detail. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/diff_view.h"
+#include "dcutop/xalloc.h"
+#include "screen.h"
+
+static const char* const kernel_keys[] = {"name", "status", "before", "after", "delta",
+                                          "delta_pct", "ratio", "calls_before", "calls_after",
+                                          "share_pct", "noise", "match", "category", NULL};
+static const char* const cat_keys[] = {"category", "group", "before", "after", "delta",
+                                       "delta_pct", "ratio", "calls_before", "calls_after",
+                                       "share_pct", "noise", NULL};
+static const char* const abba_keys[] = {"name", "a1", "b1", "b2", "a2", "effect", "effect_pct",
+                                        "drift", "drift_pct", "verdict", NULL};
+static const char* const drop[] = {"category", "match", "calls_before", "calls_after",
+                                   "share_pct", "ratio", "group", "a1", "a2", "b1", "b2", NULL};
+static const char* const abba_drop[] = {"effect_pct", "drift_pct", "b2", "a2", NULL};
+static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct", "ratio",
+                                       "group", NULL};
+
+/* The summary's height: what DiffView draws, kept to a third of the body. */
+static int summary_lines(const Screen* s, int h) {
+    int n = s->abba ? 2 + s->abba->has_steps : 5 + (s->diff->na > 1 || s->diff->nb > 1);
+    const char* notes = s->abba ? s->abba->notes : s->diff->notes;
+    for (const char* p = notes; *p; p++) {
+        n += *p == '\n';
+    }
+    return n < h / 3 ? n : h / 3;
+}
+
+DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
+    (void)app;
+    ResultSet* rs = NULL;
+    if (s->abba) {
+        rs = Abba_table(s->abba);
+    } else if (s->diff) {
+        const char* f = s->filter;
+        DcuStatus st = s->diff_view ? Diff_categoryTable(s->diff, f, &rs, err)
+                                    : Diff_kernelTable(s->diff, f, &rs, err);
+        if (st != DCU_OK) {
+            return st;
+        }
+        if (s->category && !s->diff_view) { /* Enter on a category: its kernels */
+            ResultSet* all = rs;
+            rs = ResultSet_new(all->name, all->cols, all->ncols);
+            int cc = ResultSet_columnIndex(all, "category");
+            for (int r = 0; r < all->nrows; r++) {
+                if (strcmp(ResultSet_cellc(all, r, cc)->s, s->category) != 0) {
+                    continue;
+                }
+                int k = ResultSet_addRow(rs);
+                for (int c = 0; c < all->ncols; c++) {
+                    RsCell* dst = ResultSet_cell(rs, k, c);
+                    *dst = *ResultSet_cellc(all, r, c);
+                    dst->s = dst->s ? xstrdup(dst->s) : NULL;
+                }
+            }
+            ResultSet_delete(all);
+        }
+    } else {
+        return DCU_OK;
+    }
+    if (s->sort && Query_sort(rs, s->sort, err) != DCU_OK) {
+        ResultSet_delete(rs);
+        return err->code;
+    }
+    ResultSet_delete(s->rs);
+    s->rs = rs;
+    s->layout_w = -1;
+    s->tv.sort_col = -1;
+    if (s->sort) {
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)strcspn(s->sort, ":"), s->sort);
+        s->tv.sort_col = ResultSet_columnIndex(rs, key);
+        s->tv.sort_desc = strstr(s->sort, ":asc") == NULL;
+    }
+    return DCU_OK;
+}
+
+static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {
+    return DiffScreen_requery(s, app, err);
+}
+
+static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
+    if (!s->rs) {
+        return REACT_NONE;
+    }
+    if (a == ACT_DIFF_VIEW && s->diff) {
+        s->diff_view = !s->diff_view;
+        free(s->sort);
+        s->sort = NULL;
+        free(s->category);
+        s->category = NULL;
+        s->tv.selected = s->tv.scroll = 0;
+        if (DiffScreen_requery(s, app, err) != DCU_OK) {
+            return REACT_REDRAW;
+        }
+        App_setStatus(app, 0, s->diff_view ? "Per category (v: per kernel)."
+                                           : "Per kernel (v: per category).");
+        return REACT_REDRAW;
+    }
+    if (a == ACT_ENTER && s->rs->nrows > 0) {
+        if (s->diff_view) {
+            int cc = ResultSet_columnIndex(s->rs, "category");
+            char* cat = xstrdup(ResultSet_cellc(s->rs, s->tv.selected, cc)->s);
+            free(s->category);
+            s->category = cat;
+            s->diff_view = 0;
+            free(s->sort);
+            s->sort = NULL;
+            s->tv.selected = s->tv.scroll = 0;
+            DiffScreen_requery(s, app, err);
+            App_setStatus(app, 0, "Kernels of %s (v: back to categories).", cat);
+            return REACT_REDRAW;
+        }
+        const char* name = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+        const DiffRow* row = NULL;
+        for (int i = 0; s->diff && i < s->diff->nrows; i++) {
+            if (strcmp(s->diff->rows[i].name, name) == 0) {
+                row = &s->diff->rows[i];
+            }
+        }
+        if (!row || !row->b_name) {
+            App_setStatus(app, 0, "%s", row ? "Gone: this kernel is not in the candidate (B)."
+                                            : "No kernel detail for this row.");
+            return REACT_REDRAW;
+        }
+        return App_open(app, &KernelScreen, row->b_name, NULL,
+                        xasprintf("Diff > %s (candidate)", row->name));
+    }
+    return TableScreen_handle(s, app, a, err);
+}
+
+static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
+    if (!s->diff && !s->abba) {
+        Canvas_put(c, y0 + 1, 2, STYLE_DIM,
+                   "No comparison loaded: dcutop --diff A B, dcutop --abba A1 B1 B2 A2, or "
+                   "dcutop A B (two runs).", -1);
+        return;
+    }
+    int top = summary_lines(s, h);
+    int used = s->abba ? DiffView_abbaSummary(s->abba, c, y0, top)
+                       : DiffView_summary(s->diff, c, y0, top);
+    int ty = y0 + used + 1;
+    int th = h - used - 1;
+    int w = App_width(app);
+    if (s->layout_w != w) {
+        const char* const* keys = s->abba ? abba_keys : (s->diff_view ? cat_keys : kernel_keys);
+        TableLayout_compute(&s->layout, s->rs, keys, s->diff_view ? "category" : "name",
+                            s->abba ? abba_drop : (s->diff_view ? cat_drop : drop), w);
+        s->layout_w = w;
+    }
+    if (th < 2) {
+        return;
+    }
+    /* the table gets what is left: keep the selection visible in it */
+    if (s->tv.selected >= s->rs->nrows) {
+        s->tv.selected = s->rs->nrows - 1;
+    }
+    if (s->tv.selected < 0) {
+        s->tv.selected = 0;
+    }
+    if (s->tv.scroll > s->tv.selected) {
+        s->tv.scroll = s->tv.selected;
+    }
+    if (s->tv.selected >= s->tv.scroll + th - 1) {
+        s->tv.scroll = s->tv.selected - th + 2;
+    }
+    TableView_render(&s->tv, &s->layout, s->rs, c, ty, th);
+    if (s->rs->nrows == 0 && th > 2) {
+        Canvas_put(c, ty + 2, 2, STYLE_DIM, "No rows match the filter (Esc clears it).", -1);
+    }
+}
+
+static const char* ds_selection(Screen* s) {
+    if (!s->rs || s->rs->nrows == 0) {
+        return NULL;
+    }
+    return ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+}
+
+static void ds_close(Screen* s) {
+    Diff_delete(s->diff);
+    Abba_delete(s->abba);
+    s->diff = NULL;
+    s->abba = NULL;
+}
+
+const ScreenOps DiffScreen = {
+    .name = "diff",
+    .title = "Diff",
+    .tab = 6,
+    .open = ds_open,
+    .handle = ds_handle,
+    .render = ds_render,
+    .selection = ds_selection,
+    .close = ds_close,
+    .view = VIEW_COUNT,
+    .keys = kernel_keys,
+    .flex = "name",
+    .drop = drop,
+    .filterable = 1,
+};

@@ -1,0 +1,318 @@
+/* report_diff.c - --report --diff and --abba: a summary, the notes on what cannot be compared,
+ * the per-kernel and per-category tables and the unmatched kernels; A-B-B-A as one table. */
+#include "dcutop/report_diff.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "dcutop/export.h"
+#include "dcutop/filter.h"
+#include "dcutop/format.h"
+#include "dcutop/query.h"
+#include "dcutop/xalloc.h"
+
+static const char* const kernel_keys[] = {"name", "status", "category", "before", "after",
+                                          "delta", "delta_pct", "ratio", "calls_before",
+                                          "calls_after", "share_pct", "noise", NULL};
+static const char* const kernel_keys_fuzzy[] = {"name", "status", "match", "before", "after",
+                                                "delta", "delta_pct", "ratio", "calls_before",
+                                                "calls_after", "share_pct", "noise", NULL};
+static const char* const kernel_keys_rep[] = {"name", "status", "before", "after", "delta",
+                                              "delta_pct", "before_min", "before_max",
+                                              "after_min", "after_max", "noise", NULL};
+static const char* const cat_keys[] = {"category", "group", "before", "after", "delta",
+                                       "delta_pct", "ratio", "calls_before", "calls_after",
+                                       "share_pct", "noise", NULL};
+static const char* const abba_keys[] = {"name", "layer", "a1", "b1", "b2", "a2", "effect",
+                                        "effect_pct", "drift", "drift_pct", "verdict", NULL};
+
+static const RsColumn note_cols[] = {{"note", "Note", CT_TEXT}};
+
+static ResultSet* notes_table(const char* notes) {
+    ResultSet* rs = ResultSet_new("notes", note_cols, 1);
+    const char* p = notes;
+    while (*p) {
+        const char* nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+        ResultSet_setText(rs, ResultSet_addRow(rs), 0, buf);
+        p += n + (nl ? 1 : 0);
+    }
+    return rs;
+}
+
+/* Notes one a line, indented, in full (never cut like a table cell). */
+static void text_notes(const char* notes, FILE* out) {
+    for (const char* p = notes; *p;) {
+        const char* nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(out, "  %.*s\n", n, p);
+        p += n + (nl ? 1 : 0);
+    }
+}
+
+/* One table as a CSV block, a JSON member or a titled text table. */
+static DcuStatus block(const ResultSet* rs, const char* key, const char* title,
+                       const char* const* keys, const char* flex, int max_rows,
+                       const DiffReportOpts* o, FILE* out, int* first, DcuError* err) {
+    if (o->format == FMT_CSV) {
+        fprintf(out, "# %s\r\n", key);
+        DcuStatus s = Export_csv(rs, out, err);
+        fputs("\r\n", out);
+        return s;
+    }
+    if (o->format == FMT_JSON) {
+        fprintf(out, "%s\n\"%s\": ", *first ? "" : ",", key);
+        *first = 0;
+        return Export_json(rs, out, err);
+    }
+    fprintf(out, "\n%s\n", title);
+    if (rs->nrows == 0) {
+        fputs("  (none)\n", out);
+    } else {
+        Report_table(out, rs, keys, flex, o->width, max_rows);
+    }
+    return DCU_OK;
+}
+
+static void dur(char* buf, size_t cap, double ns) {
+    if (isnan(ns)) {
+        snprintf(buf, cap, "-");
+    } else {
+        Format_durationAuto(buf, cap, (int64_t)llround(ns));
+    }
+}
+
+/* The summary in words: the numbers of Diff_summaryTable, with units. */
+static void text_summary(const Diff* d, FILE* out) {
+    char a[64], b[64], c[64], e[64], f[64];
+    const DiffRow* t = &d->total;
+    fputs("\nSummary (A = baseline, B = candidate)\n", out);
+    dur(a, sizeof(a), t->before.mean);
+    dur(b, sizeof(b), t->after.mean);
+    dur(c, sizeof(c), t->delta);
+    char pct[32] = "no baseline time";
+    if (!isnan(t->delta_pct)) {
+        snprintf(pct, sizeof(pct), "%+.2f%%", t->delta_pct);
+    }
+    if (t->before.mean > 0 && t->after.mean > 0) {
+        Format_ratio(e, sizeof(e), t->before.mean / t->after.mean);
+    } else {
+        snprintf(e, sizeof(e), "-");
+    }
+    fprintf(out, "  Device kernel time  %s -> %s, delta %s (%s), speedup %s, %s noise", a, b, c,
+            pct, e, Diff_noiseName(t->noise));
+    if (t->has_ci) {
+        dur(a, sizeof(a), t->ci_lo);
+        dur(b, sizeof(b), t->ci_hi);
+        fprintf(out, " (95%% CI of delta %s .. %s)", a, b);
+    }
+    fputc('\n', out);
+    if (d->na > 1 || d->nb > 1) {
+        dur(a, sizeof(a), t->before.median);
+        dur(b, sizeof(b), t->before.min);
+        dur(c, sizeof(c), t->before.max);
+        fprintf(out, "  Repeats             A: %d runs, median %s, min %s, max %s\n", d->na, a,
+                b, c);
+        dur(a, sizeof(a), t->after.median);
+        dur(b, sizeof(b), t->after.min);
+        dur(c, sizeof(c), t->after.max);
+        fprintf(out, "                      B: %d runs, median %s, min %s, max %s\n", d->nb, a,
+                b, c);
+    }
+    fprintf(out, "  Dispatches          %.0f -> %.0f; kernels gone %d, new %d%s\n",
+            t->calls_before, t->calls_after, d->unmatched_a, d->unmatched_b,
+            d->match == DIFF_MATCH_SHORT ? " (matched by short name)" : "");
+    if (d->wall_before.n && d->wall_after.n) {
+        dur(a, sizeof(a), d->wall_before.mean);
+        dur(b, sizeof(b), d->wall_after.mean);
+        fprintf(out, "  Wall span           %s -> %s\n", a, b);
+    } else {
+        fputs("  Wall span           not comparable (no per-dispatch timestamps on a side)\n", out);
+    }
+    if (d->steps_before.n && d->steps_after.n) {
+        Format_ratio(e, sizeof(e), d->steps_before.mean / d->steps_after.mean);
+        fprintf(out, "  Step time (median)  %.4g ms -> %.4g ms, speedup %s (plain timing, no "
+                     "profiler)\n",
+                d->steps_before.mean, d->steps_after.mean, e);
+    }
+    fprintf(out, "  GEMM share          %.2f%% -> %.2f%%\n", d->gemm_share_before,
+            d->gemm_share_after);
+    Format_ratio(a, sizeof(a), d->gemm_ceil_before);
+    Format_ratio(b, sizeof(b), d->gemm_ceil_after);
+    Format_ratio(c, sizeof(c), d->other_ceil_before);
+    Format_ratio(e, sizeof(e), d->other_ceil_after);
+    fprintf(out, "  Amdahl ceilings     GEMM %s -> %s, non-GEMM %s -> %s\n", a, b, c, e);
+    Format_ratio(e, sizeof(e), Amdahl_ceiling(d->top_share_before / 100));
+    Format_ratio(f, sizeof(f), Amdahl_ceiling(d->top_share_after / 100));
+    fprintf(out, "  Bounded by          A: %s %.2f%% (ceiling %s); B: %s %.2f%% (ceiling %s)\n",
+            d->top_before[0] ? d->top_before : "-",
+            isnan(d->top_share_before) ? 0.0 : d->top_share_before, e,
+            d->top_after[0] ? d->top_after : "-",
+            isnan(d->top_share_after) ? 0.0 : d->top_share_after, f);
+}
+
+static void text_unmatched(const Diff* d, FILE* out) {
+    fprintf(out, "\nUnmatched kernels: %d gone (only in A), %d new (only in B)\n",
+            d->unmatched_a, d->unmatched_b);
+    for (int i = 0; i < d->nrows; i++) {
+        if (d->rows[i].presence != DIFF_BOTH) {
+            fprintf(out, "  %-4s  %s\n", Diff_presenceName(d->rows[i].presence), d->rows[i].name);
+        }
+    }
+}
+
+static const RsColumn gate_cols[] = {{"result", "Result", CT_TEXT}, {"reason", "Reason", CT_TEXT}};
+
+/* The gate's verdict: the last line of a text report, a block in CSV and JSON. */
+static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* o, FILE* out,
+                            int* first, DcuError* err) {
+    if (o->format == FMT_TEXT) {
+        fprintf(out, "\n%s\n", gate);
+        return DCU_OK;
+    }
+    ResultSet* rs = ResultSet_new("gate", gate_cols, 2);
+    int r = ResultSet_addRow(rs);
+    ResultSet_setText(rs, r, 0, failed ? "failed" : "passed");
+    ResultSet_setText(rs, r, 1, gate);
+    DcuStatus s = block(rs, "gate", "", NULL, NULL, 0, o, out, first, err);
+    ResultSet_delete(rs);
+    return s;
+}
+
+DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
+                           int gate_failed, FILE* out, DcuError* err) {
+    ResultSet* k = NULL;
+    ResultSet* c = NULL;
+    DcuStatus s = Diff_kernelTable(d, o->filter, &k, err);
+    if (s == DCU_OK) {
+        s = Diff_categoryTable(d, o->filter, &c, err);
+    }
+    if (s == DCU_OK && o->sort) {
+        s = Query_sort(k, o->sort, err);
+    }
+    ResultSet* sum = Diff_summaryTable(d);
+    ResultSet* notes = notes_table(d->notes);
+    int first = 1;
+    if (s == DCU_OK) {
+        if (o->format == FMT_TEXT) {
+            fprintf(out, "dcutop %s diff: A = %s, B = %s\n", DCUTOP_VERSION, o->a_title,
+                    o->b_title);
+            text_summary(d, out);
+        } else {
+            fputs(o->format == FMT_JSON ? "{" : "", out);
+            s = block(sum, "summary", "", NULL, NULL, 0, o, out, &first, err);
+        }
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT && d->notes[0]) {
+        fprintf(out, "\nNotes: what cannot be compared\n");
+        text_notes(d->notes, out);
+    } else if (s == DCU_OK && o->format != FMT_TEXT) {
+        s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
+    }
+    const char* const* kk = d->na > 1 || d->nb > 1 ? kernel_keys_rep
+                            : d->match == DIFF_MATCH_SHORT ? kernel_keys_fuzzy
+                                                           : kernel_keys;
+    if (s == DCU_OK) {
+        s = block(k, "kernels", "Kernels: largest |delta| first (times are means over repeats)",
+                  kk, "name", o->top, o, out, &first, err);
+    }
+    if (s == DCU_OK) {
+        s = block(c, "categories", "Categories", cat_keys, NULL, 0, o, out, &first, err);
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        text_unmatched(d, out);
+    }
+    if (s == DCU_OK && gate) {
+        s = gate_block(gate, gate_failed, o, out, &first, err);
+    }
+    if (o->format == FMT_JSON) {
+        fputs("\n}\n", out);
+    }
+    ResultSet_delete(k);
+    ResultSet_delete(c);
+    ResultSet_delete(sum);
+    ResultSet_delete(notes);
+    return s;
+}
+
+DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
+                           DcuError* err) {
+    *out = NULL;
+    ResultSet* rs = Abba_table(a);
+    if (filter && *filter) {
+        Filter* f = NULL;
+        if (Filter_new(filter, &f, err) != DCU_OK) {
+            ResultSet_delete(rs);
+            return err->code;
+        }
+        ResultSet* kept = ResultSet_new(rs->name, rs->cols, rs->ncols);
+        for (int r = 0; r < rs->nrows; r++) {
+            const char* n = ResultSet_cellc(rs, r, 0)->s;
+            if (r < rs->pinned || Filter_matches(f, n, strlen(n))) {
+                int k = ResultSet_addRow(kept);
+                for (int c = 0; c < rs->ncols; c++) {
+                    RsCell* dst = ResultSet_cell(kept, k, c);
+                    *dst = *ResultSet_cellc(rs, r, c);
+                    dst->s = dst->s ? xstrdup(dst->s) : NULL;
+                }
+            }
+        }
+        kept->pinned = rs->pinned;
+        Filter_delete(f);
+        ResultSet_delete(rs);
+        rs = kept;
+    }
+    if (sort && Query_sort(rs, sort, err) != DCU_OK) {
+        ResultSet_delete(rs);
+        return err->code;
+    }
+    *out = rs;
+    return DCU_OK;
+}
+
+DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
+                           FILE* out, DcuError* err) {
+    ResultSet* rs = NULL;
+    DcuStatus s = ReportAbba_table(a, o->filter, o->sort, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* notes = notes_table(a->notes);
+    int first = 1;
+    if (o->format == FMT_TEXT) {
+        fprintf(out, "dcutop %s A-B-B-A: A1 = %s, B1 = %s, B2 = %s, A2 = %s\n", DCUTOP_VERSION,
+                titles[0], titles[1], titles[2], titles[3]);
+        fputs("effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1; a verdict is trusted only "
+              "when |effect| > |drift|\n",
+              out);
+        for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+            const AbbaRow* r = &a->rows[i];
+            fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%): %s\n",
+                    r->name, r->effect, r->effect_pct, r->drift, r->drift_pct,
+                    r->trusted ? "TRUSTED (|effect| > |drift|)"
+                               : "UNTRUSTED (|drift| >= |effect|: the machine changed between "
+                                 "runs)");
+        }
+    } else if (o->format == FMT_JSON) {
+        fputs("{", out);
+    }
+    if (o->format == FMT_TEXT && a->notes[0]) {
+        fprintf(out, "\nNotes\n");
+        text_notes(a->notes, out);
+    } else if (o->format != FMT_TEXT) {
+        s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
+    }
+    if (s == DCU_OK) {
+        s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",
+                  abba_keys, "name", o->top ? o->top + rs->pinned : 0, o, out, &first, err);
+    }
+    if (o->format == FMT_JSON) {
+        fputs("\n}\n", out);
+    }
+    ResultSet_delete(rs);
+    ResultSet_delete(notes);
+    return s;
+}

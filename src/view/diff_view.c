@@ -1,0 +1,117 @@
+/* diff_view.c - the Diff screen's summary: device kernel time before/after with the speedup
+ * and noise, wall span, step time, GEMM share and the Amdahl ceilings, then the notes. */
+#include "dcutop/diff_view.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dcutop/amdahl.h"
+#include "dcutop/format.h"
+
+static void dur(char* buf, size_t cap, double ns) {
+    if (isnan(ns)) {
+        snprintf(buf, cap, "-");
+    } else {
+        Format_durationAuto(buf, cap, (int64_t)llround(ns));
+    }
+}
+
+/* "label  text" on line y when it is inside the block. */
+static int line(Canvas* c, int y, int y_end, const char* label, Style st, const char* text) {
+    if (y >= y_end) {
+        return 0;
+    }
+    Canvas_put(c, y, 1, STYLE_LABEL, label, -1);
+    Canvas_put(c, y, 13, st, text, -1);
+    return 1;
+}
+
+int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
+    int y = y0, end = y0 + max_h;
+    char a[64], b[64], x[64], r[64], t[512];
+    const DiffRow* tot = &d->total;
+    dur(a, sizeof(a), tot->before.mean);
+    dur(b, sizeof(b), tot->after.mean);
+    dur(x, sizeof(x), tot->delta);
+    char pct[32] = "no baseline time";
+    if (!isnan(tot->delta_pct)) {
+        snprintf(pct, sizeof(pct), "%+.2f%%", tot->delta_pct);
+    }
+    if (tot->before.mean > 0 && tot->after.mean > 0) {
+        Format_ratio(r, sizeof(r), tot->before.mean / tot->after.mean);
+    } else {
+        snprintf(r, sizeof(r), "-");
+    }
+    snprintf(t, sizeof(t), "%s -> %s  delta %s (%s)  speedup %s  %s noise", a, b, x, pct, r,
+             Diff_noiseName(tot->noise));
+    y += line(c, y, end, "Kernel time", tot->noise == DIFF_NOISE_OUTSIDE ? STYLE_NUMBER
+                                                                          : STYLE_DIM, t);
+    if (d->na > 1 || d->nb > 1) {
+        char a2[64], a3[64], b2[64], b3[64];
+        dur(a2, sizeof(a2), tot->before.min);
+        dur(a3, sizeof(a3), tot->before.max);
+        dur(b2, sizeof(b2), tot->after.min);
+        dur(b3, sizeof(b3), tot->after.max);
+        snprintf(t, sizeof(t), "A %d runs %s..%s   B %d runs %s..%s", d->na, a2, a3, d->nb, b2,
+                 b3);
+        y += line(c, y, end, "Repeats", STYLE_DEFAULT, t);
+    }
+    if (d->wall_before.n && d->wall_after.n) {
+        dur(a, sizeof(a), d->wall_before.mean);
+        dur(b, sizeof(b), d->wall_after.mean);
+        snprintf(t, sizeof(t), "%s -> %s", a, b);
+    } else {
+        snprintf(t, sizeof(t), "not comparable (no timestamps on a side)");
+    }
+    if (d->steps_before.n && d->steps_after.n) {
+        size_t l = strlen(t);
+        snprintf(t + l, sizeof(t) - l, "   steps %.4g ms -> %.4g ms (median, no profiler)",
+                 d->steps_before.mean, d->steps_after.mean);
+    }
+    y += line(c, y, end, "Wall span", STYLE_DEFAULT, t);
+    Format_ratio(a, sizeof(a), d->gemm_ceil_before);
+    Format_ratio(b, sizeof(b), d->gemm_ceil_after);
+    snprintf(t, sizeof(t), "%.2f%% -> %.2f%%  ceiling %s -> %s   bound: %s %.1f%% -> %s %.1f%%",
+             d->gemm_share_before, d->gemm_share_after, a, b,
+             d->top_before[0] ? d->top_before : "-",
+             isnan(d->top_share_before) ? 0.0 : d->top_share_before,
+             d->top_after[0] ? d->top_after : "-",
+             isnan(d->top_share_after) ? 0.0 : d->top_share_after);
+    y += line(c, y, end, "GEMM share", STYLE_DEFAULT, t);
+    snprintf(t, sizeof(t), "%d gone, %d new%s", d->unmatched_a, d->unmatched_b,
+             d->match == DIFF_MATCH_SHORT ? " (matched by short name: fuzzy rows marked)" : "");
+    y += line(c, y, end, "Unmatched", STYLE_DEFAULT, t);
+    for (const char* p = d->notes; *p && y < end;) {
+        const char* nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        snprintf(t, sizeof(t), "%.*s", n, p);
+        y += line(c, y, end, "Note", STYLE_WARNING, t);
+        p += n + (nl ? 1 : 0);
+    }
+    return y - y0;
+}
+
+int DiffView_abbaSummary(const Abba* a, Canvas* c, int y0, int max_h) {
+    int y = y0, end = y0 + max_h;
+    char t[512];
+    y += line(c, y, end, "A-B-B-A", STYLE_DEFAULT,
+              "effect = mean(B) - mean(A), drift = A2 - A1; trusted when |effect| > |drift|");
+    for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+        const AbbaRow* r = &a->rows[i];
+        snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  drift %+.4g ms (%+.2f%%)  %s", r->effect,
+                 r->effect_pct, r->drift, r->drift_pct,
+                 r->trusted ? "TRUSTED" : "UNTRUSTED: the drift is larger than the effect");
+        y += line(c, y, end, i == 0 ? "Kernel time" : "Step time",
+                  r->trusted ? STYLE_NUMBER : STYLE_WARNING, t);
+    }
+    for (const char* p = a->notes; *p && y < end;) {
+        const char* nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        snprintf(t, sizeof(t), "%.*s", n, p);
+        y += line(c, y, end, "Note", STYLE_WARNING, t);
+        p += n + (nl ? 1 : 0);
+    }
+    return y - y0;
+}
