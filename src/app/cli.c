@@ -20,10 +20,13 @@ static const char usage[] =
     "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
     "                         stacks|ranges (one row per call path, self and inclusive time)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
+    "  --sql QUERY            run one read-only SQL query over the views of SCHEMA.md and\n"
+    "                         print its rows (--format text|csv|json, -o FILE); .schema\n"
+    "                         lists the views and columns, .ddl prints their definitions\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE      output file for --export and --report (default: standard\n"
+    "  -o, --output FILE      output file for --export, --report and --sql (default: standard\n"
     "                         output)\n"
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
@@ -69,6 +72,7 @@ enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+enum { OPT_SQL = 700 };            /* user SQL */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -144,8 +148,9 @@ static DcuStatus check_combinations(Cli* cli, int argc, char** argv, DcuError* e
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
     }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
+        cli->mode != MODE_SQL) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export, --report or --sql");
     }
     return DCU_OK;
 }
@@ -155,6 +160,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"report", no_argument, NULL, OPT_REPORT},
         {"export", required_argument, NULL, OPT_EXPORT},
         {"save-db", required_argument, NULL, OPT_SAVE_DB},
+        {"sql", required_argument, NULL, OPT_SQL},
         {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, OPT_FORCE},
@@ -206,6 +212,12 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 goto conflict;
             }
             cli->export_view = optarg;
+            break;
+        case OPT_SQL:
+            if (!set_mode(cli, MODE_SQL)) {
+                goto conflict;
+            }
+            cli->sql = optarg;
             break;
         case OPT_SAVE_DB:
             cli->save_db = optarg;
@@ -329,5 +341,5 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     }
     return check_combinations(cli, argc, argv, err);
 conflict:
-    return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
+    return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --sql, --dump-rules");
 }
