@@ -14,6 +14,8 @@ DcuStatus Term_init(const Theme* theme, DcuError* err);
 /* Draws "Loading PATH  45%" while a trace loads (share of bytes read). */
 void Term_progress(uint64_t done, uint64_t total, const char* path, void* ctx);
 void Term_size(int* w, int* h);
+/* Without waiting: 1 when Esc or Ctrl-C is pending (consumed), other keys stay queued. */
+int Term_pollCancel(void);
 /* Runs the event loop until the app quits. */
 void Term_loop(App* app);
 /* Restores the terminal; safe to call twice. */

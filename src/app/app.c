@@ -16,7 +16,7 @@
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
-enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF };
+enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
        N_TOPS };
 #define MAX_DEPTH 64
@@ -42,6 +42,8 @@ struct App_ {
     int menu, menu_sel;
     char last_pattern[1024];
     int quit;
+    SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
+    int (*poll_cancel)(void);
 };
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
@@ -55,6 +57,9 @@ static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_A
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     if (s->ops == &StacksScreen) {
         return StacksScreen_refilter(s, app, err);
+    }
+    if (s->ops == &SqlScreen) {
+        return SqlScreen_refilter(s, app, err);
     }
     return TableScreen_requery(s, app, err);
 }
@@ -77,6 +82,9 @@ int App_bodyHeight(const App* app) {
 }
 const char* App_title(const App* app) {
     return app->title;
+}
+int App_cancelRequested(App* app) {
+    return app->poll_cancel ? app->poll_cancel() : 0;
 }
 
 void App_setStatus(App* app, int is_error, const char* fmt, ...) {
@@ -217,6 +225,7 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     app->canvas = Canvas_new(w, h);
     app->title = xstrdup(opt && opt->title ? opt->title : "");
     app->export_dir = xstrdup(opt && opt->export_dir ? opt->export_dir : ".");
+    app->poll_cancel = opt ? opt->poll_cancel : NULL;
     DcuError err;
     make_header(app);
     for (int i = 0; i < N_TOPS; i++) {
@@ -244,6 +253,7 @@ void App_delete(App* app) {
     free(app->title);
     free(app->export_dir);
     free(app->saved_filter);
+    SqlHistory_delete(app->sql_hist);
     free(app);
 }
 
@@ -348,6 +358,11 @@ static void accept_prompt(App* app) {
             return;
         }
         do_export(app, app->buf, 0);
+    } else if (kind == PROMPT_SQL) {
+        if (app->buf[0]) {
+            SqlHistory_add(app->sql_hist, app->buf);
+            SqlScreen_run(app, app->buf);
+        }
     } else if (kind == PROMPT_WHATIF) {
         const char* cat = NULL;
         int c = ResultSet_columnIndex(s->rs, "category");
@@ -415,6 +430,18 @@ static Reaction prompt_key(App* app, int key) {
         } else {
             App_setStatus(app, 0, "Not exported: %s kept.", app->pending);
         }
+        return REACT_REDRAW;
+    }
+    if (app->prompt == PROMPT_SQL && (key == KC_UP || key == KC_DOWN)) {
+        const char* h = SqlHistory_step(app->sql_hist, key == KC_UP ? -1 : 1, app->buf);
+        if (h) {
+            snprintf(app->buf, sizeof(app->buf), "%s", h);
+            app->cur = (int)strlen(app->buf);
+        }
+        return REACT_REDRAW;
+    }
+    if (app->prompt == PROMPT_SQL && key == KC_TAB) {
+        SqlPrompt_complete(app, app->buf, sizeof(app->buf), &app->cur);
         return REACT_REDRAW;
     }
     int len = (int)strlen(app->buf);
@@ -503,7 +530,7 @@ static Reaction menu_key(App* app, int key) {
         free(s->sort);
         s->sort = xstrdup(spec);
         DcuError err;
-        if (TableScreen_requery(s, app, &err) != DCU_OK) {
+        if (requery(s, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         }
         app->menu = 0;
@@ -675,6 +702,12 @@ Reaction App_key(App* app, int key) {
         open_prompt(app, PROMPT_EXPORT, "Export to CSV: ", export_name(app, s, def, sizeof(def)));
         return REACT_REDRAW;
     }
+    case ACT_SQL_PROMPT:
+        if (!app->sql_hist) {
+            app->sql_hist = SqlHistory_load();
+        }
+        open_prompt(app, PROMPT_SQL, "SQL: ", "");
+        return REACT_REDRAW;
     case ACT_WHATIF_SET:
         if (s->ops != &CategoriesScreen || !s->rs || s->rs->nrows == 0) {
             return REACT_NONE;

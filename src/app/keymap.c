@@ -110,7 +110,8 @@ int Key_parse(const char** s) {
 }
 
 static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
-                                      "dispatches", "api", "copies", "files", "help", "stacks"};
+                                      "dispatches", "api", "copies", "files", "help", "stacks",
+                                      "sql"};
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -169,6 +170,7 @@ static const struct {
     {"stacks", 'E', ACT_EXPAND_ALL},        {"stacks", 'C', ACT_COLLAPSE_ALL},
     {"stacks", 'm', ACT_TREE_MODE},         {"stacks", 'f', ACT_FOLD},
     {"stacks", 't', ACT_TREE_SOURCE},
+    {"generic", ';', ACT_SQL_PROMPT},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

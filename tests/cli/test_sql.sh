@@ -202,3 +202,17 @@ else
     same "SIGINT stops a running --sql query: exit 1" 1 "$rc"
     check "... saying it was interrupted" grep -q "interrupted" "$TMP/err"
 fi
+
+# ------------------------------------------------------------ the ; prompt's history file
+mkdir -p "$TMP/state" "$TMP/keys"
+printf ';SELECT count(*) FROM dispatches<Enter>\n;SELECT 42 AS answer<Enter>\n' >"$TMP/keys/a.keys"
+XDG_STATE_HOME="$TMP/state" "$DCUTOP" --headless --size 100x30 --keys "$TMP/keys/a.keys" "$V3" \
+    >/dev/null 2>&1
+same "queries go to \$XDG_STATE_HOME/dcutop/sql_history, one a line" \
+    "SELECT count(*) FROM dispatches|SELECT 42 AS answer" \
+    "$(tr '\n' '|' <"$TMP/state/dcutop/sql_history" | sed 's/|$//')"
+printf ';<Up><Up>\n:dump recalled\n' >"$TMP/keys/b.keys"
+XDG_STATE_HOME="$TMP/state" "$DCUTOP" --headless --size 100x30 --keys "$TMP/keys/b.keys" "$V3" \
+    >"$TMP/b.out" 2>&1
+check "a later session recalls them with Up (two Ups: the older one)" \
+    grep -q "^SQL: SELECT count(\*) FROM dispatches" "$TMP/b.out"

@@ -10,7 +10,7 @@ if [ -d tests/screens ] && ls tests/screens/*.keys >/dev/null 2>&1; then
     for k in tests/screens/*.keys; do
         size=$(sed -n 's/^# size: *//p' "$k" | head -1)
         trace=$(sed -n 's/^# trace: *//p' "$k" | head -1)
-        $DCUTOP --headless --size "${size:-100x30}" --keys "$k" "${trace:-sample-traces/dcu-weather-transformer}" \
+        XDG_STATE_HOME="$(mktemp -d)" $DCUTOP --headless --size "${size:-100x30}" --keys "$k" "${trace:-sample-traces/dcu-weather-transformer}" \
             > "${k%.keys}.expected"
     done
 fi
