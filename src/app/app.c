@@ -44,6 +44,7 @@ struct App_ {
     int quit;
     SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
     int (*poll_cancel)(void);
+    void (*draw_now)(App* app);
 };
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
@@ -85,6 +86,11 @@ const char* App_title(const App* app) {
 }
 int App_cancelRequested(App* app) {
     return app->poll_cancel ? app->poll_cancel() : 0;
+}
+void App_drawNow(App* app) {
+    if (app->draw_now) {
+        app->draw_now(app);
+    }
 }
 
 void App_setStatus(App* app, int is_error, const char* fmt, ...) {
@@ -226,6 +232,7 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     app->title = xstrdup(opt && opt->title ? opt->title : "");
     app->export_dir = xstrdup(opt && opt->export_dir ? opt->export_dir : ".");
     app->poll_cancel = opt ? opt->poll_cancel : NULL;
+    app->draw_now = opt ? opt->draw_now : NULL;
     DcuError err;
     make_header(app);
     for (int i = 0; i < N_TOPS; i++) {
@@ -561,6 +568,39 @@ static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
     return buf;
 }
 
+/* w: ceilings over wall time or device kernel time; every table screen is requeried. */
+static Reaction toggle_basis(App* app) {
+    DcuError err;
+    int wall = Query_amdahlBasis(app->db) != 1;
+    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return REACT_REDRAW;
+    }
+    if (wall && Query_basisNs(app->db, 1) <= 0) {
+        Query_setAmdahlBasis(app->db, 0, &err);
+        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
+                              "device kernel time.");
+        return REACT_REDRAW;
+    }
+    for (int i = 0; i < N_TOPS; i++) {
+        Screen* t = app->tops[i];
+        if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    for (int i = 1; i < app->depth; i++) {
+        if (TableScreen_isTable(app->stack[i])) {
+            requery(app->stack[i], app, &err);
+        }
+    }
+    make_header(app);
+    App_setStatus(app, 0, "Ceilings now over %s.",
+                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
+    return REACT_REDRAW;
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -618,36 +658,8 @@ Reaction App_key(App* app, int key) {
         switch_top(app, tab_order[at]);
         return REACT_REDRAW;
     }
-    case ACT_AMDAHL_BASIS: {
-        int wall = Query_amdahlBasis(app->db) != 1;
-        if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-            return REACT_REDRAW;
-        }
-        if (wall && Query_basisNs(app->db, 1) <= 0) {
-            Query_setAmdahlBasis(app->db, 0, &err);
-            App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                                  "device kernel time.");
-            return REACT_REDRAW;
-        }
-        for (int i = 0; i < N_TOPS; i++) {
-            Screen* t = app->tops[i];
-            if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        for (int i = 1; i < app->depth; i++) {
-            if (TableScreen_isTable(app->stack[i])) {
-                requery(app->stack[i], app, &err);
-            }
-        }
-        make_header(app);
-        App_setStatus(app, 0, "Ceilings now over %s.",
-                      wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
-        return REACT_REDRAW;
-    }
+    case ACT_AMDAHL_BASIS:
+        return toggle_basis(app);
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);

@@ -112,6 +112,28 @@ static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
     return *out >= lo;
 }
 
+/* A word from a NULL-terminated list: its index in *out. */
+static const char* const formats[] = {"text", "csv", "json", NULL}; /* FMT_* order */
+static const char* const bases[] = {"kernel", "wall", NULL};        /* amdahl_basis 0, 1 */
+static int parse_choice(const char* s, const char* const* words, int* out) {
+    for (int i = 0; words[i]; i++) {
+        if (strcmp(s, words[i]) == 0) {
+            *out = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int parse_format(const char* s, OutFormat* out) {
+    int f;
+    if (!parse_choice(s, formats, &f)) {
+        return 0;
+    }
+    *out = (OutFormat)f;
+    return 1;
+}
+
 static int set_mode(Cli* cli, Mode m) {
     if (cli->mode != MODE_DEFAULT && cli->mode != m) {
         return 0;
@@ -234,13 +256,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             cli->force = 1;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0) {
-                cli->format = FMT_TEXT;
-            } else if (strcmp(optarg, "csv") == 0) {
-                cli->format = FMT_CSV;
-            } else if (strcmp(optarg, "json") == 0) {
-                cli->format = FMT_JSON;
-            } else {
+            if (!parse_format(optarg, &cli->format)) {
                 return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
             }
             break;
@@ -294,11 +310,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             cli->fold = 1;
             break;
         case OPT_AMDAHL_BASIS:
-            if (strcmp(optarg, "kernel") == 0) {
-                cli->amdahl_basis = 0;
-            } else if (strcmp(optarg, "wall") == 0) {
-                cli->amdahl_basis = 1;
-            } else {
+            if (!parse_choice(optarg, bases, &cli->amdahl_basis)) {
                 return Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
             }
             break;

@@ -262,7 +262,8 @@ static int run_interactive(Session* ss, DcuError* err) {
         stop_terminal(ss);
         return fail(err, EXIT_USAGE);
     }
-    AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL};
+    AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
+                     ss->tui ? Term_drawNow : NULL};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);

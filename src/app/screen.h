@@ -123,6 +123,8 @@ void SqlPrompt_complete(App* app, char* buf, size_t cap, int* cur);
  * the status line and the previous result stays. */
 void SqlScreen_run(App* app, const char* sql);
 DcuStatus SqlScreen_refilter(Screen* s, App* app, DcuError* err);
+/* Shows the current frame at once on a real terminal (nothing headless). */
+void App_drawNow(App* app);
 /* 1 when the user asked to stop a running query (Esc, Ctrl-C). */
 int App_cancelRequested(App* app);
 

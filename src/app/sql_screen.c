@@ -350,6 +350,8 @@ void SqlScreen_run(App* app, const char* sql) {
     ResultSet* rs = NULL;
     DcuError err;
     Error_clear(&err);
+    App_setStatus(app, 0, "Running the query... Esc or Ctrl-C stops it.");
+    App_drawNow(app);
     if (UserSql_run(App_db(app), sql, &o, &rs, &err) != DCU_OK) {
         App_setStatus(app, 1, "SQL: %s%s", o.interrupted ? "query stopped" : err.msg,
                       " (previous result kept)");

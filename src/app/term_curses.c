@@ -233,6 +233,12 @@ static int map_key(int ch, int is_key) {
     }
 }
 
+void Term_drawNow(App* app) {
+    if (active) {
+        draw(App_render(app));
+    }
+}
+
 int Term_pollCancel(void) {
     if (!active) {
         return 0;
