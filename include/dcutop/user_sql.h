@@ -30,7 +30,7 @@ typedef struct UserSqlOpts_ {
  * On success *out owns a ResultSet named "sql" whose columns are the statement's (keys =
  * SQLite's column names). Every non-NULL cell keeps SQLite's own text of the value in ->s
  * (what the sqlite3 CLI prints); numeric columns (every value an integer or real) also
- * have ->i / ->d and type CT_INT or CT_REAL (CT_NS for an integer column named *_ns); a
+ * have ->i / ->d and type CT_INT or CT_REAL (CT_NS for a column named *_ns, ->i then truncating a real); a
  * text value has ->d = NAN, so a mixed column still tells its numbers from its text.
  * On failure err holds SQLite's message. opts may be NULL. */
 DcuStatus UserSql_run(TraceDb* db, const char* sql, UserSqlOpts* opts, ResultSet** out,

@@ -196,9 +196,11 @@ DcuStatus UserSql_run(TraceDb* db, const char* sql, UserSqlOpts* opts, ResultSet
     for (int c = 0; c < n; c++) {
         const char* name = sqlite3_column_name(st, c);
         name = name ? name : "";
-        ColType t = kind[c] == K_INT    ? (ends_with(name, "_ns") ? CT_NS : CT_INT)
-                    : kind[c] == K_REAL ? CT_REAL
-                                        : CT_TEXT;
+        /* a duration shows with a unit, as on the other screens; ->i holds it truncated */
+        ColType t = kind[c] == K_TEXT || kind[c] == K_NULL ? CT_TEXT
+                    : ends_with(name, "_ns")               ? CT_NS
+                    : kind[c] == K_INT                     ? CT_INT
+                                                           : CT_REAL;
         ResultSet_setColumn(rs, c, name, t);
     }
     free(kind);

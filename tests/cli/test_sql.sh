@@ -216,3 +216,16 @@ XDG_STATE_HOME="$TMP/state" "$DCUTOP" --headless --size 100x30 --keys "$TMP/keys
     >"$TMP/b.out" 2>&1
 check "a later session recalls them with Up (two Ups: the older one)" \
     grep -q "^SQL: SELECT count(\*) FROM dispatches" "$TMP/b.out"
+
+# ------------------------------------------------------------ e on an SQL result
+KQ="SELECT name, calls, total_ns FROM kernels ORDER BY total_ns DESC"
+printf ';%s<Enter>\ne<C-u>%s<Enter>\n:dump exported\n' "$KQ" "$TMP/sqlx.csv" >"$TMP/keys/e.keys"
+XDG_STATE_HOME="$TMP/state" "$DCUTOP" --headless --size 100x30 --keys "$TMP/keys/e.keys" "$LLAMA" \
+    >"$TMP/e.out" 2>&1
+"$DCUTOP" -q --sql "$KQ" --format csv "$LLAMA" >"$TMP/sqlq.csv"
+same "e exports the SQL result: the same rows as --sql" "equal" \
+    "$(python3 -c "
+import csv
+a = list(csv.reader(open('$TMP/sqlx.csv', newline='')))
+b = list(csv.reader(open('$TMP/sqlq.csv', newline='')))
+print('equal' if a == b and len(a) > 2 else 'differ: %d vs %d rows' % (len(a), len(b)))")"

@@ -86,11 +86,11 @@ static void column_types(void** state) {
     ResultSet* rs = NULL;
     DcuError err;
     assert_int_equal(UserSql_run(db,
-                                 "SELECT 1 AS a, 2.5 AS b, 'x' AS c, 7 AS total_ns, NULL AS e"
-                                 " UNION ALL SELECT 2, 3, 4, 8, NULL",
+                                 "SELECT 1 AS a, 2.5 AS b, 'x' AS c, 7 AS total_ns, NULL AS e,"
+                                 " 1.5 AS avg_ns UNION ALL SELECT 2, 3, 4, 8, NULL, 2",
                                  NULL, &rs, &err),
                      DCU_OK);
-    assert_int_equal(rs->ncols, 5);
+    assert_int_equal(rs->ncols, 6);
     assert_string_equal(rs->cols[0].key, "a");
     assert_int_equal(rs->cols[0].type, CT_INT);
     assert_int_equal(rs->cols[1].type, CT_REAL);
@@ -98,6 +98,8 @@ static void column_types(void** state) {
     assert_true(isnan(ResultSet_cellc(rs, 0, 2)->d));
     assert_false(isnan(ResultSet_cellc(rs, 1, 2)->d));
     assert_int_equal(rs->cols[3].type, CT_NS);
+    assert_int_equal(rs->cols[5].type, CT_NS); /* a real duration too */
+    assert_string_equal(ResultSet_cellc(rs, 0, 5)->s, "1.5");
     assert_true(ResultSet_cellc(rs, 0, 4)->null);
     assert_string_equal(ResultSet_cellc(rs, 1, 1)->s, "3"); /* SQLite's own text */
     ResultSet_delete(rs);
