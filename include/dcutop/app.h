@@ -19,6 +19,9 @@ typedef struct AppOptions_ {
     const char* title;      /* the paths shown in the header */
     int gemm_like;
     const char* export_dir; /* where exports go by default ("." when NULL) */
+    int (*poll_cancel)(void); /* while an SQL query runs: 1 when the user pressed Esc or
+                               * Ctrl-C (Term_pollCancel); NULL: never */
+    void (*draw_now)(App* app); /* shows the frame at once (before a long query); NULL: no */
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */

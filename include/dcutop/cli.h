@@ -12,7 +12,7 @@
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
 
 typedef enum { MODE_DEFAULT, MODE_REPORT, MODE_EXPORT, MODE_SAVE_DB, MODE_DUMP_RULES, MODE_HELP,
-               MODE_VERSION } Mode;
+               MODE_VERSION, MODE_SQL } Mode;
 
 #define CLI_MAX_PATHS 64
 #define CLI_MAX_WHATIF 32
@@ -24,6 +24,7 @@ typedef struct Cli_ {
     int npaths;
     OutFormat format;
     const char* export_view; /* --export VIEW */
+    const char* sql;         /* --sql QUERY (or .schema, .ddl) */
     const char* view;        /* --view VIEW (report) */
     const char* filter;
     const char* sort;

@@ -54,6 +54,7 @@
     _(TREE_SOURCE, "stacks-ranges", "Stacks: switch between call stacks and roctx ranges")    \
     _(AMDAHL_BASIS, "amdahl-basis", "Ceilings over device kernel time or over wall time")      \
     _(COLD_SPLIT, "cold-start", "API, Copies: totals with and without the first iteration")   \
+    _(SQL_PROMPT, "sql", "SQL query over the views of SCHEMA.md (Up/Down: history, Tab: names)") \
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \

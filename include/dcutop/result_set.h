@@ -36,10 +36,17 @@ typedef struct ResultSet_ {
     RsCell* cells; /* nrows * ncols */
     char* footer;  /* optional line printed under the table (owned, may be NULL) */
     int pinned;    /* rows [0, pinned) stay on top when sorting (group totals) */
+    RsColumn* own_cols; /* ResultSet_newDynamic: the column table cols points to (owned) */
+    char** own_keys;    /* ... and its key strings (owned) */
 } ResultSet;
 
 ResultSet* ResultSet_new(const char* name, const RsColumn* cols, int ncols);
 void ResultSet_delete(ResultSet* this);
+/* A ResultSet whose columns are known only at run time (user SQL): ncols columns of type
+ * CT_TEXT with empty keys, set with ResultSet_setColumn(); the table is owned. */
+ResultSet* ResultSet_newDynamic(const char* name, int ncols);
+/* Dynamic sets only: column c gets key (copied; also its title) and type. */
+void ResultSet_setColumn(ResultSet* this, int c, const char* key, ColType type);
 /* Appends a row of NULL cells and returns its index. */
 int ResultSet_addRow(ResultSet* this);
 RsCell* ResultSet_cell(ResultSet* this, int row, int col);

@@ -14,6 +14,10 @@ DcuStatus Term_init(const Theme* theme, DcuError* err);
 /* Draws "Loading PATH  45%" while a trace loads (share of bytes read). */
 void Term_progress(uint64_t done, uint64_t total, const char* path, void* ctx);
 void Term_size(int* w, int* h);
+/* Without waiting: 1 when Esc or Ctrl-C is pending (consumed), other keys stay queued. */
+int Term_pollCancel(void);
+/* Draws the app's frame now, outside the event loop (a long query is about to run). */
+void Term_drawNow(App* app);
 /* Runs the event loop until the app quits. */
 void Term_loop(App* app);
 /* Restores the terminal; safe to call twice. */

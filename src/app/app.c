@@ -17,7 +17,7 @@
 #include "dcutop/roi.h"
 #include "screen.h"
 
-enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF };
+enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
        TOP_DIFF, N_TOPS };
 #define MAX_DEPTH 64
@@ -49,6 +49,9 @@ struct App_ {
     int diff_na, diff_nb;
     int diff_abba;
     DiffMatch diff_match;
+    SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
+    int (*poll_cancel)(void);
+    void (*draw_now)(App* app);
 };
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
@@ -63,6 +66,9 @@ static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_A
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     if (s->ops == &StacksScreen) {
         return StacksScreen_refilter(s, app, err);
+    }
+    if (s->ops == &SqlScreen) {
+        return SqlScreen_refilter(s, app, err);
     }
     return TableScreen_requery(s, app, err);
 }
@@ -85,6 +91,14 @@ int App_bodyHeight(const App* app) {
 }
 const char* App_title(const App* app) {
     return app->title;
+}
+int App_cancelRequested(App* app) {
+    return app->poll_cancel ? app->poll_cancel() : 0;
+}
+void App_drawNow(App* app) {
+    if (app->draw_now) {
+        app->draw_now(app);
+    }
 }
 
 void App_setStatus(App* app, int is_error, const char* fmt, ...) {
@@ -232,6 +246,8 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     app->canvas = Canvas_new(w, h);
     app->title = xstrdup(opt && opt->title ? opt->title : "");
     app->export_dir = xstrdup(opt && opt->export_dir ? opt->export_dir : ".");
+    app->poll_cancel = opt ? opt->poll_cancel : NULL;
+    app->draw_now = opt ? opt->draw_now : NULL;
     DcuError err;
     make_header(app);
     for (int i = 0; i < N_TOPS; i++) {
@@ -259,6 +275,7 @@ void App_delete(App* app) {
     free(app->title);
     free(app->export_dir);
     free(app->saved_filter);
+    SqlHistory_delete(app->sql_hist);
     free(app);
 }
 
@@ -363,6 +380,11 @@ static void accept_prompt(App* app) {
             return;
         }
         do_export(app, app->buf, 0);
+    } else if (kind == PROMPT_SQL) {
+        if (app->buf[0]) {
+            SqlHistory_add(app->sql_hist, app->buf);
+            SqlScreen_run(app, app->buf);
+        }
     } else if (kind == PROMPT_WHATIF) {
         const char* cat = NULL;
         int c = ResultSet_columnIndex(s->rs, "category");
@@ -430,6 +452,18 @@ static Reaction prompt_key(App* app, int key) {
         } else {
             App_setStatus(app, 0, "Not exported: %s kept.", app->pending);
         }
+        return REACT_REDRAW;
+    }
+    if (app->prompt == PROMPT_SQL && (key == KC_UP || key == KC_DOWN)) {
+        const char* h = SqlHistory_step(app->sql_hist, key == KC_UP ? -1 : 1, app->buf);
+        if (h) {
+            snprintf(app->buf, sizeof(app->buf), "%s", h);
+            app->cur = (int)strlen(app->buf);
+        }
+        return REACT_REDRAW;
+    }
+    if (app->prompt == PROMPT_SQL && key == KC_TAB) {
+        SqlPrompt_complete(app, app->buf, sizeof(app->buf), &app->cur);
         return REACT_REDRAW;
     }
     int len = (int)strlen(app->buf);
@@ -518,7 +552,7 @@ static Reaction menu_key(App* app, int key) {
         free(s->sort);
         s->sort = xstrdup(spec);
         DcuError err;
-        if (TableScreen_requery(s, app, &err) != DCU_OK) {
+        if (requery(s, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         }
         app->menu = 0;
@@ -724,6 +758,12 @@ Reaction App_key(App* app, int key) {
         open_prompt(app, PROMPT_EXPORT, "Export to CSV: ", export_name(app, s, def, sizeof(def)));
         return REACT_REDRAW;
     }
+    case ACT_SQL_PROMPT:
+        if (!app->sql_hist) {
+            app->sql_hist = SqlHistory_load();
+        }
+        open_prompt(app, PROMPT_SQL, "SQL: ", "");
+        return REACT_REDRAW;
     case ACT_WHATIF_SET:
         if (s->ops != &CategoriesScreen || !s->rs || s->rs->nrows == 0) {
             return REACT_NONE;

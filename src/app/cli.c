@@ -24,10 +24,13 @@ static const char usage[] =
     "                         stacks|ranges (one row per call path, self and inclusive time)\n"
     "                         diff (with two paths: the per-kernel comparison), abba\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
+    "  --sql QUERY            run one read-only SQL query over the views of SCHEMA.md and\n"
+    "                         print its rows (--format text|csv|json, -o FILE); .schema\n"
+    "                         lists the views and columns, .ddl prints their definitions\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE      output file for --export and --report (default: standard\n"
+    "  -o, --output FILE      output file for --export, --report and --sql (default: standard\n"
     "                         output)\n"
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
@@ -99,6 +102,7 @@ enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+enum { OPT_SQL = 900 };            /* user SQL */
 
 enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
 
@@ -149,8 +153,9 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
     }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
+        cli->mode != MODE_SQL) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export, --report or --sql");
     }
     GapBuckets gb;
     if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {
@@ -200,6 +205,28 @@ static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
     }
     *out = (int64_t)v << shift;
     return *out >= lo;
+}
+
+/* A word from a NULL-terminated list: its index in *out. */
+static const char* const formats[] = {"text", "csv", "json", NULL}; /* FMT_* order */
+static const char* const bases[] = {"kernel", "wall", NULL};        /* amdahl_basis 0, 1 */
+static int parse_choice(const char* s, const char* const* words, int* out) {
+    for (int i = 0; words[i]; i++) {
+        if (strcmp(s, words[i]) == 0) {
+            *out = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int parse_format(const char* s, OutFormat* out) {
+    int f;
+    if (!parse_choice(s, formats, &f)) {
+        return 0;
+    }
+    *out = (OutFormat)f;
+    return 1;
 }
 
 static int set_mode(Cli* cli, Mode m) {
@@ -301,6 +328,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"report", no_argument, NULL, OPT_REPORT},
         {"export", required_argument, NULL, OPT_EXPORT},
         {"save-db", required_argument, NULL, OPT_SAVE_DB},
+        {"sql", required_argument, NULL, OPT_SQL},
         {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, OPT_FORCE},
@@ -365,6 +393,12 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             }
             cli->export_view = optarg;
             break;
+        case OPT_SQL:
+            if (!set_mode(cli, MODE_SQL)) {
+                goto conflict;
+            }
+            cli->sql = optarg;
+            break;
         case OPT_DUMP_RULES:
             if (!set_mode(cli, MODE_DUMP_RULES)) {
                 goto conflict;
@@ -374,13 +408,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             cli->force = 1;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0) {
-                cli->format = FMT_TEXT;
-            } else if (strcmp(optarg, "csv") == 0) {
-                cli->format = FMT_CSV;
-            } else if (strcmp(optarg, "json") == 0) {
-                cli->format = FMT_JSON;
-            } else {
+            if (!parse_format(optarg, &cli->format)) {
                 return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
             }
             break;
@@ -422,11 +450,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             cli->fold = 1;
             break;
         case OPT_AMDAHL_BASIS:
-            if (strcmp(optarg, "kernel") == 0) {
-                cli->amdahl_basis = 0;
-            } else if (strcmp(optarg, "wall") == 0) {
-                cli->amdahl_basis = 1;
-            } else {
+            if (!parse_choice(optarg, bases, &cli->amdahl_basis)) {
                 return Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
             }
             break;
@@ -478,5 +502,5 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     DcuStatus cs = check_combination(cli, err);
     return cs != DCU_OK ? cs : check_compare(cli, err);
 conflict:
-    return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
+    return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --sql, --dump-rules");
 }

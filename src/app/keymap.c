@@ -110,7 +110,8 @@ int Key_parse(const char** s) {
 }
 
 static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
-                                      "dispatches", "api", "copies", "files", "help", "stacks"};
+                                      "dispatches", "api", "copies", "files", "help", "stacks",
+                                      "sql"};
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -175,6 +176,7 @@ static const struct {
     {"dispatches", '[', ACT_ROI_START},     {"dispatches", ']', ACT_ROI_END},
     {"generic", 'I', ACT_ROI_ITERATION},
     {"diff", 'v', ACT_DIFF_VIEW},
+    {"generic", ';', ACT_SQL_PROMPT},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

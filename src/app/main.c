@@ -1,6 +1,7 @@
 /* main.c - the only place that exits. Parses the command line, loads the paths, then hands
  * over to one function per mode: export, interactive (TUI or headless), report. */
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 #include "dcutop/report_diff.h"
 #include "dcutop/stacks.h"
 #include "dcutop/script.h"
+#include "dcutop/sql_output.h"
+#include "dcutop/sql_views.h"
+#include "dcutop/user_sql.h"
 #include "dcutop/term.h"
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
@@ -277,7 +281,8 @@ static int run_interactive(Session* ss, DcuError* err) {
         stop_terminal(ss);
         return fail(err, EXIT_USAGE);
     }
-    AppOptions ao = {ss->title, cli->gemm_like, NULL};
+    AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
+                     ss->tui ? Term_drawNow : NULL};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);
@@ -525,6 +530,72 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
     return run_interactive(ss, err);
 }
 
+/* --sql: SIGINT stops the query (sqlite3_interrupt), not dcutop. */
+static TraceDb* sql_db;
+static void interrupt_sql(int sig) {
+    (void)sig;
+    if (sql_db) {
+        UserSql_interrupt(sql_db);
+    }
+}
+
+/* The query, with SIGINT turned into sqlite3_interrupt() while it runs. */
+static DcuStatus sql_query(Session* ss, ResultSet** rs, int* interrupted, DcuError* err) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = interrupt_sql;
+    sigemptyset(&sa.sa_mask);
+    sql_db = ss->db;
+    sigaction(SIGINT, &sa, &old);
+    UserSqlOpts uo = {0};
+    DcuStatus s = UserSql_run(ss->db, ss->cli.sql, &uo, rs, err);
+    sigaction(SIGINT, &old, NULL);
+    sql_db = NULL;
+    *interrupted = uo.interrupted;
+    return s;
+}
+
+/* --sql: exit 2 on an SQL error (SQLite's message), 1 when interrupted or on a write error. */
+static int run_sql(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    DcuStatus s = SqlViews_create(ss->db, err);
+    if (s != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    int to_stdout = !cli->output || strcmp(cli->output, "-") == 0;
+    OutFile of;
+    if (!to_stdout && OutFile_open(&of, cli->output, cli->force ? OUT_FORCE : 0, err) != DCU_OK) {
+        return fail(err, status_exit(err->code));
+    }
+    FILE* out = to_stdout ? stdout : of.fp;
+    if (strcmp(cli->sql, ".ddl") == 0) {
+        char* ddl = SqlViews_ddl(ss->db);
+        fputs(ddl, out);
+        free(ddl);
+    } else {
+        ResultSet* rs = NULL;
+        int interrupted = 0;
+        s = sql_query(ss, &rs, &interrupted, err);
+        if (s == DCU_OK) {
+            s = SqlOutput_write(rs, cli->format, out, err);
+        } else if (interrupted) {
+            Error_set(err, DCU_ERR_SQL, "--sql: query interrupted");
+            s = DCU_ERR_IO; /* exit 1: not the query's fault */
+        } else {
+            char msg[sizeof(err->msg)];
+            snprintf(msg, sizeof(msg), "%s", err->msg);
+            Error_set(err, DCU_ERR_SQL, "--sql: %s", msg);
+            s = DCU_ERR_USAGE;
+        }
+        ResultSet_delete(rs);
+    }
+    if (!to_stdout) {
+        DcuStatus w = OutFile_finish(&of, s, err);
+        s = s == DCU_OK ? w : s;
+    }
+    return s == DCU_OK ? EXIT_OK : fail(err, s == DCU_ERR_USAGE ? EXIT_USAGE : EXIT_RUNTIME);
+}
+
 /* Modes that need no trace: help, version, the rules. -1: not one of them. */
 static int run_without_traces(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
@@ -591,6 +662,9 @@ static int run_mode(Session* ss, DcuError* err) {
     }
     if (cli->mode == MODE_EXPORT) {
         return run_export(ss, err);
+    }
+    if (cli->mode == MODE_SQL) {
+        return run_sql(ss, err);
     }
     if (cli->mode == MODE_DEFAULT && (ss->tui || cli->headless)) {
         return run_interactive(ss, err);

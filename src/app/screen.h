@@ -134,6 +134,27 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
 Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start);
 /* diff_screen.c: rebuild the table from the screen's Diff/Abba, filter and sort. */
 DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
+/* sql_screen.c: the `;` prompt's query results (a table screen with its own columns). */
+extern const ScreenOps SqlScreen;
+typedef struct SqlHistory_ SqlHistory;
+/* $XDG_STATE_HOME/dcutop/sql_history (default ~/.local/state), one query a line. */
+SqlHistory* SqlHistory_load(void);
+void SqlHistory_delete(SqlHistory* h);
+/* Appends q (not a repeat of the last one) in memory and to the file. */
+void SqlHistory_add(SqlHistory* h, const char* q);
+/* Up (dir -1) / Down (1) from the line being typed: the text to show, NULL = no change. */
+const char* SqlHistory_step(SqlHistory* h, int dir, const char* typed);
+/* Tab: completes the view or column name before *cur in buf; lists the choices in the
+ * status line when several fit. */
+void SqlPrompt_complete(App* app, char* buf, size_t cap, int* cur);
+/* Runs sql: a new result screen, or the current one's result replaced; an error goes to
+ * the status line and the previous result stays. */
+void SqlScreen_run(App* app, const char* sql);
+DcuStatus SqlScreen_refilter(Screen* s, App* app, DcuError* err);
+/* Shows the current frame at once on a real terminal (nothing headless). */
+void App_drawNow(App* app);
+/* 1 when the user asked to stop a running query (Esc, Ctrl-C). */
+int App_cancelRequested(App* app);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -233,6 +233,34 @@ static int map_key(int ch, int is_key) {
     }
 }
 
+void Term_drawNow(App* app) {
+    if (active) {
+        draw(App_render(app));
+    }
+}
+
+int Term_pollCancel(void) {
+    if (!active) {
+        return 0;
+    }
+    nodelay(stdscr, TRUE);
+    wint_t ch;
+    int r = get_wch(&ch);
+    nodelay(stdscr, FALSE);
+    if (r == ERR) {
+        return 0;
+    }
+    if (r == OK && (ch == 27 || ch == 3)) {
+        return 1;
+    }
+    if (r == KEY_CODE_YES) {
+        ungetch((int)ch);
+    } else {
+        unget_wch((wchar_t)ch);
+    }
+    return 0;
+}
+
 void Term_loop(App* app) {
     int w, h;
     Term_size(&w, &h);

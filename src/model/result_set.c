@@ -22,9 +22,34 @@ void ResultSet_delete(ResultSet* this) {
         free(this->cells[i].s);
     }
     free(this->cells);
+    for (int c = 0; this->own_keys && c < this->ncols; c++) {
+        free(this->own_keys[c]);
+    }
+    free(this->own_keys);
+    free(this->own_cols);
     free(this->name);
     free(this->footer);
     free(this);
+}
+
+ResultSet* ResultSet_newDynamic(const char* name, int ncols) {
+    RsColumn* cols = xcalloc((size_t)(ncols > 0 ? ncols : 1), sizeof(RsColumn));
+    for (int c = 0; c < ncols; c++) {
+        cols[c] = (RsColumn){"", "", CT_TEXT};
+    }
+    ResultSet* this = ResultSet_new(name, cols, ncols);
+    this->own_cols = cols;
+    this->own_keys = xcalloc((size_t)(ncols > 0 ? ncols : 1), sizeof(char*));
+    return this;
+}
+
+void ResultSet_setColumn(ResultSet* this, int c, const char* key, ColType type) {
+    if (!this->own_cols || c < 0 || c >= this->ncols) {
+        return;
+    }
+    free(this->own_keys[c]);
+    this->own_keys[c] = xstrdup(key);
+    this->own_cols[c] = (RsColumn){this->own_keys[c], this->own_keys[c], type};
 }
 
 int ResultSet_addRow(ResultSet* this) {

@@ -11,8 +11,9 @@ for k in tests/screens/*.keys; do
         notok "screens/$name: no $exp (run make update-golden and review it)"
         continue
     fi
+    mkdir -p "$TMP/state-$name"   # the ; prompt's history: empty, and inside $TMP
     # shellcheck disable=SC2086
-    "$DCUTOP" --headless --size "${size:-100x30}" --keys "$k" $args \
+    XDG_STATE_HOME="$TMP/state-$name" "$DCUTOP" --headless --size "${size:-100x30}" --keys "$k" $args \
         "${trace:-sample-traces/dcu-weather-transformer}" >"$TMP/$name.out" 2>"$TMP/$name.err"
     rc=$?
     if [ $rc -ne 0 ]; then

@@ -7,6 +7,7 @@ DCUTOP=${DCUTOP:-./dcutop}
 export DCUTOP
 export TZ=UTC LC_ALL=C.UTF-8 NO_COLOR=1
 export XDG_CONFIG_HOME="$(mktemp -d)"   # never pick up the developer's own rules file
+export XDG_STATE_HOME="$(mktemp -d)"    # the ; prompt's history stays in a temp folder
 SHARED=${SHARED:-../shared}
 export SHARED
 passed=0
@@ -44,6 +45,6 @@ for s in tests/cli/test_*.sh; do
     fi
 done
 rm -f "$log"
-rm -rf "$XDG_CONFIG_HOME"
+rm -rf "$XDG_CONFIG_HOME" "$XDG_STATE_HOME"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,7 +12,7 @@ if [ -d tests/screens ] && ls tests/screens/*.keys >/dev/null 2>&1; then
         trace=$(sed -n 's/^# trace: *//p' "$k" | head -1)
         args=$(sed -n 's/^# args: *//p' "$k" | head -1)
         # shellcheck disable=SC2086 # args: extra words before the trace, as test_screens.sh
-        $DCUTOP --headless --size "${size:-100x30}" --keys "$k" $args "${trace:-sample-traces/dcu-weather-transformer}" \
+        XDG_STATE_HOME="$(mktemp -d)" $DCUTOP --headless --size "${size:-100x30}" --keys "$k" $args "${trace:-sample-traces/dcu-weather-transformer}" \
             > "${k%.keys}.expected"
     done
 fi
