@@ -133,7 +133,9 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     /* PMC counters: mean per counter */
     s = TraceDb_prepare(db,
                         "SELECT c.name, avg(c.value) FROM dispatch_counter c JOIN dispatch d"
-                        " ON d.id = c.dispatch_id WHERE d.kernel_id = ?1 GROUP BY c.name"
+                        " ON d.id = c.dispatch_id WHERE d.kernel_id = ?1"
+                        " AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'counter')"
+                        " GROUP BY c.name"
                         " ORDER BY c.name",
                         &st, err);
     if (s == DCU_OK) {

@@ -137,6 +137,9 @@ static int64_t kth(int64_t* v, int64_t n, int64_t k) {
 
 static const char used_kernel_files[] =
     "(SELECT file_id FROM used_file WHERE layer = 'kernel')";
+/* PMC counters may come from a run whose kernel times are not used (trace_db.c used_file) */
+static const char used_counter_files[] =
+    "(SELECT file_id FROM used_file WHERE layer = 'counter')";
 
 static DcuStatus read_rows(TraceDb* db, TRow** rows, int64_t* n, DcuError* err) {
     *rows = NULL;
@@ -513,15 +516,14 @@ static DcuStatus write_cuts(Timeline* t, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    /* a cut of kernel file K applies to every file of the same folder and run (the rule
-     * that ties files for superseding): API and copy traces often sit in other files */
+    /* a cut of kernel file K applies to every file of the same run: API and copy traces
+     * often sit in other files */
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(t->db,
                         "INSERT OR REPLACE INTO temp.timeline_cut(file_id, cut_ns)"
                         " SELECT fb.id, min(coalesce((SELECT cut_ns FROM temp.timeline_cut c"
                         "   WHERE c.file_id = fb.id), ?2), ?2)"
-                        " FROM source_file fa JOIN source_file fb ON fb.dir = fa.dir"
-                        "  AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')"
+                        " FROM source_file fa JOIN source_file fb ON fb.run_id = fa.run_id"
                         " WHERE fa.id = ?1 GROUP BY fb.id",
                         &st, err);
     if (s != DCU_OK) {
@@ -583,7 +585,7 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
                                         " AND u.layer = 'kernel'");
     s->counter_values = TraceDb_scalarInt(
         db, "SELECT count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id"
-            " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')");
+            " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'counter')");
     TRow* r = NULL;
     int64_t n = 0;
     DcuStatus st = read_rows(db, &r, &n, err);
@@ -1254,7 +1256,7 @@ static DcuStatus v_counters(Timeline* t, const char* kernel, ResultSet** out, Dc
                           " JOIN dispatch d ON d.id = c.dispatch_id JOIN kernel k ON k.id = d.kernel_id"
                           " WHERE d.file_id IN %s AND (?1 IS NULL OR regexp(?1, k.name))"
                           " GROUP BY k.id, c.name ORDER BY k.name, c.name",
-                          used_kernel_files);
+                          used_counter_files);
     DcuStatus s = TraceDb_prepare(t->db, sql, &st, err);
     free(sql);
     if (s != DCU_OK) {

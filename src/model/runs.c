@@ -1,0 +1,118 @@
+/* runs.c - see runs.h. */
+#include "dcutop/runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+static DcuStatus sql_error(TraceDb* db, DcuError* err) {
+    return Error_set(err, DCU_ERR_SQL, "runs: %s", sqlite3_errmsg(TraceDb_handle(db)));
+}
+
+DcuStatus Runs_setScope(TraceDb* db, const int64_t* ids, int n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = DCU_OK;
+    for (int i = 0; ids && i < n; i++) { /* check first: a bad id leaves the scope as it was */
+        if (TraceDb_prepare(db, "SELECT 1 FROM run WHERE id = ?1", &st, err) != DCU_OK) {
+            return DCU_ERR_SQL;
+        }
+        sqlite3_bind_int64(st, 1, ids[i]);
+        int found = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (!found) {
+            return Error_set(err, DCU_ERR_USAGE, "no run with id %lld", (long long)ids[i]);
+        }
+    }
+    s = TraceDb_exec(db, "SAVEPOINT scope; DELETE FROM run_scope", err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (!ids || n <= 0) {
+        s = TraceDb_exec(db, "INSERT INTO run_scope(run_id) SELECT id FROM run", err);
+    } else if ((s = TraceDb_prepare(db, "INSERT OR IGNORE INTO run_scope(run_id) VALUES(?1)", &st,
+                                    err)) == DCU_OK) {
+        for (int i = 0; s == DCU_OK && i < n; i++) {
+            sqlite3_bind_int64(st, 1, ids[i]);
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                s = sql_error(db, err);
+            }
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    /* every screen reads the materialized summary: rebuild it for the new scope */
+    if (s == DCU_OK) {
+        s = TraceDb_exec(db, "DELETE FROM kernel_summary;"
+                             "INSERT INTO kernel_summary SELECT * FROM kernel_summary_v",
+                         err);
+    }
+    if (s == DCU_OK) {
+        return TraceDb_exec(db, "RELEASE scope", err);
+    }
+    TraceDb_exec(db, "ROLLBACK TO scope; RELEASE scope", NULL);
+    return s;
+}
+
+int64_t Runs_byLabel(TraceDb* db, const char* label) {
+    sqlite3_stmt* st = NULL;
+    int64_t id = 0;
+    if (label && TraceDb_prepare(db, "SELECT id FROM run WHERE label = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            id = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    return id;
+}
+
+int Runs_count(TraceDb* db) {
+    return (int)TraceDb_scalarInt(db, "SELECT count(*) FROM run");
+}
+
+int Runs_inScope(TraceDb* db) {
+    return (int)TraceDb_scalarInt(db, "SELECT count(*) FROM run_scope s JOIN run r"
+                                      " ON r.id = s.run_id");
+}
+
+int64_t Runs_scopeRun(TraceDb* db) {
+    if (Runs_count(db) < 2 || Runs_inScope(db) != 1) {
+        return 0;
+    }
+    return TraceDb_scalarInt(db, "SELECT run_id FROM run_scope");
+}
+
+char* Runs_label(TraceDb* db, int64_t id) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT label FROM run WHERE id = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+char* Runs_labels(TraceDb* db) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT group_concat(label, ', ') FROM (SELECT label FROM run"
+                            " ORDER BY id)",
+                        &st, NULL) == DCU_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out ? out : xstrdup("");
+}
+
+int Runs_sameLayer(TraceDb* db) {
+    return (int)TraceDb_scalarInt(
+        db, "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT f.run_id) AS n"
+            " FROM source_layer l JOIN source_file f ON f.id = l.file_id"
+            " WHERE l.used AND l.layer IN ('kernel', 'api', 'copy') GROUP BY l.layer)");
+}
