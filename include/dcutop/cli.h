@@ -44,6 +44,7 @@ typedef struct Cli_ {
     const char* timing;      /* --timing FILE: per-key microseconds (headless) */
     const char* theme;       /* --theme NAME|PATH */
     int no_color;            /* --no-color (NO_COLOR does the same) */
+    const char* run;         /* --run LABEL: the scope (one run); NULL = all runs */
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

@@ -46,9 +46,9 @@ typedef enum { ITER_NONE = 0, ITER_ANNOTATION, ITER_DETECTED } IterSource;
 
 typedef struct TimelineSummary_ {
     int available;            /* 1 if timed per-dispatch rows exist; else all below are 0 */
-    int runs;                 /* source files with timed dispatches */
-    int devices;              /* (file, gpu) pairs */
-    int streams;              /* (file, gpu, stream) triples */
+    int runs;                 /* runs with timed dispatches */
+    int devices;              /* (run, gpu) pairs */
+    int streams;              /* (run, gpu, stream) triples */
     int64_t dispatches;       /* timed dispatches */
     int64_t kernel_ns;        /* their summed durations */
     int64_t span_ns;          /* sum of run spans */
@@ -85,8 +85,19 @@ typedef struct Timeline_ Timeline;
 DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err);
 void Timeline_delete(Timeline* this);
 
-/* Borrowed, valid until Timeline_delete. */
+/* The same over every run's used files, whatever the scope (each run as if loaded alone):
+ * for the Runs screen. Only the per-run summaries and the views of timestamps (devices,
+ * gaps, iterations, runs) are meaningful; it leaves the scope's steady-state cut alone. */
+DcuStatus Timeline_newAllRuns(TraceDb* db, Timeline** out, DcuError* err);
+
+/* Borrowed, valid until Timeline_delete. With several runs the iteration figures of the
+ * whole (first iteration, steady mean, cold ratio) are 0: they are per run only. */
 const TimelineSummary* Timeline_summary(const Timeline* this);
+
+/* Runs with timed dispatches, in run id order, and each one's own summary (borrowed; NULL
+ * for i out of range); *run_id (may be NULL) gets its run.id. */
+int Timeline_runCount(const Timeline* this);
+const TimelineSummary* Timeline_runSummary(const Timeline* this, int i, int64_t* run_id);
 
 typedef enum {
     TL_OVERVIEW,   /* metric, value, unit, note: the summary as rows (report, Summary screen) */
@@ -98,6 +109,7 @@ typedef enum {
     TL_COPIES,     /* copies: all vs steady state, direction, H2D/D2H in the loop flagged */
     TL_COUNTERS,   /* PMC counters per kernel: dispatches, mean, min, max (+ PMC warning) */
     TL_AMDAHL,     /* GEMM/non-GEMM and categories: ceilings over kernel time and wall time */
+    TL_RUNS,       /* per run: dispatches, span, wall, busy, gaps, iterations, cold start */
     TL_COUNT
 } TimelineView;
 

@@ -43,6 +43,7 @@ static const char usage[] =
     "      --fold             stacks/ranges: hide runtime and library frames\n"
     "      --theme NAME|PATH  default, mono, light, high-contrast, or a theme file\n"
     "      --no-color         attributes only (also when NO_COLOR is set)\n"
+    "      --run LABEL        only this run (a label of the Runs screen); default: all runs\n"
     "      --headless         no terminal: replay --keys FILE and print screens as text\n"
     "      --size WxH         headless screen size (default 100x30)\n"
     "      --keys FILE        key script for --headless (see README)\n"
@@ -62,6 +63,7 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
        OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR };
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
+enum { OPT_RUN = 500 };            /* runs */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -79,6 +81,40 @@ static int set_mode(Cli* cli, Mode m) {
     }
     cli->mode = m;
     return 1;
+}
+
+/* After the options: the paths, defaults, and the checks that need every option. */
+static DcuStatus finish(Cli* cli, int argc, char** argv, DcuError* err) {
+    for (int i = optind; i < argc; i++) {
+        if (cli->npaths == CLI_MAX_PATHS) {
+            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
+        }
+        cli->paths[cli->npaths++] = argv[i];
+    }
+    if (cli->save_db) {
+        if (cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_SAVE_DB;
+        } else {
+            cli->save_db_too = 1;
+        }
+    }
+    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
+        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
+    }
+    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
+        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
+    }
+    if (!cli->size_w) {
+        cli->size_w = 100;
+        cli->size_h = 30;
+    }
+    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
+        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
+    }
+    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
+    }
+    return DCU_OK;
 }
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
@@ -110,6 +146,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
+        {"run", required_argument, NULL, OPT_RUN},
         {NULL, 0, NULL, 0},
     };
     memset(cli, 0, sizeof(*cli));
@@ -235,6 +272,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case 'q':
             cli->quiet = 1;
             break;
+        case OPT_RUN:
+            cli->run = optarg;
+            break;
         case 'h':
             cli->mode = MODE_HELP;
             return DCU_OK;
@@ -247,36 +287,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
         }
     }
-    for (int i = optind; i < argc; i++) {
-        if (cli->npaths == CLI_MAX_PATHS) {
-            return Error_set(err, DCU_ERR_USAGE, "at most %d paths", CLI_MAX_PATHS);
-        }
-        cli->paths[cli->npaths++] = argv[i];
-    }
-    if (cli->save_db) {
-        if (cli->mode == MODE_DEFAULT) {
-            cli->mode = MODE_SAVE_DB;
-        } else {
-            cli->save_db_too = 1;
-        }
-    }
-    if (cli->mode != MODE_DUMP_RULES && cli->npaths == 0) {
-        return Error_set(err, DCU_ERR_USAGE, "no trace folder or file given (try --help)");
-    }
-    if (cli->headless && (cli->mode != MODE_DEFAULT || !cli->keys)) {
-        return Error_set(err, DCU_ERR_USAGE, "--headless needs --keys FILE and no other mode");
-    }
-    if (!cli->size_w) {
-        cli->size_w = 100;
-        cli->size_h = 30;
-    }
-    if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
-        return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
-    }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export or --report");
-    }
-    return DCU_OK;
+    return finish(cli, argc, argv, err);
 conflict:
     return Error_set(err, DCU_ERR_USAGE, "choose one of --report, --export, --dump-rules");
 }

@@ -60,8 +60,8 @@ struct Screen_ {
     int has_data;
     SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
     Timeline* timeline;      /* Summary (owned) */
-    ResultSet* aux[4];       /* Summary: hotspots, categories, files, gaps; Kernel: paths,
-                              * ranges (owned) */
+    ResultSet* aux[5];       /* Summary: hotspots, categories, files, gaps, per-run timeline
+                              * rows; Kernel: paths, ranges (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;
     unsigned char* expanded; /* per node */

@@ -94,7 +94,7 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         const char* t = cell_text(s->rs, s->tv.selected, ik);
         keep = t ? xstrdup(t) : NULL;
     }
-    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category};
+    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, 0};
     ResultSet* rs = NULL;
     DcuStatus st;
     if (s->cold_split) {
