@@ -38,4 +38,9 @@ char* Runs_labels(TraceDb* db);
  * 2 or more, the header says how many runs there are and which the scope shows. */
 int Runs_sameLayer(TraceDb* db);
 
+/* Every run, whatever the scope, in id order: run (label), layers, mode, kernel_ns (its device kernel time), dispatches, span_ns
+ * (its wall span), iterations, cold_ratio, pmc ("PMC" for a PMC run), files, clock, id.
+ * Each run's figures are its own (its used files, its timeline), as if loaded alone. */
+DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err);
+
 #endif

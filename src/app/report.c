@@ -230,9 +230,8 @@ static void tl_text_runs(Timeline* tl, TraceDb* db, FILE* out) {
 static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
     const TimelineSummary* s = Timeline_summary(tl);
     char a[64], b[64], c[64], d[64];
-    fprintf(out, "  %d run%s (source file%s), %d device%s, %d stream%s, %" PRId64
-                 " timed dispatches\n",
-            s->runs, s->runs == 1 ? "" : "s", s->runs == 1 ? "" : "s", s->devices,
+    fprintf(out, "  %d run%s, %d device%s, %d stream%s, %" PRId64 " timed dispatches\n",
+            s->runs, s->runs == 1 ? "" : "s", s->devices,
             s->devices == 1 ? "" : "s", s->streams, s->streams == 1 ? "" : "s", s->dispatches);
     Format_durationAuto(a, sizeof(a), s->span_ns);
     Format_durationAuto(b, sizeof(b), s->wall_ns);
@@ -517,6 +516,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 t.pmc ? "true" : "false");
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+    }
+    if (o->view < 0) {
+        s = Report_runs(db, o, out, err);
     }
     static const struct {
         ViewId v;

@@ -50,6 +50,7 @@ struct Screen_ {
     WhatIf what_if[MAX_WHATIF];
     int n_what_if;
     int cold_split; /* API/Copies: the first-iteration split from the timeline */
+    int64_t run;    /* Files: only this run's files (opened from the Runs screen); 0: scope */
     /* documents */
     Doc* doc;
     int doc_w;
@@ -73,7 +74,7 @@ struct Screen_ {
 
 /* Screens. */
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
-    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen;
+    FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, RunsScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -105,6 +106,12 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err);
 /* stacks_screen.c: rebuild with the screen's filter; the tree as the --export table (owned). */
 DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
 ResultSet* StacksScreen_table(Screen* s);
+
+/* runs_screen.c: the Runs screen's keys (marks, Enter: the run's files), the rest to the
+ * table behaviour; RunsScreen_marks returns rs (consumed) with the App's A/B marks in a
+ * "mark" column in front. */
+Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err);
+ResultSet* RunsScreen_marks(ResultSet* rs, App* app);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/runs.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -29,7 +30,7 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_FILES) {
         return "path";
     }
-    return "name";
+    return s->ops == &RunsScreen ? "run" : "name";
 }
 
 int TableScreen_isTable(const Screen* s) {
@@ -72,8 +73,8 @@ static void sync_sort(Screen* s) {
         return;
     }
     const char* spec = s->sort ? s->sort : (s->ops == &DispatchScreen ? NULL : "total_ns");
-    if (s->ops->view == VIEW_FILES && !s->sort) {
-        spec = NULL;
+    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen) && !s->sort) {
+        spec = NULL; /* load order */
     }
     if (!spec) {
         return;
@@ -94,7 +95,7 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         const char* t = cell_text(s->rs, s->tv.selected, ik);
         keep = t ? xstrdup(t) : NULL;
     }
-    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, 0};
+    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, s->run};
     ResultSet* rs = NULL;
     DcuStatus st;
     if (s->cold_split) {
@@ -137,6 +138,14 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         }
     } else if (s->ops == &DispatchScreen) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
+    } else if (s->ops == &RunsScreen) {
+        st = Runs_table(App_db(app), &rs, err);
+        if (st == DCU_OK) {
+            rs = RunsScreen_marks(rs, app);
+            if (s->sort) {
+                st = Query_sort(rs, s->sort, err);
+            }
+        }
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }
@@ -207,6 +216,7 @@ static const char* ts_selection(Screen* s) {
     }
     const char* k = s->ops->view == VIEW_CATEGORIES ? NULL
                     : s->ops->view == VIEW_FILES    ? "status"
+                    : s->ops == &RunsScreen         ? "clock"
                                                     : "name";
     return k ? cell_text(s->rs, s->tv.selected, k) : NULL;
 }
@@ -450,6 +460,11 @@ static const char* const copy_drop[] = {"min_ns", "max_ns", "gbps", "avg_ns", NU
 static const char* const file_keys[] = {"name", "format", "layer", "rows", "rejected", "status",
                                         NULL};
 static const char* const file_drop[] = {"layer", "rejected", NULL};
+static const char* const run_keys[] = {"mark", "run", "layers", "mode", "kernel_ns",
+                                       "dispatches", "span_ns", "iterations", "cold_ratio", "pmc",
+                                       "files", NULL};
+static const char* const run_drop[] = {"files", "dispatches", "pmc", "iterations", "layers",
+                                       NULL};
 static const char* const disp_keys[] = {"seq", "start_ns", "dur_ns", "gpu", "queue", "stream",
                                         "pid", "tid", "grid", "workgroup", "lds", "vgpr", "sgpr",
                                         "file", NULL};
@@ -470,3 +485,8 @@ const ScreenOps FilesScreen =
     TABLE_OPS("files", "Files", -1, VIEW_FILES, file_keys, "status", file_drop, 1);
 const ScreenOps DispatchScreen =
     TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);
+/* view: Runs_table, not a ViewId (VIEW_COUNT stands for none); no flexible column: labels
+ * are short, and every figure should show */
+const ScreenOps RunsScreen = {"runs",   "Runs",        7,        ts_open, RunsScreen_handle,
+                              ts_render, ts_selection, ts_close, VIEW_COUNT,
+                              run_keys,  NULL,         run_drop, 0};

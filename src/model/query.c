@@ -636,6 +636,10 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         " CASE"
         "  WHEN f.format = 'unreadable' THEN 'error: ' || coalesce(f.note, '')"
         "  WHEN f.rows_read = 0 THEN 'skipped: ' || coalesce(f.note, 'no rows')"
+        /* a PMC run beside a run that gives kernel times: its counters only (used_file) */
+        "  WHEN EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id AND u.layer = 'counter')"
+        "   AND NOT EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id"
+        "   AND u.layer = 'kernel') THEN 'used: PMC counters only (kernel times from another run)'"
         "  WHEN EXISTS (SELECT 1 FROM source_layer l WHERE l.file_id = f.id AND l.used) THEN"
         "   'used' || coalesce((SELECT ' (' || group_concat(l.layer || ' superseded by ' ||"
         "     (SELECT name FROM source_file WHERE id = l.superseded_by), '; ') || ')'"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 
 static DcuStatus sql_error(TraceDb* db, DcuError* err) {
@@ -115,4 +116,101 @@ int Runs_sameLayer(TraceDb* db) {
         db, "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT f.run_id) AS n"
             " FROM source_layer l JOIN source_file f ON f.id = l.file_id"
             " WHERE l.used AND l.layer IN ('kernel', 'api', 'copy') GROUP BY l.layer)");
+}
+
+enum { RC_RUN, RC_LAYERS, RC_MODE, RC_KERNEL, RC_DISPATCHES, RC_SPAN, RC_ITER, RC_COLD,
+       RC_PMC, RC_FILES, RC_CLOCK, RC_ID };
+
+static const RsColumn run_cols[] = {
+    [RC_RUN] = {"run", "Run", CT_TEXT},
+    [RC_LAYERS] = {"layers", "Layers", CT_TEXT},
+    [RC_MODE] = {"mode", "Mode", CT_TEXT},
+    [RC_KERNEL] = {"kernel_ns", "Kernel", CT_NS},
+    [RC_DISPATCHES] = {"dispatches", "Dispatches", CT_INT},
+    [RC_SPAN] = {"span_ns", "Wall span", CT_NS},
+    [RC_ITER] = {"iterations", "Iter", CT_INT},
+    [RC_COLD] = {"cold_ratio", "Cold", CT_RATIO},
+    [RC_PMC] = {"pmc", "PMC", CT_TEXT},
+    [RC_FILES] = {"files", "Files", CT_INT},
+    [RC_CLOCK] = {"clock", "Clock", CT_TEXT},
+    [RC_ID] = {"id", "Id", CT_INT},
+};
+
+/* Each run's device kernel time and calls from its own used kernel files (per-dispatch rows
+ * and stats rows), whatever the scope. */
+static const char run_kernel_sql[] =
+    "SELECT f.run_id, CAST(total(x.calls) AS INTEGER), CAST(total(x.ns) AS INTEGER)"
+    " FROM (SELECT file_id, count(*) AS calls, total(dur_ns) AS ns FROM dispatch"
+    "   WHERE file_id IN (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+    "   GROUP BY file_id"
+    "  UNION ALL SELECT file_id, total(calls), total(total_ns) FROM kernel_stat"
+    "   WHERE file_id IN (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+    "   GROUP BY file_id) x"
+    " JOIN source_file f ON f.id = x.file_id GROUP BY f.run_id";
+
+static int row_of(const ResultSet* rs, int64_t id) {
+    for (int r = 0; r < rs->nrows; r++) {
+        if (ResultSet_cellc(rs, r, RC_ID)->i == id) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT id, label, layers, mode, files, clock FROM run"
+                                      " ORDER BY id",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("runs", run_cols, (int)(sizeof(run_cols) / sizeof(run_cols[0])));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setInt(rs, r, RC_ID, sqlite3_column_int64(st, 0));
+        ResultSet_setText(rs, r, RC_RUN, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setText(rs, r, RC_LAYERS, (const char*)sqlite3_column_text(st, 2));
+        ResultSet_setText(rs, r, RC_MODE, (const char*)sqlite3_column_text(st, 3));
+        ResultSet_setText(rs, r, RC_PMC,
+                          strcmp((const char*)sqlite3_column_text(st, 3), "pmc") == 0 ? "PMC"
+                                                                                        : "");
+        ResultSet_setInt(rs, r, RC_FILES, sqlite3_column_int64(st, 4));
+        ResultSet_setText(rs, r, RC_CLOCK, (const char*)sqlite3_column_text(st, 5));
+    }
+    sqlite3_finalize(st);
+    s = TraceDb_prepare(db, run_kernel_sql, &st, err);
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int r = row_of(rs, sqlite3_column_int64(st, 0));
+        if (r >= 0) {
+            ResultSet_setInt(rs, r, RC_DISPATCHES, sqlite3_column_int64(st, 1));
+            ResultSet_setInt(rs, r, RC_KERNEL, sqlite3_column_int64(st, 2));
+        }
+    }
+    sqlite3_finalize(st);
+    Timeline* tl = NULL;
+    if (s == DCU_OK) {
+        s = Timeline_newAllRuns(db, &tl, err);
+    }
+    for (int i = 0; s == DCU_OK && i < Timeline_runCount(tl); i++) {
+        int64_t id = 0;
+        const TimelineSummary* t = Timeline_runSummary(tl, i, &id);
+        int r = row_of(rs, id);
+        if (r < 0) {
+            continue;
+        }
+        ResultSet_setInt(rs, r, RC_SPAN, t->span_ns);
+        ResultSet_setInt(rs, r, RC_ITER, t->iterations);
+        if (t->cold_ratio > 0) {
+            ResultSet_setReal(rs, r, RC_COLD, t->cold_ratio);
+        }
+    }
+    Timeline_delete(tl);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
 }

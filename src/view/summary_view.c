@@ -21,8 +21,8 @@ static const char* text(const ResultSet* rs, int r, const char* key) {
 /* Several runs: one line per run with its own iterations and cold start, never a blend. */
 static void summary_runs(Doc* d, const ResultSet* runs, int lw, int width) {
     char a[64], b[64], name[256];
-    Doc_field(d, lw, "Runs", STYLE_NUMBER, "%d, each on its own clock: iterations and cold start "
-              "per run", runs->nrows);
+    Doc_field(d, lw, "Runs", STYLE_NUMBER, "%d with timestamps, each on its own clock: "
+              "iterations and cold start per run", runs->nrows);
     for (int r = 0; r < runs->nrows; r++) {
         const RsCell* it = cell(runs, r, "iterations");
         const RsCell* first = cell(runs, r, "first_iteration_span_ns");

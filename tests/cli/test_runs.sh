@@ -108,3 +108,34 @@ same "two PATHs: file names prefixed by each path's label" "r1/results.csv,r3/re
     "$(python3 -c 'import json,sys; print(",".join(f["name"] for f in json.load(open(sys.argv[1]))["files"]))' "$TMP/two.json")"
 same "two PATHs: two runs in the timeline" "2" \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timeline"]["summary"]["runs"])' "$TMP/two.json")"
+
+# the Runs section: every run with its own figures, computed independently from its files
+# (kernel names hold commas: fields are counted from the end of the line)
+F=tests/data/runs
+"$DCUTOP" -q --report --format json "$F" >"$TMP/f.json"
+for r in r1 r2 pmc; do
+    last=0; [ $r = pmc ] && last=1   # the PMC run has a counter column after DurationNs
+    exp=$(awk -F, -v k=$last 'NR > 1 { s += $(NF - k); n++ } END { print s, n }' "$F/$r/results.csv")
+    got=$(python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    if r["run"] == sys.argv[2]:
+        print(r["kernel_ns"], r["dispatches"])' "$TMP/f.json" "$r")
+    same "runs: $r kernel time and dispatches = sum of its DurationNs (awk)" "$exp" "$got"
+done
+same "runs: stats run kernel time = sum of its TotalDurationNs (awk)" \
+    "$(awk -F, 'NR > 1 { s += $(NF - 2) } END { print s }' "$F/stats/results.stats.csv")" \
+    "$(python3 -c 'import json,sys; print([r["kernel_ns"] for r in json.load(open(sys.argv[1]))["runs"] if r["run"] == "stats"][0])' "$TMP/f.json")"
+same "runs: modes" "pmc,trace,trace,stats" \
+    "$(python3 -c 'import json,sys; print(",".join(r["mode"] for r in json.load(open(sys.argv[1]))["runs"]))' "$TMP/f.json")"
+# complementary runs: the PMC run gives counters, not time, beside runs with kernel times
+same "scope all: kernel time = r1 + r2 + stats (the PMC run's times are not added)" \
+    "$(cat "$F/r1/results.csv" "$F/r2/results.csv" | awk -F, '$1 ~ /^[0-9]/ { s += $NF } END { print s }' | \
+       awk -v st="$(awk -F, 'NR > 1 { s += $(NF - 2) } END { print s }' "$F/stats/results.stats.csv")" '{ print $1 + st }')" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["kernel_ns"])' "$TMP/f.json")"
+check "scope all: the PMC run's counters are listed" \
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["timeline"]["pmc_counters"]; sys.exit(not any(r["counter"] == "SQ_WAVES" for r in c))' "$TMP/f.json"
+"$DCUTOP" -q --report --width 120 "$F" >"$TMP/f.txt"
+check "text report: a Runs table when several runs are loaded" grep -q '^Runs: 4 loaded' "$TMP/f.txt"
+"$DCUTOP" -q --report --width 120 sample-traces/dcu-weather-transformer >"$TMP/w.txt"
+check "text report: no Runs table for one run" sh -c "! grep -q '^Runs:' '$TMP/w.txt'"
