@@ -5,17 +5,17 @@
  * Pure model: no curses; everything comes out as a TimelineSummary or a ResultSet.
  *
  * Definitions (all times integer ns, from the dispatch rows of the files used for the kernel
- * layer that carry start and end timestamps; each source file is one run and one clock
- * domain, so nothing is compared across files):
- *   run span      last kernel end - first kernel start, per file.
- *   device wall   the run span counted once per device (gpu) of the file: with 2 GPUs a
+ * layer that carry start and end timestamps; each run (source_file.run_id, README "Runs") is
+ * one clock domain, so nothing is compared or blended across runs):
+ *   run span      last kernel end - first kernel start, per run.
+ *   device wall   the run span counted once per device (gpu) of the run: with 2 GPUs a
  *                 10 ms run gives 20 ms of device wall time.
  *   busy          per device, the union of its kernel intervals (overlapping kernels on
  *                 several streams count once); idle = device wall - busy.
  *   short kernel  a dispatch shorter than TIMELINE_SHORT_NS (10 us): many of them mean the
  *                 run is launch-bound.
  *   launch gap    start of a kernel - end of the previous kernel on the same stream (queue
- *                 when the format has no stream) of the same device and file; overlaps count 0.
+ *                 when the format has no stream) of the same device and run; overlaps count 0.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
  *                 host range holds its launch (the runtime call with its correlation id), else
  *                 a repeating kernel sequence: the rarest kernel that occurs at a fixed

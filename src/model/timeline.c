@@ -1,7 +1,8 @@
-/* timeline.c - see timeline.h. The timed dispatches are read once into an array and sorted
- * three ways: by run and start (iterations), by device and start (busy = union of
- * intervals) and by stream and start (launch gaps). API and copy tables are SQL over the
- * schema with the per-file steady-state cut in a TEMP table. */
+/* timeline.c - see timeline.h. The timed dispatches are read once into an array, grouped by
+ * run, and each run's slice is sorted three ways: by start (iterations), by device and start
+ * (busy = union of intervals) and by stream and start (launch gaps); each run keeps its own
+ * summary, the whole is their sum. API and copy tables are SQL over the schema with the
+ * per-file steady-state cut in a TEMP table. */
 #include "dcutop/timeline.h"
 
 #include <math.h>
