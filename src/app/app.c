@@ -587,6 +587,9 @@ static void refresh_all(App* app, int drop_drill) {
     }
     for (int i = 0; i < N_TOPS; i++) {
         Screen* t = app->tops[i];
+        if (t->ops == &RunsScreen && !t->rs) {
+            continue; /* not shown yet: filled when first opened */
+        }
         if ((TableScreen_isTable(t) || t->ops == &StacksScreen) && requery(t, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
@@ -732,6 +735,9 @@ Reaction App_key(App* app, int key) {
         return REACT_REDRAW;
     case ACT_SCREEN_RUNS:
         switch_top(app, TOP_RUNS);
+        if (!app->tops[TOP_RUNS]->rs && requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
         return REACT_REDRAW;
     case ACT_RUN_SCOPE:
         if (Runs_count(app->db) < 2) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
@@ -23,7 +24,7 @@ static const char* selected_label(const Screen* s) {
 
 /* The Runs table with an "A/B" column in front, from the App's marks. The model's table
  * has no marks (they are the TUI's); its columns are copied behind the mark column. */
-ResultSet* RunsScreen_marks(ResultSet* rs, App* app) {
+static ResultSet* with_marks(const ResultSet* rs, App* app) {
     static RsColumn cols[32] = {{"mark", "A/B", CT_TEXT}};
     int nc = rs->ncols + 1 < 32 ? rs->ncols + 1 : 32;
     for (int c = 1; c < nc; c++) {
@@ -49,8 +50,25 @@ ResultSet* RunsScreen_marks(ResultSet* rs, App* app) {
             }
         }
     }
-    ResultSet_delete(rs);
     return out;
+}
+
+/* Runs_table does not depend on the scope and the database does not change once loaded:
+ * it is computed once (a timeline pass over every run) and kept in aux[0]. */
+DcuStatus RunsScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err) {
+    if (!s->aux[0]) {
+        DcuStatus st = Runs_table(App_db(app), &s->aux[0], err);
+        if (st != DCU_OK) {
+            return st;
+        }
+    }
+    *out = with_marks(s->aux[0], app);
+    return DCU_OK;
+}
+
+void RunsScreen_close(Screen* s) {
+    ResultSet_delete(s->aux[0]);
+    s->aux[0] = NULL;
 }
 
 static Reaction open_files(Screen* s, App* app) {

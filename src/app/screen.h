@@ -62,7 +62,7 @@ struct Screen_ {
     SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
     Timeline* timeline;      /* Summary (owned) */
     ResultSet* aux[5];       /* Summary: hotspots, categories, files, gaps, per-run timeline
-                              * rows; Kernel: paths, ranges (owned) */
+                              * rows; Kernel: paths, ranges; Runs: the runs (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;
     unsigned char* expanded; /* per node */
@@ -108,10 +108,12 @@ DcuStatus StacksScreen_refilter(Screen* s, App* app, DcuError* err);
 ResultSet* StacksScreen_table(Screen* s);
 
 /* runs_screen.c: the Runs screen's keys (marks, Enter: the run's files), the rest to the
- * table behaviour; RunsScreen_marks returns rs (consumed) with the App's A/B marks in a
- * "mark" column in front. */
+ * table behaviour. RunsScreen_table: a new table (owned by the caller) of every run with
+ * the App's A/B marks in a "mark" column in front (the runs themselves are computed once
+ * and kept in s->aux[0]; RunsScreen_close frees them). */
 Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err);
-ResultSet* RunsScreen_marks(ResultSet* rs, App* app);
+DcuStatus RunsScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
+void RunsScreen_close(Screen* s);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -139,12 +139,9 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
     } else if (s->ops == &DispatchScreen) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
     } else if (s->ops == &RunsScreen) {
-        st = Runs_table(App_db(app), &rs, err);
-        if (st == DCU_OK) {
-            rs = RunsScreen_marks(rs, app);
-            if (s->sort) {
-                st = Query_sort(rs, s->sort, err);
-            }
+        st = RunsScreen_table(s, app, &rs, err);
+        if (st == DCU_OK && s->sort) {
+            st = Query_sort(rs, s->sort, err);
         }
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
@@ -180,6 +177,11 @@ static const char* const copy_split_keys[] = {"name", "direction", "calls", "byt
 
 static DcuStatus ts_open(Screen* s, App* app, DcuError* err) {
     return TableScreen_requery(s, app, err);
+}
+
+/* With one run the Runs screen is filled when first shown (App_key), not at start-up. */
+static DcuStatus runs_open(Screen* s, App* app, DcuError* err) {
+    return Runs_count(App_db(app)) > 1 ? TableScreen_requery(s, app, err) : DCU_OK;
 }
 
 static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
@@ -487,6 +489,7 @@ const ScreenOps DispatchScreen =
     TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);
 /* view: Runs_table, not a ViewId (VIEW_COUNT stands for none); no flexible column: labels
  * are short, and every figure should show */
-const ScreenOps RunsScreen = {"runs",   "Runs",        7,        ts_open, RunsScreen_handle,
-                              ts_render, ts_selection, ts_close, VIEW_COUNT,
+const ScreenOps RunsScreen = {"runs",    "Runs",       7,
+                              runs_open, RunsScreen_handle, ts_render,
+                              ts_selection, RunsScreen_close, VIEW_COUNT,
                               run_keys,  NULL,         run_drop, 0};

@@ -139,3 +139,18 @@ check "scope all: the PMC run's counters are listed" \
 check "text report: a Runs table when several runs are loaded" grep -q '^Runs: 4 loaded' "$TMP/f.txt"
 "$DCUTOP" -q --report --width 120 sample-traces/dcu-weather-transformer >"$TMP/w.txt"
 check "text report: no Runs table for one run" sh -c "! grep -q '^Runs:' '$TMP/w.txt'"
+
+# the TUI with one run: no Runs tab, U still opens the Runs screen
+printf 'U\n:dump r\n' >"$TMP/u.keys"
+"$DCUTOP" --headless --size 100x30 --keys "$TMP/u.keys" sample-traces/dcu-weather-transformer >"$TMP/u.out"
+check "one run: no 'U Runs' tab" sh -c "! grep -q 'U Runs' '$TMP/u.out'"
+check "one run: U lists it, named after the PATH, with its own cold start" \
+    grep -Eq '^ dcu-weather-transformer +kernel,api +trace +824\.96 .* 6 1\.03x' "$TMP/u.out"
+check "one run: the header has no run count" sh -c "! grep -q 'runs, scope' '$TMP/u.out'"
+# marks: a run is on one side at most; pressing the same side again unmarks it
+printf 'U\n<Down>a\n:dump a\nb\n:dump b\nb\n:dump none\n' >"$TMP/m.keys"
+"$DCUTOP" --headless --size 100x30 --keys "$TMP/m.keys" tests/data/runs >"$TMP/m.out"
+# (the A/B column is left out when no run is marked)
+same "marks: a, then b moves the run to B, then b unmarks it" "A|B|none" \
+    "$(awk '/^ [AB-] +r1 / { printf "%s%s", (n++ ? "|" : ""), $1 }
+            /^ r1 / { printf "%snone", (n++ ? "|" : "") }' "$TMP/m.out")"
