@@ -325,6 +325,8 @@ static const char describe_sql[] =
     "    FROM source_file f JOIN source_layer l ON l.file_id = f.id AND l.grain >= 2\n"
     "      AND l.layer IN ('kernel', 'api', 'copy', 'range')\n"
     "    WHERE f.run_id = run.id ORDER BY f.id LIMIT 1), 'none: aggregates only, no timestamps');\n"
+    "UPDATE run SET clock = 'none: step times only, taken without a profiler'\n"
+    "  WHERE layers = 'steps';\n"
     "INSERT OR IGNORE INTO run_scope(run_id) SELECT id FROM run;\n";
 
 DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err) {
