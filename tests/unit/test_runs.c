@@ -263,6 +263,26 @@ static void test_pmc_run_gives_counters(void** state) {
     TraceDb_delete(db);
 }
 
+/* A stack run beside a stats run: the stacks (a kernel-stack dump naming its kernel) are
+ * matched to the stats run's kernel by name and share its time. */
+static void test_stack_run_gives_stacks(void** state) {
+    (void)state;
+    char* d = new_dir();
+    put(d, "stats/results.stats.csv", V1_STATS_HDR "\"K\",4,1000,250,76.9\n\"J\",1,300,300,23.1\n");
+    put(d, "stack/kernel_stack.txt",
+        "kernel: K\n#0 launch () from libamdhip64.so\n#1 f () at a.c:1\n\n"
+        "kernel: K\n#0 launch () from libamdhip64.so\n#1 g () at a.c:2\n");
+    TraceDb* db = TestUtil_load(d, NULL);
+    assert_sql_text(db, "SELECT group_concat(label || ':' || mode || ':' || layers, '|') FROM"
+                        " (SELECT * FROM run ORDER BY id)",
+                    "stack:stack:stack|stats:stats:kernel");
+    assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 1300);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel_stack WHERE match = 'name'"),
+                     2);
+    assert_int_equal(TestUtil_int(db, "SELECT sum(time_ns) FROM kernel_stack"), 1000);
+    TraceDb_delete(db);
+}
+
 /* The scope: one run, then all again; a bad id changes nothing. */
 static void test_scope(void** state) {
     (void)state;
@@ -299,6 +319,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_two_paths, remove_dirs),
         cmocka_unit_test_teardown(test_pmc_run_gives_counters, remove_dirs),
         cmocka_unit_test_teardown(test_scope, remove_dirs),
+        cmocka_unit_test_teardown(test_stack_run_gives_stacks, remove_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
