@@ -269,4 +269,9 @@ if [ -x bench/tui_bench.sh ]; then
     rc=$?
     [ "$rc" -ne 0 ] && echo "bench/tui_bench.sh exited with status $rc"
 fi
+# ---------------------------------------------------------------- runs: 100,000 tiny files
+echo
+echo "== bench/runs_bench.sh =="
+DCUTOP=./dcutop sh bench/runs_bench.sh 100000
+
 exit 0

@@ -46,5 +46,11 @@ const char* App_status(const App* this);
 void App_setDiffSides(App* this, const DiffSide* const* a, int na, const DiffSide* const* b,
                       int nb, int abba, DiffMatch match);
 void App_openDiff(App* this, const int64_t* a_runs, int na, const int64_t* b_runs, int nb);
+/* Runs marked on the Runs screen for a comparison: side 'a' (baseline) or 'b' (candidate).
+ * *ids is borrowed, valid until the next key; returns how many. */
+int App_runMarks(const App* this, int side, const int64_t** ids);
+/* Marks or unmarks run id on side 'a' or 'b' (a run is on one side at most). Returns 1 when
+ * the run is marked now, 0 when unmarked. */
+int App_toggleRunMark(App* this, int side, int64_t id);
 
 #endif

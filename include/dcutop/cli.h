@@ -63,6 +63,7 @@ typedef struct Cli_ {
     int gate_on;             /* --fail-above given */
     double fail_above;       /* --fail-above PCT */
     const char* gate;        /* --gate CATEGORY|REGEX: the part the gate looks at */
+    const char* run;         /* --run LABEL: the scope (one run); NULL = all runs */
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

@@ -50,6 +50,8 @@ typedef struct SummaryData_ {
     const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
     const ResultSet* gaps;       /* borrowed, may be NULL: the largest launch gaps */
     int wall_basis;              /* ceilings shown over wall time */
+    const ResultSet* runs;       /* borrowed, may be NULL: per-run timeline rows (TL_RUNS), set
+                                  * when several runs are in the scope */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 

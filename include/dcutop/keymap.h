@@ -59,7 +59,11 @@
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \
-    _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category")
+    _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category") \
+    _(SCREEN_RUNS, "screen-runs", "Runs screen: every run loaded (Enter: its files)")         \
+    _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \
+    _(MARK_A, "mark-baseline", "Runs: mark or unmark the run as baseline (A) of a comparison") \
+    _(MARK_B, "mark-candidate", "Runs: mark or unmark the run as candidate (B) of a comparison")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

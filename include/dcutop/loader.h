@@ -43,8 +43,9 @@ void Loader_delete(Loader* this);
  * DCU_ERR_IO if the path does not exist. */
 DcuStatus Loader_addPath(Loader* this, const char* path, DcuError* err);
 
-/* Loads every queued file, then decides which files are superseded, and builds the
- * kernel_summary table. DCU_ERR_EMPTY when no row could be loaded from any file;
+/* Loads every queued file, then groups the files into runs (load_runs.c: run table,
+ * source_file.run_id, every run in scope), decides which files are superseded inside each
+ * run, and builds the kernel_summary table. DCU_ERR_EMPTY when no row could be loaded from any file;
  * DCU_ERR_PARSE in strict mode when rows were rejected. */
 DcuStatus Loader_run(Loader* this, DcuError* err);
 

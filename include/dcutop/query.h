@@ -19,6 +19,7 @@ typedef struct QueryOpts_ {
     const WhatIf* what_if;  /* categories view: factors per category or group (borrowed) */
     int n_what_if;
     const char* category;   /* hotspots: only this category, or the group "GEMM" / "non-GEMM" */
+    int64_t run;            /* files: only this run's files (0: the runs of the scope) */
 } QueryOpts;
 
 typedef struct Totals_ {

@@ -43,6 +43,10 @@ void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char*
 DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
+/* The Runs section (report_runs.c): every run with its own figures and the scope shown;
+ * text only with several runs, CSV/JSON always (JSON member "runs"). */
+DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
                   int width, int max_rows);

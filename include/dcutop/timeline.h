@@ -5,17 +5,17 @@
  * Pure model: no curses; everything comes out as a TimelineSummary or a ResultSet.
  *
  * Definitions (all times integer ns, from the dispatch rows of the files used for the kernel
- * layer that carry start and end timestamps; each source file is one run and one clock
- * domain, so nothing is compared across files):
- *   run span      last kernel end - first kernel start, per file.
- *   device wall   the run span counted once per device (gpu) of the file: with 2 GPUs a
+ * layer that carry start and end timestamps; each run (source_file.run_id, README "Runs") is
+ * one clock domain, so nothing is compared or blended across runs):
+ *   run span      last kernel end - first kernel start, per run.
+ *   device wall   the run span counted once per device (gpu) of the run: with 2 GPUs a
  *                 10 ms run gives 20 ms of device wall time.
  *   busy          per device, the union of its kernel intervals (overlapping kernels on
  *                 several streams count once); idle = device wall - busy.
  *   short kernel  a dispatch shorter than TIMELINE_SHORT_NS (10 us): many of them mean the
  *                 run is launch-bound.
  *   launch gap    start of a kernel - end of the previous kernel on the same stream (queue
- *                 when the format has no stream) of the same device and file; overlaps count 0.
+ *                 when the format has no stream) of the same device and run; overlaps count 0.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
  *                 host range holds its launch (the runtime call with its correlation id), else
  *                 a repeating kernel sequence: the rarest kernel that occurs at a fixed
@@ -47,9 +47,9 @@ typedef enum { ITER_NONE = 0, ITER_ANNOTATION, ITER_DETECTED } IterSource;
 
 typedef struct TimelineSummary_ {
     int available;            /* 1 if timed per-dispatch rows exist; else all below are 0 */
-    int runs;                 /* source files with timed dispatches */
-    int devices;              /* (file, gpu) pairs */
-    int streams;              /* (file, gpu, stream) triples */
+    int runs;                 /* runs with timed dispatches */
+    int devices;              /* (run, gpu) pairs */
+    int streams;              /* (run, gpu, stream) triples */
     int64_t dispatches;       /* timed dispatches */
     int64_t kernel_ns;        /* their summed durations */
     int64_t span_ns;          /* sum of run spans */
@@ -89,8 +89,19 @@ typedef struct Timeline_ Timeline;
 DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err);
 void Timeline_delete(Timeline* this);
 
-/* Borrowed, valid until Timeline_delete. */
+/* The same over every run's used files, whatever the scope (each run as if loaded alone):
+ * for the Runs screen. Only the per-run summaries and the views of timestamps (devices,
+ * gaps, iterations, runs) are meaningful; it leaves the scope's steady-state cut alone. */
+DcuStatus Timeline_newAllRuns(TraceDb* db, Timeline** out, DcuError* err);
+
+/* Borrowed, valid until Timeline_delete. With several runs the iteration figures of the
+ * whole (first iteration, steady mean, cold ratio) are 0: they are per run only. */
 const TimelineSummary* Timeline_summary(const Timeline* this);
+
+/* Runs with timed dispatches, in run id order, and each one's own summary (borrowed; NULL
+ * for i out of range); *run_id (may be NULL) gets its run.id. */
+int Timeline_runCount(const Timeline* this);
+const TimelineSummary* Timeline_runSummary(const Timeline* this, int i, int64_t* run_id);
 
 typedef enum {
     TL_OVERVIEW,   /* metric, value, unit, note: the summary as rows (report, Summary screen) */
@@ -103,6 +114,7 @@ typedef enum {
     TL_COUNTERS,   /* PMC counters per kernel: dispatches, mean, min, max (+ PMC warning) */
     TL_AMDAHL,     /* GEMM/non-GEMM and categories: ceilings over kernel time and wall time */
     TL_IDLE,       /* per device and gap-size bucket: idle gaps, their total, % of idle */
+    TL_RUNS,       /* per run: dispatches, span, wall, busy, gaps, iterations, cold start */
     TL_COUNT
 } TimelineView;
 

@@ -13,13 +13,16 @@
 #include "dcutop/filter.h"
 #include "dcutop/format.h"
 #include "dcutop/out_file.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/roi.h"
 #include "screen.h"
 
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
-       TOP_DIFF, N_TOPS };
+       TOP_DIFF, TOP_RUNS, N_TOPS };
+enum { MENU_NONE, MENU_SORT, MENU_SCOPE }; /* App.menu */
+#define MAX_MARKS 64
 #define MAX_DEPTH 64
 
 struct App_ {
@@ -52,15 +55,26 @@ struct App_ {
     SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
     int (*poll_cancel)(void);
     void (*draw_now)(App* app);
+    /* the scope picker (R): "All runs" and each run, their ids (0: all) */
+    char** scope_items;
+    int64_t* scope_ids;
+    int n_scope_items;
+    /* Runs screen marks for a comparison: baseline (A) and candidate (B) runs */
+    int64_t marks[2][MAX_MARKS];
+    /* sides built from marked runs of this database (App_openDiff; owned) */
+    DiffSide* own_sides[2][MAX_MARKS];
+    int n_own[2];
+    int nmarks[2];
 };
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
                                                   &CategoriesScreen, &ApiScreen, &CopiesScreen,
                                                   &FilesScreen,    &StacksScreen,
-                                                  &DiffScreen};
-/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs) */
+                                                  &DiffScreen, &RunsScreen};
+/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs); Runs, last, only
+ * when several runs are loaded (with one run, U still opens it) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS, TOP_DIFF};
+                                TOP_STACKS, TOP_DIFF, TOP_RUNS};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -73,7 +87,40 @@ static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     return TableScreen_requery(s, app, err);
 }
 static const char* const tabs[] = {"1 Summary", "2 Hotspots", "3 Categories", "4 API",
-                                   "5 Copies",  "6 Stacks",   "7 Diff"};
+                                   "5 Copies",  "6 Stacks",   "7 Diff",       "U Runs"};
+
+/* Tabs shown and cycled: the Runs tab (the last) only with several runs. */
+static int n_tabbed(App* app) {
+    return Runs_count(app->db) > 1 ? N_TABBED : N_TABBED - 1;
+}
+
+int App_runMarks(const App* app, int side, const int64_t** ids) {
+    int k = side == 'b';
+    *ids = app->marks[k];
+    return app->nmarks[k];
+}
+
+int App_toggleRunMark(App* app, int side, int64_t id) {
+    int k = side == 'b';
+    for (int s = 0; s < 2; s++) { /* a run is on one side at most */
+        for (int i = 0; i < app->nmarks[s]; i++) {
+            if (app->marks[s][i] == id) {
+                memmove(&app->marks[s][i], &app->marks[s][i + 1],
+                        sizeof(int64_t) * (size_t)(app->nmarks[s] - i - 1));
+                app->nmarks[s]--;
+                if (s == k) {
+                    return 0; /* pressed on its own side: unmarked */
+                }
+                break;
+            }
+        }
+    }
+    if (app->nmarks[k] == MAX_MARKS) {
+        return 0;
+    }
+    app->marks[k][app->nmarks[k]++] = id;
+    return 1;
+}
 
 /* ---- services for screens ---------------------------------------------------------- */
 
@@ -221,7 +268,16 @@ static void make_header(App* app) {
                  app->title);
         return;
     }
-    char a[64], b[64];
+    char a[64], b[64], runs[300] = "";
+    /* several runs of one layer: say how many, and which the screens show */
+    int nruns = Runs_count(app->db);
+    if (nruns > 1 && Runs_sameLayer(app->db) > 1) {
+        int64_t one = Runs_scopeRun(app->db);
+        char* label = one ? Runs_label(app->db, one) : NULL;
+        snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns,
+                 label ? label : "all");
+        free(label);
+    }
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
     double p = t.kernel_ns ? (double)t.gemm_ns / (double)t.kernel_ns : 0;
     int wall = Query_amdahlBasis(app->db) == 1;
@@ -234,7 +290,7 @@ static void make_header(App* app) {
         memcpy(roi, " | ", 3);
     }
     snprintf(app->header, sizeof(app->header),
-             " dcutop%s | kernels %s | GEMM %.2f%% (ceiling %s%s)%s | %s", roi, a, 100 * p, b,
+             " dcutop%s |%s kernels %s | GEMM %.2f%% (ceiling %s%s)%s | %s", roi, runs, a, 100 * p, b,
              wall ? " over wall time" : "", t.pmc ? " | PMC RUN: times distorted" : "",
              app->title);
 }
@@ -261,6 +317,15 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     return app;
 }
 
+static void drop_own_sides(App* app) {
+    for (int side = 0; side < 2; side++) {
+        for (int i = 0; i < app->n_own[side]; i++) {
+            DiffSide_delete(app->own_sides[side][i]);
+        }
+        app->n_own[side] = 0;
+    }
+}
+
 void App_delete(App* app) {
     if (!app) {
         return;
@@ -276,6 +341,12 @@ void App_delete(App* app) {
     free(app->export_dir);
     free(app->saved_filter);
     SqlHistory_delete(app->sql_hist);
+    drop_own_sides(app);
+    for (int i = 0; i < app->n_scope_items; i++) {
+        free(app->scope_items[i]);
+    }
+    free(app->scope_items);
+    free(app->scope_ids);
     free(app);
 }
 
@@ -555,9 +626,106 @@ static Reaction menu_key(App* app, int key) {
         if (requery(s, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         }
-        app->menu = 0;
+        app->menu = MENU_NONE;
     } else if (key == KC_ESC || a == ACT_SORT_MENU || a == ACT_QUIT || a == ACT_BACK) {
-        app->menu = 0;
+        app->menu = MENU_NONE;
+    }
+    return REACT_REDRAW;
+}
+
+/* ---- the scope picker (R) -------------------------------------------------------------- */
+
+/* Every screen again over the new scope (or Amdahl basis): tables and trees requeried, the
+ * Summary rebuilt, the header redone. drop_drill: close drill-down screens too (a kernel
+ * or category may not exist in the new scope), else requery them. */
+static void refresh_all(App* app, int drop_drill) {
+    DcuError err;
+    if (drop_drill) {
+        while (app->depth > 1) {
+            pop(app);
+        }
+    }
+    for (int i = 0; i < N_TOPS; i++) {
+        Screen* t = app->tops[i];
+        if (t->ops == &RunsScreen && !t->rs) {
+            continue; /* not shown yet: filled when first opened */
+        }
+        if ((TableScreen_isTable(t) || t->ops == &StacksScreen) && requery(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    for (int i = 1; i < app->depth; i++) {
+        Screen* t = app->stack[i];
+        if (TableScreen_isTable(t)) {
+            requery(t, app, &err);
+        } else if (t->ops == &KernelScreen) {
+            t->ops->open(t, app, &err);
+        }
+    }
+    make_header(app);
+}
+
+static void drop_scope_items(App* app) {
+    for (int i = 0; i < app->n_scope_items; i++) {
+        free(app->scope_items[i]);
+    }
+    free(app->scope_items);
+    free(app->scope_ids);
+    app->scope_items = NULL;
+    app->scope_ids = NULL;
+    app->n_scope_items = 0;
+}
+
+/* htop's user filter: a list "All runs" + every run; the current scope is selected. */
+static Reaction open_scope_menu(App* app) {
+    drop_scope_items(app);
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(app->db, "SELECT id, label FROM run ORDER BY id", &st, NULL) != DCU_OK) {
+        return REACT_NONE;
+    }
+    int n = Runs_count(app->db) + 1;
+    app->scope_items = xcalloc((size_t)n, sizeof(char*));
+    app->scope_ids = xcalloc((size_t)n, sizeof(int64_t));
+    app->scope_items[0] = xstrdup("All runs");
+    app->n_scope_items = 1;
+    int64_t one = Runs_scopeRun(app->db);
+    app->menu_sel = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && app->n_scope_items < n) {
+        app->scope_ids[app->n_scope_items] = sqlite3_column_int64(st, 0);
+        app->scope_items[app->n_scope_items] = xstrdup((const char*)sqlite3_column_text(st, 1));
+        if (app->scope_ids[app->n_scope_items] == one) {
+            app->menu_sel = app->n_scope_items;
+        }
+        app->n_scope_items++;
+    }
+    sqlite3_finalize(st);
+    app->menu = MENU_SCOPE;
+    return REACT_REDRAW;
+}
+
+static Reaction scope_key(App* app, int key) {
+    Action a = Keymap_lookup(app->km, "generic", key);
+    int n = app->n_scope_items;
+    if (a == ACT_MOVE_UP) {
+        app->menu_sel = app->menu_sel > 0 ? app->menu_sel - 1 : 0;
+    } else if (a == ACT_MOVE_DOWN) {
+        app->menu_sel = app->menu_sel < n - 1 ? app->menu_sel + 1 : n - 1;
+    } else if (a == ACT_MOVE_FIRST || a == ACT_MOVE_LAST) {
+        app->menu_sel = a == ACT_MOVE_FIRST ? 0 : n - 1;
+    } else if (key == KC_ENTER && n > 0) {
+        int64_t id = app->scope_ids[app->menu_sel];
+        DcuError err;
+        app->menu = MENU_NONE;
+        if (Runs_setScope(app->db, id ? &id : NULL, id ? 1 : 0, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+            return REACT_REDRAW;
+        }
+        refresh_all(app, 1);
+        App_setStatus(app, 0, "Scope: %s.", id ? app->scope_items[app->menu_sel] : "all runs");
+    } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_BACK) {
+        app->menu = MENU_NONE;
     }
     return REACT_REDRAW;
 }
@@ -584,26 +752,7 @@ static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
 }
 
 void App_refreshAll(App* app) {
-    DcuError err;
-    Error_clear(&err);
-    for (int i = 0; i < N_TOPS; i++) {
-        Screen* t = app->tops[i];
-        if ((TableScreen_isTable(t) || t->ops == &StacksScreen) &&
-            requery(t, app, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-        }
-    }
-    for (int i = 1; i < app->depth; i++) {
-        Screen* t = app->stack[i];
-        if (TableScreen_isTable(t)) {
-            requery(t, app, &err);
-        } else if (t->ops == &KernelScreen) {
-            t->ops->open(t, app, &err);
-        }
-    }
-    make_header(app);
+    refresh_all(app, 0);
 }
 
 /* w: ceilings over device kernel time or over wall time, on every open table. */
@@ -633,6 +782,9 @@ Reaction App_key(App* app, int key) {
     }
     if (app->prompt != PROMPT_NONE) {
         return prompt_key(app, key);
+    }
+    if (app->menu == MENU_SCOPE) {
+        return scope_key(app, key);
     }
     if (app->menu) {
         return menu_key(app, key);
@@ -669,7 +821,23 @@ Reaction App_key(App* app, int key) {
     case ACT_SCREEN_STACKS:
         switch_top(app, TOP_STACKS);
         return REACT_REDRAW;
+    case ACT_SCREEN_RUNS:
+        switch_top(app, TOP_RUNS);
+        if (!app->tops[TOP_RUNS]->rs && requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+        return REACT_REDRAW;
+    case ACT_RUN_SCOPE:
+        if (Runs_count(app->db) < 2) {
+            App_setStatus(app, 0, "One run loaded: nothing to pick.");
+            return REACT_REDRAW;
+        }
+        return open_scope_menu(app);
     case ACT_SCREEN_DIFF:
+        if (app->nmarks[0] > 0 && app->nmarks[1] > 0) { /* the Runs screen's a/b marks */
+            App_openDiff(app, app->marks[0], app->nmarks[0], app->marks[1], app->nmarks[1]);
+            return REACT_REDRAW;
+        }
         switch_top(app, TOP_DIFF);
         return REACT_REDRAW;
     case ACT_SCREEN_TRACE:
@@ -685,13 +853,13 @@ Reaction App_key(App* app, int key) {
     }
     case ACT_NEXT_SCREEN:
     case ACT_PREV_SCREEN: {
-        int at = -1;
-        for (int i = 0; i < N_TABBED; i++) {
+        int at = -1, nt = n_tabbed(app);
+        for (int i = 0; i < nt; i++) {
             if (app->tops[tab_order[i]] == app->stack[0]) {
                 at = i;
             }
         }
-        at = at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : N_TABBED - 1)) % N_TABBED;
+        at = at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt;
         switch_top(app, tab_order[at]);
         return REACT_REDRAW;
     }
@@ -740,7 +908,7 @@ Reaction App_key(App* app, int key) {
         if (!TableScreen_isTable(s) || s->layout.n == 0) {
             return REACT_NONE;
         }
-        app->menu = 1;
+        app->menu = MENU_SORT;
         app->menu_sel = 0;
         for (int i = 0; i < s->layout.n; i++) {
             if (s->layout.col[i] == s->tv.sort_col) {
@@ -802,8 +970,13 @@ static const FooterItem stacks_footer[] = {
 static const FooterItem diff_footer[] = {
     {"F1", "Help"}, {"v", "Kernels/Categories"}, {"Enter", "Open"}, {"/", "Filter"},
     {"F6", "Sort"}, {"e", "Export"}, {"q", "Quit"}};
+static const FooterItem runs_footer[] = {
+    {"F1", "Help"}, {"Enter", "Files"}, {"a", "Baseline"}, {"b", "Candidate"}, {"R", "Scope"},
+    {"F6", "Sort"}, {"e", "Export"}, {"Tab", "Next"}, {"q", "Quit"}};
 static const FooterItem prompt_footer[] = {
     {"Enter", "Accept"}, {"Esc", "Cancel"}, {"C-u", "Clear"}};
+static const FooterItem scope_footer[] = {
+    {"Up/Down", "Pick"}, {"Enter", "Show"}, {"Esc", "Cancel"}};
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
@@ -827,13 +1000,17 @@ const Canvas* App_render(App* app) {
         active = top->ops->tab;
     }
     char trail[1200] = "";
-    if (app->depth > 1 || top->ops == &FilesScreen) {
+    if (app->depth > 1 || top->ops == &FilesScreen ||
+        (top->ops == &RunsScreen && n_tabbed(app) < N_TABBED)) {
         snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
     }
-    ChromeView_tabs(c, 1, tabs, (int)(sizeof(tabs) / sizeof(tabs[0])), active, trail);
+    ChromeView_tabs(c, 1, tabs, n_tabbed(app), active, trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
-    if (app->menu) {
+    if (app->menu == MENU_SCOPE) {
+        ChromeView_menu(c, 2, "Runs shown", (const char* const*)app->scope_items,
+                        app->n_scope_items, app->menu_sel);
+    } else if (app->menu) {
         const char* items[TABLE_MAX_COLS];
         char titles[TABLE_MAX_COLS][64];
         for (int i = 0; i < s->layout.n; i++) {
@@ -869,6 +1046,8 @@ const Canvas* App_render(App* app) {
     }
     if (app->prompt != PROMPT_NONE) {
         ChromeView_footer(c, c->h - 1, prompt_footer, 3);
+    } else if (app->menu == MENU_SCOPE) {
+        ChromeView_footer(c, c->h - 1, scope_footer, 3);
     } else if (app->menu) {
         ChromeView_footer(c, c->h - 1, menu_footer, 3);
     } else if (s->ops == &StacksScreen) {
@@ -877,6 +1056,9 @@ const Canvas* App_render(App* app) {
     } else if (s->ops == &DiffScreen) {
         ChromeView_footer(c, c->h - 1, diff_footer,
                           (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
+    } else if (s->ops == &RunsScreen) {
+        ChromeView_footer(c, c->h - 1, runs_footer,
+                          (int)(sizeof(runs_footer) / sizeof(runs_footer[0])));
     } else if (s->ops == &CategoriesScreen) {
         ChromeView_footer(c, c->h - 1, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
     } else if (TableScreen_isTable(s)) {
@@ -900,15 +1082,59 @@ void App_setDiffSides(App* app, const DiffSide* const* a, int na, const DiffSide
     app->diff_match = match;
 }
 
+/* The sides of a comparison of runs of this database: each run's figures as the screens
+ * show them with that run alone in scope; the scope is put back afterwards. */
+static DcuStatus sides_from_runs(App* app, const int64_t* ids, int n, int side, DcuError* err) {
+    DcuStatus st = DCU_OK;
+    for (int i = 0; st == DCU_OK && i < n && i < MAX_MARKS; i++) {
+        st = Runs_setScope(app->db, &ids[i], 1, err);
+        char* label = st == DCU_OK ? Runs_label(app->db, ids[i]) : NULL;
+        if (st == DCU_OK) {
+            st = DiffSide_fromDb(app->db, label ? label : "?", &app->own_sides[side][i], err);
+        }
+        if (st == DCU_OK) {
+            app->n_own[side]++;
+        }
+        free(label);
+    }
+    return st;
+}
+
+/* Marked runs: two groups (A/B with repeats), or two and two marks as an A-B-B-A in the
+ * order they were marked (A1 A2, B1 B2). */
+static DcuStatus diff_marked(App* app, const int64_t* a_runs, int na, const int64_t* b_runs,
+                             int nb, DcuError* err) {
+    int64_t scope = Runs_scopeRun(app->db);
+    drop_own_sides(app);
+    DcuStatus st = sides_from_runs(app, a_runs, na, 0, err);
+    if (st == DCU_OK) {
+        st = sides_from_runs(app, b_runs, nb, 1, err);
+    }
+    DcuError e2;
+    Runs_setScope(app->db, scope ? &scope : NULL, scope ? 1 : 0, &e2);
+    refresh_all(app, 0);
+    if (st != DCU_OK) {
+        drop_own_sides(app);
+        return st;
+    }
+    app->diff_a = (const DiffSide* const*)app->own_sides[0];
+    app->diff_b = (const DiffSide* const*)app->own_sides[1];
+    app->diff_na = app->n_own[0];
+    app->diff_nb = app->n_own[1];
+    app->diff_abba = na == 2 && nb == 2;
+    return DCU_OK;
+}
+
 void App_openDiff(App* app, const int64_t* a_runs, int na, const int64_t* b_runs, int nb) {
-    (void)a_runs;
-    (void)b_runs;
     Screen* s = app->tops[TOP_DIFF];
     DcuError err;
     Error_clear(&err);
-    if (na > 0 || nb > 0) {
-        /* runs of this database: needs the run model (Runs_setScope, issue 8 runs branch) */
-        App_setStatus(app, 1, "Comparing marked runs needs the Runs screen.");
+    if ((na > 0) != (nb > 0)) {
+        App_setStatus(app, 1, "Mark runs on both sides: a (baseline) and b (candidate).");
+        return;
+    }
+    if (na > 0 && diff_marked(app, a_runs, na, b_runs, nb, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
         return;
     }
     if (app->diff_na == 0 || app->diff_nb == 0) {

@@ -62,6 +62,7 @@ static const char usage[] =
     "      --fold             stacks/ranges: hide runtime and library frames\n"
     "      --theme NAME|PATH  default, mono, light, high-contrast, or a theme file\n"
     "      --no-color         attributes only (also when NO_COLOR is set)\n"
+    "      --run LABEL        only this run (a label of the Runs screen); default: all runs\n"
     "      --headless         no terminal: replay --keys FILE and print screens as text\n"
     "      --size WxH         headless screen size (default 100x30)\n"
     "      --keys FILE        key script for --headless (see README)\n"
@@ -168,6 +169,8 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
 }
 
 enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* comparison */
+
+enum { OPT_RUN = 1000 };           /* runs */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -364,6 +367,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
+        {"run", required_argument, NULL, OPT_RUN},
         {NULL, 0, NULL, 0},
     };
     memset(cli, 0, sizeof(*cli));
@@ -480,6 +484,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         }
         case 'q':
             cli->quiet = 1;
+            break;
+        case OPT_RUN:
+            cli->run = optarg;
             break;
         case 'h':
             cli->mode = MODE_HELP;

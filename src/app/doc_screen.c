@@ -13,7 +13,7 @@ static void drop_doc(Screen* s) {
 }
 
 static void drop_data(Screen* s) {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)(sizeof(s->aux) / sizeof(s->aux[0])); i++) {
         ResultSet_delete(s->aux[i]);
         s->aux[i] = NULL;
     }
@@ -138,6 +138,12 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
                 Timeline_view(s->timeline, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[3],
                               &e2) == DCU_OK) {
                 sd->gaps = s->aux[3];
+            }
+            /* several runs: their iterations and cold starts, one row each */
+            if (sd->timeline->runs > 1 &&
+                Timeline_view(s->timeline, TL_RUNS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[4],
+                              &e2) == DCU_OK) {
+                sd->runs = s->aux[4];
             }
         }
         sd->hotspots = s->aux[0];

@@ -20,6 +20,7 @@
 #include "dcutop/query.h"
 #include "dcutop/report.h"
 #include "dcutop/report_diff.h"
+#include "dcutop/runs.h"
 #include "dcutop/stacks.h"
 #include "dcutop/script.h"
 #include "dcutop/sql_output.h"
@@ -173,6 +174,23 @@ static void stop_terminal(Session* ss) {
     }
 }
 
+/* --run LABEL: the scope every mode shows. An unknown label is a usage error that lists the
+ * labels there are. */
+static int apply_run_scope(Session* ss, DcuError* err) {
+    const char* label = ss->cli.run;
+    if (!label) {
+        return EXIT_OK;
+    }
+    int64_t id = Runs_byLabel(ss->db, label);
+    if (id == 0) {
+        char* all = Runs_labels(ss->db);
+        fprintf(stderr, "dcutop: --run: no run labelled '%s'; the runs are: %s\n", label, all);
+        free(all);
+        return EXIT_USAGE;
+    }
+    return Runs_setScope(ss->db, &id, 1, err) == DCU_OK ? EXIT_OK : fail(err, EXIT_RUNTIME);
+}
+
 /* Loads every path, then applies the rules, the Amdahl basis, --save-db (the whole data)
  * and the region of interest. */
 static int load_traces(Session* ss, DcuError* err) {
@@ -208,6 +226,10 @@ static int load_traces(Session* ss, DcuError* err) {
         print_empty(ss->db, err);
         return EXIT_RUNTIME;
     }
+    if (ls == DCU_OK && (rc = apply_run_scope(ss, err)) != EXIT_OK) {
+        stop_terminal(ss);
+        return rc;
+    }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
         (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {
@@ -230,7 +252,7 @@ static int load_traces(Session* ss, DcuError* err) {
 }
 
 static QueryOpts query_opts(const Cli* cli) {
-    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, NULL};
+    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, NULL, 0};
 }
 
 static int run_export(Session* ss, DcuError* err) {

@@ -9,6 +9,7 @@
 #include "dcutop/export.h"
 #include "dcutop/format.h"
 #include "dcutop/roi.h"
+#include "dcutop/runs.h"
 #include "dcutop/table_view.h"
 #include "dcutop/timeline.h"
 #include "dcutop/variab.h"
@@ -195,14 +196,47 @@ static const char* const tl_copy_keys[] = {"name", "direction", "calls", "bytes"
                                            NULL};
 static const char* const tl_pmc_keys[] = {"kernel", "counter", "dispatches", "mean", "min", "max",
                                           NULL};
+/* with several runs, the tables that mix runs say which file (and so which run) a row is of */
+static const char* const tl_gap_run_keys[] = {"file", "gpu", "stream", "gap_ns", "at_ns", "after",
+                                              NULL};
+static const char* const tl_iter_run_keys[] = {"file", "name", "phase", "dispatches", "kernel_ns",
+                                               "span_ns", "start_ns", NULL};
+static const char* const tl_run_keys[] = {"run", "dispatches", "kernel_ns", "span_ns", "busy_ns",
+                                          "idle_pct", "gaps", "iterations",
+                                          "first_iteration_span_ns", "steady_iteration_span_ns",
+                                          "cold_ratio", "pmc", NULL};
 static const char* const tl_amdahl_keys[] = {"category", "group", "total_ns", "pct_kernel",
                                              "ceiling_kernel", "pct_wall", "ceiling_wall", NULL};
 
-static void tl_text_summary(const TimelineSummary* s, FILE* out) {
+/* With several runs: one line per run with its own iterations and cold start. */
+static void tl_text_runs(Timeline* tl, TraceDb* db, FILE* out) {
+    char a[64], b[64];
+    fputs("  Iterations and cold start per run (never blended across runs):\n", out);
+    for (int i = 0; i < Timeline_runCount(tl); i++) {
+        int64_t id = 0;
+        const TimelineSummary* s = Timeline_runSummary(tl, i, &id);
+        char* label = Runs_label(db, id);
+        Format_durationAuto(a, sizeof(a), s->span_ns);
+        fprintf(out, "    %s: span %s, %" PRId64 " dispatches, ", label ? label : "?", a,
+                s->dispatches);
+        free(label);
+        if (s->iterations > 1 && s->steady_iter_span_ns > 0) {
+            Format_durationAuto(a, sizeof(a), s->first_iter_span_ns);
+            Format_durationAuto(b, sizeof(b), (int64_t)llround(s->steady_iter_span_ns));
+            fprintf(out, "%d iterations, first %s, steady %s (cold start %.2fx)\n",
+                    s->iterations, a, b, s->cold_ratio);
+        } else {
+            fprintf(out, "%d iteration%s (no steady state)\n", s->iterations,
+                    s->iterations == 1 ? "" : "s");
+        }
+    }
+}
+
+static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
+    const TimelineSummary* s = Timeline_summary(tl);
     char a[64], b[64], c[64], d[64];
-    fprintf(out, "  %d run%s (source file%s), %d device%s, %d stream%s, %" PRId64
-                 " timed dispatches\n",
-            s->runs, s->runs == 1 ? "" : "s", s->runs == 1 ? "" : "s", s->devices,
+    fprintf(out, "  %d run%s, %d device%s, %d stream%s, %" PRId64 " timed dispatches\n",
+            s->runs, s->runs == 1 ? "" : "s", s->devices,
             s->devices == 1 ? "" : "s", s->streams, s->streams == 1 ? "" : "s", s->dispatches);
     Format_durationAuto(a, sizeof(a), s->span_ns);
     Format_durationAuto(b, sizeof(b), s->wall_ns);
@@ -228,7 +262,9 @@ static void tl_text_summary(const TimelineSummary* s, FILE* out) {
     Format_durationAuto(a, sizeof(a), s->idle_ns);
     fprintf(out, "  GPU idle gaps (union per device): %" PRId64 " gaps, total %s = GPU idle\n",
             s->idle_gaps, a);
-    if (s->iterations > 0) {
+    if (s->runs > 1) {
+        tl_text_runs(tl, db, out);
+    } else if (s->iterations > 0) {
         Format_durationAuto(a, sizeof(a), s->first_iter_span_ns);
         fprintf(out, "  Iterations: %d (%s", s->iterations,
                 s->iter_source == ITER_ANNOTATION ? "ProfilerStep# annotations"
@@ -330,7 +366,7 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
             Timeline_delete(tl);
             return DCU_OK;
         }
-        tl_text_summary(t, out);
+        tl_text_summary(tl, db, out);
     }
     if (t->available || o->format != FMT_TEXT) {
         static const struct {
@@ -356,6 +392,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
              tl_api_keys, "name", 0},
             {TL_COPIES, "Timeline: memory copies in the steady state", tl_copy_keys, "name", 0},
             {TL_COUNTERS, "Timeline: PMC counters per kernel", tl_pmc_keys, "kernel", 0},
+            {TL_RUNS, "Timeline: per run (each run's own clock; times from its own start)",
+             tl_run_keys, "run", 0},
         };
         for (size_t i = 0; s == DCU_OK && i < sizeof(tabs) / sizeof(tabs[0]); i++) {
             if (o->format == FMT_TEXT && !tabs[i].title) {
@@ -364,6 +402,7 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
             if (o->format == FMT_TEXT &&
                 ((tabs[i].v == TL_ITERATIONS && t->iterations == 0) ||
                  (tabs[i].v == TL_COUNTERS && t->counter_values == 0) ||
+                 (tabs[i].v == TL_RUNS && t->runs < 2) ||
                  (tabs[i].v == TL_GAPS && t->gaps == 0) ||
                  (tabs[i].v == TL_SHORT && t->short_dispatches == 0) ||
                  ((tabs[i].v == TL_API || tabs[i].v == TL_COPIES) && t->iterations < 2))) {
@@ -380,8 +419,12 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
                     continue;
                 }
             }
-            s = tl_table(tl, tabs[i].v, (AmdahlBasis)Query_amdahlBasis(db), tabs[i].title, tabs[i].keys, tabs[i].flex,
-                         tabs[i].rows, o, out, &first, err);
+            const char* const* keys = tabs[i].keys;
+            if (t->runs > 1 && (tabs[i].v == TL_GAPS || tabs[i].v == TL_ITERATIONS)) {
+                keys = tabs[i].v == TL_GAPS ? tl_gap_run_keys : tl_iter_run_keys;
+            }
+            s = tl_table(tl, tabs[i].v, (AmdahlBasis)Query_amdahlBasis(db), tabs[i].title, keys,
+                         tabs[i].flex, tabs[i].rows, o, out, &first, err);
         }
     }
     if (o->format == FMT_JSON) {
@@ -531,6 +574,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (roi[0]) {
             fprintf(out, "Region of interest: %s\n", roi);
         }
+    }
+    if (o->view < 0) {
+        s = Report_runs(db, o, out, err);
     }
     static const struct {
         ViewId v;

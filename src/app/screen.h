@@ -52,6 +52,7 @@ struct Screen_ {
     WhatIf what_if[MAX_WHATIF];
     int n_what_if;
     int cold_split; /* API/Copies: the first-iteration split from the timeline */
+    int64_t run;    /* Files: only this run's files (opened from the Runs screen); 0: scope */
     /* documents */
     Doc* doc;
     int doc_w;
@@ -62,8 +63,8 @@ struct Screen_ {
     int has_data;
     SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
     Timeline* timeline;      /* Summary (owned) */
-    ResultSet* aux[4];       /* Summary: hotspots, categories, files, gaps; Kernel: paths,
-                              * ranges (owned) */
+    ResultSet* aux[5];       /* Summary: hotspots, categories, files, gaps, per-run timeline
+                              * rows; Kernel: paths, ranges; Runs: the runs (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;
     unsigned char* expanded; /* per node */
@@ -84,7 +85,7 @@ struct Screen_ {
 /* Screens. */
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
     FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, TraceScreen,
-    DiffScreen;
+    DiffScreen, RunsScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -155,6 +156,13 @@ DcuStatus SqlScreen_refilter(Screen* s, App* app, DcuError* err);
 void App_drawNow(App* app);
 /* 1 when the user asked to stop a running query (Esc, Ctrl-C). */
 int App_cancelRequested(App* app);
+/* runs_screen.c: the Runs screen's keys (marks, Enter: the run's files), the rest to the
+ * table behaviour. RunsScreen_table: a new table (owned by the caller) of every run with
+ * the App's A/B marks in a "mark" column in front (the runs themselves are computed once
+ * and kept in s->aux[0]; RunsScreen_close frees them). */
+Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err);
+DcuStatus RunsScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
+void RunsScreen_close(Screen* s);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/runs.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -29,7 +30,7 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_FILES) {
         return "path";
     }
-    return "name";
+    return s->ops == &RunsScreen ? "run" : "name";
 }
 
 int TableScreen_isTable(const Screen* s) {
@@ -74,8 +75,8 @@ static void sync_sort(Screen* s) {
     const char* spec = s->sort ? s->sort
                                : (s->ops == &DispatchScreen || s->ops == &TraceScreen ? NULL
                                                                                      : "total_ns");
-    if (s->ops->view == VIEW_FILES && !s->sort) {
-        spec = NULL;
+    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen) && !s->sort) {
+        spec = NULL; /* load order */
     }
     if (!spec) {
         return;
@@ -99,7 +100,7 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         const char* t = cell_text(s->rs, s->tv.selected, ik);
         keep = t ? xstrdup(t) : NULL;
     }
-    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category};
+    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, s->run};
     ResultSet* rs = NULL;
     DcuStatus st;
     if (s->cold_split) {
@@ -144,6 +145,11 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
     } else if (s->ops == &TraceScreen) {
         st = TraceScreen_query(s, app, &rs, err);
+    } else if (s->ops == &RunsScreen) {
+        st = RunsScreen_table(s, app, &rs, err);
+        if (st == DCU_OK && s->sort) {
+            st = Query_sort(rs, s->sort, err);
+        }
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }
@@ -190,6 +196,11 @@ static DcuStatus ts_open(Screen* s, App* app, DcuError* err) {
     return TableScreen_requery(s, app, err);
 }
 
+/* With one run the Runs screen is filled when first shown (App_key), not at start-up. */
+static DcuStatus runs_open(Screen* s, App* app, DcuError* err) {
+    return Runs_count(App_db(app)) > 1 ? TableScreen_requery(s, app, err) : DCU_OK;
+}
+
 static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (!s->rs) {
         return;
@@ -230,6 +241,7 @@ static const char* ts_selection(Screen* s) {
     }
     const char* k = s->ops->view == VIEW_CATEGORIES ? NULL
                     : s->ops->view == VIEW_FILES    ? "status"
+                    : s->ops == &RunsScreen         ? "clock"
                                                     : "name";
     return k ? cell_text(s->rs, s->tv.selected, k) : NULL;
 }
@@ -473,6 +485,11 @@ static const char* const copy_drop[] = {"min_ns", "max_ns", "gbps", "avg_ns", NU
 static const char* const file_keys[] = {"name", "format", "layer", "rows", "rejected", "status",
                                         NULL};
 static const char* const file_drop[] = {"layer", "rejected", NULL};
+static const char* const run_keys[] = {"mark", "run", "layers", "mode", "kernel_ns",
+                                       "dispatches", "span_ns", "iterations", "cold_ratio", "pmc",
+                                       "files", NULL};
+static const char* const run_drop[] = {"files", "dispatches", "pmc", "iterations", "layers",
+                                       NULL};
 static const char* const disp_keys[] = {"seq", "start_ns", "dur_ns", "gpu", "queue", "stream",
                                         "pid", "tid", "grid", "workgroup", "lds", "vgpr", "sgpr",
                                         "file", NULL};
@@ -493,3 +510,9 @@ const ScreenOps FilesScreen =
     TABLE_OPS("files", "Files", -1, VIEW_FILES, file_keys, "status", file_drop, 1);
 const ScreenOps DispatchScreen =
     TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);
+/* view: Runs_table, not a ViewId (VIEW_COUNT stands for none); no flexible column: labels
+ * are short, and every figure should show */
+const ScreenOps RunsScreen = {"runs",    "Runs",       7,
+                              runs_open, RunsScreen_handle, ts_render,
+                              ts_selection, RunsScreen_close, VIEW_COUNT,
+                              run_keys,  NULL,         run_drop, 0};

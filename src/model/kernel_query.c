@@ -139,7 +139,9 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     /* PMC counters: mean per counter */
     s = TraceDb_prepare(db,
                         "SELECT c.name, avg(c.value) FROM dispatch_counter c JOIN dispatch d"
-                        " ON d.id = c.dispatch_id WHERE d.kernel_id = ?1 GROUP BY c.name"
+                        " ON d.id = c.dispatch_id WHERE d.kernel_id = ?1"
+                        " AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'counter')"
+                        " GROUP BY c.name"
                         " ORDER BY c.name",
                         &st, err);
     if (s == DCU_OK) {
@@ -177,10 +179,14 @@ DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts*
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(
         db,
-        "SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid,"
-        " d.start_ns - (SELECT min(start_ns) FROM dispatch), d.dur_ns, d.grid, d.workgroup,"
+        /* start times from the start of the dispatch's own run (one clock per run) */
+        "WITH run_start AS (SELECT f0.run_id, min(d0.start_ns) AS t0 FROM dispatch d0"
+        "   JOIN source_file f0 ON f0.id = d0.file_id GROUP BY f0.run_id)"
+        " SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid,"
+        " d.start_ns - rs.t0, d.dur_ns, d.grid, d.workgroup,"
         " d.lds, d.vgpr, d.sgpr, f.name"
         " FROM dispatch d JOIN kernel k ON k.id = d.kernel_id JOIN source_file f ON f.id = d.file_id"
+        " LEFT JOIN run_start rs ON rs.run_id = f.run_id"
         " WHERE k.name = ?1 AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
         " AND (?2 IS NULL OR regexp(?2, f.name))"
         " ORDER BY d.file_id, d.start_ns, d.id",

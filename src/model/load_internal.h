@@ -107,6 +107,24 @@ void LoadStacks_done(LoaderCore* core);
  * (CSV) when the head of the file (head, n bytes) looks like one, 0 otherwise. */
 int LoadSteps_sniff(const char* path, const unsigned char* head, size_t n);
 DcuStatus LoadSteps_file(LoaderCore* core, LoadFile* f, int form, DcuError* err);
+/* load_runs.c: runs (README "Runs"). One RunFile per file looked at, in load order;
+ * LoadRuns_assign groups them into runs (the run table, source_file.run_id; RunFile.run
+ * gets the 0-based run index, -1 for files in no run) and, when several PATHs were given,
+ * prefixes each file name with its PATH's label. LoadRuns_finish then supersedes files
+ * within each run, describes each run (layers, mode, clock) and puts every run in scope. */
+typedef struct RunFile_ {
+    int64_t id;         /* source_file.id */
+    int root;           /* which PATH (0-based) */
+    const char* path;   /* borrowed, as loaded */
+    const char* dir;    /* borrowed: the folder */
+    const char* reldir; /* borrowed: the folder relative to the PATH, "" at its top */
+    const char* tag;    /* borrowed: pid-like tag of the name, "" if none */
+    const char* format; /* borrowed: source_file.format */
+    int run;            /* out */
+} RunFile;
+DcuStatus LoadRuns_assign(LoaderCore* core, RunFile* files, int nfiles, const char* const* roots,
+                          int nroots, DcuError* err);
+DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err);
 
 /* Reads a CSV trace file. Sets f->format ("skipped" + f->note when not a known format).
  * Returns DCU_ERR_IO only when the file cannot be read. */

@@ -4,7 +4,7 @@
  * (dispatch_range).
  *
  * Launch time and thread: from the host API call with the dispatch's correlation id (same
- * folder and run) when there is one (rocprofv3 kernel_trace Correlation_Id vs
+ * run) when there is one (rocprofv3 kernel_trace Correlation_Id vs
  * hip_api_trace); otherwise the dispatch's own start and thread ("by time": a kernel starts
  * on the device after it was launched, so a range that ends in between loses it).
  *
@@ -354,7 +354,7 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT DISTINCT fd.id, fr.id FROM source_file fd JOIN source_file fr"
-        " ON fd.dir = fr.dir AND (fd.run_tag = fr.run_tag OR fd.run_tag = '' OR fr.run_tag = '')"
+        " ON fd.run_id = fr.run_id"
         " WHERE fd.id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
         "   AND fr.id IN (SELECT DISTINCT file_id FROM range_span)",
         &st, err);
@@ -383,8 +383,8 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
                   " LEFT JOIN api_call a ON a.id = (SELECT a2.id FROM api_call a2"
                   "   JOIN source_file fa ON fa.id = a2.file_id"
                   "   JOIN source_file fd ON fd.id = d.file_id"
-                  "   WHERE d.corr_id IS NOT NULL AND a2.corr_id = d.corr_id AND fa.dir = fd.dir"
-                  "   AND (fa.run_tag = fd.run_tag OR fa.run_tag = '' OR fd.run_tag = '')"
+                  "   WHERE d.corr_id IS NOT NULL AND a2.corr_id = d.corr_id"
+                  "   AND fa.run_id = fd.run_id"
                   "   ORDER BY a2.domain <> 'HIP', a2.id LIMIT 1)"
                   " ORDER BY d.id"
                 : "SELECT d.id, d.file_id, d.tid, d.start_ns, NULL, NULL"

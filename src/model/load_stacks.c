@@ -1381,8 +1381,7 @@ static int find_dispatch(sqlite3_stmt* st, int64_t file_id, int64_t key, int64_t
     "SELECT d.id, d.kernel_id, d.dur_ns FROM dispatch d"                                           \
     " JOIN used_file u ON u.file_id = d.file_id AND u.layer = 'kernel'"                            \
     " JOIN source_file fd ON fd.id = d.file_id JOIN source_file fs ON fs.id = ?2"                  \
-    " WHERE d." col " = ?1 AND fd.dir = fs.dir"                                                    \
-    "   AND (fd.run_tag = fs.run_tag OR fd.run_tag = '' OR fs.run_tag = '')"                       \
+    " WHERE d." col " = ?1 AND fd.run_id = fs.run_id"                                              \
     " ORDER BY d.kernel_id = ?3 DESC, d.id LIMIT 1"
 
 typedef struct Pending_ {

@@ -19,15 +19,22 @@
 
 typedef struct Queued_ {
     char* path;
-    char* name; /* relative to the path the user gave */
+    char* name;   /* relative to the path the user gave */
     char* dir;
+    char* reldir; /* dir relative to that path ("" at its top, and for a file given) */
+    char* tag;    /* run_tag() of the path */
+    int root;     /* which Loader_addPath call (0-based) */
     uint64_t bytes;
+    int64_t id;         /* source_file.id once loaded */
+    const char* format; /* static text once loaded */
 } Queued;
 
 struct Loader_ {
     LoaderCore core;
     Queued* q;
     int nq, capq;
+    char** roots; /* the paths given, trailing slashes dropped (owned) */
+    int nroots;
     LoadTotals totals;
 };
 
@@ -94,8 +101,14 @@ void Loader_delete(Loader* this) {
         free(this->q[i].path);
         free(this->q[i].name);
         free(this->q[i].dir);
+        free(this->q[i].reldir);
+        free(this->q[i].tag);
     }
     free(this->q);
+    for (int i = 0; i < this->nroots; i++) {
+        free(this->roots[i]);
+    }
+    free(this->roots);
     free(this);
 }
 
@@ -103,18 +116,25 @@ const LoadTotals* Loader_totals(const Loader* this) {
     return &this->totals;
 }
 
+static char* run_tag(const char* path);
+
 static void enqueue(Loader* this, const char* path, const char* root, const char* dir,
                     uint64_t bytes) {
     if (this->nq == this->capq) {
         this->capq = this->capq ? this->capq * 2 : 32;
         this->q = xrealloc(this->q, sizeof(Queued) * (size_t)this->capq);
     }
-    this->q[this->nq].path = xstrdup(path);
+    Queued* q = &this->q[this->nq];
+    memset(q, 0, sizeof(*q));
+    q->path = xstrdup(path);
     size_t rl = strlen(root);
-    this->q[this->nq].name =
-        xstrdup(rl > 0 && strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
-    this->q[this->nq].dir = xstrdup(dir);
-    this->q[this->nq].bytes = bytes;
+    q->name = xstrdup(rl > 0 && strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
+    q->dir = xstrdup(dir);
+    q->reldir = xstrdup(rl > 0 && strncmp(dir, root, rl) == 0 && dir[rl] == '/' ? dir + rl + 1 : "");
+    q->tag = run_tag(path);
+    q->root = this->nroots - 1;
+    q->bytes = bytes;
+    q->format = "?";
     this->nq++;
     this->core.bytes_total += bytes;
 }
@@ -175,6 +195,8 @@ DcuStatus Loader_addPath(Loader* this, const char* path, DcuError* err) {
     while (l > 1 && clean[l - 1] == '/') {
         clean[--l] = '\0';
     }
+    this->roots = xrealloc(this->roots, sizeof(char*) * (size_t)(this->nroots + 1));
+    this->roots[this->nroots++] = xstrdup(clean);
     if (S_ISDIR(st.st_mode)) {
         walk(this, clean, clean, 0);
     } else {
@@ -322,28 +344,27 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
     return NULL;
 }
 
-static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
+static DcuStatus load_one(Loader* this, Queued* q, DcuError* err) {
     LoaderCore* core = &this->core;
     LoadFile f = {0};
     f.path = q->path;
     f.format = "?";
     sqlite3* db = TraceDb_handle(core->db);
-    char* tag = run_tag(q->path);
     sqlite3_stmt* ins = NULL;
     DcuStatus s = TraceDb_prepare(core->db,
-                                  "INSERT INTO source_file(path, dir, run_tag, format, bytes, name) "
-                                  "VALUES(?1, ?2, ?3, '?', ?4, ?5)",
+                                  "INSERT INTO source_file(path, dir, run_tag, format, bytes, name,"
+                                  " root) VALUES(?1, ?2, ?3, '?', ?4, ?5, ?6)",
                                   &ins, err);
     if (s != DCU_OK) {
-        free(tag);
         return s;
     }
     char* spath = Names_sanitize(q->path, strlen(q->path));
     sqlite3_bind_text(ins, 1, spath, -1, free);
     sqlite3_bind_text(ins, 2, q->dir, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins, 3, tag, -1, free);
+    sqlite3_bind_text(ins, 3, q->tag, -1, SQLITE_STATIC);
     sqlite3_bind_int64(ins, 4, (sqlite3_int64)q->bytes);
     sqlite3_bind_text(ins, 5, Names_sanitize(q->name, strlen(q->name)), -1, free);
+    sqlite3_bind_int(ins, 6, q->root);
     if (sqlite3_step(ins) != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
         sqlite3_finalize(ins);
@@ -351,6 +372,7 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
     }
     sqlite3_finalize(ins);
     f.id = sqlite3_last_insert_rowid(db);
+    q->id = f.id;
     this->totals.files++;
 
     unsigned char head[512];
@@ -456,29 +478,32 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
         }
         sqlite3_finalize(ly);
     }
+    q->format = f.format;
     free(f.note);
     return s;
 }
 
-/* Per layer, a file is superseded by a finer (grain, rank) file of the same folder and run.
- * Run tags match when equal or when either is empty (a file without a pid in its name
- * belongs to every run of its folder). */
-static const char supersede_sql[] =
-    "UPDATE source_layer AS a SET used = 0, superseded_by = (\n"
-    "  SELECT b.file_id FROM source_layer b JOIN source_file fb ON fb.id = b.file_id\n"
-    "  JOIN source_file fa ON fa.id = a.file_id\n"
-    "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
-    "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
-    "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank))\n"
-    "  ORDER BY b.grain DESC, b.rank DESC, b.file_id LIMIT 1)\n"
-    "WHERE EXISTS (\n"
-    "  SELECT 1 FROM source_layer b JOIN source_file fb ON fb.id = b.file_id\n"
-    "  JOIN source_file fa ON fa.id = a.file_id\n"
-    "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
-    "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
-    "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank)));\n"
-    "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns, max_ns, sumsq, has_sq,\n"
-    "  per_dispatch) SELECT * FROM kernel_summary_v;\n";
+/* Runs, then supersession inside each run, then the materialized kernel summary. */
+static DcuStatus finish_runs(Loader* this, DcuError* err) {
+    RunFile* rf = xcalloc((size_t)(this->nq > 0 ? this->nq : 1), sizeof(RunFile));
+    for (int i = 0; i < this->nq; i++) {
+        const Queued* q = &this->q[i];
+        rf[i] = (RunFile){q->id, q->root, q->path, q->dir, q->reldir, q->tag, q->format, -1};
+    }
+    DcuStatus s = LoadRuns_assign(&this->core, rf, this->nq, (const char* const*)this->roots,
+                                  this->nroots, err);
+    free(rf);
+    if (s == DCU_OK) {
+        s = LoadRuns_finish(&this->core, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_exec(this->core.db,
+                         "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns, max_ns,"
+                         " sumsq, has_sq, per_dispatch) SELECT * FROM kernel_summary_v",
+                         err);
+    }
+    return s;
+}
 
 DcuStatus Loader_run(Loader* this, DcuError* err) {
     LoaderCore* core = &this->core;
@@ -492,7 +517,7 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
         s = load_one(this, &this->q[i], err);
     }
     if (s == DCU_OK) {
-        s = TraceDb_exec(core->db, supersede_sql, err);
+        s = finish_runs(this, err);
     }
     if (s == DCU_OK) {
         s = Variab_compute(core->db, err);

@@ -670,6 +670,10 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         " CASE"
         "  WHEN f.format = 'unreadable' THEN 'error: ' || coalesce(f.note, '')"
         "  WHEN f.rows_read = 0 THEN 'skipped: ' || coalesce(f.note, 'no rows')"
+        /* a PMC run beside a run that gives kernel times: its counters only (used_file) */
+        "  WHEN EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id AND u.layer = 'counter')"
+        "   AND NOT EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id"
+        "   AND u.layer = 'kernel') THEN 'used: PMC counters only (kernel times from another run)'"
         "  WHEN EXISTS (SELECT 1 FROM source_layer l WHERE l.file_id = f.id AND l.used) THEN"
         "   'used' || coalesce((SELECT ' (' || group_concat(l.layer || ' superseded by ' ||"
         "     (SELECT name FROM source_file WHERE id = l.superseded_by), '; ') || ')'"
@@ -679,12 +683,19 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         "     (SELECT name FROM source_file WHERE id = l.superseded_by) AS p FROM source_layer l"
         "     WHERE l.file_id = f.id)), '?') || ' (finer-grained data preferred)'"
         " END"
-        " FROM source_file f WHERE ?1 IS NULL OR regexp(?1, f.path) ORDER BY f.id",
+        " FROM source_file f WHERE (?1 IS NULL OR regexp(?1, f.path))"
+        /* the runs of the scope (files in no run with every run), or the one run asked */
+        "  AND CASE WHEN ?2 > 0 THEN f.run_id = ?2"
+        "   WHEN f.run_id IS NULL THEN (SELECT count(*) FROM run_scope)"
+        "     >= (SELECT count(*) FROM run)"
+        "   ELSE f.run_id IN (SELECT run_id FROM run_scope) END"
+        " ORDER BY f.id",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     bind_filter(st, 1, o);
+    sqlite3_bind_int64(st, 2, o ? o->run : 0);
     ResultSet* rs = ResultSet_new("files", file_cols, NCOLS(file_cols));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

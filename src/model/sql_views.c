@@ -13,17 +13,10 @@
 
 /* Names starting with dcu_ are helpers, not part of the stable surface. */
 
-/* Runs from the run model (run table, source_file.run_id) when the database has it. */
+/* Runs from the run model (run table, source_file.run_id: README "Runs"). */
 static const char runs_from_table[] =
     "CREATE TEMP VIEW dcu_run_list(id, label) AS SELECT id, label FROM main.run;\n"
     "CREATE TEMP VIEW dcu_file_run(file_id, run) AS SELECT id, run_id FROM main.source_file;\n";
-
-/* Otherwise one run per source folder, numbered in the order the folders were first seen. */
-static const char runs_from_dirs[] =
-    "CREATE TEMP VIEW dcu_run_list(id, label) AS\n"
-    "  SELECT row_number() OVER (ORDER BY min(id)), dir FROM main.source_file GROUP BY dir;\n"
-    "CREATE TEMP VIEW dcu_file_run(file_id, run) AS\n"
-    "  SELECT f.id, r.id FROM main.source_file f JOIN dcu_run_list r ON r.label = f.dir;\n";
 
 #define USED(layer) "(SELECT file_id FROM main.used_file WHERE layer = '" layer "')"
 /* the share of all kernel time, and its Amdahl ceiling 1/(1-p) = T/(T-t) (NULL: infinite) */
@@ -145,15 +138,9 @@ const char* const* SqlViews_names(void) {
     return names;
 }
 
-static int has_run_model(TraceDb* db) {
-    return TraceDb_scalarInt(db, "SELECT count(*) FROM main.sqlite_master WHERE type = 'table'"
-                                 " AND name = 'run'") > 0 &&
-           TraceDb_scalarInt(db, "SELECT count(*) FROM pragma_table_info('source_file')"
-                                 " WHERE name = 'run_id'") > 0;
-}
-
 char* SqlViews_ddl(TraceDb* db) {
-    return xasprintf("%s%s", has_run_model(db) ? runs_from_table : runs_from_dirs, views);
+    (void)db;
+    return xasprintf("%s%s", runs_from_table, views);
 }
 
 DcuStatus SqlViews_create(TraceDb* db, DcuError* err) {

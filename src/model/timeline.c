@@ -1,7 +1,8 @@
-/* timeline.c - see timeline.h. The timed dispatches are read once into an array and sorted
- * three ways: by run and start (iterations), by device and start (busy = union of
- * intervals) and by stream and start (launch gaps). API and copy tables are SQL over the
- * schema with the per-file steady-state cut in a TEMP table. */
+/* timeline.c - see timeline.h. The timed dispatches are read once into an array, grouped by
+ * run, and each run's slice is sorted three ways: by start (iterations), by device and start
+ * (busy = union of intervals) and by stream and start (launch gaps); each run keeps its own
+ * summary, the whole is their sum. API and copy tables are SQL over the schema with the
+ * per-file steady-state cut in a TEMP table. */
 #include "dcutop/timeline.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@
 #define NONE INT64_MIN
 
 typedef struct TRow_ {
-    int64_t file, gpu, stream, start, end, corr;
+    int64_t run, file, gpu, stream, start, end, corr; /* run: source_file.run_id */
     int64_t kernel;
 } TRow;
 
@@ -39,8 +40,10 @@ typedef struct Iter_ {
 } Iter;
 
 typedef struct Run_ {
-    int64_t file, first, last; /* first start, last end */
+    int64_t id;                /* run.id */
+    int64_t file, first, last; /* its first kernel file; first start, last end */
     int64_t cut;               /* host time where the steady state starts; NONE */
+    TimelineSummary s;         /* the run's own figures */
 } Run;
 
 typedef struct KShort_ {
@@ -49,6 +52,7 @@ typedef struct KShort_ {
 
 struct Timeline_ {
     TraceDb* db;
+    int all_runs;        /* every run's used files, whatever the scope (Timeline_newAllRuns) */
     TimelineSummary s;
     int64_t total_kernel_ns; /* kernel_summary total (all used kernel data, timed or not) */
     Device* dev;
@@ -72,7 +76,7 @@ static int cmp64(int64_t a, int64_t b) {
 
 static int by_run(const void* a, const void* b) {
     const TRow *x = a, *y = b;
-    int c = cmp64(x->file, y->file);
+    int c = cmp64(x->run, y->run);
     c = c ? c : cmp64(x->start, y->start);
     c = c ? c : cmp64(x->end, y->end);
     return c ? c : cmp64(x->corr, y->corr);
@@ -80,7 +84,7 @@ static int by_run(const void* a, const void* b) {
 
 static int by_device(const void* a, const void* b) {
     const TRow *x = a, *y = b;
-    int c = cmp64(x->file, y->file);
+    int c = cmp64(x->run, y->run);
     c = c ? c : cmp64(x->gpu, y->gpu);
     c = c ? c : cmp64(x->start, y->start);
     return c ? c : cmp64(x->end, y->end);
@@ -88,7 +92,7 @@ static int by_device(const void* a, const void* b) {
 
 static int by_stream(const void* a, const void* b) {
     const TRow *x = a, *y = b;
-    int c = cmp64(x->file, y->file);
+    int c = cmp64(x->run, y->run);
     c = c ? c : cmp64(x->gpu, y->gpu);
     c = c ? c : cmp64(x->stream, y->stream);
     c = c ? c : cmp64(x->start, y->start);
@@ -139,16 +143,24 @@ static int64_t kth(int64_t* v, int64_t n, int64_t k) {
 
 static const char used_kernel_files[] =
     "(SELECT file_id FROM used_file WHERE layer = 'kernel')";
+/* PMC counters may come from a run whose kernel times are not used (trace_db.c used_file) */
+static const char used_counter_files[] =
+    "(SELECT file_id FROM used_file WHERE layer = 'counter')";
 
-static DcuStatus read_rows(TraceDb* db, TRow** rows, int64_t* n, DcuError* err) {
+/* Kernel files of every run, whatever the scope (each run as if loaded alone). */
+static const char all_runs_kernel_files[] =
+    "(SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')";
+
+static DcuStatus read_rows(TraceDb* db, int all_runs, TRow** rows, int64_t* n, DcuError* err) {
     *rows = NULL;
     *n = 0;
     sqlite3_stmt* st = NULL;
-    char* sql = xasprintf("SELECT file_id, coalesce(gpu, -1), coalesce(stream, queue, -1),"
-                          " start_ns, end_ns, corr_id, kernel_id FROM dispatch"
+    char* sql = xasprintf("SELECT d.file_id, coalesce(gpu, -1), coalesce(stream, queue, -1),"
+                          " start_ns, end_ns, corr_id, kernel_id, coalesce(f.run_id, 0)"
+                          " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
                           " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL"
-                          " AND file_id IN %s",
-                          used_kernel_files);
+                          " AND d.file_id IN %s",
+                          all_runs ? all_runs_kernel_files : used_kernel_files);
     DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     free(sql);
     if (s != DCU_OK) {
@@ -169,6 +181,7 @@ static DcuStatus read_rows(TraceDb* db, TRow** rows, int64_t* n, DcuError* err) 
         r->end = sqlite3_column_int64(st, 4);
         r->corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 5);
         r->kernel = sqlite3_column_int64(st, 6);
+        r->run = sqlite3_column_int64(st, 7);
     }
     if (rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(db)));
@@ -465,8 +478,8 @@ static void iterations_detected(Timeline* t, const TRow* r, int64_t n, Run* run,
         }
         from = to;
     }
-    if (t->s.iter_period == 0) {
-        t->s.iter_period = period;
+    if (run->s.iter_period == 0) {
+        run->s.iter_period = period;
     }
     /* steady state from the host launch of the second iteration's first kernel */
     int64_t nl;
@@ -497,68 +510,6 @@ static void top_gap(Timeline* t, const Gap* g) {
     }
 }
 
-static int64_t run_start_of(const Timeline* t, int64_t file) {
-    for (int i = 0; i < t->nruns; i++) {
-        if (t->runs[i].file == file) {
-            return t->runs[i].first;
-        }
-    }
-    return 0;
-}
-
-static const Run* run_of(const Timeline* t, int64_t file) {
-    for (int i = 0; i < t->nruns; i++) {
-        if (t->runs[i].file == file) {
-            return &t->runs[i];
-        }
-    }
-    return NULL;
-}
-
-/* Busy time (the union of kernel intervals) and idle gaps of the device whose rows start at
- * r[i] (sorted by device, then start): a gap runs from the latest end so far on the device,
- * whatever the stream, to the next start; with the idle time before the device's first
- * kernel and after its last one in the run, the gaps add up to span - busy. Returns the
- * index after the device's rows. */
-static int64_t device_busy(Timeline* t, const TRow* r, int64_t i, int64_t n) {
-    Device d;
-    memset(&d, 0, sizeof(d));
-    d.file = r[i].file;
-    d.gpu = r[i].gpu;
-    d.idle = t->buckets;
-    const Run* run = run_of(t, d.file);
-    int64_t cs = r[i].start, ce = r[i].end, j = i;
-    for (; j < n && r[j].file == d.file && r[j].gpu == d.gpu; j++) {
-        d.dispatches++;
-        d.kernel_ns += r[j].end - r[j].start;
-        if (r[j].start > ce) {
-            d.busy += ce - cs;
-            GapBuckets_add(&d.idle, r[j].start - ce);
-            cs = r[j].start;
-            ce = r[j].end;
-        } else if (r[j].end > ce) {
-            ce = r[j].end;
-        }
-    }
-    d.busy += ce - cs;
-    if (run) {
-        d.span = run->last - run->first;
-        GapBuckets_add(&d.idle, r[i].start - run->first);
-        GapBuckets_add(&d.idle, run->last - ce);
-    }
-    GapBuckets* all = &t->s.idle_buckets;
-    for (int b = 0; b <= all->nbounds; b++) {
-        all->count[b] += d.idle.count[b];
-        all->total_ns[b] += d.idle.total_ns[b];
-        t->s.idle_gaps += d.idle.count[b];
-    }
-    t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
-    t->dev[t->ndev++] = d;
-    t->s.wall_ns += d.span;
-    t->s.busy_ns += d.busy;
-    return j;
-}
-
 static DcuStatus write_cuts(Timeline* t, DcuError* err) {
     DcuStatus s = TraceDb_exec(t->db,
                                "CREATE TEMP TABLE IF NOT EXISTS timeline_cut("
@@ -568,15 +519,14 @@ static DcuStatus write_cuts(Timeline* t, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    /* a cut of kernel file K applies to every file of the same folder and run (the rule
-     * that ties files for superseding): API and copy traces often sit in other files */
+    /* a cut of kernel file K applies to every file of the same run: API and copy traces
+     * often sit in other files */
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(t->db,
                         "INSERT OR REPLACE INTO temp.timeline_cut(file_id, cut_ns)"
                         " SELECT fb.id, min(coalesce((SELECT cut_ns FROM temp.timeline_cut c"
                         "   WHERE c.file_id = fb.id), ?2), ?2)"
-                        " FROM source_file fa JOIN source_file fb ON fb.dir = fa.dir"
-                        "  AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')"
+                        " FROM source_file fa JOIN source_file fb ON fb.run_id = fa.run_id"
                         " WHERE fa.id = ?1 GROUP BY fb.id",
                         &st, err);
     if (s != DCU_OK) {
@@ -598,67 +548,66 @@ static DcuStatus write_cuts(Timeline* t, DcuError* err) {
     return s;
 }
 
+static Run* run_by_id(Timeline* t, int64_t id) {
+    for (int i = 0; i < t->nruns; i++) {
+        if (t->runs[i].id == id) {
+            return &t->runs[i];
+        }
+    }
+    return NULL;
+}
+
+/* Host<->device copies after each run's cut, per run and in all. */
 static DcuStatus steady_copies(Timeline* t, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         t->db,
-        "SELECT regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', c.name),"
+        "SELECT f.run_id, regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', c.name),"
         " regexp('(?i)DtoH|DeviceToHost|D2H|DEVICE_TO_HOST', c.name),"
         " count(*), CAST(total(c.bytes) AS INTEGER)"
         " FROM copy c JOIN temp.timeline_cut k ON k.file_id = c.file_id"
+        " JOIN source_file f ON f.id = c.file_id"
         " WHERE c.start_ns >= k.cut_ns"
         "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
-        " GROUP BY 1, 2",
+        " GROUP BY 1, 2, 3",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (sqlite3_column_int(st, 0)) {
-            t->s.steady_h2d += sqlite3_column_int64(st, 2);
-            t->s.steady_h2d_bytes += sqlite3_column_int64(st, 3);
-        } else if (sqlite3_column_int(st, 1)) {
-            t->s.steady_d2h += sqlite3_column_int64(st, 2);
-            t->s.steady_d2h_bytes += sqlite3_column_int64(st, 3);
+        Run* run = run_by_id(t, sqlite3_column_int64(st, 0));
+        TimelineSummary* rs[2] = {&t->s, run ? &run->s : NULL};
+        for (int k = 0; k < 2 && rs[k]; k++) {
+            if (sqlite3_column_int(st, 1)) {
+                rs[k]->steady_h2d += sqlite3_column_int64(st, 3);
+                rs[k]->steady_h2d_bytes += sqlite3_column_int64(st, 4);
+            } else if (sqlite3_column_int(st, 2)) {
+                rs[k]->steady_d2h += sqlite3_column_int64(st, 3);
+                rs[k]->steady_d2h_bytes += sqlite3_column_int64(st, 4);
+            }
         }
     }
     sqlite3_finalize(st);
     return DCU_OK;
 }
 
-DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
-    *out = NULL;
-    Timeline* t = xcalloc(1, sizeof(*t));
-    t->db = db;
-    TimelineSummary* s = &t->s;
-    GapBuckets_load(&t->buckets, db);
-    s->idle_buckets = t->buckets;
-    t->total_kernel_ns =
-        TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
-    s->pmc = (int)TraceDb_scalarInt(db, "SELECT coalesce(max(f.pmc), 0) FROM source_file f"
-                                        " JOIN used_file u ON u.file_id = f.id"
-                                        " AND u.layer = 'kernel'");
-    s->counter_values = TraceDb_scalarInt(
-        db, "SELECT count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id"
-            " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')");
-    TRow* r = NULL;
-    int64_t n = 0;
-    DcuStatus st = read_rows(db, &r, &n, err);
-    if (st != DCU_OK) {
-        free(r);
-        free(t);
-        return st;
+/* Whether each run's kernel data came from a PMC run (its timings are distorted). */
+static void run_flags(Timeline* t) {
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(t->db, "SELECT mode = 'pmc' FROM run WHERE id = ?1", &st, NULL) !=
+        DCU_OK) {
+        return;
     }
-    s->available = n > 0;
-    int64_t max_kernel = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (r[i].kernel > max_kernel) {
-            max_kernel = r[i].kernel;
-        }
+    for (int i = 0; i < t->nruns; i++) {
+        sqlite3_bind_int64(st, 1, t->runs[i].id);
+        t->runs[i].s.pmc = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        sqlite3_reset(st);
     }
-    t->nks = max_kernel + 1;
-    t->ks = xcalloc((size_t)t->nks, sizeof(KShort));
-    /* short kernels */
+    sqlite3_finalize(st);
+}
+
+/* Dispatch counts and short kernels of rows r[0..n) into s (and per kernel into t->ks). */
+static void count_rows(Timeline* t, const TRow* r, int64_t n, TimelineSummary* s) {
     for (int64_t i = 0; i < n; i++) {
         int64_t d = r[i].end - r[i].start;
         KShort* k = &t->ks[r[i].kernel];
@@ -673,49 +622,30 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
             s->short_ns += d;
         }
     }
-    /* runs and iterations */
-    sort_rows(r, n, by_run);
-    int64_t* cnt = xcalloc((size_t)t->nks, sizeof(int64_t));
-    int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
-    for (int64_t i = 0; i < n;) {
-        int64_t j = i, last = r[i].end;
-        while (j < n && r[j].file == r[i].file) {
-            if (r[j].end > last) {
-                last = r[j].end;
-            }
-            j++;
-        }
-        t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
-        Run* run = &t->runs[t->nruns++];
-        run->file = r[i].file;
-        run->first = r[i].start;
-        run->last = last;
-        run->cut = NONE;
-        s->span_ns += last - r[i].start;
-        int nsteps = 0;
-        Step* steps = read_steps(db, run->file, &nsteps);
-        int before = t->nit;
-        if (nsteps > 0) {
-            iterations_annotated(t, r + i, j - i, run, steps, nsteps);
-        } else {
-            iterations_detected(t, r + i, j - i, run, cnt, firstpos, max_kernel);
-        }
-        free(steps);
-        if (t->nit > before && s->iter_source == ITER_NONE) {
-            s->iter_source = t->it[before].source;
-        }
-        i = j;
+}
+
+/* The iterations of one run (rows in start order): the first vs the others. */
+static void run_iterations(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* cnt,
+                           int64_t* firstpos, int64_t max_kernel) {
+    TimelineSummary* s = &run->s;
+    int nsteps = 0;
+    Step* steps = read_steps(t->db, run->file, &nsteps);
+    int before = t->nit;
+    if (nsteps > 0) {
+        iterations_annotated(t, r, n, run, steps, nsteps);
+    } else {
+        iterations_detected(t, r, n, run, cnt, firstpos, max_kernel);
     }
-    free(cnt);
-    free(firstpos);
-    s->runs = t->nruns;
-    /* iteration summary: first iterations vs the others (the 'outside steps' row aside) */
+    free(steps);
+    if (t->nit > before) {
+        s->iter_source = t->it[before].source;
+    }
     int64_t steady_n = 0;
     double steady_ns = 0, steady_span = 0;
-    for (int i = 0; i < t->nit; i++) {
-        Iter* it = &t->it[i];
+    for (int i = before; i < t->nit; i++) {
+        const Iter* it = &t->it[i];
         if (it->index == 0) {
-            continue;
+            continue; /* the 'outside steps' row */
         }
         s->iterations++;
         int64_t span = it->dispatches ? it->last_end - it->first_start : 0;
@@ -735,12 +665,89 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
             s->cold_ratio = (double)s->first_iter_span_ns / s->steady_iter_span_ns;
         }
     }
-    /* busy per device: union of intervals, and the idle gaps between */
-    sort_rows(r, n, by_device);
-    for (int64_t i = 0; i < n;) {
-        i = device_busy(t, r, i, n);
+}
+
+/* Adds a device's idle gaps to a summary's buckets (the run's, and the whole's). */
+static void add_idle(TimelineSummary* s, const GapBuckets* idle) {
+    for (int b = 0; b <= idle->nbounds; b++) {
+        s->idle_buckets.count[b] += idle->count[b];
+        s->idle_buckets.total_ns[b] += idle->total_ns[b];
+        s->idle_gaps += idle->count[b];
     }
-    s->devices = t->ndev;
+}
+
+/* Busy time (the union of kernel intervals) and idle gaps per device of one run (rows
+ * by_device): a gap runs from the latest end so far on the device, whatever the stream, to
+ * the next start; with the idle time before the device's first kernel and after its last
+ * one in the run, a device's gaps add up to span - busy. */
+static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
+    run->s.idle_buckets = t->buckets;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i;
+        Device d;
+        memset(&d, 0, sizeof(d));
+        d.file = r[i].file;
+        d.gpu = r[i].gpu;
+        d.span = run->last - run->first;
+        d.idle = t->buckets;
+        int64_t cs = r[i].start, ce = r[i].end;
+        while (j < n && r[j].gpu == d.gpu) {
+            d.dispatches++;
+            d.kernel_ns += r[j].end - r[j].start;
+            if (r[j].start > ce) {
+                d.busy += ce - cs;
+                GapBuckets_add(&d.idle, r[j].start - ce);
+                cs = r[j].start;
+                ce = r[j].end;
+            } else if (r[j].end > ce) {
+                ce = r[j].end;
+            }
+            j++;
+        }
+        d.busy += ce - cs;
+        GapBuckets_add(&d.idle, r[i].start - run->first);
+        GapBuckets_add(&d.idle, run->last - ce);
+        add_idle(&run->s, &d.idle);
+        add_idle(&t->s, &d.idle);
+        t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
+        t->dev[t->ndev++] = d;
+        run->s.devices++;
+        run->s.wall_ns += d.span;
+        run->s.busy_ns += d.busy;
+        i = j;
+    }
+}
+
+/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. */
+static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
+    TimelineSummary* s = &run->s;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || r[i].gpu != r[i - 1].gpu || r[i].stream != r[i - 1].stream) {
+            s->streams++;
+            continue;
+        }
+        int64_t g = r[i].start - r[i - 1].end;
+        if (g < 0) {
+            g = 0;
+        }
+        gaps[s->gaps++] = g;
+        s->gap_ns += g;
+        if (g > s->gap_max_ns) {
+            s->gap_max_ns = g;
+        }
+        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, r[i - 1].kernel, r[i].kernel};
+        gp.at = r[i - 1].end - run->first; /* relative to its own run's start */
+        if (g > 0) {
+            top_gap(t, &gp);
+        }
+    }
+    if (s->gaps > 0) {
+        s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
+        s->gap_p50_ns = kth(gaps, s->gaps, (s->gaps - 1) / 2);
+    }
+}
+
+static void percentages(TimelineSummary* s) {
     s->idle_ns = s->wall_ns - s->busy_ns;
     if (s->wall_ns > 0) {
         s->idle_pct = 100.0 * (double)s->idle_ns / (double)s->wall_ns;
@@ -751,39 +758,135 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
         s->short_time_pct = s->kernel_ns > 0 ? 100.0 * (double)s->short_ns / (double)s->kernel_ns
                                              : 0;
     }
-    /* launch gaps per stream */
-    sort_rows(r, n, by_stream);
-    int64_t* all = n > 0 ? xmalloc(sizeof(int64_t) * (size_t)n) : NULL;
+}
+
+/* Adds a run's figures to the whole. Spans, wall, busy, gaps and dispatches add up; the
+ * iteration figures (first iteration, steady mean, cold ratio) are a run's own: with several
+ * runs the whole keeps only the count, and each run's figures stay in its Run. */
+static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
+    all->devices += r->devices;
+    all->streams += r->streams;
+    all->dispatches += r->dispatches;
+    all->kernel_ns += r->kernel_ns;
+    all->span_ns += r->span_ns;
+    all->wall_ns += r->wall_ns;
+    all->busy_ns += r->busy_ns;
+    all->short_dispatches += r->short_dispatches;
+    all->short_ns += r->short_ns;
+    all->gaps += r->gaps;
+    all->gap_ns += r->gap_ns;
+    if (r->gap_max_ns > all->gap_max_ns) {
+        all->gap_max_ns = r->gap_max_ns;
+    }
+    all->iterations += r->iterations;
+    if (all->iter_source == ITER_NONE) {
+        all->iter_source = r->iter_source;
+    }
+    if (nruns == 1) {
+        all->iter_period = r->iter_period;
+        all->first_iter_ns = r->first_iter_ns;
+        all->first_iter_span_ns = r->first_iter_span_ns;
+        all->steady_iter_ns = r->steady_iter_ns;
+        all->steady_iter_span_ns = r->steady_iter_span_ns;
+        all->cold_ratio = r->cold_ratio;
+    }
+}
+
+static int64_t max_kernel_of(const TRow* r, int64_t n) {
+    int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || r[i].file != r[i - 1].file || r[i].gpu != r[i - 1].gpu ||
-            r[i].stream != r[i - 1].stream) {
-            s->streams++;
-            continue;
-        }
-        int64_t g = r[i].start - r[i - 1].end;
-        if (g < 0) {
-            g = 0;
-        }
-        all[s->gaps++] = g;
-        s->gap_ns += g;
-        if (g > s->gap_max_ns) {
-            s->gap_max_ns = g;
-        }
-        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, r[i - 1].kernel, r[i].kernel};
-        gp.at = r[i - 1].end - run_start_of(t, r[i].file);
-        if (g > 0) {
-            top_gap(t, &gp);
+        if (r[i].kernel > m) {
+            m = r[i].kernel;
         }
     }
-    if (s->gaps > 0) {
-        s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
-        s->gap_p50_ns = kth(all, s->gaps, (s->gaps - 1) / 2);
+    return m;
+}
+
+/* Everything per run: the rows of one run are sorted three ways inside their own slice, so
+ * no figure ever spans two runs (two clock domains). */
+static void build_runs(Timeline* t, TRow* r, int64_t n) {
+    int64_t max_kernel = max_kernel_of(r, n);
+    t->nks = max_kernel + 1;
+    t->ks = xcalloc((size_t)t->nks, sizeof(KShort));
+    int64_t* cnt = xcalloc((size_t)t->nks, sizeof(int64_t));
+    int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
+    int64_t* gaps = n > 0 ? xmalloc(sizeof(int64_t) * (size_t)n) : NULL;
+    int64_t ngaps = 0;
+    sort_rows(r, n, by_run);
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i, last = r[i].end;
+        while (j < n && r[j].run == r[i].run) {
+            last = r[j].end > last ? r[j].end : last;
+            j++;
+        }
+        t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
+        Run* run = &t->runs[t->nruns++];
+        memset(run, 0, sizeof(*run));
+        run->id = r[i].run;
+        run->file = r[i].file;
+        run->first = r[i].start;
+        run->last = last;
+        run->cut = NONE;
+        run->s.available = 1;
+        run->s.runs = 1;
+        run->s.span_ns = last - r[i].start;
+        count_rows(t, r + i, j - i, &run->s);
+        run_iterations(t, r + i, j - i, run, cnt, firstpos, max_kernel);
+        sort_rows(r + i, j - i, by_device);
+        run_devices(t, r + i, j - i, run);
+        sort_rows(r + i, j - i, by_stream);
+        run_gaps(t, r + i, j - i, run, gaps + ngaps);
+        ngaps += run->s.gaps;
+        percentages(&run->s);
+        i = j;
     }
-    free(all);
+    for (int k = 0; k < t->nruns; k++) {
+        add_run(&t->s, &t->runs[k].s, t->nruns);
+    }
+    t->s.runs = t->nruns;
+    percentages(&t->s);
+    if (t->s.gaps > 0) {
+        t->s.gap_mean_ns = (double)t->s.gap_ns / (double)t->s.gaps;
+        t->s.gap_p50_ns = kth(gaps, t->s.gaps, (t->s.gaps - 1) / 2);
+    }
+    free(gaps);
+    free(cnt);
+    free(firstpos);
+}
+
+static DcuStatus timeline_build(TraceDb* db, int all_runs, Timeline** out, DcuError* err) {
+    *out = NULL;
+    Timeline* t = xcalloc(1, sizeof(*t));
+    t->db = db;
+    t->all_runs = all_runs;
+    TimelineSummary* s = &t->s;
+    GapBuckets_load(&t->buckets, db);
+    s->idle_buckets = t->buckets;
+    t->total_kernel_ns =
+        TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
+    s->pmc = (int)TraceDb_scalarInt(db, "SELECT coalesce(max(f.pmc), 0) FROM source_file f"
+                                        " JOIN used_file u ON u.file_id = f.id"
+                                        " AND u.layer = 'kernel'");
+    s->counter_values = TraceDb_scalarInt(
+        db, "SELECT count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id"
+            " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'counter')");
+    TRow* r = NULL;
+    int64_t n = 0;
+    DcuStatus st = read_rows(db, all_runs, &r, &n, err);
+    if (st != DCU_OK) {
+        free(r);
+        free(t);
+        return st;
+    }
+    s->available = n > 0;
+    build_runs(t, r, n);
     free(r);
-    st = write_cuts(t, err);
-    if (st == DCU_OK) {
-        st = steady_copies(t, err);
+    run_flags(t);
+    if (!all_runs) { /* the steady-state cut table belongs to the scope's timeline */
+        st = write_cuts(t, err);
+        if (st == DCU_OK) {
+            st = steady_copies(t, err);
+        }
     }
     if (st != DCU_OK) {
         Timeline_delete(t);
@@ -791,6 +894,28 @@ DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
     }
     *out = t;
     return DCU_OK;
+}
+
+DcuStatus Timeline_new(TraceDb* db, Timeline** out, DcuError* err) {
+    return timeline_build(db, 0, out, err);
+}
+
+DcuStatus Timeline_newAllRuns(TraceDb* db, Timeline** out, DcuError* err) {
+    return timeline_build(db, 1, out, err);
+}
+
+int Timeline_runCount(const Timeline* this) {
+    return this->nruns;
+}
+
+const TimelineSummary* Timeline_runSummary(const Timeline* this, int i, int64_t* run_id) {
+    if (i < 0 || i >= this->nruns) {
+        return NULL;
+    }
+    if (run_id) {
+        *run_id = this->runs[i].id;
+    }
+    return &this->runs[i].s;
 }
 
 void Timeline_delete(Timeline* this) {
@@ -912,7 +1037,7 @@ const char* Timeline_pmcWarning(void) {
 
 static const char* const view_names[TL_COUNT] = {
     "timeline", "devices", "gaps", "short_kernels", "iterations", "api_first_iteration",
-    "copies_steady_state", "pmc_counters", "amdahl", "idle_gaps"};
+    "copies_steady_state", "pmc_counters", "amdahl", "idle_gaps", "runs"};
 
 const char* Timeline_viewName(TimelineView v) {
     return v < TL_COUNT ? view_names[v] : "?";
@@ -984,6 +1109,23 @@ static const RsColumn idle_cols[] = {
     {"pct_wall", "%Wall", CT_PCT},
 };
 
+static const RsColumn run_cols[] = {
+    {"run", "Run", CT_TEXT},
+    {"dispatches", "Dispatches", CT_INT},
+    {"kernel_ns", "Kernel", CT_NS},
+    {"span_ns", "Span", CT_NS},
+    {"wall_ns", "Wall", CT_NS},
+    {"busy_ns", "Busy", CT_NS},
+    {"idle_pct", "%Idle", CT_PCT},
+    {"gaps", "Gaps", CT_INT},
+    {"gap_p50_ns", "GapMedian", CT_NS},
+    {"iterations", "Iter", CT_INT},
+    {"first_iteration_span_ns", "1stIter", CT_NS},
+    {"steady_iteration_span_ns", "SteadyIter", CT_NS},
+    {"cold_ratio", "Cold", CT_RATIO},
+    {"pmc", "PMC", CT_TEXT},
+};
+
 static char* file_name(TraceDb* db, int64_t id) {
     sqlite3_stmt* st = NULL;
     char* out = NULL;
@@ -1040,7 +1182,7 @@ static ResultSet* v_overview(Timeline* t) {
         rs->footer = xstrdup("No per-dispatch timestamps in the data in use: no timeline.");
         return rs;
     }
-    ov_row(rs, "run span", s->span_ns, s->runs, NAN, NAN, "first kernel start to last kernel end, per file");
+    ov_row(rs, "run span", s->span_ns, s->runs, NAN, NAN, "first kernel start to last kernel end, per run");
     ov_row(rs, "device wall time", s->wall_ns, s->devices, NAN, NAN, "run span per device");
     ov_row(rs, "GPU busy", s->busy_ns, NONE, s->wall_ns ? 100.0 * (double)s->busy_ns / (double)s->wall_ns : 0,
            NAN, "union of kernel intervals per device");
@@ -1055,7 +1197,10 @@ static ResultSet* v_overview(Timeline* t) {
     ov_row(rs, "launch gap median", s->gap_p50_ns, NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap mean", (int64_t)llround(s->gap_mean_ns), NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap max", s->gap_max_ns, NONE, NAN, NAN, NULL);
-    if (s->iterations > 0) {
+    if (s->runs > 1) {
+        ov_row(rs, "iterations", NONE, s->iterations, NAN, NAN,
+               "summed over runs; first iteration and cold start per run: see runs");
+    } else if (s->iterations > 0) {
         char note[128];
         snprintf(note, sizeof(note), "%s%s",
                  s->iter_source == ITER_ANNOTATION ? "ProfilerStep# annotations"
@@ -1084,6 +1229,53 @@ static ResultSet* v_overview(Timeline* t) {
     }
     if (s->pmc) {
         rs->footer = xstrdup(Timeline_pmcWarning());
+    }
+    return rs;
+}
+
+static char* run_label(TraceDb* db, int64_t id) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT label FROM run WHERE id = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out ? out : xasprintf("run %lld", (long long)id);
+}
+
+/* One row per run: its own timeline figures (never blended across runs). */
+static ResultSet* v_runs(Timeline* t) {
+    ResultSet* rs = ResultSet_new("runs", run_cols, NCOLS(run_cols));
+    for (int i = 0; i < t->nruns; i++) {
+        const TimelineSummary* s = &t->runs[i].s;
+        int r = ResultSet_addRow(rs);
+        char* label = run_label(t->db, t->runs[i].id);
+        ResultSet_setText(rs, r, 0, label);
+        free(label);
+        ResultSet_setInt(rs, r, 1, s->dispatches);
+        ResultSet_setInt(rs, r, 2, s->kernel_ns);
+        ResultSet_setInt(rs, r, 3, s->span_ns);
+        ResultSet_setInt(rs, r, 4, s->wall_ns);
+        ResultSet_setInt(rs, r, 5, s->busy_ns);
+        ResultSet_setReal(rs, r, 6, s->idle_pct);
+        ResultSet_setInt(rs, r, 7, s->gaps);
+        if (s->gaps > 0) {
+            ResultSet_setInt(rs, r, 8, s->gap_p50_ns);
+        }
+        ResultSet_setInt(rs, r, 9, s->iterations);
+        if (s->iterations > 0) {
+            ResultSet_setInt(rs, r, 10, s->first_iter_span_ns);
+        }
+        if (s->iterations > 1) {
+            ResultSet_setInt(rs, r, 11, (int64_t)llround(s->steady_iter_span_ns));
+        }
+        if (s->cold_ratio > 0) {
+            ResultSet_setReal(rs, r, 12, s->cold_ratio);
+        }
+        ResultSet_setText(rs, r, 13, s->pmc ? "PMC" : "");
     }
     return rs;
 }
@@ -1372,7 +1564,7 @@ static DcuStatus v_counters(Timeline* t, const char* kernel, ResultSet** out, Dc
                           " JOIN dispatch d ON d.id = c.dispatch_id JOIN kernel k ON k.id = d.kernel_id"
                           " WHERE d.file_id IN %s AND (?1 IS NULL OR regexp(?1, k.name))"
                           " GROUP BY k.id, c.name ORDER BY k.name, c.name",
-                          used_kernel_files);
+                          used_counter_files);
     DcuStatus s = TraceDb_prepare(t->db, sql, &st, err);
     free(sql);
     if (s != DCU_OK) {
@@ -1511,6 +1703,9 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
         return v_amdahl(this, basis, out, err);
     case TL_IDLE:
         *out = v_idle(this);
+        return DCU_OK;
+    case TL_RUNS:
+        *out = v_runs(this);
         return DCU_OK;
     default:
         return Error_set(err, DCU_ERR_USAGE, "unknown timeline view");

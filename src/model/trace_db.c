@@ -19,7 +19,23 @@ struct TraceDb_ {
  * source_layer says, per file and layer, whether its rows are used or superseded by a
  * finer-grained file of the same run (per-dispatch beats per-kernel aggregates). */
 static const char schema[] =
-    "PRAGMA user_version = 2;\n"
+    "PRAGMA user_version = 3;\n"
+    /* A run: what one profiler invocation wrote (one process's files in one folder, one
+     * database, one Kineto JSON). Assigned after loading (load_runs.c). */
+    "CREATE TABLE run(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  label TEXT NOT NULL UNIQUE,  -- folder relative to the PATH given (+ tag or file name\n"
+    "                               -- when the folder holds several runs), or the file name\n"
+    "  root INTEGER NOT NULL,       -- which PATH of the command line (0-based)\n"
+    "  dir TEXT NOT NULL,           -- the folder\n"
+    "  tag TEXT NOT NULL,           -- pid tag, file name (single-file run) or ''\n"
+    "  layers TEXT NOT NULL DEFAULT '',  -- its layers with rows, e.g. 'kernel,api,copy'\n"
+    "  mode TEXT NOT NULL DEFAULT 'plain',  -- plain | stats | trace | stack | pmc\n"
+    "  clock TEXT NOT NULL DEFAULT '',  -- clock domain of its timestamps, as a short text\n"
+    "  files INTEGER NOT NULL DEFAULT 0  -- source files in the run\n"
+    ");\n"
+    /* the runs every screen shows now (all of them after loading; Runs_setScope) */
+    "CREATE TABLE run_scope(run_id INTEGER PRIMARY KEY);\n"
     /* every file seen, loaded or not */
     "CREATE TABLE source_file(\n"
     "  id INTEGER PRIMARY KEY,\n"
@@ -27,6 +43,8 @@ static const char schema[] =
     "  name TEXT NOT NULL,          -- path relative to the folder given on the command line\n"
     "  dir TEXT NOT NULL,           -- containing directory\n"
     "  run_tag TEXT,                -- pid/prefix that ties files of one run, '' if none\n"
+    "  run_id INTEGER REFERENCES run(id),  -- NULL: in no run (skipped, unreadable)\n"
+    "  root INTEGER NOT NULL DEFAULT 0,    -- which PATH of the command line (0-based)\n"
     "  format TEXT NOT NULL,        -- e.g. 'rocprof-v1 results.csv', 'skipped'\n"
     "  bytes INTEGER,\n"
     "  rows_read INTEGER NOT NULL DEFAULT 0,\n"
@@ -249,9 +267,21 @@ static const char schema[] =
     "  golden_ns INTEGER NOT NULL, var_ns INTEGER NOT NULL, outliers INTEGER NOT NULL,\n"
     "  PRIMARY KEY(kernel_id, file_id)\n"
     ");\n"
-    /* Files whose rows count, per layer. */
+    /* Files whose rows count, per layer: used, and in a run of the scope. Complementary
+     * runs combine by layer (README "Runs"): when a run of the scope that is not a PMC run
+     * gives the kernel layer, PMC runs give their counters (layer 'counter') but not their
+     * distorted kernel times. Counters of the scope's PMC files are always layer 'counter'. */
     "CREATE VIEW used_file(file_id, layer) AS\n"
-    "  SELECT file_id, layer FROM source_layer WHERE used;\n"
+    "  SELECT l.file_id, l.layer FROM source_layer l JOIN source_file f ON f.id = l.file_id\n"
+    "  JOIN run r ON r.id = f.run_id\n"
+    "  WHERE l.used AND f.run_id IN (SELECT run_id FROM run_scope)\n"
+    "    AND NOT (l.layer = 'kernel' AND r.mode = 'pmc' AND EXISTS (SELECT 1 FROM run r2\n"
+    "      JOIN run_scope s ON s.run_id = r2.id\n"
+    "      WHERE r2.mode <> 'pmc' AND ',' || r2.layers || ',' LIKE '%,kernel,%'))\n"
+    "  UNION ALL\n"
+    "  SELECT l.file_id, 'counter' FROM source_layer l JOIN source_file f ON f.id = l.file_id\n"
+    "  WHERE l.layer = 'kernel' AND l.used AND f.pmc\n"
+    "    AND f.run_id IN (SELECT run_id FROM run_scope);\n"
     /* One row per kernel: per-dispatch data and aggregates from used files combined.
      * Sums go through total() and saturate at INT64_MAX: SQLite's sum() raises "integer
      * overflow", which would fail Loader_run and roll back the whole load. */

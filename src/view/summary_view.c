@@ -18,6 +18,31 @@ static const char* text(const ResultSet* rs, int r, const char* key) {
     return c && c->s ? c->s : "";
 }
 
+/* Several runs: one line per run with its own iterations and cold start, never a blend. */
+static void summary_runs(Doc* d, const ResultSet* runs, int lw, int width) {
+    char a[64], b[64], name[256];
+    Doc_field(d, lw, "Runs", STYLE_NUMBER, "%d with timestamps, each on its own clock: "
+              "iterations and cold start per run", runs->nrows);
+    for (int r = 0; r < runs->nrows; r++) {
+        const RsCell* it = cell(runs, r, "iterations");
+        const RsCell* first = cell(runs, r, "first_iteration_span_ns");
+        const RsCell* steady = cell(runs, r, "steady_iteration_span_ns");
+        const RsCell* cold = cell(runs, r, "cold_ratio");
+        Format_cutName(text(runs, r, "run"), width / 3 > 12 ? width / 3 : 12, name, sizeof(name));
+        Doc_line(d);
+        Doc_add(d, STYLE_NAME, "  %*s %s", lw, "", name);
+        if (steady && !steady->null && cold && !cold->null) {
+            Format_durationAuto(a, sizeof(a), first->i);
+            Format_durationAuto(b, sizeof(b), steady->i);
+            Doc_add(d, STYLE_NUMBER, ": %lld iterations, first %s, steady %s (cold start %.2fx)",
+                    (long long)it->i, a, b, cold->d);
+        } else {
+            Doc_add(d, STYLE_DIM, ": %lld iteration%s, no steady state", (long long)it->i,
+                    it->i == 1 ? "" : "s");
+        }
+    }
+}
+
 /* GPU idle gaps: their count and total (the union of idle time per device, so the total is
  * GPU idle, never more than the wall time) and the non-empty size buckets. */
 static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
@@ -160,7 +185,9 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
             Doc_add(d, STYLE_NAME, "%s", cut);
         }
         idle_gaps_line(d, lw, tl);
-        if (tl->iterations > 1) {
+        if (s->runs) {
+            summary_runs(d, s->runs, lw, width);
+        } else if (tl->iterations > 1) {
             Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
             Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
             Doc_field(d, lw, "Iterations", STYLE_NUMBER,

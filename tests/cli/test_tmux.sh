@@ -107,3 +107,18 @@ check "dcutop A B: v shows the categories" wait_for "Per category (v: per kernel
 tm send-keys -t dcu q
 check "dcutop A B: q quits with status 0" wait_for "EXITED=0"
 tm kill-server 2>/dev/null
+
+# the Runs screen's marks: U, a on A1, b on S1, 7 compares them (issue 8)
+SOCK="$TMP/tmux-runs.sock" # a server of its own: the last one may still be going away
+tm new-session -d -s dcu -x 120 -y 30 \
+    "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' '$D' '$ABBA'; echo EXITED=\$?; sleep 30"
+check "4 runs: the header says so" wait_for "4 runs, scope: all"
+tm send-keys -t dcu U
+check "U: the Runs screen" wait_for "Wall span"
+tm send-keys -t dcu a Down Down b
+check "a, b: A1 baseline, S1 candidate" wait_for "marked: 1 baseline (A), 1 candidate (B)"
+tm send-keys -t dcu 7
+check "7: the marked runs compared" wait_for "Kernel time 14.8 ms -> 8.0 ms"
+tm send-keys -t dcu q
+check "runs diff: q quits with status 0" wait_for "EXITED=0"
+tm kill-server 2>/dev/null

@@ -1,0 +1,222 @@
+/* runs.c - see runs.h. */
+#include "dcutop/runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/timeline.h"
+#include "dcutop/variab.h"
+#include "dcutop/xalloc.h"
+
+static DcuStatus sql_error(TraceDb* db, DcuError* err) {
+    return Error_set(err, DCU_ERR_SQL, "runs: %s", sqlite3_errmsg(TraceDb_handle(db)));
+}
+
+DcuStatus Runs_setScope(TraceDb* db, const int64_t* ids, int n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = DCU_OK;
+    for (int i = 0; ids && i < n; i++) { /* check first: a bad id leaves the scope as it was */
+        if (TraceDb_prepare(db, "SELECT 1 FROM run WHERE id = ?1", &st, err) != DCU_OK) {
+            return DCU_ERR_SQL;
+        }
+        sqlite3_bind_int64(st, 1, ids[i]);
+        int found = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (!found) {
+            return Error_set(err, DCU_ERR_USAGE, "no run with id %lld", (long long)ids[i]);
+        }
+    }
+    s = TraceDb_exec(db, "SAVEPOINT scope; DELETE FROM run_scope", err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (!ids || n <= 0) {
+        s = TraceDb_exec(db, "INSERT INTO run_scope(run_id) SELECT id FROM run", err);
+    } else if ((s = TraceDb_prepare(db, "INSERT OR IGNORE INTO run_scope(run_id) VALUES(?1)", &st,
+                                    err)) == DCU_OK) {
+        for (int i = 0; s == DCU_OK && i < n; i++) {
+            sqlite3_bind_int64(st, 1, ids[i]);
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                s = sql_error(db, err);
+            }
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    /* every screen reads the materialized summary: rebuild it for the new scope */
+    if (s == DCU_OK) {
+        s = TraceDb_exec(db, "DELETE FROM kernel_summary;"
+                             "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns,"
+                             " max_ns, sumsq, has_sq, per_dispatch)"
+                             " SELECT * FROM kernel_summary_v",
+                         err);
+    }
+    if (s == DCU_OK) { /* variability is a figure of the kernels in scope too */
+        s = Variab_compute(db, err);
+    }
+    if (s == DCU_OK) {
+        return TraceDb_exec(db, "RELEASE scope", err);
+    }
+    TraceDb_exec(db, "ROLLBACK TO scope; RELEASE scope", NULL);
+    return s;
+}
+
+int64_t Runs_byLabel(TraceDb* db, const char* label) {
+    sqlite3_stmt* st = NULL;
+    int64_t id = 0;
+    if (label && TraceDb_prepare(db, "SELECT id FROM run WHERE label = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            id = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    return id;
+}
+
+int Runs_count(TraceDb* db) {
+    return (int)TraceDb_scalarInt(db, "SELECT count(*) FROM run");
+}
+
+int Runs_inScope(TraceDb* db) {
+    return (int)TraceDb_scalarInt(db, "SELECT count(*) FROM run_scope s JOIN run r"
+                                      " ON r.id = s.run_id");
+}
+
+int64_t Runs_scopeRun(TraceDb* db) {
+    if (Runs_count(db) < 2 || Runs_inScope(db) != 1) {
+        return 0;
+    }
+    return TraceDb_scalarInt(db, "SELECT run_id FROM run_scope");
+}
+
+char* Runs_label(TraceDb* db, int64_t id) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT label FROM run WHERE id = ?1", &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+char* Runs_labels(TraceDb* db) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db, "SELECT group_concat(label, ', ') FROM (SELECT label FROM run"
+                            " ORDER BY id)",
+                        &st, NULL) == DCU_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out ? out : xstrdup("");
+}
+
+int Runs_sameLayer(TraceDb* db) {
+    return (int)TraceDb_scalarInt(
+        db, "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT f.run_id) AS n"
+            " FROM source_layer l JOIN source_file f ON f.id = l.file_id"
+            " WHERE l.used AND l.layer IN ('kernel', 'api', 'copy') GROUP BY l.layer)");
+}
+
+enum { RC_RUN, RC_LAYERS, RC_MODE, RC_KERNEL, RC_DISPATCHES, RC_SPAN, RC_ITER, RC_COLD,
+       RC_PMC, RC_FILES, RC_CLOCK, RC_ID };
+
+static const RsColumn run_cols[] = {
+    [RC_RUN] = {"run", "Run", CT_TEXT},
+    [RC_LAYERS] = {"layers", "Layers", CT_TEXT},
+    [RC_MODE] = {"mode", "Mode", CT_TEXT},
+    [RC_KERNEL] = {"kernel_ns", "Kernel", CT_NS},
+    [RC_DISPATCHES] = {"dispatches", "Dispatches", CT_INT},
+    [RC_SPAN] = {"span_ns", "Wall span", CT_NS},
+    [RC_ITER] = {"iterations", "Iter", CT_INT},
+    [RC_COLD] = {"cold_ratio", "Cold", CT_RATIO},
+    [RC_PMC] = {"pmc", "PMC", CT_TEXT},
+    [RC_FILES] = {"files", "Files", CT_INT},
+    [RC_CLOCK] = {"clock", "Clock", CT_TEXT},
+    [RC_ID] = {"id", "Id", CT_INT},
+};
+
+/* Each run's device kernel time and calls from its own used kernel files (per-dispatch rows
+ * and stats rows), whatever the scope. */
+static const char run_kernel_sql[] =
+    "SELECT f.run_id, CAST(total(x.calls) AS INTEGER), CAST(total(x.ns) AS INTEGER)"
+    " FROM (SELECT file_id, count(*) AS calls, total(dur_ns) AS ns FROM dispatch"
+    "   WHERE file_id IN (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+    "   GROUP BY file_id"
+    "  UNION ALL SELECT file_id, total(calls), total(total_ns) FROM kernel_stat"
+    "   WHERE file_id IN (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+    "   GROUP BY file_id) x"
+    " JOIN source_file f ON f.id = x.file_id GROUP BY f.run_id";
+
+static int row_of(const ResultSet* rs, int64_t id) {
+    for (int r = 0; r < rs->nrows; r++) {
+        if (ResultSet_cellc(rs, r, RC_ID)->i == id) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT id, label, layers, mode, files, clock FROM run"
+                                      " ORDER BY id",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("runs", run_cols, (int)(sizeof(run_cols) / sizeof(run_cols[0])));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setInt(rs, r, RC_ID, sqlite3_column_int64(st, 0));
+        ResultSet_setText(rs, r, RC_RUN, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setText(rs, r, RC_LAYERS, (const char*)sqlite3_column_text(st, 2));
+        ResultSet_setText(rs, r, RC_MODE, (const char*)sqlite3_column_text(st, 3));
+        ResultSet_setText(rs, r, RC_PMC,
+                          strcmp((const char*)sqlite3_column_text(st, 3), "pmc") == 0 ? "PMC"
+                                                                                        : "");
+        ResultSet_setInt(rs, r, RC_FILES, sqlite3_column_int64(st, 4));
+        ResultSet_setText(rs, r, RC_CLOCK, (const char*)sqlite3_column_text(st, 5));
+    }
+    sqlite3_finalize(st);
+    s = TraceDb_prepare(db, run_kernel_sql, &st, err);
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int r = row_of(rs, sqlite3_column_int64(st, 0));
+        if (r >= 0) {
+            ResultSet_setInt(rs, r, RC_DISPATCHES, sqlite3_column_int64(st, 1));
+            ResultSet_setInt(rs, r, RC_KERNEL, sqlite3_column_int64(st, 2));
+        }
+    }
+    sqlite3_finalize(st);
+    Timeline* tl = NULL;
+    if (s == DCU_OK) {
+        s = Timeline_newAllRuns(db, &tl, err);
+    }
+    for (int i = 0; s == DCU_OK && i < Timeline_runCount(tl); i++) {
+        int64_t id = 0;
+        const TimelineSummary* t = Timeline_runSummary(tl, i, &id);
+        int r = row_of(rs, id);
+        if (r < 0) {
+            continue;
+        }
+        ResultSet_setInt(rs, r, RC_SPAN, t->span_ns);
+        ResultSet_setInt(rs, r, RC_ITER, t->iterations);
+        if (t->cold_ratio > 0) {
+            ResultSet_setReal(rs, r, RC_COLD, t->cold_ratio);
+        }
+    }
+    Timeline_delete(tl);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
+}
