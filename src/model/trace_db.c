@@ -140,8 +140,14 @@ static const char schema[] =
     "  pid INTEGER, tid INTEGER,\n"
     "  ext_id INTEGER,              -- External id\n"
     "  start_ns INTEGER, end_ns INTEGER,\n"
-    "  call_stack TEXT              -- args 'Call stack' where PyTorch writes one: frames\n"
+    "  call_stack TEXT,             -- args 'Call stack' where PyTorch writes one: frames\n"
     "                               -- innermost first, ';'-separated\n"
+    /* record_shapes=True: the args as compact JSON text, NULL when not recorded; read by
+     * perf_model.c (FLOPs and bytes per op) */
+    "  input_dims TEXT,             -- args 'Input Dims', e.g. [[8944,1024],[1024,1024]]\n"
+    "  input_types TEXT,            -- args 'Input type', e.g. [\"c10::BFloat16\",\"float\"]\n"
+    "  input_strides TEXT,          -- args 'Input Strides'\n"
+    "  concrete_inputs TEXT         -- args 'Concrete Inputs' (scalars as strings)\n"
     ");\n"
     "CREATE TABLE py_frame(\n"
     "  id INTEGER PRIMARY KEY,\n"
