@@ -6,6 +6,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/error.h"
+#include "dcutop/peaks.h"
 #include "dcutop/report.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
@@ -48,6 +49,10 @@ typedef struct Cli_ {
     const char* timing;      /* --timing FILE: per-key microseconds (headless) */
     const char* theme;       /* --theme NAME|PATH */
     int no_color;            /* --no-color (NO_COLOR does the same) */
+    /* efficiency (efficiency.h) */
+    const char* peaks;       /* --peaks FILE: device peaks ahead of the built-in table */
+    int has_peak;            /* --peak TFLOPS,GBps given: peak replaces the table */
+    PeakFigures peak;
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

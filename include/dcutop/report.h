@@ -17,6 +17,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 /* ReportOpts.view for one tree (--view stacks|ranges): REPORT_VIEW_STACKS + StacksSource. */
 #define REPORT_VIEW_STACKS 101
 #define REPORT_VIEW_RANGES 102
+/* ReportOpts.view for the Efficiency section alone (--view efficiency). */
+#define REPORT_VIEW_EFFICIENCY 110
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -29,6 +31,11 @@ typedef struct ReportOpts_ {
 } ReportOpts;
 
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Efficiency section (report_efficiency.c): ops against the device's peaks, or why
+ * there are none (no shapes, no peaks). In the whole report only when some op is
+ * modelled. */
+DcuStatus Report_efficiency(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The load messages, "PREFIXfile:line: reason" one a line, under title when there is any
  * (title NULL: no heading). */

@@ -19,6 +19,7 @@ static const char usage[] =
     "  --report               print files, hotspots, categories, API and copies as text\n"
     "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
     "                         stacks|ranges (one row per call path, self and inclusive time)\n"
+    "                         efficiency (one row per op and shape, against peak)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
@@ -28,7 +29,7 @@ static const char usage[] =
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
-    "                         timeline)\n"
+    "                         timeline, efficiency)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
@@ -39,6 +40,10 @@ static const char usage[] =
     "                         if present, ahead of the built-in rules)\n"
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
+    "                         or gemm=80%peak: k = time / time at 80% of peak (shapes needed)\n"
+    "      --peaks FILE       device peaks (default: $XDG_CONFIG_HOME/dcutop/peaks if present,\n"
+    "                         ahead of the built-in table)\n"
+    "      --peak T,G         one roof for every device and type: T TFLOP/s, G GB/s\n"
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --view stacks|ranges  the call tree of kernel launches, or the roctx/hiptx ranges\n"
@@ -69,6 +74,7 @@ enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+enum { OPT_PEAKS = 700, OPT_PEAK }; /* efficiency */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -150,6 +156,35 @@ static DcuStatus check_combinations(Cli* cli, int argc, char** argv, DcuError* e
     return DCU_OK;
 }
 
+/* Options with a value checked here, out of Cli_parse's switch. Returns 0 when c is not
+ * one of them; else 1 with *s the status. */
+static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuError* err) {
+    *s = DCU_OK;
+    switch (c) {
+    case OPT_MAX_EVENT_SIZE:
+        if (!parse_size(arg, 1024, 1LL << 32, &cli->max_event_size)) {
+            *s = Error_set(err, DCU_ERR_USAGE,
+                           "--max-event-size needs a size from 1K to 4G, e.g. 16M");
+        }
+        return 1;
+    case OPT_AMDAHL_BASIS:
+        if (strcmp(arg, "kernel") != 0 && strcmp(arg, "wall") != 0) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
+        }
+        cli->amdahl_basis = strcmp(arg, "wall") == 0;
+        return 1;
+    case OPT_PEAKS:
+        cli->peaks = arg;
+        return 1;
+    case OPT_PEAK:
+        cli->has_peak = 1;
+        *s = Peaks_parseOverride(arg, &cli->peak, err);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     static const struct option longopts[] = {
         {"report", no_argument, NULL, OPT_REPORT},
@@ -178,6 +213,8 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"timing", required_argument, NULL, OPT_TIMING},
         {"theme", required_argument, NULL, OPT_THEME},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"peaks", required_argument, NULL, OPT_PEAKS},
+        {"peak", required_argument, NULL, OPT_PEAK},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -267,12 +304,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_STRICT:
             cli->strict = 1;
             break;
-        case OPT_MAX_EVENT_SIZE:
-            if (!parse_size(optarg, 1024, 1LL << 32, &cli->max_event_size)) {
-                return Error_set(err, DCU_ERR_USAGE,
-                                 "--max-event-size needs a size from 1K to 4G, e.g. 16M");
-            }
-            break;
         case OPT_TREE:
             if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
                 return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
@@ -280,15 +311,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             break;
         case OPT_FOLD:
             cli->fold = 1;
-            break;
-        case OPT_AMDAHL_BASIS:
-            if (strcmp(optarg, "kernel") == 0) {
-                cli->amdahl_basis = 0;
-            } else if (strcmp(optarg, "wall") == 0) {
-                cli->amdahl_basis = 1;
-            } else {
-                return Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
-            }
             break;
         case OPT_HEADLESS:
             cli->headless = 1;
@@ -323,8 +345,15 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return DCU_OK;
         case ':':
             return Error_set(err, DCU_ERR_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
+        default: {
+            DcuStatus s;
+            if (!valued_option(cli, c, optarg, &s, err)) {
+                return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
+            }
+            if (s != DCU_OK) {
+                return s;
+            }
+        }
         }
     }
     return check_combinations(cli, argc, argv, err);

@@ -433,11 +433,13 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     return REACT_REDRAW;
 }
 
+/* pct_peak and bound exist only when the trace has recorded shapes (efficiency.h); they
+ * are the first columns a narrow screen drops */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "stddev_ns", "pct", "cum_pct",
-                                       "ceiling", "var_ns", NULL};
-static const char* const hot_drop[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "var_ns",
-                                       "avg_ns", "ceiling", "calls", NULL};
+                                       "ceiling", "var_ns", "pct_peak", "bound", NULL};
+static const char* const hot_drop[] = {"bound", "pct_peak", "stddev_ns", "min_ns", "max_ns",
+                                       "cum_pct", "var_ns", "avg_ns", "ceiling", "calls", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const cat_drop[] = {"var_ns", "calls", "kernels", "group", NULL};
