@@ -42,6 +42,11 @@ int Efficiency_device(TraceDb* db, EffDevice* out);
 DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, ResultSet** out,
                            DcuError* err);
 
+/* The kernels one op group (name, shape, dtype as in Efficiency_query) launched: columns
+ * name (full kernel name), short_name, dispatches, kernel_ns; most time first. */
+DcuStatus Efficiency_opKernels(TraceDb* db, const char* op, const char* shape, const char* dtype,
+                               ResultSet** out, DcuError* err);
+
 /* The text that says a trace has no shapes, and how to record them. */
 const char* Efficiency_noShapesText(void);
 

@@ -50,7 +50,8 @@
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
-    _(QUIT, "quit", "Quit")
+    _(QUIT, "quit", "Quit")                                                                  \
+    _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

@@ -18,7 +18,7 @@
 
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
-       N_TOPS };
+       TOP_EFFICIENCY, N_TOPS };
 #define MAX_DEPTH 64
 
 struct App_ {
@@ -46,10 +46,12 @@ struct App_ {
 
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
                                                   &CategoriesScreen, &ApiScreen, &CopiesScreen,
-                                                  &FilesScreen,    &StacksScreen};
-/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs) */
+                                                  &FilesScreen,    &StacksScreen,
+                                                  &EfficiencyScreen};
+/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs; Efficiency on F,
+ * in the cycle but outside the tab strip) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS};
+                                TOP_STACKS, TOP_EFFICIENCY};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -534,6 +536,39 @@ static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
     return buf;
 }
 
+/* w: ceilings over wall time or device kernel time; every table and the Summary again. */
+static void toggle_basis(App* app) {
+    DcuError err;
+    Error_clear(&err);
+    int wall = Query_amdahlBasis(app->db) != 1;
+    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return;
+    }
+    if (wall && Query_basisNs(app->db, 1) <= 0) {
+        Query_setAmdahlBasis(app->db, 0, &err);
+        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
+                              "device kernel time.");
+        return;
+    }
+    for (int i = 0; i < N_TOPS; i++) {
+        Screen* t = app->tops[i];
+        if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    for (int i = 1; i < app->depth; i++) {
+        if (TableScreen_isTable(app->stack[i])) {
+            requery(app->stack[i], app, &err);
+        }
+    }
+    make_header(app);
+    App_setStatus(app, 0, "Ceilings now over %s.",
+                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -591,36 +626,12 @@ Reaction App_key(App* app, int key) {
         switch_top(app, tab_order[at]);
         return REACT_REDRAW;
     }
-    case ACT_AMDAHL_BASIS: {
-        int wall = Query_amdahlBasis(app->db) != 1;
-        if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-            return REACT_REDRAW;
-        }
-        if (wall && Query_basisNs(app->db, 1) <= 0) {
-            Query_setAmdahlBasis(app->db, 0, &err);
-            App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                                  "device kernel time.");
-            return REACT_REDRAW;
-        }
-        for (int i = 0; i < N_TOPS; i++) {
-            Screen* t = app->tops[i];
-            if (TableScreen_isTable(t) && requery(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            } else if (t->ops == &SummaryScreen && t->ops->open(t, app, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        for (int i = 1; i < app->depth; i++) {
-            if (TableScreen_isTable(app->stack[i])) {
-                requery(app->stack[i], app, &err);
-            }
-        }
-        make_header(app);
-        App_setStatus(app, 0, "Ceilings now over %s.",
-                      wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
+    case ACT_AMDAHL_BASIS:
+        toggle_basis(app);
         return REACT_REDRAW;
-    }
+    case ACT_SCREEN_EFFICIENCY:
+        switch_top(app, TOP_EFFICIENCY);
+        return REACT_REDRAW;
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);
@@ -735,7 +746,7 @@ const Canvas* App_render(App* app) {
         active = top->ops->tab;
     }
     char trail[1200] = "";
-    if (app->depth > 1 || top->ops == &FilesScreen) {
+    if (app->depth > 1 || top->ops->tab < 0) { /* Files, Efficiency: outside the tab strip */
         snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
     }
     ChromeView_tabs(c, 1, tabs, (int)(sizeof(tabs) / sizeof(tabs[0])), active, trail);

@@ -110,7 +110,8 @@ int Key_parse(const char** s) {
 }
 
 static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
-                                      "dispatches", "api", "copies", "files", "help", "stacks"};
+                                      "dispatches", "api", "copies", "files", "help", "stacks",
+                                      "efficiency"};
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -169,6 +170,7 @@ static const struct {
     {"stacks", 'E', ACT_EXPAND_ALL},        {"stacks", 'C', ACT_COLLAPSE_ALL},
     {"stacks", 'm', ACT_TREE_MODE},         {"stacks", 'f', ACT_FOLD},
     {"stacks", 't', ACT_TREE_SOURCE},
+    {"generic", 'F', ACT_SCREEN_EFFICIENCY},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {
@@ -249,7 +251,7 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
         } else if (!Keymap_isScreen(w[1])) {
             s = Error_set(err, DCU_ERR_USAGE,
                           "%s:%d: unknown screen '%s' (generic, summary, hotspots, categories, "
-                          "kernel, dispatches, api, copies, files, help, stacks)",
+                          "kernel, dispatches, api, copies, files, help, stacks, efficiency)",
                           source, lineno, w[1]);
         } else if (key < 0 || *kp) {
             s = Error_set(err, DCU_ERR_USAGE, "%s:%d: bad key '%s' (e.g. x, <Enter>, <C-f>, <F6>)",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/efficiency.h"
 #include "dcutop/filter.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
@@ -29,7 +30,7 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_FILES) {
         return "path";
     }
-    return "name";
+    return s->ops == &EfficiencyScreen ? "op" : "name";
 }
 
 int TableScreen_isTable(const Screen* s) {
@@ -137,6 +138,8 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         }
     } else if (s->ops == &DispatchScreen) {
         st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
+    } else if (s->ops == &EfficiencyScreen) {
+        st = Efficiency_query(App_db(app), &q, 0, &rs, err);
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }

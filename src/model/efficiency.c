@@ -349,3 +349,48 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
     *out = rs;
     return DCU_OK;
 }
+
+static const RsColumn op_kernel_cols[] = {
+    {"name", "Kernel", CT_TEXT},
+    {"short_name", "Kernel", CT_TEXT},
+    {"dispatches", "Dispatches", CT_INT},
+    {"kernel_ns", "Time", CT_NS},
+};
+
+DcuStatus Efficiency_opKernels(TraceDb* db, const char* op, const char* shape, const char* dtype,
+                               ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT k.name, k.short_name, count(*), CAST(total(d.dur_ns) AS INTEGER)"
+        " FROM dispatch_perf x JOIN dispatch d ON d.id = x.dispatch_id"
+        " JOIN kernel k ON k.id = d.kernel_id JOIN op_perf p ON p.op_id = x.op_id"
+        " JOIN cpu_op o ON o.id = x.op_id"
+        " WHERE o.name = ?1 AND p.shape IS ?2 AND p.dtype IS ?3"
+        " GROUP BY k.id ORDER BY 4 DESC, k.name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, op, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, shape, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, dtype, -1, SQLITE_TRANSIENT);
+    ResultSet* rs = ResultSet_new("op_kernels", op_kernel_cols, 4);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setInt(rs, r, 2, sqlite3_column_int64(st, 2));
+        ResultSet_setInt(rs, r, 3, sqlite3_column_int64(st, 3));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+        ResultSet_delete(rs);
+        rs = NULL;
+    }
+    sqlite3_finalize(st);
+    *out = rs;
+    return s;
+}
