@@ -380,7 +380,7 @@ static void accept_prompt(App* app) {
                 return;
             }
             if (idx >= 0) {
-                s->what_if[idx].k = w[0].k;
+                s->what_if[idx] = w[0]; /* a factor or an X%peak */
             } else if (s->n_what_if < MAX_WHATIF) {
                 s->what_if[s->n_what_if++] = w[0];
             }
@@ -692,7 +692,8 @@ Reaction App_key(App* app, int key) {
         } else {
             int c = ResultSet_columnIndex(s->rs, "category");
             char label[256];
-            snprintf(label, sizeof(label), "What-if speedup for %s (>= 1, inf; empty clears): ",
+            snprintf(label, sizeof(label),
+                     "What-if speedup for %s (>= 1, inf, X%%peak; empty clears): ",
                      ResultSet_cellc(s->rs, s->tv.selected, c)->s);
             open_prompt(app, PROMPT_WHATIF, label, "");
         }

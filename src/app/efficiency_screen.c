@@ -191,7 +191,8 @@ static Reaction op_handle(Screen* s, App* app, Action a, DcuError* err) {
     case ACT_ENTER: /* the kernel with the most time */
         if (s->aux[1] && s->aux[1]->nrows > 0) {
             const char* k = ResultSet_cellc(s->aux[1], 0, 0)->s;
-            return App_open(app, &KernelScreen, k, NULL, xstrdup(ResultSet_cellc(s->aux[1], 0, 1)->s));
+            const char* shown = ResultSet_cellc(s->aux[1], 0, 1)->s;
+            return App_open(app, &KernelScreen, k, NULL, xstrdup(shown ? shown : "kernel"));
         }
         return REACT_NONE;
     default:

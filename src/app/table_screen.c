@@ -283,8 +283,10 @@ static Reaction whatif_step(Screen* s, App* app, int dir, DcuError* err) {
         }
     } else if (idx >= 0) {
         s->what_if[idx].k = k;
+        s->what_if[idx].at_peak = 0; /* a step replaces an X%peak with a plain factor */
     } else if (s->n_what_if < MAX_WHATIF) {
         snprintf(s->what_if[s->n_what_if].name, sizeof(s->what_if[0].name), "%s", cat);
+        s->what_if[s->n_what_if].at_peak = 0;
         s->what_if[s->n_what_if++].k = k;
     }
     if (TableScreen_requery(s, app, err) != DCU_OK) {

@@ -40,6 +40,11 @@ const char* EfficiencyView_noPeakText(void) {
            "TFLOPS,GBps, or add a line to $XDG_CONFIG_HOME/dcutop/peaks.";
 }
 
+/* Text of a cell, "" when NULL. */
+static const char* txt(const char* s) {
+    return s ? s : "";
+}
+
 static const RsCell* col(const ResultSet* rs, int r, const char* key) {
     static const RsCell none = {1, 0, 0, NULL};
     int c = ResultSet_columnIndex(rs, key);
@@ -53,12 +58,12 @@ Doc* EfficiencyView_opDoc(const ResultSet* rs, int r, const ResultSet* kernels,
     char a[64], b[64], line[512];
     (void)width;
     Doc_line(d);
-    Doc_add(d, STYLE_TITLE, "  %s", col(rs, r, "op")->s ? col(rs, r, "op")->s : "");
+    Doc_add(d, STYLE_TITLE, "  %s", txt(col(rs, r, "op")->s));
     Doc_line(d);
     Doc_line(d);
-    Doc_field(d, lw, "Shape", STYLE_DEFAULT, "%s", col(rs, r, "shape")->s ? col(rs, r, "shape")->s : "");
-    Doc_field(d, lw, "Type", STYLE_DEFAULT, "%s   model: %s", col(rs, r, "dtype")->s ? col(rs, r, "dtype")->s : "",
-              col(rs, r, "kind")->s ? col(rs, r, "kind")->s : "");
+    Doc_field(d, lw, "Shape", STYLE_DEFAULT, "%s", txt(col(rs, r, "shape")->s));
+    Doc_field(d, lw, "Type", STYLE_DEFAULT, "%s   model: %s", txt(col(rs, r, "dtype")->s),
+              txt(col(rs, r, "kind")->s));
     Doc_field(d, lw, "Calls", STYLE_NUMBER, "%" PRId64, col(rs, r, "calls")->i);
     double flops = col(rs, r, "flops")->d;
     int64_t bytes = col(rs, r, "bytes")->i, ns = col(rs, r, "kernel_ns")->i;
@@ -88,8 +93,9 @@ Doc* EfficiencyView_opDoc(const ResultSet* rs, int r, const ResultSet* kernels,
         for (int k = 0; k < kernels->nrows; k++) {
             Format_durationAuto(a, sizeof(a), ResultSet_cellc(kernels, k, 3)->i);
             Doc_line(d);
-            Doc_add(d, STYLE_NUMBER, "  %10s %6" PRId64 "x  ", a, ResultSet_cellc(kernels, k, 2)->i);
-            Doc_add(d, STYLE_NAME, "%s", ResultSet_cellc(kernels, k, 1)->s ? ResultSet_cellc(kernels, k, 1)->s : "");
+            Doc_add(d, STYLE_NUMBER, "  %10s %6" PRId64 "x  ", a,
+                    ResultSet_cellc(kernels, k, 2)->i);
+            Doc_add(d, STYLE_NAME, "%s", txt(ResultSet_cellc(kernels, k, 1)->s));
         }
     }
     return d;
