@@ -14,7 +14,9 @@ static const char* const eff_keys[] = {"op", "shape", "dtype", "calls", "kernel_
                                        "gbps", "pct_peak", "bound", "lost_ns", NULL};
 static const char* const eff_drop[] = {"gbps", "calls", "dtype", "bound", "tflops", NULL};
 
+/* has_data: 1 the trace has recorded shapes, 2 it has none (asked once, not per frame) */
 static DcuStatus es_open(Screen* s, App* app, DcuError* err) {
+    s->has_data = Efficiency_hasShapes(App_db(app)) ? 1 : 2;
     return TableScreen_requery(s, app, err);
 }
 
@@ -78,7 +80,7 @@ static void roofline(Screen* s, const EffDevice* d, Canvas* c, int y, int w, int
 static void es_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int w = App_width(app);
     TraceDb* db = App_db(app);
-    if (!Efficiency_hasShapes(db)) {
+    if (s->has_data == 2) {
         Canvas_put(c, y0 + 1, 1, STYLE_TITLE, "Efficiency", -1);
         put_wrapped(c, y0 + 3, h - 3, w, STYLE_DEFAULT, Efficiency_noShapesText());
         return;

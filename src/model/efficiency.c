@@ -269,6 +269,21 @@ static const RsColumn eff_cols[E_NCOLS] = {
 };
 #define E_EXPORT_COLS (E_BOUND + 1)
 
+/* The first ncols columns of rs, same rows and order; rs is consumed. */
+static ResultSet* narrow(ResultSet* rs, int ncols) {
+    ResultSet* n = ResultSet_new(rs->name, rs->cols, ncols);
+    for (int r = 0; r < rs->nrows; r++) {
+        int k = ResultSet_addRow(n);
+        for (int c = 0; c < ncols; c++) {
+            RsCell* src = ResultSet_cell(rs, r, c);
+            *ResultSet_cell(n, k, c) = *src;
+            src->s = NULL; /* moved */
+        }
+    }
+    ResultSet_delete(rs);
+    return n;
+}
+
 DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, ResultSet** out,
                            DcuError* err) {
     *out = NULL;
@@ -292,7 +307,7 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
     if (o && o->filter && *o->filter) {
         sqlite3_bind_text(st, 1, o->filter, -1, SQLITE_TRANSIENT);
     }
-    ResultSet* rs = ResultSet_new("efficiency", eff_cols, export_only ? E_EXPORT_COLS : E_NCOLS);
+    ResultSet* rs = ResultSet_new("efficiency", eff_cols, E_NCOLS);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int r = ResultSet_addRow(rs);
@@ -317,15 +332,13 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
             ResultSet_setReal(rs, r, E_PCT, 100.0 * peak / (double)ns);
             ResultSet_setText(rs, r, E_BOUND, (const char*)sqlite3_column_text(st, 9));
         }
-        if (!export_only) {
-            ResultSet_setText(rs, r, E_KIND, (const char*)sqlite3_column_text(st, 7));
-            if (bytes > 0) {
-                ResultSet_setReal(rs, r, E_AI, flops / bytes);
-            }
-            if (known) {
-                ResultSet_setInt(rs, r, E_PEAK, (int64_t)llround(peak));
-                ResultSet_setInt(rs, r, E_LOST, ns - (int64_t)llround(peak));
-            }
+        ResultSet_setText(rs, r, E_KIND, (const char*)sqlite3_column_text(st, 7));
+        if (bytes > 0) {
+            ResultSet_setReal(rs, r, E_AI, flops / bytes);
+        }
+        if (known) {
+            ResultSet_setInt(rs, r, E_PEAK, (int64_t)llround(peak));
+            ResultSet_setInt(rs, r, E_LOST, ns - (int64_t)llround(peak));
         }
     }
     if (rc != SQLITE_DONE) {
@@ -339,14 +352,14 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
     /* time lost against peak first (a stable sort over time order: rows without a peak,
      * NULL lost, stay last in time order) */
     s = Query_sort(rs, o && o->sort ? o->sort : "kernel_ns", err);
-    if (s == DCU_OK && !export_only && !(o && o->sort)) {
+    if (s == DCU_OK && !(o && o->sort)) {
         ResultSet_sort(rs, E_LOST, 1);
     }
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
     }
-    *out = rs;
+    *out = export_only ? narrow(rs, E_EXPORT_COLS) : rs;
     return DCU_OK;
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/xalloc.h"
+
 #define MAX_IN 24  /* inputs looked at (aten ops have at most about 20) */
 #define MAX_DIM 8  /* tensor rank looked at */
 #define MAX_TEXT 48
@@ -722,10 +724,7 @@ int PerfModel_eval(const char* name, const char* dims, const char* types,
     if (!m) {
         return 0;
     }
-    Shapes* s = calloc(1, sizeof(*s));
-    if (!s) {
-        return 0;
-    }
+    Shapes* s = xcalloc(1, sizeof(*s));
     int ok = parse_dims(dims, s->dims, &s->n) && parse_strings(types, s->type, &s->ntypes);
     if (ok && concrete) {
         parse_strings(concrete, s->conc, &s->nconc);
