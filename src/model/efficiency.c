@@ -74,23 +74,36 @@ static DcuStatus link_dispatches(TraceDb* db, DcuError* err) {
         "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
         "DROP TABLE IF EXISTS temp.d2op;"
         "CREATE TEMP TABLE d2op AS"
-        " SELECT d.id AS did, d.dur_ns AS dur, d.kernel_id AS kid,"
+        " SELECT d.id AS did, d.dur_ns AS dur, d.kernel_id AS kid, d.file_id AS fid,"
+        "  d.gpu AS gpu,"
         "  (SELECT o.id FROM ext_link e JOIN cpu_op o ON o.file_id = e.file_id"
         "    AND o.ext_id = e.ext_id WHERE e.file_id = d.file_id AND e.corr_id = d.corr_id"
         "    ORDER BY o.start_ns DESC, o.id LIMIT 1) AS op,"
-        "  coalesce((SELECT a.product_name FROM agent a WHERE a.file_id = d.file_id"
-        "    AND a.node_id = d.gpu LIMIT 1), (SELECT a.product_name FROM agent a"
-        "    WHERE a.file_id = d.file_id ORDER BY a.node_id LIMIT 1)) AS device"
+        "  NULL AS device"
         " FROM dispatch d WHERE d.corr_id IS NOT NULL"
         "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
-        "  AND d.file_id IN (SELECT DISTINCT file_id FROM ext_link);"
+        "  AND d.file_id IN (SELECT file_id FROM cpu_op WHERE input_dims IS NOT NULL);"
         "DELETE FROM temp.d2op WHERE op IS NULL"
-        "  OR op NOT IN (SELECT id FROM cpu_op WHERE input_dims IS NOT NULL);",
+        "  OR op NOT IN (SELECT id FROM cpu_op WHERE input_dims IS NOT NULL);"
+        /* the device of each (file, gpu): its agent, else the file's first agent */
+        "DROP TABLE IF EXISTS temp.d2dev;"
+        "CREATE TEMP TABLE d2dev AS SELECT fid, gpu,"
+        "  coalesce((SELECT a.product_name FROM agent a WHERE a.file_id = g.fid"
+        "    AND a.node_id = g.gpu LIMIT 1), (SELECT a.product_name FROM agent a"
+        "    WHERE a.file_id = g.fid ORDER BY a.node_id LIMIT 1)) AS device"
+        " FROM (SELECT DISTINCT fid, gpu FROM temp.d2op) g;"
+        "UPDATE temp.d2op SET device = (SELECT v.device FROM temp.d2dev v"
+        "  WHERE v.fid = d2op.fid AND v.gpu IS d2op.gpu);"
+        "DROP TABLE temp.d2dev;",
         err);
 }
 
 DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
                            DcuError* err) {
+    if (!Efficiency_hasShapes(db)) { /* nothing to model: no cost for other traces */
+        return TraceDb_exec(db, "DELETE FROM op_perf; DELETE FROM dispatch_perf;"
+                                " DELETE FROM kernel_perf; DELETE FROM eff_device;", err);
+    }
     DcuStatus s = TraceDb_exec(db, "SAVEPOINT eff", err);
     if (s != DCU_OK) {
         return s;
