@@ -270,6 +270,33 @@ static int cat_is(const Ev* e, const char* c) {
     return e->cat.len == strlen(c) && strncasecmp(e->cat.s, c, e->cat.len) == 0;
 }
 
+/* An aten op, with its Call stack and record_shapes args when present; 0 when rejected
+ * (bad: an id in args was not a number). */
+static int kineto_cpu_op(J* j, int bad, int64_t pid, int64_t tid, int64_t ext) {
+    static const char* const shape_keys[LOAD_SHAPE_FIELDS] = {"Input Dims", "Input type",
+                                                              "Input Strides", "Concrete Inputs"};
+    const Ev* e = &j->ev;
+    int64_t start, end;
+    size_t nl;
+    const char* name = ev_name(e, &nl);
+    if (bad) {
+        reject_bad(j, "External id");
+        return 0;
+    }
+    if (!times_us(j, &start, &end)) {
+        return 0;
+    }
+    const Arg* cs = arg(e, "Call stack");
+    LoadShapes sh = {{NULL}};
+    for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
+        const Arg* a = arg(e, shape_keys[i]);
+        sh.json[i] = a && a->type == V_CONTAINER ? a->val.s : NULL;
+    }
+    LoadEvent_cpuOpShaped(j->core, j->f, j->where, name, nl, pid, tid, ext, start, end,
+                          cs && cs->type == V_STR ? cs->val.s : NULL, cs ? cs->val.len : 0, &sh);
+    return 1;
+}
+
 static void kineto_event(J* j) {
     Ev* e = &j->ev;
     LoaderCore* core = j->core;
@@ -336,24 +363,9 @@ static void kineto_event(J* j) {
             LoadEvent_extLink(core, f, corr, ext);
         }
     } else if (cat_is(e, "cpu_op") || cat_is(e, "operator")) {
-        if (bad) {
-            reject_bad(j, "External id");
+        if (!kineto_cpu_op(j, bad, pid, tid, ext)) {
             return;
         }
-        if (!times_us(j, &start, &end)) {
-            return;
-        }
-        const Arg* cs = arg(e, "Call stack");
-        static const char* const shape_keys[LOAD_SHAPE_FIELDS] = {
-            "Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
-        LoadShapes sh = {{NULL}};
-        for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
-            const Arg* a = arg(e, shape_keys[i]);
-            sh.json[i] = a && a->type == V_CONTAINER ? a->val.s : NULL;
-        }
-        LoadEvent_cpuOpShaped(core, f, j->where, name, nl, pid, tid, ext, start, end,
-                              cs && cs->type == V_STR ? cs->val.s : NULL, cs ? cs->val.len : 0,
-                              &sh);
     } else if (cat_is(e, "user_annotation") || cat_is(e, "gpu_user_annotation")) {
         if (!times_us(j, &start, &end)) {
             return;
