@@ -24,14 +24,18 @@ void EfficiencyView_deviceLine(const EffDevice* d, char* buf, size_t cap) {
     if (n < cap && d->peak.gbps > 0) {
         n += (size_t)snprintf(buf + n, cap - n, " %g GB/s", d->peak.gbps);
     }
+    if (n < cap && !any && d->peak.gbps <= 0) {
+        /* a table line that leaves every figure empty (not published), or no line at all */
+        n += (size_t)snprintf(buf + n, cap - n, "%s",
+                              d->peak.source[0] ? " no published peak figures"
+                                                : " not in the peaks table");
+    }
     if (n < cap && d->peak.source[0]) {
         if (d->peak.line > 0) {
             snprintf(buf + n, cap - n, " (peaks: %s line %d)", d->peak.source, d->peak.line);
         } else {
             snprintf(buf + n, cap - n, " (peaks: %s)", d->peak.source);
         }
-    } else if (n < cap && !any) {
-        snprintf(buf + n, cap - n, " not in the peaks table");
     }
 }
 

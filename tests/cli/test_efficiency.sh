@@ -201,3 +201,13 @@ print("fine")
 PY
 same "--what-if gemm=80%peak: k from the modelled kernels" "fine" "$(cat "$TMP/check")"
 exits "--what-if gemm=0%peak is a usage error" 2 "$DCUTOP" --what-if gemm=0%peak --export categories "$QWEN"
+
+# a Hygon DCU: named by the table, its figures not published: achieved rates only
+mkdir -p "$TMP/k"
+zcat "$QWEN" | sed 's/AMD Instinct MI300X VF/K100_AI/' | gzip >"$TMP/k/t.json.gz"
+"$DCUTOP" -q --report --view efficiency "$TMP/k/t.json.gz" >"$TMP/k.txt"
+check "K100_AI: named, no published figures, asks for --peak" \
+    grep -q "K100_AI: no published peak figures (peaks: built-in line" "$TMP/k.txt"
+"$DCUTOP" -q --export efficiency "$TMP/k/t.json.gz" >"$TMP/k.csv"
+same "K100_AI: no % of peak in the export" "0" \
+    "$(python3 -c 'import csv,sys; print(sum(1 for x in csv.DictReader(open(sys.argv[1])) if x["pct_peak"]))' "$TMP/k.csv")"
