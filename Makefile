@@ -22,7 +22,7 @@ VIEW_SRC  := $(wildcard src/view/*.c)
 APP_SRC   := $(wildcard src/app/*.c)
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
 
-MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o $(BUILD)/gen/default_peaks.o
 VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_theme.o $(BUILD)/gen/mono_theme.o
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -53,6 +53,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/gen/default_rules.c: src/model/default.rules tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_rules < $< > $@
+$(BUILD)/gen/default_peaks.c: src/model/default.peaks tools/text2c.sh
+	@mkdir -p $(dir $@)
+	sh tools/text2c.sh dcutop_default_peaks < $< > $@
 $(BUILD)/gen/default_theme.c: themes/default.theme tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_theme < $< > $@

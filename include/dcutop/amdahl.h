@@ -19,9 +19,11 @@ double Amdahl_combined(const double* p, const double* k, int n);
 typedef struct WhatIf_ {
     char name[64];
     double k; /* > 0; INFINITY allowed ("inf") */
+    double at_peak; /* "gemm=80%peak": 80 (0 < at_peak <= 100), k then comes from the
+                     * modelled ops (query.c: k = time / time at that % of peak); 0: k given */
 } WhatIf;
 
-/* Parses "gemm=2,copy=4,softmax=inf" into out (at most max entries).
+/* Parses "gemm=2,copy=4,softmax=inf,attention=80%peak" into out (at most max entries).
  * DCU_ERR_USAGE with a message naming the bad part. */
 DcuStatus WhatIf_parse(const char* spec, WhatIf* out, int max, int* n, DcuError* err);
 

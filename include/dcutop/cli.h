@@ -7,6 +7,7 @@
 #include "dcutop/amdahl.h"
 #include "dcutop/roi.h"
 #include "dcutop/error.h"
+#include "dcutop/peaks.h"
 #include "dcutop/report.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
@@ -64,6 +65,10 @@ typedef struct Cli_ {
     double fail_above;       /* --fail-above PCT */
     const char* gate;        /* --gate CATEGORY|REGEX: the part the gate looks at */
     const char* run;         /* --run LABEL: the scope (one run); NULL = all runs */
+    /* efficiency (efficiency.h) */
+    const char* peaks;       /* --peaks FILE: device peaks ahead of the built-in table */
+    int has_peak;            /* --peak TFLOPS,GBps given: peak replaces the table */
+    PeakFigures peak;
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

@@ -40,6 +40,15 @@ typedef struct KernelDetail_ {
     /* variability inside one run (variab.h); has_var 0: n/a (no dispatches) */
     int has_var;
     int64_t golden_ns, var_ns, outliers;
+    /* efficiency (efficiency.h), through the aten ops its dispatches came from;
+     * eff_dispatches 0: none has a modelled op */
+    int64_t eff_dispatches, eff_ns; /* those dispatches and their time */
+    double eff_flops, eff_bytes;
+    int eff_known;                  /* the device's peaks are known: eff_peak_ns is set */
+    double eff_peak_ns;             /* time at peak; compute-bound when compute >= memory */
+    int eff_compute_bound;
+    char* eff_ops;                  /* "aten::mm M=8944 N=2816 K=1024 B^T bf16 (48)", one a
+                                     * line, most time first, at most 4 (owned) */
 } KernelDetail;
 
 DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* out, DcuError* err);

@@ -19,6 +19,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_RANGES 102
 /* ReportOpts.view for the dispatch trace alone (--view trace, report_trace.c). */
 #define REPORT_VIEW_TRACE 110
+/* ReportOpts.view for the Efficiency section alone (--view efficiency). */
+#define REPORT_VIEW_EFFICIENCY 111
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -31,6 +33,11 @@ typedef struct ReportOpts_ {
 } ReportOpts;
 
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Efficiency section (report_efficiency.c): ops against the device's peaks, or why
+ * there are none (no shapes, no peaks). In the whole report only when some op is
+ * modelled. */
+DcuStatus Report_efficiency(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The load messages, "PREFIXfile:line: reason" one a line, under title when there is any
  * (title NULL: no heading). */

@@ -20,7 +20,7 @@
 
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL };
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
-       TOP_DIFF, TOP_RUNS, N_TOPS };
+       TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS, N_TOPS };
 enum { MENU_NONE, MENU_SORT, MENU_SCOPE }; /* App.menu */
 #define MAX_MARKS 64
 #define MAX_DEPTH 64
@@ -70,11 +70,13 @@ struct App_ {
 static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
                                                   &CategoriesScreen, &ApiScreen, &CopiesScreen,
                                                   &FilesScreen,    &StacksScreen,
-                                                  &DiffScreen, &RunsScreen};
-/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs); Runs, last, only
- * when several runs are loaded (with one run, U still opens it) */
+                                                  &DiffScreen, &EfficiencyScreen,
+                                                  &RunsScreen};
+/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs; Efficiency on F,
+ * in the cycle but outside the tab strip); Runs, last, only when several runs are loaded
+ * (with one run, U still opens it) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS, TOP_DIFF, TOP_RUNS};
+                                TOP_STACKS, TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -486,7 +488,7 @@ static void accept_prompt(App* app) {
                 return;
             }
             if (idx >= 0) {
-                s->what_if[idx].k = w[0].k;
+                s->what_if[idx] = w[0]; /* a factor or an X%peak */
             } else if (s->n_what_if < MAX_WHATIF) {
                 s->what_if[s->n_what_if++] = w[0];
             }
@@ -865,6 +867,9 @@ Reaction App_key(App* app, int key) {
     }
     case ACT_AMDAHL_BASIS:
         return toggle_basis(app);
+    case ACT_SCREEN_EFFICIENCY:
+        switch_top(app, TOP_EFFICIENCY);
+        return REACT_REDRAW;
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);
@@ -938,7 +943,8 @@ Reaction App_key(App* app, int key) {
         } else {
             int c = ResultSet_columnIndex(s->rs, "category");
             char label[256];
-            snprintf(label, sizeof(label), "What-if speedup for %s (>= 1, inf; empty clears): ",
+            snprintf(label, sizeof(label),
+                     "What-if speedup for %s (>= 1, inf, X%%peak; empty clears): ",
                      ResultSet_cellc(s->rs, s->tv.selected, c)->s);
             open_prompt(app, PROMPT_WHATIF, label, "");
         }
@@ -1000,11 +1006,12 @@ const Canvas* App_render(App* app) {
         active = top->ops->tab;
     }
     char trail[1200] = "";
-    if (app->depth > 1 || top->ops == &FilesScreen ||
-        (top->ops == &RunsScreen && n_tabbed(app) < N_TABBED)) {
+    if (app->depth > 1 || top->ops->tab < 0 || /* Files, Efficiency: outside the strip */
+        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
         snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
     }
-    ChromeView_tabs(c, 1, tabs, n_tabbed(app), active, trail);
+    /* the strip: the named tabs (Efficiency cycles with Tab but has none) */
+    ChromeView_tabs(c, 1, tabs, Runs_count(app->db) > 1 ? 8 : 7, active, trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
     if (app->menu == MENU_SCOPE) {

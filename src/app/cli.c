@@ -23,6 +23,7 @@ static const char usage[] =
     "  --export VIEW          write one view as CSV: hotspots|categories|api|copies|files\n"
     "                         stacks|ranges (one row per call path, self and inclusive time)\n"
     "                         diff (with two paths: the per-kernel comparison), abba\n"
+    "                         efficiency (one row per op and shape, against peak)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --sql QUERY            run one read-only SQL query over the views of SCHEMA.md and\n"
     "                         print its rows (--format text|csv|json, -o FILE); .schema\n"
@@ -35,7 +36,8 @@ static const char usage[] =
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
-    "                         timeline, trace: every dispatch and copy per GPU/queue)\n"
+    "                         timeline, trace: every dispatch and copy per GPU/queue,\n"
+    "                         efficiency)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
@@ -46,6 +48,10 @@ static const char usage[] =
     "                         if present, ahead of the built-in rules)\n"
     "      --gemm-like        count conv and attention in the GEMM group\n"
     "      --what-if SPEC     e.g. gemm=2,copy=4,softmax=inf (categories, gemm-group, non-gemm)\n"
+    "                         or gemm=80%peak: k = time / time at 80% of peak (shapes needed)\n"
+    "      --peaks FILE       device peaks (default: $XDG_CONFIG_HOME/dcutop/peaks if present,\n"
+    "                         ahead of the built-in table)\n"
+    "      --peak T,G         one roof for every device and type: T TFLOP/s, G GB/s\n"
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
@@ -172,6 +178,8 @@ enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* compa
 
 enum { OPT_RUN = 1000 };           /* runs */
 
+enum { OPT_PEAKS = 1100, OPT_PEAK }; /* efficiency */
+
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
     long v = strtol(s, &end, 10);
@@ -212,7 +220,6 @@ static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
 
 /* A word from a NULL-terminated list: its index in *out. */
 static const char* const formats[] = {"text", "csv", "json", NULL}; /* FMT_* order */
-static const char* const bases[] = {"kernel", "wall", NULL};        /* amdahl_basis 0, 1 */
 static int parse_choice(const char* s, const char* const* words, int* out) {
     for (int i = 0; words[i]; i++) {
         if (strcmp(s, words[i]) == 0) {
@@ -326,6 +333,35 @@ static DcuStatus check_compare(Cli* cli, DcuError* err) {
     return DCU_OK;
 }
 
+/* Options with a value checked here, out of Cli_parse's switch. Returns 0 when c is not
+ * one of them; else 1 with *s the status. */
+static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuError* err) {
+    *s = DCU_OK;
+    switch (c) {
+    case OPT_MAX_EVENT_SIZE:
+        if (!parse_size(arg, 1024, 1LL << 32, &cli->max_event_size)) {
+            *s = Error_set(err, DCU_ERR_USAGE,
+                           "--max-event-size needs a size from 1K to 4G, e.g. 16M");
+        }
+        return 1;
+    case OPT_AMDAHL_BASIS:
+        if (strcmp(arg, "kernel") != 0 && strcmp(arg, "wall") != 0) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
+        }
+        cli->amdahl_basis = strcmp(arg, "wall") == 0;
+        return 1;
+    case OPT_PEAKS:
+        cli->peaks = arg;
+        return 1;
+    case OPT_PEAK:
+        cli->has_peak = 1;
+        *s = Peaks_parseOverride(arg, &cli->peak, err);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     static const struct option longopts[] = {
         {"report", no_argument, NULL, OPT_REPORT},
@@ -364,6 +400,8 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"match", required_argument, NULL, OPT_MATCH},
         {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
         {"gate", required_argument, NULL, OPT_GATE},
+        {"peaks", required_argument, NULL, OPT_PEAKS},
+        {"peak", required_argument, NULL, OPT_PEAK},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -439,12 +477,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_STRICT:
             cli->strict = 1;
             break;
-        case OPT_MAX_EVENT_SIZE:
-            if (!parse_size(optarg, 1024, 1LL << 32, &cli->max_event_size)) {
-                return Error_set(err, DCU_ERR_USAGE,
-                                 "--max-event-size needs a size from 1K to 4G, e.g. 16M");
-            }
-            break;
         case OPT_TREE:
             if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
                 return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
@@ -452,11 +484,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             break;
         case OPT_FOLD:
             cli->fold = 1;
-            break;
-        case OPT_AMDAHL_BASIS:
-            if (!parse_choice(optarg, bases, &cli->amdahl_basis)) {
-                return Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
-            }
             break;
         case OPT_HEADLESS:
             cli->headless = 1;
@@ -496,8 +523,15 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return DCU_OK;
         case ':':
             return Error_set(err, DCU_ERR_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
+        default: {
+            DcuStatus s;
+            if (!valued_option(cli, c, optarg, &s, err)) {
+                return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
+            }
+            if (s != DCU_OK) {
+                return s;
+            }
+        }
         }
     }
     for (int i = optind; i < argc; i++) {

@@ -111,7 +111,7 @@ int Key_parse(const char** s) {
 
 static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
                                       "dispatches", "api", "copies", "files", "help", "stacks",
-                                      "sql", "runs"};
+                                      "sql", "runs", "efficiency"};
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -179,6 +179,7 @@ static const struct {
     {"generic", ';', ACT_SQL_PROMPT},
     {"generic", 'U', ACT_SCREEN_RUNS},      {"generic", 'R', ACT_RUN_SCOPE},
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},
+    {"generic", 'F', ACT_SCREEN_EFFICIENCY},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {
@@ -259,7 +260,7 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
         } else if (!Keymap_isScreen(w[1])) {
             s = Error_set(err, DCU_ERR_USAGE,
                           "%s:%d: unknown screen '%s' (generic, summary, hotspots, categories, "
-                          "kernel, dispatches, api, copies, files, help, stacks, runs)",
+                          "kernel, dispatches, api, copies, files, help, stacks, runs, efficiency)",
                           source, lineno, w[1]);
         } else if (key < 0 || *kp) {
             s = Error_set(err, DCU_ERR_USAGE, "%s:%d: bad key '%s' (e.g. x, <Enter>, <C-f>, <F6>)",

@@ -12,6 +12,7 @@
 #include "dcutop/cli.h"
 #include "dcutop/gap_buckets.h"
 #include "dcutop/diff.h"
+#include "dcutop/efficiency.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/loader.h"
@@ -36,6 +37,7 @@
 typedef struct Session_ {
     Cli cli;
     RuleSet* rules;      /* owned */
+    Peaks* peaks;        /* owned; device peaks for the Efficiency figures */
     TraceDb* db;         /* owned */
     Loader* loader;      /* owned */
     Theme theme;         /* MODE_DEFAULT only */
@@ -43,6 +45,7 @@ typedef struct Session_ {
     int view;            /* --view as a ViewId / REPORT_VIEW_*, -1 = all */
     int export_view;     /* --export as a ViewId, -1 when a tree or not exporting */
     int export_tree;     /* --export stacks|ranges as a StacksSource, -1 otherwise */
+    int export_eff;      /* --export efficiency */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -119,17 +122,20 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_TIMELINE;
     } else if (cli->view && strcmp(cli->view, "trace") == 0) {
         ss->view = REPORT_VIEW_TRACE;
+    } else if (cli->view && strcmp(cli->view, "efficiency") == 0) {
+        ss->view = REPORT_VIEW_EFFICIENCY;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
-        fprintf(stderr, "dcutop: --view: unknown view '%s' (files, hotspots, categories, api, "
-                        "copies, timeline, trace, stacks, ranges)\n", cli->view);
+        fprintf(stderr, "dcutop: --view: unknown view '%s' (efficiency, files, hotspots, "
+                        "categories, api, copies, timeline, trace, stacks, ranges)\n", cli->view);
         return EXIT_USAGE;
     }
-    if (cli->mode == MODE_EXPORT && ss->export_tree < 0 &&
+    ss->export_eff = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "efficiency") == 0;
+    if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
-        fprintf(stderr, "dcutop: --export: unknown view '%s' (hotspots, categories, api, copies, "
-                        "files, stacks, ranges)\n", cli->export_view);
+        fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
+                        "api, copies, files, stacks, ranges)\n", cli->export_view);
         return EXIT_USAGE;
     }
     /* a path is text from the user's disk: control and bidi characters are escaped like
@@ -231,6 +237,7 @@ static int load_traces(Session* ss, DcuError* err) {
         return rc;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
+        Efficiency_build(ss->db, ss->peaks, cli->has_peak ? &cli->peak : NULL, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
         (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {
         stop_terminal(ss);
@@ -259,9 +266,14 @@ static int run_export(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     QueryOpts q = query_opts(cli);
     ResultSet* rs = NULL;
-    DcuStatus s = ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
-                                                      &ss->stacks, cli->sort, &rs, err)
-                                       : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs, err);
+    DcuStatus s = ss->export_eff        ? Efficiency_query(ss->db, &q, 1, &rs, err)
+                  : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
+                                                        &ss->stacks, cli->sort, &rs, err)
+                                         : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,
+                                                      err);
+    if (s == DCU_OK && ss->export_eff && !cli->quiet && !Efficiency_hasShapes(ss->db)) {
+        fprintf(stderr, "dcutop: %s\n", Efficiency_noShapesText());
+    }
     if (s == DCU_OK) {
         s = cli->output && strcmp(cli->output, "-") != 0
                 ? Export_csvFile(rs, cli->output, cli->force, err)
@@ -634,6 +646,10 @@ static int run_without_traces(Session* ss, DcuError* err) {
         return fail(err, err->code == DCU_ERR_RULES || err->code == DCU_ERR_IO ? EXIT_USAGE
                                                                                 : EXIT_RUNTIME);
     }
+    ss->peaks = Peaks_new();
+    if (Peaks_loadDefault(ss->peaks, cli->peaks, err) != DCU_OK) {
+        return fail(err, EXIT_USAGE);
+    }
     if (cli->mode == MODE_DUMP_RULES) {
         char* d = RuleSet_dump(ss->rules);
         fputs(d, stdout);
@@ -714,5 +730,6 @@ int main(int argc, char** argv) {
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
     CompareRuns_done(&ss.cmp);
+    Peaks_delete(ss.peaks);
     return rc;
 }

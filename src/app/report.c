@@ -18,7 +18,7 @@
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "cum_pct", "ceiling",
-                                       "var_ns", NULL};
+                                       "var_ns", "pct_peak", "bound", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const api_keys[] = {"domain", "name", "calls", "total_ns", "avg_ns",
@@ -621,6 +621,11 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     }
     if (s == DCU_OK) {
         s = Report_trees(db, o, out, err);
+    }
+    if (s == DCU_OK && (o->view == REPORT_VIEW_EFFICIENCY ||
+                        (o->view < 0 && TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM"
+                                                              " op_perf)") == 1))) {
+        s = Report_efficiency(db, o, out, err);
     }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);

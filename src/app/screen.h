@@ -86,6 +86,8 @@ struct Screen_ {
 extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScreen, CopiesScreen,
     FilesScreen, KernelScreen, DispatchScreen, HelpScreen, StacksScreen, TraceScreen,
     DiffScreen, RunsScreen;
+/* efficiency_screen.c: ops against peak with a roofline; one op (Enter) */
+extern const ScreenOps EfficiencyScreen, EffOpScreen;
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/efficiency.h"
 #include "dcutop/filter.h"
 #include "dcutop/runs.h"
 #include "dcutop/timeline.h"
@@ -30,7 +31,7 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_FILES) {
         return "path";
     }
-    return s->ops == &RunsScreen ? "run" : "name";
+    return s->ops == &RunsScreen ? "run" : s->ops == &EfficiencyScreen ? "op" : "name";
 }
 
 int TableScreen_isTable(const Screen* s) {
@@ -150,6 +151,8 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         if (st == DCU_OK && s->sort) {
             st = Query_sort(rs, s->sort, err);
         }
+    } else if (s->ops == &EfficiencyScreen) {
+        st = Efficiency_query(App_db(app), &q, 0, &rs, err);
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }
@@ -315,8 +318,10 @@ static Reaction whatif_step(Screen* s, App* app, int dir, DcuError* err) {
         }
     } else if (idx >= 0) {
         s->what_if[idx].k = k;
+        s->what_if[idx].at_peak = 0; /* a step replaces an X%peak with a plain factor */
     } else if (s->n_what_if < MAX_WHATIF) {
         snprintf(s->what_if[s->n_what_if].name, sizeof(s->what_if[0].name), "%s", cat);
+        s->what_if[s->n_what_if].at_peak = 0;
         s->what_if[s->n_what_if++].k = k;
     }
     if (TableScreen_requery(s, app, err) != DCU_OK) {
@@ -468,11 +473,13 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     return REACT_REDRAW;
 }
 
+/* pct_peak and bound exist only when the trace has recorded shapes (efficiency.h); they
+ * are the first columns a narrow screen drops */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "stddev_ns", "pct", "cum_pct",
-                                       "ceiling", "var_ns", NULL};
-static const char* const hot_drop[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "var_ns",
-                                       "avg_ns", "ceiling", "calls", NULL};
+                                       "ceiling", "var_ns", "pct_peak", "bound", NULL};
+static const char* const hot_drop[] = {"bound", "pct_peak", "stddev_ns", "min_ns", "max_ns",
+                                       "cum_pct", "var_ns", "avg_ns", "ceiling", "calls", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const cat_drop[] = {"var_ns", "calls", "kernels", "group", NULL};

@@ -63,7 +63,19 @@ DcuStatus WhatIf_parse(const char* spec, WhatIf* out, int max, int* n, DcuError*
         }
         memcpy(num, eq + 1, nl);
         num[nl] = '\0';
-        if (strcmp(num, "inf") == 0) {
+        w->at_peak = 0;
+        size_t pl = strlen(num);
+        if (pl > 5 && strcmp(num + pl - 5, "%peak") == 0) {
+            char* end;
+            num[pl - 5] = '\0';
+            w->at_peak = strtod(num, &end);
+            w->k = 1;
+            if (end == num || *end || !(w->at_peak > 0 && w->at_peak <= 100)) {
+                return Error_set(err, DCU_ERR_USAGE,
+                                 "--what-if: '%s=X%%peak' needs 0 < X <= 100 (got '%s')",
+                                 w->name, num);
+            }
+        } else if (strcmp(num, "inf") == 0) {
             w->k = INFINITY;
         } else {
             char* end;

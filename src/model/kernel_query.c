@@ -25,12 +25,92 @@ void KernelDetail_done(KernelDetail* d) {
     free(d->category);
     free(d->rule_source);
     free(d->sources);
+    free(d->eff_ops);
     for (int i = 0; i < d->n_counters; i++) {
         free(d->counter_name[i]);
     }
     free(d->counter_name);
     free(d->counter_mean);
     memset(d, 0, sizeof(*d));
+}
+
+/* log2 duration histogram of the kernel's dispatches in used files */
+static DcuStatus histogram(TraceDb* db, KernelDetail* d, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s;
+    int64_t lo = d->min_ns > 0 ? d->min_ns : 1;
+    int64_t p2 = 1;
+    while (p2 * 2 <= lo) {
+        p2 *= 2;
+    }
+    d->bucket_lo_ns = p2;
+    s = TraceDb_prepare(db,
+                        "SELECT dur_ns FROM dispatch WHERE kernel_id = ?1 AND file_id IN"
+                        " (SELECT file_id FROM used_file WHERE layer = 'kernel')",
+                        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_int64(st, 1, d->id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t v = sqlite3_column_int64(st, 0);
+        int b = 0;
+        int64_t edge = p2 * 2;
+        while (v >= edge && b < KQ_BUCKETS - 1) {
+            edge *= 2;
+            b++;
+        }
+        d->bucket[b]++;
+        if (v < 10000) {
+            d->short_dispatches++;
+            d->short_ns += v;
+        }
+        if (b + 1 > d->n_buckets) {
+            d->n_buckets = b + 1;
+        }
+        d->dispatches++;
+    }
+    sqlite3_finalize(st);
+    return DCU_OK;
+}
+
+/* The kernel's efficiency figures (kernel_perf) and the ops its dispatches came from. */
+static void kernel_efficiency(TraceDb* db, KernelDetail* d) {
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db, "SELECT dispatches, dur_ns, flops, bytes, compute_ns, memory_ns"
+                            " FROM kernel_perf WHERE kernel_id = ?1", &st, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(st, 1, d->id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        d->eff_dispatches = sqlite3_column_int64(st, 0);
+        d->eff_ns = sqlite3_column_int64(st, 1);
+        d->eff_flops = sqlite3_column_double(st, 2);
+        d->eff_bytes = sqlite3_column_double(st, 3);
+        d->eff_known = sqlite3_column_type(st, 4) != SQLITE_NULL &&
+                       sqlite3_column_type(st, 5) != SQLITE_NULL;
+        double c = sqlite3_column_double(st, 4), m = sqlite3_column_double(st, 5);
+        d->eff_peak_ns = c > m ? c : m;
+        d->eff_compute_bound = c >= m;
+    }
+    sqlite3_finalize(st);
+    if (d->eff_dispatches == 0 ||
+        TraceDb_prepare(db,
+                        "SELECT group_concat(line, char(10)) FROM (SELECT o.name || ' ' ||"
+                        " coalesce(p.shape, '') || ' ' || coalesce(p.dtype, '') || ' (' ||"
+                        " count(*) || ')' AS line FROM dispatch_perf x"
+                        " JOIN dispatch t ON t.id = x.dispatch_id"
+                        " JOIN op_perf p ON p.op_id = x.op_id JOIN cpu_op o ON o.id = x.op_id"
+                        " WHERE t.kernel_id = ?1 GROUP BY o.name, p.shape, p.dtype"
+                        " ORDER BY total(t.dur_ns) DESC LIMIT 4)",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(st, 1, d->id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        d->eff_ops = col_text(st, 0);
+    }
+    sqlite3_finalize(st);
 }
 
 DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, DcuError* err) {
@@ -84,43 +164,11 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->pct = total > 0 ? 100.0 * (double)d->total_ns / total : 0;
     d->ceiling = Amdahl_ceiling(d->pct / 100.0);
 
-    /* histogram: log2 buckets from the minimum duration */
-    if (d->per_dispatch) {
-        int64_t lo = d->min_ns > 0 ? d->min_ns : 1;
-        int64_t p2 = 1;
-        while (p2 * 2 <= lo) {
-            p2 *= 2;
-        }
-        d->bucket_lo_ns = p2;
-        s = TraceDb_prepare(db,
-                            "SELECT dur_ns FROM dispatch WHERE kernel_id = ?1 AND file_id IN"
-                            " (SELECT file_id FROM used_file WHERE layer = 'kernel')",
-                            &st, err);
-        if (s != DCU_OK) {
-            KernelDetail_done(d);
-            return s;
-        }
-        sqlite3_bind_int64(st, 1, d->id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t v = sqlite3_column_int64(st, 0);
-            int b = 0;
-            int64_t edge = p2 * 2;
-            while (v >= edge && b < KQ_BUCKETS - 1) {
-                edge *= 2;
-                b++;
-            }
-            d->bucket[b]++;
-            if (v < 10000) {
-                d->short_dispatches++;
-                d->short_ns += v;
-            }
-            if (b + 1 > d->n_buckets) {
-                d->n_buckets = b + 1;
-            }
-            d->dispatches++;
-        }
-        sqlite3_finalize(st);
+    if (d->per_dispatch && (s = histogram(db, d, err)) != DCU_OK) {
+        KernelDetail_done(d);
+        return s;
     }
+    kernel_efficiency(db, d);
     /* the files that fed it */
     s = TraceDb_prepare(
         db,

@@ -236,6 +236,14 @@ int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext) 
 int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                     size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
                     int64_t end, const char* call_stack, size_t stack_len) {
+    return LoadEvent_cpuOpShaped(core, f, where, name, name_len, pid, tid, ext, start, end,
+                                 call_stack, stack_len, NULL);
+}
+
+int LoadEvent_cpuOpShaped(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                          size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
+                          int64_t end, const char* call_stack, size_t stack_len,
+                          const LoadShapes* shapes) {
     int64_t dur = LOAD_NULL;
     if (start == LOAD_NULL || end == LOAD_NULL) {
         reject(core, f, where, "cpu_op without ts/dur");
@@ -256,6 +264,14 @@ int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char
         sqlite3_bind_text(st, 8, Names_sanitize(call_stack, stack_len), -1, free);
     } else {
         sqlite3_bind_null(st, 8);
+    }
+    for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
+        /* JSON text as the loader wrote it back: control characters are escaped there */
+        if (shapes && shapes->json[i]) {
+            sqlite3_bind_text(st, 9 + i, shapes->json[i], -1, SQLITE_TRANSIENT);
+        } else {
+            sqlite3_bind_null(st, 9 + i);
+        }
     }
     if (!step(core, f, st)) {
         return 0;

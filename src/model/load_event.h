@@ -60,6 +60,18 @@ int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext);
 int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                     size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
                     int64_t end, const char* call_stack, size_t stack_len);
+/* record_shapes args of a cpu_op, each the JSON text of its array or NULL when absent:
+ * Input Dims, Input type, Input Strides, Concrete Inputs (cpu_op columns input_dims,
+ * input_types, input_strides, concrete_inputs). Borrowed for the call. */
+#define LOAD_SHAPE_FIELDS 4
+typedef struct LoadShapes_ {
+    const char* json[LOAD_SHAPE_FIELDS];
+} LoadShapes;
+/* LoadEvent_cpuOp with the op's recorded shapes (shapes may be NULL). */
+int LoadEvent_cpuOpShaped(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                          size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,
+                          int64_t end, const char* call_stack, size_t stack_len,
+                          const LoadShapes* shapes);
 /* Kineto python_function frame; parent ids are resolved to py_frame.id by
  * LoadEvent_linkFrames() once the file is read. */
 int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const char* name,

@@ -94,6 +94,12 @@ typedef struct J_ {
     int arr_which;      /* 1 grid, 2 block */
     int64_t arr_prod;
     Buf key, argkey;
+    int cap_depth;      /* depth inside a shape array being copied as JSON text, 0 if none */
+    int cap_bad;        /* the copied array held an object: not a shape list, dropped */
+    Buf shape;          /* the JSON text of that array so far */
+    int dev_depth;      /* depth of the deviceProperties elements, 0 when outside */
+    Buf dev_name;       /* deviceProperties[i].name of the element being read */
+    int64_t dev_id;     /* deviceProperties[i].id, LOAD_NULL when absent */
     Ev ev;
     int64_t nevents;    /* trace events seen */
     int64_t recognised; /* events of a kind dcutop reads */
@@ -264,6 +270,33 @@ static int cat_is(const Ev* e, const char* c) {
     return e->cat.len == strlen(c) && strncasecmp(e->cat.s, c, e->cat.len) == 0;
 }
 
+/* An aten op, with its Call stack and record_shapes args when present; 0 when rejected
+ * (bad: an id in args was not a number). */
+static int kineto_cpu_op(J* j, int bad, int64_t pid, int64_t tid, int64_t ext) {
+    static const char* const shape_keys[LOAD_SHAPE_FIELDS] = {"Input Dims", "Input type",
+                                                              "Input Strides", "Concrete Inputs"};
+    const Ev* e = &j->ev;
+    int64_t start, end;
+    size_t nl;
+    const char* name = ev_name(e, &nl);
+    if (bad) {
+        reject_bad(j, "External id");
+        return 0;
+    }
+    if (!times_us(j, &start, &end)) {
+        return 0;
+    }
+    const Arg* cs = arg(e, "Call stack");
+    LoadShapes sh = {{NULL}};
+    for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
+        const Arg* a = arg(e, shape_keys[i]);
+        sh.json[i] = a && a->type == V_CONTAINER ? a->val.s : NULL;
+    }
+    LoadEvent_cpuOpShaped(j->core, j->f, j->where, name, nl, pid, tid, ext, start, end,
+                          cs && cs->type == V_STR ? cs->val.s : NULL, cs ? cs->val.len : 0, &sh);
+    return 1;
+}
+
 static void kineto_event(J* j) {
     Ev* e = &j->ev;
     LoaderCore* core = j->core;
@@ -330,16 +363,9 @@ static void kineto_event(J* j) {
             LoadEvent_extLink(core, f, corr, ext);
         }
     } else if (cat_is(e, "cpu_op") || cat_is(e, "operator")) {
-        if (bad) {
-            reject_bad(j, "External id");
+        if (!kineto_cpu_op(j, bad, pid, tid, ext)) {
             return;
         }
-        if (!times_us(j, &start, &end)) {
-            return;
-        }
-        const Arg* cs = arg(e, "Call stack");
-        LoadEvent_cpuOp(core, f, j->where, name, nl, pid, tid, ext, start, end,
-                        cs && cs->type == V_STR ? cs->val.s : NULL, cs ? cs->val.len : 0);
     } else if (cat_is(e, "user_annotation") || cat_is(e, "gpu_user_annotation")) {
         if (!times_us(j, &start, &end)) {
             return;
@@ -731,11 +757,112 @@ static int ev_room(J* j, size_t n) {
     return 1;
 }
 
+/* ---- shape arrays (record_shapes) -------------------------------------------------------
+ * The cpu_op args "Input Dims", "Input type", "Input Strides" and "Concrete Inputs" are
+ * arrays (of arrays); they are copied back to compact JSON text and stored with the op, for
+ * perf_model.c to read. Objects inside make the copy invalid (never seen in Kineto). */
+
+static int is_shape_key(const Buf* k) {
+    return buf_is(k, "Input Dims") || buf_is(k, "Input type") || buf_is(k, "Input Strides") ||
+           buf_is(k, "Concrete Inputs");
+}
+
+static void cap_add(Buf* b, const char* s, size_t n) {
+    xgrow((void**)&b->s, &b->cap, b->len + n + 1);
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* A comma before a value unless it opens its array. */
+static void cap_sep(Buf* b) {
+    if (b->len > 0 && b->s[b->len - 1] != '[') {
+        cap_add(b, ",", 1);
+    }
+}
+
+static void cap_scalar(J* j, const char* s, size_t n, VType t) {
+    Buf* b = &j->shape;
+    cap_sep(b);
+    if (t == V_STR) {
+        cap_add(b, "\"", 1);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            char esc[8];
+            if (c == '"' || c == '\\') {
+                esc[0] = '\\';
+                esc[1] = (char)c;
+                cap_add(b, esc, 2);
+            } else if (c < 0x20) {
+                snprintf(esc, sizeof(esc), "\\u%04x", c);
+                cap_add(b, esc, 6);
+            } else {
+                cap_add(b, (const char*)&s[i], 1);
+            }
+        }
+        cap_add(b, "\"", 1);
+    } else if (t == V_NULL) {
+        cap_add(b, "null", 4);
+    } else {
+        cap_add(b, s, n);
+    }
+}
+
+/* The copied array closed: it becomes an arg of the event, typed V_CONTAINER. */
+static void cap_store(J* j) {
+    Ev* e = &j->ev;
+    j->cap_depth = 0;
+    if (j->cap_bad || !ev_room(j, j->shape.len + j->argkey.len)) {
+        return;
+    }
+    if (e->nargs == e->capargs) {
+        int nc = e->capargs ? e->capargs * 2 : 16;
+        e->args = xrealloc(e->args, sizeof(Arg) * (size_t)nc);
+        memset(e->args + e->capargs, 0, sizeof(Arg) * (size_t)(nc - e->capargs));
+        e->capargs = nc;
+    }
+    Arg* a = &e->args[e->nargs++];
+    buf_set(&a->key, j->argkey.s ? j->argkey.s : "", j->argkey.len);
+    buf_set(&a->val, j->shape.s ? j->shape.s : "", j->shape.len);
+    a->type = V_CONTAINER;
+}
+
+/* Kineto deviceProperties: one agent row per device, named as the trace names it. */
+static void dev_store(J* j) {
+    if (j->dev_name.len == 0) {
+        return;
+    }
+    sqlite3_stmt* st = j->core->st[ST_AGENT];
+    sqlite3_bind_int64(st, 1, j->f->id);
+    if (j->dev_id != LOAD_NULL) {
+        sqlite3_bind_int64(st, 2, j->dev_id);
+    }
+    sqlite3_bind_text(st, 3, "GPU", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, Names_sanitize(j->dev_name.s, j->dev_name.len), -1, free);
+    sqlite3_bind_text(st, 5, Names_sanitize(j->dev_name.s, j->dev_name.len), -1, free);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
 /* ---- yajl callbacks ------------------------------------------------------------------ */
 
 static int scalar(J* j, const char* s, size_t n, VType t) {
     if (j->oversize) {
         take_oversize(j);
+    }
+    if (j->cap_depth) {
+        cap_scalar(j, s, n, t);
+        return 1;
+    }
+    if (j->dev_depth && j->depth == j->dev_depth + 1 && !j->in_event) {
+        int64_t v;
+        if (buf_is(&j->key, "name") && t == V_STR) {
+            buf_set(&j->dev_name, s, n);
+        } else if (buf_is(&j->key, "id") && t == V_NUM && LoadEvent_parseScaled(s, n, 0, &v)) {
+            j->dev_id = v;
+        }
+        return 1;
     }
     if (j->in_event && j->depth == j->in_event) {
         Ev* e = &j->ev;
@@ -838,6 +965,13 @@ static void mark_container(J* j) {
 static int cb_start_map(void* ctx) {
     J* j = ctx;
     mark_container(j);
+    if (j->cap_depth) {
+        j->cap_bad = 1;
+    }
+    if (j->dev_depth && j->depth == j->dev_depth) {
+        j->dev_name.len = 0;
+        j->dev_id = LOAD_NULL;
+    }
     if (j->depth == 0) {
         j->root_map = 1;
     } else if (j->ev_depth && j->depth == j->ev_depth && !j->in_event) {
@@ -860,6 +994,8 @@ static int cb_map_key(void* ctx, const unsigned char* s, size_t n) {
         buf_set(&j->argkey, (const char*)s, n);
     } else if (j->in_event && j->depth == j->in_event) {
         buf_set(&j->key, (const char*)s, n);
+    } else if (j->dev_depth && j->depth == j->dev_depth + 1) {
+        buf_set(&j->key, (const char*)s, n);
     } else if (j->depth == 1 && j->root_map) {
         buf_set(&j->key, (const char*)s, n);
         j->want_events = buf_is(&j->key, "traceEvents");
@@ -874,6 +1010,9 @@ static int cb_map_key(void* ctx, const unsigned char* s, size_t n) {
 static int cb_end_map(void* ctx) {
     J* j = ctx;
     j->depth--;
+    if (j->dev_depth && j->depth == j->dev_depth) {
+        dev_store(j);
+    }
     if (j->in_args && j->depth + 1 == j->in_args) {
         j->in_args = 0;
     } else if (j->in_event && j->depth + 1 == j->in_event) {
@@ -886,6 +1025,18 @@ static int cb_end_map(void* ctx) {
 static int cb_start_array(void* ctx) {
     J* j = ctx;
     mark_container(j);
+    if (j->cap_depth) {
+        cap_sep(&j->shape);
+        cap_add(&j->shape, "[", 1);
+    } else if (j->in_args && j->depth == j->in_args && is_shape_key(&j->argkey)) {
+        j->cap_depth = j->depth + 1;
+        j->cap_bad = 0;
+        j->shape.len = 0;
+        cap_add(&j->shape, "[", 1);
+    } else if (j->depth == 1 && j->root_map && !j->in_event &&
+               buf_is(&j->key, "deviceProperties")) {
+        j->dev_depth = 2;
+    }
     if (j->depth == 0) { /* the array form of chrome trace: [ {event}, ... ] */
         j->ev_depth = 1;
     } else if (j->want_events && j->depth == 1) {
@@ -904,6 +1055,16 @@ static int cb_start_array(void* ctx) {
 static int cb_end_array(void* ctx) {
     J* j = ctx;
     j->depth--;
+    if (j->cap_depth) {
+        cap_add(&j->shape, "]", 1);
+        if (j->depth + 1 == j->cap_depth) {
+            cap_store(j);
+        }
+        return 1;
+    }
+    if (j->dev_depth && j->depth + 1 == j->dev_depth) {
+        j->dev_depth = 0;
+    }
     if (j->arr_depth && j->depth + 1 == j->arr_depth) {
         if (j->arr_which == 1) {
             j->ev.grid = j->arr_prod;
@@ -1147,6 +1308,8 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     free_ev(&j.ev);
     free(j.key.s);
     free(j.argkey.s);
+    free(j.shape.s);
+    free(j.dev_name.s);
     for (int i = 0; i < j.nprocs; i++) {
         free(j.procs[i].name);
     }

@@ -64,7 +64,8 @@ static const char* const stmt_sql[ST_COUNT] = {
     [ST_MSG] = "INSERT INTO load_message(file_id, line, message) VALUES(?1, ?2, ?3)",
     [ST_EXTLINK] = "INSERT INTO ext_link(file_id, corr_id, ext_id) VALUES(?1, ?2, ?3)",
     [ST_CPUOP] = "INSERT INTO cpu_op(file_id, name, pid, tid, ext_id, start_ns, end_ns,"
-                 " call_stack) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 " call_stack, input_dims, input_types, input_strides, concrete_inputs)"
+                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_PYFRAME] = "INSERT INTO py_frame(file_id, pid, tid, py_id, parent_py_id, name, start_ns,"
                    " end_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };

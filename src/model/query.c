@@ -29,7 +29,8 @@ int Query_viewByName(const char* name) {
 /* ---- column tables -------------------------------------------------------------- */
 
 enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL,
-       H_VAR, H_GOLDEN, H_OUTLIERS };
+       H_VAR, H_GOLDEN, H_OUTLIERS, H_FLOPS, H_BYTES, H_AI, H_TFLOPS, H_GBPS, H_PEAKPCT, H_BOUND,
+       H_ATPEAK };
 static const RsColumn hot_cols[] = {
     {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},
     {"category", "Category", CT_TEXT},   {"calls", "Calls", CT_INT},
@@ -40,6 +41,12 @@ static const RsColumn hot_cols[] = {
     /* variability inside one run (variab.h); NULL for kernels known from stats only */
     {"var_ns", "Var", CT_NS},            {"golden_ns", "Golden", CT_NS},
     {"outliers", "Outliers", CT_INT},
+    /* efficiency (efficiency.h), only when the trace has modelled ops: over the dispatches
+     * linked to an op with recorded shapes */
+    {"flops", "FLOPs", CT_REAL},         {"bytes", "Bytes", CT_BYTES},
+    {"intensity", "FLOP/B", CT_REAL},    {"tflops", "TFLOP/s", CT_REAL},
+    {"gbps", "GB/s", CT_REAL},           {"pct_peak", "%Peak", CT_PCT},
+    {"bound", "Bound", CT_TEXT},         {"peak_ns", "AtPeak", CT_NS},
 };
 
 enum { C_CAT, C_GROUP, C_KERNELS, C_CALLS, C_TOTAL, C_PCT, C_CEIL, C_K, C_SPEEDUP, C_VAR };
@@ -247,6 +254,33 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
 
 /* ---- views ------------------------------------------------------------------------ */
 
+/* A kernel's efficiency columns from kernel_perf (columns sc.. of st: flops, bytes, dur_ns,
+ * compute_ns, memory_ns); all NULL when no dispatch of it has a modelled op. */
+static void hot_efficiency(ResultSet* rs, int r, sqlite3_stmt* st, int sc) {
+    if (sqlite3_column_type(st, sc) == SQLITE_NULL) {
+        return;
+    }
+    double flops = sqlite3_column_double(st, sc), bytes = sqlite3_column_double(st, sc + 1);
+    double ns = sqlite3_column_double(st, sc + 2);
+    ResultSet_setReal(rs, r, H_FLOPS, flops);
+    ResultSet_setInt(rs, r, H_BYTES, (int64_t)llround(bytes));
+    if (bytes > 0) {
+        ResultSet_setReal(rs, r, H_AI, flops / bytes);
+    }
+    if (ns > 0) {
+        ResultSet_setReal(rs, r, H_TFLOPS, flops / ns / 1e3);
+        ResultSet_setReal(rs, r, H_GBPS, bytes / ns);
+    }
+    if (sqlite3_column_type(st, sc + 3) != SQLITE_NULL &&
+        sqlite3_column_type(st, sc + 4) != SQLITE_NULL && ns > 0) {
+        double c = sqlite3_column_double(st, sc + 3), m = sqlite3_column_double(st, sc + 4);
+        double peak = c > m ? c : m;
+        ResultSet_setReal(rs, r, H_PEAKPCT, 100.0 * peak / ns);
+        ResultSet_setText(rs, r, H_BOUND, c >= m ? "compute" : "memory");
+        ResultSet_setInt(rs, r, H_ATPEAK, (int64_t)llround(peak));
+    }
+}
+
 static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     sqlite3_stmt* st = NULL;
@@ -256,8 +290,10 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         " s.total_ns * 1.0 / nullif(s.calls, 0), s.min_ns, s.max_ns,"
         " CASE WHEN s.has_sq = s.calls AND s.calls > 0 THEN"
         "   dcu_sqrt(s.sumsq / s.calls - (s.total_ns * 1.0 / s.calls) * (s.total_ns * 1.0 / s.calls))"
-        " END, s.var_ns, s.golden_ns, s.outliers"
+        " END, s.var_ns, s.golden_ns, s.outliers,"
+        " kp.flops, kp.bytes, kp.dur_ns, kp.compute_ns, kp.memory_ns"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+        " LEFT JOIN kernel_perf kp ON kp.kernel_id = s.kernel_id"
         " WHERE (?1 IS NULL OR regexp(?1, k.name))"
         "   AND (?2 IS NULL OR coalesce(k.category, 'other') = ?2"
         "        OR (?2 IN ('GEMM', 'non-GEMM') AND (?2 = 'GEMM') = coalesce((SELECT is_gemm"
@@ -271,7 +307,8 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
     if (o && o->category) {
         sqlite3_bind_text(st, 2, o->category, -1, SQLITE_TRANSIENT);
     }
-    ResultSet* rs = ResultSet_new("hotspots", hot_cols, NCOLS(hot_cols));
+    int eff = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_perf)") == 1;
+    ResultSet* rs = ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_OUTLIERS + 1);
     int basis_id = Query_amdahlBasis(db);
     double basis = basis_id ? (double)Query_basisNs(db, basis_id) : total;
     int rc;
@@ -287,6 +324,9 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
         ResultSet_setReal(rs, r, H_CEIL,
                           Amdahl_ceiling(basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0));
+        if (eff) {
+            hot_efficiency(rs, r, st, H_SD + 4);
+        }
     }
     if (rc != SQLITE_DONE) {
         s = step_error(db, err);
@@ -403,6 +443,51 @@ static DcuStatus check_what_if(TraceDb* db, const WhatIf* w, int n, DcuError* er
     return DCU_OK;
 }
 
+/* k of an "X%peak" entry: its kernels' time over the same time with every kernel that has a
+ * modelled op (kernel_perf with known peaks) at X% of its peak, or as it is when it already
+ * does better. T / (T - D + A): T all the time, D the modelled part, A that part at X%. */
+static double peak_factor(TraceDb* db, const WhatIf* w) {
+    int g, group = is_group_name(w->name, &g);
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT total(s.total_ns), total(kp.dur_ns),"
+                        " total(min(kp.dur_ns, max(kp.compute_ns, kp.memory_ns) * 100.0 / ?3))"
+                        " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+                        " LEFT JOIN kernel_perf kp ON kp.kernel_id = s.kernel_id"
+                        "  AND kp.compute_ns IS NOT NULL AND kp.memory_ns IS NOT NULL"
+                        " WHERE CASE WHEN ?2 THEN coalesce((SELECT is_gemm FROM category c"
+                        "  WHERE c.name = coalesce(k.category, 'other')), 0) = ?4"
+                        "  ELSE coalesce(k.category, 'other') = ?1 END",
+                        &st, NULL) != DCU_OK) {
+        return 1.0;
+    }
+    sqlite3_bind_text(st, 1, w->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, group);
+    sqlite3_bind_double(st, 3, w->at_peak);
+    sqlite3_bind_int(st, 4, group ? g : 0);
+    double k = 1.0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        double t = sqlite3_column_double(st, 0), d = sqlite3_column_double(st, 1),
+               a = sqlite3_column_double(st, 2);
+        double after = t - d + a;
+        k = t <= 0 ? 1.0 : after > 0 ? t / after : INFINITY;
+    }
+    sqlite3_finalize(st);
+    return k < 1.0 ? 1.0 : k;
+}
+
+/* A copy of w (owned) with every "X%peak" entry turned into its factor. */
+static WhatIf* resolve_what_if(TraceDb* db, const WhatIf* w, int n) {
+    WhatIf* r = xmalloc(sizeof(WhatIf) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) {
+        r[i] = w[i];
+        if (w[i].at_peak > 0) {
+            r[i].k = peak_factor(db, &w[i]);
+        }
+    }
+    return r;
+}
+
 DcuStatus Query_setAmdahlBasis(TraceDb* db, int basis, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db, "INSERT OR REPLACE INTO meta(key, value)"
@@ -441,6 +526,8 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
                                 DcuError* err) {
     *speedup = 1.0;
     DcuStatus s = check_what_if(db, w, n, err);
+    WhatIf* wr = resolve_what_if(db, w, n);
+    w = wr;
     CatRow* rows = NULL;
     int nr = 0;
     int64_t total = 0;
@@ -465,6 +552,7 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
         free(k);
     }
     free(rows);
+    free(wr);
     return s;
 }
 
@@ -510,6 +598,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         return s;
     }
     ResultSet* rs = ResultSet_new("categories", cat_cols, NCOLS(cat_cols));
+    WhatIf* wr = resolve_what_if(db, w, nw); /* "X%peak" entries as factors */
     int basis_id = Query_amdahlBasis(db);
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
     /* the two groups first: they are what the method is about (PRODUCT.md 1) */
@@ -529,9 +618,9 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         double fk = 1.0;
         for (int i = 0; i < nw; i++) {
             int gg;
-            if (is_group_name(w[i].name, &gg) && gg == g) {
+            if (is_group_name(wr[i].name, &gg) && gg == g) {
                 given = 1;
-                fk = w[i].k;
+                fk = wr[i].k;
             }
         }
         cat_row(rs, &sum, "group", total, basis, given, fk);
@@ -542,7 +631,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
             continue;
         }
         int given;
-        double fk = factor_for(&rows[i], w, nw, &given);
+        double fk = factor_for(&rows[i], wr, nw, &given);
         cat_row(rs, &rows[i], rows[i].is_gemm ? "GEMM" : "non-GEMM", total, basis, given, fk);
     }
     if (basis_id && basis != total) {
@@ -560,12 +649,16 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         double sp = 1.0;
         if ((s = Query_projectionBasis(db, w, nw, basis_id, &sp, err)) != DCU_OK) {
             ResultSet_delete(rs);
+            free(wr);
             return s;
         }
         char spec[256] = "";
         for (int i = 0; i < nw; i++) {
             char part[96];
-            if (isinf(w[i].k)) {
+            if (w[i].at_peak > 0) {
+                snprintf(part, sizeof(part), "%s%s=%g%%peak (k=%.3g)", i ? "," : "", w[i].name,
+                         w[i].at_peak, wr[i].k);
+            } else if (isinf(w[i].k)) {
                 snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
             } else {
                 snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
@@ -584,6 +677,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         rs->footer = xstrdup("Ceilings over wall time (--amdahl-basis wall): gaps and idle time "
                              "stay, so they are lower than over device kernel time");
     }
+    free(wr);
     return finish(rs, o, "total_ns", out, err);
 }
 

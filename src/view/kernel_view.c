@@ -52,6 +52,37 @@ static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
 }
 
 /* "Top call paths" / "Ranges": one line per path, the innermost frames kept. */
+
+/* FLOPs and bytes of the ops its dispatches came from (recorded shapes), the rates they
+ * achieved and how far from the device's peak (efficiency.h). */
+static void efficiency_fields(Doc* d, const KernelDetail* k, int lw) {
+    char a[64];
+    double ns = (double)k->eff_ns;
+    Format_durationAuto(a, sizeof(a), k->eff_ns);
+    Doc_field(d, lw, "Work", STYLE_NUMBER, "%.4g GFLOP, %.4g MB in %s", k->eff_flops / 1e9,
+              k->eff_bytes / 1e6, a);
+    Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatch%s with recorded shapes)", k->eff_dispatches,
+            k->eff_dispatches == 1 ? "" : "es");
+    Doc_field(d, lw, "Achieved", STYLE_NUMBER, "%.4g TFLOP/s, %.4g GB/s, %.3g FLOP/byte",
+              ns > 0 ? k->eff_flops / ns / 1e3 : 0.0, ns > 0 ? k->eff_bytes / ns : 0.0,
+              k->eff_bytes > 0 ? k->eff_flops / k->eff_bytes : 0.0);
+    if (k->eff_known && ns > 0) {
+        Format_durationAuto(a, sizeof(a), (int64_t)llround(k->eff_peak_ns));
+        Doc_field(d, lw, "Of peak", STYLE_NUMBER, "%.2f%%, %s-bound; %s at peak",
+                  100.0 * k->eff_peak_ns / ns, k->eff_compute_bound ? "compute" : "memory", a);
+    } else {
+        Doc_field(d, lw, "Of peak", STYLE_DIM, "n/a: no peak figures for this device"
+                  " (--peak TFLOPS,GBps)");
+    }
+    const char* p = k->eff_ops;
+    for (int first = 1; p && *p; first = 0) {
+        const char* nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        Doc_field(d, lw, first ? "Ops" : "", STYLE_DEFAULT, "%.*s", len, p);
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
 static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
     if (!rs || rs->nrows == 0) {
         return;
@@ -129,6 +160,9 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Format_ratio(a, sizeof(a), k->ceiling);
     Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
     Doc_add(d, STYLE_DIM, "  whole-program speedup at most, if this kernel took no time");
+    if (k->eff_dispatches > 0) {
+        efficiency_fields(d, k, lw);
+    }
     Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
     if (k->per_dispatch && k->dispatches > 0) {
         Doc_line(d);

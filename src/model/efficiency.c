@@ -1,0 +1,422 @@
+/* efficiency.c - op figures against the device's peaks (efficiency.h).
+ * A kernel belongs to the aten op whose External id its launch carries (the innermost op:
+ * Kineto tags a launch with the op that issued it, so a parent such as aten::linear only
+ * owns kernels that no child op launched, and a convolution counts once). An op that
+ * launched several kernels shares its FLOPs and bytes among them by duration, so every
+ * kernel of the op reaches the op's % of peak. */
+#include "dcutop/efficiency.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/perf_model.h"
+#include "dcutop/xalloc.h"
+
+const char* Efficiency_noShapesText(void) {
+    return "This trace has no recorded shapes, so FLOPs and bytes cannot be computed. Record "
+           "them with torch.profiler.profile(record_shapes=True, ...) (Kineto writes 'Input "
+           "Dims' and 'Input type' on each cpu_op).";
+}
+
+int Efficiency_hasShapes(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM cpu_op WHERE input_dims IS NOT"
+                                 " NULL)") == 1;
+}
+
+long long Efficiency_modelledOps(TraceDb* db) {
+    return (long long)TraceDb_scalarInt(db, "SELECT count(*) FROM op_perf");
+}
+
+/* Device figures by name, cached for the build (a trace names one or a few devices). */
+typedef struct DevCache_ {
+    char* name;
+    PeakFigures fig;
+    int matched;
+} DevCache;
+
+static const DevCache* device_peaks(DevCache** cache, int* n, const char* name,
+                                    const Peaks* peaks, const PeakFigures* override) {
+    const char* key = name ? name : "";
+    for (int i = 0; i < *n; i++) {
+        if (strcmp((*cache)[i].name, key) == 0) {
+            return &(*cache)[i];
+        }
+    }
+    *cache = xrealloc(*cache, sizeof(DevCache) * (size_t)(*n + 1));
+    DevCache* c = &(*cache)[(*n)++];
+    c->name = xstrdup(key);
+    if (override) {
+        c->fig = *override;
+        c->matched = 1;
+    } else {
+        c->matched = name && Peaks_lookup(peaks, name, &c->fig);
+    }
+    return c;
+}
+
+static void bind_real_or_null(sqlite3_stmt* st, int i, double v) {
+    if (isnan(v)) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_double(st, i, v);
+    }
+}
+
+/* The op of every dispatch in a used kernel file (temp table d2op). */
+static DcuStatus link_dispatches(TraceDb* db, DcuError* err) {
+    return TraceDb_exec(
+        db,
+        "DELETE FROM op_perf; DELETE FROM dispatch_perf; DELETE FROM kernel_perf;"
+        "DELETE FROM eff_device;"
+        "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
+        "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
+        "DROP TABLE IF EXISTS temp.d2op;"
+        "CREATE TEMP TABLE d2op AS"
+        " SELECT d.id AS did, d.dur_ns AS dur, d.kernel_id AS kid, d.file_id AS fid,"
+        "  d.gpu AS gpu,"
+        "  (SELECT o.id FROM ext_link e JOIN cpu_op o ON o.file_id = e.file_id"
+        "    AND o.ext_id = e.ext_id WHERE e.file_id = d.file_id AND e.corr_id = d.corr_id"
+        "    ORDER BY o.start_ns DESC, o.id LIMIT 1) AS op,"
+        "  NULL AS device"
+        " FROM dispatch d WHERE d.corr_id IS NOT NULL"
+        "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        "  AND d.file_id IN (SELECT file_id FROM cpu_op WHERE input_dims IS NOT NULL);"
+        "DELETE FROM temp.d2op WHERE op IS NULL"
+        "  OR op NOT IN (SELECT id FROM cpu_op WHERE input_dims IS NOT NULL);"
+        /* the device of each (file, gpu): its agent, else the file's first agent */
+        "DROP TABLE IF EXISTS temp.d2dev;"
+        "CREATE TEMP TABLE d2dev AS SELECT fid, gpu,"
+        "  coalesce((SELECT a.product_name FROM agent a WHERE a.file_id = g.fid"
+        "    AND a.node_id = g.gpu LIMIT 1), (SELECT a.product_name FROM agent a"
+        "    WHERE a.file_id = g.fid ORDER BY a.node_id LIMIT 1)) AS device"
+        " FROM (SELECT DISTINCT fid, gpu FROM temp.d2op) g;"
+        "UPDATE temp.d2op SET device = (SELECT v.device FROM temp.d2dev v"
+        "  WHERE v.fid = d2op.fid AND v.gpu IS d2op.gpu);"
+        "DROP TABLE temp.d2dev;",
+        err);
+}
+
+DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
+                           DcuError* err) {
+    if (!Efficiency_hasShapes(db)) { /* nothing to model: no cost for other traces */
+        return TraceDb_exec(db, "DELETE FROM op_perf; DELETE FROM dispatch_perf;"
+                                " DELETE FROM kernel_perf; DELETE FROM eff_device;", err);
+    }
+    DcuStatus s = TraceDb_exec(db, "SAVEPOINT eff", err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    s = link_dispatches(db, err);
+    sqlite3_stmt *ops = NULL, *ins = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "SELECT o.id, o.name, o.input_dims, o.input_types,"
+                            " o.concrete_inputs, o.input_strides, CAST(total(x.dur) AS INTEGER),"
+                            " count(*), max(x.device)"
+                            " FROM temp.d2op x JOIN cpu_op o ON o.id = x.op GROUP BY o.id",
+                            &ops, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "INSERT INTO op_perf(op_id, kind, flops, bytes, dtype, shape,"
+                            " kernel_ns, kernels, device, compute_ns, memory_ns)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                            &ins, err);
+    }
+    DevCache* cache = NULL;
+    int ncache = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(ops)) == SQLITE_ROW) {
+        PerfOp p;
+        if (!PerfModel_eval((const char*)sqlite3_column_text(ops, 1),
+                            (const char*)sqlite3_column_text(ops, 2),
+                            (const char*)sqlite3_column_text(ops, 3),
+                            (const char*)sqlite3_column_text(ops, 4),
+                            (const char*)sqlite3_column_text(ops, 5), &p)) {
+            continue;
+        }
+        const char* dev = (const char*)sqlite3_column_text(ops, 8);
+        const DevCache* dc = device_peaks(&cache, &ncache, dev, peaks, override);
+        double pf = PeakFigures_tflops(&dc->fig, p.dtype), pb = dc->fig.gbps;
+        /* ns at peak: FLOPs / (TFLOP/s * 1e3 per ns), bytes / (GB/s per ns). A memory-bound
+         * op of a type without a floating-point roof (integers) is judged on bytes alone. */
+        double cns = pf > 0 ? p.flops / (pf * 1e3) : (p.kind == PERF_MEMORY ? 0 : NAN);
+        double mns = pb > 0 ? p.bytes / pb : NAN;
+        sqlite3_bind_int64(ins, 1, sqlite3_column_int64(ops, 0));
+        sqlite3_bind_text(ins, 2, PerfModel_kindName(p.kind), -1, SQLITE_STATIC);
+        sqlite3_bind_double(ins, 3, p.flops);
+        sqlite3_bind_double(ins, 4, p.bytes);
+        sqlite3_bind_text(ins, 5, p.dtype, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 6, p.shape, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(ins, 7, sqlite3_column_int64(ops, 6));
+        sqlite3_bind_int64(ins, 8, sqlite3_column_int64(ops, 7));
+        if (dev) {
+            sqlite3_bind_text(ins, 9, dev, -1, SQLITE_TRANSIENT);
+        } else {
+            sqlite3_bind_null(ins, 9);
+        }
+        bind_real_or_null(ins, 10, cns);
+        bind_real_or_null(ins, 11, mns);
+        if (sqlite3_step(ins) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+        }
+        sqlite3_reset(ins);
+        sqlite3_clear_bindings(ins);
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(ops);
+    sqlite3_finalize(ins);
+    if (s == DCU_OK) {
+        s = TraceDb_exec(
+            db,
+            /* the op's figures shared among its kernels by duration */
+            "INSERT INTO dispatch_perf(dispatch_id, op_id, flops, bytes, compute_ns, memory_ns)"
+            " SELECT x.did, p.op_id, p.flops * x.dur / p.kernel_ns, p.bytes * x.dur /"
+            "  p.kernel_ns, p.compute_ns * x.dur / p.kernel_ns, p.memory_ns * x.dur /"
+            "  p.kernel_ns"
+            " FROM temp.d2op x JOIN op_perf p ON p.op_id = x.op WHERE p.kernel_ns > 0;"
+            "INSERT INTO kernel_perf(kernel_id, dispatches, dur_ns, flops, bytes, compute_ns,"
+            " memory_ns)"
+            " SELECT x.kid, count(*), CAST(total(x.dur) AS INTEGER), total(d.flops),"
+            "  total(d.bytes),"
+            "  CASE WHEN count(d.compute_ns) = count(*) THEN total(d.compute_ns) END,"
+            "  CASE WHEN count(d.memory_ns) = count(*) THEN total(d.memory_ns) END"
+            " FROM temp.d2op x JOIN dispatch_perf d ON d.dispatch_id = x.did GROUP BY x.kid;"
+            "DROP TABLE temp.d2op;",
+            err);
+    }
+    /* the devices, most modelled time first */
+    sqlite3_stmt* dv = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT device, CAST(total(kernel_ns) AS INTEGER) FROM op_perf"
+                                " GROUP BY device ORDER BY 2 DESC, device",
+                            &dv, err);
+    }
+    sqlite3_stmt* di = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "INSERT INTO eff_device(ord, name, source, line, bf16, fp16, fp32,"
+                            " fp8, gbps, kernel_ns) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                            &di, err);
+    }
+    for (int ord = 0; s == DCU_OK && sqlite3_step(dv) == SQLITE_ROW; ord++) {
+        const char* dev = (const char*)sqlite3_column_text(dv, 0);
+        const DevCache* dc = device_peaks(&cache, &ncache, dev, peaks, override);
+        sqlite3_bind_int(di, 1, ord);
+        if (dev) {
+            sqlite3_bind_text(di, 2, dev, -1, SQLITE_TRANSIENT);
+        }
+        if (dc->matched) {
+            sqlite3_bind_text(di, 3, dc->fig.source, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(di, 4, dc->fig.line);
+        }
+        for (int i = 0; i < PEAK_NTYPES; i++) {
+            if (dc->fig.tflops[i] > 0) {
+                sqlite3_bind_double(di, 5 + i, dc->fig.tflops[i]);
+            }
+        }
+        if (dc->fig.gbps > 0) {
+            sqlite3_bind_double(di, 9, dc->fig.gbps);
+        }
+        sqlite3_bind_int64(di, 10, sqlite3_column_int64(dv, 1));
+        if (sqlite3_step(di) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+        }
+        sqlite3_reset(di);
+        sqlite3_clear_bindings(di);
+    }
+    sqlite3_finalize(dv);
+    sqlite3_finalize(di);
+    for (int i = 0; i < ncache; i++) {
+        free(cache[i].name);
+    }
+    free(cache);
+    DcuError ignore;
+    TraceDb_exec(db, s == DCU_OK ? "RELEASE eff" : "ROLLBACK TO eff; RELEASE eff", &ignore);
+    return s;
+}
+
+int Efficiency_device(TraceDb* db, EffDevice* out) {
+    memset(out, 0, sizeof(*out));
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT coalesce(name, ''), coalesce(source, ''), coalesce(line, 0),"
+                        " bf16, fp16, fp32, fp8, gbps FROM eff_device ORDER BY ord LIMIT 1",
+                        &st, NULL) != DCU_OK) {
+        return 0;
+    }
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        snprintf(out->name, sizeof(out->name), "%s", sqlite3_column_text(st, 0));
+        snprintf(out->peak.source, sizeof(out->peak.source), "%s", sqlite3_column_text(st, 1));
+        out->peak.line = sqlite3_column_int(st, 2);
+        int any = 0;
+        for (int i = 0; i < PEAK_NTYPES; i++) {
+            out->peak.tflops[i] = sqlite3_column_double(st, 3 + i);
+            any |= out->peak.tflops[i] > 0;
+        }
+        out->peak.gbps = sqlite3_column_double(st, 7);
+        out->has_peak = any && out->peak.gbps > 0;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* ---- the grouped table ------------------------------------------------------------------ */
+
+enum { E_OP, E_SHAPE, E_DTYPE, E_CALLS, E_FLOPS, E_BYTES, E_NS, E_TFLOPS, E_GBPS, E_PCT, E_BOUND,
+       E_KIND, E_AI, E_PEAK, E_LOST, E_NCOLS };
+static const RsColumn eff_cols[E_NCOLS] = {
+    {"op", "Op", CT_TEXT},           {"shape", "Shape", CT_TEXT},
+    {"dtype", "Type", CT_TEXT},      {"calls", "Calls", CT_INT},
+    {"flops", "FLOPs", CT_REAL},     {"bytes", "Bytes", CT_BYTES},
+    {"kernel_ns", "Time", CT_NS},    {"tflops", "TFLOP/s", CT_REAL},
+    {"gbps", "GB/s", CT_REAL},       {"pct_peak", "%Peak", CT_PCT},
+    {"bound", "Bound", CT_TEXT},     {"kind", "Model", CT_TEXT},
+    {"intensity", "FLOP/B", CT_REAL}, {"peak_ns", "AtPeak", CT_NS},
+    {"lost_ns", "Lost", CT_NS},
+};
+#define E_EXPORT_COLS (E_BOUND + 1)
+
+/* The first ncols columns of rs, same rows and order; rs is consumed. */
+static ResultSet* narrow(ResultSet* rs, int ncols) {
+    ResultSet* n = ResultSet_new(rs->name, rs->cols, ncols);
+    for (int r = 0; r < rs->nrows; r++) {
+        int k = ResultSet_addRow(n);
+        for (int c = 0; c < ncols; c++) {
+            RsCell* src = ResultSet_cell(rs, r, c);
+            *ResultSet_cell(n, k, c) = *src;
+            src->s = NULL; /* moved */
+        }
+    }
+    ResultSet_delete(rs);
+    return n;
+}
+
+DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, ResultSet** out,
+                           DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT c.name, p.shape, p.dtype, count(*), total(p.flops), total(p.bytes),"
+        " CAST(total(p.kernel_ns) AS INTEGER), p.kind,"
+        " CASE WHEN count(p.compute_ns) = count(*) AND count(p.memory_ns) = count(*) THEN"
+        "   total(max(p.compute_ns, p.memory_ns)) END,"
+        " CASE WHEN count(p.compute_ns) = count(*) AND count(p.memory_ns) = count(*) THEN"
+        "   CASE WHEN total(p.compute_ns) >= total(p.memory_ns) THEN 'compute'"
+        "   ELSE 'memory' END END"
+        " FROM op_perf p JOIN cpu_op c ON c.id = p.op_id"
+        " WHERE (?1 IS NULL OR regexp(?1, c.name))"
+        " GROUP BY c.name, p.shape, p.dtype",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o && o->filter && *o->filter) {
+        sqlite3_bind_text(st, 1, o->filter, -1, SQLITE_TRANSIENT);
+    }
+    ResultSet* rs = ResultSet_new("efficiency", eff_cols, E_NCOLS);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = E_OP; c <= E_DTYPE; c++) {
+            if (sqlite3_column_type(st, c) != SQLITE_NULL) {
+                ResultSet_setText(rs, r, c, (const char*)sqlite3_column_text(st, c));
+            }
+        }
+        double flops = sqlite3_column_double(st, 4), bytes = sqlite3_column_double(st, 5);
+        int64_t ns = sqlite3_column_int64(st, 6);
+        ResultSet_setInt(rs, r, E_CALLS, sqlite3_column_int64(st, 3));
+        ResultSet_setReal(rs, r, E_FLOPS, flops);
+        ResultSet_setInt(rs, r, E_BYTES, (int64_t)llround(bytes));
+        ResultSet_setInt(rs, r, E_NS, ns);
+        if (ns > 0) {
+            ResultSet_setReal(rs, r, E_TFLOPS, flops / (double)ns / 1e3);
+            ResultSet_setReal(rs, r, E_GBPS, bytes / (double)ns);
+        }
+        int known = sqlite3_column_type(st, 8) != SQLITE_NULL;
+        double peak = sqlite3_column_double(st, 8);
+        if (known && ns > 0) {
+            ResultSet_setReal(rs, r, E_PCT, 100.0 * peak / (double)ns);
+            ResultSet_setText(rs, r, E_BOUND, (const char*)sqlite3_column_text(st, 9));
+        }
+        ResultSet_setText(rs, r, E_KIND, (const char*)sqlite3_column_text(st, 7));
+        if (bytes > 0) {
+            ResultSet_setReal(rs, r, E_AI, flops / bytes);
+        }
+        if (known) {
+            ResultSet_setInt(rs, r, E_PEAK, (int64_t)llround(peak));
+            ResultSet_setInt(rs, r, E_LOST, ns - (int64_t)llround(peak));
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    /* time lost against peak first (a stable sort over time order: rows without a peak,
+     * NULL lost, stay last in time order) */
+    s = Query_sort(rs, o && o->sort ? o->sort : "kernel_ns", err);
+    if (s == DCU_OK && !(o && o->sort)) {
+        ResultSet_sort(rs, E_LOST, 1);
+    }
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = export_only ? narrow(rs, E_EXPORT_COLS) : rs;
+    return DCU_OK;
+}
+
+static const RsColumn op_kernel_cols[] = {
+    {"name", "Kernel", CT_TEXT},
+    {"short_name", "Kernel", CT_TEXT},
+    {"dispatches", "Dispatches", CT_INT},
+    {"kernel_ns", "Time", CT_NS},
+};
+
+DcuStatus Efficiency_opKernels(TraceDb* db, const char* op, const char* shape, const char* dtype,
+                               ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT k.name, k.short_name, count(*), CAST(total(d.dur_ns) AS INTEGER)"
+        " FROM dispatch_perf x JOIN dispatch d ON d.id = x.dispatch_id"
+        " JOIN kernel k ON k.id = d.kernel_id JOIN op_perf p ON p.op_id = x.op_id"
+        " JOIN cpu_op o ON o.id = x.op_id"
+        " WHERE o.name = ?1 AND p.shape IS ?2 AND p.dtype IS ?3"
+        " GROUP BY k.id ORDER BY 4 DESC, k.name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, op, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, shape, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, dtype, -1, SQLITE_TRANSIENT);
+    ResultSet* rs = ResultSet_new("op_kernels", op_kernel_cols, 4);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+        ResultSet_setInt(rs, r, 2, sqlite3_column_int64(st, 2));
+        ResultSet_setInt(rs, r, 3, sqlite3_column_int64(st, 3));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+        ResultSet_delete(rs);
+        rs = NULL;
+    }
+    sqlite3_finalize(st);
+    *out = rs;
+    return s;
+}
