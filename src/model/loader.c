@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "dcutop/names.h"
+#include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -491,6 +492,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = LoadRanges_finish(core, err);
+    }
+    if (s == DCU_OK) { /* after the stacks matched kernels by their old short names */
+        s = ShortName_assignAll(core->db, err);
     }
     if (s != DCU_OK) {
         TraceDb_exec(core->db, "ROLLBACK", NULL);
