@@ -17,6 +17,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 /* ReportOpts.view for one tree (--view stacks|ranges): REPORT_VIEW_STACKS + StacksSource. */
 #define REPORT_VIEW_STACKS 101
 #define REPORT_VIEW_RANGES 102
+/* ReportOpts.view for "what to optimise first" alone (--view advice). */
+#define REPORT_VIEW_ADVICE 103
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -38,6 +40,10 @@ void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char*
  * for (text: the first `top` nodes of each tree), with REPORT_VIEW_STACKS/RANGES that one,
  * whole; nothing for other views. */
 DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* "What to optimise first" (report_advice.c): ranked opportunities as text cut to the
+ * width, or the advice table as a CSV block / JSON member. */
+DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,

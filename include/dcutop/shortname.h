@@ -39,6 +39,11 @@ void ShortName_forget(void);
  * Writes at most cap bytes (NUL included) into out; returns out. */
 char* ShortName_fit(const char* name, const char* keys, int width, char* out, size_t cap);
 
+/* A word or two that names a loaded kernel in a sentence: its most telling key identifier
+ * ("direct_copy" for elementwise_kernel<…direct_copy_kernel_cuda…>), else its function name,
+ * without a "_kernel" / "_cuda" suffix. Not unique. Writes into out; returns out. */
+char* ShortName_label(const char* name, char* out, size_t cap);
+
 /* A call-stack frame for people: " at 0x…" addresses dropped
  * ("<built-in method cat of type object at 0x7f…>" -> "<built-in method cat of type object>").
  * New heap string. */

@@ -27,7 +27,7 @@ static const char usage[] =
     "      --force            let -o and --save-db replace an existing file\n"
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
-    "                         timeline)\n"
+    "                         timeline, advice: what to optimise first)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"

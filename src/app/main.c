@@ -106,11 +106,13 @@ static int resolve_views(Session* ss) {
     ss->stacks = (StacksOpts){(StacksMode)cli->tree_mode, cli->fold, cli->filter};
     if (cli->view && strcmp(cli->view, "timeline") == 0) {
         ss->view = REPORT_VIEW_TIMELINE;
+    } else if (cli->view && strcmp(cli->view, "advice") == 0) {
+        ss->view = REPORT_VIEW_ADVICE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (files, hotspots, categories, api, "
-                        "copies, timeline, stacks, ranges)\n", cli->view);
+                        "copies, timeline, advice, stacks, ranges)\n", cli->view);
         return EXIT_USAGE;
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 &&

@@ -1,4 +1,5 @@
 /* report.c - text, CSV and JSON renderings of the views for --report. */
+#include "dcutop/advice.h"
 #include "dcutop/report.h"
 
 #include <inttypes.h>
@@ -212,7 +213,7 @@ static void tl_text_summary(const TimelineSummary* s, FILE* out) {
     fprintf(out, "  Short kernels (< 10 us): %" PRId64 " of %" PRId64
                  " dispatches (%.2f%%), %s = %.2f%% of kernel time%s\n",
             s->short_dispatches, s->dispatches, s->short_count_pct, a, s->short_time_pct,
-            s->short_count_pct >= 50 ? ": launch-bound" : "");
+            Advice_isLaunchBound(s->short_count_pct, s->short_time_pct) ? ": launch-bound" : "");
     if (s->gaps > 0) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
@@ -497,6 +498,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
+                s = Report_advice(db, o, out, err);
             }
             if ((secs[i].v == VIEW_API && t.api_calls == 0) ||
                 (secs[i].v == VIEW_COPIES && t.copy_calls == 0)) {
@@ -507,6 +509,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             rule(out, secs[i].title);
         }
         s = section(db, secs[i].v, o, out, err, NULL);
+    }
+    if (s == DCU_OK && (o->view == REPORT_VIEW_ADVICE || (o->view < 0 && o->format != FMT_TEXT))) {
+        s = Report_advice(db, o, out, err);
     }
     if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
         s = timeline_section(db, o, out, err);

@@ -885,3 +885,48 @@ int ShortName_indent(int depth, int room, char* tag, size_t cap) {
     int indent = max_indent - l;
     return indent > 0 ? indent : 0;
 }
+
+/* Drops a trailing "_kernel_cuda", "_kernel", "_cuda" or "Kernel" from a label. */
+static void trim_label(char* l) {
+    static const char* const suffix[] = {"_kernel_cuda", "_kernel", "_cuda", "Kernel", NULL};
+    for (int i = 0; suffix[i]; i++) {
+        size_t n = strlen(l), k = strlen(suffix[i]);
+        if (n > k + 2 && strcmp(l + n - k, suffix[i]) == 0) {
+            l[n - k] = '\0';
+        }
+    }
+}
+
+char* ShortName_label(const char* name, char* out, size_t cap) {
+    if (cap == 0) {
+        return out;
+    }
+    const RegEntry* e = reg_find(name);
+    const char* s = e ? e->shrt : name;
+    int n = (int)strlen(s);
+    Span key[64], best = {0, 0};
+    int nk = e ? parse_keys(e->keys, n, key, 64) : 0;
+    if (!strchr(s, '<')) { /* Tensile, nvjet: the name is its own key list */
+        ShortName_fit(s, e ? e->keys : NULL, 24, out, cap);
+        return out;
+    }
+    for (int i = 0; i < nk; i++) { /* the longest word-led identifier among the keys */
+        Span g = grown(s, n, key[i]);
+        while (g.s < g.e && !is_ident(s[g.s])) {
+            g.s++;
+        }
+        if (g.e - g.s > best.e - best.s && !is_digit(s[g.s])) {
+            best = g;
+        }
+    }
+    if (best.e - best.s < 4) { /* no telling key: the function name */
+        best.s = 0;
+        best.e = 0;
+        while (best.e < n && s[best.e] != '<' && s[best.e] != '(') {
+            best.e++;
+        }
+    }
+    snprintf(out, cap, "%.*s", best.e - best.s, s + best.s);
+    trim_label(out);
+    return out;
+}

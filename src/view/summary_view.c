@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dcutop/advice.h"
 #include "dcutop/amdahl.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
@@ -107,11 +108,12 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Format_durationAuto(c, sizeof(c), tl->idle_ns);
         Doc_field(d, lw, "Wall / busy", STYLE_NUMBER, "%s device wall, GPU busy %s, idle %s (%.2f%%)",
                   a, b, c, tl->idle_pct);
-        Doc_field(d, lw, "Short kernels", tl->short_count_pct >= 50 ? STYLE_WARNING : STYLE_NUMBER,
+        Doc_field(d, lw, "Short kernels", Advice_isLaunchBound(tl->short_count_pct, tl->short_time_pct) ? STYLE_WARNING : STYLE_NUMBER,
                   "%lld of %lld dispatches under 10 us (%.2f%%), %.2f%% of kernel time%s",
                   (long long)tl->short_dispatches, (long long)tl->dispatches,
                   tl->short_count_pct, tl->short_time_pct,
-                  tl->short_count_pct >= 50 ? ": launch-bound" : "");
+                  Advice_isLaunchBound(tl->short_count_pct, tl->short_time_pct) ? ": launch-bound"
+                                                                                : "");
         Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
         Format_durationAuto(c, sizeof(c), tl->gap_ns);
