@@ -27,6 +27,10 @@ char** ShortName_keysFor(const char* const* names, int n);
  * short_keys. Called once after loading. */
 DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err);
 
+/* The full name of a loaded kernel given its full or short name (borrowed, valid until
+ * ShortName_forget); NULL when no loaded kernel has that name. */
+const char* ShortName_fullName(const char* name);
+
 /* Forgets the names ShortName_assignAll registered (tests; the end of the program). */
 void ShortName_forget(void);
 

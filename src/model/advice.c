@@ -134,7 +134,11 @@ static void rule_category(const Facts* f, Sink* k) {
                 for (int j = 0; j < nn; j++) {
                     dup |= strcmp(names[j], names[nn]) == 0;
                 }
-                nn += !dup;
+                if (dup) {
+                    names[nn][0] = '\0';
+                } else {
+                    nn++;
+                }
             }
         }
         Advice* a = add(k, ADV_CATEGORY, "category", "device kernels", "kernel time", p);

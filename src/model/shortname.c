@@ -402,6 +402,7 @@ static void make_unique(KName* k, int n) {
 
 typedef struct {
     char* name;  /* full or short name (owned) */
+    char* full;  /* the full name (owned) */
     char* shrt;  /* the short name (owned) */
     char* keys;  /* its key ranges (owned) */
 } RegEntry;
@@ -431,7 +432,7 @@ static RegEntry* reg_find(const char* name) {
     }
 }
 
-static void reg_put(const char* name, const char* shrt, const char* keys) {
+static void reg_put(const char* name, const char* full, const char* shrt, const char* keys) {
     if ((reg_n + 1) * 2 > reg_cap) {
         size_t ocap = reg_cap;
         RegEntry* old = reg;
@@ -464,14 +465,21 @@ static void reg_put(const char* name, const char* shrt, const char* keys) {
         j = (j + 1) & (reg_cap - 1);
     }
     reg[j].name = xstrdup(name);
+    reg[j].full = xstrdup(full);
     reg[j].shrt = xstrdup(shrt);
     reg[j].keys = xstrdup(keys);
     reg_n++;
 }
 
+const char* ShortName_fullName(const char* name) {
+    const RegEntry* e = reg_find(name);
+    return e ? e->full : NULL;
+}
+
 void ShortName_forget(void) {
     for (size_t i = 0; i < reg_cap; i++) {
         free(reg[i].name);
+        free(reg[i].full);
         free(reg[i].shrt);
         free(reg[i].keys);
     }
@@ -516,8 +524,8 @@ DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err) {
             s = Error_set(err, DCU_ERR_SQL, "short names: %s", sqlite3_errmsg(TraceDb_handle(db)));
         }
         sqlite3_reset(st);
-        reg_put(k[i].full, k[i].shrt, keys[i]);
-        reg_put(k[i].shrt, k[i].shrt, keys[i]);
+        reg_put(k[i].full, k[i].full, k[i].shrt, keys[i]);
+        reg_put(k[i].shrt, k[i].full, k[i].shrt, keys[i]);
     }
     sqlite3_finalize(st);
     for (int i = 0; i < n; i++) {
@@ -910,16 +918,19 @@ char* ShortName_label(const char* name, char* out, size_t cap) {
         ShortName_fit(s, e ? e->keys : NULL, 24, out, cap);
         return out;
     }
-    for (int i = 0; i < nk; i++) { /* the longest word-led identifier among the keys */
-        Span g = grown(s, n, key[i]);
-        while (g.s < g.e && !is_ident(s[g.s])) {
-            g.s++;
+    for (int i = 0; i < nk; i++) { /* the longest identifier among the keys */
+        Span g = key[i];
+        while (g.s > 0 && is_ident(s[g.s - 1])) {
+            g.s--;
+        }
+        while (g.e < n && is_ident(s[g.e])) {
+            g.e++;
         }
         if (g.e - g.s > best.e - best.s && !is_digit(s[g.s])) {
             best = g;
         }
     }
-    if (best.e - best.s < 4) { /* no telling key: the function name */
+    if (best.e - best.s < 7) { /* no telling key ("true", "__half"): the function name */
         best.s = 0;
         best.e = 0;
         while (best.e < n && s[best.e] != '<' && s[best.e] != '(') {

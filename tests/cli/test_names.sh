@@ -62,7 +62,7 @@ for d in sample-traces/*/ "$REAL"/*/; do
             done
             printf '1\n:dump summary\n'
         } >"$TMP/k.keys"
-        "$DCUTOP" -q --headless --size "${w}x$((nk + 12))" --keys "$TMP/k.keys" "$d" >"$TMP/scr"
+        "$DCUTOP" -q --headless --size "${w}x$((nk + 60))" --keys "$TMP/k.keys" "$d" >"$TMP/scr"
         awk '/^--- hot /,/^--- cat0 /' "$TMP/scr" | awk -v head=" Kernel " -v next_title=Category -f "$TMP/names.awk" >"$TMP/hot"
         check_names "$s at $w: Hotspots screen" "$TMP/hot" "$nk"
         : >"$TMP/cat"
