@@ -18,14 +18,15 @@ static void put_line(FILE* out, const char* s, int width) {
 /* Words wrapped to width cells, every line after the first indented by indent spaces. */
 static void put_wrapped(FILE* out, const char* s, int width, int indent) {
     char line[1024];
-    size_t n = 0;
-    int w = 0;
-    for (const char* p = s; *p;) {
+    size_t n = strspn(s, " "); /* the line's own indentation stays */
+    int w = (int)n;
+    memset(line, ' ', n);
+    for (const char* p = s + n; *p;) {
         size_t wl = strcspn(p, " ");
         char word[512];
         snprintf(word, sizeof(word), "%.*s", (int)(wl < 511 ? wl : 511), p);
         int ww = Format_width(word);
-        if (n > 0 && w + 1 + ww > width) {
+        if (w > indent && w + 1 + ww > width) {
             line[n] = '\0';
             fprintf(out, "%s\n", line);
             n = (size_t)snprintf(line, sizeof(line), "%*s", indent, "");

@@ -53,6 +53,10 @@ for d in sample-traces/*/ "$REAL"/*/; do
         "$DCUTOP" -q --report --view hotspots --top 0 --width "$w" "$d" |
             awk -v head="  Kernel " -v next_title=Category -f "$TMP/names.awk" >"$TMP/rep"
         check_names "$s at $w: report hotspots" "$TMP/rep" "$nk"
+        long=$({ "$DCUTOP" -q --report --width "$w" "$d"
+                 "$DCUTOP" -q --report --view stacks --width "$w" "$d"; } 2>/dev/null |
+               awk -v w="$w" 'length($0) > w' | wc -l)
+        same "$s at $w: the whole report and its stacks fit --width $w" "0" "$long"
         {
             printf '2\n:dump hot\n3\n'
             i=0
