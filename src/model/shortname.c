@@ -139,6 +139,7 @@ char* ShortName_base(const char* full) {
 
 typedef struct {
     const char* s;
+    size_t len; /* strlen(s) */
     Span* w; /* words in order */
     int nw;
     char** sorted; /* distinct words, sorted (owned strings) */
@@ -151,6 +152,7 @@ static int cmp_str(const void* a, const void* b) {
 
 static void words_init(Words* W, const char* s) {
     W->s = s;
+    W->len = strlen(s);
     W->nw = 0;
     int cap = 16;
     W->w = xmalloc(sizeof(Span) * (size_t)cap);
@@ -252,20 +254,93 @@ static int word_cost(const Words* K, int i) {
 /* Greedy cover: the word of k that the most remaining look-alikes lack per cell, until each
  * look-alike lacks one shown word; where the word sets are equal (same words, another
  * order or count) the first word at which the sequences differ. */
-static char* keys_of(const Words* all, int n, int k) {
-    const Words* K = &all[k];
-    int* rem = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-    int nrem = 0;
-    for (int j = 0; j < n; j++) {
-        /* the first word always shows: a name whose first word differs is told apart */
-        if (j == k || K->nw == 0 || all[j].nw == 0 || !word_eq(K, 0, &all[j], 0)) {
-            continue;
-        }
-        if (strcmp(K->s, all[j].s) == 0) {
-            continue;
-        }
-        rem[nrem++] = j;
+/* How many names of a group hold each word (the first greedy step reads it instead of
+ * scanning the group for every word: groups of thousands of Tensile names stay fast). */
+typedef struct {
+    const char** word; /* borrowed from the Words */
+    int* count;
+    int* start;        /* word slot i: its names are post[start[i] .. start[i] + count[i]) */
+    int* post;
+    size_t cap;
+} WordCount;
+
+static uint64_t hash_bytes(const char* s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
     }
+    return h;
+}
+
+static int* wc_slot(WordCount* wc, const char* w, size_t len, int add) {
+    for (size_t i = hash_bytes(w, len) & (wc->cap - 1);; i = (i + 1) & (wc->cap - 1)) {
+        if (!wc->word[i]) {
+            if (!add) {
+                return NULL;
+            }
+            wc->word[i] = w;
+            return &wc->count[i];
+        }
+        if (strlen(wc->word[i]) == len && strncmp(wc->word[i], w, len) == 0) {
+            return &wc->count[i];
+        }
+    }
+}
+
+static void wc_build(WordCount* wc, const Words* all, const int* members, int nm) {
+    size_t total = 0;
+    for (int m = 0; m < nm; m++) {
+        total += (size_t)all[members[m]].nsorted;
+    }
+    wc->cap = 64;
+    while (wc->cap < total * 2 + 1) {
+        wc->cap *= 2;
+    }
+    wc->word = xcalloc(wc->cap, sizeof(char*));
+    wc->count = xcalloc(wc->cap, sizeof(int));
+    wc->start = xcalloc(wc->cap, sizeof(int));
+    wc->post = xmalloc(sizeof(int) * (total ? total : 1));
+    for (int m = 0; m < nm; m++) {
+        const Words* W = &all[members[m]];
+        for (int i = 0; i < W->nsorted; i++) {
+            (*wc_slot(wc, W->sorted[i], strlen(W->sorted[i]), 1))++;
+        }
+    }
+    int off = 0;
+    for (size_t i = 0; i < wc->cap; i++) {
+        wc->start[i] = off;
+        off += wc->count[i];
+        wc->count[i] = 0; /* counted again while filling */
+    }
+    for (int m = 0; m < nm; m++) {
+        const Words* W = &all[members[m]];
+        for (int i = 0; i < W->nsorted; i++) {
+            int* c = wc_slot(wc, W->sorted[i], strlen(W->sorted[i]), 1);
+            size_t slot = (size_t)(c - wc->count);
+            wc->post[wc->start[slot] + (*c)++] = members[m];
+        }
+    }
+}
+
+static void wc_done(WordCount* wc) {
+    free(wc->word);
+    free(wc->count);
+    free(wc->start);
+    free(wc->post);
+}
+
+static char* keys_of(const Words* all, const int* members, int nm, int k, WordCount* wc) {
+    const Words* K = &all[k];
+    int* rem = xmalloc(sizeof(int) * (size_t)(nm ? nm : 1));
+    int nrem = 0;
+    for (int m = 0; m < nm; m++) {
+        /* the group shares the first word, which always shows: other names are told apart */
+        int j = members[m];
+        if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
+            rem[nrem++] = j;
+        }
+    }
+    int first_step = nrem == nm - 1; /* every other member remains: counts come from wc */
     char* used = xcalloc((size_t)(K->nw ? K->nw : 1), 1);
     used[0] = 1;
     while (nrem > 0) {
@@ -282,8 +357,13 @@ static char* keys_of(const Words* all, int n, int k) {
                 continue;
             }
             int c = 0;
-            for (int r = 0; r < nrem; r++) {
-                c += !has_word(&all[rem[r]], K->s + K->w[i].s, K->w[i].e - K->w[i].s);
+            if (first_step) {
+                int* df = wc_slot(wc, K->s + K->w[i].s, (size_t)(K->w[i].e - K->w[i].s), 0);
+                c = nm - (df ? *df : 1); /* members lacking the word (K holds it) */
+            } else {
+                for (int r = 0; r < nrem; r++) {
+                    c += !has_word(&all[rem[r]], K->s + K->w[i].s, K->w[i].e - K->w[i].s);
+                }
             }
             /* weighted set cover: most look-alikes per cell, so that keys fit narrow columns */
             if (c > 0 && (best < 0 || c * word_cost(K, best) > best_n * word_cost(K, i))) {
@@ -291,6 +371,21 @@ static char* keys_of(const Words* all, int n, int k) {
                 best_n = c;
             }
         }
+        if (best >= 0 && first_step) { /* the look-alikes left: the names holding the word */
+            first_step = 0;
+            used[best] = 1;
+            int* c = wc_slot(wc, K->s + K->w[best].s, (size_t)(K->w[best].e - K->w[best].s), 0);
+            size_t slot = (size_t)(c - wc->count);
+            nrem = 0;
+            for (int p = 0; p < *c; p++) {
+                int j = wc->post[wc->start[slot] + p];
+                if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
+                    rem[nrem++] = j;
+                }
+            }
+            continue;
+        }
+        first_step = 0;
         if (best >= 0) {
             used[best] = 1;
             int o = 0;
@@ -333,15 +428,53 @@ static char* keys_of(const Words* all, int n, int k) {
     return out;
 }
 
+static int same_first(const Words* a, const Words* b) {
+    if (a->nw == 0 || b->nw == 0) {
+        return a->nw == 0 && b->nw == 0;
+    }
+    return word_eq(a, 0, b, 0);
+}
+
+static const Words* sort_all; /* qsort has no context argument; set just before the sort */
+
+static int cmp_first_word(const void* x, const void* y) {
+    const Words* a = &sort_all[*(const int*)x];
+    const Words* b = &sort_all[*(const int*)y];
+    if (a->nw == 0 || b->nw == 0) {
+        return (a->nw != 0) - (b->nw != 0);
+    }
+    int la = a->w[0].e - a->w[0].s, lb = b->w[0].e - b->w[0].s;
+    int c = strncmp(a->s + a->w[0].s, b->s + b->w[0].s, (size_t)(la < lb ? la : lb));
+    return c ? c : la - lb;
+}
+
 char** ShortName_keysFor(const char* const* names, int n) {
     Words* all = xmalloc(sizeof(Words) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         words_init(&all[i], names[i]);
     }
     char** out = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
+    /* groups of names with the same first word: a name is only confused within its group */
+    int* order = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
-        out[i] = keys_of(all, n, i);
+        order[i] = i;
     }
+    sort_all = all;
+    qsort(order, (size_t)n, sizeof(int), cmp_first_word);
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && same_first(&all[order[a]], &all[order[b]])) {
+            b++;
+        }
+        WordCount wc;
+        wc_build(&wc, all, order + a, b - a);
+        for (int m = a; m < b; m++) {
+            out[order[m]] = keys_of(all, order + a, b - a, order[m], &wc);
+        }
+        wc_done(&wc);
+        a = b;
+    }
+    free(order);
     for (int i = 0; i < n; i++) {
         words_done(&all[i]);
     }
