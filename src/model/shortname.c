@@ -2,6 +2,7 @@
  * '_' and punctuation separate them ("CUDAFunctor_add" holds "CUDAFunctor" and "add"). */
 #include "dcutop/shortname.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,17 +436,20 @@ static int same_first(const Words* a, const Words* b) {
     return word_eq(a, 0, b, 0);
 }
 
-static const Words* sort_all; /* qsort has no context argument; set just before the sort */
+typedef struct {
+    int idx;       /* into the names */
+    const char* w; /* the first word (borrowed), NULL when the name has none */
+    int len;
+} FirstWord;
 
 static int cmp_first_word(const void* x, const void* y) {
-    const Words* a = &sort_all[*(const int*)x];
-    const Words* b = &sort_all[*(const int*)y];
-    if (a->nw == 0 || b->nw == 0) {
-        return (a->nw != 0) - (b->nw != 0);
+    const FirstWord* a = x;
+    const FirstWord* b = y;
+    if (!a->w || !b->w) {
+        return (a->w != NULL) - (b->w != NULL);
     }
-    int la = a->w[0].e - a->w[0].s, lb = b->w[0].e - b->w[0].s;
-    int c = strncmp(a->s + a->w[0].s, b->s + b->w[0].s, (size_t)(la < lb ? la : lb));
-    return c ? c : la - lb;
+    int c = strncmp(a->w, b->w, (size_t)(a->len < b->len ? a->len : b->len));
+    return c ? c : a->len - b->len;
 }
 
 char** ShortName_keysFor(const char* const* names, int n) {
@@ -456,11 +460,19 @@ char** ShortName_keysFor(const char* const* names, int n) {
     char** out = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
     /* groups of names with the same first word: a name is only confused within its group */
     int* order = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    FirstWord* fw = xmalloc(sizeof(FirstWord) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
-        order[i] = i;
+        fw[i].idx = i;
+        fw[i].w = all[i].nw ? all[i].s + all[i].w[0].s : NULL;
+        fw[i].len = all[i].nw ? all[i].w[0].e - all[i].w[0].s : 0;
     }
-    sort_all = all;
-    qsort(order, (size_t)n, sizeof(int), cmp_first_word);
+    if (n > 1) {
+        qsort(fw, (size_t)n, sizeof(FirstWord), cmp_first_word);
+    }
+    for (int i = 0; i < n; i++) {
+        order[i] = fw[i].idx;
+    }
+    free(fw);
     for (int a = 0; a < n;) {
         int b = a + 1;
         while (b < n && same_first(&all[order[a]], &all[order[b]])) {
@@ -500,6 +512,9 @@ static int cmp_short(const void* a, const void* b) {
 /* Kernels whose base forms are equal (overloads, namespaces, return types) take a fuller
  * form: the name without namespaces, else the full name, which is unique by the schema. */
 static void make_unique(KName* k, int n) {
+    if (n < 2) {
+        return; /* (and k may be NULL) */
+    }
     qsort(k, (size_t)n, sizeof(KName), cmp_short);
     for (int i = 0; i < n;) {
         int j = i + 1;
@@ -542,6 +557,12 @@ typedef struct {
 
 static RegEntry* reg;
 static size_t reg_cap, reg_n;
+/* A trace loading in the background (a second run) may register while the screen fits
+ * names: the table is locked, and the strings it hands out stay valid until
+ * ShortName_forget (keys replaced by a union are retired, not freed). */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static char** retired;
+static size_t nretired;
 
 static uint64_t hash_str(const char* s) {
     uint64_t h = 1469598103934665603ULL;
@@ -588,7 +609,8 @@ static void reg_put(const char* name, const char* full, const char* shrt, const 
     if (e) {
         if (strcmp(e->shrt, shrt) == 0 && strcmp(e->keys, keys) != 0 && *keys) {
             char* u = xasprintf("%s%s%s", e->keys, *e->keys ? " " : "", keys);
-            free(e->keys);
+            retired = xrealloc(retired, sizeof(char*) * (nretired + 1));
+            retired[nretired++] = e->keys;
             e->keys = u;
         }
         return;
@@ -604,12 +626,32 @@ static void reg_put(const char* name, const char* full, const char* shrt, const 
     reg_n++;
 }
 
-const char* ShortName_fullName(const char* name) {
+/* The registered names of name (borrowed, stable until ShortName_forget); 0 if none. */
+static int reg_lookup(const char* name, const char** full, const char** shrt, const char** keys) {
+    pthread_mutex_lock(&reg_lock);
     const RegEntry* e = reg_find(name);
-    return e ? e->full : NULL;
+    if (e) {
+        *full = e->full;
+        *shrt = e->shrt;
+        *keys = e->keys;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return e != NULL;
+}
+
+const char* ShortName_fullName(const char* name) {
+    const char *full, *shrt, *keys;
+    return reg_lookup(name, &full, &shrt, &keys) ? full : NULL;
 }
 
 void ShortName_forget(void) {
+    pthread_mutex_lock(&reg_lock);
+    for (size_t i = 0; i < nretired; i++) {
+        free(retired[i]);
+    }
+    free(retired);
+    retired = NULL;
+    nretired = 0;
     for (size_t i = 0; i < reg_cap; i++) {
         free(reg[i].name);
         free(reg[i].full);
@@ -619,6 +661,7 @@ void ShortName_forget(void) {
     free(reg);
     reg = NULL;
     reg_cap = reg_n = 0;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err) {
@@ -657,8 +700,10 @@ DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err) {
             s = Error_set(err, DCU_ERR_SQL, "short names: %s", sqlite3_errmsg(TraceDb_handle(db)));
         }
         sqlite3_reset(st);
+        pthread_mutex_lock(&reg_lock);
         reg_put(k[i].full, k[i].full, k[i].shrt, keys[i]);
         reg_put(k[i].shrt, k[i].full, k[i].shrt, keys[i]);
+        pthread_mutex_unlock(&reg_lock);
     }
     sqlite3_finalize(st);
     for (int i = 0; i < n; i++) {
@@ -905,10 +950,10 @@ char* ShortName_fit(const char* name, const char* keys, int width, char* out, si
     if (width <= 0 || !name) {
         return out;
     }
-    const RegEntry* e = keys ? NULL : reg_find(name);
-    if (e) { /* a loaded kernel, by its full or short name */
-        name = e->shrt;
-        keys = e->keys;
+    const char *rfull, *rshrt, *rkeys;
+    if (!keys && reg_lookup(name, &rfull, &rshrt, &rkeys)) {
+        name = rshrt; /* a loaded kernel, by its full or short name */
+        keys = rkeys;
     }
     char* own = keys ? NULL : strip_namespaces(name);
     const char* s = own ? own : name;
@@ -1042,13 +1087,14 @@ char* ShortName_label(const char* name, char* out, size_t cap) {
     if (cap == 0) {
         return out;
     }
-    const RegEntry* e = reg_find(name);
-    const char* s = e ? e->shrt : name;
+    const char *rfull, *rshrt, *rkeys = NULL;
+    int found = reg_lookup(name, &rfull, &rshrt, &rkeys);
+    const char* s = found ? rshrt : name;
     int n = (int)strlen(s);
     Span key[64], best = {0, 0};
-    int nk = e ? parse_keys(e->keys, n, key, 64) : 0;
+    int nk = found ? parse_keys(rkeys, n, key, 64) : 0;
     if (!strchr(s, '<')) { /* Tensile, nvjet: the name is its own key list */
-        ShortName_fit(s, e ? e->keys : NULL, 24, out, cap);
+        ShortName_fit(s, found ? rkeys : NULL, 24, out, cap);
         return out;
     }
     for (int i = 0; i < nk; i++) { /* the longest identifier among the keys */
