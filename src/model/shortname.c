@@ -1,8 +1,7 @@
-/* shortname.c - see shortname.h. Words are "sub-tokens": runs of letters and digits, so
- * '_' and punctuation separate them ("CUDAFunctor_add" holds "CUDAFunctor" and "add"). */
+/* shortname.c - the short name of a kernel and its fit to a width (see shortname.h); the
+ * keys come from shortname_keys.c, the loaded kernels' names from shortname_registry.c. */
 #include "dcutop/shortname.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,24 +9,9 @@
 
 #include "dcutop/names.h"
 #include "dcutop/xalloc.h"
+#include "shortname_internal.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
-
-typedef struct {
-    int s, e; /* byte range [s, e) */
-} Span;
-
-static int is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static int is_ident(char c) {
-    return is_alnum(c) || c == '_';
-}
-
-static int is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
 
 /* ---- display width (the model cannot call the view's Format_width) -------------------- */
 
@@ -78,7 +62,7 @@ static int width_of(const char* s, int a, int b) {
 
 /* Drops namespace qualifiers ("at::native::", "std::", "(anonymous namespace)::"): the
  * class and function names carry the meaning. */
-static char* strip_namespaces(const char* s) {
+char* ShortName_stripNamespaces(const char* s) {
     size_t n = strlen(s), o = 0;
     char* out = xmalloc(n + 1);
     for (size_t i = 0; i < n;) {
@@ -86,12 +70,12 @@ static char* strip_namespaces(const char* s) {
             i += 23;
             continue;
         }
-        if (is_ident(s[i]) && (i == 0 || !is_ident(s[i - 1]))) {
+        if (sn_is_ident(s[i]) && (i == 0 || !sn_is_ident(s[i - 1]))) {
             size_t j = i;
-            while (j < n && is_ident(s[j])) {
+            while (j < n && sn_is_ident(s[j])) {
                 j++;
             }
-            if (j + 1 < n && s[j] == ':' && s[j + 1] == ':' && !is_digit(s[i])) {
+            if (j + 1 < n && s[j] == ':' && s[j + 1] == ':' && !sn_is_digit(s[i])) {
                 i = j + 2; /* a qualifier: drop it */
                 continue;
             }
@@ -123,598 +107,17 @@ static int lone_keyword(const char* s) {
 
 char* ShortName_base(const char* full) {
     char* sh = Names_short(full);
-    char* st = strip_namespaces(sh);
+    char* st = ShortName_stripNamespaces(sh);
     free(sh);
     if (lone_keyword(st)) { /* a parse gone wrong must not leave "void": keep all of it */
         free(st);
-        st = strip_namespaces(full);
+        st = ShortName_stripNamespaces(full);
         if (!*st) {
             free(st);
             st = xstrdup(full);
         }
     }
     return st;
-}
-
-/* ---- keys: the words that tell a name apart ------------------------------------------------ */
-
-typedef struct {
-    const char* s;
-    size_t len; /* strlen(s) */
-    Span* w; /* words in order */
-    int nw;
-    char** sorted; /* distinct words, sorted (owned strings) */
-    int nsorted;
-} Words;
-
-static int cmp_str(const void* a, const void* b) {
-    return strcmp(*(char* const*)a, *(char* const*)b);
-}
-
-static void words_init(Words* W, const char* s) {
-    W->s = s;
-    W->len = strlen(s);
-    W->nw = 0;
-    int cap = 16;
-    W->w = xmalloc(sizeof(Span) * (size_t)cap);
-    for (int i = 0; s[i];) {
-        if (!is_alnum(s[i])) {
-            i++;
-            continue;
-        }
-        int j = i;
-        while (is_alnum(s[j])) {
-            j++;
-        }
-        if (W->nw == cap) {
-            cap *= 2;
-            W->w = xrealloc(W->w, sizeof(Span) * (size_t)cap);
-        }
-        W->w[W->nw].s = i;
-        W->w[W->nw++].e = j;
-        i = j;
-    }
-    W->sorted = xmalloc(sizeof(char*) * (size_t)(W->nw ? W->nw : 1));
-    for (int i = 0; i < W->nw; i++) {
-        W->sorted[i] = xstrndup(s + W->w[i].s, (size_t)(W->w[i].e - W->w[i].s));
-    }
-    qsort(W->sorted, (size_t)W->nw, sizeof(char*), cmp_str);
-    int k = 0;
-    for (int i = 0; i < W->nw; i++) {
-        if (k > 0 && strcmp(W->sorted[k - 1], W->sorted[i]) == 0) {
-            free(W->sorted[i]);
-            continue;
-        }
-        W->sorted[k++] = W->sorted[i];
-    }
-    W->nsorted = k;
-}
-
-static void words_done(Words* W) {
-    for (int i = 0; i < W->nsorted; i++) {
-        free(W->sorted[i]);
-    }
-    free(W->sorted);
-    free(W->w);
-}
-
-static int has_word(const Words* W, const char* s, int len) {
-    int lo = 0, hi = W->nsorted - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int c = strncmp(W->sorted[mid], s, (size_t)len);
-        if (c == 0 && W->sorted[mid][len] != '\0') {
-            c = 1;
-        }
-        if (c == 0) {
-            return 1;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return 0;
-}
-
-static int word_eq(const Words* a, int i, const Words* b, int j) {
-    int la = a->w[i].e - a->w[i].s, lb = b->w[j].e - b->w[j].s;
-    return la == lb && strncmp(a->s + a->w[i].s, b->s + b->w[j].s, (size_t)la) == 0;
-}
-
-static int all_digits(const char* s, int a, int b) {
-    for (int i = a; i < b; i++) {
-        if (!is_digit(s[i])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* What a key word costs in a narrow column: its length, more for a bare number (it grows
- * into its template argument to be readable). */
-static int word_cost(const Words* K, int i) {
-    static const char* const plumbing[] = {"const", "unsigned", "signed", "int", "char", "long",
-                                           "short", "bool", "true", "false", "void", "std",
-                                           "array", "operator", "lambda", NULL};
-    int len = K->w[i].e - K->w[i].s;
-    int extra = is_digit(K->s[K->w[i].s]) ? 8 : 0; /* 2, 4u, 3ul: numbers read poorly alone */
-    for (int p = 0; plumbing[p]; p++) { /* language words say little about the kernel */
-        if ((int)strlen(plumbing[p]) == len && strncmp(K->s + K->w[i].s, plumbing[p], len) == 0) {
-            extra = 12;
-        }
-    }
-    const char* w = K->s + K->w[i].s;
-    if (len > 2 && w[0] == 'M' && w[1] == 'T' && is_digit(w[2])) {
-        return 4; /* a Tensile macro tile (MT128x128x32): what GEMM readers look for */
-    }
-    return len + 2 + extra;
-}
-
-/* Greedy cover: the word of k that the most remaining look-alikes lack per cell, until each
- * look-alike lacks one shown word; where the word sets are equal (same words, another
- * order or count) the first word at which the sequences differ. */
-/* How many names of a group hold each word (the first greedy step reads it instead of
- * scanning the group for every word: groups of thousands of Tensile names stay fast). */
-typedef struct {
-    const char** word; /* borrowed from the Words */
-    int* count;
-    int* start;        /* word slot i: its names are post[start[i] .. start[i] + count[i]) */
-    int* post;
-    size_t cap;
-} WordCount;
-
-static uint64_t hash_bytes(const char* s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    }
-    return h;
-}
-
-static int* wc_slot(WordCount* wc, const char* w, size_t len, int add) {
-    for (size_t i = hash_bytes(w, len) & (wc->cap - 1);; i = (i + 1) & (wc->cap - 1)) {
-        if (!wc->word[i]) {
-            if (!add) {
-                return NULL;
-            }
-            wc->word[i] = w;
-            return &wc->count[i];
-        }
-        if (strlen(wc->word[i]) == len && strncmp(wc->word[i], w, len) == 0) {
-            return &wc->count[i];
-        }
-    }
-}
-
-static void wc_build(WordCount* wc, const Words* all, const int* members, int nm) {
-    size_t total = 0;
-    for (int m = 0; m < nm; m++) {
-        total += (size_t)all[members[m]].nsorted;
-    }
-    wc->cap = 64;
-    while (wc->cap < total * 2 + 1) {
-        wc->cap *= 2;
-    }
-    wc->word = xcalloc(wc->cap, sizeof(char*));
-    wc->count = xcalloc(wc->cap, sizeof(int));
-    wc->start = xcalloc(wc->cap, sizeof(int));
-    wc->post = xmalloc(sizeof(int) * (total ? total : 1));
-    for (int m = 0; m < nm; m++) {
-        const Words* W = &all[members[m]];
-        for (int i = 0; i < W->nsorted; i++) {
-            (*wc_slot(wc, W->sorted[i], strlen(W->sorted[i]), 1))++;
-        }
-    }
-    int off = 0;
-    for (size_t i = 0; i < wc->cap; i++) {
-        wc->start[i] = off;
-        off += wc->count[i];
-        wc->count[i] = 0; /* counted again while filling */
-    }
-    for (int m = 0; m < nm; m++) {
-        const Words* W = &all[members[m]];
-        for (int i = 0; i < W->nsorted; i++) {
-            int* c = wc_slot(wc, W->sorted[i], strlen(W->sorted[i]), 1);
-            size_t slot = (size_t)(c - wc->count);
-            wc->post[wc->start[slot] + (*c)++] = members[m];
-        }
-    }
-}
-
-static void wc_done(WordCount* wc) {
-    free(wc->word);
-    free(wc->count);
-    free(wc->start);
-    free(wc->post);
-}
-
-static char* keys_of(const Words* all, const int* members, int nm, int k, WordCount* wc) {
-    const Words* K = &all[k];
-    int* rem = xmalloc(sizeof(int) * (size_t)(nm ? nm : 1));
-    int nrem = 0;
-    for (int m = 0; m < nm; m++) {
-        /* the group shares the first word, which always shows: other names are told apart */
-        int j = members[m];
-        if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
-            rem[nrem++] = j;
-        }
-    }
-    int first_step = nrem == nm - 1; /* every other member remains: counts come from wc */
-    char* used = xcalloc((size_t)(K->nw ? K->nw : 1), 1);
-    used[0] = 1;
-    while (nrem > 0) {
-        int best = -1, best_n = 0; /* best_n: look-alikes told apart, per cost */
-        for (int i = 1; i < K->nw; i++) {
-            if (used[i]) {
-                continue;
-            }
-            int dup = 0; /* count each distinct word once: its first occurrence */
-            for (int p = 0; p < i && !dup; p++) {
-                dup = word_eq(K, p, K, i);
-            }
-            if (dup) {
-                continue;
-            }
-            int c = 0;
-            if (first_step) {
-                int* df = wc_slot(wc, K->s + K->w[i].s, (size_t)(K->w[i].e - K->w[i].s), 0);
-                c = nm - (df ? *df : 1); /* members lacking the word (K holds it) */
-            } else {
-                for (int r = 0; r < nrem; r++) {
-                    c += !has_word(&all[rem[r]], K->s + K->w[i].s, K->w[i].e - K->w[i].s);
-                }
-            }
-            /* weighted set cover: most look-alikes per cell, so that keys fit narrow columns */
-            if (c > 0 && (best < 0 || c * word_cost(K, best) > best_n * word_cost(K, i))) {
-                best = i;
-                best_n = c;
-            }
-        }
-        if (best >= 0 && first_step) { /* the look-alikes left: the names holding the word */
-            first_step = 0;
-            used[best] = 1;
-            int* c = wc_slot(wc, K->s + K->w[best].s, (size_t)(K->w[best].e - K->w[best].s), 0);
-            size_t slot = (size_t)(c - wc->count);
-            nrem = 0;
-            for (int p = 0; p < *c; p++) {
-                int j = wc->post[wc->start[slot] + p];
-                if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
-                    rem[nrem++] = j;
-                }
-            }
-            continue;
-        }
-        first_step = 0;
-        if (best >= 0) {
-            used[best] = 1;
-            int o = 0;
-            for (int r = 0; r < nrem; r++) {
-                if (has_word(&all[rem[r]], K->s + K->w[best].s, K->w[best].e - K->w[best].s)) {
-                    rem[o++] = rem[r];
-                }
-            }
-            nrem = o;
-            continue;
-        }
-        /* same word sets: the first position where the sequences differ */
-        for (int r = 0; r < nrem; r++) {
-            const Words* J = &all[rem[r]];
-            int i = 0;
-            while (i < K->nw && i < J->nw && word_eq(K, i, J, i)) {
-                i++;
-            }
-            if (i < K->nw) {
-                used[i] = 1;
-            }
-        }
-        nrem = 0;
-    }
-    size_t cap = 16, len = 0;
-    char* out = xmalloc(cap);
-    out[0] = '\0';
-    for (int i = 1; i < K->nw; i++) {
-        if (!used[i]) {
-            continue;
-        }
-        char buf[32];
-        int l = snprintf(buf, sizeof(buf), "%s%d-%d", len ? " " : "", K->w[i].s, K->w[i].e);
-        xgrow((void**)&out, &cap, len + (size_t)l + 1);
-        memcpy(out + len, buf, (size_t)l + 1);
-        len += (size_t)l;
-    }
-    free(used);
-    free(rem);
-    return out;
-}
-
-static int same_first(const Words* a, const Words* b) {
-    if (a->nw == 0 || b->nw == 0) {
-        return a->nw == 0 && b->nw == 0;
-    }
-    return word_eq(a, 0, b, 0);
-}
-
-typedef struct {
-    int idx;       /* into the names */
-    const char* w; /* the first word (borrowed), NULL when the name has none */
-    int len;
-} FirstWord;
-
-static int cmp_first_word(const void* x, const void* y) {
-    const FirstWord* a = x;
-    const FirstWord* b = y;
-    if (!a->w || !b->w) {
-        return (a->w != NULL) - (b->w != NULL);
-    }
-    int c = strncmp(a->w, b->w, (size_t)(a->len < b->len ? a->len : b->len));
-    return c ? c : a->len - b->len;
-}
-
-char** ShortName_keysFor(const char* const* names, int n) {
-    Words* all = xmalloc(sizeof(Words) * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) {
-        words_init(&all[i], names[i]);
-    }
-    char** out = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
-    /* groups of names with the same first word: a name is only confused within its group */
-    int* order = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-    FirstWord* fw = xmalloc(sizeof(FirstWord) * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) {
-        fw[i].idx = i;
-        fw[i].w = all[i].nw ? all[i].s + all[i].w[0].s : NULL;
-        fw[i].len = all[i].nw ? all[i].w[0].e - all[i].w[0].s : 0;
-    }
-    if (n > 1) {
-        qsort(fw, (size_t)n, sizeof(FirstWord), cmp_first_word);
-    }
-    for (int i = 0; i < n; i++) {
-        order[i] = fw[i].idx;
-    }
-    free(fw);
-    for (int a = 0; a < n;) {
-        int b = a + 1;
-        while (b < n && same_first(&all[order[a]], &all[order[b]])) {
-            b++;
-        }
-        WordCount wc;
-        wc_build(&wc, all, order + a, b - a);
-        for (int m = a; m < b; m++) {
-            out[order[m]] = keys_of(all, order + a, b - a, order[m], &wc);
-        }
-        wc_done(&wc);
-        a = b;
-    }
-    free(order);
-    for (int i = 0; i < n; i++) {
-        words_done(&all[i]);
-    }
-    free(all);
-    return out;
-}
-
-/* ---- after loading: unique short names and their keys ------------------------------------ */
-
-typedef struct {
-    int64_t id;
-    char* full;
-    char* shrt;
-} KName;
-
-static int cmp_short(const void* a, const void* b) {
-    const KName* x = a;
-    const KName* y = b;
-    int c = strcmp(x->shrt, y->shrt);
-    return c ? c : (x->id < y->id ? -1 : x->id > y->id);
-}
-
-/* Kernels whose base forms are equal (overloads, namespaces, return types) take a fuller
- * form: the name without namespaces, else the full name, which is unique by the schema. */
-static void make_unique(KName* k, int n) {
-    if (n < 2) {
-        return; /* (and k may be NULL) */
-    }
-    qsort(k, (size_t)n, sizeof(KName), cmp_short);
-    for (int i = 0; i < n;) {
-        int j = i + 1;
-        while (j < n && strcmp(k[j].shrt, k[i].shrt) == 0) {
-            j++;
-        }
-        if (j - i > 1) {
-            int distinct = 1;
-            char** alt = xmalloc(sizeof(char*) * (size_t)(j - i));
-            for (int a = i; a < j; a++) {
-                alt[a - i] = strip_namespaces(k[a].full);
-                for (int b = i; b < a && distinct; b++) {
-                    distinct = strcmp(alt[a - i], alt[b - i]) != 0;
-                }
-            }
-            for (int a = i; a < j; a++) {
-                free(k[a].shrt);
-                k[a].shrt = distinct ? alt[a - i] : xstrdup(k[a].full);
-                if (!distinct) {
-                    free(alt[a - i]);
-                }
-            }
-            free(alt);
-        }
-        i = j;
-    }
-}
-
-/* ---- the names of the loaded kernels -------------------------------------------------------
- * Filled by ShortName_assignAll, read by ShortName_fit: every caller that fits a kernel's name
- * (full or short) to a width gets the same short name and keys without carrying them along.
- * Loading more than one trace (A/B) adds to it; a name seen twice keeps all its keys. */
-
-typedef struct {
-    char* name;  /* full or short name (owned) */
-    char* full;  /* the full name (owned) */
-    char* shrt;  /* the short name (owned) */
-    char* keys;  /* its key ranges (owned) */
-} RegEntry;
-
-static RegEntry* reg;
-static size_t reg_cap, reg_n;
-/* A trace loading in the background (a second run) may register while the screen fits
- * names: the table is locked, and the strings it hands out stay valid until
- * ShortName_forget (keys replaced by a union are retired, not freed). */
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static char** retired;
-static size_t nretired;
-
-static uint64_t hash_str(const char* s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    }
-    return h;
-}
-
-static RegEntry* reg_find(const char* name) {
-    if (!reg_cap) {
-        return NULL;
-    }
-    for (size_t i = hash_str(name) & (reg_cap - 1);; i = (i + 1) & (reg_cap - 1)) {
-        if (!reg[i].name) {
-            return NULL;
-        }
-        if (strcmp(reg[i].name, name) == 0) {
-            return &reg[i];
-        }
-    }
-}
-
-static void reg_put(const char* name, const char* full, const char* shrt, const char* keys) {
-    if ((reg_n + 1) * 2 > reg_cap) {
-        size_t ocap = reg_cap;
-        RegEntry* old = reg;
-        reg_cap = reg_cap ? reg_cap * 2 : 256;
-        reg = xcalloc(reg_cap, sizeof(RegEntry));
-        reg_n = 0;
-        for (size_t i = 0; i < ocap; i++) {
-            if (old[i].name) {
-                size_t j = hash_str(old[i].name) & (reg_cap - 1);
-                while (reg[j].name) {
-                    j = (j + 1) & (reg_cap - 1);
-                }
-                reg[j] = old[i];
-                reg_n++;
-            }
-        }
-        free(old);
-    }
-    RegEntry* e = reg_find(name);
-    if (e) {
-        if (strcmp(e->shrt, shrt) == 0 && strcmp(e->keys, keys) != 0 && *keys) {
-            char* u = xasprintf("%s%s%s", e->keys, *e->keys ? " " : "", keys);
-            retired = xrealloc(retired, sizeof(char*) * (nretired + 1));
-            retired[nretired++] = e->keys;
-            e->keys = u;
-        }
-        return;
-    }
-    size_t j = hash_str(name) & (reg_cap - 1);
-    while (reg[j].name) {
-        j = (j + 1) & (reg_cap - 1);
-    }
-    reg[j].name = xstrdup(name);
-    reg[j].full = xstrdup(full);
-    reg[j].shrt = xstrdup(shrt);
-    reg[j].keys = xstrdup(keys);
-    reg_n++;
-}
-
-/* The registered names of name (borrowed, stable until ShortName_forget); 0 if none. */
-static int reg_lookup(const char* name, const char** full, const char** shrt, const char** keys) {
-    pthread_mutex_lock(&reg_lock);
-    const RegEntry* e = reg_find(name);
-    if (e) {
-        *full = e->full;
-        *shrt = e->shrt;
-        *keys = e->keys;
-    }
-    pthread_mutex_unlock(&reg_lock);
-    return e != NULL;
-}
-
-const char* ShortName_fullName(const char* name) {
-    const char *full, *shrt, *keys;
-    return reg_lookup(name, &full, &shrt, &keys) ? full : NULL;
-}
-
-void ShortName_forget(void) {
-    pthread_mutex_lock(&reg_lock);
-    for (size_t i = 0; i < nretired; i++) {
-        free(retired[i]);
-    }
-    free(retired);
-    retired = NULL;
-    nretired = 0;
-    for (size_t i = 0; i < reg_cap; i++) {
-        free(reg[i].name);
-        free(reg[i].full);
-        free(reg[i].shrt);
-        free(reg[i].keys);
-    }
-    free(reg);
-    reg = NULL;
-    reg_cap = reg_n = 0;
-    pthread_mutex_unlock(&reg_lock);
-}
-
-DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    KName* k = NULL;
-    int n = 0, cap = 0;
-    DcuStatus s = TraceDb_prepare(db, "SELECT id, name FROM kernel ORDER BY id", &st, err);
-    if (s != DCU_OK) {
-        return s;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            k = xrealloc(k, sizeof(KName) * (size_t)cap);
-        }
-        k[n].id = sqlite3_column_int64(st, 0);
-        k[n].full = xstrdup((const char*)sqlite3_column_text(st, 1));
-        k[n].shrt = ShortName_base(k[n].full);
-        n++;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    make_unique(k, n);
-    const char** names = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) {
-        names[i] = k[i].shrt;
-    }
-    char** keys = ShortName_keysFor(names, n);
-    s = TraceDb_prepare(db, "UPDATE kernel SET short_name = ?1, short_keys = ?2 WHERE id = ?3",
-                        &st, err);
-    for (int i = 0; i < n && s == DCU_OK; i++) {
-        sqlite3_bind_text(st, 1, k[i].shrt, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, keys[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, k[i].id);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "short names: %s", sqlite3_errmsg(TraceDb_handle(db)));
-        }
-        sqlite3_reset(st);
-        pthread_mutex_lock(&reg_lock);
-        reg_put(k[i].full, k[i].full, k[i].shrt, keys[i]);
-        reg_put(k[i].shrt, k[i].full, k[i].shrt, keys[i]);
-        pthread_mutex_unlock(&reg_lock);
-    }
-    sqlite3_finalize(st);
-    for (int i = 0; i < n; i++) {
-        free(k[i].full);
-        free(k[i].shrt);
-        free(keys[i]);
-    }
-    free(keys);
-    free(names);
-    free(k);
-    return s;
 }
 
 /* ---- fitting to a width ------------------------------------------------------------------- */
@@ -756,13 +159,13 @@ static int try_keep(const char* s, int n, char* keep, int a, int b, int width) {
  * "CUDAFunctor_add"), and for a bare number its template argument ("(ggml_type)2"). */
 static Span grown(const char* s, int n, Span w) {
     Span g = w;
-    while (g.s > 0 && is_ident(s[g.s - 1])) {
+    while (g.s > 0 && sn_is_ident(s[g.s - 1])) {
         g.s--;
     }
-    while (g.e < n && is_ident(s[g.e])) {
+    while (g.e < n && sn_is_ident(s[g.e])) {
         g.e++;
     }
-    if (all_digits(s, w.s, w.e) || (w.e - w.s <= 2)) {
+    if (ShortName_allDigits(s, w.s, w.e) || (w.e - w.s <= 2)) {
         int a = g.s;
         while (a > 0 && s[a - 1] != ',' && s[a - 1] != '<' && g.s - a < 24) {
             a--;
@@ -782,14 +185,14 @@ static int generic_keys(const char* s, Span* out, int max) {
                                          "_cuda", "Op", NULL};
     int nk = 0;
     const char* lt = strchr(s, '<');
-    if (lt && lt > s && is_ident(lt[-1])) {
+    if (lt && lt > s && sn_is_ident(lt[-1])) {
         for (const char* p = lt + 1; *p && nk < max;) {
-            if (!is_ident(*p)) {
+            if (!sn_is_ident(*p)) {
                 p++;
                 continue;
             }
             const char* b = p;
-            while (is_ident(*p)) {
+            while (sn_is_ident(*p)) {
                 p++;
             }
             for (int i = 0; prefer[i]; i++) {
@@ -803,9 +206,9 @@ static int generic_keys(const char* s, Span* out, int max) {
         }
     }
     const char* mt = strstr(s, "_MT");
-    if (!lt && mt && is_digit(mt[3]) && nk < max) {
+    if (!lt && mt && sn_is_digit(mt[3]) && nk < max) {
         const char* e = mt + 1;
-        while (is_alnum(*e)) {
+        while (sn_is_alnum(*e)) {
             e++;
         }
         out[nk].s = (int)(mt + 1 - s);
@@ -869,10 +272,10 @@ static char* fit_spans(const char* s, Span* key, int nk, int width, char* out, s
     char* keep = xcalloc((size_t)n + 1, 1);
     /* must: the name up to the end of its first word, and every key word */
     int first = 0;
-    while (first < n && !is_alnum(s[first])) {
+    while (first < n && !sn_is_alnum(s[first])) {
         first++;
     }
-    while (first < n && is_alnum(s[first])) {
+    while (first < n && sn_is_alnum(s[first])) {
         first++;
     }
     /* too narrow: the first word shrinks to 3 characters, then the longest keys to 4 (their
@@ -951,11 +354,11 @@ char* ShortName_fit(const char* name, const char* keys, int width, char* out, si
         return out;
     }
     const char *rfull, *rshrt, *rkeys;
-    if (!keys && reg_lookup(name, &rfull, &rshrt, &rkeys)) {
+    if (!keys && ShortName_lookup(name, &rfull, &rshrt, &rkeys)) {
         name = rshrt; /* a loaded kernel, by its full or short name */
         keys = rkeys;
     }
-    char* own = keys ? NULL : strip_namespaces(name);
+    char* own = keys ? NULL : ShortName_stripNamespaces(name);
     const char* s = own ? own : name;
     int n = (int)strlen(s);
     if (width_of(s, 0, n) <= width) {
@@ -1088,7 +491,7 @@ char* ShortName_label(const char* name, char* out, size_t cap) {
         return out;
     }
     const char *rfull, *rshrt, *rkeys = NULL;
-    int found = reg_lookup(name, &rfull, &rshrt, &rkeys);
+    int found = ShortName_lookup(name, &rfull, &rshrt, &rkeys);
     const char* s = found ? rshrt : name;
     int n = (int)strlen(s);
     Span key[64], best = {0, 0};
@@ -1099,13 +502,13 @@ char* ShortName_label(const char* name, char* out, size_t cap) {
     }
     for (int i = 0; i < nk; i++) { /* the longest identifier among the keys */
         Span g = key[i];
-        while (g.s > 0 && is_ident(s[g.s - 1])) {
+        while (g.s > 0 && sn_is_ident(s[g.s - 1])) {
             g.s--;
         }
-        while (g.e < n && is_ident(s[g.e])) {
+        while (g.e < n && sn_is_ident(s[g.e])) {
             g.e++;
         }
-        if (g.e - g.s > best.e - best.s && !is_digit(s[g.s])) {
+        if (g.e - g.s > best.e - best.s && !sn_is_digit(s[g.s])) {
             best = g;
         }
     }
