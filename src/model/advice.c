@@ -103,7 +103,10 @@ static const struct {
     {"attention", "use a fused attention kernel at the right head size"},
     {"conv", "check algorithm choice (benchmark mode) and data layout"},
     {"optimizer", "use a fused (multi-tensor) optimizer step"},
-    {"communication", "overlap communication with compute, or bucket it"},
+    {"comm", "collectives: overlap them with compute (bucketing), or communicate less"},
+    {"memcpy", "device copies: keep data where it is used, avoid staging buffers"},
+    {"random", "random number generation: generate once, or fuse it (dropout)"},
+    {"sort", "sorts and scans: avoid them in the loop, or use a segmented variant"},
     {"other", "kernels no category rule matched: add a rule to see what they are"},
 };
 
