@@ -48,3 +48,14 @@ sys.exit(not (a[0]["target"] == "copy" and a[0]["rank"] == 1 and "evidence" in a
 "$DCUTOP" -q --report --view advice "$REAL/llamacpp-rocprof-v1-stats/results.stats.csv" >"$TMP/st.txt"
 check "stats only: the ranking says it has no wall basis" grep -q "no wall basis" "$TMP/st.txt"
 check "stats only: no line over wall time" sh -c "! grep -q 'of wall time' '$TMP/st.txt'"
+
+# the Summary's cursor reaches the Copies line (after the categories, before the three gap
+# rows at the end) and Enter opens the Copies screen; the last row opens a gap's kernel
+C="$REAL/pytorch-h200-climate-transformer"
+printf 'G\n<Enter>\n:dump gap\n<Esc><Up><Up><Up>\n<Enter>\n:dump copies\n' >"$TMP/sum.keys"
+"$DCUTOP" -q --headless --size 200x30 --keys "$TMP/sum.keys" "$C" >"$TMP/sum.out"
+check "Summary: G then Enter opens the last gap's next kernel" \
+    grep -q "> Summary > gap before multi_tensor_apply_kernel" "$TMP/sum.out"
+check "Summary: Enter on the Copies line opens the Copies screen" \
+    grep -q "> Summary > Copies$" "$TMP/sum.out"
+check "Summary: the Copies screen lists the trace's copies" grep -q "^ Memcpy DtoD" "$TMP/sum.out"
