@@ -16,14 +16,26 @@ typedef struct DocSeg_ {
     char* text; /* owned */
 } DocSeg;
 
+/* What Enter on a line opens (the Summary's cursor stops on lines that have one). */
+typedef enum {
+    DOC_LINK_NONE,
+    DOC_LINK_KERNEL,   /* target: the kernel's full or short name */
+    DOC_LINK_CATEGORY, /* target: a category (its kernels) */
+    DOC_LINK_GAP,      /* target: "gpu\tstream\tat_ns\tnext kernel" (DocLink_gap parses it) */
+    DOC_LINK_SCREEN    /* target: a screen name ("copies") */
+} DocLinkKind;
+
 typedef struct DocLine_ {
     DocSeg* seg;
     int n;
+    int link;     /* DocLinkKind */
+    char* target; /* owned, NULL without a link */
 } DocLine;
 
 typedef struct Doc_ {
     DocLine* lines;
     int n, cap;
+    int selected; /* line drawn as selected, -1 for none */
 } Doc;
 
 Doc* Doc_new(void);
@@ -34,6 +46,11 @@ void Doc_add(Doc* this, Style s, const char* fmt, ...) __attribute__((format(pri
 /* "label" padded to width, then the value: one line. */
 void Doc_field(Doc* this, int label_w, const char* label, Style vs, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Gives the current line a link (target copied). */
+void Doc_link(Doc* this, DocLinkKind kind, const char* target);
+/* The next line after from (dir 1) or before it (dir -1) that has a link; -1 when none. */
+int Doc_nextLink(const Doc* this, int from, int dir);
+
 /* A bar of share 0..1 over width cells (eighths of a block). */
 void Doc_bar(Doc* this, Style s, double share, int width);
 
@@ -49,6 +66,7 @@ typedef struct SummaryData_ {
     int64_t rows_rejected;
     const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
     const ResultSet* gaps;       /* borrowed, may be NULL: the largest launch gaps */
+    const struct AdviceList_* advice; /* borrowed, may be NULL: what to optimise first */
     int wall_basis;              /* ceilings shown over wall time */
     const ResultSet* runs;       /* borrowed, may be NULL: per-run timeline rows (TL_RUNS), set
                                   * when several runs are in the scope */

@@ -21,6 +21,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_TRACE 110
 /* ReportOpts.view for the Efficiency section alone (--view efficiency). */
 #define REPORT_VIEW_EFFICIENCY 111
+/* ReportOpts.view for "what to optimise first" alone (--view advice). */
+#define REPORT_VIEW_ADVICE 103
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -53,6 +55,9 @@ DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
 /* The Runs section (report_runs.c): every run with its own figures and the scope shown;
  * text only with several runs, CSV/JSON always (JSON member "runs"). */
 DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+/* "What to optimise first" (report_advice.c): ranked opportunities as text cut to the
+ * width, or the advice table as a CSV block / JSON member. */
+DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,

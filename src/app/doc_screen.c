@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/advice.h"
+#include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
@@ -19,6 +21,8 @@ static void drop_data(Screen* s) {
     }
     Timeline_delete(s->timeline);
     s->timeline = NULL;
+    AdviceList_delete(s->advice);
+    s->advice = NULL;
     if (s->has_detail) {
         KernelDetail_done(&s->detail);
         s->has_detail = 0;
@@ -51,12 +55,119 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (s->doc_scroll < 0) {
         s->doc_scroll = 0;
     }
+    if (s->ops == &SummaryScreen) {
+        if (s->doc_sel < 0 || s->doc_sel >= s->doc->n ||
+            s->doc->lines[s->doc_sel].link == DOC_LINK_NONE) {
+            s->doc_sel = Doc_nextLink(s->doc, -1, 1);
+        }
+        s->doc->selected = s->doc_sel;
+    }
     DocView_render(s->doc, s->doc_scroll, c, y0, h);
+}
+
+Reaction Summary_openGap(App* app, int64_t gpu, int64_t stream, int64_t at_ns,
+                         const char* next_kernel) {
+    /* the Trace screen (dispatches in time order) is to open here at (gpu, stream, at_ns) */
+    (void)gpu;
+    (void)stream;
+    (void)at_ns;
+    const char* full = ShortName_fullName(next_kernel);
+    char label[96];
+    Format_cutName(next_kernel, 60, label, sizeof(label));
+    return App_open(app, &KernelScreen, full ? full : next_kernel, NULL,
+                    xasprintf("Summary > gap before %s", label));
+}
+
+static Reaction summary_enter(Screen* s, App* app) {
+    if (!s->doc || s->doc_sel < 0 || s->doc_sel >= s->doc->n) {
+        return REACT_NONE;
+    }
+    const DocLine* l = &s->doc->lines[s->doc_sel];
+    char label[96];
+    switch (l->link) {
+    case DOC_LINK_KERNEL: {
+        const char* full = ShortName_fullName(l->target);
+        Format_cutName(l->target, 60, label, sizeof(label));
+        return App_open(app, &KernelScreen, full ? full : l->target, NULL,
+                        xasprintf("Summary > %s", label));
+    }
+    case DOC_LINK_CATEGORY:
+        return App_open(app, &HotspotsScreen, NULL, l->target,
+                        xasprintf("Summary > %s", l->target));
+    case DOC_LINK_GAP: {
+        long long gpu = 0, stream = 0, at = 0;
+        int off = 0;
+        if (sscanf(l->target, "%lld\t%lld\t%lld\t%n", &gpu, &stream, &at, &off) == 3 && off > 0) {
+            return Summary_openGap(app, gpu, stream, at, l->target + off);
+        }
+        return REACT_NONE;
+    }
+    case DOC_LINK_SCREEN:
+        return App_open(app, &CopiesScreen, NULL, NULL, xstrdup("Summary > Copies"));
+    default:
+        return REACT_NONE;
+    }
+}
+
+/* Summary: the cursor moves over the lines that open something; the view follows it. */
+static Reaction summary_move(Screen* s, App* app, Action a) {
+    int page = App_bodyHeight(app) - 1;
+    int h = App_bodyHeight(app);
+    int sel = s->doc_sel;
+    switch (a) {
+    case ACT_MOVE_UP:
+        sel = Doc_nextLink(s->doc, s->doc_sel, -1);
+        if (sel < 0) {
+            s->doc_scroll = 0; /* above the first link: the head of the page */
+            return REACT_REDRAW;
+        }
+        break;
+    case ACT_MOVE_DOWN:
+        sel = Doc_nextLink(s->doc, s->doc_sel, 1);
+        if (sel < 0) {
+            s->doc_scroll++; /* below the last link: the rest of the page */
+            return REACT_REDRAW;
+        }
+        break;
+    case ACT_PAGE_DOWN:
+    case ACT_PAGE_UP:
+        s->doc_scroll += a == ACT_PAGE_DOWN ? page : -page;
+        if (s->doc_scroll < 0) {
+            s->doc_scroll = 0;
+        }
+        sel = Doc_nextLink(s->doc, s->doc_scroll - 1, 1);
+        if (sel < 0 || sel >= s->doc_scroll + h) {
+            return REACT_REDRAW;
+        }
+        break;
+    case ACT_MOVE_FIRST:
+        s->doc_scroll = 0;
+        sel = Doc_nextLink(s->doc, -1, 1);
+        break;
+    case ACT_MOVE_LAST:
+        sel = Doc_nextLink(s->doc, s->doc->n, -1);
+        s->doc_scroll = s->doc->n;
+        break;
+    default:
+        return REACT_NONE;
+    }
+    if (sel >= 0) {
+        s->doc_sel = sel;
+        if (sel < s->doc_scroll) {
+            s->doc_scroll = Doc_nextLink(s->doc, sel, -1) < 0 ? 0 : sel;
+        } else if (sel >= s->doc_scroll + h) {
+            s->doc_scroll = sel - h + 1;
+        }
+    }
+    return REACT_REDRAW;
 }
 
 static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
     (void)err; /* drill-downs report their errors on the status line */
     int page = App_bodyHeight(app) - 1;
+    if (s->ops == &SummaryScreen && s->doc) {
+        return a == ACT_ENTER ? summary_enter(s, app) : summary_move(s, app, a);
+    }
     switch (a) {
     case ACT_MOVE_UP:
         s->doc_scroll--;
@@ -151,6 +262,9 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         sd->files = s->aux[2];
         sd->rows_rejected = sd->totals.rows_rejected;
         sd->wall_basis = Query_amdahlBasis(db) == 1;
+        if (Advice_build(db, &s->advice, &e2) == DCU_OK) {
+            sd->advice = s->advice;
+        }
     } else if (s->ops == &KernelScreen) {
         DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
         if (st != DCU_OK) {

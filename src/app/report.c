@@ -1,6 +1,8 @@
 /* report.c - text, CSV and JSON renderings of the views for --report. */
+#include "dcutop/advice.h"
 #include "dcutop/report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +29,50 @@ static const char* const copy_keys[] = {"name", "calls", "bytes", "total_ns", "a
                                         "min_ns", "max_ns", "pct", "gbps", NULL};
 static const char* const file_keys[] = {"name", "format", "layer", "rows", "rejected", "status",
                                         NULL};
+
+/* Columns a narrow report leaves out first, in this order (the TUI drops the same kind). */
+static const char* const drop_first[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "avg_ns",
+                                         "source", "domain", "gbps", "rejected", "layer",
+                                         "bound", "pct_peak", "outliers", "var_pct", "pmc",
+                                         "files", "mode", "var_ns", "layers", NULL};
+
+/* Makes the columns fit width: leaves out secondary columns while the name column (fi)
+ * would get less than 24 cells, then narrows the widest other text columns. keep[i] = 0 for
+ * a column left out; w[] shrinks. */
+static void fit_columns(const ResultSet* rs, const int* cols, int n, int fi, int* w, int* keep,
+                        int width) {
+    for (int d = 0;; d++) {
+        int fixed = 0;
+        for (int i = 0; i < n; i++) {
+            fixed += keep[i] && i != fi ? w[i] + 2 : 0;
+        }
+        int want = fi >= 0 ? 2 + (w[fi] < 24 ? w[fi] : 24) : 0;
+        if (fixed + want <= width || !drop_first[d]) {
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            if (i != fi && strcmp(rs->cols[cols[i]].key, drop_first[d]) == 0) {
+                keep[i] = 0;
+            }
+        }
+    }
+    for (;;) {
+        int fixed = 0, widest = -1;
+        for (int i = 0; i < n; i++) {
+            if (keep[i] && i != fi) {
+                fixed += w[i] + 2;
+                if (rs->cols[cols[i]].type == CT_TEXT && w[i] > 10 &&
+                    (widest < 0 || w[i] > w[widest])) {
+                    widest = i;
+                }
+            }
+        }
+        if (fixed + (fi >= 0 ? 22 : 0) <= width || widest < 0) {
+            break;
+        }
+        w[widest]--;
+    }
+}
 
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
                   int width, int max_rows) {
@@ -64,13 +110,16 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
         }
     }
     /* the flexible column (a name) gets what is left of the width, at least 20 cells */
-    int fixed = 0, fi = -1;
+    int fixed = 0, fi = -1, keep[32];
     for (int i = 0; i < n; i++) {
+        keep[i] = 1;
         if (flex && strcmp(rs->cols[cols[i]].key, flex) == 0) {
             fi = i;
-        } else {
-            fixed += w[i] + 2;
         }
+    }
+    fit_columns(rs, cols, n, fi, w, keep, width);
+    for (int i = 0; i < n; i++) {
+        fixed += keep[i] && i != fi ? w[i] + 2 : 0;
     }
     if (fi >= 0) {
         int room = width - fixed - 2;
@@ -87,6 +136,9 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
     for (int r = -1; r < rows; r++) {
         llen = 0;
         for (int i = 0; i < n; i++) {
+            if (!keep[i]) {
+                continue;
+            }
             int right = rs->cols[cols[i]].type != CT_TEXT;
             if (r < 0) {
                 snprintf(cell, sizeof(cell), "%s", head[i]);
@@ -95,7 +147,7 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
                 if (i == fi) {
                     Format_cutName(buf, w[i], cell, sizeof(cell));
                 } else {
-                    snprintf(cell, sizeof(cell), "%s", buf);
+                    Format_cutEnd(buf, w[i], cell, sizeof(cell)); /* narrowed to fit */
                 }
             }
             Format_fit(cell, w[i], right, fit, sizeof(fit));
@@ -251,7 +303,7 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
     fprintf(out, "  Short kernels (< 10 us): %" PRId64 " of %" PRId64
                  " dispatches (%.2f%%), %s = %.2f%% of kernel time%s\n",
             s->short_dispatches, s->dispatches, s->short_count_pct, a, s->short_time_pct,
-            s->short_count_pct >= 50 ? ": launch-bound" : "");
+            Advice_isLaunchBound(s->short_count_pct, s->short_time_pct) ? ": launch-bound" : "");
     if (s->gaps > 0) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
@@ -529,7 +581,88 @@ static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuErr
     return s;
 }
 
+/* Writes one line wrapped at width cells: breaks at spaces, continuation lines indented two
+ * more than the line; a word wider than the line is cut into pieces. */
+static void wrap_line(FILE* out, const char* line, int width) {
+    int indent = (int)strspn(line, " ") + 2;
+    const char* p = line;
+    int first = 1;
+    while (*p) {
+        int room = first ? width : width - indent;
+        if (room < 10) {
+            room = 10;
+        }
+        /* the longest prefix of p that fits, ending at a space where one is */
+        int w = 0, len, cut = 0, last_space = -1;
+        for (int i = 0; p[i]; i += len) {
+            int cw = Format_nextChar(p + i, &len);
+            if (w + (cw > 0 ? cw : 0) > room) {
+                break;
+            }
+            w += cw > 0 ? cw : 0;
+            cut = i + len;
+            if (p[i] == ' ' && i > 0) {
+                last_space = i;
+            }
+        }
+        if (p[cut] && last_space > 0) {
+            cut = last_space;
+        }
+        if (cut == 0) {
+            cut = (int)strlen(p); /* cannot happen with room >= 10; never loop forever */
+        }
+        fprintf(out, "%*s%.*s\n", first ? 0 : indent, "", cut, p);
+        p += cut;
+        while (*p == ' ') {
+            p++;
+        }
+        first = 0;
+    }
+}
+
+static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The text report honours --width everywhere: tables fit by themselves (Report_table), and
+ * any other line longer than the width is wrapped here. */
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    if (o->format != FMT_TEXT || o->width <= 0) {
+        return write_report(db, o, out, err);
+    }
+    char* text = NULL;
+    size_t size = 0;
+    FILE* mem = open_memstream(&text, &size);
+    if (!mem) {
+        return write_report(db, o, out, err);
+    }
+    DcuStatus s = write_report(db, o, mem, err);
+    fclose(mem);
+    int write_errno = 0; /* of the first failed write: a later flush may not see it again */
+    for (char* line = text; line && *line && !write_errno;) {
+        char* nl = strchr(line, '\n');
+        if (nl) {
+            *nl = '\0';
+        }
+        if (Format_width(line) > o->width) {
+            wrap_line(out, line, o->width);
+        } else {
+            fprintf(out, "%s\n", line);
+        }
+        if (ferror(out)) { /* errno is still the failed write's */
+            write_errno = errno ? errno : EIO;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!write_errno && fflush(out) != 0) {
+        write_errno = errno ? errno : EIO;
+    }
+    free(text);
+    if (s == DCU_OK && write_errno) {
+        s = Error_set(err, DCU_ERR_IO, "write error: %s", strerror(write_errno));
+    }
+    return s;
+}
+
+static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
     if (s != DCU_OK) {
@@ -602,6 +735,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
                 s = variab_runs(db, o, out, err);
+                if (s == DCU_OK) {
+                    s = Report_advice(db, o, out, err);
+                }
             }
             if ((secs[i].v == VIEW_API && t.api_calls == 0) ||
                 (secs[i].v == VIEW_COPIES && t.copy_calls == 0)) {
@@ -612,6 +748,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             rule(out, secs[i].title);
         }
         s = section(db, secs[i].v, o, out, err, NULL);
+    }
+    if (s == DCU_OK && (o->view == REPORT_VIEW_ADVICE || (o->view < 0 && o->format != FMT_TEXT))) {
+        s = Report_advice(db, o, out, err);
     }
     if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
         s = timeline_section(db, o, out, err);

@@ -8,32 +8,18 @@
 #include "dcutop/export.h"
 #include "dcutop/format.h"
 #include "dcutop/report.h"
+#include "dcutop/shortname.h"
 #include "dcutop/stacks.h"
 #include "dcutop/xalloc.h"
 
-#define INDENT_MAX 24 /* deeper nodes are indented like depth 24 and show "[depth] " */
 
-/* Fits a frame name into width cells by cutting its middle ("gen.py(64)…_forward"); kernel
- * names go through Format_cutName, which cuts inside template arguments instead. */
+/* Kernels show their short name (the one shortener), frames their file:line and function. */
 static void cut_name(const StackNode* n, int width, char* out, size_t cap) {
-    if (Format_width(n->name) <= width) {
-        snprintf(out, cap, "%s", n->name);
-        return;
-    }
     if (n->kind == SNODE_KERNEL) {
         Format_cutName(n->name, width, out, cap);
-        return;
+    } else {
+        ShortName_fitFrame(n->name, width, out, cap);
     }
-    size_t len = strlen(n->name);
-    size_t head = (size_t)(width - 1) / 2, tail = (size_t)(width - 1) - head;
-    while (head > 0 && ((unsigned char)n->name[head] & 0xC0) == 0x80) {
-        head--; /* never split a UTF-8 sequence */
-    }
-    size_t t0 = len - tail;
-    while (t0 < len && ((unsigned char)n->name[t0] & 0xC0) == 0x80) {
-        t0++;
-    }
-    snprintf(out, cap, "%.*s\xE2\x80\xA6%s", (int)head, n->name, n->name + t0);
 }
 
 static void tree_text(FILE* out, const StackTree* t, StacksMode mode, int width, int max_rows) {
@@ -74,16 +60,11 @@ static void tree_text(FILE* out, const StackTree* t, StacksMode mode, int width,
         const StackNode* n = &t->nodes[i];
         Format_duration(inc, sizeof(inc), n->incl_ns, u);
         Format_duration(self, sizeof(self), n->self_ns, u);
-        int d = n->depth < INDENT_MAX ? n->depth : INDENT_MAX;
-        if (n->depth > INDENT_MAX) {
-            snprintf(pre, sizeof(pre), "[%d] ", n->depth);
-        } else {
-            pre[0] = '\0';
-        }
-        int avail = room - 2 * d - (int)strlen(pre);
+        int ind = ShortName_indent(n->depth, room, pre, sizeof(pre));
+        int avail = room - ind - (int)strlen(pre);
         cut_name(n, avail < 10 ? 10 : avail, cut, sizeof(cut));
         fprintf(out, "  %*s  %6.2f  %*s  %6.2f  %*" PRId64 "  %*s%s%s\n", wi, inc, n->incl_pct, ws,
-                self, n->self_pct, wc, n->calls, 2 * d, "", pre, cut);
+                self, n->self_pct, wc, n->calls, ind, "", pre, cut);
     }
     if (rows < t->n) {
         fprintf(out, "  ... %d more nodes (--view %s shows all)\n", t->n - rows,

@@ -57,6 +57,8 @@ struct Screen_ {
     Doc* doc;
     int doc_w;
     int doc_scroll;
+    int doc_sel;             /* Summary: line of the selected link, -1 before the first draw */
+    struct AdviceList_* advice; /* Summary: what to optimise first (owned) */
     KernelDetail detail;
     int has_detail;
     /* what a document is built from, kept so that a new width only rebuilds the Doc */
@@ -109,6 +111,12 @@ void Screen_delete(Screen* s);
 /* The help entries for a screen name (for the help screen). */
 int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max);
 const char* App_previousScreenName(App* app);
+
+/* Opens a launch gap found on the Summary: the idle time on gpu/stream that ended at at_ns,
+ * before next_kernel (full or short name). Until the Trace screen exists this opens the
+ * next kernel's detail; the Trace screen, once merged, is to open at the gap here. */
+Reaction Summary_openGap(App* app, int64_t gpu, int64_t stream, int64_t at_ns,
+                         const char* next_kernel);
 
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);

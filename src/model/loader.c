@@ -12,6 +12,7 @@
 
 #include "dcutop/names.h"
 #include "dcutop/variab.h"
+#include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -528,6 +529,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = LoadRanges_finish(core, err);
+    }
+    if (s == DCU_OK) { /* after the stacks matched kernels by their old short names */
+        s = ShortName_assignAll(core->db, err);
     }
     if (s != DCU_OK) {
         TraceDb_exec(core->db, "ROLLBACK", NULL);

@@ -140,7 +140,11 @@ char* Names_short(const char* full) {
                 i++;
                 continue;
             }
-            if (i == 0) { /* "(anonymous namespace)" prefix or odd name: keep going */
+            if (strncmp(full + i, "(anonymous namespace)", 21) == 0) {
+                i += 20; /* "void (anonymous namespace)::f<...>(...)": not an argument list */
+                continue;
+            }
+            if (i == 0) { /* odd name starting with '(': keep going */
                 continue;
             }
             if (i >= 1 && full[i - 1] == ':') { /* "::(anonymous namespace)::" */

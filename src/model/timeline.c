@@ -3,6 +3,7 @@
  * (busy = union of intervals) and by stream and start (launch gaps); each run keeps its own
  * summary, the whole is their sum. API and copy tables are SQL over the schema with the
  * per-file steady-state cut in a TEMP table. */
+#include "dcutop/advice.h"
 #include "dcutop/timeline.h"
 
 #include <math.h>
@@ -1410,9 +1411,10 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
                            "kernel time)%s",
                            (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
                            t->s.short_time_pct,
-                           t->s.short_count_pct >= 50 ? ": launch-bound (host launch overhead "
-                                                        "and gaps matter more than kernel speed)"
-                                                      : "");
+                           Advice_isLaunchBound(t->s.short_count_pct, t->s.short_time_pct)
+                               ? ": launch-bound (host launch overhead and gaps matter more "
+                                 "than kernel speed)"
+                               : "");
     *out = rs;
     return DCU_OK;
 }

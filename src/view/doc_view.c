@@ -10,7 +10,9 @@
 #include "dcutop/xalloc.h"
 
 Doc* Doc_new(void) {
-    return xcalloc(1, sizeof(Doc));
+    Doc* d = xcalloc(1, sizeof(Doc));
+    d->selected = -1;
+    return d;
 }
 
 void Doc_delete(Doc* this) {
@@ -22,6 +24,7 @@ void Doc_delete(Doc* this) {
             free(this->lines[i].seg[k].text);
         }
         free(this->lines[i].seg);
+        free(this->lines[i].target);
     }
     free(this->lines);
     free(this);
@@ -34,7 +37,28 @@ void Doc_line(Doc* this) {
     }
     this->lines[this->n].seg = NULL;
     this->lines[this->n].n = 0;
+    this->lines[this->n].link = DOC_LINK_NONE;
+    this->lines[this->n].target = NULL;
     this->n++;
+}
+
+void Doc_link(Doc* this, DocLinkKind kind, const char* target) {
+    if (this->n == 0) {
+        Doc_line(this);
+    }
+    DocLine* l = &this->lines[this->n - 1];
+    free(l->target);
+    l->link = kind;
+    l->target = xstrdup(target ? target : "");
+}
+
+int Doc_nextLink(const Doc* this, int from, int dir) {
+    for (int i = from + dir; i >= 0 && i < this->n; i += dir) {
+        if (this->lines[i].link != DOC_LINK_NONE) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 static void add_text(Doc* this, Style s, char* owned) {
@@ -112,6 +136,9 @@ void DocView_render(const Doc* d, int scroll, Canvas* c, int y0, int height) {
         int x = 0;
         for (int s = 0; s < d->lines[i].n && x < c->w; s++) {
             x += Canvas_put(c, y, x, d->lines[i].seg[s].style, d->lines[i].seg[s].text, -1);
+        }
+        if (i == d->selected) {
+            Canvas_style(c, y, 0, c->w, STYLE_SELECTED);
         }
     }
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dcutop/advice.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
 
@@ -170,12 +171,13 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         Doc_add(d, STYLE_TITLE, "  Duration histogram");
         Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatches; Enter lists them)", k->dispatches);
         double sp = 100.0 * (double)k->short_dispatches / (double)k->dispatches;
+        double tp = k->total_ns ? 100.0 * (double)k->short_ns / (double)k->total_ns : 0.0;
+        int lb = Advice_isLaunchBound(sp, tp); /* by the share of time, not of dispatches */
         Doc_line(d);
-        Doc_add(d, sp >= 50 ? STYLE_WARNING : STYLE_DEFAULT,
+        Doc_add(d, lb ? STYLE_WARNING : STYLE_DEFAULT,
                 "  %" PRId64 " of %" PRId64 " dispatches under 10 us (%.1f%%, %.1f%% of its time)%s",
-                k->short_dispatches, k->dispatches, sp,
-                k->total_ns ? 100.0 * (double)k->short_ns / (double)k->total_ns : 0.0,
-                sp >= 50 ? ": launch overhead dominates" : "");
+                k->short_dispatches, k->dispatches, sp, tp,
+                lb ? ": launch overhead dominates" : "");
         int64_t mx = 1;
         for (int i = 0; i < k->n_buckets; i++) {
             if (k->bucket[i] > mx) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dcutop/advice.h"
 #include "dcutop/amdahl.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
@@ -16,6 +17,12 @@ static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
 static const char* text(const ResultSet* rs, int r, const char* key) {
     const RsCell* c = cell(rs, r, key);
     return c && c->s ? c->s : "";
+}
+
+enum { LW = 14 }; /* label width */
+
+static int bar_width(int width) {
+    return width >= 100 ? 30 : width >= 70 ? 20 : 10;
 }
 
 /* Several runs: one line per run with its own iterations and cold start, never a blend. */
@@ -61,51 +68,110 @@ static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
     }
 }
 
-Doc* SummaryView_build(const SummaryData* s, int width) {
-    Doc* d = Doc_new();
+/* The first lines, all on the first screen at 80x24: device kernel time, GPU busy and idle,
+ * the launch-bound share, the GEMM / non-GEMM ceilings. */
+static void head(Doc* d, const SummaryData* s, int width) {
     const Totals* t = &s->totals;
-    char a[64], b[64];
-    const int lw = 14;
-    int barw = width >= 100 ? 30 : width >= 70 ? 20 : 10;
+    const TimelineSummary* tl = s->timeline;
+    char a[64], b[64], c[64];
+    int barw = bar_width(width);
     Doc_line(d);
-    Doc_field(d, lw, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
+    Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
     Format_durationAuto(a, sizeof(a), t->kernel_ns);
-    Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
+    Doc_field(d, LW, "Device kernels", STYLE_NUMBER,
               "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
               t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    if (tl && tl->available) {
+        Format_durationAuto(a, sizeof(a), tl->busy_ns);
+        Format_durationAuto(b, sizeof(b), tl->idle_ns);
+        Format_durationAuto(c, sizeof(c), tl->wall_ns);
+        Doc_field(d, LW, "GPU busy/idle", tl->idle_pct >= 25 ? STYLE_WARNING : STYLE_NUMBER,
+                  "busy %s, idle %s (%.2f%%) of %s device wall", a, b, tl->idle_pct, c);
+        int lb = Advice_isLaunchBound(tl->short_count_pct, tl->short_time_pct);
+        Doc_field(d, LW, "Launch-bound", lb ? STYLE_WARNING : STYLE_NUMBER,
+                  "%.2f%% of kernel time under 10 us (%.0f%% of dispatches)%s",
+                  tl->short_time_pct, tl->short_count_pct, lb ? ": launch-bound" : "");
+    } else {
+        Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "unknown: no per-dispatch timestamps");
+    }
     if (t->kernel_ns > 0) {
         double p = (double)t->gemm_ns / (double)t->kernel_ns;
         Format_ratio(a, sizeof(a), Amdahl_ceiling(p));
         Format_ratio(b, sizeof(b), Amdahl_ceiling(1 - p));
-        Doc_field(d, lw, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
+        Doc_field(d, LW, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
         Doc_bar(d, STYLE_GEMM, p, barw);
         Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p * barw)) + 1, "");
         Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
-        Doc_field(d, lw, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * (1 - p));
+        Doc_field(d, LW, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * (1 - p));
         Doc_bar(d, STYLE_NONGEMM, 1 - p, barw);
         Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)((1 - p) * barw)) + 1, "");
         Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
     }
-    if (t->var_kernels > 0) {
-        Format_durationAuto(a, sizeof(a), t->var_ns);
-        Doc_field(d, lw, "Variability", STYLE_NUMBER,
-                  "%s above golden = %.2f%% of their kernel time, %" PRId64
-                  " outlier%s (|z| > 3)",
-                  a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
-                  t->outliers, t->outliers == 1 ? "" : "s");
-    } else if (t->kernels > 0) {
-        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+}
+
+/* What Enter on an opportunity opens: its category, kernel, gap or screen. */
+static void advice_link(Doc* d, const Advice* a, const SummaryData* s) {
+    if (!a->target[0] && a->kind != ADV_COPIES) {
+        return;
     }
-    if (t->api_calls > 0) {
-        Format_durationAuto(a, sizeof(a), t->api_ns);
-        Doc_field(d, lw, "Host API", STYLE_NUMBER,
-                  "%s in %" PRId64 " calls (host layer: never added to kernel time)", a,
-                  t->api_calls);
+    switch (a->kind) {
+    case ADV_CATEGORY:
+        Doc_link(d, DOC_LINK_CATEGORY, a->target);
+        break;
+    case ADV_IDLE:
+        if (s->gaps && s->gaps->nrows > 0) {
+            char g[1200];
+            snprintf(g, sizeof(g), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+                     cell(s->gaps, 0, "gpu")->i, cell(s->gaps, 0, "stream")->i,
+                     cell(s->gaps, 0, "at_ns")->i, text(s->gaps, 0, "after"));
+            Doc_link(d, DOC_LINK_GAP, g);
+        }
+        break;
+    case ADV_COPIES:
+        Doc_link(d, DOC_LINK_SCREEN, "copies");
+        break;
+    default:
+        Doc_link(d, DOC_LINK_KERNEL, a->target);
+        break;
     }
-    if (t->copy_calls > 0) {
-        Format_durationAuto(a, sizeof(a), t->copy_ns);
-        Doc_field(d, lw, "Copies", STYLE_NUMBER, "%s in %" PRId64 " copies", a, t->copy_calls);
+}
+
+static void advice(Doc* d, const SummaryData* s, int width) {
+    const AdviceList* l = s->advice;
+    if (!l) {
+        return;
     }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "What to optimise first");
+    Doc_add(d, STYLE_DIM, "  (speedup at most, if it took no time)");
+    for (int i = 0; i < l->nwarn; i++) {
+        char cut[512];
+        Format_cutEnd(l->warnings[i], width - 4, cut, sizeof(cut));
+        Doc_line(d);
+        Doc_add(d, STYLE_WARNING, "  ! %s", cut);
+    }
+    for (int i = 0; i < l->n && i < 5; i++) {
+        const Advice* a = &l->items[i];
+        char c[32], line[512], cut[512];
+        Advice_ceilingText(a, c, sizeof(c));
+        /* "  1.   1.64x   38.9% kernel  copy kernels (direct_copy, roll, ...)" */
+        snprintf(line, sizeof(line), "%5.1f%% %-6s ", 100.0 * a->share,
+                 strncmp(a->basis, "wall", 4) == 0 ? "wall" : "kernel");
+        Doc_line(d);
+        Doc_add(d, STYLE_NUMBER, "  %d. %7s%s %s", i + 1, c, a->capped ? "~" : " ", line);
+        Format_cutEnd(a->what, width - 29 > 10 ? width - 29 : 10, cut, sizeof(cut));
+        Doc_add(d, STYLE_NAME, "%s", cut);
+        advice_link(d, a, s);
+    }
+    if (l->n == 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  nothing holds 5%% or more of its basis");
+    }
+}
+
+static void top_kernels(Doc* d, const SummaryData* s, int width) {
+    char a[64];
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Top kernels");
@@ -124,7 +190,12 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Doc_add(d, STYLE_CATEGORY, " %s", name);
         Format_ratio(a, sizeof(a), cell(s->hotspots, r, "ceiling")->d);
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s", cell(s->hotspots, r, "pct")->d, a);
+        Doc_link(d, DOC_LINK_KERNEL, text(s->hotspots, r, "name"));
     }
+}
+
+static void categories(Doc* d, const SummaryData* s, int width) {
+    char a[64];
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Categories");
@@ -144,65 +215,112 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Doc_line(d);
         Doc_add(d, gemm ? STYLE_GEMM : STYLE_CATEGORY, "  %s", fit);
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s  ", p, a);
-        Doc_bar(d, gemm ? STYLE_GEMM : STYLE_BAR, p / 100.0, barw);
+        Doc_bar(d, gemm ? STYLE_GEMM : STYLE_BAR, p / 100.0, bar_width(width));
+        Doc_link(d, DOC_LINK_CATEGORY, text(s->categories, r, "category"));
         shown++;
     }
-    const TimelineSummary* tl = s->timeline;
-    if (tl && tl->available) {
-        char c[64];
-        Doc_line(d);
-        Doc_line(d);
-        Doc_add(d, STYLE_TITLE, "Timeline");
-        Doc_add(d, STYLE_DIM, "  (per-dispatch timestamps%s)",
-                s->wall_basis ? "; ceilings above are over wall time" : "");
-        Format_durationAuto(a, sizeof(a), tl->wall_ns);
-        Format_durationAuto(b, sizeof(b), tl->busy_ns);
-        Format_durationAuto(c, sizeof(c), tl->idle_ns);
-        Doc_field(d, lw, "Wall / busy", STYLE_NUMBER, "%s device wall, GPU busy %s, idle %s (%.2f%%)",
-                  a, b, c, tl->idle_pct);
-        Doc_field(d, lw, "Short kernels", tl->short_count_pct >= 50 ? STYLE_WARNING : STYLE_NUMBER,
-                  "%lld of %lld dispatches under 10 us (%.2f%%), %.2f%% of kernel time%s",
-                  (long long)tl->short_dispatches, (long long)tl->dispatches,
-                  tl->short_count_pct, tl->short_time_pct,
-                  tl->short_count_pct >= 50 ? ": launch-bound" : "");
-        Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
-        Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
-        Doc_field(d, lw, "Launch gaps", STYLE_NUMBER, "median %s, max %s (same stream; l: the trace at the largest)",
-                  a, b);
-        for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
-            const RsCell* g = cell(s->gaps, r, "gap_ns");
-            const RsCell* at = cell(s->gaps, r, "at_ns");
-            if (!g || g->null) {
-                continue;
-            }
-            char name[512], cut[512];
-            snprintf(name, sizeof(name), "%s", text(s->gaps, r, "after"));
-            Format_cutName(name, width - 48 > 20 ? width - 48 : 20, cut, sizeof(cut));
-            Format_durationAuto(a, sizeof(a), g->i);
-            Format_durationAuto(b, sizeof(b), at && !at->null ? at->i : 0);
-            Doc_line(d);
-            Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", lw, "", a, b);
-            Doc_add(d, STYLE_NAME, "%s", cut);
-        }
-        idle_gaps_line(d, lw, tl);
-        if (s->runs) {
-            summary_runs(d, s->runs, lw, width);
-        } else if (tl->iterations > 1) {
-            Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
-            Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
-            Doc_field(d, lw, "Iterations", STYLE_NUMBER,
-                      "%d (%s): first %s, steady %s on average (cold start %.2fx)", tl->iterations,
-                      tl->iter_source == ITER_ANNOTATION ? "ProfilerStep#" : "repeating sequence",
-                      a, b, tl->cold_ratio);
-        }
-        if (tl->steady_h2d + tl->steady_d2h > 0) {
-            Doc_line(d);
-            Doc_add(d, STYLE_WARNING,
-                    "  ! %lld host-to-device and %lld device-to-host copies inside the steady "
-                    "state (synchronous copies in the loop?)",
-                    (long long)tl->steady_h2d, (long long)tl->steady_d2h);
-        }
+}
+
+static void host(Doc* d, const SummaryData* s) {
+    const Totals* t = &s->totals;
+    char a[64];
+    if (t->var_kernels > 0) {
+        Format_durationAuto(a, sizeof(a), t->var_ns);
+        Doc_field(d, LW, "Variability", STYLE_NUMBER,
+                  "%s above golden = %.2f%% of their kernel time, %" PRId64
+                  " outlier%s (|z| > 3)",
+                  a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
+                  t->outliers, t->outliers == 1 ? "" : "s");
+    } else if (t->kernels > 0) {
+        Doc_field(d, LW, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
     }
+    if (t->api_calls > 0) {
+        Format_durationAuto(a, sizeof(a), t->api_ns);
+        Doc_field(d, LW, "Host API", STYLE_NUMBER,
+                  "%s in %" PRId64 " calls (host layer: never added to kernel time)", a,
+                  t->api_calls);
+    }
+    if (t->copy_calls > 0) {
+        Format_durationAuto(a, sizeof(a), t->copy_ns);
+        Doc_field(d, LW, "Copies", STYLE_NUMBER, "%s in %" PRId64 " copies", a, t->copy_calls);
+        Doc_link(d, DOC_LINK_SCREEN, "copies");
+    }
+}
+
+/* The largest gaps, each a link to the gap (until the Trace screen: its next kernel). */
+static void gap_rows(Doc* d, const SummaryData* s, int width) {
+    char a[64], b[64];
+    for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
+        const RsCell* g = cell(s->gaps, r, "gap_ns");
+        const RsCell* at = cell(s->gaps, r, "at_ns");
+        if (!g || g->null) {
+            continue;
+        }
+        char cut[512];
+        Format_cutName(text(s->gaps, r, "after"), width - 54 > 20 ? width - 54 : 20, cut,
+                       sizeof(cut));
+        Format_durationAuto(a, sizeof(a), g->i);
+        Format_durationAuto(b, sizeof(b), at && !at->null ? at->i : 0);
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", LW, "", a, b);
+        Doc_add(d, STYLE_NAME, "%s", cut);
+        char link[1200];
+        snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+                 cell(s->gaps, r, "gpu")->i, cell(s->gaps, r, "stream")->i,
+                 at && !at->null ? at->i : 0, text(s->gaps, r, "after"));
+        Doc_link(d, DOC_LINK_GAP, link);
+    }
+}
+
+static void timeline(Doc* d, const SummaryData* s, int width) {
+    const TimelineSummary* tl = s->timeline;
+    if (!tl || !tl->available) {
+        return;
+    }
+    char a[64], b[64];
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "Timeline");
+    Doc_add(d, STYLE_DIM, "  (per-dispatch timestamps%s)",
+            s->wall_basis ? "; ceilings above are over wall time" : "");
+    Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
+    Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
+    Doc_field(d, LW, "Launch gaps", STYLE_NUMBER,
+              "median %s, max %s (same stream; l: the trace at the largest)", a, b);
+    gap_rows(d, s, width);
+    idle_gaps_line(d, LW, tl);
+    if (s->runs) {
+        summary_runs(d, s->runs, LW, width);
+    } else if (tl->iterations > 1) {
+        Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
+        Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
+        Doc_field(d, LW, "Iterations", STYLE_NUMBER,
+                  "%d (%s): first %s, steady %s on average (cold start %.2fx)", tl->iterations,
+                  tl->iter_source == ITER_ANNOTATION ? "ProfilerStep#" : "repeating sequence",
+                  a, b, tl->cold_ratio);
+    }
+    if (tl->steady_h2d + tl->steady_d2h > 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_WARNING,
+                "  ! %lld host-to-device and %lld device-to-host copies inside the steady "
+                "state (synchronous copies in the loop?)",
+                (long long)tl->steady_h2d, (long long)tl->steady_d2h);
+        Doc_link(d, DOC_LINK_SCREEN, "copies");
+    }
+}
+
+Doc* SummaryView_build(const SummaryData* s, int width) {
+    Doc* d = Doc_new();
+    const Totals* t = &s->totals;
+    head(d, s, width);
+    advice(d, s, width);
+    top_kernels(d, s, width);
+    categories(d, s, width);
+    if (t->api_calls > 0 || t->copy_calls > 0 || t->kernels > 0) {
+        Doc_line(d);
+        host(d, s);
+    }
+    timeline(d, s, width);
     Doc_line(d);
     Doc_line(d);
     int used = 0, skipped = 0;

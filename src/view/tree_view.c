@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/format.h"
+#include "dcutop/shortname.h"
 
 void TreeView_render(const StackTree* t, const TreeViewState* st, Canvas* c, int y0, int height) {
     int64_t mx = 0;
@@ -40,15 +41,13 @@ void TreeView_render(const StackTree* t, const TreeViewState* st, Canvas* c, int
         snprintf(line, sizeof(line), "%10s %10s %7.2f %7.2f %8" PRId64, a, b, n->incl_pct,
                  n->self_pct, n->calls);
         Canvas_put(c, y, 0, STYLE_NUMBER, line, -1);
-        int indent = n->depth * 2;
-        int x = name_x + indent;
-        if (x > c->w - 12) {
-            x = c->w - 12 > name_x ? c->w - 12 : name_x; /* deep trees: keep names visible */
-        }
+        char tag[24];
+        int x = name_x + ShortName_indent(n->depth, c->w - name_x - 2, tag, sizeof(tag));
         const char* mark = n->nchildren == 0 ? "  "
                            : st->expanded[st->visible[vi]] ? "\xe2\x96\xbe "
                                                            : "\xe2\x96\xb8 ";
         x += Canvas_put(c, y, x, STYLE_DIM, mark, -1);
+        x += Canvas_put(c, y, x, STYLE_DIM, tag, -1);
         Style s = n->kind == SNODE_KERNEL  ? STYLE_NAME
                   : n->kind == SNODE_RANGE ? STYLE_CATEGORY
                   : n->kind == SNODE_PSEUDO ? STYLE_DIM
@@ -57,7 +56,11 @@ void TreeView_render(const StackTree* t, const TreeViewState* st, Canvas* c, int
         char cut[2048];
         int room = c->w - x;
         if (room > 0) {
-            Format_cutName(n->name, room, cut, sizeof(cut));
+            if (n->kind == SNODE_KERNEL) {
+                Format_cutName(n->name, room, cut, sizeof(cut)); /* the kernel's short name */
+            } else {
+                ShortName_fitFrame(n->name, room, cut, sizeof(cut));
+            }
             Canvas_put(c, y, x, s, cut, room);
         }
         if (vi == st->selected) {

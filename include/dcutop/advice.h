@@ -1,0 +1,63 @@
+/* advice.h - "what to optimise first": the evidence of every layer put together into a
+ * ranked list of opportunities, each with its Amdahl ceiling on the basis that fits it
+ * (device kernel time for kernels and categories, device wall time for idle time, launch
+ * overhead and copies), its evidence and layer, and a one-line why. The rules live in one
+ * table in advice.c; warnings (PMC timings, stats only, cold start) cap what the list may
+ * claim. No curses: the Summary, --report, --view advice and JSON all read an AdviceList. */
+#ifndef DCUTOP_ADVICE_H
+#define DCUTOP_ADVICE_H
+
+#include <stddef.h>
+
+#include "dcutop/error.h"
+#include "dcutop/result_set.h"
+#include "dcutop/trace_db.h"
+
+/* A kernel is launch-bound when most of its dispatches are short AND they hold a large
+ * share of its time: the verdict rests on the share of time, not of dispatches. */
+#define ADVICE_SHORT_COUNT_PCT 50.0 /* % of dispatches under 10 us */
+#define ADVICE_SHORT_TIME_PCT 30.0  /* % of the time spent in them */
+int Advice_isLaunchBound(double short_count_pct, double short_time_pct);
+
+typedef enum {
+    ADV_CATEGORY,    /* a category of kernels (over device kernel time) */
+    ADV_KERNEL,      /* one kernel (over device kernel time) */
+    ADV_IDLE,        /* GPU idle and launch gaps (over device wall time) */
+    ADV_LAUNCH,      /* launch-bound kernels (over device kernel time) */
+    ADV_COPIES,      /* host<->device copies in the steady state (over device wall time) */
+    ADV_VARIABILITY  /* run-to-run variability (a hook: no figure in this model yet) */
+} AdviceKind;
+
+typedef struct Advice_ {
+    AdviceKind kind;
+    const char* rule;    /* the rule's name in the table: "category", "idle", ... (static) */
+    char what[256];      /* "copy kernels (elementwise…direct_copy…, roll_cuda_kernel…)" */
+    double share;        /* 0..1 of the basis */
+    const char* basis;   /* "kernel time" | "wall time" (static) */
+    double ceiling;      /* 1/(1 - share); NAN when a warning withholds it (PMC run) */
+    char evidence[256];  /* the numbers behind it */
+    const char* layer;   /* "device kernels", "timeline", ... (static) */
+    char why[256];       /* one line */
+    char target[1024];   /* what Enter opens: a category, a kernel's full name; "" = none */
+    int capped;          /* 1: a warning limits the claim (cold start in the totals) */
+} Advice;
+
+typedef struct AdviceList_ {
+    Advice* items; /* owned, n entries, best first */
+    int n;
+    char warnings[4][256]; /* what caps the ranking, one line each */
+    int nwarn;
+} AdviceList;
+
+/* Builds the list from a loaded trace. *out is owned (AdviceList_delete). */
+DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err);
+void AdviceList_delete(AdviceList* this);
+
+/* The list as a table (rank, kind, what, share_pct, basis, ceiling, layer, evidence, why,
+ * target): what --format csv|json and --view advice print. New ResultSet. */
+ResultSet* Advice_toResultSet(const AdviceList* a);
+
+/* "1.64x", or "not claimed" when a warning withholds the ceiling. */
+void Advice_ceilingText(const Advice* a, char* buf, size_t cap);
+
+#endif

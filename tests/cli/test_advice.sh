@@ -1,0 +1,61 @@
+# test_advice.sh - "what to optimise first" in the report: the bundled DCU sample leads with
+# copy, with the share and ceiling computed independently from the hotspots export; the
+# text honours --width; CSV and JSON carry the same list.
+. tests/cli/lib.sh
+W=sample-traces/dcu-weather-transformer
+
+"$DCUTOP" -q --report --view advice --format csv "$W" >"$TMP/adv.csv"
+"$DCUTOP" -q --export hotspots -o "$TMP/hot.csv" "$W"
+python3 - "$TMP/adv.csv" "$TMP/hot.csv" >"$TMP/py" <<'P'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and not r[0].startswith("#")]
+adv = [dict(zip(rows[0], r)) for r in rows[1:]]
+hot = list(csv.DictReader(open(sys.argv[2])))
+total = sum(int(r["total_ns"]) for r in hot)
+copy = sum(int(r["total_ns"]) for r in hot if r["category"] == "copy")
+p = copy / total
+print(adv[0]["rule"], adv[0]["target"])
+print("%.4f %.4f" % (float(adv[0]["share_pct"]), 100 * p))
+print("%.4f %.4f" % (float(adv[0]["ceiling"]), 1 / (1 - p)))
+gemm = [a for a in adv if a["target"] == "gemm"][0]
+g = sum(int(r["total_ns"]) for r in hot if r["category"] == "gemm") / total
+print("%.4f %.4f" % (float(gemm["ceiling"]), 1 / (1 - g)))
+P
+same "the DCU sample leads with the copy category" "category copy" "$(sed -n 1p "$TMP/py")"
+set -- $(sed -n 2p "$TMP/py")
+near "copy share equals copy time / kernel time from the export" "$1" "$2" 0.0001
+set -- $(sed -n 3p "$TMP/py")
+near "copy ceiling is 1/(1-p)" "$1" "$2" 0.0001
+set -- $(sed -n 4p "$TMP/py")
+near "GEMM's ceiling is 1/(1-p) and ranks below copy" "$1" "$2" 0.0001
+
+for w in 80 120; do
+    "$DCUTOP" -q --report --view advice --width "$w" "$W" >"$TMP/adv.txt"
+    long=$(awk -v w="$w" 'length($0) > w' "$TMP/adv.txt" | wc -l)
+    same "advice text fits --width $w" "0" "$long"
+    check "advice text at $w names copy first" grep -q "^  1\. at most 1\.64x .*copy kernels" "$TMP/adv.txt"
+done
+"$DCUTOP" -q --report "$W" >"$TMP/full.txt"
+check "the full report has the advice section before the hotspots" \
+    awk '/^What to optimise first/ { a = NR } /^Hotspots/ { h = NR } END { exit !(a && h && a < h) }' "$TMP/full.txt"
+"$DCUTOP" -q --report --format json "$W" >"$TMP/r.json"
+check "JSON carries the advice list" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["advice"]
+sys.exit(not (a[0]["target"] == "copy" and a[0]["rank"] == 1 and "evidence" in a[0]))' "$TMP/r.json"
+# stats only: the cap is said, and no line rests on a wall basis
+"$DCUTOP" -q --report --view advice "$REAL/llamacpp-rocprof-v1-stats/results.stats.csv" >"$TMP/st.txt"
+check "stats only: the ranking says it has no wall basis" grep -q "no wall basis" "$TMP/st.txt"
+check "stats only: no line over wall time" sh -c "! grep -q 'of wall time' '$TMP/st.txt'"
+
+# the Summary's cursor reaches the Copies line (after the categories, before the three gap
+# rows at the end) and Enter opens the Copies screen; the last row opens a gap's kernel
+C="$REAL/pytorch-h200-climate-transformer"
+printf 'G\n<Enter>\n:dump gap\n<Esc><Up><Up><Up>\n<Enter>\n:dump copies\n' >"$TMP/sum.keys"
+"$DCUTOP" -q --headless --size 200x30 --keys "$TMP/sum.keys" "$C" >"$TMP/sum.out"
+check "Summary: G then Enter opens the last gap's next kernel" \
+    grep -q "> Summary > gap before multi_tensor_apply_kernel" "$TMP/sum.out"
+check "Summary: Enter on the Copies line opens the Copies screen" \
+    grep -q "> Summary > Copies$" "$TMP/sum.out"
+check "Summary: the Copies screen lists the trace's copies" grep -q "^ Memcpy DtoD" "$TMP/sum.out"
