@@ -1,9 +1,8 @@
 /* trace_query.h - the dispatch trace (RAPTOR's op-by-op text trace): every kernel dispatch and
  * copy that ran on one GPU and queue (a "lane"), in time order, with the gap before each one.
  *
- * Times are relative to the trace's start: the first dispatch start of the file's group (the
- * files of one folder and run, as superseding ties them), from TraceQuery_origin(); when runs
- * get their own start, that function is the one to change. The gap before an op is its start
+ * Times are relative to the run's start: the first dispatch start of the file's run (README
+ * "Runs"), from TraceQuery_origin(), as the timeline's times are. The gap before an op is its start
  * minus the latest end so far on the lane (0 when it overlaps, NULL for the first op). */
 #ifndef DCUTOP_TRACE_QUERY_H
 #define DCUTOP_TRACE_QUERY_H
@@ -22,7 +21,7 @@ typedef struct TraceLane_ {
     char label[160]; /* "results.csv GPU 2 queue 0" (the file's base name) */
 } TraceLane;
 
-/* The time zero of the file's group: its earliest timed dispatch start (ns), over the whole
+/* The time zero of the file's run: its earliest timed dispatch start (ns), over the whole
  * data (a region of interest does not move it); 0 when none. */
 int64_t TraceQuery_origin(TraceDb* db, int64_t file);
 

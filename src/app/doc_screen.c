@@ -7,6 +7,7 @@
 #include "dcutop/advice.h"
 #include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
+#include "dcutop/trace_query.h"
 #include "screen.h"
 
 static void drop_doc(Screen* s) {
@@ -65,12 +66,18 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     DocView_render(s->doc, s->doc_scroll, c, y0, h);
 }
 
-Reaction Summary_openGap(App* app, int64_t gpu, int64_t stream, int64_t at_ns,
+Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel) {
-    /* the Trace screen (dispatches in time order) is to open here at (gpu, stream, at_ns) */
-    (void)gpu;
-    (void)stream;
-    (void)at_ns;
+    /* the Trace screen at the gap: its lane, at the first op from the gap's start (the gap's
+     * time is relative to its run's start, the trace's time zero of that file) */
+    if (file > 0) {
+        TraceLane lane;
+        memset(&lane, 0, sizeof(lane));
+        lane.file = file;
+        lane.gpu = gpu;
+        lane.stream = stream;
+        return TraceScreen_openAt(app, &lane, TraceQuery_origin(App_db(app), file) + at_ns);
+    }
     const char* full = ShortName_fullName(next_kernel);
     char label[96];
     Format_cutName(next_kernel, 60, label, sizeof(label));
@@ -95,10 +102,12 @@ static Reaction summary_enter(Screen* s, App* app) {
         return App_open(app, &HotspotsScreen, NULL, l->target,
                         xasprintf("Summary > %s", l->target));
     case DOC_LINK_GAP: {
-        long long gpu = 0, stream = 0, at = 0;
+        long long file = 0, gpu = 0, stream = 0, at = 0;
         int off = 0;
-        if (sscanf(l->target, "%lld\t%lld\t%lld\t%n", &gpu, &stream, &at, &off) == 3 && off > 0) {
-            return Summary_openGap(app, gpu, stream, at, l->target + off);
+        if (sscanf(l->target, "%lld\t%lld\t%lld\t%lld\t%n", &file, &gpu, &stream, &at, &off) ==
+                4 &&
+            off > 0) {
+            return Summary_openGap(app, file, gpu, stream, at, l->target + off);
         }
         return REACT_NONE;
     }

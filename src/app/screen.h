@@ -112,10 +112,10 @@ void Screen_delete(Screen* s);
 int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max);
 const char* App_previousScreenName(App* app);
 
-/* Opens a launch gap found on the Summary: the idle time on gpu/stream that ended at at_ns,
- * before next_kernel (full or short name). Until the Trace screen exists this opens the
- * next kernel's detail; the Trace screen, once merged, is to open at the gap here. */
-Reaction Summary_openGap(App* app, int64_t gpu, int64_t stream, int64_t at_ns,
+/* Opens a launch gap found on the Summary: the Trace screen on the lane (file, gpu, stream)
+ * at the first op from the gap's start at_ns (relative to its run's start), i.e. the gap's
+ * next kernel; with no file id (0), that kernel's detail. */
+Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel);
 
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */

@@ -1061,6 +1061,7 @@ static const RsColumn gap_cols[] = {
     {"file", "File", CT_TEXT},    {"gpu", "GPU", CT_INT},       {"stream", "Stream", CT_INT},
     {"gap_ns", "Gap", CT_NS},     {"at_ns", "At", CT_NS},       {"before", "After kernel", CT_TEXT},
     {"after", "Before kernel", CT_TEXT},
+    {"file_id", "File id", CT_INT}, /* source_file.id: the Trace screen opens the gap there */
 };
 static const RsColumn short_cols[] = {
     {"name", "Kernel", CT_TEXT},          {"short_name", "Kernel", CT_TEXT},
@@ -1323,6 +1324,7 @@ static ResultSet* v_gaps(Timeline* t) {
         char* b = kernel_name(t->db, g->after, 1);
         ResultSet_setText(rs, r, 5, a);
         ResultSet_setText(rs, r, 6, b);
+        ResultSet_setInt(rs, r, 7, g->file);
         free(a);
         free(b);
     }

@@ -77,12 +77,12 @@ static void names_done(Names* nm) {
 int64_t TraceQuery_origin(TraceDb* db, int64_t file) {
     sqlite3_stmt* st = NULL;
     int64_t v = 0;
-    /* the group: files of the same folder and run tag (an empty tag belongs to every run) */
+    /* the group: the files of the same run (README "Runs"): each run has its own clock, and
+     * its times start at its first dispatch, as the timeline's do */
     if (TraceDb_prepare(db,
                         "SELECT min(d.start_ns) FROM main.dispatch d"
                         " JOIN source_file fb ON fb.id = d.file_id"
-                        " JOIN source_file fa ON fa.id = ?1 AND fb.dir = fa.dir"
-                        "  AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')"
+                        " JOIN source_file fa ON fa.id = ?1 AND fb.run_id IS fa.run_id"
                         " WHERE d.start_ns IS NOT NULL"
                         "  AND d.file_id IN (SELECT file_id FROM main.used_file"
                         "   WHERE layer = 'kernel')",

@@ -265,9 +265,13 @@ static void gap_rows(Doc* d, const SummaryData* s, int width) {
         Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", LW, "", a, b);
         Doc_add(d, STYLE_NAME, "%s", cut);
         char link[1200];
-        snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
-                 cell(s->gaps, r, "gpu")->i, cell(s->gaps, r, "stream")->i,
-                 at && !at->null ? at->i : 0, text(s->gaps, r, "after"));
+        const RsCell* fid = cell(s->gaps, r, "file_id");
+        const RsCell* gpu = cell(s->gaps, r, "gpu");
+        const RsCell* stream = cell(s->gaps, r, "stream");
+        snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+                 fid && !fid->null ? fid->i : 0, gpu && !gpu->null ? gpu->i : -1,
+                 stream && !stream->null ? stream->i : -1, at && !at->null ? at->i : 0,
+                 text(s->gaps, r, "after"));
         Doc_link(d, DOC_LINK_GAP, link);
     }
 }
