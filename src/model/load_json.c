@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "load_event.h"
 
@@ -851,8 +853,13 @@ static void free_ev(Ev* e) {
 }
 
 DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
-    gzFile gz = gzopen(f->path, "rb");
+    int fd = SafeFile_open(f->path, NULL, err); /* never a FIFO or device */
+    if (fd < 0) {
+        return DCU_ERR_IO;
+    }
+    gzFile gz = gzdopen(fd, "rb"); /* owns fd from here, gzclose closes it */
     if (!gz) {
+        close(fd);
         return Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
     }
     gzbuffer(gz, BLOCK);

@@ -1,8 +1,8 @@
-/* loader.c - walks trace folders, sniffs each file, owns the load transaction and the
- * prepared statements, and decides after loading which files are superseded. */
+/* loader.c - takes the files found by the folder walk (folder_walk.c), sniffs each one,
+ * owns the load transaction and the prepared statements, and decides after loading which
+ * files are superseded. */
 #include "dcutop/loader.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,23 +10,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dcutop/folder_walk.h"
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
 #define MAX_DEPTH 8
 
-typedef struct Queued_ {
-    char* path;
-    char* name; /* relative to the path the user gave */
-    char* dir;
-    uint64_t bytes;
-} Queued;
-
 struct Loader_ {
     LoaderCore core;
-    Queued* q;
-    int nq, capq;
+    FolderWalk* walk; /* the files to load, in order */
+    sqlite3_stmt* file_ins; /* source_file row, before reading (messages refer to it) */
+    sqlite3_stmt* file_upd; /* its outcome, after */
+    sqlite3_stmt* layer_ins;
     LoadTotals totals;
 };
 
@@ -70,6 +67,7 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     if (this->core.opt.max_messages <= 0) {
         this->core.opt.max_messages = 5;
     }
+    this->walk = FolderWalk_new(MAX_DEPTH);
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
@@ -85,13 +83,11 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    sqlite3_finalize(this->file_ins);
+    sqlite3_finalize(this->file_upd);
+    sqlite3_finalize(this->layer_ins);
     LoadStacks_done(&this->core);
-    for (int i = 0; i < this->nq; i++) {
-        free(this->q[i].path);
-        free(this->q[i].name);
-        free(this->q[i].dir);
-    }
-    free(this->q);
+    FolderWalk_delete(this->walk);
     free(this);
 }
 
@@ -99,93 +95,8 @@ const LoadTotals* Loader_totals(const Loader* this) {
     return &this->totals;
 }
 
-static void enqueue(Loader* this, const char* path, const char* root, const char* dir,
-                    uint64_t bytes) {
-    if (this->nq == this->capq) {
-        this->capq = this->capq ? this->capq * 2 : 32;
-        this->q = xrealloc(this->q, sizeof(Queued) * (size_t)this->capq);
-    }
-    this->q[this->nq].path = xstrdup(path);
-    size_t rl = strlen(root);
-    this->q[this->nq].name =
-        xstrdup(rl > 0 && strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
-    this->q[this->nq].dir = xstrdup(dir);
-    this->q[this->nq].bytes = bytes;
-    this->nq++;
-    this->core.bytes_total += bytes;
-}
-
-static int cmp_str(const void* a, const void* b) {
-    return strcmp(*(char* const*)a, *(char* const*)b);
-}
-
-/* Sorted walk so that load order, ids and messages are the same on every machine. */
-static void walk(Loader* this, const char* root, const char* dir, int depth) {
-    DIR* d = opendir(dir);
-    if (!d) {
-        enqueue(this, dir, "", dir, 0); /* reported as unreadable when loaded */
-        return;
-    }
-    char** names = NULL;
-    int n = 0, cap = 0;
-    struct dirent* e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') {
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            names = xrealloc(names, sizeof(char*) * (size_t)cap);
-        }
-        names[n++] = xstrdup(e->d_name);
-    }
-    closedir(d);
-    if (n > 1) { /* names is NULL for an empty folder: qsort(NULL, 0, ...) is undefined */
-        qsort(names, (size_t)n, sizeof(char*), cmp_str);
-    }
-    for (int i = 0; i < n; i++) {
-        char* p = xasprintf("%s/%s", dir, names[i]);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (depth < MAX_DEPTH) {
-                walk(this, root, p, depth + 1);
-            }
-        } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-            enqueue(this, p, root, dir, (uint64_t)st.st_size);
-        } else {
-            enqueue(this, p, root, dir, 0);
-        }
-        free(p);
-        free(names[i]);
-    }
-    free(names);
-}
-
 DcuStatus Loader_addPath(Loader* this, const char* path, DcuError* err) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        return Error_set(err, DCU_ERR_IO, "%s: %s", path, strerror(errno));
-    }
-    char* clean = xstrdup(path);
-    size_t l = strlen(clean);
-    while (l > 1 && clean[l - 1] == '/') {
-        clean[--l] = '\0';
-    }
-    if (S_ISDIR(st.st_mode)) {
-        walk(this, clean, clean, 0);
-    } else {
-        char* dir = xstrdup(clean);
-        char* slash = strrchr(dir, '/');
-        if (slash) {
-            *slash = '\0';
-        } else {
-            strcpy(dir, ".");
-        }
-        enqueue(this, clean, "", dir, (uint64_t)st.st_size);
-        free(dir);
-    }
-    free(clean);
-    return DCU_OK;
+    return FolderWalk_add(this->walk, path, err);
 }
 
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
@@ -318,81 +229,124 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
     return NULL;
 }
 
-static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
+/* Opens, sniffs and reads one file into f. DCU_OK, or the reason it could not be read. */
+static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
+    unsigned char head[512];
+    FILE* fp = SafeFile_fopen(f->path, ferr); /* a FIFO or device is refused, never waited on */
+    if (!fp) {
+        return DCU_ERR_IO;
+    }
+    size_t n = fread(head, 1, sizeof(head), fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        return Error_set(ferr, DCU_ERR_IO, "cannot read: %s", strerror(errno));
+    }
+    if (is_doc_file(f->path)) {
+        f->format = "skipped";
+        f->note = xstrdup("not a trace (documentation or code)");
+        return DCU_OK;
+    }
+    const char* note = "empty file";
+    const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
+    int sform;
+    if (other == sniffed_sqlite) {
+        return LoadSqlite_file(core, f, ferr);
+    } else if (other == sniffed_json) {
+        return LoadJson_file(core, f, ferr);
+    } else if (other) {
+        f->format = other;
+        f->note = xstrdup(note);
+        return DCU_OK;
+    } else if ((sform = LoadStacks_sniff(f->path)) > 0) {
+        return LoadStacks_file(core, f, sform, ferr);
+    }
+    return LoadCsv_file(core, f, ferr);
+}
+
+/* Stores f's outcome in source_file and its layers in source_layer. */
+static DcuStatus record_file(Loader* this, const LoadFile* f, DcuError* err) {
+    sqlite3* db = TraceDb_handle(this->core.db);
+    sqlite3_stmt* upd = this->file_upd;
+    sqlite3_bind_text(upd, 1, f->format, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(upd, 2, f->rows);
+    sqlite3_bind_int64(upd, 3, f->rejected);
+    sqlite3_bind_int(upd, 4, f->pmc);
+    if (f->note) {
+        sqlite3_bind_text(upd, 5, f->note, -1, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_null(upd, 5);
+    }
+    sqlite3_bind_int64(upd, 6, f->id);
+    int rc = sqlite3_step(upd);
+    sqlite3_reset(upd);
+    if (rc != SQLITE_DONE) {
+        return Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
+    }
+    for (int l = 0; l < LAYER_COUNT; l++) {
+        if (f->layer_rows[l] == 0) {
+            continue;
+        }
+        sqlite3_stmt* ly = this->layer_ins;
+        sqlite3_bind_int64(ly, 1, f->id);
+        sqlite3_bind_text(ly, 2, layer_names[l], -1, SQLITE_STATIC);
+        sqlite3_bind_int(ly, 3, f->layer_grain[l]);
+        sqlite3_bind_int(ly, 4, f->layer_rank[l]);
+        rc = sqlite3_step(ly);
+        sqlite3_reset(ly);
+        if (rc != SQLITE_DONE) {
+            return Error_set(err, DCU_ERR_SQL, "source_layer: %s", sqlite3_errmsg(db));
+        }
+    }
+    return DCU_OK;
+}
+
+static DcuStatus load_one(Loader* this, const WalkEntry* q, DcuError* err) {
     LoaderCore* core = &this->core;
     LoadFile f = {0};
     f.path = q->path;
     f.format = "?";
     sqlite3* db = TraceDb_handle(core->db);
-    char* tag = run_tag(q->path);
-    sqlite3_stmt* ins = NULL;
-    DcuStatus s = TraceDb_prepare(core->db,
-                                  "INSERT INTO source_file(path, dir, run_tag, format, bytes, name) "
-                                  "VALUES(?1, ?2, ?3, '?', ?4, ?5)",
-                                  &ins, err);
-    if (s != DCU_OK) {
-        free(tag);
-        return s;
-    }
+    sqlite3_stmt* ins = this->file_ins;
     char* spath = Names_sanitize(q->path, strlen(q->path));
     sqlite3_bind_text(ins, 1, spath, -1, free);
     sqlite3_bind_text(ins, 2, q->dir, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins, 3, tag, -1, free);
+    sqlite3_bind_text(ins, 3, run_tag(q->path), -1, free);
     sqlite3_bind_int64(ins, 4, (sqlite3_int64)q->bytes);
     sqlite3_bind_text(ins, 5, Names_sanitize(q->name, strlen(q->name)), -1, free);
-    if (sqlite3_step(ins) != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
-        sqlite3_finalize(ins);
-        return s;
+    int rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    sqlite3_clear_bindings(ins);
+    if (rc != SQLITE_DONE) {
+        return Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
     }
-    sqlite3_finalize(ins);
     f.id = sqlite3_last_insert_rowid(db);
     this->totals.files++;
 
-    unsigned char head[512];
-    FILE* fp = fopen(q->path, "rb");
-    size_t n = 0;
-    DcuStatus fs = DCU_OK;
     DcuError ferr;
     Error_clear(&ferr);
-    if (!fp) {
-        fs = Error_set(&ferr, DCU_ERR_IO, "cannot open: %s", strerror(errno));
+    DcuStatus fs = DCU_OK;
+    if (q->format) { /* decided by the walk: never opened */
+        f.format = q->format;
+        f.note = Names_sanitize(q->note, strlen(q->note));
+        if (strcmp(q->format, "unreadable") == 0) {
+            fs = Error_set(&ferr, DCU_ERR_IO, "%s", f.note);
+        }
+        if (q->warn) {
+            Load_message(core, &f, "%s", f.note);
+        }
     } else {
-        n = fread(head, 1, sizeof(head), fp);
-        if (ferror(fp)) {
-            fs = Error_set(&ferr, DCU_ERR_IO, "cannot read: %s", strerror(errno));
-        }
-        fclose(fp);
-    }
-    const char* note = NULL;
-    int sform;
-    if (fs == DCU_OK && is_doc_file(q->path)) {
-        f.format = "skipped";
-        f.note = xstrdup("not a trace (documentation or code)");
-    } else if (fs == DCU_OK) {
-        const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
-        if (n == 0) {
-            note = "empty file";
-        }
-        if (other == sniffed_sqlite) {
-            fs = LoadSqlite_file(core, &f, &ferr);
-        } else if (other == sniffed_json) {
-            fs = LoadJson_file(core, &f, &ferr);
-        } else if (other) {
-            f.format = other;
-            f.note = xstrdup(note);
-        } else if ((sform = LoadStacks_sniff(q->path)) > 0) {
-            fs = LoadStacks_file(core, &f, sform, &ferr);
-        } else {
-            fs = LoadCsv_file(core, &f, &ferr);
-        }
+        fs = read_file(core, &f, &ferr);
     }
     if (fs != DCU_OK) {
         f.format = "unreadable";
         /* the path is already in the file column; keep only the reason */
         const char* m = ferr.msg;
         const char* colon = strstr(m, ": ");
-        f.note = xstrdup(colon && strncmp(m, q->path, strlen(q->path)) == 0 ? colon + 2 : m);
+        char* reason =
+            xstrdup(colon && strncmp(m, q->path, strlen(q->path)) == 0 ? colon + 2 : m);
+        free(f.note);
+        f.note = reason;
         this->totals.files_failed++;
     } else if (f.rows > 0) {
         this->totals.files_loaded++;
@@ -406,70 +360,59 @@ static DcuStatus load_one(Loader* this, const Queued* q, DcuError* err) {
                      (long long)(f.rejected - f.messages));
     }
     core->bytes_before += q->bytes;
-
-    sqlite3_stmt* upd = NULL;
-    s = TraceDb_prepare(core->db,
-                        "UPDATE source_file SET format = ?1, rows_read = ?2, rows_rejected = ?3,"
-                        " pmc = ?4, note = ?5 WHERE id = ?6",
-                        &upd, err);
-    if (s == DCU_OK) {
-        sqlite3_bind_text(upd, 1, f.format, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(upd, 2, f.rows);
-        sqlite3_bind_int64(upd, 3, f.rejected);
-        sqlite3_bind_int(upd, 4, f.pmc);
-        if (f.note) {
-            sqlite3_bind_text(upd, 5, f.note, -1, SQLITE_STATIC);
-        } else {
-            sqlite3_bind_null(upd, 5);
-        }
-        sqlite3_bind_int64(upd, 6, f.id);
-        if (sqlite3_step(upd) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
-        }
-        sqlite3_finalize(upd);
-    }
-    for (int l = 0; s == DCU_OK && l < LAYER_COUNT; l++) {
-        if (f.layer_rows[l] == 0) {
-            continue;
-        }
-        sqlite3_stmt* ly = NULL;
-        s = TraceDb_prepare(core->db,
-                            "INSERT INTO source_layer(file_id, layer, grain, rank) "
-                            "VALUES(?1, ?2, ?3, ?4)",
-                            &ly, err);
-        if (s != DCU_OK) {
-            break;
-        }
-        sqlite3_bind_int64(ly, 1, f.id);
-        sqlite3_bind_text(ly, 2, layer_names[l], -1, SQLITE_STATIC);
-        sqlite3_bind_int(ly, 3, f.layer_grain[l]);
-        sqlite3_bind_int(ly, 4, f.layer_rank[l]);
-        if (sqlite3_step(ly) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "source_layer: %s", sqlite3_errmsg(db));
-        }
-        sqlite3_finalize(ly);
-    }
+    DcuStatus s = record_file(this, &f, err);
     free(f.note);
     return s;
 }
 
 /* Per layer, a file is superseded by a finer (grain, rank) file of the same folder and run.
  * Run tags match when equal or when either is empty (a file without a pid in its name
- * belongs to every run of its folder). */
+ * belongs to every run of its folder).
+ * Computed in sorted passes and index lookups, never a scan per file (100,000 files load in
+ * seconds): the top file (grain DESC, rank DESC, file_id) of each (layer, dir, tag) and of
+ * each (layer, dir); an untagged file is superseded by the top of its folder, a tagged one
+ * by the better of the tops of its own tag and of the untagged files, when that top is
+ * strictly finer than itself. */
 static const char supersede_sql[] =
-    "UPDATE source_layer AS a SET used = 0, superseded_by = (\n"
-    "  SELECT b.file_id FROM source_layer b JOIN source_file fb ON fb.id = b.file_id\n"
-    "  JOIN source_file fa ON fa.id = a.file_id\n"
-    "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
-    "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
-    "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank))\n"
-    "  ORDER BY b.grain DESC, b.rank DESC, b.file_id LIMIT 1)\n"
-    "WHERE EXISTS (\n"
-    "  SELECT 1 FROM source_layer b JOIN source_file fb ON fb.id = b.file_id\n"
-    "  JOIN source_file fa ON fa.id = a.file_id\n"
-    "  WHERE b.layer = a.layer AND fb.dir = fa.dir\n"
-    "    AND (fb.run_tag = fa.run_tag OR fb.run_tag = '' OR fa.run_tag = '')\n"
-    "    AND (b.grain > a.grain OR (b.grain = a.grain AND b.rank > a.rank)));\n"
+    "CREATE TEMP TABLE sup_layer AS\n"
+    "  SELECT l.file_id, l.layer, f.dir, f.run_tag AS tag, l.grain, l.rank\n"
+    "  FROM source_layer l JOIN source_file f ON f.id = l.file_id;\n"
+    "CREATE TEMP TABLE sup_top_tag AS\n"
+    "  SELECT layer, dir, tag, grain, rank, file_id FROM (\n"
+    "    SELECT *, row_number() OVER (PARTITION BY layer, dir, tag\n"
+    "                                 ORDER BY grain DESC, rank DESC, file_id) AS n\n"
+    "    FROM sup_layer) WHERE n = 1;\n"
+    "CREATE INDEX temp.sup_top_tag_k ON sup_top_tag(layer, dir, tag);\n"
+    "CREATE TEMP TABLE sup_top_dir AS\n"
+    "  SELECT layer, dir, grain, rank, file_id FROM (\n"
+    "    SELECT *, row_number() OVER (PARTITION BY layer, dir\n"
+    "                                 ORDER BY grain DESC, rank DESC, file_id) AS n\n"
+    "    FROM sup_layer) WHERE n = 1;\n"
+    "CREATE INDEX temp.sup_top_dir_k ON sup_top_dir(layer, dir);\n"
+    "CREATE TEMP TABLE sup_by(file_id, layer, by, PRIMARY KEY(file_id, layer))\n"
+    "  WITHOUT ROWID;\n"
+    "INSERT INTO sup_by\n"
+    "  SELECT a.file_id, a.layer, c.file_id FROM sup_layer a JOIN sup_top_dir c\n"
+    "    ON c.layer = a.layer AND c.dir = a.dir\n"
+    "  WHERE a.tag = '' AND (c.grain > a.grain OR (c.grain = a.grain AND c.rank > a.rank))\n"
+    "  UNION ALL\n"
+    "  SELECT file_id, layer, by FROM (\n"
+    "    SELECT a.file_id, a.layer, a.grain, a.rank, c.file_id AS by, c.grain AS bg,\n"
+    "           c.rank AS br,\n"
+    "           row_number() OVER (PARTITION BY a.file_id, a.layer\n"
+    "                              ORDER BY c.grain DESC, c.rank DESC, c.file_id) AS n\n"
+    "    FROM sup_layer a JOIN sup_top_tag c\n"
+    "      ON c.layer = a.layer AND c.dir = a.dir AND (c.tag = a.tag OR c.tag = '')\n"
+    "    WHERE a.tag <> '')\n"
+    "  WHERE n = 1 AND (bg > grain OR (bg = grain AND br > rank));\n"
+    "UPDATE source_layer SET used = 0, superseded_by = (\n"
+    "  SELECT by FROM sup_by s\n"
+    "  WHERE s.file_id = source_layer.file_id AND s.layer = source_layer.layer)\n"
+    "WHERE (file_id, layer) IN (SELECT file_id, layer FROM sup_by);\n"
+    "DROP TABLE temp.sup_by;\n"
+    "DROP TABLE temp.sup_top_dir;\n"
+    "DROP TABLE temp.sup_top_tag;\n"
+    "DROP TABLE temp.sup_layer;\n"
     "INSERT INTO kernel_summary SELECT * FROM kernel_summary_v;\n";
 
 DcuStatus Loader_run(Loader* this, DcuError* err) {
@@ -480,8 +423,25 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
             s = TraceDb_prepare(core->db, stmt_sql[i], &core->st[i], err);
         }
     }
-    for (int i = 0; s == DCU_OK && i < this->nq; i++) {
-        s = load_one(this, &this->q[i], err);
+    static const char* const file_sql[3] = {
+        "INSERT INTO source_file(path, dir, run_tag, format, bytes, name) "
+        "VALUES(?1, ?2, ?3, '?', ?4, ?5)",
+        "UPDATE source_file SET format = ?1, rows_read = ?2, rows_rejected = ?3, pmc = ?4,"
+        " note = ?5 WHERE id = ?6",
+        "INSERT INTO source_layer(file_id, layer, grain, rank) VALUES(?1, ?2, ?3, ?4)"};
+    sqlite3_stmt** file_st[3] = {&this->file_ins, &this->file_upd, &this->layer_ins};
+    for (int i = 0; s == DCU_OK && i < 3; i++) {
+        if (!*file_st[i]) {
+            s = TraceDb_prepare(core->db, file_sql[i], file_st[i], err);
+        }
+    }
+    FolderWalk_finish(this->walk);
+    int n = FolderWalk_count(this->walk);
+    for (int i = 0; i < n; i++) {
+        core->bytes_total += FolderWalk_entry(this->walk, i)->bytes;
+    }
+    for (int i = 0; s == DCU_OK && i < n; i++) {
+        s = load_one(this, FolderWalk_entry(this->walk, i), err);
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db, supersede_sql, err);
