@@ -767,10 +767,14 @@ static void hip_api_names(Src* s, IdName** out, int* nout) {
 }
 
 /* hipMemcpyKind (HIP headers): the Kind column of HIPCOPY_* [unverified for hipprof]. */
-static const char* copy_kind_name(int64_t k) {
+static const char* copy_kind_name(int64_t k, char* buf, size_t n) {
     static const char* const names[] = {"CopyHostToHost", "CopyHostToDevice", "CopyDeviceToHost",
                                         "CopyDeviceToDevice", "CopyDefault"};
-    return k >= 0 && k < 5 ? names[k] : NULL;
+    if (k >= 0 && k < 5) {
+        return names[k];
+    }
+    snprintf(buf, n, "Copy kind %lld", (long long)k); /* an unknown kind keeps its number */
+    return buf;
 }
 
 /* The per-process suffix of HIPOPS_1234 as a pid, when it is a number. */
@@ -780,6 +784,59 @@ static int64_t suffix_pid(const char* table) {
         return LOAD_NULL;
     }
     return strtoll(u + 1, NULL, 10);
+}
+
+/* A HIPOPS_* kernel name: its STR_TABLE string (column cn), else "kernel #id" written into
+ * buf from the id in column cname; NULL when that id is not a number (row rejected). */
+static const char* ops_name(Tab* t, int cn, int cname, char* buf, size_t n, size_t* nl) {
+    const char* name = get_text(t, cn, nl);
+    if (*nl > 0) {
+        return name;
+    }
+    int64_t id;
+    if (!get_int(t, cname, &id)) {
+        return NULL;
+    }
+    snprintf(buf, n, "kernel #%lld", (long long)id);
+    *nl = strlen(buf);
+    return buf;
+}
+
+/* The name matched to HIP API id, else "HIP API #id" written into buf. */
+static const char* api_name(const IdName* api, int napi, int64_t id, char* buf, size_t n) {
+    for (int k = 0; k < napi; k++) {
+        if (api[k].id == id) {
+            return api[k].name;
+        }
+    }
+    snprintf(buf, n, "HIP API #%lld", (long long)id);
+    return buf;
+}
+
+/* ROCPROF_KERNEL: the kernels of a hipprof database that has no HIPOPS_* table. */
+static void hipprof_rocprof_kernel(Src* s) {
+    Tab t;
+    if (tab_open(s, &t, "ROCPROF_KERNEL", "SELECT * FROM ROCPROF_KERNEL") == DCU_OK) {
+        int ci = COL(&t, "Dispatch_ID"), cg = COL(&t, "GPU_ID"), cq = COL(&t, "Queue_ID"),
+            cn = COL(&t, "Kernel_Name"), cb = COL(&t, "Start_Timestamp"),
+            ce = COL(&t, "End_Timestamp"), cgr = COL(&t, "GRD"), cw = COL(&t, "WGR"),
+            cl = COL(&t, "LDS"), cv = COL(&t, "Arch_VGPR"), csg = COL(&t, "SGPR");
+        while (tab_next(&t)) {
+            LoadDispatch ld;
+            LoadDispatch_init(&ld);
+            size_t nl;
+            const char* name = get_text(&t, cn, &nl);
+            if (!get_int(&t, ci, &ld.seq) || !get_int(&t, cg, &ld.gpu) ||
+                !get_int(&t, cq, &ld.queue) || !get_int(&t, cb, &ld.start) ||
+                !get_int(&t, ce, &ld.end) || !get_int(&t, cgr, &ld.grid) ||
+                !get_int(&t, cw, &ld.workgroup) || !get_int(&t, cl, &ld.lds) ||
+                !get_int(&t, cv, &ld.vgpr) || !get_int(&t, csg, &ld.sgpr)) {
+                continue;
+            }
+            LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB);
+        }
+        tab_close(&t);
+    }
 }
 
 static void load_hipprof(Src* s) {
@@ -824,18 +881,9 @@ static void load_hipprof(Src* s) {
             }
             if (ops) {
                 size_t nl;
-                const char* name = get_text(&t, cn, &nl);
                 char idbuf[48];
-                if (nl == 0) { /* no string for this id */
-                    int64_t id;
-                    if (!get_int(&t, cname, &id)) {
-                        continue;
-                    }
-                    snprintf(idbuf, sizeof(idbuf), "kernel #%lld", (long long)id);
-                    name = idbuf;
-                    nl = strlen(idbuf);
-                }
-                if (skip_name(name, nl)) {
+                const char* name = ops_name(&t, cn, cname, idbuf, sizeof(idbuf), &nl);
+                if (!name || skip_name(name, nl)) {
                     continue;
                 }
                 LoadDispatch ld;
@@ -854,11 +902,7 @@ static void load_hipprof(Src* s) {
                     continue;
                 }
                 char kb[48];
-                const char* name = copy_kind_name(kind);
-                if (!name) {
-                    snprintf(kb, sizeof(kb), "Copy kind %lld", (long long)kind);
-                    name = kb;
-                }
+                const char* name = copy_kind_name(kind, kb, sizeof(kb));
                 LoadEvent_copy(s->core, s->f, t.where, name, strlen(name), LOAD_NULL, LOAD_NULL,
                                queue, idx, bytes, b, e, RANK_DB);
             } else {
@@ -871,16 +915,7 @@ static void load_hipprof(Src* s) {
                     if (!get_int(&t, cname, &id)) {
                         continue;
                     }
-                    name = NULL;
-                    for (int k = 0; k < napi; k++) {
-                        if (api[k].id == id) {
-                            name = api[k].name;
-                        }
-                    }
-                    if (!name) {
-                        snprintf(nb, sizeof(nb), "HIP API #%lld", (long long)id);
-                        name = nb;
-                    }
+                    name = api_name(api, napi, id, nb, sizeof(nb));
                     nl = strlen(name);
                 }
                 LoadEvent_apiCall(s->core, s->f, t.where, "HIP", name, nl,
@@ -890,28 +925,7 @@ static void load_hipprof(Src* s) {
         tab_close(&t);
     }
     if (kernels == 0 && has_table(s, "ROCPROF_KERNEL")) {
-        Tab t;
-        if (tab_open(s, &t, "ROCPROF_KERNEL", "SELECT * FROM ROCPROF_KERNEL") == DCU_OK) {
-            int ci = COL(&t, "Dispatch_ID"), cg = COL(&t, "GPU_ID"), cq = COL(&t, "Queue_ID"),
-                cn = COL(&t, "Kernel_Name"), cb = COL(&t, "Start_Timestamp"),
-                ce = COL(&t, "End_Timestamp"), cgr = COL(&t, "GRD"), cw = COL(&t, "WGR"),
-                cl = COL(&t, "LDS"), cv = COL(&t, "Arch_VGPR"), csg = COL(&t, "SGPR");
-            while (tab_next(&t)) {
-                LoadDispatch ld;
-                LoadDispatch_init(&ld);
-                size_t nl;
-                const char* name = get_text(&t, cn, &nl);
-                if (!get_int(&t, ci, &ld.seq) || !get_int(&t, cg, &ld.gpu) ||
-                    !get_int(&t, cq, &ld.queue) || !get_int(&t, cb, &ld.start) ||
-                    !get_int(&t, ce, &ld.end) || !get_int(&t, cgr, &ld.grid) ||
-                    !get_int(&t, cw, &ld.workgroup) || !get_int(&t, cl, &ld.lds) ||
-                    !get_int(&t, cv, &ld.vgpr) || !get_int(&t, csg, &ld.sgpr)) {
-                    continue;
-                }
-                LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB);
-            }
-            tab_close(&t);
-        }
+        hipprof_rocprof_kernel(s);
     }
     if (has_prefix(s, "HIPTXOPS") || has_table(s, "TRACE_COUNTER")) {
         Load_message(s->core, s->f, "tables HIPTXOPS*/TRACE_COUNTER: column layout unknown, not "
@@ -949,20 +963,8 @@ static const char* region_domain(const char* cat, int* is_marker) {
     return "OTHER";
 }
 
-static void load_rocpd(Src* s) {
-    s->f->format = "rocpd database (rocprofv3)";
-    char version[64] = "?";
-    sqlite3_stmt* st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-        snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-    if (version[0] != '3') {
-        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
-                                    "its views anyway", version);
-    }
+/* The kernels view: one row per dispatch. */
+static void rocpd_kernels(Src* s) {
     Tab t;
     if (has_view(s, "kernels") &&
         tab_open(s, &t, "kernels",
@@ -988,6 +990,11 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
+}
+
+/* The regions view: API calls, and markers as ranges. */
+static void rocpd_regions(Src* s) {
+    Tab t;
     if (has_view(s, "regions") &&
         tab_open(s, &t, "regions",
                  "SELECT category, name, pid, tid, corr_id, start, end FROM regions"
@@ -1013,6 +1020,11 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
+}
+
+/* The memory_copies view. */
+static void rocpd_copies(Src* s) {
+    Tab t;
     if (has_view(s, "memory_copies") &&
         tab_open(s, &t, "memory_copies",
                  "SELECT name, src_agent_abs_index, dst_agent_abs_index, stream_id, corr_id,"
@@ -1032,6 +1044,11 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
+}
+
+/* The rocpd_info_agent view: the devices. */
+static void rocpd_agents(Src* s) {
+    Tab t;
     if (has_view(s, "rocpd_info_agent") &&
         tab_open(s, &t, "rocpd_info_agent",
                  "SELECT absolute_index, type, name, product_name FROM rocpd_info_agent"
@@ -1062,6 +1079,26 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
+}
+
+static void load_rocpd(Src* s) {
+    s->f->format = "rocpd database (rocprofv3)";
+    char version[64] = "?";
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (version[0] != '3') {
+        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
+                                    "its views anyway", version);
+    }
+    rocpd_kernels(s);
+    rocpd_regions(s);
+    rocpd_copies(s);
+    rocpd_agents(s);
 }
 
 /* ---- entry ---------------------------------------------------------------------------- */
