@@ -11,8 +11,13 @@ STATS=sample-traces/llamacpp-rocprof-v1-stats/results.stats.csv
 RESULTS_DB=$REAL/llamacpp-rocprof-v1-stats/results.db
 
 # capped DIR: --report under 30 s and 2 GB of address space; stdout/stderr in $TMP/cap.*
+# (A sanitizer build reserves terabytes of shadow address space and cannot start under a
+# ulimit -v: it runs with the time limit only.)
+VCAP=2000000
+sh -c 'ulimit -v '$VCAP' && exec "$0" --version' "$DCUTOP" >/dev/null 2>&1 || VCAP=unlimited
+[ "$VCAP" = unlimited ] && echo "# $DCUTOP cannot run under ulimit -v (sanitizer build): time limit only"
 capped() {
-    (ulimit -v 2000000 && timeout 30 "$DCUTOP" --report "$@" >"$TMP/cap.out" 2>"$TMP/cap.err")
+    (ulimit -v $VCAP && timeout 30 "$DCUTOP" --report "$@" >"$TMP/cap.out" 2>"$TMP/cap.err")
 }
 # kernel_ns ARGS...: kernel time of a JSON report
 kernel_ns() {
