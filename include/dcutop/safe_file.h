@@ -15,7 +15,8 @@
 const char* SafeFile_kind(mode_t mode);
 
 /* Opens path O_RDONLY|O_NONBLOCK|O_NOCTTY (so a FIFO or device never blocks), fstats the
- * descriptor and refuses anything but a regular file, then clears O_NONBLOCK. On success
+ * descriptor and refuses anything but a regular file (whose reads O_NONBLOCK does not
+ * change, so it is left set). On success
  * returns the descriptor (owned by the caller) and fills *st when st is not NULL. On
  * failure returns -1 and sets err (DCU_ERR_IO) to "cannot open: <strerror>" or
  * "not a regular file: FIFO" (no path: callers prefix it when they want one). */
