@@ -24,6 +24,7 @@ kernel_ns() {
     timeout 30 "$DCUTOP" --report --format json "$@" 2>/dev/null |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["totals"]["kernel_ns"])'
 }
+SHARED_SUM=$(sha256sum "$RESULTS_DB")
 STATS_NS=$(python3 -c 'import csv, sys
 print(sum(int(r["TotalDurationNs"]) for r in csv.DictReader(open(sys.argv[1]))))' "$STATS")
 
@@ -119,3 +120,5 @@ mkdir -p "$U"
 cp "$RESULTS_DB" "$U/results.db"
 same "a database under a folder named with % ? #: loads" "$EXP" "$(kernel_ns "$U")"
 same "... left as it was" "results.db" "$(ls "$U")"
+same "the shared sample database read directly is byte-identical" "$SHARED_SUM" \
+    "$(sha256sum "$RESULTS_DB")"

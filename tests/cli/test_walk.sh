@@ -97,6 +97,11 @@ figsame "loop, latest, ten dot links, a hard link, a file link: figures equal on
 figsame "the same folder given twice: figures equal one load" "$(figures "$PL" "$PL")"
 figsame "a folder and one of its files: figures equal one load" \
     "$(figures "$PL" "$PL/run1/kernel_trace.csv")"
+same "the same file given twice: kernel time of one load" "$EXP" "$(figures "$STATS" "$STATS" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["kernel_ns"])')"
+same "... the second listed as the same file" "used|skipped: same file as $STATS" \
+    "$(timeout 20 "$DCUTOP" --report --format json "$STATS" "$STATS" 2>/dev/null |
+        python3 -c 'import json,sys; print("|".join(f["status"] for f in json.load(sys.stdin)["files"]))')"
 same "the latest link is listed, not loaded" "skipped: same folder as run1" \
     "$(files_col "$LK" status latest)"
 same "the loop link is listed, not loaded" "skipped: same folder as $LK" \
