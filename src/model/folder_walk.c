@@ -118,9 +118,9 @@ static void visit(FolderWalk* this, const char* root, const char* dir, const cha
         const char* first = InodeSet_find(this->seen, st->st_dev, st->st_ino);
         if (!first && depth >= this->max_depth) {
             /* not added to the set: a shallower way to the same folder still walks it */
-            WalkEntry* w = push(this, path, root, dir, 0, "skipped",
-                                xasprintf("folder nested deeper than %d levels: not read",
-                                          this->max_depth));
+            WalkEntry* w =
+                push(this, path, root, dir, 0, "skipped",
+                     xasprintf("folder nested deeper than %d levels: not read", this->max_depth));
             w->warn = 1;
             return;
         }

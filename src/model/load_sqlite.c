@@ -5,11 +5,12 @@
  * (SQLITE_OPEN_READONLY and a file: URI with mode=ro and immutable=1): it is never parsed by
  * hand and never written, so the file stays byte-identical and no -wal/-shm file appears.
  * Reads run under a budget (steps, seconds, rows per byte of the file) and sqlite3_limit
- * caps, and views are read only where rocpd's schema defines them. Columns are bound by name from each table's
- * own header (sqlite3_column_name), never by position; values of the wrong type reject the
- * row with a message. A table that cannot be read (corrupt or truncated file, locked
- * database) is a message naming the file and table; rows read before the error are kept
- * and the error counts as one rejected row, so the Files table and --strict show it. */
+ * caps, and views are read only where rocpd's schema defines them.
+ * Columns are bound by name from each table's own header (sqlite3_column_name), never by
+ * position; values of the wrong type reject the row with a message. A table that cannot be
+ * read (corrupt or truncated file, locked database) is a message naming the file and table;
+ * rows read before the error are kept and the error counts as one rejected row, so the Files
+ * table and --strict show it. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,12 +53,12 @@ typedef struct Src_ {
  * join or a recursive CTE yields rows without end. Reads therefore run under a budget that
  * grows with the file, far above what real databases use (the real rocpd sample: 460,000
  * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows. */
-enum { PROGRESS_OPS = 1000 };                /* VM instructions between checks */
-static const int64_t OPS_BASE = 10000000;    /* plus OPS_PER_BYTE per byte of the file */
+enum { PROGRESS_OPS = 1000 };             /* VM instructions between checks */
+static const int64_t OPS_BASE = 10000000; /* plus OPS_PER_BYTE per byte of the file */
 static const int64_t OPS_PER_BYTE = 100;
-static const double SECONDS_BASE = 30;       /* plus one second per 8 MB */
+static const double SECONDS_BASE = 30; /* plus one second per BYTES_PER_SECOND */
 static const double BYTES_PER_SECOND = 8e6;
-static const int64_t MIN_ROW_BYTES = 4;      /* no table row is smaller in the file */
+static const int64_t MIN_ROW_BYTES = 4; /* no table row is smaller in the file */
 
 static double now_s(void) {
     struct timespec ts;
