@@ -40,7 +40,9 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt);
 void Loader_delete(Loader* this);
 
 /* Queues a trace folder (walked recursively, dot files skipped) or a single file.
- * DCU_ERR_IO if the path does not exist. */
+ * DCU_ERR_IO if the path does not exist. Only regular files are ever opened, each file and
+ * folder once however many links or paths lead to it (folder_walk.h); what is not loaded
+ * still gets a Files-table row saying why. */
 DcuStatus Loader_addPath(Loader* this, const char* path, DcuError* err);
 
 /* Loads every queued file, then groups the files into runs (load_runs.c: run table,

@@ -20,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "json_feed.h"
 #include "load_event.h"
@@ -1267,8 +1269,13 @@ static void set_format(J* j) {
 }
 
 DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
-    gzFile gz = gzopen(f->path, "rb");
+    int fd = SafeFile_open(f->path, NULL, err); /* never a FIFO or device */
+    if (fd < 0) {
+        return DCU_ERR_IO;
+    }
+    gzFile gz = gzdopen(fd, "rb"); /* owns fd from here, gzclose closes it */
     if (!gz) {
+        close(fd);
         return Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
     }
     gzbuffer(gz, BLOCK);

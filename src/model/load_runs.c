@@ -176,7 +176,11 @@ static DcuStatus insert_runs(TraceDb* db, Run* runs, int nruns, RunFile* files, 
         s = TraceDb_prepare(db, "UPDATE source_file SET run_id = ?1 WHERE id = ?2", &upd, err);
     }
     if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "UPDATE source_file SET name = ?1 || '/' || name WHERE id = ?2",
+        /* a name that is the path itself (a file given alone, a folder given twice) says
+         * already where it came from */
+        s = TraceDb_prepare(db,
+                            "UPDATE source_file SET name = ?1 || '/' || name"
+                            " WHERE id = ?2 AND name <> path",
                             &ren, err);
     }
     Intern* labels = Intern_new();

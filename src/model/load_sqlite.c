@@ -2,34 +2,112 @@
  * results.db (old and new column sets) and rocprofv3 rocpd databases.
  *
  * The input is opened through SQLite itself, on a second connection, read-only
- * (SQLITE_OPEN_READONLY and a file: URI with mode=ro): it is never parsed by hand and never
- * written, so the file stays byte-identical. Columns are bound by name from each table's
- * own header (sqlite3_column_name), never by position; values of the wrong type reject the
- * row with a message. A table that cannot be read (corrupt or truncated file, locked
- * database) is a message naming the file and table; rows read before the error are kept
- * and the error counts as one rejected row, so the Files table and --strict show it. */
+ * (SQLITE_OPEN_READONLY and a file: URI with mode=ro and immutable=1): it is never parsed by
+ * hand and never written, so the file stays byte-identical and no -wal/-shm file appears.
+ * Reads run under a budget (steps, seconds, rows per byte of the file) and sqlite3_limit
+ * caps, and views are read only where rocpd's schema defines them.
+ * Columns are bound by name from each table's own header (sqlite3_column_name), never by
+ * position; values of the wrong type reject the row with a message. A table that cannot be
+ * read (corrupt or truncated file, locked database) is a message naming the file and table;
+ * rows read before the error are kept and the error counts as one rejected row, so the Files
+ * table and --strict show it. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dcutop/csv_reader.h"
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "load_event.h"
+
+typedef struct Obj_ {
+    char* name;
+    int is_view; /* 1: a view, read only where rocpd's schema defines one */
+    int warned;  /* 1: "is a view, not a table" said once */
+} Obj;
 
 typedef struct Src_ {
     LoaderCore* core;
     LoadFile* f;
-    sqlite3* db;   /* the input, read-only */
-    char** tables; /* names of tables and views in the input */
+    sqlite3* db; /* the input, read-only */
+    Obj* tables; /* tables and views in the input */
     int ntables;
+    /* the read budget (see on_progress) */
+    int64_t ops, max_ops; /* VM instructions run / allowed */
+    double t0, max_s;     /* start, seconds allowed */
+    int64_t max_rows;     /* rows any one table or view may yield */
+    uint64_t bytes;       /* size of the file */
+    int over;             /* 1: budget spent, every statement now stops */
+    int locked;           /* 1: a writer holds the file's lock (not opened) */
 } Src;
+
+/* ---- the read budget ------------------------------------------------------------- */
+
+/* A database is a program as much as data: a 8 KB file whose "kernels" is a view over a cross
+ * join or a recursive CTE yields rows without end. Reads therefore run under a budget that
+ * grows with the file, far above what real databases use (the real rocpd sample: 460,000
+ * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows. */
+enum { PROGRESS_OPS = 1000 };             /* VM instructions between checks */
+static const int64_t OPS_BASE = 10000000; /* plus OPS_PER_BYTE per byte of the file */
+static const int64_t OPS_PER_BYTE = 100;
+static const double SECONDS_BASE = 30; /* plus one second per BYTES_PER_SECOND */
+static const double BYTES_PER_SECOND = 8e6;
+static const int64_t MIN_ROW_BYTES = 4; /* no table row is smaller in the file */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_progress(void* ctx) {
+    Src* s = ctx;
+    s->ops += PROGRESS_OPS;
+    if (!s->over && (s->ops > s->max_ops || now_s() - s->t0 > s->max_s)) {
+        s->over = 1;
+    }
+    return s->over; /* non-zero interrupts the statement (SQLITE_INTERRUPT) */
+}
+
+static void budget_init(Src* s) {
+    s->max_ops = OPS_BASE + OPS_PER_BYTE * (int64_t)s->bytes;
+    s->max_s = SECONDS_BASE + (double)s->bytes / BYTES_PER_SECOND;
+    s->max_rows = (int64_t)(s->bytes / MIN_ROW_BYTES) + 16;
+    s->t0 = now_s();
+    sqlite3_progress_handler(s->db, PROGRESS_OPS, on_progress, s);
+    /* caps on what a hostile schema can ask of SQLite; real traces stay far below */
+    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 16 << 20);    /* one string, blob or row */
+    sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20); /* one statement's text */
+    sqlite3_limit(s->db, SQLITE_LIMIT_EXPR_DEPTH, 200);
+    sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, 500);
+    sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_limit(s->db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+    sqlite3_limit(s->db, SQLITE_LIMIT_WORKER_THREADS, 0);
+}
+
+/* Why the budget stopped the reads, for messages. */
+static void budget_reason(const Src* s, char* buf, size_t n) {
+    if (s->ops > s->max_ops) {
+        snprintf(buf, n, "over the read budget of %lld SQLite steps for a %llu-byte database",
+                 (long long)s->max_ops, (unsigned long long)s->bytes);
+    } else {
+        snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database", s->max_s,
+                 (unsigned long long)s->bytes);
+    }
+}
 
 /* ---- opening -------------------------------------------------------------------- */
 
-/* file: URI for path (RFC 3986: everything but unreserved characters and '/' escaped). */
+/* file: URI for path (RFC 3986: everything but unreserved characters and '/' escaped, so a
+ * '%', '?' or '#' in a folder name stays part of the path). immutable=1: SQLite reads the
+ * file as it is, takes no lock and never opens or creates a -wal, -shm or -journal file, so a
+ * WAL-mode database loads from a read-only folder and leaves nothing behind. */
 static char* file_uri(const char* path) {
     size_t n = strlen(path);
     char* u = xmalloc(n * 3 + 32);
@@ -44,11 +122,29 @@ static char* file_uri(const char* path) {
             o += (size_t)sprintf(u + o, "%%%02X", c);
         }
     }
-    strcpy(u + o, "?mode=ro");
+    strcpy(u + o, "?mode=ro&immutable=1");
     return u;
 }
 
 static DcuStatus open_ro(Src* s, DcuError* err) {
+    /* SQLite opens the path itself: check again that it is a regular file (not replaced by a
+     * FIFO since it was sniffed), never hand it something that blocks */
+    struct stat sb;
+    int fd = SafeFile_open(s->f->path, &sb, err);
+    if (fd < 0) {
+        return DCU_ERR_IO;
+    }
+    s->bytes = (uint64_t)sb.st_size;
+    /* immutable=1 takes no lock, so look for a writer ourselves: SQLite's pending and shared
+     * lock bytes (os_unix.c: PENDING_BYTE 0x40000000, then RESERVED, then 510 SHARED) are
+     * write-locked while a writer commits, and the file may then be half written */
+    const off_t pending = 0x40000000;
+    s->locked = SafeFile_writeLocked(fd, pending, 1) || SafeFile_writeLocked(fd, pending + 2, 510);
+    close(fd);
+    if (s->locked) {
+        return Error_set(err, DCU_ERR_IO, "database is locked by a writer (read it again when "
+                                          "the profiler has finished)");
+    }
     char* uri = file_uri(s->f->path);
     int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
@@ -58,10 +154,11 @@ static DcuStatus open_ro(Src* s, DcuError* err) {
     }
     sqlite3_busy_timeout(s->db, 200);
     sqlite3_extended_result_codes(s->db, 1);
+    budget_init(s);
     sqlite3_stmt* st = NULL;
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
-                           " ORDER BY name",
+                           "SELECT name, type = 'view' FROM sqlite_master"
+                           " WHERE type IN ('table', 'view') ORDER BY name",
                            -1, &st, NULL) != SQLITE_OK) {
         return Error_set(err, DCU_ERR_IO, "%s", sqlite3_errmsg(s->db));
     }
@@ -69,10 +166,10 @@ static DcuStatus open_ro(Src* s, DcuError* err) {
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (s->ntables == cap) {
             cap = cap ? cap * 2 : 32;
-            s->tables = xrealloc(s->tables, sizeof(char*) * (size_t)cap);
+            s->tables = xrealloc(s->tables, sizeof(Obj) * (size_t)cap);
         }
         const char* t = (const char*)sqlite3_column_text(st, 0);
-        s->tables[s->ntables++] = xstrdup(t ? t : "");
+        s->tables[s->ntables++] = (Obj){xstrdup(t ? t : ""), sqlite3_column_int(st, 1), 0};
     }
     DcuStatus r = DCU_OK;
     if (rc != SQLITE_DONE) {
@@ -82,19 +179,38 @@ static DcuStatus open_ro(Src* s, DcuError* err) {
     return r;
 }
 
-static int has_table(const Src* s, const char* name) {
+/* A table named name. A view of that name is not read (a view is a query: only rocpd's
+ * schema defines views, read through has_view); it is said once, in a message. */
+static int has_table(Src* s, const char* name) {
     for (int i = 0; i < s->ntables; i++) {
-        if (strcmp(s->tables[i], name) == 0) {
+        Obj* o = &s->tables[i];
+        if (strcmp(o->name, name) == 0) {
+            if (o->is_view && !o->warned) {
+                o->warned = 1;
+                Load_message(s->core, s->f, "%s is a view, not a table: not read (only rocpd's "
+                                            "views are)", name);
+            }
+            return !o->is_view;
+        }
+    }
+    return 0;
+}
+
+/* A table or a view named name: for the objects rocpd's schema defines as views. */
+static int has_view(const Src* s, const char* name) {
+    for (int i = 0; i < s->ntables; i++) {
+        if (strcmp(s->tables[i].name, name) == 0) {
             return 1;
         }
     }
     return 0;
 }
 
+/* A table whose name starts with prefix (views never count). */
 static int has_prefix(const Src* s, const char* prefix) {
     size_t pl = strlen(prefix);
     for (int i = 0; i < s->ntables; i++) {
-        if (strncmp(s->tables[i], prefix, pl) == 0) {
+        if (!s->tables[i].is_view && strncmp(s->tables[i].name, prefix, pl) == 0) {
             return 1;
         }
     }
@@ -103,14 +219,22 @@ static int has_prefix(const Src* s, const char* prefix) {
 
 /* ---- reading rows ------------------------------------------------------------------ */
 
-typedef struct Tab_ {
+typedef struct Tab_ Tab;
+static void tab_close(Tab* t);
+
+struct Tab_ {
     Src* s;
     const char* table; /* for messages */
     sqlite3_stmt* st;
     int ncols;
     int64_t row;       /* 1-based row being read */
     char where[160];
-} Tab;
+};
+
+static void tab_close(Tab* t) {
+    sqlite3_finalize(t->st);
+    t->st = NULL;
+}
 
 static DcuStatus tab_open(Src* s, Tab* t, const char* table, const char* sql) {
     memset(t, 0, sizeof(*t));
@@ -131,6 +255,15 @@ static int tab_next(Tab* t) {
     if (!t->st) {
         return 0;
     }
+    if (t->row >= t->s->max_rows) {
+        Load_message(t->s->core, t->s->f, "table %s: more rows than a %llu-byte database can "
+                                          "hold (a view that multiplies rows?): stopped after "
+                                          "%lld rows (the rows before are kept)",
+                     t->table, (unsigned long long)t->s->bytes, (long long)t->row);
+        t->s->f->rejected++;
+        tab_close(t);
+        return 0;
+    }
     int rc = sqlite3_step(t->st);
     if (rc == SQLITE_ROW) {
         t->row++;
@@ -139,16 +272,17 @@ static int tab_next(Tab* t) {
         return 1;
     }
     if (rc != SQLITE_DONE) {
+        char why[200];
+        if (t->s->over) {
+            budget_reason(t->s, why, sizeof(why));
+        } else {
+            snprintf(why, sizeof(why), "%s", sqlite3_errmsg(t->s->db));
+        }
         Load_message(t->s->core, t->s->f, "table %s: %s after %lld rows (the rows before are kept)",
-                     t->table, sqlite3_errmsg(t->s->db), (long long)t->row);
+                     t->table, why, (long long)t->row);
         t->s->f->rejected++;
     }
     return 0;
-}
-
-static void tab_close(Tab* t) {
-    sqlite3_finalize(t->st);
-    t->st = NULL;
 }
 
 /* Column index of the first of the given names (case-insensitive), -1 if none. */
@@ -545,9 +679,7 @@ static char* companion_path(const char* db_path) {
     size_t n = strlen(db_path);
     if (n > 3 && strcmp(db_path + n - 3, ".db") == 0) {
         char* p = xasprintf("%.*s.hiptrace.csv", (int)(n - 3), db_path);
-        FILE* fp = fopen(p, "rb");
-        if (fp) {
-            fclose(fp);
+        if (SafeFile_check(p, NULL, NULL) == 0) { /* a FIFO there would block the read */
             return p;
         }
         free(p);
@@ -587,11 +719,11 @@ static void hip_api_names(Src* s, IdName** out, int* nout) {
         strcpy(built, "SELECT Name, count(*), CAST(sum(CAST(EndNs - BeginNs AS REAL)) AS INTEGER) FROM (");
         int first = 1;
         for (int i = 0; i < s->ntables; i++) {
-            if (strncmp(s->tables[i], "HIP_", 4) != 0) {
+            if (s->tables[i].is_view || strncmp(s->tables[i].name, "HIP_", 4) != 0) {
                 continue;
             }
             char* part = sqlite3_mprintf("%sSELECT Name, BeginNs, EndNs FROM \"%w\"",
-                                         first ? "" : " UNION ALL ", s->tables[i]);
+                                         first ? "" : " UNION ALL ", s->tables[i].name);
             xgrow((void**)&built, &cap, strlen(built) + strlen(part) + 64);
             strcat(built, part);
             sqlite3_free(part);
@@ -636,10 +768,14 @@ static void hip_api_names(Src* s, IdName** out, int* nout) {
 }
 
 /* hipMemcpyKind (HIP headers): the Kind column of HIPCOPY_* [unverified for hipprof]. */
-static const char* copy_kind_name(int64_t k) {
+static const char* copy_kind_name(int64_t k, char* buf, size_t n) {
     static const char* const names[] = {"CopyHostToHost", "CopyHostToDevice", "CopyDeviceToHost",
                                         "CopyDeviceToDevice", "CopyDefault"};
-    return k >= 0 && k < 5 ? names[k] : NULL;
+    if (k >= 0 && k < 5) {
+        return names[k];
+    }
+    snprintf(buf, n, "Copy kind %lld", (long long)k); /* an unknown kind keeps its number */
+    return buf;
 }
 
 /* The per-process suffix of HIPOPS_1234 as a pid, when it is a number. */
@@ -649,6 +785,59 @@ static int64_t suffix_pid(const char* table) {
         return LOAD_NULL;
     }
     return strtoll(u + 1, NULL, 10);
+}
+
+/* A HIPOPS_* kernel name: its STR_TABLE string (column cn), else "kernel #id" written into
+ * buf from the id in column cname; NULL when that id is not a number (row rejected). */
+static const char* ops_name(Tab* t, int cn, int cname, char* buf, size_t n, size_t* nl) {
+    const char* name = get_text(t, cn, nl);
+    if (*nl > 0) {
+        return name;
+    }
+    int64_t id;
+    if (!get_int(t, cname, &id)) {
+        return NULL;
+    }
+    snprintf(buf, n, "kernel #%lld", (long long)id);
+    *nl = strlen(buf);
+    return buf;
+}
+
+/* The name matched to HIP API id, else "HIP API #id" written into buf. */
+static const char* api_name(const IdName* api, int napi, int64_t id, char* buf, size_t n) {
+    for (int k = 0; k < napi; k++) {
+        if (api[k].id == id) {
+            return api[k].name;
+        }
+    }
+    snprintf(buf, n, "HIP API #%lld", (long long)id);
+    return buf;
+}
+
+/* ROCPROF_KERNEL: the kernels of a hipprof database that has no HIPOPS_* table. */
+static void hipprof_rocprof_kernel(Src* s) {
+    Tab t;
+    if (tab_open(s, &t, "ROCPROF_KERNEL", "SELECT * FROM ROCPROF_KERNEL") == DCU_OK) {
+        int ci = COL(&t, "Dispatch_ID"), cg = COL(&t, "GPU_ID"), cq = COL(&t, "Queue_ID"),
+            cn = COL(&t, "Kernel_Name"), cb = COL(&t, "Start_Timestamp"),
+            ce = COL(&t, "End_Timestamp"), cgr = COL(&t, "GRD"), cw = COL(&t, "WGR"),
+            cl = COL(&t, "LDS"), cv = COL(&t, "Arch_VGPR"), csg = COL(&t, "SGPR");
+        while (tab_next(&t)) {
+            LoadDispatch ld;
+            LoadDispatch_init(&ld);
+            size_t nl;
+            const char* name = get_text(&t, cn, &nl);
+            if (!get_int(&t, ci, &ld.seq) || !get_int(&t, cg, &ld.gpu) ||
+                !get_int(&t, cq, &ld.queue) || !get_int(&t, cb, &ld.start) ||
+                !get_int(&t, ce, &ld.end) || !get_int(&t, cgr, &ld.grid) ||
+                !get_int(&t, cw, &ld.workgroup) || !get_int(&t, cl, &ld.lds) ||
+                !get_int(&t, cv, &ld.vgpr) || !get_int(&t, csg, &ld.sgpr)) {
+                continue;
+            }
+            LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB);
+        }
+        tab_close(&t);
+    }
 }
 
 static void load_hipprof(Src* s) {
@@ -661,10 +850,10 @@ static void load_hipprof(Src* s) {
     }
     int64_t kernels = 0;
     for (int i = 0; i < s->ntables; i++) {
-        const char* tn = s->tables[i];
+        const char* tn = s->tables[i].name;
         int ops = strncmp(tn, "HIPOPS_", 7) == 0, cpy = strncmp(tn, "HIPCOPY_", 8) == 0,
             hip = strncmp(tn, "HIP_", 4) == 0;
-        if (!ops && !cpy && !hip) {
+        if ((!ops && !cpy && !hip) || !has_table(s, tn)) { /* a view is named, not read */
             continue;
         }
         char* sql = ops && has_str
@@ -693,18 +882,9 @@ static void load_hipprof(Src* s) {
             }
             if (ops) {
                 size_t nl;
-                const char* name = get_text(&t, cn, &nl);
                 char idbuf[48];
-                if (nl == 0) { /* no string for this id */
-                    int64_t id;
-                    if (!get_int(&t, cname, &id)) {
-                        continue;
-                    }
-                    snprintf(idbuf, sizeof(idbuf), "kernel #%lld", (long long)id);
-                    name = idbuf;
-                    nl = strlen(idbuf);
-                }
-                if (skip_name(name, nl)) {
+                const char* name = ops_name(&t, cn, cname, idbuf, sizeof(idbuf), &nl);
+                if (!name || skip_name(name, nl)) {
                     continue;
                 }
                 LoadDispatch ld;
@@ -723,11 +903,7 @@ static void load_hipprof(Src* s) {
                     continue;
                 }
                 char kb[48];
-                const char* name = copy_kind_name(kind);
-                if (!name) {
-                    snprintf(kb, sizeof(kb), "Copy kind %lld", (long long)kind);
-                    name = kb;
-                }
+                const char* name = copy_kind_name(kind, kb, sizeof(kb));
                 LoadEvent_copy(s->core, s->f, t.where, name, strlen(name), LOAD_NULL, LOAD_NULL,
                                queue, idx, bytes, b, e, RANK_DB);
             } else {
@@ -740,16 +916,7 @@ static void load_hipprof(Src* s) {
                     if (!get_int(&t, cname, &id)) {
                         continue;
                     }
-                    name = NULL;
-                    for (int k = 0; k < napi; k++) {
-                        if (api[k].id == id) {
-                            name = api[k].name;
-                        }
-                    }
-                    if (!name) {
-                        snprintf(nb, sizeof(nb), "HIP API #%lld", (long long)id);
-                        name = nb;
-                    }
+                    name = api_name(api, napi, id, nb, sizeof(nb));
                     nl = strlen(name);
                 }
                 LoadEvent_apiCall(s->core, s->f, t.where, "HIP", name, nl,
@@ -759,28 +926,7 @@ static void load_hipprof(Src* s) {
         tab_close(&t);
     }
     if (kernels == 0 && has_table(s, "ROCPROF_KERNEL")) {
-        Tab t;
-        if (tab_open(s, &t, "ROCPROF_KERNEL", "SELECT * FROM ROCPROF_KERNEL") == DCU_OK) {
-            int ci = COL(&t, "Dispatch_ID"), cg = COL(&t, "GPU_ID"), cq = COL(&t, "Queue_ID"),
-                cn = COL(&t, "Kernel_Name"), cb = COL(&t, "Start_Timestamp"),
-                ce = COL(&t, "End_Timestamp"), cgr = COL(&t, "GRD"), cw = COL(&t, "WGR"),
-                cl = COL(&t, "LDS"), cv = COL(&t, "Arch_VGPR"), csg = COL(&t, "SGPR");
-            while (tab_next(&t)) {
-                LoadDispatch ld;
-                LoadDispatch_init(&ld);
-                size_t nl;
-                const char* name = get_text(&t, cn, &nl);
-                if (!get_int(&t, ci, &ld.seq) || !get_int(&t, cg, &ld.gpu) ||
-                    !get_int(&t, cq, &ld.queue) || !get_int(&t, cb, &ld.start) ||
-                    !get_int(&t, ce, &ld.end) || !get_int(&t, cgr, &ld.grid) ||
-                    !get_int(&t, cw, &ld.workgroup) || !get_int(&t, cl, &ld.lds) ||
-                    !get_int(&t, cv, &ld.vgpr) || !get_int(&t, csg, &ld.sgpr)) {
-                    continue;
-                }
-                LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &ld, RANK_DB);
-            }
-            tab_close(&t);
-        }
+        hipprof_rocprof_kernel(s);
     }
     if (has_prefix(s, "HIPTXOPS") || has_table(s, "TRACE_COUNTER")) {
         Load_message(s->core, s->f, "tables HIPTXOPS*/TRACE_COUNTER: column layout unknown, not "
@@ -818,22 +964,10 @@ static const char* region_domain(const char* cat, int* is_marker) {
     return "OTHER";
 }
 
-static void load_rocpd(Src* s) {
-    s->f->format = "rocpd database (rocprofv3)";
-    char version[64] = "?";
-    sqlite3_stmt* st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-        snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-    if (version[0] != '3') {
-        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
-                                    "its views anyway", version);
-    }
+/* The kernels view: one row per dispatch. */
+static void rocpd_kernels(Src* s) {
     Tab t;
-    if (has_table(s, "kernels") &&
+    if (has_view(s, "kernels") &&
         tab_open(s, &t, "kernels",
                  "SELECT name, dispatch_id, agent_abs_index, queue_id, stream_id, pid, tid,"
                  " corr_id, start, end, grid_x * grid_y * grid_z,"
@@ -857,7 +991,12 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
-    if (has_table(s, "regions") &&
+}
+
+/* The regions view: API calls, and markers as ranges. */
+static void rocpd_regions(Src* s) {
+    Tab t;
+    if (has_view(s, "regions") &&
         tab_open(s, &t, "regions",
                  "SELECT category, name, pid, tid, corr_id, start, end FROM regions"
                  " ORDER BY start") == DCU_OK) {
@@ -882,7 +1021,12 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
-    if (has_table(s, "memory_copies") &&
+}
+
+/* The memory_copies view. */
+static void rocpd_copies(Src* s) {
+    Tab t;
+    if (has_view(s, "memory_copies") &&
         tab_open(s, &t, "memory_copies",
                  "SELECT name, src_agent_abs_index, dst_agent_abs_index, stream_id, corr_id,"
                  " size, start, end FROM memory_copies ORDER BY start") == DCU_OK) {
@@ -901,7 +1045,12 @@ static void load_rocpd(Src* s) {
         }
         tab_close(&t);
     }
-    if (has_table(s, "rocpd_info_agent") &&
+}
+
+/* The rocpd_info_agent view: the devices. */
+static void rocpd_agents(Src* s) {
+    Tab t;
+    if (has_view(s, "rocpd_info_agent") &&
         tab_open(s, &t, "rocpd_info_agent",
                  "SELECT absolute_index, type, name, product_name FROM rocpd_info_agent"
                  " ORDER BY absolute_index") == DCU_OK) {
@@ -933,17 +1082,39 @@ static void load_rocpd(Src* s) {
     }
 }
 
+static void load_rocpd(Src* s) {
+    s->f->format = "rocpd database (rocprofv3)";
+    char version[64] = "?";
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (version[0] != '3') {
+        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
+                                    "its views anyway", version);
+    }
+    rocpd_kernels(s);
+    rocpd_regions(s);
+    rocpd_copies(s);
+    rocpd_agents(s);
+}
+
 /* ---- entry ---------------------------------------------------------------------------- */
 
 DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
-    Src s = {core, f, NULL, NULL, 0};
+    Src s = {0};
+    s.core = core;
+    s.f = f;
     DcuError oerr;
     Error_clear(&oerr);
     DcuStatus rc = open_ro(&s, &oerr);
     if (rc != DCU_OK) {
         /* the file can be opened but SQLite cannot read it (truncated, not a database,
          * locked by a writer): bad content, like a binary file posing as CSV */
-        int code = s.db ? sqlite3_errcode(s.db) & 0xff : SQLITE_CANTOPEN;
+        int code = s.locked ? SQLITE_BUSY : s.db ? sqlite3_errcode(s.db) & 0xff : SQLITE_CANTOPEN;
         if (code == SQLITE_CANTOPEN || code == SQLITE_PERM || code == SQLITE_IOERR) {
             rc = Error_set(err, DCU_ERR_IO, "%s", oerr.msg);
         } else {
@@ -953,7 +1124,7 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             f->note = xasprintf("SQLite database that cannot be read: %s", oerr.msg);
         }
     } else {
-        if (has_table(&s, "rocpd_metadata") && has_table(&s, "kernels")) {
+        if (has_view(&s, "rocpd_metadata") && has_view(&s, "kernels")) {
             load_rocpd(&s);
         } else if (has_table(&s, "rocpd_op") && has_table(&s, "rocpd_string")) {
             LoadRpd_read(core, f, s.db);
@@ -977,7 +1148,7 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
         }
     }
     for (int i = 0; i < s.ntables; i++) {
-        free(s.tables[i]);
+        free(s.tables[i].name);
     }
     free(s.tables);
     if (s.db && sqlite3_close(s.db) != SQLITE_OK) {

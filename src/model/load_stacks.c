@@ -21,6 +21,7 @@
 
 #include "dcutop/csv_reader.h"
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/stacks.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
@@ -1049,7 +1050,7 @@ static int long_line_folded(const char* path, size_t off, const char* head, size
     if (!memchr(head, ';', hn) || memchr(head, ',', hn)) {
         return 0;
     }
-    FILE* fp = fopen(path, "rb");
+    FILE* fp = SafeFile_fopen(path, NULL);
     if (!fp || fseek(fp, (long)off, SEEK_SET) != 0) {
         if (fp) {
             fclose(fp);
@@ -1101,7 +1102,7 @@ static int name_says_stacks(const char* path) {
 }
 
 int LoadStacks_sniff(const char* path) {
-    FILE* fp = fopen(path, "rb");
+    FILE* fp = SafeFile_fopen(path, NULL);
     if (!fp) {
         return SF_NONE;
     }
@@ -1200,9 +1201,10 @@ static void progress(Ctx* c, long pos) {
 }
 
 static DcuStatus read_lines(Ctx* c, int form, DcuError* err) {
-    FILE* fp = fopen(c->f->path, "rb");
+    DcuError oe;
+    FILE* fp = SafeFile_fopen(c->f->path, &oe);
     if (!fp) {
-        return Error_set(err, DCU_ERR_IO, "%s: cannot open: %s", c->f->path, strerror(errno));
+        return Error_set(err, DCU_ERR_IO, "%s: %s", c->f->path, oe.msg);
     }
     char* line = NULL;
     size_t cap = 0;

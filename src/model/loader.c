@@ -1,8 +1,8 @@
-/* loader.c - walks trace folders, sniffs each file, owns the load transaction and the
- * prepared statements, and decides after loading which files are superseded. */
+/* loader.c - takes the files found by the folder walk (folder_walk.c), sniffs each one,
+ * owns the load transaction and the prepared statements, and then groups the files into
+ * runs (load_runs.c), which decides which files of a run are superseded. */
 #include "dcutop/loader.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,32 +10,32 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dcutop/folder_walk.h"
 #include "dcutop/names.h"
-#include "dcutop/variab.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/shortname.h"
+#include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
 #define MAX_DEPTH 8
 
-typedef struct Queued_ {
-    char* path;
-    char* name;   /* relative to the path the user gave */
-    char* dir;
-    char* reldir; /* dir relative to that path ("" at its top, and for a file given) */
-    char* tag;    /* run_tag() of the path */
-    int root;     /* which Loader_addPath call (0-based) */
-    uint64_t bytes;
-    int64_t id;         /* source_file.id once loaded */
-    const char* format; /* static text once loaded */
-} Queued;
+/* What the runs need of each walk entry once it is loaded (index = entry index). */
+typedef struct Loaded_ {
+    int64_t id;         /* source_file.id */
+    const char* format; /* static text */
+    char* tag;          /* run_tag() of the path (owned) */
+} Loaded;
 
 struct Loader_ {
     LoaderCore core;
-    Queued* q;
-    int nq, capq;
-    char** roots; /* the paths given, trailing slashes dropped (owned) */
+    FolderWalk* walk; /* the files to load, in order */
+    Loaded* loaded;   /* one per walk entry, filled by load_one (owned) */
+    char** roots;     /* the paths given, trailing slashes dropped (owned) */
     int nroots;
+    sqlite3_stmt* file_ins; /* source_file row, before reading (messages refer to it) */
+    sqlite3_stmt* file_upd; /* its outcome, after */
+    sqlite3_stmt* layer_ins;
     LoadTotals totals;
 };
 
@@ -83,6 +83,7 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     if (this->core.opt.max_event_size <= 0) {
         this->core.opt.max_event_size = LOAD_DEFAULT_EVENT_SIZE;
     }
+    this->walk = FolderWalk_new(MAX_DEPTH);
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
@@ -98,15 +99,17 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    sqlite3_finalize(this->file_ins);
+    sqlite3_finalize(this->file_upd);
+    sqlite3_finalize(this->layer_ins);
     LoadStacks_done(&this->core);
-    for (int i = 0; i < this->nq; i++) {
-        free(this->q[i].path);
-        free(this->q[i].name);
-        free(this->q[i].dir);
-        free(this->q[i].reldir);
-        free(this->q[i].tag);
+    if (this->loaded) {
+        for (int i = 0; i < FolderWalk_count(this->walk); i++) {
+            free(this->loaded[i].tag);
+        }
+        free(this->loaded);
     }
-    free(this->q);
+    FolderWalk_delete(this->walk);
     for (int i = 0; i < this->nroots; i++) {
         free(this->roots[i]);
     }
@@ -118,102 +121,18 @@ const LoadTotals* Loader_totals(const Loader* this) {
     return &this->totals;
 }
 
-static char* run_tag(const char* path);
-
-static void enqueue(Loader* this, const char* path, const char* root, const char* dir,
-                    uint64_t bytes) {
-    if (this->nq == this->capq) {
-        this->capq = this->capq ? this->capq * 2 : 32;
-        this->q = xrealloc(this->q, sizeof(Queued) * (size_t)this->capq);
-    }
-    Queued* q = &this->q[this->nq];
-    memset(q, 0, sizeof(*q));
-    q->path = xstrdup(path);
-    size_t rl = strlen(root);
-    q->name = xstrdup(rl > 0 && strncmp(path, root, rl) == 0 && path[rl] == '/' ? path + rl + 1 : path);
-    q->dir = xstrdup(dir);
-    q->reldir = xstrdup(rl > 0 && strncmp(dir, root, rl) == 0 && dir[rl] == '/' ? dir + rl + 1 : "");
-    q->tag = run_tag(path);
-    q->root = this->nroots - 1;
-    q->bytes = bytes;
-    q->format = "?";
-    this->nq++;
-    this->core.bytes_total += bytes;
-}
-
-static int cmp_str(const void* a, const void* b) {
-    return strcmp(*(char* const*)a, *(char* const*)b);
-}
-
-/* Sorted walk so that load order, ids and messages are the same on every machine. */
-static void walk(Loader* this, const char* root, const char* dir, int depth) {
-    DIR* d = opendir(dir);
-    if (!d) {
-        enqueue(this, dir, "", dir, 0); /* reported as unreadable when loaded */
-        return;
-    }
-    char** names = NULL;
-    int n = 0, cap = 0;
-    struct dirent* e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') {
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            names = xrealloc(names, sizeof(char*) * (size_t)cap);
-        }
-        names[n++] = xstrdup(e->d_name);
-    }
-    closedir(d);
-    if (n > 1) { /* names is NULL for an empty folder: qsort(NULL, 0, ...) is undefined */
-        qsort(names, (size_t)n, sizeof(char*), cmp_str);
-    }
-    for (int i = 0; i < n; i++) {
-        char* p = xasprintf("%s/%s", dir, names[i]);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (depth < MAX_DEPTH) {
-                walk(this, root, p, depth + 1);
-            }
-        } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-            enqueue(this, p, root, dir, (uint64_t)st.st_size);
-        } else {
-            enqueue(this, p, root, dir, 0);
-        }
-        free(p);
-        free(names[i]);
-    }
-    free(names);
-}
-
 DcuStatus Loader_addPath(Loader* this, const char* path, DcuError* err) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        return Error_set(err, DCU_ERR_IO, "%s: %s", path, strerror(errno));
-    }
-    char* clean = xstrdup(path);
-    size_t l = strlen(clean);
-    while (l > 1 && clean[l - 1] == '/') {
-        clean[--l] = '\0';
-    }
-    this->roots = xrealloc(this->roots, sizeof(char*) * (size_t)(this->nroots + 1));
-    this->roots[this->nroots++] = xstrdup(clean);
-    if (S_ISDIR(st.st_mode)) {
-        walk(this, clean, clean, 0);
-    } else {
-        char* dir = xstrdup(clean);
-        char* slash = strrchr(dir, '/');
-        if (slash) {
-            *slash = '\0';
-        } else {
-            strcpy(dir, ".");
+    DcuStatus s = FolderWalk_add(this->walk, path, err);
+    if (s == DCU_OK) { /* the runs name themselves after the path */
+        char* clean = xstrdup(path);
+        size_t l = strlen(clean);
+        while (l > 1 && clean[l - 1] == '/') {
+            clean[--l] = '\0';
         }
-        enqueue(this, clean, "", dir, (uint64_t)st.st_size);
-        free(dir);
+        this->roots = xrealloc(this->roots, sizeof(char*) * (size_t)(this->nroots + 1));
+        this->roots[this->nroots++] = clean;
     }
-    free(clean);
-    return DCU_OK;
+    return s;
 }
 
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
@@ -346,84 +265,131 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
     return NULL;
 }
 
-static DcuStatus load_one(Loader* this, Queued* q, DcuError* err) {
+/* Opens, sniffs and reads one file into f. DCU_OK, or the reason it could not be read. */
+static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
+    unsigned char head[512];
+    FILE* fp = SafeFile_fopen(f->path, ferr); /* a FIFO or device is refused, never waited on */
+    if (!fp) {
+        return DCU_ERR_IO;
+    }
+    size_t n = fread(head, 1, sizeof(head), fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        return Error_set(ferr, DCU_ERR_IO, "cannot read: %s", strerror(errno));
+    }
+    if (is_doc_file(f->path)) {
+        f->format = "skipped";
+        f->note = xstrdup("not a trace (documentation or code)");
+        return DCU_OK;
+    }
+    const char* note = "empty file";
+    const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
+    int steps = n == 0 ? 0 : LoadSteps_sniff(f->path, head, n);
+    int sform;
+    if (steps > 0) {
+        return LoadSteps_file(core, f, steps, ferr);
+    } else if (other == sniffed_sqlite) {
+        return LoadSqlite_file(core, f, ferr);
+    } else if (other == sniffed_json) {
+        return LoadJson_file(core, f, ferr);
+    } else if (other) {
+        f->format = other;
+        f->note = xstrdup(note);
+        return DCU_OK;
+    } else if ((sform = LoadStacks_sniff(f->path)) > 0) {
+        return LoadStacks_file(core, f, sform, ferr);
+    }
+    return LoadCsv_file(core, f, ferr);
+}
+
+/* Stores f's outcome in source_file and its layers in source_layer. */
+static DcuStatus record_file(Loader* this, const LoadFile* f, DcuError* err) {
+    sqlite3* db = TraceDb_handle(this->core.db);
+    sqlite3_stmt* upd = this->file_upd;
+    sqlite3_bind_text(upd, 1, f->format, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(upd, 2, f->rows);
+    sqlite3_bind_int64(upd, 3, f->rejected);
+    sqlite3_bind_int(upd, 4, f->pmc);
+    if (f->note) {
+        sqlite3_bind_text(upd, 5, f->note, -1, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_null(upd, 5);
+    }
+    sqlite3_bind_int64(upd, 6, f->id);
+    int rc = sqlite3_step(upd);
+    sqlite3_reset(upd);
+    if (rc != SQLITE_DONE) {
+        return Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
+    }
+    for (int l = 0; l < LAYER_COUNT; l++) {
+        if (f->layer_rows[l] == 0) {
+            continue;
+        }
+        sqlite3_stmt* ly = this->layer_ins;
+        sqlite3_bind_int64(ly, 1, f->id);
+        sqlite3_bind_text(ly, 2, layer_names[l], -1, SQLITE_STATIC);
+        sqlite3_bind_int(ly, 3, f->layer_grain[l]);
+        sqlite3_bind_int(ly, 4, f->layer_rank[l]);
+        rc = sqlite3_step(ly);
+        sqlite3_reset(ly);
+        if (rc != SQLITE_DONE) {
+            return Error_set(err, DCU_ERR_SQL, "source_layer: %s", sqlite3_errmsg(db));
+        }
+    }
+    return DCU_OK;
+}
+
+static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError* err) {
     LoaderCore* core = &this->core;
     LoadFile f = {0};
     f.path = q->path;
     f.format = "?";
     sqlite3* db = TraceDb_handle(core->db);
-    sqlite3_stmt* ins = NULL;
-    DcuStatus s = TraceDb_prepare(core->db,
-                                  "INSERT INTO source_file(path, dir, run_tag, format, bytes, name,"
-                                  " root) VALUES(?1, ?2, ?3, '?', ?4, ?5, ?6)",
-                                  &ins, err);
-    if (s != DCU_OK) {
-        return s;
-    }
+    sqlite3_stmt* ins = this->file_ins;
     char* spath = Names_sanitize(q->path, strlen(q->path));
     sqlite3_bind_text(ins, 1, spath, -1, free);
     sqlite3_bind_text(ins, 2, q->dir, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins, 3, q->tag, -1, SQLITE_STATIC);
+    Loaded* ld = &this->loaded[index];
+    ld->tag = run_tag(q->path);
+    sqlite3_bind_text(ins, 3, ld->tag, -1, SQLITE_STATIC);
     sqlite3_bind_int64(ins, 4, (sqlite3_int64)q->bytes);
     sqlite3_bind_text(ins, 5, Names_sanitize(q->name, strlen(q->name)), -1, free);
     sqlite3_bind_int(ins, 6, q->root);
-    if (sqlite3_step(ins) != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
-        sqlite3_finalize(ins);
-        return s;
+    int rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    sqlite3_clear_bindings(ins);
+    if (rc != SQLITE_DONE) {
+        return Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
     }
-    sqlite3_finalize(ins);
     f.id = sqlite3_last_insert_rowid(db);
-    q->id = f.id;
+    ld->id = f.id;
     this->totals.files++;
 
-    unsigned char head[512];
-    FILE* fp = fopen(q->path, "rb");
-    size_t n = 0;
-    DcuStatus fs = DCU_OK;
     DcuError ferr;
     Error_clear(&ferr);
-    if (!fp) {
-        fs = Error_set(&ferr, DCU_ERR_IO, "cannot open: %s", strerror(errno));
+    DcuStatus fs = DCU_OK;
+    if (q->format) { /* decided by the walk: never opened */
+        f.format = q->format;
+        f.note = Names_sanitize(q->note, strlen(q->note));
+        if (strcmp(q->format, "unreadable") == 0) {
+            fs = Error_set(&ferr, DCU_ERR_IO, "%s", f.note);
+        }
+        if (q->warn) {
+            Load_message(core, &f, "%s", f.note);
+        }
     } else {
-        n = fread(head, 1, sizeof(head), fp);
-        if (ferror(fp)) {
-            fs = Error_set(&ferr, DCU_ERR_IO, "cannot read: %s", strerror(errno));
-        }
-        fclose(fp);
-    }
-    const char* note = NULL;
-    int sform;
-    if (fs == DCU_OK && is_doc_file(q->path)) {
-        f.format = "skipped";
-        f.note = xstrdup("not a trace (documentation or code)");
-    } else if (fs == DCU_OK) {
-        const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
-        int steps = n == 0 ? 0 : LoadSteps_sniff(q->path, head, n);
-        if (n == 0) {
-            note = "empty file";
-        }
-        if (steps > 0) {
-            fs = LoadSteps_file(core, &f, steps, &ferr);
-        } else if (other == sniffed_sqlite) {
-            fs = LoadSqlite_file(core, &f, &ferr);
-        } else if (other == sniffed_json) {
-            fs = LoadJson_file(core, &f, &ferr);
-        } else if (other) {
-            f.format = other;
-            f.note = xstrdup(note);
-        } else if ((sform = LoadStacks_sniff(q->path)) > 0) {
-            fs = LoadStacks_file(core, &f, sform, &ferr);
-        } else {
-            fs = LoadCsv_file(core, &f, &ferr);
-        }
+        fs = read_file(core, &f, &ferr);
     }
     if (fs != DCU_OK) {
         f.format = "unreadable";
         /* the path is already in the file column; keep only the reason */
         const char* m = ferr.msg;
         const char* colon = strstr(m, ": ");
-        f.note = xstrdup(colon && strncmp(m, q->path, strlen(q->path)) == 0 ? colon + 2 : m);
+        char* reason =
+            xstrdup(colon && strncmp(m, q->path, strlen(q->path)) == 0 ? colon + 2 : m);
+        free(f.note);
+        f.note = reason;
         this->totals.files_failed++;
     } else if (f.rows > 0) {
         this->totals.files_loaded++;
@@ -437,62 +403,22 @@ static DcuStatus load_one(Loader* this, Queued* q, DcuError* err) {
                      (long long)(f.rejected - f.messages));
     }
     core->bytes_before += q->bytes;
-
-    sqlite3_stmt* upd = NULL;
-    s = TraceDb_prepare(core->db,
-                        "UPDATE source_file SET format = ?1, rows_read = ?2, rows_rejected = ?3,"
-                        " pmc = ?4, note = ?5 WHERE id = ?6",
-                        &upd, err);
-    if (s == DCU_OK) {
-        sqlite3_bind_text(upd, 1, f.format, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(upd, 2, f.rows);
-        sqlite3_bind_int64(upd, 3, f.rejected);
-        sqlite3_bind_int(upd, 4, f.pmc);
-        if (f.note) {
-            sqlite3_bind_text(upd, 5, f.note, -1, SQLITE_STATIC);
-        } else {
-            sqlite3_bind_null(upd, 5);
-        }
-        sqlite3_bind_int64(upd, 6, f.id);
-        if (sqlite3_step(upd) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "source_file: %s", sqlite3_errmsg(db));
-        }
-        sqlite3_finalize(upd);
-    }
-    for (int l = 0; s == DCU_OK && l < LAYER_COUNT; l++) {
-        if (f.layer_rows[l] == 0) {
-            continue;
-        }
-        sqlite3_stmt* ly = NULL;
-        s = TraceDb_prepare(core->db,
-                            "INSERT INTO source_layer(file_id, layer, grain, rank) "
-                            "VALUES(?1, ?2, ?3, ?4)",
-                            &ly, err);
-        if (s != DCU_OK) {
-            break;
-        }
-        sqlite3_bind_int64(ly, 1, f.id);
-        sqlite3_bind_text(ly, 2, layer_names[l], -1, SQLITE_STATIC);
-        sqlite3_bind_int(ly, 3, f.layer_grain[l]);
-        sqlite3_bind_int(ly, 4, f.layer_rank[l]);
-        if (sqlite3_step(ly) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "source_layer: %s", sqlite3_errmsg(db));
-        }
-        sqlite3_finalize(ly);
-    }
-    q->format = f.format;
+    ld->format = f.format;
+    DcuStatus s = record_file(this, &f, err);
     free(f.note);
     return s;
 }
 
 /* Runs, then supersession inside each run, then the materialized kernel summary. */
 static DcuStatus finish_runs(Loader* this, DcuError* err) {
-    RunFile* rf = xcalloc((size_t)(this->nq > 0 ? this->nq : 1), sizeof(RunFile));
-    for (int i = 0; i < this->nq; i++) {
-        const Queued* q = &this->q[i];
-        rf[i] = (RunFile){q->id, q->root, q->path, q->dir, q->reldir, q->tag, q->format, -1};
+    int n = FolderWalk_count(this->walk);
+    RunFile* rf = xcalloc((size_t)(n > 0 ? n : 1), sizeof(RunFile));
+    for (int i = 0; i < n; i++) {
+        const WalkEntry* q = FolderWalk_entry(this->walk, i);
+        const Loaded* ld = &this->loaded[i];
+        rf[i] = (RunFile){ld->id, q->root, q->path, q->dir, q->reldir, ld->tag, ld->format, -1};
     }
-    DcuStatus s = LoadRuns_assign(&this->core, rf, this->nq, (const char* const*)this->roots,
+    DcuStatus s = LoadRuns_assign(&this->core, rf, n, (const char* const*)this->roots,
                                   this->nroots, err);
     free(rf);
     if (s == DCU_OK) {
@@ -515,8 +441,26 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
             s = TraceDb_prepare(core->db, stmt_sql[i], &core->st[i], err);
         }
     }
-    for (int i = 0; s == DCU_OK && i < this->nq; i++) {
-        s = load_one(this, &this->q[i], err);
+    static const char* const file_sql[3] = {
+        "INSERT INTO source_file(path, dir, run_tag, format, bytes, name, root) "
+        "VALUES(?1, ?2, ?3, '?', ?4, ?5, ?6)",
+        "UPDATE source_file SET format = ?1, rows_read = ?2, rows_rejected = ?3, pmc = ?4,"
+        " note = ?5 WHERE id = ?6",
+        "INSERT INTO source_layer(file_id, layer, grain, rank) VALUES(?1, ?2, ?3, ?4)"};
+    sqlite3_stmt** file_st[3] = {&this->file_ins, &this->file_upd, &this->layer_ins};
+    for (int i = 0; s == DCU_OK && i < 3; i++) {
+        if (!*file_st[i]) {
+            s = TraceDb_prepare(core->db, file_sql[i], file_st[i], err);
+        }
+    }
+    FolderWalk_finish(this->walk);
+    int n = FolderWalk_count(this->walk);
+    this->loaded = xcalloc((size_t)(n > 0 ? n : 1), sizeof(Loaded));
+    for (int i = 0; i < n; i++) {
+        core->bytes_total += FolderWalk_entry(this->walk, i)->bytes;
+    }
+    for (int i = 0; s == DCU_OK && i < n; i++) {
+        s = load_one(this, i, FolderWalk_entry(this->walk, i), err);
     }
     if (s == DCU_OK) {
         s = finish_runs(this, err);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "dcutop/query.h"
@@ -380,10 +382,32 @@ static void locked_database(void** state) {
                                     "INSERT INTO KERN VALUES(0, '\"k\"', 10, 20);");
     size_t n;
     char* before = slurp(p, &n);
-    /* another connection holds an exclusive lock while dcutop loads */
-    sqlite3* w = NULL;
-    assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(w, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    /* another process (the profiler) holds an exclusive lock while dcutop loads. It must be
+     * another process: POSIX locks belong to the process, and any close() of the file in
+     * this process (the loader's sniffing read) would drop them. */
+    int go[2], done[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(go[0]);
+        close(done[1]); /* so that the read below ends if the test process dies */
+        sqlite3* w = NULL;
+        char c = sqlite3_open(p, &w) == SQLITE_OK &&
+                         sqlite3_exec(w, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK
+                     ? 'y'
+                     : 'n';
+        if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1) {
+            _exit(2);
+        }
+        _exit(0); /* the lock goes with the process */
+    }
+    close(go[1]);
+    close(done[0]);
+    char c = 0;
+    assert_int_equal(read(go[0], &c, 1), 1);
+    assert_int_equal(c, 'y');
     DcuStatus s;
     TraceDb* db = load_with_good("results.db", &s);
     char* note = TestUtil_text(db, "SELECT coalesce(note, '') || ' ' || (SELECT group_concat(message)"
@@ -392,8 +416,12 @@ static void locked_database(void** state) {
     assert_non_null(strstr(note, "locked"));
     free(note);
     TraceDb_delete(db);
-    sqlite3_exec(w, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(w);
+    assert_int_equal(write(done[1], "x", 1), 1);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_int_equal(status, 0);
+    close(go[0]);
+    close(done[1]);
     assert_same_file(p, before, n);
     /* unlocked, the same file loads */
     db = TestUtil_load(p, &s);
