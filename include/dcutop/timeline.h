@@ -17,7 +17,9 @@
  *   launch gap    start of a kernel - end of the previous kernel on the same stream (queue
  *                 when the format has no stream) of the same device and run; overlaps count 0.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
- *                 host range holds its launch (the runtime call with its correlation id), else
+ *                 host range holds its launch (the runtime call with its correlation id); without
+ *                 a launch in the trace, the step whose gpu_user_annotation holds its start,
+ *                 else outside (never by GPU start against the host range); else
  *                 a repeating kernel sequence: the rarest kernel that occurs at a fixed
  *                 distance, whose windows repeat (>= 90% same kernels) and cover at least half
  *                 of the run; boundaries go before the largest launch gap of the period.

@@ -282,20 +282,22 @@ typedef struct Step_ {
     char name[64];
 } Step;
 
-/* ProfilerStep#N ranges of a file, by start. */
-static Step* read_steps(TraceDb* db, int64_t file, int* n) {
+/* ProfilerStep#N ranges of a file in one domain (ANNOTATION: the host range; GPU_ANNOTATION:
+ * Kineto's gpu_user_annotation, the step's span on the device), by start. */
+static Step* read_steps_in(TraceDb* db, int64_t file, const char* domain, int* n) {
     *n = 0;
     sqlite3_stmt* st = NULL;
     Step* v = NULL;
     int cap = 0;
     if (TraceDb_prepare(db,
                         "SELECT start_ns, end_ns, name FROM range WHERE file_id = ?1"
-                        " AND domain = 'ANNOTATION' AND name LIKE 'ProfilerStep#%'"
+                        " AND domain = ?2 AND name LIKE 'ProfilerStep#%'"
                         " AND start_ns IS NOT NULL ORDER BY start_ns",
                         &st, NULL) != DCU_OK) {
         return NULL;
     }
     sqlite3_bind_int64(st, 1, file);
+    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -310,10 +312,43 @@ static Step* read_steps(TraceDb* db, int64_t file, int* n) {
     return v;
 }
 
+/* The step whose range [start, end] holds 'at' (-1: none). */
+static int step_holding(const Step* steps, int nsteps, int64_t at) {
+    int hit = -1;
+    int lo = 0, hi = nsteps - 1;
+    while (lo <= hi) { /* last step starting at or before 'at' */
+        int mid = (lo + hi) / 2;
+        if (steps[mid].start <= at) {
+            hit = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return hit >= 0 && at <= steps[hit].end ? hit : -1;
+}
+
+/* The host step of that name (-1: none). */
+static int step_named(const Step* steps, int nsteps, const char* name) {
+    for (int k = 0; k < nsteps; k++) {
+        if (strcmp(steps[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A dispatch belongs to the step whose host range holds its launch (the runtime call with its
+ * correlation id); a dispatch without a launch in the trace, to the step whose
+ * gpu_user_annotation holds its start, where Kineto wrote one; else it is outside. Never by
+ * the GPU start against the host range: the device runs behind the host, so that would pull
+ * the previous step's tail (and warm-up kernels) into a step. */
 static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run,
                                  const Step* steps, int nsteps) {
     int64_t nl;
     Launch* l = read_launches(t->db, run->file, &nl);
+    int ngpu = 0;
+    Step* gpu = read_steps_in(t->db, run->file, "GPU_ANNOTATION", &ngpu);
     int base = t->nit;
     for (int k = 0; k < nsteps; k++) {
         add_iter(t, run->file, k + 1, steps[k].name, ITER_ANNOTATION, run->first);
@@ -321,21 +356,14 @@ static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run
     Iter* outside = NULL;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = launch_of(l, nl, r[i].corr);
-        if (at == NONE) {
-            at = r[i].start;
-        }
         int hit = -1;
-        int lo = 0, hi = nsteps - 1;
-        while (lo <= hi) { /* last step starting at or before 'at' */
-            int mid = (lo + hi) / 2;
-            if (steps[mid].start <= at) {
-                hit = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
+        if (at != NONE) {
+            hit = step_holding(steps, nsteps, at);
+        } else {
+            int g = step_holding(gpu, ngpu, r[i].start);
+            hit = g >= 0 ? step_named(steps, nsteps, gpu[g].name) : -1;
         }
-        if (hit >= 0 && at <= steps[hit].end) {
+        if (hit >= 0) {
             iter_add(&t->it[base + hit], &r[i]);
         } else {
             if (!outside) {
@@ -346,6 +374,7 @@ static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run
         }
     }
     run->cut = nsteps >= 2 ? steps[1].start : NONE;
+    free(gpu);
     free(l);
 }
 
@@ -629,7 +658,7 @@ static void run_iterations(Timeline* t, const TRow* r, int64_t n, Run* run, int6
                            int64_t* firstpos, int64_t max_kernel) {
     TimelineSummary* s = &run->s;
     int nsteps = 0;
-    Step* steps = read_steps(t->db, run->file, &nsteps);
+    Step* steps = read_steps_in(t->db, run->file, "ANNOTATION", &nsteps);
     int before = t->nit;
     if (nsteps > 0) {
         iterations_annotated(t, r, n, run, steps, nsteps);
