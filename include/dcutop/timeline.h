@@ -74,7 +74,10 @@ typedef struct TimelineSummary_ {
     int64_t first_iter_span_ns;
     double steady_iter_ns;    /* mean kernel time of the other iterations */
     double steady_iter_span_ns;
-    double cold_ratio;        /* first span / steady mean span (0 when unknown) */
+    double cold_ratio;        /* first span / steady mean span (0 when unknown); the
+                               * warm-up prefix is not in the first span */
+    int64_t warmup_dispatches; /* ITER_DETECTED: dispatches before iteration 1 (the warm-up
+                                * prefix, a row of its own in TL_ITERATIONS) */
     int64_t steady_h2d, steady_d2h;             /* host<->device copies in the steady state */
     int64_t steady_h2d_bytes, steady_d2h_bytes; /* their bytes (where the format has them) */
     int pmc;                  /* kernel data from a PMC run (timings distorted) */

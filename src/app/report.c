@@ -275,11 +275,16 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
         fprintf(out, "); first iteration spans %s", a);
         if (s->iterations > 1 && s->steady_iter_span_ns > 0) {
             Format_durationAuto(b, sizeof(b), (int64_t)llround(s->steady_iter_span_ns));
-            fprintf(out, ", steady iterations %s on average (cold start %.2fx)", b, s->cold_ratio);
+            fprintf(out, ", steady iterations %s on average (cold start %.2fx%s)", b,
+                    s->cold_ratio, s->warmup_dispatches > 0 ? ", without the warm-up" : "");
         } else {
             fputs(" (no steady state: one iteration)", out);
         }
         fputc('\n', out);
+        if (s->warmup_dispatches > 0) {
+            fprintf(out, "  Warm-up before iteration 1: %" PRId64 " dispatches (shown apart)\n",
+                    s->warmup_dispatches);
+        }
         if (s->iterations > 1) {
             fprintf(out, "  Host<->device copies in the steady state: %" PRId64 " H2D, %" PRId64
                          " D2H%s\n",
@@ -344,7 +349,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
                      ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
                      ", \"first_iteration_span_ns\": %" PRId64
                      ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
-                     ", \"cold_ratio\": %.6f, \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
+                     ", \"cold_ratio\": %.6f, \"warmup_dispatches\": %" PRId64
+                     ", \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
                      ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
                 t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
                 t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
@@ -355,7 +361,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
                 : t->iter_source == ITER_DETECTED ? "detected"
                                                   : "none",
                 t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
-                t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->steady_h2d,
+                t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->warmup_dispatches,
+                t->steady_h2d,
                 t->steady_d2h, t->pmc ? "true" : "false",
                 Query_amdahlBasis(db) ? "wall" : "kernel");
         first = 0;

@@ -378,12 +378,74 @@ static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run
     free(l);
 }
 
+static int by_i64(const void* a, const void* b) {
+    int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+    return (x > y) - (x < y);
+}
+
+/* The first index from which the kernel sequence repeats with period g: the first window
+ * [i, i + g) equal to the next one (else the first one >= 90% equal; else 0). */
+static int64_t repeat_start(const TRow* r, int64_t n, int64_t g) {
+    if (n < 2 * g) {
+        return 0;
+    }
+    int64_t lim = n - 2 * g, same = 0, first90 = -1;
+    for (int64_t q = 0; q < g; q++) {
+        same += r[q].kernel == r[q + g].kernel;
+    }
+    for (int64_t i = 0;; i++) {
+        if (same == g) {
+            return i;
+        }
+        if (first90 < 0 && same * 10 >= g * 9) {
+            first90 = i;
+        }
+        if (i == lim) {
+            break;
+        }
+        same += (r[i + g].kernel == r[i + 2 * g].kernel) - (r[i].kernel == r[i + g].kernel);
+    }
+    return first90 > 0 ? first90 : 0;
+}
+
+/* Where iteration 1 starts (what comes before is the warm-up prefix, shown apart): the first
+ * dispatch when the sequence repeats from there; else, from the first repeating window, the phase of the period whose launch gaps have the largest median
+ * (host work between steps). A median, not a sum: the one long gap after a warm-up (llama.cpp
+ * rocpd: 9.3 ms before dispatch 98) must not outweigh a gap every iteration has. */
+static int64_t iteration_start(const TRow* r, int64_t n, int64_t g) {
+    int64_t s0 = repeat_start(r, n, g);
+    if (s0 == 0) {
+        return 0; /* it repeats from the first dispatch: the trace starts with an iteration */
+    }
+    int64_t* v = xmalloc(sizeof(int64_t) * (size_t)(n / g + 1));
+    int64_t best = s0, best_med = -1;
+    for (int64_t o = s0; o < s0 + g && o + g < n; o++) {
+        int64_t m = 0;
+        for (int64_t i = o; i < n; i += g) {
+            int64_t gap = i > 0 ? r[i].start - r[i - 1].end : 0;
+            v[m++] = gap > 0 ? gap : 0;
+        }
+        qsort(v, (size_t)m, sizeof(int64_t), by_i64);
+        /* twice the median, so an even count needs no division */
+        int64_t med2 = m % 2 ? 2 * v[m / 2] : v[m / 2 - 1] + v[m / 2];
+        if (med2 > best_med) {
+            best_med = med2;
+            best = o;
+        }
+    }
+    free(v);
+    return best;
+}
+
 /* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
- * into r where iterations 2..m start) when found. */
+ * into r where iterations 2..m start) and *first (where iteration 1 starts; the dispatches
+ * before it are the warm-up prefix) when found. */
 static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
-                         int64_t max_kernel, int64_t** bounds, int* nb, int64_t* period) {
+                         int64_t max_kernel, int64_t** bounds, int* nb, int64_t* period,
+                         int64_t* first) {
     *bounds = NULL;
     *nb = 0;
+    *first = 0;
     if (n < 4) {
         return 0;
     }
@@ -451,34 +513,16 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
         if (total < g * 9 / 10 || same * 10 < total * 9) {
             continue;
         }
-        /* boundary phase: when the first iteration has the same length as the others and
-         * the trace starts inside it, iterations start with the trace; otherwise (warm-up
-         * kernels before or inside the first one) before the position of the period with
-         * the largest summed launch gap (host work between steps) */
-        int64_t best_off = 0, best = -1;
-        int64_t lim = p[1] - p[0] < g ? p[1] - p[0] : g;
-        if (p[1] - p[0] == g && p[0] < g) {
-            best_off = p[0];
-            lim = 0;
-        }
-        for (int64_t off = 0; off < lim; off++) {
-            int64_t sum = 0;
-            for (int64_t j = 1; j < m; j++) {
-                int64_t i = p[j] - off;
-                if (i <= 0) {
-                    continue;
-                }
-                int64_t gap = r[i].start - r[i - 1].end;
-                sum += gap > 0 ? gap : 0;
+        *first = iteration_start(r, n, g);
+        /* a tail of less than half a period joins the last iteration */
+        for (int64_t at = *first + g; at < n && 2 * (n - at) >= g; at += g) {
+            if (!*bounds) {
+                *bounds = xmalloc(sizeof(int64_t) * (size_t)(n / g + 1));
             }
-            if (sum > best) {
-                best = sum;
-                best_off = off;
-            }
+            (*bounds)[(*nb)++] = at;
         }
-        *bounds = xmalloc(sizeof(int64_t) * (size_t)m);
-        for (int64_t j = 1; j < m; j++) {
-            (*bounds)[(*nb)++] = p[j] - best_off;
+        if (*nb == 0) {
+            continue; /* less than two whole periods after the warm-up */
         }
         *period = g;
         free(p);
@@ -492,11 +536,18 @@ static void iterations_detected(Timeline* t, const TRow* r, int64_t n, Run* run,
                                 int64_t* firstpos, int64_t max_kernel) {
     int64_t* b = NULL;
     int nb = 0;
-    int64_t period = 0;
-    if (!detect_period(r, n, cnt, firstpos, max_kernel, &b, &nb, &period)) {
+    int64_t period = 0, from = 0;
+    if (!detect_period(r, n, cnt, firstpos, max_kernel, &b, &nb, &period, &from)) {
         return;
     }
-    int64_t from = 0;
+    if (from > 0) { /* the warm-up prefix, apart from the iterations and the cold start */
+        Iter* w = add_iter(t, run->file, 0, "warm-up (before iteration 1)", ITER_DETECTED,
+                           run->first);
+        for (int64_t i = 0; i < from; i++) {
+            iter_add(w, &r[i]);
+        }
+        run->s.warmup_dispatches += from;
+    }
     for (int k = 0; k <= nb; k++) {
         int64_t to = k < nb ? b[k] : n;
         char name[32];
@@ -818,6 +869,7 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
         all->steady_iter_ns = r->steady_iter_ns;
         all->steady_iter_span_ns = r->steady_iter_span_ns;
         all->cold_ratio = r->cold_ratio;
+        all->warmup_dispatches = r->warmup_dispatches;
     }
 }
 
@@ -1240,8 +1292,14 @@ static ResultSet* v_overview(Timeline* t) {
             ov_row(rs, "dispatches per iteration", NONE, s->iter_period, NAN, NAN, NULL);
         }
         ov_row(rs, "first iteration kernel time", s->first_iter_ns, NONE, NAN, NAN, "cold start");
+        if (s->warmup_dispatches > 0) {
+            ov_row(rs, "warm-up dispatches before iteration 1", NONE, s->warmup_dispatches, NAN,
+                   NAN, "shown apart: not in the first iteration nor the cold-start ratio");
+        }
         ov_row(rs, "first iteration span", s->first_iter_span_ns, NONE, NAN,
-               s->cold_ratio > 0 ? s->cold_ratio : NAN, "ratio = first span / steady mean span");
+               s->cold_ratio > 0 ? s->cold_ratio : NAN,
+               s->warmup_dispatches > 0 ? "ratio = first span / steady mean span, without the warm-up"
+                                        : "ratio = first span / steady mean span");
         if (s->iterations > 1) {
             ov_row(rs, "steady iteration kernel time (mean)", (int64_t)llround(s->steady_iter_ns),
                    NONE, NAN, NAN, NULL);
@@ -1459,8 +1517,11 @@ static ResultSet* v_iterations(Timeline* t) {
         }
         ResultSet_setText(rs, r, 2, it->name);
         ResultSet_setText(rs, r, 3, it->source == ITER_ANNOTATION ? "annotation" : "detected");
-        ResultSet_setText(rs, r, 4, it->index == 0 ? "outside" : it->index == 1 ? "first (cold)"
-                                                                                : "steady");
+        const char* phase = it->index == 1 ? "first (cold)" : "steady";
+        if (it->index == 0) {
+            phase = it->source == ITER_DETECTED ? "warm-up" : "outside";
+        }
+        ResultSet_setText(rs, r, 4, phase);
         ResultSet_setInt(rs, r, 5, it->dispatches);
         ResultSet_setInt(rs, r, 6, it->kernel_ns);
         if (it->dispatches > 0) {

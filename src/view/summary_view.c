@@ -191,9 +191,11 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
             Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
             Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
             Doc_field(d, lw, "Iterations", STYLE_NUMBER,
-                      "%d (%s): first %s, steady %s on average (cold start %.2fx)", tl->iterations,
+                      "%d (%s): first %s, steady %s on average (cold start %.2fx%s)",
+                      tl->iterations,
                       tl->iter_source == ITER_ANNOTATION ? "ProfilerStep#" : "repeating sequence",
-                      a, b, tl->cold_ratio);
+                      a, b, tl->cold_ratio,
+                      tl->warmup_dispatches > 0 ? ", after a warm-up" : "");
         }
         if (tl->steady_h2d + tl->steady_d2h > 0) {
             Doc_line(d);

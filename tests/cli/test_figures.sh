@@ -48,3 +48,47 @@ print(" ".join(steps), "outside", out[0] if out else 0)' "$TMP/q.json")
     same "kineto qwen: the issue's figures" \
         "ProfilerStep#6 1053 29743178 33131334 outside 463" "$act"
 fi
+
+# 2. Iterations with a warm-up prefix: iteration 1 starts where the kernel sequence really
+# repeats; the dispatches before it are a row of their own, outside the cold-start ratio.
+# iters DIR: "warm-up N; P P P ..." (dispatches per row) from the JSON iterations table
+iters() {
+    "$DCUTOP" -q --report --format json --view timeline "$1" | python3 -c '
+import json, sys
+it = json.load(sys.stdin)["timeline"]["iterations"]
+w = [i["dispatches"] for i in it if i["phase"] == "warm-up"]
+print("warm-up %d;" % (w[0] if w else 0), " ".join(str(i["dispatches"]) for i in it if i["iteration"]))'
+}
+# repeats CSV START PERIOD: python3 says the kernel sequence (dispatches in start order)
+# repeats with PERIOD from START on, not from START - 1, and START + k*PERIOD covers it
+repeats() {
+    python3 - "$@" <<'PY'
+import csv, sys
+k = [r[0] for r in list(csv.reader(open(sys.argv[1])))[1:]]
+s, g = int(sys.argv[2]), int(sys.argv[3])
+ok = all(k[i] == k[i + g] for i in range(s, len(k) - g)) and (len(k) - s) % g == 0
+print("yes" if ok else "no", len(k), (len(k) - s) // g)
+PY
+}
+L=$REAL/llamacpp-rocprofv3-rocpd
+if [ -d "$L" ] && command -v python3 >/dev/null; then
+    "$DCUTOP" -q --format csv --sql "select kernel from dispatches order by start_ns, id" "$L" >"$TMP/ls.csv"
+    same "llama.cpp rocpd: the sequence repeats from dispatch 98 with period 621 (python3)" \
+        "yes 5687 9" "$(repeats "$TMP/ls.csv" 98 621)"
+    same "llama.cpp rocpd: ... and not from 97 (python3)" "no" \
+        "$(repeats "$TMP/ls.csv" 97 621 | cut -d' ' -f1)"
+    same "llama.cpp rocpd: 98 warm-up dispatches apart, 9 iterations of 621" \
+        "warm-up 98; 621 621 621 621 621 621 621 621 621" "$(iters "$L")"
+    check "llama.cpp rocpd: the cold-start ratio says it leaves the warm-up out" \
+        sh -c "'$DCUTOP' -q --report --view timeline '$L' | grep -q 'cold start [0-9.]*x, without the warm-up)'"
+fi
+W=sample-traces/dcu-weather-transformer
+if command -v python3 >/dev/null; then
+    "$DCUTOP" -q --format csv --sql "select kernel from dispatches order by start_ns, id" "$W" >"$TMP/ws.csv"
+    same "DCU weather: the two init fills are FillFunctor kernels (python3)" "2" \
+        "$(python3 -c 'import csv,sys; k=[r[0] for r in list(csv.reader(open(sys.argv[1])))[1:]]; print(sum("FillFunctor" in x for x in k[:2]))' "$TMP/ws.csv")"
+    same "DCU weather: 6 iterations of 348 after them (python3)" "yes 2090 6" \
+        "$(repeats "$TMP/ws.csv" 2 348)"
+    same "DCU weather: the 2 init fills apart, 6 iterations of 348" \
+        "warm-up 2; 348 348 348 348 348 348" "$(iters "$W")"
+fi
