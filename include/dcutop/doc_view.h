@@ -49,7 +49,8 @@ typedef struct SummaryData_ {
     int64_t rows_rejected;
     const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
     const ResultSet* gaps;       /* borrowed, may be NULL: the largest launch gaps */
-    int wall_basis;              /* ceilings shown over wall time */
+    int wall_basis;              /* shares and ceilings shown over wall time */
+    int64_t basis_ns;            /* their denominator (Query_basisNs); 0: kernel time */
     const ResultSet* runs;       /* borrowed, may be NULL: per-run timeline rows (TL_RUNS), set
                                   * when several runs are in the scope */
 } SummaryData;

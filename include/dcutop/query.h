@@ -69,7 +69,10 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
 DcuStatus Query_setAmdahlBasis(TraceDb* db, int basis, DcuError* err);
 int Query_amdahlBasis(TraceDb* db);
 /* The denominator of Amdahl shares for a basis: total device kernel time, or device wall time
- * (timeline.h) when basis is 1 and timestamps exist. */
+ * (timeline.h) when basis is 1 and timestamps exist; with overlapping streams (kernel time >
+ * busy union) wall * kernel / busy, so that the shares of all parts add up to busy / wall.
+ * Without timestamps the kernel time (callers refuse the wall basis: Query_wallAvailable). */
+int Query_wallAvailable(TraceDb* db);
 int64_t Query_basisNs(TraceDb* db, int basis);
 
 #endif

@@ -151,6 +151,7 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         sd->files = s->aux[2];
         sd->rows_rejected = sd->totals.rows_rejected;
         sd->wall_basis = Query_amdahlBasis(db) == 1;
+        sd->basis_ns = Query_basisNs(db, sd->wall_basis);
     } else if (s->ops == &KernelScreen) {
         DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
         if (st != DCU_OK) {

@@ -473,7 +473,11 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
             a, t->dispatches, t->kernels,
             t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
     if (t->kernel_ns > 0) {
-        double p = (double)t->gemm_ns / (double)t->kernel_ns;
+        int wall = Query_amdahlBasis(db) == 1;
+        int64_t basis = Query_basisNs(db, wall); /* one basis for the shares and ceilings */
+        double p = basis > 0 ? (double)t->gemm_ns / (double)basis : 0;
+        double q = basis > 0 ? (double)(t->kernel_ns - t->gemm_ns) / (double)basis : 0;
+        const char* on = wall ? "wall time" : "device kernel time";
         Format_ratio(b, sizeof(b), Amdahl_ceiling(p));
         sqlite3_stmt* st = NULL;
         char group[128] = "GEMM";
@@ -485,10 +489,8 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
             }
             sqlite3_finalize(st);
         }
-        fprintf(out,
-                "%s %.2f%% of device kernel time: speeding it up alone gives at most %s on "
-                "device kernel time; non-GEMM %.2f%%\n",
-                group, 100.0 * p, b, 100.0 * (1 - p));
+        fprintf(out, "%s %.2f%% of %s: speeding it up alone gives at most %s on %s; non-GEMM %.2f%%\n",
+                group, 100.0 * p, on, b, on, 100.0 * q);
     }
     if (t->var_kernels > 0) {
         Format_durationAuto(a, sizeof(a), t->var_ns);
@@ -600,7 +602,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             continue;
         }
         if (secs[i].v == VIEW_CATEGORIES && o->format == FMT_TEXT && Query_amdahlBasis(db)) {
-            rule(out, "Categories: GEMM vs non-GEMM; Amdahl ceilings over wall time "
+            rule(out, "Categories: GEMM vs non-GEMM; shares and Amdahl ceilings over wall time "
                       "(--amdahl-basis wall)");
             s = section(db, secs[i].v, o, out, err, NULL);
             continue;
@@ -616,7 +618,10 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 fputs("  (no data in this trace)\n", out);
                 continue;
             }
-            rule(out, secs[i].title);
+            rule(out, secs[i].v == VIEW_HOTSPOTS && Query_amdahlBasis(db)
+                          ? "Hotspots: device kernels by total time; %Time and ceilings over wall "
+                            "time (--amdahl-basis wall)"
+                          : secs[i].title);
         }
         s = section(db, secs[i].v, o, out, err, NULL);
     }

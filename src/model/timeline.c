@@ -1030,8 +1030,16 @@ int Timeline_basisByName(const char* name) {
     return -1;
 }
 
+/* Over wall time with overlapping streams (kernel time > busy union), a part's share is its
+ * share of kernel time times busy / wall: the parts then add up to the busy share and GPU
+ * idle to the rest, never above 100% (Query_basisNs does the same). */
+static int64_t wall_denominator(const Timeline* this) {
+    int64_t w = this->s.wall_ns, k = this->total_kernel_ns, b = this->s.busy_ns;
+    return w > 0 && b > 0 && k > b ? (int64_t)llround((double)w * (double)k / (double)b) : w;
+}
+
 int64_t Timeline_basisNs(const Timeline* this, AmdahlBasis basis) {
-    return basis == AMDAHL_BASIS_WALL ? this->s.wall_ns : this->total_kernel_ns;
+    return basis == AMDAHL_BASIS_WALL ? wall_denominator(this) : this->total_kernel_ns;
 }
 
 double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis,
@@ -1693,7 +1701,9 @@ static DcuStatus v_counters(Timeline* t, const char* kernel, ResultSet** out, Dc
 static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char* group,
                        int64_t ns, AmdahlBasis basis) {
     int r = ResultSet_addRow(rs);
-    int64_t kt = t->total_kernel_ns, wt = t->s.wall_ns;
+    int64_t kt = t->total_kernel_ns;
+    /* GPU idle is a share of the real wall; kernel parts of the busy-scaled one */
+    int64_t wt = strcmp(group, "idle") == 0 ? t->s.wall_ns : wall_denominator(t);
     ResultSet_setText(rs, r, 0, name);
     ResultSet_setText(rs, r, 1, group);
     ResultSet_setInt(rs, r, 2, ns);
@@ -1705,7 +1715,11 @@ static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char*
         ResultSet_setReal(rs, r, 5, 100.0 * pw);
         ResultSet_setReal(rs, r, 6, Amdahl_ceiling(pw));
     }
-    ResultSet_setReal(rs, r, 7, Timeline_ceiling(t, ns, basis, NULL));
+    if (strcmp(group, "idle") == 0) {
+        ResultSet_setReal(rs, r, 7, Amdahl_ceiling(wt > 0 ? (double)ns / (double)wt : 0));
+    } else {
+        ResultSet_setReal(rs, r, 7, Timeline_ceiling(t, ns, basis, NULL));
+    }
 }
 
 static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuError* err) {

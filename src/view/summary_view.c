@@ -74,16 +74,22 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
               "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
               t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
     if (t->kernel_ns > 0) {
-        double p = (double)t->gemm_ns / (double)t->kernel_ns;
+        /* one basis: over wall time the shares are of the wall too (with GPU idle the rest) */
+        double B = s->basis_ns > 0 ? (double)s->basis_ns : (double)t->kernel_ns;
+        double p = (double)t->gemm_ns / B;
+        double q = (double)(t->kernel_ns - t->gemm_ns) / B;
         Format_ratio(a, sizeof(a), Amdahl_ceiling(p));
-        Format_ratio(b, sizeof(b), Amdahl_ceiling(1 - p));
+        Format_ratio(b, sizeof(b), Amdahl_ceiling(q));
         Doc_field(d, lw, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
         Doc_bar(d, STYLE_GEMM, p, barw);
         Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p * barw)) + 1, "");
         Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
-        Doc_field(d, lw, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * (1 - p));
-        Doc_bar(d, STYLE_NONGEMM, 1 - p, barw);
-        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)((1 - p) * barw)) + 1, "");
+        if (s->wall_basis) {
+            Doc_add(d, STYLE_DIM, " (of wall time)");
+        }
+        Doc_field(d, lw, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * q);
+        Doc_bar(d, STYLE_NONGEMM, q, barw);
+        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(q * barw)) + 1, "");
         Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
     }
     if (t->var_kernels > 0) {
@@ -109,7 +115,8 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Top kernels");
-    Doc_add(d, STYLE_DIM, "  (share of device kernel time, ceiling if the kernel took no time)");
+    Doc_add(d, STYLE_DIM, "  (share of %s, ceiling if the kernel took no time)",
+            s->wall_basis ? "wall time" : "device kernel time");
     int nw = width - 34;
     if (nw < 20) {
         nw = 20;
@@ -128,7 +135,8 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Categories");
-    Doc_add(d, STYLE_DIM, "  (Amdahl ceilings over device kernel time)");
+    Doc_add(d, STYLE_DIM, "  (shares and Amdahl ceilings over %s)",
+            s->wall_basis ? "wall time" : "device kernel time");
     int shown = 0;
     for (int r = s->categories ? s->categories->pinned : 0;
          s->categories && r < s->categories->nrows && shown < 8; r++) {
@@ -153,8 +161,7 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
         Doc_line(d);
         Doc_line(d);
         Doc_add(d, STYLE_TITLE, "Timeline");
-        Doc_add(d, STYLE_DIM, "  (per-dispatch timestamps%s)",
-                s->wall_basis ? "; ceilings above are over wall time" : "");
+        Doc_add(d, STYLE_DIM, "  (per-dispatch timestamps)");
         Format_durationAuto(a, sizeof(a), tl->wall_ns);
         Format_durationAuto(b, sizeof(b), tl->busy_ns);
         Format_durationAuto(c, sizeof(c), tl->idle_ns);

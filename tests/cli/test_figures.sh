@@ -92,3 +92,60 @@ if command -v python3 >/dev/null; then
     same "DCU weather: the 2 init fills apart, 6 iterations of 348" \
         "warm-up 2; 348 348 348 348 348 348" "$(iters "$W")"
 fi
+
+# 3. Wall basis: one basis on every line; refused without per-dispatch timestamps; with
+# overlapping streams the shares over wall use the busy union (never above 100% in all).
+exits "--amdahl-basis wall on aggregated stats only: refused" 2 \
+    "$DCUTOP" -q --report --amdahl-basis wall sample-traces/llamacpp-rocprof-v1-stats/results.stats.csv
+check "... with a message that says why" grep -q 'no per-dispatch timestamps' "$TMP/err"
+# gpu 0: stream 0 gemm [0,100us] [150,200us], stream 1 k_b [0,100us]: kernel 250 us, wall 200,
+# busy 150, idle 50
+mkdir -p "$TMP/ov"
+{
+    echo '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","vgpr","sgpr","fbar","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs"'
+    echo '0,"Cijk_Alik_Bljk_gemm",0,0,0,1,1,64,64,0,0,8,8,0,"0x0","0x0",0,0,100000,100000,100000'
+    echo '1,"k_b",0,1,0,1,1,64,64,0,0,8,8,0,"0x0","0x0",0,0,100000,100000,100000'
+    echo '2,"Cijk_Alik_Bljk_gemm",0,0,0,1,1,64,64,0,0,8,8,0,"0x0","0x0",150000,150000,200000,200000,50000'
+} >"$TMP/ov/results.csv"
+"$DCUTOP" -q --export categories --amdahl-basis wall -o "$TMP/ovc.csv" "$TMP/ov"
+"$DCUTOP" -q --export hotspots --amdahl-basis wall -o "$TMP/ovh.csv" "$TMP/ov"
+exp=$(python3 - "$TMP/ov/results.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+iv = sorted((int(r["BeginNs"]), int(r["EndNs"]), r["KernelName"]) for r in rows)
+busy, end = 0, None
+for a, b, _ in iv:
+    if end is None or a > end:
+        busy += b - a; end = b
+    elif b > end:
+        busy += b - end; end = b
+wall = max(b for _, b, _ in iv) - min(a for a, _, _ in iv)
+kern = sum(b - a for a, b, _ in iv)
+gemm = sum(b - a for a, b, n in iv if "gemm" in n)
+share = lambda t: 100.0 * t / kern * busy / wall
+print("%.4f %.4f %.4f" % (share(gemm), share(kern - gemm), 100.0 * (wall - busy) / wall))
+PY
+)
+act=$(python3 - "$TMP/ovc.csv" <<'PY'
+import csv, sys
+r = {x["category"]: float(x["pct"]) for x in csv.DictReader(open(sys.argv[1]))}
+print("%.4f %.4f %.4f" % (r["GEMM"], r["non-GEMM"], r["GPU idle"]))
+PY
+)
+same "overlapping streams: GEMM, non-GEMM, GPU idle shares of wall (busy union, python3)" "$exp" "$act"
+same "overlapping streams: the shares over wall add up to 100%" "100.00" \
+    "$(echo "$act" | awk '{ printf "%.2f", $1 + $2 + $3 }')"
+same "overlapping streams: the gemm hotspot's %Time is the same share of wall" \
+    "$(echo "$exp" | cut -d' ' -f1)" \
+    "$(python3 -c 'import csv,sys; print("%.4f" % [float(x["pct"]) for x in csv.DictReader(open(sys.argv[1])) if "gemm" in x["name"]][0])' "$TMP/ovh.csv")"
+"$DCUTOP" -q --report --amdahl-basis wall "$TMP/ov" >"$TMP/ov.txt"
+check "wall basis: the report's GEMM line is over wall time only" \
+    grep -q '^GEMM [0-9.]*% of wall time: speeding it up alone gives at most [0-9.]*x on wall time' "$TMP/ov.txt"
+check "wall basis: the Hotspots title says %Time is over wall time" \
+    grep -q '^Hotspots: .*%Time and ceilings over wall time' "$TMP/ov.txt"
+printf 'w\n:dump w\n' >"$TMP/w.keys"
+"$DCUTOP" --headless --size 120x40 --keys "$TMP/w.keys" "$TMP/ov" >"$TMP/w.out"
+check "w: the header's GEMM share is of wall time" grep -q 'GEMM [0-9.]*% of wall time (ceiling' "$TMP/w.out"
+check "w: the Summary's Top kernels and Categories say wall time" \
+    sh -c "grep -q 'Top kernels  (share of wall time' '$TMP/w.out' && grep -q 'Categories  (shares and Amdahl ceilings over wall time)' '$TMP/w.out'"
+check "w: no line says device kernel time" sh -c "! grep -q 'device kernel time' '$TMP/w.out'"
