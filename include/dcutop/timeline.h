@@ -14,8 +14,9 @@
  *                 several streams count once); idle = device wall - busy.
  *   short kernel  a dispatch shorter than TIMELINE_SHORT_NS (10 us): many of them mean the
  *                 run is launch-bound.
- *   launch gap    start of a kernel - end of the previous kernel on the same stream (queue
- *                 when the format has no stream) of the same device and run; overlaps count 0.
+ *   launch gap    start of a kernel - the latest end so far on the same stream (queue when
+ *                 the format has no stream) of the same device and run; overlaps count 0.
+ *                 The median of an even count is the mean of the two middle values.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
  *                 host range holds its launch (the runtime call with its correlation id); without
  *                 a launch in the trace, the step whose gpu_user_annotation holds its start,

@@ -798,32 +798,53 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
     }
 }
 
-/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. */
+/* The median of v[0..n) (reordered), the mean of the two middle values for an even count,
+ * rounded to the nearest ns (halves up: values are >= 0). */
+static int64_t median(int64_t* v, int64_t n) {
+    int64_t hi = kth(v, n, n / 2);
+    if (n % 2) {
+        return hi;
+    }
+    int64_t lo = kth(v, n, n / 2 - 1);
+    return lo + (hi - lo + 1) / 2;
+}
+
+/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. A gap is
+ * measured from the latest end so far on the stream, not the previous kernel's end: a kernel
+ * overlapping a longer one on its stream leaves no gap behind it. */
 static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
     TimelineSummary* s = &run->s;
+    int64_t latest = 0, latest_kernel = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i == 0 || r[i].gpu != r[i - 1].gpu || r[i].stream != r[i - 1].stream) {
             s->streams++;
+            latest = r[i].end;
+            latest_kernel = r[i].kernel;
             continue;
         }
-        int64_t g = r[i].start - r[i - 1].end;
+        int64_t g = r[i].start - latest;
         if (g < 0) {
             g = 0;
+        }
+        int64_t before = latest_kernel, from = latest;
+        if (r[i].end > latest) {
+            latest = r[i].end;
+            latest_kernel = r[i].kernel;
         }
         gaps[s->gaps++] = g;
         s->gap_ns += g;
         if (g > s->gap_max_ns) {
             s->gap_max_ns = g;
         }
-        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, r[i - 1].kernel, r[i].kernel};
-        gp.at = r[i - 1].end - run->first; /* relative to its own run's start */
+        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, before, r[i].kernel};
+        gp.at = from - run->first; /* the gap's start, relative to its own run's start */
         if (g > 0) {
             top_gap(t, &gp);
         }
     }
     if (s->gaps > 0) {
         s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
-        s->gap_p50_ns = kth(gaps, s->gaps, (s->gaps - 1) / 2);
+        s->gap_p50_ns = median(gaps, s->gaps);
     }
 }
 
@@ -928,7 +949,7 @@ static void build_runs(Timeline* t, TRow* r, int64_t n) {
     percentages(&t->s);
     if (t->s.gaps > 0) {
         t->s.gap_mean_ns = (double)t->s.gap_ns / (double)t->s.gaps;
-        t->s.gap_p50_ns = kth(gaps, t->s.gaps, (t->s.gaps - 1) / 2);
+        t->s.gap_p50_ns = median(gaps, t->s.gaps);
     }
     free(gaps);
     free(cnt);
@@ -1282,7 +1303,9 @@ static ResultSet* v_overview(Timeline* t) {
            NAN, "% = share of dispatches");
     ov_row(rs, "short kernels, time share", s->short_ns, NONE, s->short_time_pct, NAN,
            "% = share of kernel time");
-    ov_row(rs, "launch gaps", s->gap_ns, s->gaps, NAN, NAN, "between consecutive kernels of a stream");
+    /* no total: summed over streams it can exceed the wall; the time in all is GPU idle */
+    ov_row(rs, "launch gaps", NONE, s->gaps, NAN, NAN,
+           "per stream, from the latest end so far; in all: GPU idle (union per device)");
     ov_row(rs, "launch gap median", s->gap_p50_ns, NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap mean", (int64_t)llround(s->gap_mean_ns), NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap max", s->gap_max_ns, NONE, NAN, NAN, NULL);

@@ -149,3 +149,43 @@ check "w: the header's GEMM share is of wall time" grep -q 'GEMM [0-9.]*% of wal
 check "w: the Summary's Top kernels and Categories say wall time" \
     sh -c "grep -q 'Top kernels  (share of wall time' '$TMP/w.out' && grep -q 'Categories  (shares and Amdahl ceilings over wall time)' '$TMP/w.out'"
 check "w: no line says device kernel time" sh -c "! grep -q 'device kernel time' '$TMP/w.out'"
+
+# 4. Gaps: from the latest end so far on the stream; the median of an even count is the mean
+# of the two middle values. One stream: long [0,100us], inner [20,50us] (inside long), late
+# [120,130us], tail [170,171us]: gaps 0 (inner starts inside long), 20 us (late after long's
+# end, not 70 after inner's), 40 us -> median of (0, 20, 40) = 20; without tail: (0, 20) -> 10.
+mkdir -p "$TMP/g1" "$TMP/g2"
+gaprow() { echo "$1,\"$2\",0,0,0,1,1,64,64,0,0,8,8,0,\"0x0\",\"0x0\",$3,$3,$4,$4,$(($4 - $3))"; }
+H='"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","vgpr","sgpr","fbar","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs"'
+{ echo "$H"; gaprow 0 long 0 100000; gaprow 1 inner 20000 50000; gaprow 2 late 120000 130000; } >"$TMP/g1/results.csv"
+{ cat "$TMP/g1/results.csv"; gaprow 3 tail 170000 171000; } >"$TMP/g2/results.csv"
+# oracle: python3 over the CSV, gaps from the running max end, statistics.median
+gapor() {
+    python3 - "$1" <<'PY'
+import csv, statistics, sys
+rows = sorted((int(r["BeginNs"]), int(r["EndNs"]), r["KernelName"]) for r in csv.DictReader(open(sys.argv[1])))
+gaps, latest, who, top = [], rows[0][1], rows[0][2], None
+for b, e, n in rows[1:]:
+    g = max(0, b - latest)
+    gaps.append(g)
+    if g > 0 and (top is None or g > top[0]):
+        top = (g, latest, who, n)
+    if e > latest:
+        latest, who = e, n
+m = statistics.median(gaps)
+print(len(gaps), int(m + 0.5), max(gaps), top[1], top[2], top[3])
+PY
+}
+gapact() {
+    "$DCUTOP" -q --report --format json --view timeline "$1" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["timeline"]
+s, g = t["summary"], t["gaps"][0]
+print(s["gaps"], s["gap_p50_ns"], s["gap_max_ns"], g["at_ns"], g["before"], g["after"])'
+}
+same "gaps from the latest end so far (python3)" "$(gapor "$TMP/g2/results.csv")" "$(gapact "$TMP/g2")"
+same "gaps by hand: 3 gaps, median 20 us, max 40 us (at 130 us, after late, before tail)" \
+    "3 20000 40000 130000 late tail" "$(gapact "$TMP/g2")"
+same "an even count of gaps: the median is the mean of the two middle values (python3)" \
+    "$(gapor "$TMP/g1/results.csv")" "$(gapact "$TMP/g1")"
+same "an even count by hand: (0 + 20 us) / 2" "2 10000 20000 100000 long late" "$(gapact "$TMP/g1")"
