@@ -18,8 +18,14 @@ const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, si
     switch (rs->cols[col].type) {
     case CT_TEXT:
         return c->s ? c->s : "";
-    case CT_INT:
     case CT_NS:
+        if (c->d != (double)c->i && llround(c->d) == c->i) { /* an exact average */
+            snprintf(buf, cap, "%.3f", c->d);
+            return buf;
+        }
+        snprintf(buf, cap, "%" PRId64, c->i);
+        return buf;
+    case CT_INT:
     case CT_BYTES:
         snprintf(buf, cap, "%" PRId64, c->i);
         return buf;

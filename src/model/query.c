@@ -111,8 +111,15 @@ static void set_col(ResultSet* rs, int r, int c, sqlite3_stmt* st, int sc) {
     case CT_TEXT:
         ResultSet_setText(rs, r, c, (const char*)sqlite3_column_text(st, sc));
         break;
-    case CT_INT:
     case CT_NS:
+        /* an average (REAL) is kept exact: never cut to whole ns before rounding */
+        if (sqlite3_column_type(st, sc) == SQLITE_FLOAT) {
+            ResultSet_setNs(rs, r, c, sqlite3_column_double(st, sc));
+        } else {
+            ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, sc));
+        }
+        break;
+    case CT_INT:
     case CT_BYTES:
         ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, sc));
         break;

@@ -20,7 +20,8 @@ void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf
         snprintf(buf, cap, "%" PRId64, cell->i);
         break;
     case CT_NS:
-        Format_duration(buf, cap, cell->i, u);
+        /* d: exact, also for averages (ResultSet_setNs); i where d was left behind */
+        Format_durationExact(buf, cap, llround(cell->d) == cell->i ? cell->d : (double)cell->i, u);
         break;
     case CT_BYTES:
         Format_bytes(buf, cap, cell->i);

@@ -189,3 +189,37 @@ same "gaps by hand: 3 gaps, median 20 us, max 40 us (at 130 us, after late, befo
 same "an even count of gaps: the median is the mean of the two middle values (python3)" \
     "$(gapor "$TMP/g1/results.csv")" "$(gapact "$TMP/g1")"
 same "an even count by hand: (0 + 20 us) / 2" "2 10000 20000 100000 long late" "$(gapact "$TMP/g1")"
+
+# 5. Rounding: an average is not cut to whole ns before rounding (100 calls, 5,698,521 ns:
+# 56,985.21 ns -> 56.99 us, not 56.98); an exact half rounds away from zero from the integer
+# ns (142,015 ns -> 142.02 us, not 142.01 through 142.01499.. in binary); JSON has the exact
+# average.
+mkdir -p "$TMP/rd"
+{
+    echo "$H"
+    i=0
+    while [ $i -lt 100 ]; do
+        d=56985
+        [ $i -eq 0 ] && d=57006
+        gaprow $i avgk $((i * 200000)) $((i * 200000 + d))
+        i=$((i + 1))
+    done
+    gaprow 100 halfk 30000000 30142015
+} >"$TMP/rd/results.csv"
+"$DCUTOP" -q --report --view hotspots --top 0 "$TMP/rd" >"$TMP/rd.txt"
+"$DCUTOP" -q --report --view hotspots --format json "$TMP/rd" >"$TMP/rd.json"
+exp=$(python3 - "$TMP/rd/results.csv" <<'PY'
+import csv, sys
+from decimal import Decimal, ROUND_HALF_UP
+d = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    d.setdefault(r["KernelName"], []).append(int(r["EndNs"]) - int(r["BeginNs"]))
+us = lambda v: (Decimal(sum(v)) / len(v) / 1000).quantize(Decimal("0.01"), ROUND_HALF_UP)
+print(us(d["avgk"]), us(d["halfk"]), Decimal(sum(d["avgk"])) / len(d["avgk"]))
+PY
+)
+act="$(awk '$1 == "avgk" { a = $5 } $1 == "halfk" { h = $5 } END { print a, h }' "$TMP/rd.txt") $(python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["hotspots"]
+print("%.2f" % [x["avg_ns"] for x in h if x["name"] == "avgk"][0])' "$TMP/rd.json")"
+same "averages and halves round once, half away from zero (python3 Decimal); JSON exact" "$exp" "$act"
