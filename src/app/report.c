@@ -125,6 +125,45 @@ static void rule(FILE* out, const char* title) {
     fprintf(out, "\n%s\n", title);
 }
 
+/* The combined what-if projection (the text has it in the Categories footer) as a JSON
+ * object "what_if" or a CSV block "# what_if": spec, speedup ("inf" when unbounded), basis. */
+static DcuStatus what_if_projection(TraceDb* db, const QueryOpts* q, int format, FILE* out,
+                                    DcuError* err) {
+    int basis = Query_amdahlBasis(db);
+    double sp = 1.0;
+    DcuStatus s = Query_projectionBasis(db, q->what_if, q->n_what_if, basis, &sp, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    char spec[512] = "", sps[32];
+    for (int i = 0; i < q->n_what_if; i++) {
+        char part[96];
+        const WhatIf* w = &q->what_if[i];
+        if (w->at_peak > 0) {
+            snprintf(part, sizeof(part), "%s%s=%g%%peak", i ? "," : "", w->name, w->at_peak);
+        } else if (isinf(w->k)) {
+            snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w->name);
+        } else {
+            snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w->name, w->k);
+        }
+        strncat(spec, part, sizeof(spec) - strlen(spec) - 1);
+    }
+    if (isinf(sp)) {
+        snprintf(sps, sizeof(sps), format == FMT_JSON ? "\"inf\"" : "inf");
+    } else {
+        snprintf(sps, sizeof(sps), "%.6f", sp);
+    }
+    const char* b = basis ? "wall" : "kernel";
+    if (format == FMT_JSON) {
+        fputs(",\n\"what_if\": {\"spec\": ", out);
+        Export_jsonString(out, spec);
+        fprintf(out, ", \"speedup\": %s, \"basis\": \"%s\"}", sps, b);
+    } else {
+        fprintf(out, "# what_if\r\nspec,speedup,basis\r\n\"%s\",%s,%s\r\n\r\n", spec, sps, b);
+    }
+    return DCU_OK;
+}
+
 static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
                          DcuError* err, ResultSet** keep) {
     ResultSet* rs = NULL;
@@ -173,6 +212,9 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
         *keep = rs;
     } else {
         ResultSet_delete(rs);
+    }
+    if (s == DCU_OK && v == VIEW_CATEGORIES && q.n_what_if > 0 && o->format != FMT_TEXT) {
+        s = what_if_projection(db, &q, o->format, out, err);
     }
     return s;
 }

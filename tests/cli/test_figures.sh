@@ -223,3 +223,23 @@ import json, sys
 h = json.load(open(sys.argv[1]))["hotspots"]
 print("%.2f" % [x["avg_ns"] for x in h if x["name"] == "avgk"][0])' "$TMP/rd.json")"
 same "averages and halves round once, half away from zero (python3 Decimal); JSON exact" "$exp" "$act"
+
+# 6. Infinity in JSON is the string "inf" (never null, which reads as unknown); the combined
+# what-if projection is in JSON and CSV too, = 1 / ((1 - sum p) + sum p / k) (python3).
+"$DCUTOP" -q --report --view categories --format json --what-if gemm=2,copy=inf "$W" >"$TMP/wi.json"
+same "JSON: an infinite what-if factor is \"inf\"" "inf" \
+    "$(python3 -c 'import json,sys; print([c["what_if"] for c in json.load(open(sys.argv[1]))["categories"] if c["category"] == "copy"][0])' "$TMP/wi.json")"
+same "JSON: the combined projection (python3 from the category totals)" \
+    "$(python3 -c '
+import json, sys
+c = {x["category"]: x["total_ns"] for x in json.load(open(sys.argv[1]))["categories"] if x["group"] != "group"}
+t = sum(c.values()); pg, pc = c["gemm"] / t, c["copy"] / t
+print("%.4f kernel gemm=2,copy=inf" % (1 / ((1 - pg - pc) + pg / 2)))' "$TMP/wi.json")" \
+    "$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["what_if"]; print("%.4f %s %s" % (w["speedup"], w["basis"], w["spec"]))' "$TMP/wi.json")"
+"$DCUTOP" -q --report --view categories --format json --what-if gemm=inf,non-gemm=inf "$W" >"$TMP/wi2.json"
+same "JSON: an unbounded projection is \"inf\"" "inf" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["what_if"]["speedup"])' "$TMP/wi2.json")"
+"$DCUTOP" -q --report --view categories --format csv --what-if gemm=2,copy=4 "$W" >"$TMP/wi.csv"
+same "CSV: a # what_if block with the projection the text gives" \
+    "$("$DCUTOP" -q --report --view categories --what-if gemm=2,copy=4 "$W" | sed -n 's/.*whole program at most \([0-9.]*\)x faster.*/\1/p')" \
+    "$(tr -d '\r' <"$TMP/wi.csv" | sed -n '/^# what_if$/,/^$/p' | awk -F, 'NR == 3 { printf "%.2f", $(NF - 1) }')"
