@@ -145,6 +145,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->rule_line = sqlite3_column_int(st, 5);
     d->calls = sqlite3_column_int64(st, 6);
     d->total_ns = sqlite3_column_int64(st, 7);
+    d->has_minmax = sqlite3_column_type(st, 8) != SQLITE_NULL;
     d->min_ns = sqlite3_column_int64(st, 8);
     d->max_ns = sqlite3_column_int64(st, 9);
     double sumsq = sqlite3_column_double(st, 10);

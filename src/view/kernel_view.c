@@ -138,12 +138,20 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Format_durationAuto(a, sizeof(a), k->total_ns);
     Doc_field(d, lw, "Total", STYLE_NUMBER, "%s  (%.2f%% of device kernel time)", a, k->pct);
     Format_durationAuto(a, sizeof(a), (int64_t)llround(k->avg_ns));
-    Format_durationAuto(b, sizeof(b), k->min_ns);
-    Format_durationAuto(c, sizeof(c), k->max_ns);
+    /* aggregated stats have a count and a total only: min, max and the standard deviation
+     * are unknown, never 0 ns */
+    snprintf(b, sizeof(b), "n/a");
+    snprintf(c, sizeof(c), "n/a");
+    if (k->has_minmax) {
+        Format_durationAuto(b, sizeof(b), k->min_ns);
+        Format_durationAuto(c, sizeof(c), k->max_ns);
+    }
     Doc_field(d, lw, "Average", STYLE_NUMBER, "%s   min %s   max %s", a, b, c);
     if (k->stddev_ns >= 0) {
         Format_durationAuto(a, sizeof(a), (int64_t)llround(k->stddev_ns));
         Doc_field(d, lw, "Std dev", STYLE_NUMBER, "%s", a);
+    } else if (!k->has_minmax) {
+        Doc_field(d, lw, "Std dev", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
     }
     if (k->has_var) {
         Format_durationAuto(a, sizeof(a), k->golden_ns);

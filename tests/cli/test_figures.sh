@@ -243,3 +243,13 @@ same "JSON: an unbounded projection is \"inf\"" "inf" \
 same "CSV: a # what_if block with the projection the text gives" \
     "$("$DCUTOP" -q --report --view categories --what-if gemm=2,copy=4 "$W" | sed -n 's/.*whole program at most \([0-9.]*\)x faster.*/\1/p')" \
     "$(tr -d '\r' <"$TMP/wi.csv" | sed -n '/^# what_if$/,/^$/p' | awk -F, 'NR == 3 { printf "%.2f", $(NF - 1) }')"
+
+# 7. Aggregated stats have no min, max or standard deviation: n/a, never 0 ns.
+printf '2\n<Enter>\n:dump k\n' >"$TMP/k.keys"
+"$DCUTOP" --headless --size 120x30 --keys "$TMP/k.keys" sample-traces/llamacpp-rocprof-v1-stats/results.stats.csv >"$TMP/k.out"
+check "stats only: Kernel detail says min n/a, max n/a" grep -q 'Average .*min n/a   max n/a' "$TMP/k.out"
+check "stats only: and the standard deviation n/a" grep -q 'Std dev      n/a' "$TMP/k.out"
+check "stats only: no 0 ns anywhere in Kernel detail" sh -c "! grep -q ' 0 ns' '$TMP/k.out'"
+"$DCUTOP" --headless --size 120x30 --keys "$TMP/k.keys" sample-traces/llamacpp-rocprof-v1-stats/results.csv >"$TMP/k2.out"
+check "per-dispatch data: Kernel detail keeps its min and max" \
+    grep -Eq 'Average .*min [0-9.]+ (us|ms)   max [0-9.]+ (us|ms)' "$TMP/k2.out"
