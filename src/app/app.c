@@ -316,6 +316,13 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     }
     app->stack[0] = app->tops[TOP_SUMMARY];
     app->depth = 1;
+    /* a folder of call stacks only: where its time is shows on Stacks, not on an empty
+     * Summary */
+    Totals t;
+    if (Query_totals(db, &t, &err) == DCU_OK && t.kernels == 0 &&
+        Stacks_available(db, STACKS_SRC_STACKS)) {
+        app->stack[0] = app->tops[TOP_STACKS];
+    }
     return app;
 }
 

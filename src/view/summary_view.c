@@ -70,9 +70,21 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc_line(d);
     Doc_field(d, lw, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
     Format_durationAuto(a, sizeof(a), t->kernel_ns);
-    Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
-              "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
-              t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    if (t->kernels == 0 && s->stacks_ns > 0) {
+        /* stacks only: say where the time is, not "0 kernels (aggregated stats only)" */
+        Doc_field(d, lw, "Call stacks", STYLE_NUMBER,
+                  "%s in all over %" PRId64 " calls (no device kernels loaded)",
+                  (Format_durationAuto(a, sizeof(a), s->stacks_ns), a), s->stacks_samples);
+        if (s->stacks_hot[0]) {
+            Doc_field(d, lw, "Most self", STYLE_NAME, "%s", s->stacks_hot);
+            Doc_add(d, STYLE_NUMBER, "  %.2f%%", s->stacks_hot_pct);
+        }
+        Doc_field(d, lw, "", STYLE_DIM, "6 opens the Stacks tree: where the time is, by call path");
+    } else {
+        Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
+                  "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
+                  t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    }
     if (t->kernel_ns > 0) {
         /* one basis: over wall time the shares are of the wall too (with GPU idle the rest) */
         double B = s->basis_ns > 0 ? (double)s->basis_ns : (double)t->kernel_ns;

@@ -253,3 +253,17 @@ check "stats only: no 0 ns anywhere in Kernel detail" sh -c "! grep -q ' 0 ns' '
 "$DCUTOP" --headless --size 120x30 --keys "$TMP/k.keys" sample-traces/llamacpp-rocprof-v1-stats/results.csv >"$TMP/k2.out"
 check "per-dispatch data: Kernel detail keeps its min and max" \
     grep -Eq 'Average .*min [0-9.]+ (us|ms)   max [0-9.]+ (us|ms)' "$TMP/k2.out"
+
+# 8. A folder with only stacks opens on Stacks; its Summary says where the time is (awk: the
+# VALUE column in us, one call per line), never "0 kernels (aggregated stats only)".
+mkdir -p "$TMP/st"
+cp sample-traces/pytorch-h200-climate-transformer/climate_infer.stacks.txt "$TMP/st/"
+printf ':dump start\n1\n:dump sum\n' >"$TMP/st.keys"
+"$DCUTOP" --headless --size 100x24 --keys "$TMP/st.keys" "$TMP/st" >"$TMP/st.out"
+check "stacks only: opens on the Stacks screen" \
+    sh -c "sed -n '/^--- start/,/^--- sum/p' '$TMP/st.out' | grep -q '^ Call stacks | calls |'"
+exp=$(awk '{ s += $NF; n++ } END { printf "%.1f ms in all over %d calls", s / 1000, n }' "$TMP/st/climate_infer.stacks.txt")
+check "stacks only: the Summary gives their time and calls ($exp, awk)" \
+    grep -q "Call stacks    $exp" "$TMP/st.out"
+check "stacks only: never '0 kernels (aggregated stats only)'" \
+    sh -c "! grep -q 'of 0 kernels\|aggregated stats only' '$TMP/st.out'"
