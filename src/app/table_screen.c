@@ -442,11 +442,13 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
             for (int r = 0; sc >= 0 && r < s->rs->nrows && !any; r++) {
                 any = !ResultSet_cellc(s->rs, r, sc)->null;
             }
-            App_setStatus(app, 0, !s->cold_split ? "All calls."
-                                  : any ? "With and without the first iteration (cold start); "
-                                          "i: back"
-                                        : "No iterations found in this trace: nothing to split "
-                                          "(i: back).");
+            /* when nothing splits, the table's footer says why (timeline.c) */
+            App_setStatus(app, 0, "%s%s",
+                          !s->cold_split ? "All calls."
+                          : any ? "With and without the first iteration (cold start); i: back"
+                          : s->rs->footer ? s->rs->footer
+                                          : "Nothing to split.",
+                          s->cold_split && !any ? " (i: back)" : "");
         }
         return REACT_REDRAW;
     }

@@ -1567,6 +1567,34 @@ static ResultSet* v_iterations(Timeline* t) {
     return rs;
 }
 
+/* Why the 'without the first iteration' columns are empty, in the Summary's own terms: no
+ * per-call rows to place in time (stats files hold totals only), or too few iterations.
+ * (owned) */
+static char* no_split_reason(const Timeline* t, int no_rows, const char* what) {
+    /* what: "api" or "copy", the table prefix too (api_stat, copy_stat) */
+    const TimelineSummary* s = &t->s;
+    const char* label = strcmp(what, "api") == 0 ? "API" : what;
+    if (no_rows) {
+        char* sql = xasprintf("SELECT EXISTS (SELECT 1 FROM %s_stat)", what);
+        int stats = TraceDb_scalarInt(t->db, sql) == 1;
+        free(sql);
+        if (!stats) {
+            return xasprintf("No %s data in this trace: nothing to split.", label);
+        }
+        if (s->iterations >= 2) {
+            return xasprintf("No per-call %s data (totals only): the Summary's %d iterations "
+                             "cannot split them.", label, s->iterations);
+        }
+        return xasprintf("No per-call %s data (totals only): nothing to split.", label);
+    }
+    if (s->iterations >= 2) {
+        return xasprintf("The Summary's %d iterations are in other runs than these %s rows: "
+                         "only the totals.", s->iterations, label);
+    }
+    return xasprintf("No steady state: %s (Summary); the split needs two iterations: only the "
+                     "totals.", s->iterations == 1 ? "one iteration" : "no iterations found");
+}
+
 static DcuStatus v_api(Timeline* t, ResultSet** out, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
@@ -1611,11 +1639,13 @@ static DcuStatus v_api(Timeline* t, ResultSet** out, DcuError* err) {
         }
     }
     sqlite3_finalize(st);
-    rs->footer = xstrdup(any_cut ? "1st = before the second iteration starts (warm-up and the "
-                                   "first iteration); Steady = the rest. Host layer: never added "
-                                   "to kernel time."
-                                 : "No steady state (fewer than two iterations, or no per-call "
-                                   "API data): only the totals.");
+    if (any_cut) {
+        rs->footer = xstrdup("1st = before the second iteration starts (warm-up and the first "
+                             "iteration); Steady = the rest. Host layer: never added to kernel "
+                             "time.");
+    } else {
+        rs->footer = no_split_reason(t, rs->nrows == 0, "api");
+    }
     *out = rs;
     return DCU_OK;
 }
@@ -1669,8 +1699,8 @@ static DcuStatus v_copies(Timeline* t, ResultSet** out, DcuError* err) {
         }
     }
     sqlite3_finalize(st);
-    rs->footer = xstrdup(!any_cut ? "No steady state (fewer than two iterations): only the totals."
-                         : flagged ? "Host<->device copies inside the steady state: synchronous "
+    rs->footer = !any_cut ? no_split_reason(t, rs->nrows == 0, "copy")
+                 : xstrdup(flagged ? "Host<->device copies inside the steady state: synchronous "
                                      "copies in the loop stall the GPU; move them out or make "
                                      "them asynchronous."
                                    : "No host<->device copy inside the steady state.");

@@ -267,3 +267,19 @@ check "stacks only: the Summary gives their time and calls ($exp, awk)" \
     grep -q "Call stacks    $exp" "$TMP/st.out"
 check "stacks only: never '0 kernels (aggregated stats only)'" \
     sh -c "! grep -q 'of 0 kernels\|aggregated stats only' '$TMP/st.out'"
+
+# 9. API i: when it cannot split, it says why, in the Summary's terms (the DCU sample has API
+# totals only, and 6 iterations in the Summary; the Qwen sample has per-call API data and one
+# iteration).
+printf '1\n:dump s\n4\ni\n:dump i\n' >"$TMP/i.keys"
+"$DCUTOP" --headless --size 120x60 --keys "$TMP/i.keys" "$W" >"$TMP/i.out"
+n=$(sed -n 's/^  Iterations *\([0-9]*\) (.*/\1/p' "$TMP/i.out" | head -1)
+check "the Summary shows the DCU sample's iterations" test -n "$n"
+same "API i on API totals only: the reason, with the Summary's $n iterations" \
+    "No per-call API data (totals only): the Summary's $n iterations cannot split them. (i: back)" \
+    "$(sed -n '/^--- i /,$p' "$TMP/i.out" | tail -2 | head -1)"
+if [ -d "$Q" ]; then
+    "$DCUTOP" --headless --size 160x30 --keys "$TMP/i.keys" "$Q" >"$TMP/qi.out"
+    check "API i with one iteration: no steady state, one iteration" \
+        grep -q '^No steady state: one iteration (Summary); the split needs two iterations' "$TMP/qi.out"
+fi
