@@ -225,7 +225,8 @@ static const char* const tl_dev_keys[] = {"file", "gpu", "dispatches", "span_ns"
                                           "idle_ns", "idle_pct", "kernel_ns", "kernel_pct", NULL};
 static const char* const tl_idle_keys[] = {"file", "gpu", "bucket", "gaps", "total_ns",
                                            "pct_idle", "pct_wall", NULL};
-static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "after", NULL};
+static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "before", "after",
+                                          NULL};
 static const char* const tl_short_keys[] = {"short_name", "calls", "short_calls", "short_pct",
                                             "avg_ns", "short_ns", "pct_of_short", NULL};
 static const char* const tl_iter_keys[] = {"name", "phase", "dispatches", "kernel_ns", "span_ns",
@@ -239,8 +240,8 @@ static const char* const tl_copy_keys[] = {"name", "direction", "calls", "bytes"
 static const char* const tl_pmc_keys[] = {"kernel", "counter", "dispatches", "mean", "min", "max",
                                           NULL};
 /* with several runs, the tables that mix runs say which file (and so which run) a row is of */
-static const char* const tl_gap_run_keys[] = {"file", "gpu", "stream", "gap_ns", "at_ns", "after",
-                                              NULL};
+static const char* const tl_gap_run_keys[] = {"file", "gpu", "stream", "gap_ns", "at_ns", "before",
+                                              "after", NULL};
 static const char* const tl_iter_run_keys[] = {"file", "name", "phase", "dispatches", "kernel_ns",
                                                "span_ns", "start_ns", NULL};
 static const char* const tl_run_keys[] = {"run", "dispatches", "kernel_ns", "span_ns", "busy_ns",

@@ -1168,15 +1168,17 @@ static const RsColumn dev_cols[] = {
 };
 static const RsColumn gap_cols[] = {
     {"file", "File", CT_TEXT},    {"gpu", "GPU", CT_INT},       {"stream", "Stream", CT_INT},
-    {"gap_ns", "Gap", CT_NS},     {"at_ns", "At", CT_NS},       {"before", "After kernel", CT_TEXT},
-    {"after", "Before kernel", CT_TEXT},
+    /* at_ns: when the gap starts (the latest end so far); before/after: the kernels on
+     * either side of the gap, titled as the JSON keys read */
+    {"gap_ns", "Gap", CT_NS},     {"at_ns", "GapStart", CT_NS}, {"before", "Kernel before", CT_TEXT},
+    {"after", "Kernel after", CT_TEXT},
 };
 static const RsColumn short_cols[] = {
     {"name", "Kernel", CT_TEXT},          {"short_name", "Kernel", CT_TEXT},
     {"calls", "Calls", CT_INT},           {"short_calls", "Short", CT_INT},
     {"short_pct", "%Short", CT_PCT},      {"total_ns", "Total", CT_NS},
     {"short_ns", "ShortTime", CT_NS},     {"avg_ns", "Avg", CT_NS},
-    {"pct_of_short", "%AllShort", CT_PCT},
+    {"pct_of_short", "%OfShortCalls", CT_PCT}, /* of all short dispatches (footer) */
 };
 static const RsColumn iter_cols[] = {
     {"file", "File", CT_TEXT},        {"iteration", "#", CT_INT},
@@ -1510,7 +1512,7 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
                 ResultSet_setReal(rs, r, 4, 100.0 * (double)ks->short_calls / (double)ks->calls);
                 ResultSet_setInt(rs, r, 5, ks->ns);
                 ResultSet_setInt(rs, r, 6, ks->short_ns);
-                ResultSet_setInt(rs, r, 7, ks->ns / ks->calls);
+                ResultSet_setNs(rs, r, 7, (double)ks->ns / (double)ks->calls);
                 ResultSet_setReal(rs, r, 8, t->s.short_dispatches
                                                 ? 100.0 * (double)ks->short_calls /
                                                       (double)t->s.short_dispatches
@@ -1525,9 +1527,9 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
     char a[32];
     snprintf(a, sizeof(a), "%.1f%%", t->s.short_count_pct);
     rs->footer = xasprintf("Dispatches under 10 us: %lld of %lld (%s of dispatches, %.1f%% of "
-                           "kernel time)%s",
+                           "kernel time; %%OfShortCalls = a kernel's share of these %lld)%s",
                            (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
-                           t->s.short_time_pct,
+                           t->s.short_time_pct, (long long)t->s.short_dispatches,
                            t->s.short_count_pct >= 50 ? ": launch-bound (host launch overhead "
                                                         "and gaps matter more than kernel speed)"
                                                       : "");

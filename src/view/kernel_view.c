@@ -129,8 +129,11 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc_line(d);
     Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
     if (k->rule_line > 0) {
-        Doc_add(d, STYLE_DIM, "   rule %s:%d", k->rule_source ? k->rule_source : "?",
+        /* the pattern that matched, then where it is written (a line number alone means
+         * nothing without the file at hand) */
+        Doc_add(d, STYLE_DIM, "   (%s rules, line %d)", k->rule_source ? k->rule_source : "?",
                 k->rule_line);
+        Doc_field(d, lw, "Rule", STYLE_DIM, "/%s/", k->rule_pattern ? k->rule_pattern : "?");
     } else {
         Doc_add(d, STYLE_DIM, "   no rule matched (add one to your rules file)");
     }

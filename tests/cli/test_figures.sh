@@ -283,3 +283,28 @@ if [ -d "$Q" ]; then
     check "API i with one iteration: no steady state, one iteration" \
         grep -q '^No steady state: one iteration (Summary); the split needs two iterations' "$TMP/qi.out"
 fi
+
+# 10. Labels. The largest-gaps table: GapStart is when the gap starts; the kernels on either
+# side are titled as the JSON keys read (before/after), and agree with them.
+"$DCUTOP" -q --report --view timeline --width 200 "$TMP/g2" >"$TMP/g2.txt"
+check "gaps: the column is named for the time the gap starts" \
+    grep -Eq '^  GPU +Stream +Gap\(us\) +GapStart\(us\) +Kernel before +Kernel after$' "$TMP/g2.txt"
+same "gaps: text and JSON agree on the kernels before and after the largest gap" \
+    "$(gapact "$TMP/g2" | awk '{ print $5, $6 }')" \
+    "$(sed -n '/^Timeline: largest launch gaps/{n;n;p;}' "$TMP/g2.txt" | awk '{ print $5, $6 }')"
+"$DCUTOP" -q --report --view timeline "$Q" >"$TMP/qs.txt" 2>/dev/null
+if [ -s "$TMP/qs.txt" ]; then
+    check "short kernels: the share column says it is of all short calls, and the footer says of how many" \
+        sh -c "grep -q '%OfShortCalls\$' '$TMP/qs.txt' && grep -q '%OfShortCalls = a kernel.s share of these [0-9]*)' '$TMP/qs.txt'"
+fi
+# Kernel detail names the rule by its pattern (line 94 of the built-in rules, read here)
+pat=$(sed -n 94p src/model/default.rules | cut -f 2)
+check "Kernel detail: the rule that matched is shown as its pattern /$pat/" \
+    grep -Fq "Rule         /$pat/" "$TMP/k.out"
+check "Kernel detail: never a bare built-in:94" sh -c "! grep -q 'built-in:94' '$TMP/k.out'"
+# Units stay readable: no six-digit value in a column (967824.19 us), no 0.00 for a value
+# that is not 0 (hipSetDevice: 3 calls, 4.6 us in all, in a column of ms)
+"$DCUTOP" -q --report --view api "$W" >"$TMP/api.txt"
+check "units: no six-digit time in the API table" sh -c "! grep -Eq ' [0-9]{6}\.[0-9]{2} ' '$TMP/api.txt'"
+check "units: a small total beside large ones keeps two significant digits, not 0.00" \
+    grep -Eq '^  HIP +hipSetDevice +3 +0\.0046 ' "$TMP/api.txt"
