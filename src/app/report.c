@@ -135,19 +135,8 @@ static DcuStatus what_if_projection(TraceDb* db, const QueryOpts* q, int format,
     if (s != DCU_OK) {
         return s;
     }
-    char spec[512] = "", sps[32];
-    for (int i = 0; i < q->n_what_if; i++) {
-        char part[96];
-        const WhatIf* w = &q->what_if[i];
-        if (w->at_peak > 0) {
-            snprintf(part, sizeof(part), "%s%s=%g%%peak", i ? "," : "", w->name, w->at_peak);
-        } else if (isinf(w->k)) {
-            snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w->name);
-        } else {
-            snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w->name, w->k);
-        }
-        strncat(spec, part, sizeof(spec) - strlen(spec) - 1);
-    }
+    char spec[512], sps[32];
+    Query_whatIfSpec(q->what_if, NULL, q->n_what_if, spec, sizeof(spec));
     if (isinf(sp)) {
         snprintf(sps, sizeof(sps), format == FMT_JSON ? "\"inf\"" : "inf");
     } else {
@@ -370,6 +359,39 @@ static DcuStatus tl_table(Timeline* tl, TimelineView v, AmdahlBasis basis, const
     return s;
 }
 
+/* The JSON "timeline" object's opening and its "summary" member. */
+static void tl_json_summary(TraceDb* db, const TimelineSummary* t, FILE* out) {
+    fprintf(out, ",\n\"timeline\": {\"summary\": {\"available\": %s, \"runs\": %d, "
+                 "\"devices\": %d, \"streams\": %d, \"dispatches\": %" PRId64
+                 ", \"kernel_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+                 ", \"wall_ns\": %" PRId64 ", \"busy_ns\": %" PRId64
+                 ", \"idle_ns\": %" PRId64 ", \"idle_pct\": %.6f"
+                 ", \"kernel_pct_of_wall\": %.6f, \"short_dispatches\": %" PRId64
+                 ", \"short_ns\": %" PRId64 ", \"short_count_pct\": %.6f"
+                 ", \"short_time_pct\": %.6f, \"gaps\": %" PRId64 ", \"gap_ns\": %" PRId64
+                 ", \"gap_max_ns\": %" PRId64 ", \"gap_p50_ns\": %" PRId64
+                 ", \"gap_mean_ns\": %.3f, \"iteration_source\": \"%s\", \"iterations\": %d"
+                 ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
+                 ", \"first_iteration_span_ns\": %" PRId64
+                 ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
+                 ", \"cold_ratio\": %.6f, \"warmup_dispatches\": %" PRId64
+                 ", \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
+                 ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
+            t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
+            t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
+            t->kernel_pct_of_wall, t->short_dispatches, t->short_ns, t->short_count_pct,
+            t->short_time_pct, t->gaps, t->gap_ns, t->gap_max_ns, t->gap_p50_ns,
+            t->gap_mean_ns,
+            t->iter_source == ITER_ANNOTATION ? "annotation"
+            : t->iter_source == ITER_DETECTED ? "detected"
+                                              : "none",
+            t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
+            t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->warmup_dispatches,
+            t->steady_h2d,
+            t->steady_d2h, t->pmc ? "true" : "false",
+            Query_amdahlBasis(db) ? "wall" : "kernel");
+}
+
 static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Timeline* tl = NULL;
     DcuStatus s = Timeline_new(db, &tl, err);
@@ -379,35 +401,7 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
     const TimelineSummary* t = Timeline_summary(tl);
     int first = 1;
     if (o->format == FMT_JSON) {
-        fprintf(out, ",\n\"timeline\": {\"summary\": {\"available\": %s, \"runs\": %d, "
-                     "\"devices\": %d, \"streams\": %d, \"dispatches\": %" PRId64
-                     ", \"kernel_ns\": %" PRId64 ", \"span_ns\": %" PRId64
-                     ", \"wall_ns\": %" PRId64 ", \"busy_ns\": %" PRId64
-                     ", \"idle_ns\": %" PRId64 ", \"idle_pct\": %.6f"
-                     ", \"kernel_pct_of_wall\": %.6f, \"short_dispatches\": %" PRId64
-                     ", \"short_ns\": %" PRId64 ", \"short_count_pct\": %.6f"
-                     ", \"short_time_pct\": %.6f, \"gaps\": %" PRId64 ", \"gap_ns\": %" PRId64
-                     ", \"gap_max_ns\": %" PRId64 ", \"gap_p50_ns\": %" PRId64
-                     ", \"gap_mean_ns\": %.3f, \"iteration_source\": \"%s\", \"iterations\": %d"
-                     ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
-                     ", \"first_iteration_span_ns\": %" PRId64
-                     ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
-                     ", \"cold_ratio\": %.6f, \"warmup_dispatches\": %" PRId64
-                     ", \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
-                     ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
-                t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
-                t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
-                t->kernel_pct_of_wall, t->short_dispatches, t->short_ns, t->short_count_pct,
-                t->short_time_pct, t->gaps, t->gap_ns, t->gap_max_ns, t->gap_p50_ns,
-                t->gap_mean_ns,
-                t->iter_source == ITER_ANNOTATION ? "annotation"
-                : t->iter_source == ITER_DETECTED ? "detected"
-                                                  : "none",
-                t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
-                t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->warmup_dispatches,
-                t->steady_h2d,
-                t->steady_d2h, t->pmc ? "true" : "false",
-                Query_amdahlBasis(db) ? "wall" : "kernel");
+        tl_json_summary(db, t, out);
         first = 0;
     } else if (o->format == FMT_TEXT) {
         fputs("\nTimeline: per-dispatch timestamps (wall, busy/idle, gaps, iterations)\n", out);
@@ -581,6 +575,23 @@ static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuErr
     return s;
 }
 
+/* A section's title; over wall time the tables whose shares and ceilings follow the basis
+ * say so (one basis at a time). */
+static const char* section_title(TraceDb* db, ViewId v, const char* title) {
+    if (!Query_amdahlBasis(db)) {
+        return title;
+    }
+    if (v == VIEW_HOTSPOTS) {
+        return "Hotspots: device kernels by total time; %Time and ceilings over wall time "
+               "(--amdahl-basis wall)";
+    }
+    if (v == VIEW_CATEGORIES) {
+        return "Categories: GEMM vs non-GEMM; shares and Amdahl ceilings over wall time "
+               "(--amdahl-basis wall)";
+    }
+    return title;
+}
+
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
@@ -644,12 +655,6 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (o->view >= 0 && (int)secs[i].v != o->view) {
             continue;
         }
-        if (secs[i].v == VIEW_CATEGORIES && o->format == FMT_TEXT && Query_amdahlBasis(db)) {
-            rule(out, "Categories: GEMM vs non-GEMM; shares and Amdahl ceilings over wall time "
-                      "(--amdahl-basis wall)");
-            s = section(db, secs[i].v, o, out, err, NULL);
-            continue;
-        }
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
@@ -661,10 +666,7 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                 fputs("  (no data in this trace)\n", out);
                 continue;
             }
-            rule(out, secs[i].v == VIEW_HOTSPOTS && Query_amdahlBasis(db)
-                          ? "Hotspots: device kernels by total time; %Time and ceilings over wall "
-                            "time (--amdahl-basis wall)"
-                          : secs[i].title);
+            rule(out, section_title(db, secs[i].v, secs[i].title));
         }
         s = section(db, secs[i].v, o, out, err, NULL);
     }

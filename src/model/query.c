@@ -597,6 +597,24 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
     }
 }
 
+void Query_whatIfSpec(const WhatIf* w, const WhatIf* resolved, int n, char* buf, size_t cap) {
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char part[96];
+        if (w[i].at_peak > 0 && resolved) {
+            snprintf(part, sizeof(part), "%s%s=%g%%peak (k=%.3g)", i ? "," : "", w[i].name,
+                     w[i].at_peak, resolved[i].k);
+        } else if (w[i].at_peak > 0) {
+            snprintf(part, sizeof(part), "%s%s=%g%%peak", i ? "," : "", w[i].name, w[i].at_peak);
+        } else if (isinf(w[i].k)) {
+            snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
+        } else {
+            snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
+        }
+        strncat(buf, part, cap - strlen(buf) - 1);
+    }
+}
+
 static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     const WhatIf* w = o ? o->what_if : NULL;
     int nw = o ? o->n_what_if : 0;
@@ -672,19 +690,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
             free(wr);
             return s;
         }
-        char spec[256] = "";
-        for (int i = 0; i < nw; i++) {
-            char part[96];
-            if (w[i].at_peak > 0) {
-                snprintf(part, sizeof(part), "%s%s=%g%%peak (k=%.3g)", i ? "," : "", w[i].name,
-                         w[i].at_peak, wr[i].k);
-            } else if (isinf(w[i].k)) {
-                snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
-            } else {
-                snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
-            }
-            strncat(spec, part, sizeof(spec) - strlen(spec) - 1);
-        }
+        char spec[256];
+        Query_whatIfSpec(w, wr, nw, spec, sizeof(spec));
         if (isinf(sp)) {
             rs->footer = xasprintf("What-if %s: whole program unbounded (all kernel time removed)",
                                    spec);

@@ -116,17 +116,10 @@ static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
     }
 }
 
-Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
-    Doc* d = Doc_new();
+/* The category with the rule that matched (its pattern), then calls, total, average, min,
+ * max and the standard deviation. */
+static void rule_and_stats(Doc* d, const KernelDetail* k, int lw) {
     char a[64], b[64], c[64];
-    const int lw = 12;
-    Doc_line(d);
-    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
-    Doc_line(d);
-    Doc_line(d);
-    Doc_add(d, STYLE_LABEL, "  Full name");
-    wrapped(d, k->name ? k->name : "", width, 4);
-    Doc_line(d);
     Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
     if (k->rule_line > 0) {
         /* the pattern that matched, then where it is written (a line number alone means
@@ -156,6 +149,20 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     } else if (!k->has_minmax) {
         Doc_field(d, lw, "Std dev", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
     }
+}
+
+Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
+    Doc* d = Doc_new();
+    char a[64], b[64];
+    const int lw = 12;
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_LABEL, "  Full name");
+    wrapped(d, k->name ? k->name : "", width, 4);
+    Doc_line(d);
+    rule_and_stats(d, k, lw);
     if (k->has_var) {
         Format_durationAuto(a, sizeof(a), k->golden_ns);
         Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);

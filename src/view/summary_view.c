@@ -61,6 +61,46 @@ static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
     }
 }
 
+/* What was loaded and the GEMM / non-GEMM split over the basis of the ceilings; a folder of
+ * stacks only says where their time is instead of "0 kernels (aggregated stats only)". */
+static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
+    const Totals* t = &s->totals;
+    char a[64];
+    if (t->kernels == 0 && s->stacks_ns > 0) {
+        Format_durationAuto(a, sizeof(a), s->stacks_ns);
+        Doc_field(d, lw, "Call stacks", STYLE_NUMBER,
+                  "%s in all over %" PRId64 " calls (no device kernels loaded)", a,
+                  s->stacks_samples);
+        if (s->stacks_hot[0]) {
+            Doc_field(d, lw, "Most self", STYLE_NAME, "%s", s->stacks_hot);
+            Doc_add(d, STYLE_NUMBER, "  %.2f%%", s->stacks_hot_pct);
+        }
+        Doc_field(d, lw, "", STYLE_DIM, "6 opens the Stacks tree: where the time is, by call path");
+        return;
+    }
+    Format_durationAuto(a, sizeof(a), t->kernel_ns);
+    Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
+              "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
+              t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    if (t->kernel_ns <= 0) {
+        return;
+    }
+    /* one basis: over wall time the shares are of the wall too (with GPU idle the rest) */
+    double B = s->basis_ns > 0 ? (double)s->basis_ns : (double)t->kernel_ns;
+    double p[2] = {(double)t->gemm_ns / B, (double)(t->kernel_ns - t->gemm_ns) / B};
+    for (int g = 0; g < 2; g++) {
+        Format_ratio(a, sizeof(a), Amdahl_ceiling(p[g]));
+        Doc_field(d, lw, g ? "non-GEMM" : "GEMM", g ? STYLE_NONGEMM : STYLE_GEMM, "%6.2f%% ",
+                  100 * p[g]);
+        Doc_bar(d, g ? STYLE_NONGEMM : STYLE_GEMM, p[g], barw);
+        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p[g] * barw)) + 1, "");
+        Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
+        if (s->wall_basis && g == 0) {
+            Doc_add(d, STYLE_DIM, " (of wall time)");
+        }
+    }
+}
+
 Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc* d = Doc_new();
     const Totals* t = &s->totals;
@@ -69,41 +109,7 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
     int barw = width >= 100 ? 30 : width >= 70 ? 20 : 10;
     Doc_line(d);
     Doc_field(d, lw, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
-    Format_durationAuto(a, sizeof(a), t->kernel_ns);
-    if (t->kernels == 0 && s->stacks_ns > 0) {
-        /* stacks only: say where the time is, not "0 kernels (aggregated stats only)" */
-        Doc_field(d, lw, "Call stacks", STYLE_NUMBER,
-                  "%s in all over %" PRId64 " calls (no device kernels loaded)",
-                  (Format_durationAuto(a, sizeof(a), s->stacks_ns), a), s->stacks_samples);
-        if (s->stacks_hot[0]) {
-            Doc_field(d, lw, "Most self", STYLE_NAME, "%s", s->stacks_hot);
-            Doc_add(d, STYLE_NUMBER, "  %.2f%%", s->stacks_hot_pct);
-        }
-        Doc_field(d, lw, "", STYLE_DIM, "6 opens the Stacks tree: where the time is, by call path");
-    } else {
-        Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
-                  "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
-                  t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
-    }
-    if (t->kernel_ns > 0) {
-        /* one basis: over wall time the shares are of the wall too (with GPU idle the rest) */
-        double B = s->basis_ns > 0 ? (double)s->basis_ns : (double)t->kernel_ns;
-        double p = (double)t->gemm_ns / B;
-        double q = (double)(t->kernel_ns - t->gemm_ns) / B;
-        Format_ratio(a, sizeof(a), Amdahl_ceiling(p));
-        Format_ratio(b, sizeof(b), Amdahl_ceiling(q));
-        Doc_field(d, lw, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
-        Doc_bar(d, STYLE_GEMM, p, barw);
-        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p * barw)) + 1, "");
-        Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
-        if (s->wall_basis) {
-            Doc_add(d, STYLE_DIM, " (of wall time)");
-        }
-        Doc_field(d, lw, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * q);
-        Doc_bar(d, STYLE_NONGEMM, q, barw);
-        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(q * barw)) + 1, "");
-        Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
-    }
+    totals_lines(d, s, lw, barw);
     if (t->var_kernels > 0) {
         Format_durationAuto(a, sizeof(a), t->var_ns);
         Doc_field(d, lw, "Variability", STYLE_NUMBER,
