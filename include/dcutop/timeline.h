@@ -134,7 +134,8 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
                         ResultSet** out, DcuError* err);
 
 /* The Amdahl ceiling of a part taking part_ns over the chosen basis: 1/(1 - p) with p =
- * part_ns / total device kernel time, or part_ns / device wall time. Falls back to kernel
+ * part_ns / total device kernel time, or part_ns / device wall time (with overlapping
+ * streams, wall x kernel / busy: the parts add up to the busy share). Falls back to kernel
  * time when the wall is unknown (*used, when not NULL, says which basis was applied). */
 double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis,
                         AmdahlBasis* used);
