@@ -18,6 +18,7 @@ typedef struct CategoryMatch_ {
     const char* category; /* borrowed from the RuleSet; "other" when no rule matched */
     int line;             /* line of the rule in its source, 0 when none matched */
     const char* source;   /* "built-in" or the rules file path (borrowed) */
+    const char* pattern;  /* the rule's regex (borrowed), NULL when none matched */
 } CategoryMatch;
 
 /* The compiled-in default rules text (src/model/default.rules). */

@@ -67,9 +67,15 @@ typedef struct SummaryData_ {
     const TimelineSummary* timeline; /* borrowed, may be NULL: the per-dispatch layer */
     const ResultSet* gaps;       /* borrowed, may be NULL: the largest launch gaps */
     const struct AdviceList_* advice; /* borrowed, may be NULL: what to optimise first */
-    int wall_basis;              /* ceilings shown over wall time */
+    int wall_basis;              /* shares and ceilings shown over wall time */
+    int64_t basis_ns;            /* their denominator (Query_basisNs); 0: kernel time */
     const ResultSet* runs;       /* borrowed, may be NULL: per-run timeline rows (TL_RUNS), set
                                   * when several runs are in the scope */
+    /* call stacks when no kernel is loaded (a folder of stacks only): where the time is */
+    int64_t stacks_ns;           /* 100% of the stacks (0: none) */
+    int64_t stacks_samples;      /* their calls (launches) */
+    char stacks_hot[256];        /* the frame with the most self time */
+    double stacks_hot_pct;       /* its share of stacks_ns */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 

@@ -14,6 +14,9 @@ TimeUnit Format_unitFor(int64_t max_ns);
 const char* Format_unitName(TimeUnit u);
 /* ns in unit u: "824.96" (2 decimals, none for ns). */
 void Format_duration(char* buf, size_t cap, int64_t ns, TimeUnit u);
+/* The same for a value that need not be whole (an average), rounded once, half away from
+ * zero: 56985.21 ns -> "56.99" us, 142015 ns -> "142.02" us. */
+void Format_durationExact(char* buf, size_t cap, double ns, TimeUnit u);
 /* Duration with its own unit: "825.0 ms", "6.9 us". */
 void Format_durationAuto(char* buf, size_t cap, int64_t ns);
 void Format_bytes(char* buf, size_t cap, int64_t bytes);

@@ -18,8 +18,10 @@ typedef struct KernelDetail_ {
     char* short_name;  /* (owned) */
     char* category;    /* (owned) */
     char* rule_source; /* (owned, NULL when no rule matched) */
+    char* rule_pattern; /* the rule's regex (owned, NULL when no rule matched) */
     int rule_line;
     int64_t calls, total_ns, min_ns, max_ns;
+    int has_minmax;           /* 0: aggregated stats only, min and max unknown (not 0) */
     double avg_ns, stddev_ns; /* stddev < 0 when unknown */
     double pct;               /* share of device kernel time, 0..100 */
     double ceiling;

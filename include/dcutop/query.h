@@ -4,6 +4,7 @@
 #ifndef DCUTOP_QUERY_H
 #define DCUTOP_QUERY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dcutop/amdahl.h"
@@ -69,7 +70,14 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
 DcuStatus Query_setAmdahlBasis(TraceDb* db, int basis, DcuError* err);
 int Query_amdahlBasis(TraceDb* db);
 /* The denominator of Amdahl shares for a basis: total device kernel time, or device wall time
- * (timeline.h) when basis is 1 and timestamps exist. */
+ * (timeline.h) when basis is 1 and timestamps exist; with overlapping streams (kernel time >
+ * busy union) wall * kernel / busy, so that the shares of all parts add up to busy / wall.
+ * Without timestamps the kernel time (callers refuse the wall basis: Query_wallAvailable). */
+int Query_wallAvailable(TraceDb* db);
+
+/* "gemm=2,copy=inf,attention=80%peak (k=1.6)" into buf: the what-if as given; resolved (may
+ * be NULL) adds the factor an "X%peak" entry resolved to. */
+void Query_whatIfSpec(const WhatIf* w, const WhatIf* resolved, int n, char* buf, size_t cap);
 int64_t Query_basisNs(TraceDb* db, int basis);
 
 #endif

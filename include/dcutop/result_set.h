@@ -54,6 +54,9 @@ const RsCell* ResultSet_cellc(const ResultSet* this, int row, int col);
 void ResultSet_setText(ResultSet* this, int row, int col, const char* s);
 void ResultSet_setInt(ResultSet* this, int row, int col, int64_t v);
 void ResultSet_setReal(ResultSet* this, int row, int col, double v);
+/* A CT_NS value that need not be whole (an average): d keeps it exact, i the nearest ns (for
+ * sorting and integer readers). Text and JSON show d. */
+void ResultSet_setNs(ResultSet* this, int row, int col, double v);
 int ResultSet_columnIndex(const ResultSet* this, const char* key);
 
 /* Stable sort of the unpinned rows by column col; NULLs last. */

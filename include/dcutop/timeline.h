@@ -14,10 +14,13 @@
  *                 several streams count once); idle = device wall - busy.
  *   short kernel  a dispatch shorter than TIMELINE_SHORT_NS (10 us): many of them mean the
  *                 run is launch-bound.
- *   launch gap    start of a kernel - end of the previous kernel on the same stream (queue
- *                 when the format has no stream) of the same device and run; overlaps count 0.
+ *   launch gap    start of a kernel - the latest end so far on the same stream (queue when
+ *                 the format has no stream) of the same device and run; overlaps count 0.
+ *                 The median of an even count is the mean of the two middle values.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
- *                 host range holds its launch (the runtime call with its correlation id), else
+ *                 host range holds its launch (the runtime call with its correlation id); without
+ *                 a launch in the trace, the step whose gpu_user_annotation holds its start,
+ *                 else outside (never by GPU start against the host range); else
  *                 a repeating kernel sequence: the rarest kernel that occurs at a fixed
  *                 distance, whose windows repeat (>= 90% same kernels) and cover at least half
  *                 of the run; boundaries go before the largest launch gap of the period.
@@ -72,7 +75,10 @@ typedef struct TimelineSummary_ {
     int64_t first_iter_span_ns;
     double steady_iter_ns;    /* mean kernel time of the other iterations */
     double steady_iter_span_ns;
-    double cold_ratio;        /* first span / steady mean span (0 when unknown) */
+    double cold_ratio;        /* first span / steady mean span (0 when unknown); the
+                               * warm-up prefix is not in the first span */
+    int64_t warmup_dispatches; /* ITER_DETECTED: dispatches before iteration 1 (the warm-up
+                                * prefix, a row of its own in TL_ITERATIONS) */
     int64_t steady_h2d, steady_d2h;             /* host<->device copies in the steady state */
     int64_t steady_h2d_bytes, steady_d2h_bytes; /* their bytes (where the format has them) */
     int pmc;                  /* kernel data from a PMC run (timings distorted) */
@@ -128,7 +134,8 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
                         ResultSet** out, DcuError* err);
 
 /* The Amdahl ceiling of a part taking part_ns over the chosen basis: 1/(1 - p) with p =
- * part_ns / total device kernel time, or part_ns / device wall time. Falls back to kernel
+ * part_ns / total device kernel time, or part_ns / device wall time (with overlapping
+ * streams, wall x kernel / busy: the parts add up to the busy share). Falls back to kernel
  * time when the wall is unknown (*used, when not NULL, says which basis was applied). */
 double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis,
                         AmdahlBasis* used);

@@ -281,19 +281,19 @@ static void make_header(App* app) {
         free(label);
     }
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
-    double p = t.kernel_ns ? (double)t.gemm_ns / (double)t.kernel_ns : 0;
     int wall = Query_amdahlBasis(app->db) == 1;
     int64_t basis = Query_basisNs(app->db, wall);
-    double pb = basis > 0 ? (double)t.gemm_ns / (double)basis : p;
-    Format_ratio(b, sizeof(b), Amdahl_ceiling(pb));
+    /* the share and its ceiling over the same basis */
+    double p = basis > 0 ? (double)t.gemm_ns / (double)basis : 0;
+    Format_ratio(b, sizeof(b), Amdahl_ceiling(p));
     char roi[300] = "";
     Roi_label(app->db, roi + 3, sizeof(roi) - 3);
     if (roi[3]) {
         memcpy(roi, " | ", 3);
     }
     snprintf(app->header, sizeof(app->header),
-             " dcutop%s |%s kernels %s | GEMM %.2f%% (ceiling %s%s)%s | %s", roi, runs, a, 100 * p, b,
-             wall ? " over wall time" : "", t.pmc ? " | PMC RUN: times distorted" : "",
+             " dcutop%s |%s kernels %s | GEMM %.2f%%%s (ceiling %s)%s | %s", roi, runs, a, 100 * p,
+             wall ? " of wall time" : "", b, t.pmc ? " | PMC RUN: times distorted" : "",
              app->title);
 }
 
@@ -316,6 +316,13 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     }
     app->stack[0] = app->tops[TOP_SUMMARY];
     app->depth = 1;
+    /* a folder of call stacks only: where its time is shows on Stacks, not on an empty
+     * Summary */
+    Totals t;
+    if (Query_totals(db, &t, &err) == DCU_OK && t.kernels == 0 &&
+        Stacks_available(db, STACKS_SRC_STACKS)) {
+        app->stack[0] = app->tops[TOP_STACKS];
+    }
     return app;
 }
 
@@ -766,7 +773,7 @@ static Reaction toggle_basis(App* app) {
         App_setStatus(app, 1, "%s", err.msg);
         return REACT_REDRAW;
     }
-    if (wall && Query_basisNs(app->db, 1) <= 0) {
+    if (wall && !Query_wallAvailable(app->db)) {
         Query_setAmdahlBasis(app->db, 0, &err);
         App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
                               "device kernel time.");

@@ -236,6 +236,30 @@ static void ds_close(Screen* s) {
     drop_data(s);
 }
 
+/* A folder of stacks only: their total and the frame with the most self time (folded). */
+static void stacks_summary(TraceDb* db, SummaryData* sd) {
+    StacksOpts so = {.mode = STACKS_TREE, .fold = 1, .filter = NULL};
+    StackTree* t = NULL;
+    DcuError e;
+    if (Stacks_build(db, STACKS_SRC_STACKS, &so, &t, &e) != DCU_OK || !t) {
+        StackTree_delete(t);
+        return;
+    }
+    sd->stacks_ns = t->total_ns;
+    sd->stacks_samples = t->total_calls;
+    int hot = -1;
+    for (int i = 0; i < t->n; i++) {
+        if (hot < 0 || t->nodes[i].self_ns > t->nodes[hot].self_ns) {
+            hot = i;
+        }
+    }
+    if (hot >= 0 && t->nodes[hot].self_ns > 0) {
+        snprintf(sd->stacks_hot, sizeof(sd->stacks_hot), "%s", t->nodes[hot].name);
+        sd->stacks_hot_pct = t->nodes[hot].self_pct;
+    }
+    StackTree_delete(t);
+}
+
 /* The queries behind a document, run once per open. */
 static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
     TraceDb* db = App_db(app);
@@ -274,6 +298,10 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         if (Advice_build(db, &s->advice, &e2) == DCU_OK) {
             sd->advice = s->advice;
         }
+        if (sd->totals.kernels == 0 && Stacks_available(db, STACKS_SRC_STACKS)) {
+            stacks_summary(db, sd);
+        }
+        sd->basis_ns = Query_basisNs(db, sd->wall_basis);
     } else if (s->ops == &KernelScreen) {
         DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
         if (st != DCU_OK) {

@@ -246,6 +246,13 @@ static int load_traces(Session* ss, DcuError* err) {
         stop_terminal(ss);
         return fail(err, EXIT_RUNTIME);
     }
+    if (cli->amdahl_basis && !Query_wallAvailable(ss->db)) {
+        stop_terminal(ss);
+        Error_set(err, DCU_ERR_USAGE,
+                  "--amdahl-basis wall: this data has no per-dispatch timestamps (aggregated "
+                  "stats only), so there is no wall time; use the kernel basis");
+        return fail(err, EXIT_USAGE);
+    }
     if (cli->save_db && TraceDb_save(ss->db, cli->save_db, cli->force, err) != DCU_OK) {
         stop_terminal(ss);
         return fail(err, status_exit(err->code)); /* 2: an existing file without --force */

@@ -177,6 +177,34 @@ static void rule(FILE* out, const char* title) {
     fprintf(out, "\n%s\n", title);
 }
 
+/* The combined what-if projection (the text has it in the Categories footer) as a JSON
+ * object "what_if" or a CSV block "# what_if": spec, speedup ("inf" when unbounded), basis. */
+static DcuStatus what_if_projection(TraceDb* db, const QueryOpts* q, int format, FILE* out,
+                                    DcuError* err) {
+    int basis = Query_amdahlBasis(db);
+    double sp = 1.0;
+    DcuStatus s = Query_projectionBasis(db, q->what_if, q->n_what_if, basis, &sp, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    char spec[512], sps[32];
+    Query_whatIfSpec(q->what_if, NULL, q->n_what_if, spec, sizeof(spec));
+    if (isinf(sp)) {
+        snprintf(sps, sizeof(sps), format == FMT_JSON ? "\"inf\"" : "inf");
+    } else {
+        snprintf(sps, sizeof(sps), "%.6f", sp);
+    }
+    const char* b = basis ? "wall" : "kernel";
+    if (format == FMT_JSON) {
+        fputs(",\n\"what_if\": {\"spec\": ", out);
+        Export_jsonString(out, spec);
+        fprintf(out, ", \"speedup\": %s, \"basis\": \"%s\"}", sps, b);
+    } else {
+        fprintf(out, "# what_if\r\nspec,speedup,basis\r\n\"%s\",%s,%s\r\n\r\n", spec, sps, b);
+    }
+    return DCU_OK;
+}
+
 static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
                          DcuError* err, ResultSet** keep) {
     ResultSet* rs = NULL;
@@ -226,6 +254,9 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
     } else {
         ResultSet_delete(rs);
     }
+    if (s == DCU_OK && v == VIEW_CATEGORIES && q.n_what_if > 0 && o->format != FMT_TEXT) {
+        s = what_if_projection(db, &q, o->format, out, err);
+    }
     return s;
 }
 
@@ -235,7 +266,8 @@ static const char* const tl_dev_keys[] = {"file", "gpu", "dispatches", "span_ns"
                                           "idle_ns", "idle_pct", "kernel_ns", "kernel_pct", NULL};
 static const char* const tl_idle_keys[] = {"file", "gpu", "bucket", "gaps", "total_ns",
                                            "pct_idle", "pct_wall", NULL};
-static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "after", NULL};
+static const char* const tl_gap_keys[] = {"gpu", "stream", "gap_ns", "at_ns", "before", "after",
+                                          NULL};
 static const char* const tl_short_keys[] = {"short_name", "calls", "short_calls", "short_pct",
                                             "avg_ns", "short_ns", "pct_of_short", NULL};
 static const char* const tl_iter_keys[] = {"name", "phase", "dispatches", "kernel_ns", "span_ns",
@@ -249,8 +281,8 @@ static const char* const tl_copy_keys[] = {"name", "direction", "calls", "bytes"
 static const char* const tl_pmc_keys[] = {"kernel", "counter", "dispatches", "mean", "min", "max",
                                           NULL};
 /* with several runs, the tables that mix runs say which file (and so which run) a row is of */
-static const char* const tl_gap_run_keys[] = {"file", "gpu", "stream", "gap_ns", "at_ns", "after",
-                                              NULL};
+static const char* const tl_gap_run_keys[] = {"file", "gpu", "stream", "gap_ns", "at_ns", "before",
+                                              "after", NULL};
 static const char* const tl_iter_run_keys[] = {"file", "name", "phase", "dispatches", "kernel_ns",
                                                "span_ns", "start_ns", NULL};
 static const char* const tl_run_keys[] = {"run", "dispatches", "kernel_ns", "span_ns", "busy_ns",
@@ -327,11 +359,16 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
         fprintf(out, "); first iteration spans %s", a);
         if (s->iterations > 1 && s->steady_iter_span_ns > 0) {
             Format_durationAuto(b, sizeof(b), (int64_t)llround(s->steady_iter_span_ns));
-            fprintf(out, ", steady iterations %s on average (cold start %.2fx)", b, s->cold_ratio);
+            fprintf(out, ", steady iterations %s on average (cold start %.2fx%s)", b,
+                    s->cold_ratio, s->warmup_dispatches > 0 ? ", without the warm-up" : "");
         } else {
             fputs(" (no steady state: one iteration)", out);
         }
         fputc('\n', out);
+        if (s->warmup_dispatches > 0) {
+            fprintf(out, "  Warm-up before iteration 1: %" PRId64 " dispatches (shown apart)\n",
+                    s->warmup_dispatches);
+        }
         if (s->iterations > 1) {
             fprintf(out, "  Host<->device copies in the steady state: %" PRId64 " H2D, %" PRId64
                          " D2H%s\n",
@@ -374,6 +411,39 @@ static DcuStatus tl_table(Timeline* tl, TimelineView v, AmdahlBasis basis, const
     return s;
 }
 
+/* The JSON "timeline" object's opening and its "summary" member. */
+static void tl_json_summary(TraceDb* db, const TimelineSummary* t, FILE* out) {
+    fprintf(out, ",\n\"timeline\": {\"summary\": {\"available\": %s, \"runs\": %d, "
+                 "\"devices\": %d, \"streams\": %d, \"dispatches\": %" PRId64
+                 ", \"kernel_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+                 ", \"wall_ns\": %" PRId64 ", \"busy_ns\": %" PRId64
+                 ", \"idle_ns\": %" PRId64 ", \"idle_pct\": %.6f"
+                 ", \"kernel_pct_of_wall\": %.6f, \"short_dispatches\": %" PRId64
+                 ", \"short_ns\": %" PRId64 ", \"short_count_pct\": %.6f"
+                 ", \"short_time_pct\": %.6f, \"gaps\": %" PRId64 ", \"gap_ns\": %" PRId64
+                 ", \"gap_max_ns\": %" PRId64 ", \"gap_p50_ns\": %" PRId64
+                 ", \"gap_mean_ns\": %.3f, \"iteration_source\": \"%s\", \"iterations\": %d"
+                 ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
+                 ", \"first_iteration_span_ns\": %" PRId64
+                 ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
+                 ", \"cold_ratio\": %.6f, \"warmup_dispatches\": %" PRId64
+                 ", \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
+                 ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
+            t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
+            t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
+            t->kernel_pct_of_wall, t->short_dispatches, t->short_ns, t->short_count_pct,
+            t->short_time_pct, t->gaps, t->gap_ns, t->gap_max_ns, t->gap_p50_ns,
+            t->gap_mean_ns,
+            t->iter_source == ITER_ANNOTATION ? "annotation"
+            : t->iter_source == ITER_DETECTED ? "detected"
+                                              : "none",
+            t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
+            t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->warmup_dispatches,
+            t->steady_h2d,
+            t->steady_d2h, t->pmc ? "true" : "false",
+            Query_amdahlBasis(db) ? "wall" : "kernel");
+}
+
 static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Timeline* tl = NULL;
     DcuStatus s = Timeline_new(db, &tl, err);
@@ -383,33 +453,7 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
     const TimelineSummary* t = Timeline_summary(tl);
     int first = 1;
     if (o->format == FMT_JSON) {
-        fprintf(out, ",\n\"timeline\": {\"summary\": {\"available\": %s, \"runs\": %d, "
-                     "\"devices\": %d, \"streams\": %d, \"dispatches\": %" PRId64
-                     ", \"kernel_ns\": %" PRId64 ", \"span_ns\": %" PRId64
-                     ", \"wall_ns\": %" PRId64 ", \"busy_ns\": %" PRId64
-                     ", \"idle_ns\": %" PRId64 ", \"idle_pct\": %.6f"
-                     ", \"kernel_pct_of_wall\": %.6f, \"short_dispatches\": %" PRId64
-                     ", \"short_ns\": %" PRId64 ", \"short_count_pct\": %.6f"
-                     ", \"short_time_pct\": %.6f, \"gaps\": %" PRId64 ", \"gap_ns\": %" PRId64
-                     ", \"gap_max_ns\": %" PRId64 ", \"gap_p50_ns\": %" PRId64
-                     ", \"gap_mean_ns\": %.3f, \"iteration_source\": \"%s\", \"iterations\": %d"
-                     ", \"iteration_period\": %" PRId64 ", \"first_iteration_ns\": %" PRId64
-                     ", \"first_iteration_span_ns\": %" PRId64
-                     ", \"steady_iteration_ns\": %.3f, \"steady_iteration_span_ns\": %.3f"
-                     ", \"cold_ratio\": %.6f, \"steady_h2d\": %" PRId64 ", \"steady_d2h\": %" PRId64
-                     ", \"pmc\": %s, \"amdahl_basis\": \"%s\"}",
-                t->available ? "true" : "false", t->runs, t->devices, t->streams, t->dispatches,
-                t->kernel_ns, t->span_ns, t->wall_ns, t->busy_ns, t->idle_ns, t->idle_pct,
-                t->kernel_pct_of_wall, t->short_dispatches, t->short_ns, t->short_count_pct,
-                t->short_time_pct, t->gaps, t->gap_ns, t->gap_max_ns, t->gap_p50_ns,
-                t->gap_mean_ns,
-                t->iter_source == ITER_ANNOTATION ? "annotation"
-                : t->iter_source == ITER_DETECTED ? "detected"
-                                                  : "none",
-                t->iterations, t->iter_period, t->first_iter_ns, t->first_iter_span_ns,
-                t->steady_iter_ns, t->steady_iter_span_ns, t->cold_ratio, t->steady_h2d,
-                t->steady_d2h, t->pmc ? "true" : "false",
-                Query_amdahlBasis(db) ? "wall" : "kernel");
+        tl_json_summary(db, t, out);
         first = 0;
     } else if (o->format == FMT_TEXT) {
         fputs("\nTimeline: per-dispatch timestamps (wall, busy/idle, gaps, iterations)\n", out);
@@ -518,7 +562,11 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
             a, t->dispatches, t->kernels,
             t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
     if (t->kernel_ns > 0) {
-        double p = (double)t->gemm_ns / (double)t->kernel_ns;
+        int wall = Query_amdahlBasis(db) == 1;
+        int64_t basis = Query_basisNs(db, wall); /* one basis for the shares and ceilings */
+        double p = basis > 0 ? (double)t->gemm_ns / (double)basis : 0;
+        double q = basis > 0 ? (double)(t->kernel_ns - t->gemm_ns) / (double)basis : 0;
+        const char* on = wall ? "wall time" : "device kernel time";
         Format_ratio(b, sizeof(b), Amdahl_ceiling(p));
         sqlite3_stmt* st = NULL;
         char group[128] = "GEMM";
@@ -530,10 +578,8 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
             }
             sqlite3_finalize(st);
         }
-        fprintf(out,
-                "%s %.2f%% of device kernel time: speeding it up alone gives at most %s on "
-                "device kernel time; non-GEMM %.2f%%\n",
-                group, 100.0 * p, b, 100.0 * (1 - p));
+        fprintf(out, "%s %.2f%% of %s: speeding it up alone gives at most %s on %s; non-GEMM %.2f%%\n",
+                group, 100.0 * p, on, b, on, 100.0 * q);
     }
     if (t->var_kernels > 0) {
         Format_durationAuto(a, sizeof(a), t->var_ns);
@@ -624,6 +670,24 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
 
 /* The text report honours --width everywhere: tables fit by themselves (Report_table), and
  * any other line longer than the width is wrapped here. */
+
+/* A section's title; over wall time the tables whose shares and ceilings follow the basis
+ * say so (one basis at a time). */
+static const char* section_title(TraceDb* db, ViewId v, const char* title) {
+    if (!Query_amdahlBasis(db)) {
+        return title;
+    }
+    if (v == VIEW_HOTSPOTS) {
+        return "Hotspots: device kernels by total time; %Time and ceilings over wall time "
+               "(--amdahl-basis wall)";
+    }
+    if (v == VIEW_CATEGORIES) {
+        return "Categories: GEMM vs non-GEMM; shares and Amdahl ceilings over wall time "
+               "(--amdahl-basis wall)";
+    }
+    return title;
+}
+
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     if (o->format != FMT_TEXT || o->width <= 0) {
         return write_report(db, o, out, err);
@@ -725,12 +789,6 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
         if (o->view >= 0 && (int)secs[i].v != o->view) {
             continue;
         }
-        if (secs[i].v == VIEW_CATEGORIES && o->format == FMT_TEXT && Query_amdahlBasis(db)) {
-            rule(out, "Categories: GEMM vs non-GEMM; Amdahl ceilings over wall time "
-                      "(--amdahl-basis wall)");
-            s = section(db, secs[i].v, o, out, err, NULL);
-            continue;
-        }
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
                 text_summary(db, &t, out);
@@ -745,7 +803,7 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
                 fputs("  (no data in this trace)\n", out);
                 continue;
             }
-            rule(out, secs[i].title);
+            rule(out, section_title(db, secs[i].v, secs[i].title));
         }
         s = section(db, secs[i].v, o, out, err, NULL);
     }

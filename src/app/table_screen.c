@@ -355,6 +355,36 @@ static void set_sort(Screen* s, int col, int desc) {
     s->sort = xstrdup(spec);
 }
 
+/* i on API or Copies: all calls, or with and without the first iteration; when nothing
+ * splits, the table's footer says why (timeline.c), in the Summary's terms. */
+static Reaction cold_split(Screen* s, App* app, DcuError* err) {
+    if (s->ops != &ApiScreen && s->ops != &CopiesScreen) {
+        return REACT_NONE;
+    }
+    s->cold_split = !s->cold_split;
+    free(s->sort);
+    s->sort = NULL; /* the two tables have different columns */
+    s->tv.selected = 0;
+    if (TableScreen_requery(s, app, err) != DCU_OK) {
+        s->cold_split = 0;
+        TableScreen_requery(s, app, err);
+        App_setStatus(app, 1, "%s", err->msg);
+        return REACT_REDRAW;
+    }
+    int sc = ResultSet_columnIndex(s->rs, "steady_calls");
+    int any = 0;
+    for (int r = 0; sc >= 0 && r < s->rs->nrows && !any; r++) {
+        any = !ResultSet_cellc(s->rs, r, sc)->null;
+    }
+    App_setStatus(app, 0, "%s%s",
+                  !s->cold_split ? "All calls."
+                  : any          ? "With and without the first iteration (cold start); i: back"
+                  : s->rs->footer ? s->rs->footer
+                                  : "Nothing to split.",
+                  s->cold_split && !any ? " (i: back)" : "");
+    return REACT_REDRAW;
+}
+
 Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     if (!s->rs) {
         return REACT_NONE;
@@ -424,32 +454,8 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
             return REACT_NONE;
         }
         return whatif_step(s, app, a == ACT_WHATIF_UP ? 1 : -1, err);
-    case ACT_COLD_SPLIT: {
-        if (s->ops != &ApiScreen && s->ops != &CopiesScreen) {
-            return REACT_NONE;
-        }
-        s->cold_split = !s->cold_split;
-        free(s->sort);
-        s->sort = NULL; /* the two tables have different columns */
-        s->tv.selected = 0;
-        if (TableScreen_requery(s, app, err) != DCU_OK) {
-            s->cold_split = 0;
-            TableScreen_requery(s, app, err);
-            App_setStatus(app, 1, "%s", err->msg);
-        } else {
-            int sc = ResultSet_columnIndex(s->rs, "steady_calls");
-            int any = 0;
-            for (int r = 0; sc >= 0 && r < s->rs->nrows && !any; r++) {
-                any = !ResultSet_cellc(s->rs, r, sc)->null;
-            }
-            App_setStatus(app, 0, !s->cold_split ? "All calls."
-                                  : any ? "With and without the first iteration (cold start); "
-                                          "i: back"
-                                        : "No iterations found in this trace: nothing to split "
-                                          "(i: back).");
-        }
-        return REACT_REDRAW;
-    }
+    case ACT_COLD_SPLIT:
+        return cold_split(s, app, err);
     case ACT_WHATIF_CLEAR:
         if (s->ops->view != VIEW_CATEGORIES) {
             return REACT_NONE;

@@ -289,11 +289,11 @@ CategoryMatch RuleSet_classify(RuleSet* this, const char* name, size_t n) {
     for (int i = 0; i < this->n; i++) {
         if (pcre2_match(this->rules[i].code, (PCRE2_SPTR)name, n, 0, 0, this->md, NULL) >= 0) {
             CategoryMatch m = {this->rules[i].category, this->rules[i].line,
-                               this->rules[i].source};
+                               this->rules[i].source, this->rules[i].regex};
             return m;
         }
     }
-    CategoryMatch none = {"other", 0, NULL};
+    CategoryMatch none = {"other", 0, NULL, NULL};
     return none;
 }
 
@@ -320,8 +320,8 @@ DcuStatus RuleSet_apply(RuleSet* this, TraceDb* db, DcuError* err) {
     }
     if ((s = TraceDb_prepare(db, "SELECT id, name FROM kernel", &sel, err)) != DCU_OK ||
         (s = TraceDb_prepare(db,
-                             "UPDATE kernel SET category = ?1, rule_line = ?2, rule_source = ?3 "
-                             "WHERE id = ?4",
+                             "UPDATE kernel SET category = ?1, rule_line = ?2, rule_source = ?3,"
+                             " rule_pattern = ?5 WHERE id = ?4",
                              &upd, err)) != DCU_OK ||
         (s = TraceDb_prepare(db, "INSERT INTO category(name, is_gemm, ord) VALUES(?1, ?2, ?3)",
                              &cat, err)) != DCU_OK) {
@@ -335,9 +335,11 @@ DcuStatus RuleSet_apply(RuleSet* this, TraceDb* db, DcuError* err) {
         if (m.line) {
             sqlite3_bind_int(upd, 2, m.line);
             sqlite3_bind_text(upd, 3, m.source, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(upd, 5, m.pattern, -1, SQLITE_TRANSIENT);
         } else {
             sqlite3_bind_null(upd, 2);
             sqlite3_bind_null(upd, 3);
+            sqlite3_bind_null(upd, 5);
         }
         sqlite3_bind_int64(upd, 4, sqlite3_column_int64(sel, 0));
         if (sqlite3_step(upd) != SQLITE_DONE) {

@@ -18,8 +18,14 @@ const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, si
     switch (rs->cols[col].type) {
     case CT_TEXT:
         return c->s ? c->s : "";
-    case CT_INT:
     case CT_NS:
+        if (c->d != (double)c->i && llround(c->d) == c->i) { /* an exact average */
+            snprintf(buf, cap, "%.3f", c->d);
+            return buf;
+        }
+        snprintf(buf, cap, "%" PRId64, c->i);
+        return buf;
+    case CT_INT:
     case CT_BYTES:
         snprintf(buf, cap, "%" PRId64, c->i);
         return buf;
@@ -97,9 +103,12 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
             }
             Export_jsonString(out, rs->cols[c].key);
             fputs(": ", out);
-            if (cell->null || (rs->cols[c].type != CT_TEXT && !isfinite(cell->d) &&
-                               rs->cols[c].type != CT_INT && rs->cols[c].type != CT_NS &&
-                               rs->cols[c].type != CT_BYTES)) {
+            int real = rs->cols[c].type != CT_TEXT && rs->cols[c].type != CT_INT &&
+                       rs->cols[c].type != CT_NS && rs->cols[c].type != CT_BYTES;
+            if (!cell->null && real && isinf(cell->d)) {
+                /* JSON has no infinity; null would read as "unknown" (README) */
+                fputs(cell->d > 0 ? "\"inf\"" : "\"-inf\"", out);
+            } else if (cell->null || (real && !isfinite(cell->d))) {
                 fputs("null", out);
             } else if (rs->cols[c].type == CT_TEXT) {
                 Export_jsonString(out, cell->s ? cell->s : "");

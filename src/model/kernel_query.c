@@ -24,6 +24,7 @@ void KernelDetail_done(KernelDetail* d) {
     free(d->short_name);
     free(d->category);
     free(d->rule_source);
+    free(d->rule_pattern);
     free(d->sources);
     free(d->eff_ops);
     for (int i = 0; i < d->n_counters; i++) {
@@ -126,7 +127,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
         "SELECT k.id, k.name, k.short_name, coalesce(k.category, 'other'), k.rule_source,"
         " k.rule_line, s.calls, s.total_ns, s.min_ns, s.max_ns, s.sumsq, s.has_sq,"
         " s.per_dispatch, (SELECT total(total_ns) FROM kernel_summary),"
-        " s.golden_ns, s.var_ns, s.outliers"
+        " s.golden_ns, s.var_ns, s.outliers, k.rule_pattern"
         " FROM kernel k JOIN kernel_summary s ON s.kernel_id = k.id WHERE k.name = ?1",
         &st, err);
     if (s != DCU_OK) {
@@ -145,6 +146,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->rule_line = sqlite3_column_int(st, 5);
     d->calls = sqlite3_column_int64(st, 6);
     d->total_ns = sqlite3_column_int64(st, 7);
+    d->has_minmax = sqlite3_column_type(st, 8) != SQLITE_NULL;
     d->min_ns = sqlite3_column_int64(st, 8);
     d->max_ns = sqlite3_column_int64(st, 9);
     double sumsq = sqlite3_column_double(st, 10);
@@ -155,6 +157,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->golden_ns = sqlite3_column_int64(st, 14);
     d->var_ns = sqlite3_column_int64(st, 15);
     d->outliers = sqlite3_column_int64(st, 16);
+    d->rule_pattern = col_text(st, 17);
     sqlite3_finalize(st);
     d->avg_ns = d->calls ? (double)d->total_ns / (double)d->calls : 0;
     if (has_sq == d->calls && d->calls > 0) {

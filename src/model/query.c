@@ -111,8 +111,15 @@ static void set_col(ResultSet* rs, int r, int c, sqlite3_stmt* st, int sc) {
     case CT_TEXT:
         ResultSet_setText(rs, r, c, (const char*)sqlite3_column_text(st, sc));
         break;
-    case CT_INT:
     case CT_NS:
+        /* an average (REAL) is kept exact: never cut to whole ns before rounding */
+        if (sqlite3_column_type(st, sc) == SQLITE_FLOAT) {
+            ResultSet_setNs(rs, r, c, sqlite3_column_double(st, sc));
+        } else {
+            ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, sc));
+        }
+        break;
+    case CT_INT:
     case CT_BYTES:
         ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, sc));
         break;
@@ -320,7 +327,8 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         for (int c = H_VAR; c <= H_OUTLIERS; c++) {
             set_col(rs, r, c, st, c - H_VAR + H_SD + 1);
         }
-        double p = total > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / total : 0;
+        /* the share and the ceiling over the same basis (one basis at a time) */
+        double p = basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0;
         ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
         ResultSet_setReal(rs, r, H_CEIL,
                           Amdahl_ceiling(basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0));
@@ -513,7 +521,18 @@ int64_t Query_basisNs(TraceDb* db, int basis) {
     int64_t k = TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     if (basis == AMDAHL_BASIS_WALL) {
         int64_t w = Timeline_wallNs(db);
-        return w > 0 ? w : k;
+        if (w <= 0) {
+            return k;
+        }
+        /* overlapping streams: kernel time counts the overlap twice, so a part's share of
+         * the wall is its share of kernel time times the busy union's share of the wall,
+         * i.e. its kernel time over wall * kernel / busy; the parts then add up to busy /
+         * wall and GPU idle to the rest, never above 100% */
+        int64_t busy = w - Timeline_idleNs(db);
+        if (busy > 0 && k > busy) {
+            return (int64_t)llround((double)w * (double)k / (double)busy);
+        }
+        return w;
     }
     return k;
 }
@@ -560,7 +579,7 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
                     int64_t basis, int given, double k) {
     int r = ResultSet_addRow(rs);
     int64_t t = c->total;
-    double p = total > 0 ? (double)t / (double)total : 0;
+    (void)total;
     double pb = basis > 0 ? (double)t / (double)basis : 0; /* share of the Amdahl basis */
     ResultSet_setText(rs, r, C_CAT, c->name);
     ResultSet_setText(rs, r, C_GROUP, group);
@@ -570,11 +589,29 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
     if (c->var_kernels > 0) {
         ResultSet_setInt(rs, r, C_VAR, c->var);
     }
-    ResultSet_setReal(rs, r, C_PCT, 100.0 * p);
+    ResultSet_setReal(rs, r, C_PCT, 100.0 * pb); /* the share shown is of the same basis */
     ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pb));
     if (given) {
         ResultSet_setReal(rs, r, C_K, k);
         ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(pb, k));
+    }
+}
+
+void Query_whatIfSpec(const WhatIf* w, const WhatIf* resolved, int n, char* buf, size_t cap) {
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char part[96];
+        if (w[i].at_peak > 0 && resolved) {
+            snprintf(part, sizeof(part), "%s%s=%g%%peak (k=%.3g)", i ? "," : "", w[i].name,
+                     w[i].at_peak, resolved[i].k);
+        } else if (w[i].at_peak > 0) {
+            snprintf(part, sizeof(part), "%s%s=%g%%peak", i ? "," : "", w[i].name, w[i].at_peak);
+        } else if (isinf(w[i].k)) {
+            snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
+        } else {
+            snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
+        }
+        strncat(buf, part, cap - strlen(buf) - 1);
     }
 }
 
@@ -640,7 +677,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         int64_t idle = Timeline_idleNs(db);
         if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
             CatRow idle_row = {.name = "GPU idle", .total = idle};
-            cat_row(rs, &idle_row, "idle", basis, basis, 0, 1.0);
+            int64_t wall = Timeline_wallNs(db); /* the real wall: idle's share of it */
+            cat_row(rs, &idle_row, "idle", wall, wall, 0, 1.0);
         }
     }
     Filter_delete(f);
@@ -652,19 +690,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
             free(wr);
             return s;
         }
-        char spec[256] = "";
-        for (int i = 0; i < nw; i++) {
-            char part[96];
-            if (w[i].at_peak > 0) {
-                snprintf(part, sizeof(part), "%s%s=%g%%peak (k=%.3g)", i ? "," : "", w[i].name,
-                         w[i].at_peak, wr[i].k);
-            } else if (isinf(w[i].k)) {
-                snprintf(part, sizeof(part), "%s%s=inf", i ? "," : "", w[i].name);
-            } else {
-                snprintf(part, sizeof(part), "%s%s=%g", i ? "," : "", w[i].name, w[i].k);
-            }
-            strncat(spec, part, sizeof(spec) - strlen(spec) - 1);
-        }
+        char spec[256];
+        Query_whatIfSpec(w, wr, nw, spec, sizeof(spec));
         if (isinf(sp)) {
             rs->footer = xasprintf("What-if %s: whole program unbounded (all kernel time removed)",
                                    spec);
@@ -674,8 +701,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
                                    spec, sp, basis != total ? "wall time" : "device kernel time");
         }
     } else if (basis_id && basis != total) {
-        rs->footer = xstrdup("Ceilings over wall time (--amdahl-basis wall): gaps and idle time "
-                             "stay, so they are lower than over device kernel time");
+        rs->footer = xstrdup("Shares and ceilings over wall time (--amdahl-basis wall): gaps and "
+                             "idle time stay, so ceilings are lower than over device kernel time");
     }
     free(wr);
     return finish(rs, o, "total_ns", out, err);
@@ -830,4 +857,8 @@ DcuStatus Query_view(TraceDb* db, ViewId v, const QueryOpts* opts, ResultSet** o
     default:
         return Error_set(err, DCU_ERR_USAGE, "unknown view");
     }
+}
+
+int Query_wallAvailable(TraceDb* db) {
+    return Timeline_wallNs(db) > 0;
 }

@@ -1,6 +1,7 @@
 /* result_set.c - see result_set.h. */
 #include "dcutop/result_set.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,13 @@ void ResultSet_setInt(ResultSet* this, int row, int col, int64_t v) {
     RsCell* c = ResultSet_cell(this, row, col);
     c->i = v;
     c->d = (double)v;
+    c->null = 0;
+}
+
+void ResultSet_setNs(ResultSet* this, int row, int col, double v) {
+    RsCell* c = ResultSet_cell(this, row, col);
+    c->i = (int64_t)llround(v);
+    c->d = v;
     c->null = 0;
 }
 

@@ -283,20 +283,22 @@ typedef struct Step_ {
     char name[64];
 } Step;
 
-/* ProfilerStep#N ranges of a file, by start. */
-static Step* read_steps(TraceDb* db, int64_t file, int* n) {
+/* ProfilerStep#N ranges of a file in one domain (ANNOTATION: the host range; GPU_ANNOTATION:
+ * Kineto's gpu_user_annotation, the step's span on the device), by start. */
+static Step* read_steps_in(TraceDb* db, int64_t file, const char* domain, int* n) {
     *n = 0;
     sqlite3_stmt* st = NULL;
     Step* v = NULL;
     int cap = 0;
     if (TraceDb_prepare(db,
                         "SELECT start_ns, end_ns, name FROM range WHERE file_id = ?1"
-                        " AND domain = 'ANNOTATION' AND name LIKE 'ProfilerStep#%'"
+                        " AND domain = ?2 AND name LIKE 'ProfilerStep#%'"
                         " AND start_ns IS NOT NULL ORDER BY start_ns",
                         &st, NULL) != DCU_OK) {
         return NULL;
     }
     sqlite3_bind_int64(st, 1, file);
+    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -311,10 +313,43 @@ static Step* read_steps(TraceDb* db, int64_t file, int* n) {
     return v;
 }
 
+/* The step whose range [start, end] holds 'at' (-1: none). */
+static int step_holding(const Step* steps, int nsteps, int64_t at) {
+    int hit = -1;
+    int lo = 0, hi = nsteps - 1;
+    while (lo <= hi) { /* last step starting at or before 'at' */
+        int mid = (lo + hi) / 2;
+        if (steps[mid].start <= at) {
+            hit = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return hit >= 0 && at <= steps[hit].end ? hit : -1;
+}
+
+/* The host step of that name (-1: none). */
+static int step_named(const Step* steps, int nsteps, const char* name) {
+    for (int k = 0; k < nsteps; k++) {
+        if (strcmp(steps[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A dispatch belongs to the step whose host range holds its launch (the runtime call with its
+ * correlation id); a dispatch without a launch in the trace, to the step whose
+ * gpu_user_annotation holds its start, where Kineto wrote one; else it is outside. Never by
+ * the GPU start against the host range: the device runs behind the host, so that would pull
+ * the previous step's tail (and warm-up kernels) into a step. */
 static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run,
                                  const Step* steps, int nsteps) {
     int64_t nl;
     Launch* l = read_launches(t->db, run->file, &nl);
+    int ngpu = 0;
+    Step* gpu = read_steps_in(t->db, run->file, "GPU_ANNOTATION", &ngpu);
     int base = t->nit;
     for (int k = 0; k < nsteps; k++) {
         add_iter(t, run->file, k + 1, steps[k].name, ITER_ANNOTATION, run->first);
@@ -322,21 +357,14 @@ static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run
     Iter* outside = NULL;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = launch_of(l, nl, r[i].corr);
-        if (at == NONE) {
-            at = r[i].start;
-        }
         int hit = -1;
-        int lo = 0, hi = nsteps - 1;
-        while (lo <= hi) { /* last step starting at or before 'at' */
-            int mid = (lo + hi) / 2;
-            if (steps[mid].start <= at) {
-                hit = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
+        if (at != NONE) {
+            hit = step_holding(steps, nsteps, at);
+        } else {
+            int g = step_holding(gpu, ngpu, r[i].start);
+            hit = g >= 0 ? step_named(steps, nsteps, gpu[g].name) : -1;
         }
-        if (hit >= 0 && at <= steps[hit].end) {
+        if (hit >= 0) {
             iter_add(&t->it[base + hit], &r[i]);
         } else {
             if (!outside) {
@@ -347,15 +375,78 @@ static void iterations_annotated(Timeline* t, const TRow* r, int64_t n, Run* run
         }
     }
     run->cut = nsteps >= 2 ? steps[1].start : NONE;
+    free(gpu);
     free(l);
 }
 
+static int by_i64(const void* a, const void* b) {
+    int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+    return (x > y) - (x < y);
+}
+
+/* The first index from which the kernel sequence repeats with period g: the first window
+ * [i, i + g) equal to the next one (else the first one >= 90% equal; else 0). */
+static int64_t repeat_start(const TRow* r, int64_t n, int64_t g) {
+    if (n < 2 * g) {
+        return 0;
+    }
+    int64_t lim = n - 2 * g, same = 0, first90 = -1;
+    for (int64_t q = 0; q < g; q++) {
+        same += r[q].kernel == r[q + g].kernel;
+    }
+    for (int64_t i = 0;; i++) {
+        if (same == g) {
+            return i;
+        }
+        if (first90 < 0 && same * 10 >= g * 9) {
+            first90 = i;
+        }
+        if (i == lim) {
+            break;
+        }
+        same += (r[i + g].kernel == r[i + 2 * g].kernel) - (r[i].kernel == r[i + g].kernel);
+    }
+    return first90 > 0 ? first90 : 0;
+}
+
+/* Where iteration 1 starts (what comes before is the warm-up prefix, shown apart): the first
+ * dispatch when the sequence repeats from there; else, from the first repeating window, the phase of the period whose launch gaps have the largest median
+ * (host work between steps). A median, not a sum: the one long gap after a warm-up (llama.cpp
+ * rocpd: 9.3 ms before dispatch 98) must not outweigh a gap every iteration has. */
+static int64_t iteration_start(const TRow* r, int64_t n, int64_t g) {
+    int64_t s0 = repeat_start(r, n, g);
+    if (s0 == 0) {
+        return 0; /* it repeats from the first dispatch: the trace starts with an iteration */
+    }
+    int64_t* v = xmalloc(sizeof(int64_t) * (size_t)(n / g + 1));
+    int64_t best = s0, best_med = -1;
+    for (int64_t o = s0; o < s0 + g && o + g < n; o++) {
+        int64_t m = 0;
+        for (int64_t i = o; i < n; i += g) {
+            int64_t gap = i > 0 ? r[i].start - r[i - 1].end : 0;
+            v[m++] = gap > 0 ? gap : 0;
+        }
+        qsort(v, (size_t)m, sizeof(int64_t), by_i64);
+        /* twice the median, so an even count needs no division */
+        int64_t med2 = m % 2 ? 2 * v[m / 2] : v[m / 2 - 1] + v[m / 2];
+        if (med2 > best_med) {
+            best_med = med2;
+            best = o;
+        }
+    }
+    free(v);
+    return best;
+}
+
 /* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
- * into r where iterations 2..m start) when found. */
+ * into r where iterations 2..m start) and *first (where iteration 1 starts; the dispatches
+ * before it are the warm-up prefix) when found. */
 static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
-                         int64_t max_kernel, int64_t** bounds, int* nb, int64_t* period) {
+                         int64_t max_kernel, int64_t** bounds, int* nb, int64_t* period,
+                         int64_t* first) {
     *bounds = NULL;
     *nb = 0;
+    *first = 0;
     if (n < 4) {
         return 0;
     }
@@ -423,34 +514,16 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
         if (total < g * 9 / 10 || same * 10 < total * 9) {
             continue;
         }
-        /* boundary phase: when the first iteration has the same length as the others and
-         * the trace starts inside it, iterations start with the trace; otherwise (warm-up
-         * kernels before or inside the first one) before the position of the period with
-         * the largest summed launch gap (host work between steps) */
-        int64_t best_off = 0, best = -1;
-        int64_t lim = p[1] - p[0] < g ? p[1] - p[0] : g;
-        if (p[1] - p[0] == g && p[0] < g) {
-            best_off = p[0];
-            lim = 0;
-        }
-        for (int64_t off = 0; off < lim; off++) {
-            int64_t sum = 0;
-            for (int64_t j = 1; j < m; j++) {
-                int64_t i = p[j] - off;
-                if (i <= 0) {
-                    continue;
-                }
-                int64_t gap = r[i].start - r[i - 1].end;
-                sum += gap > 0 ? gap : 0;
+        *first = iteration_start(r, n, g);
+        /* a tail of less than half a period joins the last iteration */
+        for (int64_t at = *first + g; at < n && 2 * (n - at) >= g; at += g) {
+            if (!*bounds) {
+                *bounds = xmalloc(sizeof(int64_t) * (size_t)(n / g + 1));
             }
-            if (sum > best) {
-                best = sum;
-                best_off = off;
-            }
+            (*bounds)[(*nb)++] = at;
         }
-        *bounds = xmalloc(sizeof(int64_t) * (size_t)m);
-        for (int64_t j = 1; j < m; j++) {
-            (*bounds)[(*nb)++] = p[j] - best_off;
+        if (*nb == 0) {
+            continue; /* less than two whole periods after the warm-up */
         }
         *period = g;
         free(p);
@@ -464,11 +537,18 @@ static void iterations_detected(Timeline* t, const TRow* r, int64_t n, Run* run,
                                 int64_t* firstpos, int64_t max_kernel) {
     int64_t* b = NULL;
     int nb = 0;
-    int64_t period = 0;
-    if (!detect_period(r, n, cnt, firstpos, max_kernel, &b, &nb, &period)) {
+    int64_t period = 0, from = 0;
+    if (!detect_period(r, n, cnt, firstpos, max_kernel, &b, &nb, &period, &from)) {
         return;
     }
-    int64_t from = 0;
+    if (from > 0) { /* the warm-up prefix, apart from the iterations and the cold start */
+        Iter* w = add_iter(t, run->file, 0, "warm-up (before iteration 1)", ITER_DETECTED,
+                           run->first);
+        for (int64_t i = 0; i < from; i++) {
+            iter_add(w, &r[i]);
+        }
+        run->s.warmup_dispatches += from;
+    }
     for (int k = 0; k <= nb; k++) {
         int64_t to = k < nb ? b[k] : n;
         char name[32];
@@ -630,7 +710,7 @@ static void run_iterations(Timeline* t, const TRow* r, int64_t n, Run* run, int6
                            int64_t* firstpos, int64_t max_kernel) {
     TimelineSummary* s = &run->s;
     int nsteps = 0;
-    Step* steps = read_steps(t->db, run->file, &nsteps);
+    Step* steps = read_steps_in(t->db, run->file, "ANNOTATION", &nsteps);
     int before = t->nit;
     if (nsteps > 0) {
         iterations_annotated(t, r, n, run, steps, nsteps);
@@ -719,32 +799,53 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
     }
 }
 
-/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. */
+/* The median of v[0..n) (reordered), the mean of the two middle values for an even count,
+ * rounded to the nearest ns (halves up: values are >= 0). */
+static int64_t median(int64_t* v, int64_t n) {
+    int64_t hi = kth(v, n, n / 2);
+    if (n % 2) {
+        return hi;
+    }
+    int64_t lo = kth(v, n, n / 2 - 1);
+    return lo + (hi - lo + 1) / 2;
+}
+
+/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. A gap is
+ * measured from the latest end so far on the stream, not the previous kernel's end: a kernel
+ * overlapping a longer one on its stream leaves no gap behind it. */
 static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
     TimelineSummary* s = &run->s;
+    int64_t latest = 0, latest_kernel = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i == 0 || r[i].gpu != r[i - 1].gpu || r[i].stream != r[i - 1].stream) {
             s->streams++;
+            latest = r[i].end;
+            latest_kernel = r[i].kernel;
             continue;
         }
-        int64_t g = r[i].start - r[i - 1].end;
+        int64_t g = r[i].start - latest;
         if (g < 0) {
             g = 0;
+        }
+        int64_t before = latest_kernel, from = latest;
+        if (r[i].end > latest) {
+            latest = r[i].end;
+            latest_kernel = r[i].kernel;
         }
         gaps[s->gaps++] = g;
         s->gap_ns += g;
         if (g > s->gap_max_ns) {
             s->gap_max_ns = g;
         }
-        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, r[i - 1].kernel, r[i].kernel};
-        gp.at = r[i - 1].end - run->first; /* relative to its own run's start */
+        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, before, r[i].kernel};
+        gp.at = from - run->first; /* the gap's start, relative to its own run's start */
         if (g > 0) {
             top_gap(t, &gp);
         }
     }
     if (s->gaps > 0) {
         s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
-        s->gap_p50_ns = kth(gaps, s->gaps, (s->gaps - 1) / 2);
+        s->gap_p50_ns = median(gaps, s->gaps);
     }
 }
 
@@ -790,6 +891,7 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
         all->steady_iter_ns = r->steady_iter_ns;
         all->steady_iter_span_ns = r->steady_iter_span_ns;
         all->cold_ratio = r->cold_ratio;
+        all->warmup_dispatches = r->warmup_dispatches;
     }
 }
 
@@ -848,7 +950,7 @@ static void build_runs(Timeline* t, TRow* r, int64_t n) {
     percentages(&t->s);
     if (t->s.gaps > 0) {
         t->s.gap_mean_ns = (double)t->s.gap_ns / (double)t->s.gaps;
-        t->s.gap_p50_ns = kth(gaps, t->s.gaps, (t->s.gaps - 1) / 2);
+        t->s.gap_p50_ns = median(gaps, t->s.gaps);
     }
     free(gaps);
     free(cnt);
@@ -950,8 +1052,16 @@ int Timeline_basisByName(const char* name) {
     return -1;
 }
 
+/* Over wall time with overlapping streams (kernel time > busy union), a part's share is its
+ * share of kernel time times busy / wall: the parts then add up to the busy share and GPU
+ * idle to the rest, never above 100% (Query_basisNs does the same). */
+static int64_t wall_denominator(const Timeline* this) {
+    int64_t w = this->s.wall_ns, k = this->total_kernel_ns, b = this->s.busy_ns;
+    return w > 0 && b > 0 && k > b ? (int64_t)llround((double)w * (double)k / (double)b) : w;
+}
+
 int64_t Timeline_basisNs(const Timeline* this, AmdahlBasis basis) {
-    return basis == AMDAHL_BASIS_WALL ? this->s.wall_ns : this->total_kernel_ns;
+    return basis == AMDAHL_BASIS_WALL ? wall_denominator(this) : this->total_kernel_ns;
 }
 
 double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis,
@@ -1059,8 +1169,10 @@ static const RsColumn dev_cols[] = {
 };
 static const RsColumn gap_cols[] = {
     {"file", "File", CT_TEXT},    {"gpu", "GPU", CT_INT},       {"stream", "Stream", CT_INT},
-    {"gap_ns", "Gap", CT_NS},     {"at_ns", "At", CT_NS},       {"before", "After kernel", CT_TEXT},
-    {"after", "Before kernel", CT_TEXT},
+    /* at_ns: when the gap starts (the latest end so far); before/after: the kernels on
+     * either side of the gap, titled as the JSON keys read */
+    {"gap_ns", "Gap", CT_NS},     {"at_ns", "GapStart", CT_NS}, {"before", "Kernel before", CT_TEXT},
+    {"after", "Kernel after", CT_TEXT},
     {"file_id", "File id", CT_INT}, /* source_file.id: the Trace screen opens the gap there */
 };
 static const RsColumn short_cols[] = {
@@ -1068,7 +1180,7 @@ static const RsColumn short_cols[] = {
     {"calls", "Calls", CT_INT},           {"short_calls", "Short", CT_INT},
     {"short_pct", "%Short", CT_PCT},      {"total_ns", "Total", CT_NS},
     {"short_ns", "ShortTime", CT_NS},     {"avg_ns", "Avg", CT_NS},
-    {"pct_of_short", "%AllShort", CT_PCT},
+    {"pct_of_short", "%OfShortCalls", CT_PCT}, /* of all short dispatches (footer) */
 };
 static const RsColumn iter_cols[] = {
     {"file", "File", CT_TEXT},        {"iteration", "#", CT_INT},
@@ -1195,7 +1307,9 @@ static ResultSet* v_overview(Timeline* t) {
            NAN, "% = share of dispatches");
     ov_row(rs, "short kernels, time share", s->short_ns, NONE, s->short_time_pct, NAN,
            "% = share of kernel time");
-    ov_row(rs, "launch gaps", s->gap_ns, s->gaps, NAN, NAN, "between consecutive kernels of a stream");
+    /* no total: summed over streams it can exceed the wall; the time in all is GPU idle */
+    ov_row(rs, "launch gaps", NONE, s->gaps, NAN, NAN,
+           "per stream, from the latest end so far; in all: GPU idle (union per device)");
     ov_row(rs, "launch gap median", s->gap_p50_ns, NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap mean", (int64_t)llround(s->gap_mean_ns), NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap max", s->gap_max_ns, NONE, NAN, NAN, NULL);
@@ -1213,8 +1327,14 @@ static ResultSet* v_overview(Timeline* t) {
             ov_row(rs, "dispatches per iteration", NONE, s->iter_period, NAN, NAN, NULL);
         }
         ov_row(rs, "first iteration kernel time", s->first_iter_ns, NONE, NAN, NAN, "cold start");
+        if (s->warmup_dispatches > 0) {
+            ov_row(rs, "warm-up dispatches before iteration 1", NONE, s->warmup_dispatches, NAN,
+                   NAN, "shown apart: not in the first iteration nor the cold-start ratio");
+        }
         ov_row(rs, "first iteration span", s->first_iter_span_ns, NONE, NAN,
-               s->cold_ratio > 0 ? s->cold_ratio : NAN, "ratio = first span / steady mean span");
+               s->cold_ratio > 0 ? s->cold_ratio : NAN,
+               s->warmup_dispatches > 0 ? "ratio = first span / steady mean span, without the warm-up"
+                                        : "ratio = first span / steady mean span");
         if (s->iterations > 1) {
             ov_row(rs, "steady iteration kernel time (mean)", (int64_t)llround(s->steady_iter_ns),
                    NONE, NAN, NAN, NULL);
@@ -1395,7 +1515,7 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
                 ResultSet_setReal(rs, r, 4, 100.0 * (double)ks->short_calls / (double)ks->calls);
                 ResultSet_setInt(rs, r, 5, ks->ns);
                 ResultSet_setInt(rs, r, 6, ks->short_ns);
-                ResultSet_setInt(rs, r, 7, ks->ns / ks->calls);
+                ResultSet_setNs(rs, r, 7, (double)ks->ns / (double)ks->calls);
                 ResultSet_setReal(rs, r, 8, t->s.short_dispatches
                                                 ? 100.0 * (double)ks->short_calls /
                                                       (double)t->s.short_dispatches
@@ -1410,9 +1530,9 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
     char a[32];
     snprintf(a, sizeof(a), "%.1f%%", t->s.short_count_pct);
     rs->footer = xasprintf("Dispatches under 10 us: %lld of %lld (%s of dispatches, %.1f%% of "
-                           "kernel time)%s",
+                           "kernel time; %%OfShortCalls = a kernel's share of these %lld)%s",
                            (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
-                           t->s.short_time_pct,
+                           t->s.short_time_pct, (long long)t->s.short_dispatches,
                            Advice_isLaunchBound(t->s.short_count_pct, t->s.short_time_pct)
                                ? ": launch-bound (host launch overhead and gaps matter more "
                                  "than kernel speed)"
@@ -1434,8 +1554,11 @@ static ResultSet* v_iterations(Timeline* t) {
         }
         ResultSet_setText(rs, r, 2, it->name);
         ResultSet_setText(rs, r, 3, it->source == ITER_ANNOTATION ? "annotation" : "detected");
-        ResultSet_setText(rs, r, 4, it->index == 0 ? "outside" : it->index == 1 ? "first (cold)"
-                                                                                : "steady");
+        const char* phase = it->index == 1 ? "first (cold)" : "steady";
+        if (it->index == 0) {
+            phase = it->source == ITER_DETECTED ? "warm-up" : "outside";
+        }
+        ResultSet_setText(rs, r, 4, phase);
         ResultSet_setInt(rs, r, 5, it->dispatches);
         ResultSet_setInt(rs, r, 6, it->kernel_ns);
         if (it->dispatches > 0) {
@@ -1448,6 +1571,34 @@ static ResultSet* v_iterations(Timeline* t) {
                              "sequence.");
     }
     return rs;
+}
+
+/* Why the 'without the first iteration' columns are empty, in the Summary's own terms: no
+ * per-call rows to place in time (stats files hold totals only), or too few iterations.
+ * (owned) */
+static char* no_split_reason(const Timeline* t, int no_rows, const char* what) {
+    /* what: "api" or "copy", the table prefix too (api_stat, copy_stat) */
+    const TimelineSummary* s = &t->s;
+    const char* label = strcmp(what, "api") == 0 ? "API" : what;
+    if (no_rows) {
+        char* sql = xasprintf("SELECT EXISTS (SELECT 1 FROM %s_stat)", what);
+        int stats = TraceDb_scalarInt(t->db, sql) == 1;
+        free(sql);
+        if (!stats) {
+            return xasprintf("No %s data in this trace: nothing to split.", label);
+        }
+        if (s->iterations >= 2) {
+            return xasprintf("No per-call %s data (totals only): the Summary's %d iterations "
+                             "cannot split them.", label, s->iterations);
+        }
+        return xasprintf("No per-call %s data (totals only): nothing to split.", label);
+    }
+    if (s->iterations >= 2) {
+        return xasprintf("The Summary's %d iterations are in other runs than these %s rows: "
+                         "only the totals.", s->iterations, label);
+    }
+    return xasprintf("No steady state: %s (Summary); the split needs two iterations: only the "
+                     "totals.", s->iterations == 1 ? "one iteration" : "no iterations found");
 }
 
 static DcuStatus v_api(Timeline* t, ResultSet** out, DcuError* err) {
@@ -1494,11 +1645,13 @@ static DcuStatus v_api(Timeline* t, ResultSet** out, DcuError* err) {
         }
     }
     sqlite3_finalize(st);
-    rs->footer = xstrdup(any_cut ? "1st = before the second iteration starts (warm-up and the "
-                                   "first iteration); Steady = the rest. Host layer: never added "
-                                   "to kernel time."
-                                 : "No steady state (fewer than two iterations, or no per-call "
-                                   "API data): only the totals.");
+    if (any_cut) {
+        rs->footer = xstrdup("1st = before the second iteration starts (warm-up and the first "
+                             "iteration); Steady = the rest. Host layer: never added to kernel "
+                             "time.");
+    } else {
+        rs->footer = no_split_reason(t, rs->nrows == 0, "api");
+    }
     *out = rs;
     return DCU_OK;
 }
@@ -1552,8 +1705,8 @@ static DcuStatus v_copies(Timeline* t, ResultSet** out, DcuError* err) {
         }
     }
     sqlite3_finalize(st);
-    rs->footer = xstrdup(!any_cut ? "No steady state (fewer than two iterations): only the totals."
-                         : flagged ? "Host<->device copies inside the steady state: synchronous "
+    rs->footer = !any_cut ? no_split_reason(t, rs->nrows == 0, "copy")
+                 : xstrdup(flagged ? "Host<->device copies inside the steady state: synchronous "
                                      "copies in the loop stall the GPU; move them out or make "
                                      "them asynchronous."
                                    : "No host<->device copy inside the steady state.");
@@ -1607,7 +1760,9 @@ static DcuStatus v_counters(Timeline* t, const char* kernel, ResultSet** out, Dc
 static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char* group,
                        int64_t ns, AmdahlBasis basis) {
     int r = ResultSet_addRow(rs);
-    int64_t kt = t->total_kernel_ns, wt = t->s.wall_ns;
+    int64_t kt = t->total_kernel_ns;
+    /* GPU idle is a share of the real wall; kernel parts of the busy-scaled one */
+    int64_t wt = strcmp(group, "idle") == 0 ? t->s.wall_ns : wall_denominator(t);
     ResultSet_setText(rs, r, 0, name);
     ResultSet_setText(rs, r, 1, group);
     ResultSet_setInt(rs, r, 2, ns);
@@ -1619,7 +1774,11 @@ static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char*
         ResultSet_setReal(rs, r, 5, 100.0 * pw);
         ResultSet_setReal(rs, r, 6, Amdahl_ceiling(pw));
     }
-    ResultSet_setReal(rs, r, 7, Timeline_ceiling(t, ns, basis, NULL));
+    if (strcmp(group, "idle") == 0) {
+        ResultSet_setReal(rs, r, 7, Amdahl_ceiling(wt > 0 ? (double)ns / (double)wt : 0));
+    } else {
+        ResultSet_setReal(rs, r, 7, Timeline_ceiling(t, ns, basis, NULL));
+    }
 }
 
 static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuError* err) {

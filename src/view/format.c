@@ -30,12 +30,22 @@ const char* Format_unitName(TimeUnit u) {
 }
 
 void Format_duration(char* buf, size_t cap, int64_t ns, TimeUnit u) {
-    static const double div[] = {1, 1e3, 1e6, 1e9};
+    Format_durationExact(buf, cap, (double)ns, u);
+}
+
+/* Two decimals in the unit, rounded half away from zero from the value in ns: the value is
+ * first counted in hundredths of the unit (10 ns for us), a division whose exact halves
+ * (142015 / 10 = 14201.5) are exact in binary, so llround sees them; printing ns / 1e3 with
+ * %.2f would round 142.01499.. down. */
+void Format_durationExact(char* buf, size_t cap, double ns, TimeUnit u) {
+    static const double hundredth[] = {1, 10, 1e4, 1e7};
     if (u == UNIT_NS) {
-        snprintf(buf, cap, "%lld", (long long)ns);
-    } else {
-        snprintf(buf, cap, "%.2f", (double)ns / div[u]);
+        snprintf(buf, cap, "%lld", (long long)llround(ns));
+        return;
     }
+    long long q = llround(ns / hundredth[u]);
+    unsigned long long a = q < 0 ? (unsigned long long)(-(q + 1)) + 1 : (unsigned long long)q;
+    snprintf(buf, cap, "%s%llu.%02llu", q < 0 ? "-" : "", a / 100, a % 100);
 }
 
 void Format_durationAuto(char* buf, size_t cap, int64_t ns) {

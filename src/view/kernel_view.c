@@ -117,9 +117,44 @@ static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
     }
 }
 
+/* The category with the rule that matched (its pattern), then calls, total, average, min,
+ * max and the standard deviation. */
+static void rule_and_stats(Doc* d, const KernelDetail* k, int lw) {
+    char a[64], b[64], c[64];
+    Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
+    if (k->rule_line > 0) {
+        /* the pattern that matched, then where it is written (a line number alone means
+         * nothing without the file at hand) */
+        Doc_add(d, STYLE_DIM, "   (%s rules, line %d)", k->rule_source ? k->rule_source : "?",
+                k->rule_line);
+        Doc_field(d, lw, "Rule", STYLE_DIM, "/%s/", k->rule_pattern ? k->rule_pattern : "?");
+    } else {
+        Doc_add(d, STYLE_DIM, "   no rule matched (add one to your rules file)");
+    }
+    Doc_field(d, lw, "Calls", STYLE_NUMBER, "%" PRId64, k->calls);
+    Format_durationAuto(a, sizeof(a), k->total_ns);
+    Doc_field(d, lw, "Total", STYLE_NUMBER, "%s  (%.2f%% of device kernel time)", a, k->pct);
+    Format_durationAuto(a, sizeof(a), (int64_t)llround(k->avg_ns));
+    /* aggregated stats have a count and a total only: min, max and the standard deviation
+     * are unknown, never 0 ns */
+    snprintf(b, sizeof(b), "n/a");
+    snprintf(c, sizeof(c), "n/a");
+    if (k->has_minmax) {
+        Format_durationAuto(b, sizeof(b), k->min_ns);
+        Format_durationAuto(c, sizeof(c), k->max_ns);
+    }
+    Doc_field(d, lw, "Average", STYLE_NUMBER, "%s   min %s   max %s", a, b, c);
+    if (k->stddev_ns >= 0) {
+        Format_durationAuto(a, sizeof(a), (int64_t)llround(k->stddev_ns));
+        Doc_field(d, lw, "Std dev", STYLE_NUMBER, "%s", a);
+    } else if (!k->has_minmax) {
+        Doc_field(d, lw, "Std dev", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+    }
+}
+
 Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc* d = Doc_new();
-    char a[64], b[64], c[64];
+    char a[64], b[64];
     const int lw = 12;
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
@@ -128,24 +163,7 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc_add(d, STYLE_LABEL, "  Full name");
     wrapped(d, k->name ? k->name : "", width, 4);
     Doc_line(d);
-    Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
-    if (k->rule_line > 0) {
-        Doc_add(d, STYLE_DIM, "   rule %s:%d", k->rule_source ? k->rule_source : "?",
-                k->rule_line);
-    } else {
-        Doc_add(d, STYLE_DIM, "   no rule matched (add one to your rules file)");
-    }
-    Doc_field(d, lw, "Calls", STYLE_NUMBER, "%" PRId64, k->calls);
-    Format_durationAuto(a, sizeof(a), k->total_ns);
-    Doc_field(d, lw, "Total", STYLE_NUMBER, "%s  (%.2f%% of device kernel time)", a, k->pct);
-    Format_durationAuto(a, sizeof(a), (int64_t)llround(k->avg_ns));
-    Format_durationAuto(b, sizeof(b), k->min_ns);
-    Format_durationAuto(c, sizeof(c), k->max_ns);
-    Doc_field(d, lw, "Average", STYLE_NUMBER, "%s   min %s   max %s", a, b, c);
-    if (k->stddev_ns >= 0) {
-        Format_durationAuto(a, sizeof(a), (int64_t)llround(k->stddev_ns));
-        Doc_field(d, lw, "Std dev", STYLE_NUMBER, "%s", a);
-    }
+    rule_and_stats(d, k, lw);
     if (k->has_var) {
         Format_durationAuto(a, sizeof(a), k->golden_ns);
         Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);

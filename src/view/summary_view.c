@@ -68,19 +68,9 @@ static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
     }
 }
 
-/* The first lines, all on the first screen at 80x24: device kernel time, GPU busy and idle,
- * the launch-bound share, the GEMM / non-GEMM ceilings. */
-static void head(Doc* d, const SummaryData* s, int width) {
-    const Totals* t = &s->totals;
-    const TimelineSummary* tl = s->timeline;
+/* GPU busy and idle, and the launch-bound share (per-dispatch data only). */
+static void busy_lines(Doc* d, const TimelineSummary* tl) {
     char a[64], b[64], c[64];
-    int barw = bar_width(width);
-    Doc_line(d);
-    Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
-    Format_durationAuto(a, sizeof(a), t->kernel_ns);
-    Doc_field(d, LW, "Device kernels", STYLE_NUMBER,
-              "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
-              t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
     if (tl && tl->available) {
         Format_durationAuto(a, sizeof(a), tl->busy_ns);
         Format_durationAuto(b, sizeof(b), tl->idle_ns);
@@ -94,19 +84,57 @@ static void head(Doc* d, const SummaryData* s, int width) {
     } else {
         Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "unknown: no per-dispatch timestamps");
     }
-    if (t->kernel_ns > 0) {
-        double p = (double)t->gemm_ns / (double)t->kernel_ns;
-        Format_ratio(a, sizeof(a), Amdahl_ceiling(p));
-        Format_ratio(b, sizeof(b), Amdahl_ceiling(1 - p));
-        Doc_field(d, LW, "GEMM", STYLE_GEMM, "%6.2f%% ", 100 * p);
-        Doc_bar(d, STYLE_GEMM, p, barw);
-        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p * barw)) + 1, "");
-        Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
-        Doc_field(d, LW, "non-GEMM", STYLE_NONGEMM, "%6.2f%% ", 100 * (1 - p));
-        Doc_bar(d, STYLE_NONGEMM, 1 - p, barw);
-        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)((1 - p) * barw)) + 1, "");
-        Doc_add(d, STYLE_DEFAULT, "ceiling %s", b);
+}
+
+/* What was loaded and the GEMM / non-GEMM split over the basis of the ceilings; a folder of
+ * stacks only says where their time is instead of "0 kernels (aggregated stats only)". */
+static void busy_lines(Doc* d, const TimelineSummary* tl);
+
+static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
+    const Totals* t = &s->totals;
+    char a[64];
+    if (t->kernels == 0 && s->stacks_ns > 0) {
+        Format_durationAuto(a, sizeof(a), s->stacks_ns);
+        Doc_field(d, lw, "Call stacks", STYLE_NUMBER,
+                  "%s in all over %" PRId64 " calls (no device kernels loaded)", a,
+                  s->stacks_samples);
+        if (s->stacks_hot[0]) {
+            Doc_field(d, lw, "Most self", STYLE_NAME, "%s", s->stacks_hot);
+            Doc_add(d, STYLE_NUMBER, "  %.2f%%", s->stacks_hot_pct);
+        }
+        Doc_field(d, lw, "", STYLE_DIM, "6 opens the Stacks tree: where the time is, by call path");
+        return;
     }
+    Format_durationAuto(a, sizeof(a), t->kernel_ns);
+    Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
+              "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
+              t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+    busy_lines(d, s->timeline);
+    if (t->kernel_ns <= 0) {
+        return;
+    }
+    /* one basis: over wall time the shares are of the wall too (with GPU idle the rest) */
+    double B = s->basis_ns > 0 ? (double)s->basis_ns : (double)t->kernel_ns;
+    double p[2] = {(double)t->gemm_ns / B, (double)(t->kernel_ns - t->gemm_ns) / B};
+    for (int g = 0; g < 2; g++) {
+        Format_ratio(a, sizeof(a), Amdahl_ceiling(p[g]));
+        Doc_field(d, lw, g ? "non-GEMM" : "GEMM", g ? STYLE_NONGEMM : STYLE_GEMM, "%6.2f%% ",
+                  100 * p[g]);
+        Doc_bar(d, g ? STYLE_NONGEMM : STYLE_GEMM, p[g], barw);
+        Doc_add(d, STYLE_DEFAULT, "%*s", (int)(barw - (int)(p[g] * barw)) + 1, "");
+        Doc_add(d, STYLE_DEFAULT, "ceiling %s", a);
+        if (s->wall_basis && g == 0) {
+            Doc_add(d, STYLE_DIM, " (of wall time)");
+        }
+    }
+}
+
+/* The first lines, all on the first screen at 80x24: device kernel time, GPU busy and idle,
+ * the launch-bound share, the GEMM / non-GEMM ceilings. */
+static void head(Doc* d, const SummaryData* s, int width) {
+    Doc_line(d);
+    Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
+    totals_lines(d, s, LW, bar_width(width));
 }
 
 /* What Enter on an opportunity opens: its category, kernel, gap or screen. */
@@ -175,7 +203,8 @@ static void top_kernels(Doc* d, const SummaryData* s, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Top kernels");
-    Doc_add(d, STYLE_DIM, "  (share of device kernel time, ceiling if the kernel took no time)");
+    Doc_add(d, STYLE_DIM, "  (share of %s, ceiling if the kernel took no time)",
+            s->wall_basis ? "wall time" : "device kernel time");
     int nw = width - 34;
     if (nw < 20) {
         nw = 20;
@@ -199,7 +228,8 @@ static void categories(Doc* d, const SummaryData* s, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "Categories");
-    Doc_add(d, STYLE_DIM, "  (Amdahl ceilings over device kernel time)");
+    Doc_add(d, STYLE_DIM, "  (shares and Amdahl ceilings over %s)",
+            s->wall_basis ? "wall time" : "device kernel time");
     int shown = 0;
     for (int r = s->categories ? s->categories->pinned : 0;
          s->categories && r < s->categories->nrows && shown < 8; r++) {
@@ -299,9 +329,10 @@ static void timeline(Doc* d, const SummaryData* s, int width) {
         Format_durationAuto(a, sizeof(a), tl->first_iter_span_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)tl->steady_iter_span_ns);
         Doc_field(d, LW, "Iterations", STYLE_NUMBER,
-                  "%d (%s): first %s, steady %s on average (cold start %.2fx)", tl->iterations,
+                  "%d (%s): first %s, steady %s on average (cold start %.2fx%s)",
+                  tl->iterations,
                   tl->iter_source == ITER_ANNOTATION ? "ProfilerStep#" : "repeating sequence",
-                  a, b, tl->cold_ratio);
+                  a, b, tl->cold_ratio, tl->warmup_dispatches > 0 ? ", after a warm-up" : "");
     }
     if (tl->steady_h2d + tl->steady_d2h > 0) {
         Doc_line(d);

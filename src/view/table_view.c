@@ -20,7 +20,19 @@ void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf
         snprintf(buf, cap, "%" PRId64, cell->i);
         break;
     case CT_NS:
-        Format_duration(buf, cap, cell->i, u);
+        /* d: exact, also for averages (ResultSet_setNs); i where d was left behind */
+        Format_durationExact(buf, cap, llround(cell->d) == cell->i ? cell->d : (double)cell->i, u);
+        static const double div[] = {1, 1e3, 1e6, 1e9};
+        double x = (double)cell->i / div[u];
+        if (u > UNIT_NS && cell->i != 0 && fabs(x) < 0.01) {
+            /* never a column of 0.00 (or 0.01) for small values beside large ones in a
+             * larger unit: two significant digits (6.24 us in ms: 0.0062) */
+            int dec = 3;
+            while (dec < 9 && fabs(x) * pow(10, dec) < 10) {
+                dec++;
+            }
+            snprintf(buf, cap, "%.*f", dec, x);
+        }
         break;
     case CT_BYTES:
         Format_bytes(buf, cap, cell->i);
@@ -69,8 +81,11 @@ TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
             tiny += (cell->i < 0 ? -cell->i : cell->i) < cut[u];
         }
     }
-    /* most values would read 0.00 in the largest value's unit: use a smaller one */
-    return n > 0 && tiny * 2 > n ? (TimeUnit)(u - 1) : u;
+    /* most values would read 0.00 in the largest value's unit: use a smaller one, unless the
+     * largest would then need six digits (967824.19 us); tiny values then keep two
+     * significant digits in the larger unit (TableView_cellText) */
+    static const int64_t readable[] = {0, 100000LL, 100000000LL, 100000000000LL};
+    return n > 0 && tiny * 2 > n && mx < readable[u] ? (TimeUnit)(u - 1) : u;
 }
 
 void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,

@@ -230,7 +230,7 @@ print(c["kernel"], c["cuda_runtime"], c["gpu_memcpy"] + c["gpu_memset"], c["cpu_
 rt = {e["args"]["correlation"]: e["ts"] for e in ev if e.get("cat") == "cuda_runtime"}
 st = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")][0]
 ks = [e for e in ev if e.get("cat") == "kernel"]
-print(sum(1 for k in ks if st["ts"] <= rt.get(k["args"]["correlation"], k["ts"]) <= st["ts"] + st["dur"]))
+print(sum(1 for k in ks if k["args"]["correlation"] in rt and st["ts"] <= rt[k["args"]["correlation"]] <= st["ts"] + st["dur"]))
 print(sum(1 for k in ks if k["args"]["correlation"] in rt))' "$QF" >"$TMP/qc.exp"
     same "qwen: kernels, runtime calls, copies, cpu_ops, python frames, frames with a parent" \
         "$(head -1 "$TMP/qc.exp")" \
