@@ -83,7 +83,7 @@ const char* Action_name(Action a);
 const char* Action_help(Action a);
 int Action_byName(const char* name); /* -1 if unknown */
 
-/* "<Enter>", "<C-l>", "<F6>", "<Lt>" (for '<'), or a character. */
+/* "<Enter>", "<C-l>", "<F6>", or a character ("<" and ">" as themselves). */
 void Key_name(int key, char* buf, int cap);
 /* Parses one key name at *s (advancing it); -1 on a bad name. */
 int Key_parse(const char** s);
@@ -102,5 +102,12 @@ DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err);
 void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf, int cap);
 /* 1 if name is a screen name bindings may use. */
 int Keymap_isScreen(const char* name);
+/* The i-th screen name bindings may use ("generic" first); NULL past the last. */
+const char* Keymap_screen(int i);
+/* The actions bound on exactly this screen (not through "generic"), in table order, into
+ * out; returns how many. */
+int Keymap_actionsOn(const Keymap* this, const char* screen, Action* out, int max);
+/* 1 if any screen binds a key to a. */
+int Keymap_isBound(const Keymap* this, Action a);
 
 #endif

@@ -238,19 +238,55 @@ static void switch_top(App* app, int i) {
     app->stack[0] = app->tops[i];
 }
 
-int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max) {
+/* One help row per action bound on screen `on`, its keys as they act on `keys_on`. */
+static int help_section(App* app, const char* on, const char* keys_on, const char* section,
+                        HelpEntry* out, int max) {
+    Action acts[ACT_COUNT];
+    int na = Keymap_actionsOn(app->km, on, acts, ACT_COUNT);
     int n = 0;
-    for (int a = 1; a < ACT_COUNT && n < max; a++) {
-        Keymap_keysFor(app->km, screen, (Action)a, out[n].keys, (int)sizeof(out[n].keys));
-        out[n].action = Action_name((Action)a);
-        out[n].help = Action_help((Action)a);
-        n++;
+    for (int i = 0; i < na && n < max; i++, n++) {
+        Keymap_keysFor(app->km, keys_on, acts[i], out[n].keys, (int)sizeof(out[n].keys));
+        out[n].section = section;
+        out[n].action = Action_name(acts[i]);
+        out[n].help = Action_help(acts[i]);
     }
     return n;
 }
 
+/* The help rows, grouped: the keys of this screen, then those of every screen (as they act
+ * here), then each other screen's own keys, then the actions without a key. */
+int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max) {
+    int n = 0;
+    if (strcmp(screen, "generic") != 0) {
+        n += help_section(app, screen, screen, screen, out + n, max - n);
+    }
+    n += help_section(app, "generic", screen, "generic", out + n, max - n);
+    for (int i = 1; Keymap_screen(i); i++) {
+        const char* other = Keymap_screen(i);
+        if (strcmp(other, screen) != 0) {
+            n += help_section(app, other, other, other, out + n, max - n);
+        }
+    }
+    for (int a = 1; a < ACT_COUNT && n < max; a++) {
+        if (!Keymap_isBound(app->km, (Action)a)) {
+            out[n].keys[0] = '\0';
+            out[n].section = NULL;
+            out[n].action = Action_name((Action)a);
+            out[n].help = Action_help((Action)a);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The screen the help is about: the one under the help screen, or the top one while the help
+ * screen is being opened (it is pushed after its open). */
 const char* App_previousScreenName(App* app) {
-    return app->depth >= 2 ? app->stack[app->depth - 2]->ops->name : "generic";
+    Screen* top = app->stack[app->depth - 1];
+    if (top->ops == &HelpScreen) {
+        return app->depth >= 2 ? app->stack[app->depth - 2]->ops->name : "generic";
+    }
+    return top->ops->name;
 }
 
 /* ---- lifetime ------------------------------------------------------------------------ */

@@ -49,7 +49,8 @@ static const struct {
 
 void Key_name(int key, char* buf, int cap) {
     for (size_t i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
-        if (key_names[i].key == key && key != '>') {
+        /* '<' and '>' show as themselves (the rc file and scripts read a lone '<' too) */
+        if (key_names[i].key == key && key != '>' && key != '<') {
             snprintf(buf, (size_t)cap, "<%s>", key_names[i].name);
             return;
         }
@@ -109,9 +110,16 @@ int Key_parse(const char** s) {
     return cp;
 }
 
-static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
-                                      "dispatches", "api", "copies", "files", "help", "stacks",
-                                      "sql", "runs", "efficiency"};
+/* Every screen name bindings may use, in the order the help lists them. */
+static const char* const screens[] = {"generic", "summary",  "hotspots", "categories", "kernel",
+                                      "dispatches", "api",    "copies",   "files",      "help",
+                                      "stacks",  "trace",    "diff",     "sql",        "runs",
+                                      "efficiency"};
+#define N_SCREENS ((int)(sizeof(screens) / sizeof(screens[0])))
+
+const char* Keymap_screen(int i) {
+    return i >= 0 && i < N_SCREENS ? screens[i] : NULL;
+}
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -260,7 +268,8 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
         } else if (!Keymap_isScreen(w[1])) {
             s = Error_set(err, DCU_ERR_USAGE,
                           "%s:%d: unknown screen '%s' (generic, summary, hotspots, categories, "
-                          "kernel, dispatches, api, copies, files, help, stacks, runs, efficiency)",
+                          "kernel, dispatches, api, copies, files, help, stacks, trace, diff, sql, "
+                          "runs, efficiency)",
                           source, lineno, w[1]);
         } else if (key < 0 || *kp) {
             s = Error_set(err, DCU_ERR_USAGE, "%s:%d: bad key '%s' (e.g. x, <Enter>, <C-f>, <F6>)",
@@ -337,4 +346,31 @@ void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf,
             break;
         }
     }
+}
+
+int Keymap_actionsOn(const Keymap* this, const char* screen, Action* out, int max) {
+    int n = 0;
+    for (int i = 0; i < this->n && n < max; i++) {
+        const Binding* b = &this->b[i];
+        if (strcmp(b->screen, screen) != 0 || b->action == ACT_NONE) {
+            continue;
+        }
+        int seen = 0;
+        for (int j = 0; j < n; j++) {
+            seen |= out[j] == b->action;
+        }
+        if (!seen) {
+            out[n++] = b->action;
+        }
+    }
+    return n;
+}
+
+int Keymap_isBound(const Keymap* this, Action a) {
+    for (int i = 0; i < this->n; i++) {
+        if (this->b[i].action == a) {
+            return 1;
+        }
+    }
+    return 0;
 }
