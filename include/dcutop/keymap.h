@@ -59,6 +59,7 @@
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \
+    _(QUIT_OR_BACK, "back-or-quit", "Back a level from help or a drilled-in screen; quit from a top screen") \
     _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category") \
     _(SCREEN_RUNS, "screen-runs", "Runs screen: every run loaded (Enter: its files)")         \
     _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \

@@ -665,7 +665,8 @@ static Reaction menu_key(App* app, int key) {
             App_setStatus(app, 1, "%s", err.msg);
         }
         app->menu = MENU_NONE;
-    } else if (key == KC_ESC || a == ACT_SORT_MENU || a == ACT_QUIT || a == ACT_BACK) {
+    } else if (key == KC_ESC || a == ACT_SORT_MENU || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
+               a == ACT_BACK) {
         app->menu = MENU_NONE;
     }
     return REACT_REDRAW;
@@ -762,7 +763,8 @@ static Reaction scope_key(App* app, int key) {
         }
         refresh_all(app, 1);
         App_setStatus(app, 0, "Scope: %s.", id ? app->scope_items[app->menu_sel] : "all runs");
-    } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_BACK) {
+    } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
+               a == ACT_BACK) {
         app->menu = MENU_NONE;
     }
     return REACT_REDRAW;
@@ -836,6 +838,13 @@ Reaction App_key(App* app, int key) {
     switch (a) {
     case ACT_NONE:
         return REACT_NONE;
+    case ACT_QUIT_OR_BACK: /* q: as in tig, less, perf report; the filter stays (Esc clears) */
+        if (app->depth > 1) {
+            pop(app);
+            return REACT_REDRAW;
+        }
+        app->quit = 1;
+        return REACT_QUIT;
     case ACT_QUIT:
         app->quit = 1;
         return REACT_QUIT;
@@ -1022,6 +1031,19 @@ static const FooterItem scope_footer[] = {
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
+/* The footer of a screen: on help or a drilled-in screen q goes back, and says so. */
+static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
+    FooterItem own[16];
+    n = n < 16 ? n : 16;
+    for (int i = 0; i < n; i++) {
+        own[i] = items[i];
+        if (app->depth > 1 && strcmp(own[i].key, "q") == 0) {
+            own[i].label = "Back";
+        }
+    }
+    ChromeView_footer(c, c->h - 1, own, n);
+}
+
 const Canvas* App_render(App* app) {
     Canvas* c = app->canvas;
     Canvas_clear(c, STYLE_DEFAULT);
@@ -1094,21 +1116,17 @@ const Canvas* App_render(App* app) {
     } else if (app->menu) {
         ChromeView_footer(c, c->h - 1, menu_footer, 3);
     } else if (s->ops == &StacksScreen) {
-        ChromeView_footer(c, c->h - 1, stacks_footer,
-                          (int)(sizeof(stacks_footer) / sizeof(stacks_footer[0])));
+        footer(app, c, stacks_footer, (int)(sizeof(stacks_footer) / sizeof(stacks_footer[0])));
     } else if (s->ops == &DiffScreen) {
-        ChromeView_footer(c, c->h - 1, diff_footer,
-                          (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
+        footer(app, c, diff_footer, (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
     } else if (s->ops == &RunsScreen) {
-        ChromeView_footer(c, c->h - 1, runs_footer,
-                          (int)(sizeof(runs_footer) / sizeof(runs_footer[0])));
+        footer(app, c, runs_footer, (int)(sizeof(runs_footer) / sizeof(runs_footer[0])));
     } else if (s->ops == &CategoriesScreen) {
-        ChromeView_footer(c, c->h - 1, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
+        footer(app, c, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
     } else if (TableScreen_isTable(s)) {
-        ChromeView_footer(c, c->h - 1, table_footer,
-                          (int)(sizeof(table_footer) / sizeof(table_footer[0])));
+        footer(app, c, table_footer, (int)(sizeof(table_footer) / sizeof(table_footer[0])));
     } else {
-        ChromeView_footer(c, c->h - 1, doc_footer, (int)(sizeof(doc_footer) / sizeof(doc_footer[0])));
+        footer(app, c, doc_footer, (int)(sizeof(doc_footer) / sizeof(doc_footer[0])));
     }
     return c;
 }

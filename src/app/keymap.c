@@ -167,7 +167,7 @@ static const struct {
     {"generic", 'N', ACT_MATCH_PREV},       {"generic", 'c', ACT_CATEGORY},
     {"generic", 'e', ACT_EXPORT},           {"generic", KC_F1, ACT_HELP},
     {"generic", '?', ACT_HELP},             {"generic", KC_CTRL('l'), ACT_REDRAW},
-    {"generic", 'q', ACT_QUIT},             {"generic", KC_F10, ACT_QUIT},
+    {"generic", 'q', ACT_QUIT_OR_BACK},             {"generic", KC_F10, ACT_QUIT},
     {"generic", KC_CTRL('c'), ACT_QUIT},
     {"categories", '+', ACT_WHATIF_UP},     {"categories", '-', ACT_WHATIF_DOWN},
     {"categories", '=', ACT_WHATIF_SET},    {"categories", 'x', ACT_WHATIF_CLEAR},

@@ -28,3 +28,15 @@ printf '6?\n:dump help\n' >"$TMP/hs.keys"
 first=$(grep -m1 -E '^  [A-Z][a-z]+ screen|^  Every screen' "$TMP/hs.out" | sed 's/^ *//')
 same "the help for Stacks starts with the Stacks keys" "Stacks screen (this one)" "$first"
 check "on Stacks, enter is <Enter> only (<Right> expands there)" grep -qE '^  <Enter> +enter ' "$TMP/hs.out"
+
+# --- 12. q goes back a level from help and drilled-in screens; quits from a top screen -----
+printf '2<Enter>?q\n:dump after-q-on-help\nq\n:dump after-q-on-detail\nq\n:dump never\n' >"$TMP/q.keys"
+"$D" --headless --size 100x30 --keys "$TMP/q.keys" "$W" >"$TMP/q.out" 2>&1
+crumb=$(sed -n '/--- after-q-on-help/{n;n;p;q}' "$TMP/q.out")
+case "$crumb" in *"> Hotspots > "*) ok "q on help goes back to the kernel detail" ;;
+    *) notok "q on help goes back to the kernel detail"; echo "#   $crumb" ;; esac
+check "q on the kernel detail goes back to Hotspots (its table shows)" sh -c \
+    "sed -n '/--- after-q-on-detail/,\$p' '$TMP/q.out' | grep -q ' Calls '"
+check "q on a top screen quits (the script stops there)" sh -c "! grep -q -- '--- never' '$TMP/q.out'"
+check "the footer of a drilled-in screen says q Back" sh -c \
+    "sed -n '/--- after-q-on-help/,/^--- /p' '$TMP/q.out' | grep -q 'qBack'"
