@@ -22,6 +22,7 @@ typedef struct AppOptions_ {
     int (*poll_cancel)(void); /* while an SQL query runs: 1 when the user pressed Esc or
                                * Ctrl-C (Term_pollCancel); NULL: never */
     void (*draw_now)(App* app); /* shows the frame at once (before a long query); NULL: no */
+    const char* warning;        /* shown on the status line at start (a bad rc line); or NULL */
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */

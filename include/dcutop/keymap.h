@@ -95,9 +95,12 @@ Keymap* Keymap_new(void); /* with the default bindings */
 void Keymap_delete(Keymap* this);
 /* The action for key on screen (screen-specific bindings first, then "generic"). */
 Action Keymap_lookup(const Keymap* this, const char* screen, int key);
-/* Parses rc text: `bind SCREEN KEY ACTION` lines and `#` comments. */
+/* Parses rc text: `bind SCREEN KEY ACTION` lines and `#` comments. A bad line is skipped and
+ * the others still bind; then DCU_ERR_USAGE and err names the first bad line (file:line)
+ * and how many more there were. */
 DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, DcuError* err);
-/* Loads $XDG_CONFIG_HOME/dcutop/dcutoprc when it exists (or path when not NULL). */
+/* Loads $XDG_CONFIG_HOME/dcutop/dcutoprc when it exists (or path when not NULL); bad lines
+ * as Keymap_parseRc (the good ones are loaded). */
 DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err);
 /* The keys bound to action on screen ("generic" too), as "<F6> <Gt>", into buf. */
 void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf, int cap);

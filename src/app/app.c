@@ -352,6 +352,9 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     }
     app->stack[0] = app->tops[TOP_SUMMARY];
     app->depth = 1;
+    if (opt && opt->warning) {
+        App_setStatus(app, 1, "%s", opt->warning);
+    }
     return app;
 }
 

@@ -238,8 +238,10 @@ Action Keymap_lookup(const Keymap* this, const char* screen, int key) {
 }
 
 DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, DcuError* err) {
-    int lineno = 0;
+    int lineno = 0, bad = 0;
     const char* p = text;
+    DcuError first;
+    Error_clear(&first);
     while (*p) {
         const char* nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -281,11 +283,20 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
             add(this, w[1], key, (Action)a);
         }
         free(line);
-        if (s != DCU_OK) {
-            return s;
+        if (s != DCU_OK && bad++ == 0) {
+            first = *err; /* a typo costs its line only: the rest still loads (htop, tig) */
         }
     }
-    return DCU_OK;
+    if (bad == 0) {
+        return DCU_OK;
+    }
+    *err = first;
+    if (bad > 1) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof(err->msg) - len, " (and %d more bad line%s)", bad - 1,
+                 bad > 2 ? "s" : "");
+    }
+    return DCU_ERR_USAGE;
 }
 
 DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err) {

@@ -310,13 +310,12 @@ static int run_interactive(Session* ss, DcuError* err) {
         return fail(err, EXIT_RUNTIME);
     }
     Keymap* km = Keymap_new();
-    if (Keymap_loadRc(km, NULL, err) != DCU_OK) {
-        Keymap_delete(km);
-        stop_terminal(ss);
-        return fail(err, EXIT_USAGE);
-    }
+    /* a typo in the rc file warns on the status line; its other lines are loaded */
+    DcuError rc_err;
+    Error_clear(&rc_err);
+    int rc_bad = Keymap_loadRc(km, NULL, &rc_err) != DCU_OK;
     AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
-                     ss->tui ? Term_drawNow : NULL};
+                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);

@@ -40,3 +40,14 @@ check "q on the kernel detail goes back to Hotspots (its table shows)" sh -c \
 check "q on a top screen quits (the script stops there)" sh -c "! grep -q -- '--- never' '$TMP/q.out'"
 check "the footer of a drilled-in screen says q Back" sh -c \
     "sed -n '/--- after-q-on-help/,/^--- /p' '$TMP/q.out' | grep -q 'qBack'"
+
+# --- 18. an rc file with a typo warns on the status line and loads the rest ---------------
+mkdir -p "$TMP/cfg/dcutop"
+printf 'bind generic x screen-categories\nbind hotspot s sort-next\nbind generic z screen-api\n' \
+    >"$TMP/cfg/dcutop/dcutoprc"
+printf ':dump start\nz\n:dump z\n' >"$TMP/rc.keys"
+XDG_CONFIG_HOME="$TMP/cfg" "$D" --headless --size 100x30 --keys "$TMP/rc.keys" "$W" >"$TMP/rc.out" 2>"$TMP/rc.err"
+same "dcutop starts despite the typo (exit 0)" 0 $?
+check "the status line names the bad line" grep -q "dcutoprc:2: unknown screen 'hotspot'" "$TMP/rc.out"
+check "the line after the typo is loaded (z opens API)" sh -c \
+    "sed -n '/--- z /,\$p' '$TMP/rc.out' | grep -q '^ API  *Domain'"

@@ -44,8 +44,9 @@ printf '?\n:dump help\n' >"$TMP/h.keys"
 XDG_CONFIG_HOME="$TMP/cfg" "$D" --headless --size 120x60 --keys "$TMP/h.keys" "$W" >"$TMP/h.out" 2>&1
 check "the help screen lists the new binding" grep -q "x .*screen-categories" "$TMP/h.out"
 printf 'bind nowhere x quit\n' >"$TMP/cfg/dcutop/dcutoprc"
-exits "a bad rc line is a usage error" 2 env XDG_CONFIG_HOME="$TMP/cfg" "$D" --headless --keys "$TMP/h.keys" "$W"
-check "the message names file and line" grep -q "dcutoprc:1: unknown screen 'nowhere'" "$TMP/err"
+printf ':dump start\n' >"$TMP/start.keys"
+exits "a bad rc line is a warning, not a refusal to start" 0 env XDG_CONFIG_HOME="$TMP/cfg" "$D" --headless --keys "$TMP/start.keys" "$W"
+check "the status line names file and line" grep -q "dcutoprc:1: unknown screen 'nowhere'" "$TMP/out"
 rm -f "$TMP/cfg/dcutop/dcutoprc"
 
 # themes
