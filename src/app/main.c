@@ -84,7 +84,7 @@ static void print_empty(TraceDb* db, const DcuError* err) {
 /* themes/ next to the binary (a build tree), else the installed share dir. */
 static const char* themes_dir(void) {
     static char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
     if (n > 0) {
         buf[n] = '\0';
         char* slash = strrchr(buf, '/');
@@ -94,6 +94,10 @@ static const char* themes_dir(void) {
                 return buf;
             }
             strcpy(slash, "/../themes"); /* build-asan/dcutop and other build dirs */
+            if (access(buf, R_OK) == 0) {
+                return buf;
+            }
+            strcpy(slash, "/../share/dcutop/themes"); /* make install PREFIX=...: bin/dcutop */
             if (access(buf, R_OK) == 0) {
                 return buf;
             }

@@ -51,3 +51,52 @@ same "dcutop starts despite the typo (exit 0)" 0 $?
 check "the status line names the bad line" grep -q "dcutoprc:2: unknown screen 'hotspot'" "$TMP/rc.out"
 check "the line after the typo is loaded (z opens API)" sh -c \
     "sed -n '/--- z /,\$p' '$TMP/rc.out' | grep -q '^ API  *Domain'"
+
+# --- 20. make install with PREFIX and DESTDIR; the man page matches --help -------------------
+"$DCUTOP" --help | grep -oE '^ {2,6}(-[a-zA-Z], )?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*$' |
+    sort -u >"$TMP/help.opts"
+sed 's/\\-/-/g' dcutop.1 | grep -oE -- '--[a-z][a-z-]*' | grep -v -- '--kernel-stack' | sort -u >"$TMP/man.opts"
+same "every option of --help is in dcutop.1 and the other way round" "" \
+    "$(comm -3 "$TMP/help.opts" "$TMP/man.opts" | tr -d '\t' | tr '\n' ' ')"
+if command -v man >/dev/null 2>&1 || command -v groff >/dev/null 2>&1; then
+    check "man ./dcutop.1 renders (an OPTIONS section)" sh -c \
+        "MANWIDTH=80 man ./dcutop.1 2>/dev/null | grep -q '^OPTIONS' || groff -man -Tutf8 dcutop.1 2>/dev/null | grep -q OPTIONS"
+fi
+if command -v make >/dev/null 2>&1 && [ -f Makefile ]; then
+    make -s install PREFIX=/opt/dcu DESTDIR="$TMP/stage" >"$TMP/install.out" 2>&1
+    same "make install exits 0" 0 $?
+    check "the binary is in PREFIX/bin" test -x "$TMP/stage/opt/dcu/bin/dcutop"
+    check "the themes are in PREFIX/share/dcutop/themes" test -f "$TMP/stage/opt/dcu/share/dcutop/themes/light.theme"
+    check "the man page is in PREFIX/share/man/man1" cmp -s dcutop.1 "$TMP/stage/opt/dcu/share/man/man1/dcutop.1"
+    # light is not compiled in: the installed binary finds it under ../share/dcutop/themes
+    printf ':dump s\n' >"$TMP/s.keys"
+    exits "the installed binary loads --theme light from its share dir" 0 \
+        "$TMP/stage/opt/dcu/bin/dcutop" --headless --theme light --keys "$TMP/s.keys" "$W"
+fi
+
+# --- 21. --help names every input format read ------------------------------------------------
+for f in CSV databases RPD JSON Kineto stacks 'step times' rocpd hipprof rocprofv3; do
+    check "--help lists the input format '$f'" sh -c "\"$DCUTOP\" --help | grep -q '$f'"
+done
+
+# --- the README's option and key tables match the program ------------------------------------
+awk '/^\| option \| meaning \|/{t=1;next} t&&!/^\|/{t=0} t' README.md | cut -d'|' -f2 |
+    grep -oE -- '--[a-z][a-z-]*' | sort -u >"$TMP/readme.opts"
+same "every option of --help is in the README's option table and the other way round" "" \
+    "$(comm -3 "$TMP/help.opts" "$TMP/readme.opts" | tr -d '\t' | tr '\n' ' ')"
+DCUTOP="$DCUTOP" sh tests/tools/key-table.sh | cut -d'|' -f2-4 | sort >"$TMP/keys.prog"
+awk '/^\| screen \| keys \| action \| what \|/{t=1;next} t&&/^\| ---/{next} t&&!/^\|/{t=0} t' README.md |
+    cut -d'|' -f2-4 | sort >"$TMP/keys.readme"
+check "the program binds some keys (key table read)" test "$(wc -l <"$TMP/keys.prog")" -gt 40
+same "the README's key table is the program's key table (screen, keys, action)" "" \
+    "$(diff "$TMP/keys.prog" "$TMP/keys.readme" | grep '^[<>]' | tr '\n' ' ')"
+# every key of the short table ("Keys") is bound somewhere
+cut -d'|' -f2 "$TMP/keys.readme" | grep -oE '`[^`]+`' | tr -d '`<>' | sort -u >"$TMP/bound"
+unbound=""
+for k in $(awk '/^\| keys \| action \|/{t=1;next} t&&!/^\|/{t=0} t' README.md | cut -d'|' -f2 |
+           grep -oE '`[^`]+`' | tr -d '`' | sort -u); do
+    [ "$k" = PgDn ] && k=PgDown
+    case "$k" in "<"|">") continue ;; esac   # tr above drops them from the bound list
+    grep -qxF -- "$k" "$TMP/bound" || unbound="$unbound $k"
+done
+same "the short key table names only bound keys" "" "$unbound"
