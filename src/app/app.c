@@ -461,6 +461,12 @@ static void do_export(App* app, const char* path, int overwrite) {
         App_setStatus(app, 1, "Export failed: %s", err.msg);
     } else {
         App_setStatus(app, 0, "Exported %d rows to %s", rs->nrows, path);
+        /* the next export prompt starts in the same folder */
+        const char* slash = strrchr(path, '/');
+        char* dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+                          : xstrdup(".");
+        free(app->export_dir);
+        app->export_dir = dir;
     }
     ResultSet_delete(owned);
 }
@@ -1027,6 +1033,7 @@ static const FooterItem diff_footer[] = {
 static const FooterItem runs_footer[] = {
     {"F1", "Help"}, {"Enter", "Files"}, {"a", "Baseline"}, {"b", "Candidate"}, {"R", "Scope"},
     {"F6", "Sort"}, {"e", "Export"}, {"Tab", "Next"}, {"q", "Quit"}};
+static const FooterItem confirm_footer[] = {{"y", "Overwrite"}, {"N", "Keep (any other key)"}};
 static const FooterItem prompt_footer[] = {
     {"Enter", "Accept"}, {"Esc", "Cancel"}, {"C-u", "Clear"}};
 static const FooterItem scope_footer[] = {
@@ -1112,7 +1119,9 @@ const Canvas* App_render(App* app) {
         }
         ChromeView_status(c, sy, line, 0);
     }
-    if (app->prompt != PROMPT_NONE) {
+    if (app->prompt == PROMPT_CONFIRM) {
+        ChromeView_footer(c, c->h - 1, confirm_footer, 2);
+    } else if (app->prompt != PROMPT_NONE) {
         ChromeView_footer(c, c->h - 1, prompt_footer, 3);
     } else if (app->menu == MENU_SCOPE) {
         ChromeView_footer(c, c->h - 1, scope_footer, 3);

@@ -100,3 +100,14 @@ for k in $(awk '/^\| keys \| action \|/{t=1;next} t&&!/^\|/{t=0} t' README.md | 
     grep -qxF -- "$k" "$TMP/bound" || unbound="$unbound $k"
 done
 same "the short key table names only bound keys" "" "$unbound"
+
+# --- 19. the export prompt remembers the last folder; the overwrite question shows y/N -----
+mkdir -p "$TMP/ex/out"
+printf '2e<C-u>out/first.csv<Enter>3e\n:dump second-prompt\n<Esc>2e<C-u>out/first.csv<Enter>\n:dump overwrite\nn\n' \
+    >"$TMP/ex.keys"
+(cd "$TMP/ex" && "$D" --headless --size 100x30 --keys ../ex.keys "$W" >../ex.out 2>&1)
+check "the first export is written into out/" test -f "$TMP/ex/out/first.csv"
+check "the next export prompt starts in out/" sh -c \
+    "sed -n '/--- second-prompt/,/^--- /p' '$TMP/ex.out' | grep -q 'Export to CSV: out/categories.csv'"
+check "the overwrite question shows the y/N footer" sh -c \
+    "sed -n '/--- overwrite/,\$p' '$TMP/ex.out' | grep -q 'yOverwrite NKeep'"
