@@ -72,11 +72,10 @@ static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen
                                                   &FilesScreen,    &StacksScreen,
                                                   &DiffScreen, &EfficiencyScreen,
                                                   &RunsScreen};
-/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs; Efficiency on F,
- * in the cycle but outside the tab strip); Runs, last, only when several runs are loaded
- * (with one run, U still opens it) */
+/* Tab and S-Tab cycle these, in tab order (Efficiency on F, in the cycle but outside the tab
+ * strip); Runs, last, only when several runs are loaded (with one run, U still opens it) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS, TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS};
+                                TOP_STACKS, TOP_DIFF, TOP_FILES, TOP_EFFICIENCY, TOP_RUNS};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -88,8 +87,11 @@ static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     }
     return TableScreen_requery(s, app, err);
 }
+/* the strip, indexed by ScreenOps.tab; Runs (the last) only with several runs */
 static const char* const tabs[] = {"1 Summary", "2 Hotspots", "3 Categories", "4 API",
-                                   "5 Copies",  "6 Stacks",   "7 Diff",       "U Runs"};
+                                   "5 Copies",  "6 Stacks",   "7 Diff",       "0 Files",
+                                   "U Runs"};
+#define N_TABS ((int)(sizeof(tabs) / sizeof(tabs[0])))
 
 /* Tabs shown and cycled: the Runs tab (the last) only with several runs. */
 static int n_tabbed(App* app) {
@@ -1074,12 +1076,12 @@ const Canvas* App_render(App* app) {
         active = top->ops->tab;
     }
     char trail[1200] = "";
-    if (app->depth > 1 || top->ops->tab < 0 || /* Files, Efficiency: outside the strip */
+    if (app->depth > 1 || top->ops->tab < 0 || /* Efficiency: outside the strip */
         (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
         snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
     }
     /* the strip: the named tabs (Efficiency cycles with Tab but has none) */
-    ChromeView_tabs(c, 1, tabs, Runs_count(app->db) > 1 ? 8 : 7, active, trail);
+    ChromeView_tabs(c, 1, tabs, Runs_count(app->db) > 1 ? N_TABS : N_TABS - 1, active, trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
     if (app->menu == MENU_SCOPE) {

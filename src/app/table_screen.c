@@ -514,12 +514,12 @@ const ScreenOps ApiScreen = TABLE_OPS("api", "API", 3, VIEW_API, api_keys, "name
 const ScreenOps CopiesScreen =
     TABLE_OPS("copies", "Copies", 4, VIEW_COPIES, copy_keys, "name", copy_drop, 1);
 const ScreenOps FilesScreen =
-    TABLE_OPS("files", "Files", -1, VIEW_FILES, file_keys, "status", file_drop, 1);
+    TABLE_OPS("files", "Files", 7, VIEW_FILES, file_keys, "status", file_drop, 1);
 const ScreenOps DispatchScreen =
     TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);
 /* view: Runs_table, not a ViewId (VIEW_COUNT stands for none); no flexible column: labels
  * are short, and every figure should show */
-const ScreenOps RunsScreen = {"runs",    "Runs",       7,
+const ScreenOps RunsScreen = {"runs",    "Runs",       8,
                               runs_open, RunsScreen_handle, ts_render,
                               ts_selection, RunsScreen_close, VIEW_COUNT,
                               run_keys,  NULL,         run_drop, 0};

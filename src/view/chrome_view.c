@@ -20,10 +20,21 @@ void ChromeView_header(Canvas* c, int y, const char* left, const char* right) {
 void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
                      const char* trail) {
     Canvas_fillRow(c, y, 0, STYLE_TAB);
+    /* too narrow for every title and a breadcrumb (80 columns): the other tabs show their
+     * key only, so the breadcrumb keeps room to say where the user is */
+    int full = 0;
+    for (int i = 0; i < n; i++) {
+        full += Format_width(tabs[i]) + 2;
+    }
+    int compact = full + (trail && *trail ? 30 : 0) > c->w;
     int x = 0;
     for (int i = 0; i < n && x < c->w; i++) {
         char t[64];
-        snprintf(t, sizeof(t), " %s ", tabs[i]);
+        if (compact && i != active) {
+            snprintf(t, sizeof(t), " %.*s ", (int)strcspn(tabs[i], " "), tabs[i]);
+        } else {
+            snprintf(t, sizeof(t), " %s ", tabs[i]);
+        }
         x += Canvas_put(c, y, x, i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, t, -1);
     }
     if (trail && *trail && x + 2 < c->w) {

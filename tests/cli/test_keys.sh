@@ -111,3 +111,25 @@ check "the next export prompt starts in out/" sh -c \
     "sed -n '/--- second-prompt/,/^--- /p' '$TMP/ex.out' | grep -q 'Export to CSV: out/categories.csv'"
 check "the overwrite question shows the y/N footer" sh -c \
     "sed -n '/--- overwrite/,\$p' '$TMP/ex.out' | grep -q 'yOverwrite NKeep'"
+
+# --- 16. Files has a tab and is in the Tab cycle; the report's Files Status is whole ------
+printf '0\n:dump files\n7<Tab>\n:dump tab-after-diff\n' >"$TMP/f.keys"
+"$D" --headless --size 100x30 --keys "$TMP/f.keys" "$W" >"$TMP/f.out" 2>&1
+check "the tab strip has a Files tab" sh -c "sed -n '3p' '$TMP/f.out' | grep -q ' 0 Files'"
+check "Tab after Diff goes to Files" sh -c \
+    "sed -n '/--- tab-after-diff/,\$p' '$TMP/f.out' | grep -q '^ File  *Format'"
+"$D" --report --width 120 "$W" >"$TMP/rep.txt"
+"$D" --export files -o "$TMP/files.csv" "$W"
+# every status (from the CSV export) is in the report, its wrapped lines joined
+python3 - "$TMP/files.csv" "$TMP/rep.txt" <<'PY'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+text = open(sys.argv[2]).read().split("\n\n")[1]            # the Files block
+joined = re.sub(r"\n {20,}", " ", text)
+bad = [r["status"] for r in rows if r["status"] not in joined]
+print(("ok" if rows and not bad else "not ok") + " - the report's Files Status is whole at 120 columns")
+for b in bad:
+    print("#   missing: " + b)
+PY
+check "no Files line of the report is wider than 120" sh -c \
+    "sed -n '/^Files\$/,/^\$/p' '$TMP/rep.txt' | awk 'length(\$0) > 120' | grep -q . && exit 1 || exit 0"
