@@ -269,8 +269,14 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err) {
     int found = 0;
     for (int i = 1; i <= n && !found; i++) {
         int r = ((s->tv.selected + dir * i) % n + n) % n;
-        const char* t = cell_text(s->rs, r, k);
-        if (t && Filter_matches(f, t, strlen(t))) {
+        /* the columns a filter looks at: the name (full and short) and the category */
+        const char* const cols[] = {k, "short_name", "category"};
+        int neg = Filter_isNegated(f), hit = 0;
+        for (int j = 0; j < 3 && !hit; j++) {
+            const char* t = cell_text(s->rs, r, cols[j]);
+            hit = t && Filter_matches(f, t, strlen(t)) != neg;
+        }
+        if (hit != neg) {
             s->tv.selected = r;
             found = 1;
         }

@@ -133,3 +133,31 @@ for b in bad:
 PY
 check "no Files line of the report is wider than 120" sh -c \
     "sed -n '/^Files\$/,/^\$/p' '$TMP/rep.txt' | awk 'length(\$0) > 120' | grep -q . && exit 1 || exit 0"
+
+# --- 13. filter: Esc restores the selection; it matches the category; totals of its rows ---
+printf '2<Down><Down><Down>\n:dump before\n/gemm<Esc>\n:dump cancelled\n' >"$TMP/fc.keys"
+"$D" --headless --size 100x30 --keys "$TMP/fc.keys" "$W" >"$TMP/fc.out" 2>&1
+before=$(sed -n '/--- before/,/^--- /p' "$TMP/fc.out" | grep -oE '^[0-9]+/[0-9]+ ' | head -1)
+after=$(sed -n '/--- cancelled/,$p' "$TMP/fc.out" | grep -oE '^[0-9]+/[0-9]+ ' | head -1)
+same "Esc on the filter prompt gives back the selected row" "4/18 " "$after"
+same "(the row selected before the prompt)" "4/18 " "$before"
+printf '2/gemm<Enter>\n:dump filtered\n' >"$TMP/fg.keys"
+"$D" --headless --size 100x30 --keys "$TMP/fg.keys" "$W" >"$TMP/fg.out" 2>&1
+# independently: the kernels of category gemm, their time and share, from the CSV export
+"$D" --export hotspots "$W" | python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if "gemm" in (r["name"] + r["short_name"] + r["category"]).lower()]
+ns = sum(int(r["total_ns"]) for r in rows); pct = sum(float(r["pct"]) for r in rows)
+print("%d rows, %.1f ms, %.2f%%" % (len(rows), ns / 1e6, pct))' >"$TMP/fg.want"
+want=$(cat "$TMP/fg.want")
+check "/gemm finds the gemm rows and the header totals them ($want)" \
+    grep -qF "filter /gemm/: $want" "$TMP/fg.out"
+same "the issue's figure" "6 rows, 181.0 ms, 21.94%" "$want"
+"$D" --export hotspots --filter gemm "$W" >"$TMP/fgx.csv"
+same "--filter gemm exports the six gemm-category kernels" 6 "$(($(wc -l <"$TMP/fgx.csv") - 1))"
+"$D" --export hotspots --filter '!gemm' "$W" | cut -d, -f3 | grep -c '"gemm"' >"$TMP/neg" || true
+same "--filter '!gemm' leaves every gemm-category kernel out" 0 "$(cat "$TMP/neg")"
+printf '2/gemm<Enter><Esc>n\n:dump n\n' >"$TMP/fn.keys"
+"$D" --headless --size 100x30 --keys "$TMP/fn.keys" "$W" >"$TMP/fn.out" 2>&1
+check "n jumps to a row whose category matches the last pattern" sh -c \
+    "sed -n '/--- n /,\$p' '$TMP/fn.out' | grep -qE '^[0-9]+/18  Cijk_'"
