@@ -695,13 +695,15 @@ static Reaction prompt_key(App* app, int key) {
 static Reaction menu_key(App* app, int key) {
     Screen* s = current(app);
     Action a = Keymap_lookup(app->km, "generic", key);
-    int n = s->layout.n;
+    int n = s->rs ? s->rs->ncols : 0; /* every column, those not shown too */
     if (a == ACT_MOVE_UP) {
         app->menu_sel = app->menu_sel > 0 ? app->menu_sel - 1 : 0;
     } else if (a == ACT_MOVE_DOWN) {
         app->menu_sel = app->menu_sel < n - 1 ? app->menu_sel + 1 : n - 1;
+    } else if ((a == ACT_MOVE_FIRST || a == ACT_MOVE_LAST) && n > 0) {
+        app->menu_sel = a == ACT_MOVE_FIRST ? 0 : n - 1;
     } else if (key == KC_ENTER && n > 0) {
-        int col = s->layout.col[app->menu_sel];
+        int col = app->menu_sel;
         int desc = ResultSet_defaultDesc(s->rs, col);
         if (col == s->tv.sort_col) {
             desc = s->tv.sort_desc; /* picking the current column keeps its direction */
@@ -1011,12 +1013,9 @@ Reaction App_key(App* app, int key) {
             return REACT_NONE;
         }
         app->menu = MENU_SORT;
-        app->menu_sel = 0;
-        for (int i = 0; i < s->layout.n; i++) {
-            if (s->layout.col[i] == s->tv.sort_col) {
-                app->menu_sel = i;
-            }
-        }
+        app->menu_sel = s->tv.sort_col >= 0 && s->rs && s->tv.sort_col < s->rs->ncols
+                            ? s->tv.sort_col
+                            : 0;
         return REACT_REDRAW;
     case ACT_EXPORT: {
         if ((!TableScreen_isTable(s) || !s->rs) && s->ops != &StacksScreen) {
@@ -1084,6 +1083,29 @@ static const FooterItem scope_footer[] = {
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
+/* F6: every column of the table, in its order; those the width leaves out say so. */
+static void sort_menu(const Screen* s, Canvas* c, int sel) {
+    int n = s->rs->ncols;
+    const char** items = xcalloc((size_t)n + 1, sizeof(char*));
+    char(*titles)[96] = xcalloc((size_t)n + 1, sizeof(*titles));
+    for (int col = 0; col < n; col++) {
+        int shown = -1;
+        for (int i = 0; i < s->layout.n; i++) {
+            shown = s->layout.col[i] == col ? i : shown;
+        }
+        if (shown >= 0) {
+            TableView_title(&s->layout, s->rs, shown, titles[col], sizeof(titles[col]));
+        } else {
+            snprintf(titles[col], sizeof(titles[col]), "%s (%s, hidden)", s->rs->cols[col].title,
+                     s->rs->cols[col].key);
+        }
+        items[col] = titles[col];
+    }
+    ChromeView_menu(c, 2, "Sort by", items, n, sel);
+    free(titles);
+    free((void*)items);
+}
+
 /* The footer of a screen: on help or a drilled-in screen q goes back, and says so. */
 static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
     FooterItem own[16];
@@ -1132,14 +1154,8 @@ const Canvas* App_render(App* app) {
     if (app->menu == MENU_SCOPE) {
         ChromeView_menu(c, 2, "Runs shown", (const char* const*)app->scope_items,
                         app->n_scope_items, app->menu_sel);
-    } else if (app->menu) {
-        const char* items[TABLE_MAX_COLS];
-        char titles[TABLE_MAX_COLS][64];
-        for (int i = 0; i < s->layout.n; i++) {
-            TableView_title(&s->layout, s->rs, i, titles[i], sizeof(titles[i]));
-            items[i] = titles[i];
-        }
-        ChromeView_menu(c, 2, "Sort by", items, s->layout.n, app->menu_sel);
+    } else if (app->menu && s->rs) {
+        sort_menu(s, c, app->menu_sel);
     }
     int sy = c->h - 2;
     if (app->prompt != PROMPT_NONE) {

@@ -161,3 +161,20 @@ printf '2/gemm<Enter><Esc>n\n:dump n\n' >"$TMP/fn.keys"
 "$D" --headless --size 100x30 --keys "$TMP/fn.keys" "$W" >"$TMP/fn.out" 2>&1
 check "n jumps to a row whose category matches the last pattern" sh -c \
     "sed -n '/--- n /,\$p' '$TMP/fn.out' | grep -qE '^[0-9]+/18  Cijk_'"
+
+# --- 14. F6 lists every column, hidden ones too; the sort arrow does not shift the header ---
+printf '2<F6>\n:dump menu\n<Esc><F6><Down><Down><Down><Down><Down><Down><Enter>\n:dump by-min\n' >"$TMP/m.keys"
+"$D" --headless --size 100x40 --keys "$TMP/m.keys" "$W" >"$TMP/m.out" 2>&1
+items=$(sed -n '/--- menu/,/^--- /p' "$TMP/m.out" | sed -n '5,60p' | grep -cE '^ [A-Z%][A-Za-z%]*( [a-z]+)?( \([a-z_]+, hidden\))? ')
+check "F6 lists a column the width hides (Min)" grep -q '^ Min (min_ns, hidden)' "$TMP/m.out"
+check "picking a hidden column sorts by it (the smallest minimum is last)" sh -c \
+    "sed -n '/--- by-min/,\$p' '$TMP/m.out' | grep -q 'Cijk_H_PostGSU'"
+[ "$items" -ge 15 ] && ok "F6 lists $items columns" || notok "F6 lists $items columns (want >= 15)"
+printf '3\n:dump cats\n<F6><Home><Down><Down><Enter>\n:dump cats-by-kernels\n' >"$TMP/a.keys"
+"$D" --headless --size 100x30 --keys "$TMP/a.keys" "$W" >"$TMP/a.out" 2>&1
+h1=$(sed -n '/--- cats (/,/^--- /p' "$TMP/a.out" | grep -m1 'Kernels')
+h2=$(sed -n '/--- cats-by-kernels/,$p' "$TMP/a.out" | grep -m1 'Kernels')
+p1=$(printf '%s\n' "$h1" | awk '{print index($0, "Kernels")}')
+p2=$(printf '%s\n' "$h2" | awk '{print index($0, "Kernels")}')
+check "the header was sorted by another column" sh -c "printf '%s' '$h2' | grep -q 'Kernels[▼▲]'"
+same "the Kernels title stays in place when its column gets the arrow" "$p1" "$p2"
