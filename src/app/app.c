@@ -868,6 +868,8 @@ static Reaction toggle_basis(App* app) {
     return REACT_REDRAW;
 }
 
+static Reaction act(App* app, Action a);
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -883,8 +885,12 @@ Reaction App_key(App* app, int key) {
     }
     app->status[0] = '\0';
     app->status_err = 0;
+    return act(app, Keymap_lookup(app->km, current(app)->ops->name, key));
+}
+
+/* What an action does on the current screen (keys and the mouse come here). */
+static Reaction act(App* app, Action a) {
     Screen* s = current(app);
-    Action a = Keymap_lookup(app->km, s->ops->name, key);
     DcuError err;
     Error_clear(&err);
     switch (a) {
@@ -1083,6 +1089,58 @@ static const FooterItem scope_footer[] = {
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
+/* The breadcrumb after the tabs: where a drill-down (or a screen without a tab) is. */
+static void tab_trail(App* app, char* buf, size_t cap) {
+    Screen* s = current(app);
+    Screen* top = app->stack[0];
+    buf[0] = '\0';
+    if (app->depth > 1 || top->ops->tab < 0 || /* Efficiency: outside the strip */
+        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
+        snprintf(buf, cap, "> %s", s->crumb ? s->crumb : s->ops->title);
+    }
+}
+
+static int n_tabs(App* app) {
+    return Runs_count(app->db) > 1 ? N_TABS : N_TABS - 1;
+}
+
+/* The screen of each tab of the strip, in tabs[] order. */
+static const Action tab_action[N_TABS] = {ACT_SCREEN_SUMMARY, ACT_SCREEN_HOTSPOTS,
+                                          ACT_SCREEN_CATEGORIES, ACT_SCREEN_API,
+                                          ACT_SCREEN_COPIES, ACT_SCREEN_STACKS, ACT_SCREEN_DIFF,
+                                          ACT_SCREEN_FILES, ACT_SCREEN_RUNS};
+
+Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
+    if (app->prompt != PROMPT_NONE || app->menu || app->canvas->w < 30 || app->canvas->h < 8) {
+        return REACT_NONE; /* a prompt or a menu takes keys only */
+    }
+    app->status[0] = '\0';
+    app->status_err = 0;
+    if (kind == MOUSE_WHEEL_UP || kind == MOUSE_WHEEL_DOWN) {
+        for (int i = 0; i < 3; i++) {
+            act(app, kind == MOUSE_WHEEL_UP ? ACT_MOVE_UP : ACT_MOVE_DOWN);
+        }
+        return REACT_REDRAW;
+    }
+    if (y == 1) {
+        char trail[1200];
+        tab_trail(app, trail, sizeof(trail));
+        int top_tab = app->stack[0]->ops->tab;
+        int t = ChromeView_tabAt(app->canvas->w, tabs, n_tabs(app), top_tab, trail, x);
+        return t >= 0 ? act(app, tab_action[t]) : REACT_NONE;
+    }
+    Screen* s = current(app);
+    /* a table: its title row at y = 2, rows from y = 3 down to the status line */
+    int row = s->tv.scroll + (y - 3);
+    if (!TableScreen_isTable(s) || !s->rs || y < 3 || y >= app->canvas->h - 2 ||
+        row >= s->rs->nrows) {
+        return REACT_NONE;
+    }
+    s->tv.selected = row;
+    TableScreen_clamp(s, app);
+    return kind == MOUSE_DOUBLE ? act(app, ACT_ENTER) : REACT_REDRAW;
+}
+
 /* F6: every column of the table, in its order; those the width leaves out say so. */
 static void sort_menu(const Screen* s, Canvas* c, int sel) {
     int n = s->rs->ncols;
@@ -1142,13 +1200,10 @@ const Canvas* App_render(App* app) {
     if (top->ops->tab >= 0) {
         active = top->ops->tab;
     }
-    char trail[1200] = "";
-    if (app->depth > 1 || top->ops->tab < 0 || /* Efficiency: outside the strip */
-        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
-        snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
-    }
+    char trail[1200];
+    tab_trail(app, trail, sizeof(trail));
     /* the strip: the named tabs (Efficiency cycles with Tab but has none) */
-    ChromeView_tabs(c, 1, tabs, Runs_count(app->db) > 1 ? N_TABS : N_TABS - 1, active, trail);
+    ChromeView_tabs(c, 1, tabs, n_tabs(app), active, trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
     if (app->menu == MENU_SCOPE) {

@@ -79,6 +79,7 @@ static const char usage[] =
     "      --fold             stacks/ranges: hide runtime and library frames\n"
     "      --theme NAME|PATH  default, mono, light, high-contrast, or a theme file\n"
     "      --no-color         attributes only (also when NO_COLOR is set)\n"
+    "      --no-mouse         no mouse (clicks, wheel): the terminal keeps selecting text\n"
     "      --run LABEL        only this run (a label of the Runs screen); default: all runs\n"
     "      --headless         no terminal: replay --keys FILE and print screens as text\n"
     "      --size WxH         headless screen size (default 100x30)\n"
@@ -190,6 +191,8 @@ enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* compa
 enum { OPT_RUN = 1000 };           /* runs */
 
 enum { OPT_PEAKS = 1100, OPT_PEAK }; /* efficiency */
+
+enum { OPT_NO_MOUSE = 1200 };        /* terminal */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -364,6 +367,9 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     case OPT_PEAKS:
         cli->peaks = arg;
         return 1;
+    case OPT_NO_MOUSE:
+        cli->no_mouse = 1;
+        return 1;
     case OPT_PEAK:
         cli->has_peak = 1;
         *s = Peaks_parseOverride(arg, &cli->peak, err);
@@ -402,6 +408,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         {"timing", required_argument, NULL, OPT_TIMING},
         {"theme", required_argument, NULL, OPT_THEME},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
         {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
         {"roi", required_argument, NULL, OPT_ROI},
         {"roi-from", required_argument, NULL, OPT_ROI_FROM},

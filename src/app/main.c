@@ -170,7 +170,7 @@ static int start_terminal(Session* ss, DcuError* err) {
     if (mono) {
         ss->theme.mono = 1;
     }
-    if (ss->tui && Term_init(&ss->theme, err) != DCU_OK) {
+    if (ss->tui && Term_init(&ss->theme, !ss->cli.no_mouse, err) != DCU_OK) {
         ss->tui = 0;
         return fail(err, EXIT_RUNTIME);
     }

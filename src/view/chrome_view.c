@@ -17,24 +17,30 @@ void ChromeView_header(Canvas* c, int y, const char* left, const char* right) {
     }
 }
 
+/* The label of tab i as the strip shows it: " 2 Hotspots ", or " 2 " when the strip is too
+ * narrow for every title and a breadcrumb (80 columns): then the breadcrumb keeps room to
+ * say where the user is, and the current tab keeps its title. */
+static void tab_label(int width, const char* const* tabs, int n, int active, const char* trail,
+                      int i, char* t, size_t cap) {
+    int full = 0;
+    for (int k = 0; k < n; k++) {
+        full += Format_width(tabs[k]) + 2;
+    }
+    int compact = full + (trail && *trail ? 30 : 0) > width;
+    if (compact && i != active) {
+        snprintf(t, cap, " %.*s ", (int)strcspn(tabs[i], " "), tabs[i]);
+    } else {
+        snprintf(t, cap, " %s ", tabs[i]);
+    }
+}
+
 void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
                      const char* trail) {
     Canvas_fillRow(c, y, 0, STYLE_TAB);
-    /* too narrow for every title and a breadcrumb (80 columns): the other tabs show their
-     * key only, so the breadcrumb keeps room to say where the user is */
-    int full = 0;
-    for (int i = 0; i < n; i++) {
-        full += Format_width(tabs[i]) + 2;
-    }
-    int compact = full + (trail && *trail ? 30 : 0) > c->w;
     int x = 0;
     for (int i = 0; i < n && x < c->w; i++) {
         char t[64];
-        if (compact && i != active) {
-            snprintf(t, sizeof(t), " %.*s ", (int)strcspn(tabs[i], " "), tabs[i]);
-        } else {
-            snprintf(t, sizeof(t), " %s ", tabs[i]);
-        }
+        tab_label(c->w, tabs, n, active, trail, i, t, sizeof(t));
         x += Canvas_put(c, y, x, i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, t, -1);
     }
     if (trail && *trail && x + 2 < c->w) {
@@ -42,6 +48,21 @@ void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int activ
         Format_cutName(trail, c->w - x - 1, cut, sizeof(cut));
         Canvas_put(c, y, x + 1, STYLE_TITLE, cut, c->w - x - 1);
     }
+}
+
+int ChromeView_tabAt(int width, const char* const* tabs, int n, int active, const char* trail,
+                     int x) {
+    int at = 0;
+    for (int i = 0; i < n && at < width; i++) {
+        char t[64];
+        tab_label(width, tabs, n, active, trail, i, t, sizeof(t));
+        int w = Format_width(t);
+        if (x >= at && x < at + w) {
+            return i;
+        }
+        at += w;
+    }
+    return -1;
 }
 
 void ChromeView_status(Canvas* c, int y, const char* text, int is_error) {

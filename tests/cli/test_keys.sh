@@ -178,3 +178,31 @@ p1=$(printf '%s\n' "$h1" | awk '{print index($0, "Kernels")}')
 p2=$(printf '%s\n' "$h2" | awk '{print index($0, "Kernels")}')
 check "the header was sorted by another column" sh -c "printf '%s' '$h2' | grep -q 'Kernels[▼▲]'"
 same "the Kernels title stays in place when its column gets the arrow" "$p1" "$p2"
+
+# --- 17. mouse, as htop: click a tab or a row, the wheel scrolls, double-click opens ---------
+printf '2\n:dump hot\n' >"$TMP/ms0.keys"
+"$D" --headless --size 100x30 --keys "$TMP/ms0.keys" "$W" >"$TMP/ms0.out" 2>&1
+tabx=$(sed -n '3p' "$TMP/ms0.out" | awk '{print index($0, "3 Categories") - 1 + 2}')
+cat >"$TMP/ms.keys" <<K
+2
+:mouse click 10 5
+:dump row-click
+:mouse wheel-down 10 10
+:dump wheel
+:mouse click $tabx 1
+:dump tab-click
+:mouse click 0 1
+2
+:mouse double 10 3
+:dump double
+K
+"$D" --headless --size 100x30 --keys "$TMP/ms.keys" "$W" >"$TMP/ms.out" 2>&1
+sel() { sed -n "/--- $1 /,/^--- /p" "$TMP/ms.out" | grep -oE '^[0-9]+/[0-9]+ ' | head -1; }
+same "a click on the third row selects it" "3/18 " "$(sel row-click)"
+same "the wheel moves the selection three rows" "6/18 " "$(sel wheel)"
+check "a click on the Categories tab opens Categories" sh -c \
+    "sed -n '/--- tab-click/,/^--- /p' '$TMP/ms.out' | grep -q '^ Category  *Group'"
+check "a double click on a row opens its kernel detail" sh -c \
+    "sed -n '/--- double/,\$p' '$TMP/ms.out' | grep -q 'Full name'"
+check "--no-mouse is an option" sh -c "\"$DCUTOP\" --help | grep -q -- '--no-mouse'"
+exits "--no-mouse is accepted" 0 "$D" --no-mouse --headless --keys "$TMP/ms0.keys" "$W"
