@@ -1089,6 +1089,12 @@ static const FooterItem scope_footer[] = {
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
+/* The smallest terminal every screen is laid out for; below it a message, not cut lines. */
+enum { MIN_W = 80, MIN_H = 24 };
+static int too_small(const Canvas* c) {
+    return c->w < MIN_W || c->h < MIN_H;
+}
+
 /* The breadcrumb after the tabs: where a drill-down (or a screen without a tab) is. */
 static void tab_trail(App* app, char* buf, size_t cap) {
     Screen* s = current(app);
@@ -1111,7 +1117,7 @@ static const Action tab_action[N_TABS] = {ACT_SCREEN_SUMMARY, ACT_SCREEN_HOTSPOT
                                           ACT_SCREEN_FILES, ACT_SCREEN_RUNS};
 
 Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
-    if (app->prompt != PROMPT_NONE || app->menu || app->canvas->w < 30 || app->canvas->h < 8) {
+    if (app->prompt != PROMPT_NONE || app->menu || too_small(app->canvas)) {
         return REACT_NONE; /* a prompt or a menu takes keys only */
     }
     app->status[0] = '\0';
@@ -1180,9 +1186,10 @@ static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
 const Canvas* App_render(App* app) {
     Canvas* c = app->canvas;
     Canvas_clear(c, STYLE_DEFAULT);
-    if (c->w < 30 || c->h < 8) {
+    if (too_small(c)) { /* a message rather than cut lines (htop, tig) */
         Canvas_putf(c, 0, 0, STYLE_WARNING, "Terminal too small (%dx%d)", c->w, c->h);
-        Canvas_put(c, 1, 0, STYLE_DEFAULT, "need 30x8", -1);
+        Canvas_putf(c, 1, 0, STYLE_DEFAULT, "dcutop needs %dx%d: enlarge it (F10 quits)", MIN_W,
+                    MIN_H);
         return c;
     }
     Screen* s = current(app);

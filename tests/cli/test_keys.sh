@@ -206,3 +206,13 @@ check "a double click on a row opens its kernel detail" sh -c \
     "sed -n '/--- double/,\$p' '$TMP/ms.out' | grep -q 'Full name'"
 check "--no-mouse is an option" sh -c "\"$DCUTOP\" --help | grep -q -- '--no-mouse'"
 exits "--no-mouse is accepted" 0 "$D" --no-mouse --headless --keys "$TMP/ms0.keys" "$W"
+
+# --- 15. below 80x24 a "terminal too small" message rather than cut lines ---------------------
+printf '2\n:dump s\n' >"$TMP/small.keys"
+for sz in 79x24 80x23; do
+    "$D" --headless --size $sz --keys "$TMP/small.keys" "$W" >"$TMP/small.out" 2>&1
+    check "$sz: terminal too small, needs 80x24" sh -c \
+        "grep -q 'Terminal too small ($sz)' '$TMP/small.out' && grep -q 'needs 80x24' '$TMP/small.out'"
+done
+"$D" --headless --size 80x24 --keys "$TMP/small.keys" "$W" >"$TMP/small.out" 2>&1
+check "80x24 is drawn (Hotspots table)" grep -q '^ Kernel ' "$TMP/small.out"

@@ -73,7 +73,7 @@ mkdir -p "$TMP/esc"
 printf '"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"evil\033[31mred\007kernel",1,100,100,100.0\n' \
     >"$TMP/esc/results.stats.csv"
 printf '2\n:dump evil\n' >"$TMP/e.keys"
-"$D" --headless --size 100x12 --keys "$TMP/e.keys" "$TMP/esc" >"$TMP/e.out" 2>&1
+"$D" --headless --size 100x24 --keys "$TMP/e.keys" "$TMP/esc" >"$TMP/e.out" 2>&1
 check "no escape byte in the screen dump" sh -c "! grep -q \"$(printf '\033')\" '$TMP/e.out'"
 check "the escape is shown as \\x1B" grep -q 'evil\\x1B\[31mred\\x07kernel' "$TMP/e.out"
 
