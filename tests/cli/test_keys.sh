@@ -216,3 +216,19 @@ for sz in 79x24 80x23; do
 done
 "$D" --headless --size 80x24 --keys "$TMP/small.keys" "$W" >"$TMP/small.out" 2>&1
 check "80x24 is drawn (Hotspots table)" grep -q '^ Kernel ' "$TMP/small.out"
+
+# --- 15. at 80x24 the API and Copies i views keep names apart and their columns on screen ----
+CT="$SHARED/sample-traces-real/pytorch-h200-climate-transformer/climate_train.trace.json.gz"
+if [ -f "$CT" ]; then
+    printf '4i\n:dump api-i\n5i\n:dump copies-i\n' >"$TMP/i80.keys"
+    "$D" --headless --size 80x24 --keys "$TMP/i80.keys" "$CT" >"$TMP/i80.out" 2>/dev/null
+    for v in api-i copies-i; do
+        sed -n "/--- $v /,/^--- /p" "$TMP/i80.out" | sed -n '5,20p' | grep -E '^ [A-Za-z]' |
+            sed 's/   *.*//' >"$TMP/$v.names"
+        n=$(wc -l <"$TMP/$v.names")
+        u=$(sort -u "$TMP/$v.names" | wc -l)
+        check "$v at 80x24: $n rows, every name told apart" test "$n" -gt 1 -a "$n" -eq "$u"
+        check "$v at 80x24: the steady total column is on screen, title whole" sh -c \
+            "sed -n '/--- $v /,/^--- /p' '$TMP/i80.out' | sed -n '4p' | grep -qE 'SteadyTotal us *\$'"
+    done
+fi
