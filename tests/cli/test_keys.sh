@@ -232,3 +232,13 @@ if [ -f "$CT" ]; then
             "sed -n '/--- $v /,/^--- /p' '$TMP/i80.out' | sed -n '4p' | grep -qE 'SteadyTotal us *\$'"
     done
 fi
+
+# --- 15. at 80x24 a Summary line too long for the width ends with … ---------------------------
+if [ -f "$CT" ]; then
+    printf ':dump summary\n' >"$TMP/s80.keys"
+    "$D" --headless --size 80x24 --keys "$TMP/s80.keys" "$CT" >"$TMP/s80.out" 2>/dev/null
+    check "the cut Trace line ends with …" grep -qE '^  Trace .*…$' "$TMP/s80.out"
+    # a line that fills the width and is cut says so: every 80-cell Summary line ends with …
+    long=$(sed -n '4,22p' "$TMP/s80.out" | awk '{ if (length($0) >= 80) print }' | grep -vc '…$')
+    same "no full-width Summary line is cut without …" 0 "$long"
+fi
