@@ -870,6 +870,38 @@ static Reaction toggle_basis(App* app) {
 
 static Reaction act(App* app, Action a);
 
+/* The top screens: by their own key, or the next / previous one in the Tab cycle. */
+static Reaction go_to_screen(App* app, Action a) {
+    static const struct {
+        Action a;
+        int top;
+    } direct[] = {{ACT_SCREEN_SUMMARY, TOP_SUMMARY},   {ACT_SCREEN_HOTSPOTS, TOP_HOTSPOTS},
+                  {ACT_SCREEN_CATEGORIES, TOP_CATEGORIES}, {ACT_SCREEN_API, TOP_API},
+                  {ACT_SCREEN_COPIES, TOP_COPIES},     {ACT_SCREEN_FILES, TOP_FILES},
+                  {ACT_SCREEN_STACKS, TOP_STACKS},     {ACT_SCREEN_RUNS, TOP_RUNS},
+                  {ACT_SCREEN_EFFICIENCY, TOP_EFFICIENCY}};
+    int top = -1;
+    for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
+        top = direct[i].a == a ? direct[i].top : top;
+    }
+    if (top < 0) { /* Tab, S-Tab */
+        int at = -1, nt = n_tabbed(app);
+        for (int i = 0; i < nt; i++) {
+            if (app->tops[tab_order[i]] == app->stack[0]) {
+                at = i;
+            }
+        }
+        top = tab_order[at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt];
+    }
+    switch_top(app, top);
+    DcuError err;
+    if (top == TOP_RUNS && !app->tops[TOP_RUNS]->rs &&
+        requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg); /* filled when first shown */
+    }
+    return REACT_REDRAW;
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -918,20 +950,13 @@ static Reaction act(App* app, Action a) {
     case ACT_SCREEN_CATEGORIES:
     case ACT_SCREEN_API:
     case ACT_SCREEN_COPIES:
-        switch_top(app, (int)(a - ACT_SCREEN_SUMMARY));
-        return REACT_REDRAW;
     case ACT_SCREEN_FILES:
-        switch_top(app, TOP_FILES);
-        return REACT_REDRAW;
     case ACT_SCREEN_STACKS:
-        switch_top(app, TOP_STACKS);
-        return REACT_REDRAW;
     case ACT_SCREEN_RUNS:
-        switch_top(app, TOP_RUNS);
-        if (!app->tops[TOP_RUNS]->rs && requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-        }
-        return REACT_REDRAW;
+    case ACT_SCREEN_EFFICIENCY:
+    case ACT_NEXT_SCREEN:
+    case ACT_PREV_SCREEN:
+        return go_to_screen(app, a);
     case ACT_RUN_SCOPE:
         if (Runs_count(app->db) < 2) {
             App_setStatus(app, 0, "One run loaded: nothing to pick.");
@@ -956,23 +981,8 @@ static Reaction act(App* app, Action a) {
         }
         return TraceScreen_openAt(app, &lane, at);
     }
-    case ACT_NEXT_SCREEN:
-    case ACT_PREV_SCREEN: {
-        int at = -1, nt = n_tabbed(app);
-        for (int i = 0; i < nt; i++) {
-            if (app->tops[tab_order[i]] == app->stack[0]) {
-                at = i;
-            }
-        }
-        at = at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt;
-        switch_top(app, tab_order[at]);
-        return REACT_REDRAW;
-    }
     case ACT_AMDAHL_BASIS:
         return toggle_basis(app);
-    case ACT_SCREEN_EFFICIENCY:
-        switch_top(app, TOP_EFFICIENCY);
-        return REACT_REDRAW;
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);
