@@ -242,3 +242,11 @@ if [ -f "$CT" ]; then
     long=$(sed -n '4,22p' "$TMP/s80.out" | awk '{ if (length($0) >= 80) print }' | grep -vc '…$')
     same "no full-width Summary line is cut without …" 0 "$long"
 fi
+
+# --- 15. at 80x24 breadcrumbs keep every step: the kernel name is what gets shortened --------
+printf '3<Down><Down><Enter><Enter>\n:dump ck\n<Enter>\n:dump ckd\n' >"$TMP/bc.keys"
+"$D" --headless --size 80x24 --keys "$TMP/bc.keys" "$W" >"$TMP/bc.out" 2>&1
+check "80x24: the kernel detail's crumb still says Categories > copy >" sh -c \
+    "sed -n '/--- ck /,/^--- /p' '$TMP/bc.out' | sed -n '3p' | grep -q '> Categories > copy > '"
+check "80x24: the dispatches crumb still ends with > dispatches" sh -c \
+    "sed -n '/--- ckd /,\$p' '$TMP/bc.out' | sed -n '3p' | grep -q '> dispatches\$'"
