@@ -26,8 +26,11 @@ click() {
     tm send-keys -t dcu -l "$(printf '\033[<%d;%d;%dM' "$1" $(($2 + 1)) $(($3 + 1)))"
     tm send-keys -t dcu -l "$(printf '\033[<%d;%d;%dm' "$1" $(($2 + 1)) $(($3 + 1)))"
 }
-start() {
+n_start=0
+start() { # a server of its own each time: the last one may still be going away
     tm kill-server 2>/dev/null
+    n_start=$((n_start + 1))
+    SOCK="$TMP/tmux-mouse-$n_start.sock"
     tm new-session -d -s dcu -x 100 -y 30 \
         "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' '$D' $1 '$W'; echo EXITED=\$?; sleep 30"
     wait_for "Device kernels"
@@ -45,12 +48,12 @@ check "the wheel moves the selection down three rows" wait_for "6/18 "
 tm send-keys -t dcu F10
 check "F10 quits with status 0" wait_for "EXITED=0"
 # --no-mouse: curses never asks the terminal for mouse reports (tmux's pane flags say so)
-start ""
+check "dcutop starts again" start ""
 same "by default the pane has mouse reporting on" 1 \
     "$(tm display -p -t dcu '#{?mouse_any_flag,1,#{?mouse_button_flag,1,#{mouse_standard_flag}}}')"
 tm send-keys -t dcu F10
 wait_for "EXITED=0"
-start "--no-mouse"
+check "dcutop --no-mouse starts" start "--no-mouse"
 same "--no-mouse: the pane has mouse reporting off" 0 \
     "$(tm display -p -t dcu '#{?mouse_any_flag,1,#{?mouse_button_flag,1,#{mouse_standard_flag}}}')"
 tm send-keys -t dcu F10
