@@ -118,4 +118,15 @@ update-golden: dcutop
 clean:
 	rm -rf build build-asan dcutop
 
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, the themes (found from the
+# binary as ../share/dcutop/themes) and the man page.
+PREFIX ?= /usr/local
+.PHONY: install
+install: dcutop
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/dcutop/themes \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 dcutop $(DESTDIR)$(PREFIX)/bin/dcutop
+	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/dcutop/themes/
+	install -m 644 dcutop.1 $(DESTDIR)$(PREFIX)/share/man/man1/dcutop.1
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -22,6 +22,7 @@ typedef struct AppOptions_ {
     int (*poll_cancel)(void); /* while an SQL query runs: 1 when the user pressed Esc or
                                * Ctrl-C (Term_pollCancel); NULL: never */
     void (*draw_now)(App* app); /* shows the frame at once (before a long query); NULL: no */
+    const char* warning;        /* shown on the status line at start (a bad rc line); or NULL */
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */
@@ -30,6 +31,11 @@ void App_delete(App* this);
 
 /* Handles one key (Keymap codes). Returns what changed. */
 Reaction App_key(App* this, int key);
+/* Mouse events, as the terminal reports them (term_curses.c) or a script says (:mouse):
+ * a click on a tab opens its screen, on a table row selects it; a double click opens the
+ * row (Enter); the wheel moves the selection three rows (htop). x, y: cells from 0. */
+typedef enum { MOUSE_CLICK, MOUSE_DOUBLE, MOUSE_WHEEL_UP, MOUSE_WHEEL_DOWN } MouseKind;
+Reaction App_mouse(App* this, MouseKind kind, int x, int y);
 /* Draws the current state into the App's canvas (borrowed, valid until the next call). */
 const Canvas* App_render(App* this);
 void App_resize(App* this, int w, int h);

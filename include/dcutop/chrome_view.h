@@ -15,6 +15,9 @@ void ChromeView_header(Canvas* c, int y, const char* left, const char* right);
  * trail (may be NULL) is the drill-down path shown after them ("> copy > kernel"). */
 void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
                      const char* trail);
+/* The tab under column x of a strip drawn as ChromeView_tabs would at this width; -1: none. */
+int ChromeView_tabAt(int width, const char* const* tabs, int n, int active, const char* trail,
+                     int x);
 void ChromeView_status(Canvas* c, int y, const char* text, int is_error);
 void ChromeView_footer(Canvas* c, int y, const FooterItem* items, int n);
 /* "label: buffer" with the cursor cell (cursor = byte offset in buffer) shown reversed. */

@@ -56,6 +56,7 @@ typedef struct Cli_ {
     const char* timing;      /* --timing FILE: per-key microseconds (headless) */
     const char* theme;       /* --theme NAME|PATH */
     int no_color;            /* --no-color (NO_COLOR does the same) */
+    int no_mouse;            /* --no-mouse: the terminal keeps its own mouse (selection) */
     /* comparison (issue 8) */
     int diff;                /* --diff A B: paths[0] baseline, paths[1] candidate, each a
                               * comma-separated list of repeats */

@@ -87,8 +87,10 @@ typedef struct KernelExtras_ {
 } KernelExtras;
 Doc* KernelView_build(const KernelDetail* d, const KernelExtras* x, int width);
 
-/* Help: one entry per action with its keys. */
+/* Help: one entry per action with its keys, grouped in sections: a screen name, "generic"
+ * (every screen) or NULL (actions no key is bound to). */
 typedef struct HelpEntry_ {
+    const char* section; /* borrowed */
     char keys[64];
     const char* action;
     const char* help;

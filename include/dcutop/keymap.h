@@ -59,6 +59,7 @@
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \
+    _(QUIT_OR_BACK, "back-or-quit", "Back a level from help or a drilled-in screen; quit from a top screen") \
     _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category") \
     _(SCREEN_RUNS, "screen-runs", "Runs screen: every run loaded (Enter: its files)")         \
     _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \
@@ -83,7 +84,7 @@ const char* Action_name(Action a);
 const char* Action_help(Action a);
 int Action_byName(const char* name); /* -1 if unknown */
 
-/* "<Enter>", "<C-l>", "<F6>", "<Lt>" (for '<'), or a character. */
+/* "<Enter>", "<C-l>", "<F6>", or a character ("<" and ">" as themselves). */
 void Key_name(int key, char* buf, int cap);
 /* Parses one key name at *s (advancing it); -1 on a bad name. */
 int Key_parse(const char** s);
@@ -94,13 +95,23 @@ Keymap* Keymap_new(void); /* with the default bindings */
 void Keymap_delete(Keymap* this);
 /* The action for key on screen (screen-specific bindings first, then "generic"). */
 Action Keymap_lookup(const Keymap* this, const char* screen, int key);
-/* Parses rc text: `bind SCREEN KEY ACTION` lines and `#` comments. */
+/* Parses rc text: `bind SCREEN KEY ACTION` lines and `#` comments. A bad line is skipped and
+ * the others still bind; then DCU_ERR_USAGE and err names the first bad line (file:line)
+ * and how many more there were. */
 DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, DcuError* err);
-/* Loads $XDG_CONFIG_HOME/dcutop/dcutoprc when it exists (or path when not NULL). */
+/* Loads $XDG_CONFIG_HOME/dcutop/dcutoprc when it exists (or path when not NULL); bad lines
+ * as Keymap_parseRc (the good ones are loaded). */
 DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err);
 /* The keys bound to action on screen ("generic" too), as "<F6> <Gt>", into buf. */
 void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf, int cap);
 /* 1 if name is a screen name bindings may use. */
 int Keymap_isScreen(const char* name);
+/* The i-th screen name bindings may use ("generic" first); NULL past the last. */
+const char* Keymap_screen(int i);
+/* The actions bound on exactly this screen (not through "generic"), in table order, into
+ * out; returns how many. */
+int Keymap_actionsOn(const Keymap* this, const char* screen, Action* out, int max);
+/* 1 if any screen binds a key to a. */
+int Keymap_isBound(const Keymap* this, Action a);
 
 #endif

@@ -4,6 +4,8 @@
  *   :dump NAME          print the screen as text under "--- NAME ---"
  *   :dump-styles NAME   the same, then one letter per cell for its style ('a' + style)
  *   :resize WxH         resize the screen, as a terminal resize would
+ *   :mouse KIND X Y     a mouse event at cell X, Y (from 0): click, double, wheel-up,
+ *                       wheel-down
  *   :quit               stop here
  * Lines starting with '#' are comments. */
 #ifndef DCUTOP_SCRIPT_H

@@ -10,7 +10,9 @@
 
 /* Starts curses with the theme's colors (attributes only when theme->mono). Installs
  * handlers so that Ctrl-C, SIGTERM and crashes leave the terminal clean. */
-DcuStatus Term_init(const Theme* theme, DcuError* err);
+/* mouse: report clicks and the wheel to the App (App_mouse); 0 leaves the mouse to the
+ * terminal (--no-mouse). */
+DcuStatus Term_init(const Theme* theme, int mouse, DcuError* err);
 /* Draws "Loading PATH  45%" while a trace loads (share of bytes read). */
 void Term_progress(uint64_t done, uint64_t total, const char* path, void* ctx);
 void Term_size(int* w, int* h);

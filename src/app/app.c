@@ -42,6 +42,7 @@ struct App_ {
     char buf[1024];
     int cur;
     char* saved_filter;
+    int saved_sel, saved_scroll; /* the selection when the filter prompt opened */
     char pending[1024];
     int menu, menu_sel;
     char last_pattern[1024];
@@ -72,11 +73,10 @@ static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen
                                                   &FilesScreen,    &StacksScreen,
                                                   &DiffScreen, &EfficiencyScreen,
                                                   &RunsScreen};
-/* Tab and S-Tab cycle these, in tab order (Files is on 0, outside the tabs; Efficiency on F,
- * in the cycle but outside the tab strip); Runs, last, only when several runs are loaded
- * (with one run, U still opens it) */
+/* Tab and S-Tab cycle these, in tab order (Efficiency on F, in the cycle but outside the tab
+ * strip); Runs, last, only when several runs are loaded (with one run, U still opens it) */
 static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS, TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS};
+                                TOP_STACKS, TOP_DIFF, TOP_FILES, TOP_EFFICIENCY, TOP_RUNS};
 #define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
@@ -88,8 +88,11 @@ static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     }
     return TableScreen_requery(s, app, err);
 }
+/* the strip, indexed by ScreenOps.tab; Runs (the last) only with several runs */
 static const char* const tabs[] = {"1 Summary", "2 Hotspots", "3 Categories", "4 API",
-                                   "5 Copies",  "6 Stacks",   "7 Diff",       "U Runs"};
+                                   "5 Copies",  "6 Stacks",   "7 Diff",       "0 Files",
+                                   "U Runs"};
+#define N_TABS ((int)(sizeof(tabs) / sizeof(tabs[0])))
 
 /* Tabs shown and cycled: the Runs tab (the last) only with several runs. */
 static int n_tabbed(App* app) {
@@ -238,19 +241,55 @@ static void switch_top(App* app, int i) {
     app->stack[0] = app->tops[i];
 }
 
-int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max) {
+/* One help row per action bound on screen `on`, its keys as they act on `keys_on`. */
+static int help_section(App* app, const char* on, const char* keys_on, const char* section,
+                        HelpEntry* out, int max) {
+    Action acts[ACT_COUNT];
+    int na = Keymap_actionsOn(app->km, on, acts, ACT_COUNT);
     int n = 0;
-    for (int a = 1; a < ACT_COUNT && n < max; a++) {
-        Keymap_keysFor(app->km, screen, (Action)a, out[n].keys, (int)sizeof(out[n].keys));
-        out[n].action = Action_name((Action)a);
-        out[n].help = Action_help((Action)a);
-        n++;
+    for (int i = 0; i < na && n < max; i++, n++) {
+        Keymap_keysFor(app->km, keys_on, acts[i], out[n].keys, (int)sizeof(out[n].keys));
+        out[n].section = section;
+        out[n].action = Action_name(acts[i]);
+        out[n].help = Action_help(acts[i]);
     }
     return n;
 }
 
+/* The help rows, grouped: the keys of this screen, then those of every screen (as they act
+ * here), then each other screen's own keys, then the actions without a key. */
+int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max) {
+    int n = 0;
+    if (strcmp(screen, "generic") != 0) {
+        n += help_section(app, screen, screen, screen, out + n, max - n);
+    }
+    n += help_section(app, "generic", screen, "generic", out + n, max - n);
+    for (int i = 1; Keymap_screen(i); i++) {
+        const char* other = Keymap_screen(i);
+        if (strcmp(other, screen) != 0) {
+            n += help_section(app, other, other, other, out + n, max - n);
+        }
+    }
+    for (int a = 1; a < ACT_COUNT && n < max; a++) {
+        if (!Keymap_isBound(app->km, (Action)a)) {
+            out[n].keys[0] = '\0';
+            out[n].section = NULL;
+            out[n].action = Action_name((Action)a);
+            out[n].help = Action_help((Action)a);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The screen the help is about: the one under the help screen, or the top one while the help
+ * screen is being opened (it is pushed after its open). */
 const char* App_previousScreenName(App* app) {
-    return app->depth >= 2 ? app->stack[app->depth - 2]->ops->name : "generic";
+    Screen* top = app->stack[app->depth - 1];
+    if (top->ops == &HelpScreen) {
+        return app->depth >= 2 ? app->stack[app->depth - 2]->ops->name : "generic";
+    }
+    return top->ops->name;
 }
 
 /* ---- lifetime ------------------------------------------------------------------------ */
@@ -322,6 +361,9 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     if (Query_totals(db, &t, &err) == DCU_OK && t.kernels == 0 &&
         Stacks_available(db, STACKS_SRC_STACKS)) {
         app->stack[0] = app->tops[TOP_STACKS];
+    }
+    if (opt && opt->warning) {
+        App_setStatus(app, 1, "%s", opt->warning);
     }
     return app;
 }
@@ -399,6 +441,37 @@ static void set_filter(App* app, Screen* s, const char* text) {
     }
 }
 
+/* "6 rows, 181.0 ms, 21.94%": the rows of a filtered table and what they add up to (group
+ * rows of Categories left out: their categories are rows too). */
+static void rows_total(const Screen* s, char* buf, size_t cap) {
+    int n = s->ops == &StacksScreen ? s->nvisible : s->rs ? s->rs->nrows : 0;
+    int len = snprintf(buf, cap, "%d row%s", n, n == 1 ? "" : "s");
+    const ResultSet* rs = s->ops == &StacksScreen ? NULL : s->rs;
+    int ct = rs ? ResultSet_columnIndex(rs, "total_ns") : -1;
+    if (ct < 0 || len < 0 || (size_t)len >= cap) {
+        return;
+    }
+    int cp = ResultSet_columnIndex(rs, "pct");
+    int cg = ResultSet_columnIndex(rs, "group");
+    int64_t total = 0;
+    double pct = 0;
+    for (int r = 0; r < rs->nrows; r++) {
+        const RsCell* g = cg >= 0 ? ResultSet_cellc(rs, r, cg) : NULL;
+        if (g && !g->null && g->s && strcmp(g->s, "group") == 0) {
+            continue;
+        }
+        total += ResultSet_cellc(rs, r, ct)->i;
+        pct += cp >= 0 ? ResultSet_cellc(rs, r, cp)->d : 0;
+    }
+    char t[64];
+    Format_durationAuto(t, sizeof(t), total);
+    if (cp >= 0) {
+        snprintf(buf + len, cap - (size_t)len, ", %s, %.2f%%", t, pct);
+    } else {
+        snprintf(buf + len, cap - (size_t)len, ", %s", t);
+    }
+}
+
 /* Applies the filter being typed; a bad pattern keeps the previous filter. */
 static void live_filter(App* app) {
     Screen* s = current(app);
@@ -412,8 +485,9 @@ static void live_filter(App* app) {
         Filter_delete(f);
     }
     set_filter(app, s, app->buf);
-    int n = s->ops == &StacksScreen ? s->nvisible : s->rs ? s->rs->nrows : 0;
-    App_setStatus(app, 0, "%d row%s", n, n == 1 ? "" : "s");
+    char total[160];
+    rows_total(s, total, sizeof(total));
+    App_setStatus(app, 0, "%s", total);
 }
 
 static void do_export(App* app, const char* path, int overwrite) {
@@ -429,6 +503,12 @@ static void do_export(App* app, const char* path, int overwrite) {
         App_setStatus(app, 1, "Export failed: %s", err.msg);
     } else {
         App_setStatus(app, 0, "Exported %d rows to %s", rs->nrows, path);
+        /* the next export prompt starts in the same folder */
+        const char* slash = strrchr(path, '/');
+        char* dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+                          : xstrdup(".");
+        free(app->export_dir);
+        app->export_dir = dir;
     }
     ResultSet_delete(owned);
 }
@@ -514,6 +594,12 @@ static void cancel_prompt(App* app) {
         if (!(back == NULL && s->filter == NULL) &&
             !(back && s->filter && strcmp(back, s->filter) == 0)) {
             set_filter(app, s, back);
+        }
+        /* the rows are those of before the prompt again: so is the selection */
+        s->tv.selected = app->saved_sel;
+        s->tv.scroll = app->saved_scroll;
+        if (TableScreen_isTable(s)) {
+            TableScreen_clamp(s, app);
         }
         free(app->saved_filter);
         app->saved_filter = NULL;
@@ -616,13 +702,15 @@ static Reaction prompt_key(App* app, int key) {
 static Reaction menu_key(App* app, int key) {
     Screen* s = current(app);
     Action a = Keymap_lookup(app->km, "generic", key);
-    int n = s->layout.n;
+    int n = s->rs ? s->rs->ncols : 0; /* every column, those not shown too */
     if (a == ACT_MOVE_UP) {
         app->menu_sel = app->menu_sel > 0 ? app->menu_sel - 1 : 0;
     } else if (a == ACT_MOVE_DOWN) {
         app->menu_sel = app->menu_sel < n - 1 ? app->menu_sel + 1 : n - 1;
+    } else if ((a == ACT_MOVE_FIRST || a == ACT_MOVE_LAST) && n > 0) {
+        app->menu_sel = a == ACT_MOVE_FIRST ? 0 : n - 1;
     } else if (key == KC_ENTER && n > 0) {
-        int col = s->layout.col[app->menu_sel];
+        int col = app->menu_sel;
         int desc = ResultSet_defaultDesc(s->rs, col);
         if (col == s->tv.sort_col) {
             desc = s->tv.sort_desc; /* picking the current column keeps its direction */
@@ -636,7 +724,8 @@ static Reaction menu_key(App* app, int key) {
             App_setStatus(app, 1, "%s", err.msg);
         }
         app->menu = MENU_NONE;
-    } else if (key == KC_ESC || a == ACT_SORT_MENU || a == ACT_QUIT || a == ACT_BACK) {
+    } else if (key == KC_ESC || a == ACT_SORT_MENU || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
+               a == ACT_BACK) {
         app->menu = MENU_NONE;
     }
     return REACT_REDRAW;
@@ -733,7 +822,8 @@ static Reaction scope_key(App* app, int key) {
         }
         refresh_all(app, 1);
         App_setStatus(app, 0, "Scope: %s.", id ? app->scope_items[app->menu_sel] : "all runs");
-    } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_BACK) {
+    } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
+               a == ACT_BACK) {
         app->menu = MENU_NONE;
     }
     return REACT_REDRAW;
@@ -785,6 +875,40 @@ static Reaction toggle_basis(App* app) {
     return REACT_REDRAW;
 }
 
+static Reaction act(App* app, Action a);
+
+/* The top screens: by their own key, or the next / previous one in the Tab cycle. */
+static Reaction go_to_screen(App* app, Action a) {
+    static const struct {
+        Action a;
+        int top;
+    } direct[] = {{ACT_SCREEN_SUMMARY, TOP_SUMMARY},   {ACT_SCREEN_HOTSPOTS, TOP_HOTSPOTS},
+                  {ACT_SCREEN_CATEGORIES, TOP_CATEGORIES}, {ACT_SCREEN_API, TOP_API},
+                  {ACT_SCREEN_COPIES, TOP_COPIES},     {ACT_SCREEN_FILES, TOP_FILES},
+                  {ACT_SCREEN_STACKS, TOP_STACKS},     {ACT_SCREEN_RUNS, TOP_RUNS},
+                  {ACT_SCREEN_EFFICIENCY, TOP_EFFICIENCY}};
+    int top = -1;
+    for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
+        top = direct[i].a == a ? direct[i].top : top;
+    }
+    if (top < 0) { /* Tab, S-Tab */
+        int at = -1, nt = n_tabbed(app);
+        for (int i = 0; i < nt; i++) {
+            if (app->tops[tab_order[i]] == app->stack[0]) {
+                at = i;
+            }
+        }
+        top = tab_order[at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt];
+    }
+    switch_top(app, top);
+    DcuError err;
+    if (top == TOP_RUNS && !app->tops[TOP_RUNS]->rs &&
+        requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg); /* filled when first shown */
+    }
+    return REACT_REDRAW;
+}
+
 Reaction App_key(App* app, int key) {
     if (key == KC_RESIZE) {
         return REACT_REDRAW;
@@ -800,13 +924,24 @@ Reaction App_key(App* app, int key) {
     }
     app->status[0] = '\0';
     app->status_err = 0;
+    return act(app, Keymap_lookup(app->km, current(app)->ops->name, key));
+}
+
+/* What an action does on the current screen (keys and the mouse come here). */
+static Reaction act(App* app, Action a) {
     Screen* s = current(app);
-    Action a = Keymap_lookup(app->km, s->ops->name, key);
     DcuError err;
     Error_clear(&err);
     switch (a) {
     case ACT_NONE:
         return REACT_NONE;
+    case ACT_QUIT_OR_BACK: /* q: as in tig, less, perf report; the filter stays (Esc clears) */
+        if (app->depth > 1) {
+            pop(app);
+            return REACT_REDRAW;
+        }
+        app->quit = 1;
+        return REACT_QUIT;
     case ACT_QUIT:
         app->quit = 1;
         return REACT_QUIT;
@@ -822,20 +957,13 @@ Reaction App_key(App* app, int key) {
     case ACT_SCREEN_CATEGORIES:
     case ACT_SCREEN_API:
     case ACT_SCREEN_COPIES:
-        switch_top(app, (int)(a - ACT_SCREEN_SUMMARY));
-        return REACT_REDRAW;
     case ACT_SCREEN_FILES:
-        switch_top(app, TOP_FILES);
-        return REACT_REDRAW;
     case ACT_SCREEN_STACKS:
-        switch_top(app, TOP_STACKS);
-        return REACT_REDRAW;
     case ACT_SCREEN_RUNS:
-        switch_top(app, TOP_RUNS);
-        if (!app->tops[TOP_RUNS]->rs && requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-        }
-        return REACT_REDRAW;
+    case ACT_SCREEN_EFFICIENCY:
+    case ACT_NEXT_SCREEN:
+    case ACT_PREV_SCREEN:
+        return go_to_screen(app, a);
     case ACT_RUN_SCOPE:
         if (Runs_count(app->db) < 2) {
             App_setStatus(app, 0, "One run loaded: nothing to pick.");
@@ -860,23 +988,8 @@ Reaction App_key(App* app, int key) {
         }
         return TraceScreen_openAt(app, &lane, at);
     }
-    case ACT_NEXT_SCREEN:
-    case ACT_PREV_SCREEN: {
-        int at = -1, nt = n_tabbed(app);
-        for (int i = 0; i < nt; i++) {
-            if (app->tops[tab_order[i]] == app->stack[0]) {
-                at = i;
-            }
-        }
-        at = at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt;
-        switch_top(app, tab_order[at]);
-        return REACT_REDRAW;
-    }
     case ACT_AMDAHL_BASIS:
         return toggle_basis(app);
-    case ACT_SCREEN_EFFICIENCY:
-        switch_top(app, TOP_EFFICIENCY);
-        return REACT_REDRAW;
     case ACT_BACK:
         if (s->filter) {
             set_filter(app, s, NULL);
@@ -899,6 +1012,8 @@ Reaction App_key(App* app, int key) {
         }
         free(app->saved_filter);
         app->saved_filter = s->filter ? xstrdup(s->filter) : NULL;
+        app->saved_sel = s->tv.selected;
+        app->saved_scroll = s->tv.scroll;
         open_prompt(app, PROMPT_FILTER, "Filter (PCRE2, !negates): ", s->filter);
         return REACT_REDRAW;
     case ACT_MATCH_NEXT:
@@ -921,12 +1036,9 @@ Reaction App_key(App* app, int key) {
             return REACT_NONE;
         }
         app->menu = MENU_SORT;
-        app->menu_sel = 0;
-        for (int i = 0; i < s->layout.n; i++) {
-            if (s->layout.col[i] == s->tv.sort_col) {
-                app->menu_sel = i;
-            }
-        }
+        app->menu_sel = s->tv.sort_col >= 0 && s->rs && s->tv.sort_col < s->rs->ncols
+                            ? s->tv.sort_col
+                            : 0;
         return REACT_REDRAW;
     case ACT_EXPORT: {
         if ((!TableScreen_isTable(s) || !s->rs) && s->ops != &StacksScreen) {
@@ -986,6 +1098,7 @@ static const FooterItem diff_footer[] = {
 static const FooterItem runs_footer[] = {
     {"F1", "Help"}, {"Enter", "Files"}, {"a", "Baseline"}, {"b", "Candidate"}, {"R", "Scope"},
     {"F6", "Sort"}, {"e", "Export"}, {"Tab", "Next"}, {"q", "Quit"}};
+static const FooterItem confirm_footer[] = {{"y", "Overwrite"}, {"N", "Keep (any other key)"}};
 static const FooterItem prompt_footer[] = {
     {"Enter", "Accept"}, {"Esc", "Cancel"}, {"C-u", "Clear"}};
 static const FooterItem scope_footer[] = {
@@ -993,17 +1106,116 @@ static const FooterItem scope_footer[] = {
 static const FooterItem menu_footer[] = {
     {"Up/Down", "Pick"}, {"Enter", "Sort"}, {"Esc", "Cancel"}};
 
+/* The smallest terminal every screen is laid out for; below it a message, not cut lines. */
+enum { MIN_W = 80, MIN_H = 24 };
+static int too_small(const Canvas* c) {
+    return c->w < MIN_W || c->h < MIN_H;
+}
+
+/* The breadcrumb after the tabs: where a drill-down (or a screen without a tab) is. */
+static void tab_trail(App* app, char* buf, size_t cap) {
+    Screen* s = current(app);
+    Screen* top = app->stack[0];
+    buf[0] = '\0';
+    if (app->depth > 1 || top->ops->tab < 0 || /* Efficiency: outside the strip */
+        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
+        snprintf(buf, cap, "> %s", s->crumb ? s->crumb : s->ops->title);
+    }
+}
+
+static int n_tabs(App* app) {
+    return Runs_count(app->db) > 1 ? N_TABS : N_TABS - 1;
+}
+
+/* The screen of each tab of the strip, in tabs[] order. */
+static const Action tab_action[N_TABS] = {ACT_SCREEN_SUMMARY, ACT_SCREEN_HOTSPOTS,
+                                          ACT_SCREEN_CATEGORIES, ACT_SCREEN_API,
+                                          ACT_SCREEN_COPIES, ACT_SCREEN_STACKS, ACT_SCREEN_DIFF,
+                                          ACT_SCREEN_FILES, ACT_SCREEN_RUNS};
+
+Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
+    if (app->prompt != PROMPT_NONE || app->menu || too_small(app->canvas)) {
+        return REACT_NONE; /* a prompt or a menu takes keys only */
+    }
+    app->status[0] = '\0';
+    app->status_err = 0;
+    if (kind == MOUSE_WHEEL_UP || kind == MOUSE_WHEEL_DOWN) {
+        for (int i = 0; i < 3; i++) {
+            act(app, kind == MOUSE_WHEEL_UP ? ACT_MOVE_UP : ACT_MOVE_DOWN);
+        }
+        return REACT_REDRAW;
+    }
+    if (y == 1) {
+        char trail[1200];
+        tab_trail(app, trail, sizeof(trail));
+        int top_tab = app->stack[0]->ops->tab;
+        int t = ChromeView_tabAt(app->canvas->w, tabs, n_tabs(app), top_tab, trail, x);
+        return t >= 0 ? act(app, tab_action[t]) : REACT_NONE;
+    }
+    Screen* s = current(app);
+    /* a table: its title row at y = 2, rows from y = 3 down to the status line */
+    int row = s->tv.scroll + (y - 3);
+    if (!TableScreen_isTable(s) || !s->rs || y < 3 || y >= app->canvas->h - 2 ||
+        row >= s->rs->nrows) {
+        return REACT_NONE;
+    }
+    s->tv.selected = row;
+    TableScreen_clamp(s, app);
+    return kind == MOUSE_DOUBLE ? act(app, ACT_ENTER) : REACT_REDRAW;
+}
+
+/* F6: every column of the table, in its order; those the width leaves out say so. */
+static void sort_menu(const Screen* s, Canvas* c, int sel) {
+    int n = s->rs->ncols;
+    const char** items = xcalloc((size_t)n + 1, sizeof(char*));
+    char(*titles)[96] = xcalloc((size_t)n + 1, sizeof(*titles));
+    for (int col = 0; col < n; col++) {
+        int shown = -1;
+        for (int i = 0; i < s->layout.n; i++) {
+            shown = s->layout.col[i] == col ? i : shown;
+        }
+        if (shown >= 0) {
+            TableView_title(&s->layout, s->rs, shown, titles[col], sizeof(titles[col]));
+        } else {
+            snprintf(titles[col], sizeof(titles[col]), "%s (%s, hidden)", s->rs->cols[col].title,
+                     s->rs->cols[col].key);
+        }
+        items[col] = titles[col];
+    }
+    ChromeView_menu(c, 2, "Sort by", items, n, sel);
+    free(titles);
+    free((void*)items);
+}
+
+/* The footer of a screen: on help or a drilled-in screen q goes back, and says so. */
+static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
+    FooterItem own[16];
+    n = n < 16 ? n : 16;
+    for (int i = 0; i < n; i++) {
+        own[i] = items[i];
+        if (app->depth > 1 && strcmp(own[i].key, "q") == 0) {
+            own[i].label = "Back";
+        }
+    }
+    ChromeView_footer(c, c->h - 1, own, n);
+}
+
 const Canvas* App_render(App* app) {
     Canvas* c = app->canvas;
     Canvas_clear(c, STYLE_DEFAULT);
-    if (c->w < 30 || c->h < 8) {
+    if (too_small(c)) { /* a message rather than cut lines (htop, tig) */
         Canvas_putf(c, 0, 0, STYLE_WARNING, "Terminal too small (%dx%d)", c->w, c->h);
-        Canvas_put(c, 1, 0, STYLE_DEFAULT, "need 30x8", -1);
+        Canvas_putf(c, 1, 0, STYLE_DEFAULT, "dcutop needs %dx%d: enlarge it (F10 quits)", MIN_W,
+                    MIN_H);
         return c;
     }
     Screen* s = current(app);
     char right[1100] = "";
-    if (s->filter) {
+    if (s->filter && ((TableScreen_isTable(s) && s->rs) || s->ops == &StacksScreen)) {
+        char total[160];
+        rows_total(s, total, sizeof(total));
+        snprintf(right, sizeof(right), "filter /%s/: %s ", s->filter, total);
+    } else if (s->filter) {
         snprintf(right, sizeof(right), "filter /%s/ ", s->filter);
     }
     ChromeView_header(c, 0, app->header, right);
@@ -1012,26 +1224,17 @@ const Canvas* App_render(App* app) {
     if (top->ops->tab >= 0) {
         active = top->ops->tab;
     }
-    char trail[1200] = "";
-    if (app->depth > 1 || top->ops->tab < 0 || /* Files, Efficiency: outside the strip */
-        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
-        snprintf(trail, sizeof(trail), "> %s", s->crumb ? s->crumb : s->ops->title);
-    }
+    char trail[1200];
+    tab_trail(app, trail, sizeof(trail));
     /* the strip: the named tabs (Efficiency cycles with Tab but has none) */
-    ChromeView_tabs(c, 1, tabs, Runs_count(app->db) > 1 ? 8 : 7, active, trail);
+    ChromeView_tabs(c, 1, tabs, n_tabs(app), active, trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
     if (app->menu == MENU_SCOPE) {
         ChromeView_menu(c, 2, "Runs shown", (const char* const*)app->scope_items,
                         app->n_scope_items, app->menu_sel);
-    } else if (app->menu) {
-        const char* items[TABLE_MAX_COLS];
-        char titles[TABLE_MAX_COLS][64];
-        for (int i = 0; i < s->layout.n; i++) {
-            TableView_title(&s->layout, s->rs, i, titles[i], sizeof(titles[i]));
-            items[i] = titles[i];
-        }
-        ChromeView_menu(c, 2, "Sort by", items, s->layout.n, app->menu_sel);
+    } else if (app->menu && s->rs) {
+        sort_menu(s, c, app->menu_sel);
     }
     int sy = c->h - 2;
     if (app->prompt != PROMPT_NONE) {
@@ -1058,28 +1261,26 @@ const Canvas* App_render(App* app) {
         }
         ChromeView_status(c, sy, line, 0);
     }
-    if (app->prompt != PROMPT_NONE) {
+    if (app->prompt == PROMPT_CONFIRM) {
+        ChromeView_footer(c, c->h - 1, confirm_footer, 2);
+    } else if (app->prompt != PROMPT_NONE) {
         ChromeView_footer(c, c->h - 1, prompt_footer, 3);
     } else if (app->menu == MENU_SCOPE) {
         ChromeView_footer(c, c->h - 1, scope_footer, 3);
     } else if (app->menu) {
         ChromeView_footer(c, c->h - 1, menu_footer, 3);
     } else if (s->ops == &StacksScreen) {
-        ChromeView_footer(c, c->h - 1, stacks_footer,
-                          (int)(sizeof(stacks_footer) / sizeof(stacks_footer[0])));
+        footer(app, c, stacks_footer, (int)(sizeof(stacks_footer) / sizeof(stacks_footer[0])));
     } else if (s->ops == &DiffScreen) {
-        ChromeView_footer(c, c->h - 1, diff_footer,
-                          (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
+        footer(app, c, diff_footer, (int)(sizeof(diff_footer) / sizeof(diff_footer[0])));
     } else if (s->ops == &RunsScreen) {
-        ChromeView_footer(c, c->h - 1, runs_footer,
-                          (int)(sizeof(runs_footer) / sizeof(runs_footer[0])));
+        footer(app, c, runs_footer, (int)(sizeof(runs_footer) / sizeof(runs_footer[0])));
     } else if (s->ops == &CategoriesScreen) {
-        ChromeView_footer(c, c->h - 1, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
+        footer(app, c, cat_footer, (int)(sizeof(cat_footer) / sizeof(cat_footer[0])));
     } else if (TableScreen_isTable(s)) {
-        ChromeView_footer(c, c->h - 1, table_footer,
-                          (int)(sizeof(table_footer) / sizeof(table_footer[0])));
+        footer(app, c, table_footer, (int)(sizeof(table_footer) / sizeof(table_footer[0])));
     } else {
-        ChromeView_footer(c, c->h - 1, doc_footer, (int)(sizeof(doc_footer) / sizeof(doc_footer[0])));
+        footer(app, c, doc_footer, (int)(sizeof(doc_footer) / sizeof(doc_footer[0])));
     }
     return c;
 }

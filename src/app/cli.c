@@ -14,8 +14,19 @@
 
 static const char usage[] =
     "Usage: dcutop [OPTIONS] PATH...\n"
-    "Open GPU profiler output (hipprof, rocprof v1/v2/v3 CSV) and show where device time goes.\n"
+    "Open GPU profiler output and show where device time goes.\n"
     "PATH is a trace folder (searched recursively) or a single file.\n"
+    "\n"
+    "Inputs (recognised by content; see README \"Formats read\"):\n"
+    "  CSV                    hipprof (*.hipkernel.csv, *.hiptrace.csv, *.hsatrace.csv),\n"
+    "                         rocprof v1 (results*.csv), rocprofv2 (results_<pid>.csv, *_trace),\n"
+    "                         rocprofv3 (*_kernel_trace.csv, *_stats.csv, *_api_trace.csv, ...)\n"
+    "  databases              hipprof *.db, rocprof v1 results.db, rocprofv3 rocpd\n"
+    "                         <pid>_results.db, rocmProfileData (RPD) *.rpd (read-only)\n"
+    "  JSON                   chrome-trace results.json (rocprof v1, hipprof)\n"
+    "  Kineto                 PyTorch profiler traces *.json, *.json.gz (ROCm and CUDA)\n"
+    "  stacks                 hipprof --kernel-stack dumps, folded stacks (frame;...;leaf N)\n"
+    "  step times             step-times.json (step_ms_events) or a one-column CSV of ms\n"
     "\n"
     "Modes:\n"
     "  (none)                 the interactive view (the report when not on a terminal)\n"
@@ -68,6 +79,7 @@ static const char usage[] =
     "      --fold             stacks/ranges: hide runtime and library frames\n"
     "      --theme NAME|PATH  default, mono, light, high-contrast, or a theme file\n"
     "      --no-color         attributes only (also when NO_COLOR is set)\n"
+    "      --no-mouse         no mouse (clicks, wheel): the terminal keeps selecting text\n"
     "      --run LABEL        only this run (a label of the Runs screen); default: all runs\n"
     "      --headless         no terminal: replay --keys FILE and print screens as text\n"
     "      --size WxH         headless screen size (default 100x30)\n"
@@ -179,6 +191,8 @@ enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* compa
 enum { OPT_RUN = 1000 };           /* runs */
 
 enum { OPT_PEAKS = 1100, OPT_PEAK }; /* efficiency */
+
+enum { OPT_NO_MOUSE = 1200 };        /* terminal */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -353,6 +367,9 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     case OPT_PEAKS:
         cli->peaks = arg;
         return 1;
+    case OPT_NO_MOUSE:
+        cli->no_mouse = 1;
+        return 1;
     case OPT_PEAK:
         cli->has_peak = 1;
         *s = Peaks_parseOverride(arg, &cli->peak, err);
@@ -362,52 +379,55 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     }
 }
 
+/* The long options (getopt_long); their help is the usage text above. */
+static const struct option longopts[] = {
+    {"report", no_argument, NULL, OPT_REPORT},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"save-db", required_argument, NULL, OPT_SAVE_DB},
+    {"sql", required_argument, NULL, OPT_SQL},
+    {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"rules", required_argument, NULL, OPT_RULES},
+    {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
+    {"what-if", required_argument, NULL, OPT_WHAT_IF},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
+    {"tree", required_argument, NULL, OPT_TREE},
+    {"fold", no_argument, NULL, OPT_FOLD},
+    {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
+    {"headless", no_argument, NULL, OPT_HEADLESS},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"keys", required_argument, NULL, OPT_KEYS},
+    {"timing", required_argument, NULL, OPT_TIMING},
+    {"theme", required_argument, NULL, OPT_THEME},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+    {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
+    {"roi", required_argument, NULL, OPT_ROI},
+    {"roi-from", required_argument, NULL, OPT_ROI_FROM},
+    {"roi-to", required_argument, NULL, OPT_ROI_TO},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"abba", no_argument, NULL, OPT_ABBA},
+    {"match", required_argument, NULL, OPT_MATCH},
+    {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+    {"gate", required_argument, NULL, OPT_GATE},
+    {"peaks", required_argument, NULL, OPT_PEAKS},
+    {"peak", required_argument, NULL, OPT_PEAK},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {"run", required_argument, NULL, OPT_RUN},
+    {NULL, 0, NULL, 0},
+};
+
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
-    static const struct option longopts[] = {
-        {"report", no_argument, NULL, OPT_REPORT},
-        {"export", required_argument, NULL, OPT_EXPORT},
-        {"save-db", required_argument, NULL, OPT_SAVE_DB},
-        {"sql", required_argument, NULL, OPT_SQL},
-        {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"view", required_argument, NULL, OPT_VIEW},
-        {"filter", required_argument, NULL, OPT_FILTER},
-        {"sort", required_argument, NULL, OPT_SORT},
-        {"top", required_argument, NULL, OPT_TOP},
-        {"width", required_argument, NULL, OPT_WIDTH},
-        {"rules", required_argument, NULL, OPT_RULES},
-        {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
-        {"what-if", required_argument, NULL, OPT_WHAT_IF},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
-        {"tree", required_argument, NULL, OPT_TREE},
-        {"fold", no_argument, NULL, OPT_FOLD},
-        {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
-        {"headless", no_argument, NULL, OPT_HEADLESS},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"keys", required_argument, NULL, OPT_KEYS},
-        {"timing", required_argument, NULL, OPT_TIMING},
-        {"theme", required_argument, NULL, OPT_THEME},
-        {"no-color", no_argument, NULL, OPT_NO_COLOR},
-        {"gap-buckets", required_argument, NULL, OPT_GAP_BUCKETS},
-        {"roi", required_argument, NULL, OPT_ROI},
-        {"roi-from", required_argument, NULL, OPT_ROI_FROM},
-        {"roi-to", required_argument, NULL, OPT_ROI_TO},
-        {"diff", no_argument, NULL, OPT_DIFF},
-        {"abba", no_argument, NULL, OPT_ABBA},
-        {"match", required_argument, NULL, OPT_MATCH},
-        {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
-        {"gate", required_argument, NULL, OPT_GATE},
-        {"peaks", required_argument, NULL, OPT_PEAKS},
-        {"peak", required_argument, NULL, OPT_PEAK},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {"run", required_argument, NULL, OPT_RUN},
-        {NULL, 0, NULL, 0},
-    };
     memset(cli, 0, sizeof(*cli));
     cli->top = 20;
     cli->width = 120;

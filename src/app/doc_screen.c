@@ -338,9 +338,9 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
         s->doc = KernelView_build(&s->detail, &x, w);
     } else {
         /* help for the screen below it */
-        HelpEntry e[ACT_COUNT];
+        HelpEntry e[4 * ACT_COUNT];
         const char* for_screen = App_previousScreenName(app);
-        int n = App_helpEntries(app, for_screen, e, ACT_COUNT);
+        int n = App_helpEntries(app, for_screen, e, 4 * ACT_COUNT);
         s->doc = HelpView_build(for_screen, e, n, w);
     }
     return DCU_OK;

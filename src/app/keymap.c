@@ -49,7 +49,8 @@ static const struct {
 
 void Key_name(int key, char* buf, int cap) {
     for (size_t i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
-        if (key_names[i].key == key && key != '>') {
+        /* '<' and '>' show as themselves (the rc file and scripts read a lone '<' too) */
+        if (key_names[i].key == key && key != '>' && key != '<') {
             snprintf(buf, (size_t)cap, "<%s>", key_names[i].name);
             return;
         }
@@ -109,9 +110,16 @@ int Key_parse(const char** s) {
     return cp;
 }
 
-static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
-                                      "dispatches", "api", "copies", "files", "help", "stacks",
-                                      "sql", "runs", "efficiency"};
+/* Every screen name bindings may use, in the order the help lists them. */
+static const char* const screens[] = {"generic", "summary",  "hotspots", "categories", "kernel",
+                                      "dispatches", "api",    "copies",   "files",      "help",
+                                      "stacks",  "trace",    "diff",     "sql",        "runs",
+                                      "efficiency"};
+#define N_SCREENS ((int)(sizeof(screens) / sizeof(screens[0])))
+
+const char* Keymap_screen(int i) {
+    return i >= 0 && i < N_SCREENS ? screens[i] : NULL;
+}
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -159,7 +167,7 @@ static const struct {
     {"generic", 'N', ACT_MATCH_PREV},       {"generic", 'c', ACT_CATEGORY},
     {"generic", 'e', ACT_EXPORT},           {"generic", KC_F1, ACT_HELP},
     {"generic", '?', ACT_HELP},             {"generic", KC_CTRL('l'), ACT_REDRAW},
-    {"generic", 'q', ACT_QUIT},             {"generic", KC_F10, ACT_QUIT},
+    {"generic", 'q', ACT_QUIT_OR_BACK},             {"generic", KC_F10, ACT_QUIT},
     {"generic", KC_CTRL('c'), ACT_QUIT},
     {"categories", '+', ACT_WHATIF_UP},     {"categories", '-', ACT_WHATIF_DOWN},
     {"categories", '=', ACT_WHATIF_SET},    {"categories", 'x', ACT_WHATIF_CLEAR},
@@ -230,8 +238,10 @@ Action Keymap_lookup(const Keymap* this, const char* screen, int key) {
 }
 
 DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, DcuError* err) {
-    int lineno = 0;
+    int lineno = 0, bad = 0;
     const char* p = text;
+    DcuError first;
+    Error_clear(&first);
     while (*p) {
         const char* nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -260,7 +270,8 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
         } else if (!Keymap_isScreen(w[1])) {
             s = Error_set(err, DCU_ERR_USAGE,
                           "%s:%d: unknown screen '%s' (generic, summary, hotspots, categories, "
-                          "kernel, dispatches, api, copies, files, help, stacks, runs, efficiency)",
+                          "kernel, dispatches, api, copies, files, help, stacks, trace, diff, sql, "
+                          "runs, efficiency)",
                           source, lineno, w[1]);
         } else if (key < 0 || *kp) {
             s = Error_set(err, DCU_ERR_USAGE, "%s:%d: bad key '%s' (e.g. x, <Enter>, <C-f>, <F6>)",
@@ -272,11 +283,20 @@ DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, Dcu
             add(this, w[1], key, (Action)a);
         }
         free(line);
-        if (s != DCU_OK) {
-            return s;
+        if (s != DCU_OK && bad++ == 0) {
+            first = *err; /* a typo costs its line only: the rest still loads (htop, tig) */
         }
     }
-    return DCU_OK;
+    if (bad == 0) {
+        return DCU_OK;
+    }
+    *err = first;
+    if (bad > 1) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof(err->msg) - len, " (and %d more bad line%s)", bad - 1,
+                 bad > 2 ? "s" : "");
+    }
+    return DCU_ERR_USAGE;
 }
 
 DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err) {
@@ -337,4 +357,31 @@ void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf,
             break;
         }
     }
+}
+
+int Keymap_actionsOn(const Keymap* this, const char* screen, Action* out, int max) {
+    int n = 0;
+    for (int i = 0; i < this->n && n < max; i++) {
+        const Binding* b = &this->b[i];
+        if (strcmp(b->screen, screen) != 0 || b->action == ACT_NONE) {
+            continue;
+        }
+        int seen = 0;
+        for (int j = 0; j < n; j++) {
+            seen |= out[j] == b->action;
+        }
+        if (!seen) {
+            out[n++] = b->action;
+        }
+    }
+    return n;
+}
+
+int Keymap_isBound(const Keymap* this, Action a) {
+    for (int i = 0; i < this->n; i++) {
+        if (this->b[i].action == a) {
+            return 1;
+        }
+    }
+    return 0;
 }

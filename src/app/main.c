@@ -84,7 +84,7 @@ static void print_empty(TraceDb* db, const DcuError* err) {
 /* themes/ next to the binary (a build tree), else the installed share dir. */
 static const char* themes_dir(void) {
     static char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
     if (n > 0) {
         buf[n] = '\0';
         char* slash = strrchr(buf, '/');
@@ -94,6 +94,10 @@ static const char* themes_dir(void) {
                 return buf;
             }
             strcpy(slash, "/../themes"); /* build-asan/dcutop and other build dirs */
+            if (access(buf, R_OK) == 0) {
+                return buf;
+            }
+            strcpy(slash, "/../share/dcutop/themes"); /* make install PREFIX=...: bin/dcutop */
             if (access(buf, R_OK) == 0) {
                 return buf;
             }
@@ -169,7 +173,7 @@ static int start_terminal(Session* ss, DcuError* err) {
     if (mono) {
         ss->theme.mono = 1;
     }
-    if (ss->tui && Term_init(&ss->theme, err) != DCU_OK) {
+    if (ss->tui && Term_init(&ss->theme, !ss->cli.no_mouse, err) != DCU_OK) {
         ss->tui = 0;
         return fail(err, EXIT_RUNTIME);
     }
@@ -320,13 +324,12 @@ static int run_interactive(Session* ss, DcuError* err) {
         return fail(err, EXIT_RUNTIME);
     }
     Keymap* km = Keymap_new();
-    if (Keymap_loadRc(km, NULL, err) != DCU_OK) {
-        Keymap_delete(km);
-        stop_terminal(ss);
-        return fail(err, EXIT_USAGE);
-    }
+    /* a typo in the rc file warns on the status line; its other lines are loaded */
+    DcuError rc_err;
+    Error_clear(&rc_err);
+    int rc_bad = Keymap_loadRc(km, NULL, &rc_err) != DCU_OK;
     AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
-                     ss->tui ? Term_drawNow : NULL};
+                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);

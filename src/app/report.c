@@ -74,6 +74,36 @@ static void fit_columns(const ResultSet* rs, const int* cols, int n, int fi, int
     }
 }
 
+/* The first line of s that fits width cells, broken at a space where there is one, into out;
+ * returns the rest (spaces skipped), "" when none. */
+static const char* wrap_first(const char* s, int width, char* out, size_t cap) {
+    int used = 0;
+    const char* p = s;
+    const char* brk = NULL;
+    while (*p && used < width) {
+        int len;
+        Format_nextChar(p, &len);
+        if (*p == ' ') {
+            brk = p;
+        }
+        used++;
+        p += len > 0 ? len : 1;
+    }
+    if (*p && *p != ' ' && brk && brk > s) {
+        p = brk;
+    }
+    size_t n = (size_t)(p - s) < cap - 1 ? (size_t)(p - s) : cap - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    while (n > 0 && out[n - 1] == ' ') {
+        out[--n] = '\0';
+    }
+    while (*p == ' ') {
+        p++;
+    }
+    return p;
+}
+
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
                   int width, int max_rows) {
     int rows = max_rows > 0 && max_rows < rs->nrows ? max_rows : rs->nrows;
@@ -135,6 +165,10 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
     char* line = xmalloc(lcap);
     for (int r = -1; r < rows; r++) {
         llen = 0;
+        /* a status (the why of the Files table) too long for the last column is wrapped, not
+         * cut: names keep their shortened form, a sentence needs every word */
+        const char* rest = NULL;
+        char wrapped[1024];
         for (int i = 0; i < n; i++) {
             if (!keep[i]) {
                 continue;
@@ -144,7 +178,12 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
                 snprintf(cell, sizeof(cell), "%s", head[i]);
             } else {
                 TableView_cellText(rs, r, cols[i], unit[i], buf, sizeof(buf));
-                if (i == fi) {
+                if (i == fi && i == n - 1 && strcmp(flex, "status") == 0 &&
+                    Format_width(buf) > w[i]) {
+                    rest = wrap_first(buf, w[i], cell, sizeof(cell));
+                    snprintf(wrapped, sizeof(wrapped), "%s", rest);
+                    rest = wrapped;
+                } else if (i == fi) {
                     Format_cutName(buf, w[i], cell, sizeof(cell));
                 } else {
                     Format_cutEnd(buf, w[i], cell, sizeof(cell)); /* narrowed to fit */
@@ -163,6 +202,11 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
         }
         line[llen] = '\0';
         fprintf(out, "%s\n", line);
+        int indent = (int)fixed + 2; /* the wrapped column starts after the fixed ones */
+        while (rest && *rest) {
+            rest = wrap_first(rest, w[fi], cell, sizeof(cell));
+            fprintf(out, "%*s%s\n", indent, "", cell);
+        }
     }
     free(line);
     if (rows < rs->nrows) {

@@ -1,6 +1,7 @@
 /* script.c - the headless key-script runner. */
 #include "dcutop/script.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +27,27 @@ static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* ":mouse click|double|wheel-up|wheel-down X Y": the event a terminal would report. */
+static DcuStatus mouse_line(App* app, const char* args, const char* path, long lineno,
+                            DcuError* err) {
+    static const char* const kinds[] = {"click", "double", "wheel-up", "wheel-down"};
+    char kind[16];
+    int x, y, k = -1;
+    if (sscanf(args, "%15s %d %d", kind, &x, &y) == 3) {
+        for (int i = 0; i < 4; i++) {
+            k = strcmp(kind, kinds[i]) == 0 ? i : k;
+        }
+    }
+    if (k < 0 || x < 0 || y < 0) {
+        return Error_set(err, DCU_ERR_USAGE,
+                         "%s:%ld: expected ':mouse click|double|wheel-up|wheel-down X Y'", path,
+                         lineno);
+    }
+    App_mouse(app, (MouseKind)k, x, y);
+    App_render(app);
+    return DCU_OK;
 }
 
 DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuError* err) {
@@ -67,10 +89,12 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuErr
                 App_key(app, KC_RESIZE);
             } else if (strcmp(line, ":quit") == 0) {
                 break;
+            } else if (strncmp(line, ":mouse ", 7) == 0) {
+                s = mouse_line(app, line + 7, path, lineno, err);
             } else {
                 s = Error_set(err, DCU_ERR_USAGE,
                               "%s:%ld: unknown directive '%s' (:dump, :dump-styles, :resize, "
-                              ":quit)",
+                              ":mouse, :quit)",
                               path, lineno, line);
             }
             continue;

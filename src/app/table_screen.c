@@ -184,6 +184,12 @@ static const char* const api_split_keys[] = {"name", "domain", "calls", "total_n
 static const char* const copy_split_keys[] = {"name", "direction", "calls", "bytes", "total_ns",
                                               "steady_calls", "steady_bytes", "steady_ns", "flag",
                                               NULL};
+/* What the split views leave out first when narrow (80 columns): the name keeps a third of
+ * the width, so that names stay told apart, and the totals stay on screen. */
+static const char* const api_split_drop[] = {"steady_avg_ns", "domain", "first_pct",
+                                             "first_calls", "steady_calls", NULL};
+static const char* const copy_split_drop[] = {"steady_bytes", "bytes", "steady_calls", "calls",
+                                              NULL};
 
 static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h);
 
@@ -211,10 +217,13 @@ static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int w = App_width(app);
     if (s->layout_w != w) {
         const char* const* keys = s->ops->keys;
+        const char* const* drop = s->ops->drop;
         if (s->cold_split) {
-            keys = s->ops->view == VIEW_API ? api_split_keys : copy_split_keys;
+            int api = s->ops->view == VIEW_API;
+            keys = api ? api_split_keys : copy_split_keys;
+            drop = api ? api_split_drop : copy_split_drop;
         }
-        TableLayout_compute(&s->layout, s->rs, keys, s->ops->flex, s->ops->drop, w);
+        TableLayout_compute(&s->layout, s->rs, keys, s->ops->flex, drop, w);
         s->layout_w = w;
     }
     int th = h - (s->rs->footer ? 1 : 0);
@@ -269,8 +278,14 @@ int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err) {
     int found = 0;
     for (int i = 1; i <= n && !found; i++) {
         int r = ((s->tv.selected + dir * i) % n + n) % n;
-        const char* t = cell_text(s->rs, r, k);
-        if (t && Filter_matches(f, t, strlen(t))) {
+        /* the columns a filter looks at: the name (full and short) and the category */
+        const char* const cols[] = {k, "short_name", "category"};
+        int neg = Filter_isNegated(f), hit = 0;
+        for (int j = 0; j < 3 && !hit; j++) {
+            const char* t = cell_text(s->rs, r, cols[j]);
+            hit = t && Filter_matches(f, t, strlen(t)) != neg;
+        }
+        if (hit != neg) {
             s->tv.selected = r;
             found = 1;
         }
@@ -520,12 +535,12 @@ const ScreenOps ApiScreen = TABLE_OPS("api", "API", 3, VIEW_API, api_keys, "name
 const ScreenOps CopiesScreen =
     TABLE_OPS("copies", "Copies", 4, VIEW_COPIES, copy_keys, "name", copy_drop, 1);
 const ScreenOps FilesScreen =
-    TABLE_OPS("files", "Files", -1, VIEW_FILES, file_keys, "status", file_drop, 1);
+    TABLE_OPS("files", "Files", 7, VIEW_FILES, file_keys, "status", file_drop, 1);
 const ScreenOps DispatchScreen =
     TABLE_OPS("dispatches", "Dispatches", -1, VIEW_HOTSPOTS, disp_keys, "file", disp_drop, 1);
 /* view: Runs_table, not a ViewId (VIEW_COUNT stands for none); no flexible column: labels
  * are short, and every figure should show */
-const ScreenOps RunsScreen = {"runs",    "Runs",       7,
+const ScreenOps RunsScreen = {"runs",    "Runs",       8,
                               runs_open, RunsScreen_handle, ts_render,
                               ts_selection, RunsScreen_close, VIEW_COUNT,
                               run_keys,  NULL,         run_drop, 0};

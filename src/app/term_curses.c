@@ -69,7 +69,7 @@ static attr_t attrs_of(int a) {
     return r;
 }
 
-DcuStatus Term_init(const Theme* theme, DcuError* err) {
+DcuStatus Term_init(const Theme* theme, int mouse, DcuError* err) {
     const char* cs = nl_langinfo(CODESET);
     utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
     if (!newterm(NULL, stdout, stdin)) {
@@ -84,6 +84,13 @@ DcuStatus Term_init(const Theme* theme, DcuError* err) {
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
+    if (mouse) { /* htop: click a tab or a row, double-click opens, the wheel scrolls */
+        mmask_t want = BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+        want |= BUTTON5_PRESSED;
+#endif
+        mousemask(want, NULL);
+    }
     int color = !theme->mono && has_colors();
     if (color) {
         start_color();
@@ -261,6 +268,30 @@ int Term_pollCancel(void) {
     return 0;
 }
 
+/* A mouse report from curses as an App event; 0 when it is none of ours. */
+static int mouse_event(App* app) {
+    MEVENT ev;
+    if (getmouse(&ev) != OK) {
+        return 0;
+    }
+    MouseKind k;
+    if (ev.bstate & BUTTON1_DOUBLE_CLICKED) {
+        k = MOUSE_DOUBLE;
+    } else if (ev.bstate & BUTTON1_CLICKED) {
+        k = MOUSE_CLICK;
+    } else if (ev.bstate & BUTTON4_PRESSED) {
+        k = MOUSE_WHEEL_UP;
+#ifdef BUTTON5_PRESSED
+    } else if (ev.bstate & BUTTON5_PRESSED) {
+        k = MOUSE_WHEEL_DOWN;
+#endif
+    } else {
+        return 0;
+    }
+    App_mouse(app, k, ev.x, ev.y);
+    return 1;
+}
+
 void Term_loop(App* app) {
     int w, h;
     Term_size(&w, &h);
@@ -270,6 +301,12 @@ void Term_loop(App* app) {
         wint_t ch;
         int r = get_wch(&ch);
         if (r == ERR) {
+            continue;
+        }
+        if (r == KEY_CODE_YES && ch == KEY_MOUSE) {
+            if (mouse_event(app) && !App_quitting(app)) {
+                draw(App_render(app));
+            }
             continue;
         }
         int key = map_key((int)ch, r == KEY_CODE_YES);

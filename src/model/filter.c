@@ -123,10 +123,51 @@ static void sql_regexp(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     sqlite3_result_int(ctx, Filter_matches(f, text, (size_t)sqlite3_value_bytes(argv[1])));
 }
 
+/* regexp_any(pattern, text, ...): the filter over several columns of a row: a row passes when
+ * any text matches (with '!', when none does). NULL texts are skipped. */
+static void sql_regexp_any(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    const char* pat = (const char*)sqlite3_value_text(argv[0]);
+    if (!pat) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    Filter* f = sqlite3_get_auxdata(ctx, 0);
+    Filter* own = NULL;
+    if (!f) {
+        DcuError err;
+        if (Filter_new(pat, &own, &err) != DCU_OK) {
+            sqlite3_result_error(ctx, err.msg, -1);
+            return;
+        }
+        sqlite3_set_auxdata(ctx, 0, own, free_filter);
+        f = sqlite3_get_auxdata(ctx, 0);
+        own = NULL;
+        if (!f && Filter_new(pat, &own, &err) != DCU_OK) { /* SQLite could not keep it */
+            sqlite3_result_error(ctx, err.msg, -1);
+            return;
+        }
+        f = f ? f : own;
+    }
+    int hit = 0, neg = f->negate;
+    for (int i = 1; i < argc && !hit; i++) {
+        const char* t = (const char*)sqlite3_value_text(argv[i]);
+        if (t) { /* Filter_matches applies the negation: undo it to get the plain match */
+            hit = Filter_matches(f, t, (size_t)sqlite3_value_bytes(argv[i])) != neg;
+        }
+    }
+    Filter_delete(own);
+    sqlite3_result_int(ctx, neg ? !hit : hit);
+}
+
 DcuStatus Filter_registerSql(sqlite3* db, DcuError* err) {
     if (sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
                                 sql_regexp, NULL, NULL) != SQLITE_OK) {
         return Error_set(err, DCU_ERR_SQL, "cannot register regexp(): %s", sqlite3_errmsg(db));
+    }
+    if (sqlite3_create_function(db, "regexp_any", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                sql_regexp_any, NULL, NULL) != SQLITE_OK) {
+        return Error_set(err, DCU_ERR_SQL, "cannot register regexp_any(): %s",
+                         sqlite3_errmsg(db));
     }
     return DCU_OK;
 }

@@ -301,7 +301,8 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         " kp.flops, kp.bytes, kp.dur_ns, kp.compute_ns, kp.memory_ns"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
         " LEFT JOIN kernel_perf kp ON kp.kernel_id = s.kernel_id"
-        " WHERE (?1 IS NULL OR regexp(?1, k.name))"
+        /* the columns shown: the name (full and short) and the category (/gemm finds them) */
+        " WHERE (?1 IS NULL OR regexp_any(?1, k.name, k.short_name, coalesce(k.category, 'other')))"
         "   AND (?2 IS NULL OR coalesce(k.category, 'other') = ?2"
         "        OR (?2 IN ('GEMM', 'non-GEMM') AND (?2 = 'GEMM') = coalesce((SELECT is_gemm"
         "            FROM category c WHERE c.name = coalesce(k.category, 'other')), 0)))"

@@ -17,20 +17,108 @@ void ChromeView_header(Canvas* c, int y, const char* left, const char* right) {
     }
 }
 
+/* The label of tab i as the strip shows it: " 2 Hotspots ", or " 2 " when the strip is too
+ * narrow for every title and a breadcrumb (80 columns): then the breadcrumb keeps room to
+ * say where the user is, and the current tab keeps its title. */
+static void tab_label(int width, const char* const* tabs, int n, int active, const char* trail,
+                      int i, char* t, size_t cap) {
+    int full = 0;
+    for (int k = 0; k < n; k++) {
+        full += Format_width(tabs[k]) + 2;
+    }
+    int compact = full + (trail && *trail ? 30 : 0) > width;
+    if (compact && i != active) {
+        snprintf(t, cap, " %.*s ", (int)strcspn(tabs[i], " "), tabs[i]);
+    } else {
+        snprintf(t, cap, " %s ", tabs[i]);
+    }
+}
+
+/* Shortens the longest step of trail (a kernel name) so that trail fits width; 0 when that
+ * step would keep fewer than 12 cells. */
+static int cut_longest_step(const char* trail, int width, char* out, size_t cap) {
+    const char* longest = NULL;
+    size_t longest_len = 0;
+    int longest_w = 0;
+    for (const char* p = trail; *p;) {
+        const char* sep = strstr(p, " > ");
+        size_t len = sep ? (size_t)(sep - p) : strlen(p);
+        char step[1024];
+        snprintf(step, sizeof(step), "%.*s", (int)len, p);
+        if (Format_width(step) > longest_w) {
+            longest = p;
+            longest_len = len;
+            longest_w = Format_width(step);
+        }
+        p = sep ? sep + 3 : p + len;
+    }
+    int keep = longest_w - (Format_width(trail) - width);
+    if (!longest || keep < 12) {
+        return 0;
+    }
+    char step[1024], shortened[1024];
+    snprintf(step, sizeof(step), "%.*s", (int)longest_len, longest);
+    Format_cutName(step, keep, shortened, sizeof(shortened));
+    snprintf(out, cap, "%.*s%s%s", (int)(longest - trail), trail, shortened,
+             longest + longest_len);
+    return 1;
+}
+
+/* The breadcrumb "> Categories > copy > KERNEL > dispatches" in width cells: the longest step
+ * (a kernel name) is shortened first, then the first steps give way to "…", so the steps
+ * nearest the screen keep their meaning; the whole is cut only when nothing else fits. */
+static void cut_trail(const char* trail, int width, char* out, size_t cap) {
+    if (Format_width(trail) <= width) {
+        snprintf(out, cap, "%s", trail);
+        return;
+    }
+    char t[2048];
+    snprintf(t, sizeof(t), "%s", trail);
+    for (;;) {
+        if (cut_longest_step(t, width, out, cap)) {
+            return;
+        }
+        const char* sep = strstr(t, " > ");
+        const char* next = sep ? strstr(sep + 3, " > ") : NULL;
+        if (!sep || !next) { /* two steps or fewer left: nothing more to give */
+            Format_cutName(trail, width, out, cap);
+            return;
+        }
+        char rest[2048];
+        snprintf(rest, sizeof(rest), "\u2026%s", sep); /* "… > copy > ..." */
+        snprintf(t, sizeof(t), "%s", rest);
+    }
+}
+
 void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
                      const char* trail) {
     Canvas_fillRow(c, y, 0, STYLE_TAB);
     int x = 0;
     for (int i = 0; i < n && x < c->w; i++) {
         char t[64];
-        snprintf(t, sizeof(t), " %s ", tabs[i]);
+        tab_label(c->w, tabs, n, active, trail, i, t, sizeof(t));
         x += Canvas_put(c, y, x, i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, t, -1);
     }
     if (trail && *trail && x + 2 < c->w) {
         char cut[2048];
-        Format_cutName(trail, c->w - x - 1, cut, sizeof(cut));
+        cut_trail(trail, c->w - x - 1, cut, sizeof(cut));
         Canvas_put(c, y, x + 1, STYLE_TITLE, cut, c->w - x - 1);
     }
+}
+
+int ChromeView_tabAt(int width, const char* const* tabs, int n, int active, const char* trail,
+                     int x) {
+    int at = 0;
+    for (int i = 0; i < n && at < width; i++) {
+        char t[64];
+        tab_label(width, tabs, n, active, trail, i, t, sizeof(t));
+        int w = Format_width(t);
+        if (x >= at && x < at + w) {
+            return i;
+        }
+        at += w;
+    }
+    return -1;
 }
 
 void ChromeView_status(Canvas* c, int y, const char* text, int is_error) {

@@ -125,6 +125,26 @@ void Doc_bar(Doc* this, Style s, double share, int width) {
     add_text(this, s, t);
 }
 
+/* The cells a line takes, trailing spaces left out (they cut nothing). */
+static int visible_width(const DocLine* l) {
+    int w = 0, spaces = 0;
+    for (int s = 0; s < l->n; s++) {
+        for (const char* p = l->seg[s].text; *p;) {
+            int len;
+            int cw = Format_nextChar(p, &len);
+            cw = cw < 0 ? 1 : cw;
+            if (*p == ' ') {
+                spaces += cw;
+            } else {
+                w += spaces + cw;
+                spaces = 0;
+            }
+            p += len > 0 ? len : 1;
+        }
+    }
+    return w;
+}
+
 void DocView_render(const Doc* d, int scroll, Canvas* c, int y0, int height) {
     for (int k = 0; k < height; k++) {
         int y = y0 + k;
@@ -134,8 +154,13 @@ void DocView_render(const Doc* d, int scroll, Canvas* c, int y0, int height) {
             continue;
         }
         int x = 0;
+        Style last = STYLE_DEFAULT;
         for (int s = 0; s < d->lines[i].n && x < c->w; s++) {
-            x += Canvas_put(c, y, x, d->lines[i].seg[s].style, d->lines[i].seg[s].text, -1);
+            last = d->lines[i].seg[s].style;
+            x += Canvas_put(c, y, x, last, d->lines[i].seg[s].text, -1);
+        }
+        if (visible_width(&d->lines[i]) > c->w) {
+            Canvas_put(c, y, c->w - 1, last, "\u2026", 1); /* a cut line says so */
         }
         if (i == d->selected) {
             Canvas_style(c, y, 0, c->w, STYLE_SELECTED);

@@ -1,9 +1,14 @@
 /* help_view.c - the help screen, generated from the key table. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
+
+static int same_section(const char* a, const char* b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 Doc* HelpView_build(const char* screen, const HelpEntry* e, int n, int width) {
     (void)width;
@@ -14,8 +19,23 @@ Doc* HelpView_build(const char* screen, const HelpEntry* e, int n, int width) {
                           "with 'bind SCREEN KEY ACTION')", screen);
     Doc_line(d);
     for (int i = 0; i < n; i++) {
+        if (i == 0 || !same_section(e[i - 1].section, e[i].section)) {
+            if (i > 0) {
+                Doc_line(d);
+            }
+            Doc_line(d);
+            if (!e[i].section) {
+                Doc_add(d, STYLE_TITLE, "  Without a key (bind one in the rc file)");
+            } else if (strcmp(e[i].section, "generic") == 0) {
+                Doc_add(d, STYLE_TITLE, "  Every screen");
+            } else {
+                Doc_add(d, STYLE_TITLE, "  %c%s screen%s", toupper((unsigned char)e[i].section[0]),
+                        e[i].section + 1, strcmp(e[i].section, screen) == 0 ? " (this one)" : "");
+            }
+        }
         char fit[96];
-        Format_fit(e[i].keys[0] ? e[i].keys : "(unbound)", 26, 0, fit, sizeof(fit));
+        Format_fit(e[i].keys[0] ? e[i].keys : e[i].section ? "(not on this screen)" : "-", 26,
+                   0, fit, sizeof(fit));
         Doc_line(d);
         Doc_add(d, e[i].keys[0] ? STYLE_FOOTER_KEY : STYLE_DIM, "  %s", fit);
         Format_fit(e[i].action, 18, 0, fit, sizeof(fit));

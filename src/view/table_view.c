@@ -227,9 +227,13 @@ void TableView_render(const TableViewState* st, const TableLayout* l, const Resu
         int right = rs->cols[l->col[i]].type != CT_TEXT;
         int sorted = l->col[i] == st->sort_col;
         TableView_title(l, rs, i, buf, sizeof(buf));
+        /* the arrow has a cell of its own (the layout keeps one): a right-aligned title
+         * stays put whether or not its column is the sorted one */
         if (sorted) {
             strncat(buf, st->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2",
                     sizeof(buf) - strlen(buf) - 1);
+        } else if (right) {
+            strncat(buf, " ", sizeof(buf) - strlen(buf) - 1);
         }
         Format_fit(buf, l->width[i], right, fit, sizeof(fit));
         Canvas_put(c, y0, x, sorted ? STYLE_COLUMN_SORT : STYLE_COLUMN, fit, l->width[i]);

@@ -160,6 +160,6 @@ same "marks: a, then b moves the run to B, then b unmarks it" "A|B|none" \
             /^ r1 / { printf "%snone", (n++ ? "|" : "") }' "$TMP/m.out")"
 # dispatch start times are relative to their own run's start (r2 is 6 s later on the clock)
 printf '2<Enter><Enter>\n:dump d\n' >"$TMP/d.keys"
-"$DCUTOP" --headless --size 120x14 --keys "$TMP/d.keys" tests/data/runs >"$TMP/d.out"
+"$DCUTOP" --headless --size 120x24 --keys "$TMP/d.keys" tests/data/runs >"$TMP/d.out"
 same "dispatches: each run's first dispatch starts at 0 (r1, r2)" "0.00 r1/results.csv|0.00 r2/results.csv" \
     "$(awk '$1 == 0 && $NF ~ /results.csv$/ { printf "%s%s %s", (n++ ? "|" : ""), $2, $NF }' "$TMP/d.out")"

@@ -94,7 +94,7 @@ awk 'BEGIN { print "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-ind
         t += 2000
     } }' >"$TMP/long/results.csv"
 printf '8\n:dump first-page\n1\nl\n:dump gap-page\nq\n' >"$TMP/long.keys"
-"$DCUTOP" --headless --size 100x12 --keys "$TMP/long.keys" "$TMP/long" >"$TMP/long.out"
+"$DCUTOP" --headless --size 100x24 --keys "$TMP/long.keys" "$TMP/long" >"$TMP/long.out"
 check "long lane: the first page says which ops of how many" \
     grep -q 'Ops 1-50000 of 60000 on this GPU/queue' "$TMP/long.out"
 check "long lane: l opens the page around the largest gap (ops 30001-60000)" \

@@ -133,6 +133,13 @@ static void keymap_defaults_and_rc(void** state) {
     assert_int_equal(Keymap_parseRc(km, "bind hotspots x nosuch\n", "rc", &err), DCU_ERR_USAGE);
     assert_string_equal(err.msg, "rc:1: unknown action 'nosuch' (see the help screen)");
     assert_int_equal(Keymap_parseRc(km, "unbind x\n", "rc", &err), DCU_ERR_USAGE);
+    /* a typo costs its own line only: the lines around it still bind */
+    assert_int_equal(Keymap_parseRc(km, "bind nowhere x quit\nbind hotspots y sort-next\n"
+                                        "bidn api z help\n", "rc", &err),
+                     DCU_ERR_USAGE);
+    assert_int_equal(Keymap_lookup(km, "hotspots", 'y'), ACT_SORT_NEXT);
+    assert_non_null(strstr(err.msg, "rc:1: unknown screen 'nowhere'"));
+    assert_non_null(strstr(err.msg, "(and 1 more bad line)"));
     Keymap_delete(km);
 }
 
