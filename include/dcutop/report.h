@@ -21,6 +21,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_TRACE 110
 /* ReportOpts.view for the Efficiency section alone (--view efficiency). */
 #define REPORT_VIEW_EFFICIENCY 111
+/* ReportOpts.view for the Ranks section alone (--view ranks, report_ranks.c). */
+#define REPORT_VIEW_RANKS 112
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -53,6 +55,11 @@ DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
 /* The Runs section (report_runs.c): every run with its own figures and the scope shown;
  * text only with several runs, CSV/JSON always (JSON member "runs"). */
 DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Ranks section (report_ranks.c): the runs as ranks of one job, the rank x step matrix
+ * and the straggler verdict (JSON members "ranks", "rank_steps", "rank_verdict"). In the
+ * whole report only when the runs are ranks of one job (Ranks_isJob). */
+DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,

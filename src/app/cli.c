@@ -37,7 +37,7 @@ static const char usage[] =
     "      --format FMT       report format: text (default), csv, json\n"
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
     "                         timeline, trace: every dispatch and copy per GPU/queue,\n"
-    "                         efficiency)\n"
+    "                         efficiency, ranks: the runs as ranks of one job)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"

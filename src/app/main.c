@@ -124,11 +124,13 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_TRACE;
     } else if (cli->view && strcmp(cli->view, "efficiency") == 0) {
         ss->view = REPORT_VIEW_EFFICIENCY;
+    } else if (cli->view && strcmp(cli->view, "ranks") == 0) {
+        ss->view = REPORT_VIEW_RANKS;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (efficiency, files, hotspots, "
-                        "categories, api, copies, timeline, trace, stacks, ranges)\n", cli->view);
+                        "categories, api, copies, timeline, trace, stacks, ranges, ranks)\n", cli->view);
         return EXIT_USAGE;
     }
     ss->export_eff = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "efficiency") == 0;
