@@ -18,7 +18,8 @@
  *                    dispatch belongs to the step whose window (timeline.h
  *                    Timeline_iterationWindow) holds its start. Step time: the ProfilerStep#
  *                    host range's duration, else the window's span;
- *   critical path    per step, the rank with the longest compute defines the step (its
+ *   critical path    per step, the rank with the longest compute (ties: the first in rank
+ *                    order) defines the step (its
  *                    critical rank); the job's step time is the longest step time of any
  *                    rank. A rank's share = the job step time of the steps it defines / the
  *                    job step time of every step, in %;

@@ -362,7 +362,7 @@ static void judge(Ranks* j) {
         if (excess[s] > med * RANKS_STRAGGLE_PCT / 100.0 && excess[s] > RANKS_STRAGGLE_MIN_NS) {
             count[c]++;
         }
-        if (excess[s] > v->max_gap_ns) {
+        if (s == 0 || excess[s] > v->max_gap_ns) {
             v->max_gap_ns = excess[s];
             v->max_gap_step = s + 1;
         }
