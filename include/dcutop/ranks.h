@@ -105,9 +105,9 @@ char* Ranks_verdictText(const Ranks* this);
  * "max") pinned on top. Owned by the caller. */
 ResultSet* Ranks_table(const Ranks* this);
 
-/* The rank x step matrix: three rows per rank, kind "step" (step time), "compute" and "comm"
- * (kernel time in the step), one column per step
+/* The rank x step matrix: per rank a row of kind "step" (step time; only with step_rows),
+ * "compute" and "comm" (kernel time in the step), one column per step
  * (s1, s2, ...), ns. Owned by the caller. */
-ResultSet* Ranks_matrix(const Ranks* this);
+ResultSet* Ranks_matrix(const Ranks* this, int step_rows);
 
 #endif

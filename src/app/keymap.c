@@ -111,7 +111,7 @@ int Key_parse(const char** s) {
 
 static const char* const screens[] = {"generic", "summary", "hotspots", "categories", "kernel",
                                       "dispatches", "api", "copies", "files", "help", "stacks",
-                                      "sql", "runs", "efficiency"};
+                                      "sql", "runs", "efficiency", "ranks"};
 
 int Keymap_isScreen(const char* name) {
     for (size_t i = 0; i < sizeof(screens) / sizeof(screens[0]); i++) {
@@ -180,6 +180,7 @@ static const struct {
     {"generic", 'U', ACT_SCREEN_RUNS},      {"generic", 'R', ACT_RUN_SCOPE},
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},
     {"generic", 'F', ACT_SCREEN_EFFICIENCY},
+    {"generic", '9', ACT_SCREEN_RANKS},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

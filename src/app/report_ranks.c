@@ -24,7 +24,7 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         return DCU_OK;
     }
     ResultSet* rs = Ranks_table(j);
-    ResultSet* mx = Ranks_matrix(j);
+    ResultSet* mx = Ranks_matrix(j, 1);
     char* verdict = Ranks_verdictText(j);
     if (o->format == FMT_CSV) {
         fputs("# ranks\r\n", out);

@@ -119,7 +119,7 @@ ResultSet* Ranks_table(const Ranks* this) {
     return rs;
 }
 
-ResultSet* Ranks_matrix(const Ranks* this) {
+ResultSet* Ranks_matrix(const Ranks* this, int step_rows) {
     int ns = 0;
     for (int i = 0; i < this->n; i++) {
         ns = this->rows[i].nsteps > ns ? this->rows[i].nsteps : ns;
@@ -134,7 +134,7 @@ ResultSet* Ranks_matrix(const Ranks* this) {
     }
     for (int i = 0; i < this->n; i++) {
         const RankRow* r = &this->rows[i];
-        for (int kind = 0; kind < 3; kind++) {
+        for (int kind = step_rows ? 0 : 1; kind < 3; kind++) {
             int row = ResultSet_addRow(rs);
             char buf[32];
             snprintf(buf, sizeof(buf), "%d", r->rank);

@@ -7,12 +7,13 @@ CASE straggler: 8 ranks, 4 steps; each step a 10 ms GEMM then an AllReduce that 
   after the slowest rank's compute; rank 3 computes 16 ms in step 2 (6 ms more).
 CASE even: the same without the straggler.
 CASE overlap: 2 ranks, 3 steps; the AllReduce (3 ms, stream 20) runs inside a 10 ms GEMM
-  (stream 7) on rank 0; on rank 1 it runs after the GEMM (exposed)."""
+  (stream 7) on rank 0; on rank 1 it runs after the GEMM (exposed).
+CASE many: 20 ranks, 4 steps, rank r computes 10 + 0.1 r ms a step (percentile rows)."""
 import json, os, sys
 
 out, case = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
-n = 2 if case == "overlap" else 8
+n = 2 if case == "overlap" else 20 if case == "many" else 8
 steps = 3 if case == "overlap" else 4
 T0 = 1_000_000.0  # us
 STEP = 30_000.0
@@ -38,6 +39,8 @@ for r in range(n):
             continue
         comp = 16_000.0 if (case == "straggler" and r == 3 and s == 1) else 10_000.0
         slow = 16_000.0 if (case == "straggler" and s == 1) else 10_000.0
+        if case == "many":
+            comp, slow = 10_000.0 + 100.0 * r, 10_000.0 + 100.0 * (n - 1)
         ev.append(kernel("gemm_bf16_tn", r, 7, t + 100, comp, corr))
         end = t + 100 + slow + 1_000.0  # the all-reduce ends 1 ms after the slowest compute
         ev.append(kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", r, 20, t + 100 + comp,

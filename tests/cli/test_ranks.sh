@@ -95,3 +95,17 @@ for r in json.load(sys.stdin)["ranks"]:
     print(r["rank"], r["source"], r["gpu"])')
 same "no distributedInfo, concurrent runs: ranks by pid/gpu" "0 pid/gpu 0
 1 pid/gpu 1" "$got"
+
+# more than 16 ranks: min, median, p90, max rows (nearest rank) over the ranks, on top
+python3 "$GEN" "$TMP/many" many
+"$DCUTOP" -q --report --view ranks --format json "$TMP/many" >"$TMP/m.json"
+got=$(python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["ranks"]
+print(" ".join("%s:%s" % (r["rank"], r["compute_ns"]) for r in rows[:4]), len(rows))' "$TMP/m.json")
+want=$(python3 -c '
+import math
+v = sorted(4 * (10_000_000 + 100_000 * r) for r in range(20))
+p = lambda q: v[max(0, math.ceil(q / 100 * len(v)) - 1)]
+print("min:%d median:%d p90:%d max:%d" % (v[0], p(50), p(90), v[-1]), 24)')
+same "20 ranks: percentile rows of compute time, then the 20 ranks" "$want" "$got"
