@@ -3,6 +3,7 @@
  * the runs loaded are the ranks of one job. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dcutop/export.h"
 #include "dcutop/ranks.h"
@@ -12,6 +13,27 @@ static const char* const rank_keys[] = {"rank",       "run",        "gpu",      
                                         "compute_ns", "comm_ns",    "comm_pct", "exposed_ns",
                                         "idle_ns",    "steps",      "step_mean_ns",
                                         "critical_pct", NULL};
+
+/* text wrapped at width on spaces, each line indented by two */
+static void put_wrapped(FILE* out, const char* text, int width) {
+    int w = width > 20 ? width - 2 : 78;
+    const char* p = text;
+    while (*p) {
+        int len = (int)strlen(p), take = len <= w ? len : w;
+        if (take < len) {
+            int sp = take;
+            while (sp > 0 && p[sp] != ' ') {
+                sp--;
+            }
+            take = sp > 0 ? sp : take;
+        }
+        fprintf(out, "  %.*s\n", take, p);
+        p += take;
+        while (*p == ' ') {
+            p++;
+        }
+    }
+}
 
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Ranks* j = NULL;
@@ -64,9 +86,8 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         Export_jsonString(out, verdict);
         fputs("}", out);
     } else {
-        fprintf(out, "\nRanks: %d, numbered by %s; compute vs communication (comm category),"
-                     " exposed = comm no compute overlaps\n",
-                j->n, Ranks_sourceName(j->source));
+        fprintf(out, "\nRanks: %d (numbered by %s); exposed = comm time no compute hides\n", j->n,
+                Ranks_sourceName(j->source));
         free(rs->footer); /* the verdict goes under the matrix */
         rs->footer = NULL;
         Report_table(out, rs, rank_keys, "run", o->width, 0);
@@ -79,7 +100,8 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         }
         keys[nk] = NULL;
         Report_table(out, mx, keys, "kind", o->width, 0);
-        fprintf(out, "\n%s\n", verdict);
+        fputc('\n', out);
+        put_wrapped(out, verdict, o->width);
     }
     free(verdict);
     ResultSet_delete(rs);

@@ -379,11 +379,65 @@ static double median_of(double* v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* A step straggles when its defining rank's excess over the others' median is large. */
+static int straggles(double excess, double median) {
+    return excess > median * RANKS_STRAGGLE_PCT / 100.0 && excess > RANKS_STRAGGLE_MIN_NS;
+}
+
+/* The median compute of step s over every rank but skip; tmp has room for n. */
+static double others_median(const Ranks* j, int s, int skip, double* tmp) {
+    int m = 0;
+    for (int i = 0; i < j->n; i++) {
+        if (i != skip) {
+            tmp[m++] = (double)j->rows[i].step_compute_ns[s];
+        }
+    }
+    return median_of(tmp, m);
+}
+
+/* The verdict for straggler `best` over its straggling steps (crit: each step's defining
+ * rank, excess: its excess). */
+static void blame(Ranks* j, int best, const int* crit, const double* excess, double* tmp) {
+    RankVerdict* v = &j->verdict;
+    double* wait = xcalloc((size_t)j->n, sizeof(double));
+    v->found = 1;
+    v->straggler = best;
+    for (int s = 0; s < j->nsteps; s++) {
+        if (crit[s] != best || !straggles(excess[s], others_median(j, s, best, tmp))) {
+            continue;
+        }
+        if (v->first_step == 0) {
+            v->first_step = s + 1;
+        }
+        v->excess_ns += excess[s] / v->steps;
+        for (int i = 0; i < j->n; i++) {
+            wait[i] += (double)j->rows[i].step_comm_ns[s] / v->steps;
+        }
+    }
+    v->waiter = best == 0 ? 1 : 0;
+    int m = 0;
+    for (int i = 0; i < j->n; i++) {
+        if (i != best) {
+            tmp[m++] = wait[i];
+            if (wait[i] > wait[v->waiter]) {
+                v->waiter = i;
+            }
+        }
+    }
+    v->wait_ns = wait[v->waiter];
+    v->straggler_comm_ns = wait[best];
+    v->wait_median_ns = median_of(tmp, m);
+    free(wait);
+}
+
 /* The critical path share and the straggler (ranks.h). */
 static void judge(Ranks* j) {
     j->nsteps = 0;
     for (int i = 0; i < j->n; i++) {
-        if (j->rows[i].nsteps > 0 && (j->nsteps == 0 || j->rows[i].nsteps < j->nsteps)) {
+        if (j->rows[i].nsteps == 0) {
+            return; /* a rank without steps: nothing to compare per step */
+        }
+        if (j->nsteps == 0 || j->rows[i].nsteps < j->nsteps) {
             j->nsteps = j->rows[i].nsteps;
         }
     }
@@ -391,16 +445,12 @@ static void judge(Ranks* j) {
     if (j->n < 2 || j->nsteps == 0) {
         return;
     }
-    for (int i = 0; i < j->n; i++) {
-        if (j->rows[i].nsteps == 0) {
-            return; /* a rank without steps: nothing to compare per step */
-        }
-    }
     int* crit = xcalloc((size_t)j->nsteps, sizeof(int));
     double* excess = xcalloc((size_t)j->nsteps, sizeof(double));
+    double* job_step = xcalloc((size_t)j->nsteps, sizeof(double));
     double* tmp = xmalloc(sizeof(double) * (size_t)j->n);
     int* count = xcalloc((size_t)j->n, sizeof(int));
-    double job_total = 0, *job_step = xcalloc((size_t)j->nsteps, sizeof(double));
+    double job_total = 0;
     for (int s = 0; s < j->nsteps; s++) {
         int c = 0;
         for (int i = 0; i < j->n; i++) {
@@ -413,80 +463,31 @@ static void judge(Ranks* j) {
         }
         crit[s] = c;
         job_total += job_step[s];
-        int m = 0;
-        for (int i = 0; i < j->n; i++) {
-            if (i != c) {
-                tmp[m++] = (double)j->rows[i].step_compute_ns[s];
-            }
-        }
-        double med = median_of(tmp, m);
-        excess[s] = (double)j->rows[c].step_compute_ns[s] - med;
-        if (excess[s] > med * RANKS_STRAGGLE_PCT / 100.0 && excess[s] > RANKS_STRAGGLE_MIN_NS) {
-            count[c]++;
-        }
+        excess[s] = (double)j->rows[c].step_compute_ns[s] - others_median(j, s, c, tmp);
+        count[c] += straggles(excess[s], others_median(j, s, c, tmp));
         if (s == 0 || excess[s] > v->max_gap_ns) {
             v->max_gap_ns = excess[s];
             v->max_gap_step = s + 1;
         }
     }
+    int best = 0;
     for (int s = 0; s < j->nsteps; s++) {
         j->rows[crit[s]].critical_steps++;
         j->rows[crit[s]].critical_pct += job_total > 0 ? 100.0 * job_step[s] / job_total : 0;
     }
-    int best = 0;
     for (int i = 1; i < j->n; i++) {
-        if (count[i] > count[best]) {
-            best = i;
-        }
+        best = count[i] > count[best] ? i : best;
     }
     v->of_steps = j->nsteps;
+    v->steps = count[best];
     if (count[best] > 0) {
-        v->found = 1;
-        v->straggler = best;
-        v->steps = count[best];
-        double* wait = xcalloc((size_t)j->n, sizeof(double));
-        for (int s = 0; s < j->nsteps; s++) {
-            if (crit[s] != best || !(excess[s] > RANKS_STRAGGLE_MIN_NS)) {
-                continue;
-            }
-            int m = 0;
-            for (int i = 0; i < j->n; i++) {
-                if (i != best) {
-                    tmp[m++] = (double)j->rows[i].step_compute_ns[s];
-                }
-            }
-            double med = median_of(tmp, m);
-            if (!(excess[s] > med * RANKS_STRAGGLE_PCT / 100.0)) {
-                continue;
-            }
-            if (v->first_step == 0) {
-                v->first_step = s + 1;
-            }
-            v->excess_ns += excess[s] / v->steps;
-            for (int i = 0; i < j->n; i++) {
-                wait[i] += (double)j->rows[i].step_comm_ns[s] / v->steps;
-            }
-        }
-        v->waiter = best == 0 ? 1 : 0;
-        int m = 0;
-        for (int i = 0; i < j->n; i++) {
-            if (i != best) {
-                tmp[m++] = wait[i];
-                if (wait[i] > wait[v->waiter]) {
-                    v->waiter = i;
-                }
-            }
-        }
-        v->wait_ns = wait[v->waiter];
-        v->straggler_comm_ns = wait[best];
-        v->wait_median_ns = median_of(tmp, m);
-        free(wait);
+        blame(j, best, crit, excess, tmp);
     }
     free(crit);
     free(excess);
+    free(job_step);
     free(tmp);
     free(count);
-    free(job_step);
 }
 
 /* "AllReduce", "AllGather", ... from the comm kernel with the most time. */

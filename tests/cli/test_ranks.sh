@@ -34,10 +34,10 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "rank*.trace.json.gz"))):
           ",".join(str(ns(e)) for e in steps))
 print("straggler", json.load(open(os.path.join(sys.argv[1], "ddp_meta.json")))["straggler_rank"])' "$DDP")
     same "ddp sample: per rank kernel ns, NCCL ns, step times = count from the JSON; verdict" "$want" "$got"
-    "$DCUTOP" -q --report --view ranks "$DDP" >"$TMP/ddp.txt"
+    "$DCUTOP" -q --report --view ranks --width 400 "$DDP" >"$TMP/ddp.txt"
     check "ddp sample: text verdict in figures" grep -q "Straggler: rank 0 computes 24.2 ms more per step (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. That communication time is mostly waiting" "$TMP/ddp.txt"
-    "$DCUTOP" -q --report "$DDP" >"$TMP/all.txt"
-    check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^Straggler: rank 0 computes" "$TMP/all.txt"
+    "$DCUTOP" -q --report --width 400 "$DDP" >"$TMP/all.txt"
+    check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^  Straggler: rank 0 computes" "$TMP/all.txt"
     "$DCUTOP" -q --report --view ranks --format csv "$DDP" >"$TMP/ddp.csv"
     check "ddp sample: CSV has ranks, matrix and verdict" sh -c "grep -q '^# rank_steps' '$TMP/ddp.csv' && grep -q '^\"Straggler: rank 0' '$TMP/ddp.csv'"
     same "ddp sample: the inputs stay byte-identical" "$before" "$(cat "$DDP"/* | cksum)"
@@ -53,7 +53,7 @@ import json, sys
 v = json.load(open(sys.argv[1]))["rank_verdict"]
 print(v["straggler"], v["steps"], v["of_steps"], v["excess_ns"], v["wait_ns"], v["collective"])' "$TMP/s.json")
 same "8 ranks: straggler rank 3 in 1 of 4 steps, 6 ms more compute, others wait 7 ms in AllReduce" "3 1 4 6000000 7000000 AllReduce" "$got"
-"$DCUTOP" -q --report --view ranks "$TMP/strag" >"$TMP/s.txt"
+"$DCUTOP" -q --report --view ranks --width 400 "$TMP/strag" >"$TMP/s.txt"
 check "8 ranks: verdict names the step" grep -q "Straggler: rank 3 computes 6.0 ms more in step 2 (1 of 4 steps)" "$TMP/s.txt"
 
 # no straggler: null in JSON, said in words
@@ -62,8 +62,8 @@ got=$("$DCUTOP" -q --report --view ranks --format json "$TMP/even" | python3 -c 
 import json, sys
 print(json.load(sys.stdin)["rank_verdict"]["straggler"])')
 same "8 even ranks: no straggler" "None" "$got"
-"$DCUTOP" -q --report --view ranks "$TMP/even" >"$TMP/e.txt"
-check "8 even ranks: 'No straggler' in the text" grep -q "^No straggler: in each of 4 steps" "$TMP/e.txt"
+"$DCUTOP" -q --report --view ranks --width 400 "$TMP/even" >"$TMP/e.txt"
+check "8 even ranks: 'No straggler' in the text" grep -q "^  No straggler: in each of 4 steps" "$TMP/e.txt"
 
 # overlap: the same 9 ms of AllReduce, hidden under the GEMM on rank 0, exposed on rank 1
 python3 "$GEN" "$TMP/ovl" overlap
