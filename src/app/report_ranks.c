@@ -8,6 +8,7 @@
 #include "dcutop/export.h"
 #include "dcutop/ranks.h"
 #include "dcutop/report.h"
+#include "dcutop/runs.h"
 
 static const char* const rank_keys[] = {"rank",       "run",        "gpu",      "kernel_ns",
                                         "compute_ns", "comm_ns",    "comm_pct", "exposed_ns",
@@ -36,6 +37,9 @@ static void put_wrapped(FILE* out, const char* text, int width) {
 }
 
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    if (o->view != REPORT_VIEW_RANKS && Runs_count(db) < 2) {
+        return DCU_OK; /* one run is no job: the whole report does not pay for a timeline */
+    }
     Ranks* j = NULL;
     DcuStatus s = Ranks_new(db, &j, err);
     if (s != DCU_OK) {
