@@ -48,6 +48,9 @@ static void rk_close(Screen* s) {
 static int put_wrapped(Canvas* c, int y, int w, int max, const char* text) {
     int rows = 0;
     const char* p = text;
+    if (w < 12) {
+        return 0; /* too narrow for words */
+    }
     while (*p && rows < max) {
         int len = (int)strlen(p);
         int take = len <= w - 2 ? len : w - 2;
