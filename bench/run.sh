@@ -273,5 +273,9 @@ fi
 echo
 echo "== bench/runs_bench.sh =="
 DCUTOP=./dcutop sh bench/runs_bench.sh 100000
+# ---------------------------------------------------------------- ranks: 64 x 100k dispatches
+echo
+echo "== bench/ranks_bench.sh ${BENCH_RANKS:-64} ${BENCH_RANK_DISPATCHES:-100000} =="
+DCUTOP=./dcutop sh bench/ranks_bench.sh "${BENCH_RANKS:-64}" "${BENCH_RANK_DISPATCHES:-100000}"
 
 exit 0

@@ -65,7 +65,8 @@
     _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \
     _(MARK_A, "mark-baseline", "Runs: mark or unmark the run as baseline (A) of a comparison") \
     _(MARK_B, "mark-candidate", "Runs: mark or unmark the run as candidate (B) of a comparison") \
-    _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline")
+    _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline") \
+    _(SCREEN_RANKS, "screen-ranks", "Ranks screen: ranks side by side, straggler (Enter: scope)")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

@@ -23,6 +23,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_EFFICIENCY 111
 /* ReportOpts.view for "what to optimise first" alone (--view advice). */
 #define REPORT_VIEW_ADVICE 103
+/* ReportOpts.view for the Ranks section alone (--view ranks, report_ranks.c). */
+#define REPORT_VIEW_RANKS 112
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -58,6 +60,11 @@ DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
 /* "What to optimise first" (report_advice.c): ranked opportunities as text cut to the
  * width, or the advice table as a CSV block / JSON member. */
 DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Ranks section (report_ranks.c): the runs as ranks of one job, the rank x step matrix
+ * and the straggler verdict (JSON members "ranks", "rank_steps", "rank_verdict"). In the
+ * whole report only when the runs are ranks of one job (Ranks_isJob). */
+DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,

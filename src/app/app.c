@@ -979,6 +979,15 @@ static Reaction act(App* app, Action a) {
         return REACT_REDRAW;
     case ACT_SCREEN_TRACE:
         return TraceScreen_openAt(app, NULL, -1);
+    case ACT_SCREEN_RANKS:
+        if (s->ops != &RanksScreen) {
+            Screen* n = Screen_new(&RanksScreen);
+            n->crumb = xstrdup("Ranks");
+            if (App_push(app, n, &err) != DCU_OK) {
+                App_setStatus(app, 1, "%s", err.msg);
+            }
+        }
+        return REACT_REDRAW;
     case ACT_TRACE_GAP: {
         TraceLane lane;
         int64_t at;

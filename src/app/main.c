@@ -130,11 +130,14 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_EFFICIENCY;
     } else if (cli->view && strcmp(cli->view, "advice") == 0) {
         ss->view = REPORT_VIEW_ADVICE;
+    } else if (cli->view && strcmp(cli->view, "ranks") == 0) {
+        ss->view = REPORT_VIEW_RANKS;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
-                        "hotspots, categories, api, copies, timeline, trace, stacks, ranges)\n",
+                        "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
+                        "ranks)\n",
                 cli->view);
         return EXIT_USAGE;
     }

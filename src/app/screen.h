@@ -82,6 +82,8 @@ struct Screen_ {
     struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
     struct Abba_* abba;  /* owned */
     int diff_view;       /* 0 per kernel, 1 per category */
+    /* the Ranks screen (ranks_screen.c): the job, computed once (owned); aux[0]: its matrix */
+    struct Ranks_* ranks;
 };
 
 /* Screens. */
@@ -173,6 +175,10 @@ int App_cancelRequested(App* app);
 Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err);
 DcuStatus RunsScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
 void RunsScreen_close(Screen* s);
+/* ranks_screen.c: the Ranks screen (9); RanksScreen_table: a new table (owned by the caller)
+ * of the ranks, the job computed once into s->ranks. */
+extern const ScreenOps RanksScreen;
+DcuStatus RanksScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

@@ -31,7 +31,9 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_FILES) {
         return "path";
     }
-    return s->ops == &RunsScreen ? "run" : s->ops == &EfficiencyScreen ? "op" : "name";
+    return s->ops == &RunsScreen || s->ops == &RanksScreen ? "run"
+           : s->ops == &EfficiencyScreen                 ? "op"
+                                                         : "name";
 }
 
 int TableScreen_isTable(const Screen* s) {
@@ -76,7 +78,8 @@ static void sync_sort(Screen* s) {
     const char* spec = s->sort ? s->sort
                                : (s->ops == &DispatchScreen || s->ops == &TraceScreen ? NULL
                                                                                      : "total_ns");
-    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen) && !s->sort) {
+    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen || s->ops == &RanksScreen) &&
+        !s->sort) {
         spec = NULL; /* load order */
     }
     if (!spec) {
@@ -148,6 +151,11 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         st = TraceScreen_query(s, app, &rs, err);
     } else if (s->ops == &RunsScreen) {
         st = RunsScreen_table(s, app, &rs, err);
+        if (st == DCU_OK && s->sort) {
+            st = Query_sort(rs, s->sort, err);
+        }
+    } else if (s->ops == &RanksScreen) {
+        st = RanksScreen_table(s, app, &rs, err);
         if (st == DCU_OK && s->sort) {
             st = Query_sort(rs, s->sort, err);
         }

@@ -102,6 +102,8 @@ typedef struct J_ {
     int dev_depth;      /* depth of the deviceProperties elements, 0 when outside */
     Buf dev_name;       /* deviceProperties[i].name of the element being read */
     int64_t dev_id;     /* deviceProperties[i].id, LOAD_NULL when absent */
+    int dist_depth;     /* depth inside the top-level distributedInfo object, 0 outside */
+    int64_t dist_rank, dist_world; /* its rank and world_size, LOAD_NULL when absent */
     Ev ev;
     int64_t nevents;    /* trace events seen */
     int64_t recognised; /* events of a kind dcutop reads */
@@ -866,6 +868,17 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         }
         return 1;
     }
+    if (j->dist_depth && j->depth == j->dist_depth && t == V_NUM) {
+        int64_t v;
+        if (LoadEvent_parseScaled(s, n, 0, &v) && v >= 0 && v < (1LL << 31)) {
+            if (buf_is(&j->key, "rank")) {
+                j->dist_rank = v;
+            } else if (buf_is(&j->key, "world_size")) {
+                j->dist_world = v;
+            }
+        }
+        return 1;
+    }
     if (j->in_event && j->depth == j->in_event) {
         Ev* e = &j->ev;
         const Buf* k = &j->key;
@@ -976,6 +989,8 @@ static int cb_start_map(void* ctx) {
     }
     if (j->depth == 0) {
         j->root_map = 1;
+    } else if (j->depth == 1 && j->root_map && buf_is(&j->key, "distributedInfo")) {
+        j->dist_depth = 2;
     } else if (j->ev_depth && j->depth == j->ev_depth && !j->in_event) {
         j->in_event = j->depth + 1;
         ev_reset(&j->ev);
@@ -998,6 +1013,8 @@ static int cb_map_key(void* ctx, const unsigned char* s, size_t n) {
         buf_set(&j->key, (const char*)s, n);
     } else if (j->dev_depth && j->depth == j->dev_depth + 1) {
         buf_set(&j->key, (const char*)s, n);
+    } else if (j->dist_depth && j->depth == j->dist_depth) {
+        buf_set(&j->key, (const char*)s, n);
     } else if (j->depth == 1 && j->root_map) {
         buf_set(&j->key, (const char*)s, n);
         j->want_events = buf_is(&j->key, "traceEvents");
@@ -1014,6 +1031,9 @@ static int cb_end_map(void* ctx) {
     j->depth--;
     if (j->dev_depth && j->depth == j->dev_depth) {
         dev_store(j);
+    }
+    if (j->dist_depth && j->depth + 1 == j->dist_depth) {
+        j->dist_depth = 0;
     }
     if (j->in_args && j->depth + 1 == j->in_args) {
         j->in_args = 0;
@@ -1268,6 +1288,28 @@ static void set_format(J* j) {
     }
 }
 
+/* Kineto distributedInfo: the file's rank and world size (ranks.c reads them per run). */
+static void dist_store(J* j) {
+    if (j->dist_rank == LOAD_NULL && j->dist_world == LOAD_NULL) {
+        return;
+    }
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(j->core->db,
+                        "UPDATE source_file SET dist_rank = ?1, dist_world = ?2 WHERE id = ?3",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    if (j->dist_rank != LOAD_NULL) {
+        sqlite3_bind_int64(st, 1, j->dist_rank);
+    }
+    if (j->dist_world != LOAD_NULL) {
+        sqlite3_bind_int64(st, 2, j->dist_world);
+    }
+    sqlite3_bind_int64(st, 3, j->f->id);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
 DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     int fd = SafeFile_open(f->path, NULL, err); /* never a FIFO or device */
     if (fd < 0) {
@@ -1283,6 +1325,7 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     j.core = core;
     j.f = f;
     j.cap = (uint64_t)core->opt.max_event_size;
+    j.dist_rank = j.dist_world = LOAD_NULL;
     f->format = "JSON";
     yajl_handle h = yajl_alloc(&callbacks, NULL, &j);
     yajl_config(h, yajl_dont_validate_strings, 1); /* names are sanitised on insert */
@@ -1309,6 +1352,7 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             LoadEvent_linkFrames(core, f);
         }
         set_format(&j);
+        dist_store(&j);
     }
     yajl_free(h);
     gzclose(gz);

@@ -126,6 +126,31 @@ static void kineto_plain_and_gzip(void** state) {
     free(p);
 }
 
+/* Kineto distributedInfo: rank and world_size of the top-level object go to the file's row;
+ * the nested process-group "ranks" list and a "rank" inside an event's args do not; a trace
+ * without it leaves both NULL. */
+static void distributed_info(void** state) {
+    (void)state;
+    static const char j[] =
+        "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 5,"
+        " \"world_size\": 8, \"pg_config\": [{\"pg_size\": 8, \"rank\": 99, \"ranks\": [0, 1]}]},\n"
+        " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+        " \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"device\": 0, \"rank\": 77}}]}\n";
+    char* p = TestUtil_writeFile(dir, "r5.json", j, sizeof(j) - 1);
+    DcuStatus s;
+    TraceDb* db = TestUtil_load(p, &s);
+    assert_int_equal(s, DCU_OK);
+    assert_int_equal(TestUtil_int(db, "SELECT dist_rank * 100 + dist_world FROM source_file"), 508);
+    TraceDb_delete(db);
+    free(p);
+    p = TestUtil_writeFile(dir, "plain.json", kineto, sizeof(kineto) - 1);
+    db = TestUtil_load(p, &s);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM source_file WHERE dist_rank IS NULL"
+                                      " AND dist_world IS NULL"), 1);
+    TraceDb_delete(db);
+    free(p);
+}
+
 static void hipprof_json(void** state) {
     (void)state;
     static const char j[] =
@@ -327,6 +352,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(wrong_value_types, setup, teardown),
         cmocka_unit_test_setup_teardown(huge_strings, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(distributed_info, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,113 @@
+/* ranks.h - multi-rank jobs (README "Multi-rank jobs"): the runs loaded, taken as the ranks
+ * of one job, side by side. Pure model: no curses.
+ *
+ * A rank is a run (README "Runs"). Its number comes from:
+ *   distributedInfo  Kineto's top-level distributedInfo.rank (source_file.dist_rank);
+ *   pid/gpu          otherwise, when every run lies in one folder and their spans overlap on
+ *                    one clock (concurrent runs): numbered 0.. in (GPU, PID) order;
+ *   unknown          otherwise: no number ("?"), the runs ordered by GPU.
+ *
+ * Definitions (integer ns, the run's used kernel files, timed dispatches only):
+ *   compute / comm   kernel time of kernels outside / inside the `comm` category (NCCL, RCCL,
+ *                    MSCCL, custom all-reduce kernels: default.rules);
+ *   exposed comm     per GPU, the union of comm kernel intervals minus the part covered by
+ *                    the union of compute kernel intervals: comm that no compute hides;
+ *   idle             run span x devices - busy (union of all kernel intervals per GPU), as
+ *                    in the timeline;
+ *   steps            the timeline's iterations of the run (ProfilerStep# or detected); a
+ *                    dispatch belongs to the step whose window (timeline.h
+ *                    Timeline_iterationWindow) holds its start. Step time: the ProfilerStep#
+ *                    host range's duration, else the window's span;
+ *   critical path    per step, the rank with the longest compute (ties: the first in rank
+ *                    order) defines the step (its
+ *                    critical rank); the job's step time is the longest step time of any
+ *                    rank. A rank's share = the job step time of the steps it defines / the
+ *                    job step time of every step, in %;
+ *   straggler        per step, the critical rank's compute minus the median compute of the
+ *                    other ranks (its excess); a step straggles when the excess is over
+ *                    RANKS_STRAGGLE_PCT % of that median and over RANKS_STRAGGLE_MIN_NS. The
+ *                    straggler is the rank that defines the most straggling steps; the other
+ *                    ranks' comm time in those steps is waiting, never a communication cost. */
+#ifndef DCUTOP_RANKS_H
+#define DCUTOP_RANKS_H
+
+#include <stdint.h>
+
+#include "dcutop/error.h"
+#include "dcutop/result_set.h"
+#include "dcutop/trace_db.h"
+
+#define RANKS_STRAGGLE_PCT 5.0       /* excess over the others' median compute, % */
+#define RANKS_STRAGGLE_MIN_NS 100000 /* and at least this much, ns (0.1 ms) */
+#define RANKS_PERCENTILES_ABOVE 16   /* more ranks than this: percentile rows as well */
+
+typedef enum { RANK_SRC_DIST = 0, RANK_SRC_PIDGPU, RANK_SRC_UNKNOWN } RankSource;
+
+typedef struct RankRow_ {
+    int64_t run_id;
+    char* label;        /* run label (owned) */
+    int rank;           /* -1: rank unknown */
+    int world;          /* distributedInfo.world_size, 0 when not said */
+    int gpu;            /* lowest GPU of its dispatches, -1 when unknown */
+    int64_t pid;        /* lowest PID of its dispatches, -1 when unknown */
+    int64_t dispatches, comm_dispatches;
+    int64_t kernel_ns, compute_ns, comm_ns; /* summed kernel durations */
+    int64_t exposed_comm_ns;                /* see above */
+    int64_t busy_ns, wall_ns, idle_ns;      /* wall = span x devices */
+    int nsteps;
+    int64_t* step_ns;         /* [nsteps] step times (owned) */
+    int64_t* step_compute_ns; /* [nsteps] (owned) */
+    int64_t* step_comm_ns;    /* [nsteps] (owned) */
+    double critical_pct;      /* share of the job's critical path, 0..100 */
+    int critical_steps;       /* steps it defines */
+} RankRow;
+
+typedef struct RankVerdict_ {
+    int found;             /* 1: a straggler (fields below), 0: none */
+    int straggler;         /* index into rows */
+    int steps, of_steps;   /* straggling steps / steps compared */
+    int first_step;        /* 1-based, the first straggling step */
+    double excess_ns;      /* mean compute excess per straggling step */
+    int waiter;            /* index of the other rank with the most comm in those steps */
+    double wait_ns;        /* its mean comm time per straggling step */
+    double wait_median_ns; /* the other ranks' median of that */
+    double straggler_comm_ns; /* the straggler's own mean comm per straggling step */
+    double max_gap_ns;     /* no straggler: the largest excess of any step */
+    int max_gap_step;
+    char collective[32];   /* "AllReduce" etc. from the top comm kernel, "collectives" */
+} RankVerdict;
+
+typedef struct Ranks_ {
+    RankRow* rows; /* in rank order (unknown: GPU order) (owned) */
+    int n;
+    int nsteps;    /* steps compared: the fewest steps of any rank with steps */
+    RankSource source;
+    RankVerdict verdict;
+} Ranks;
+
+/* Builds the job from every run loaded, whatever the scope. *out owns a new Ranks
+ * (Ranks_delete). Works (n = 0) without timed dispatches. Errors: DCU_ERR_SQL. */
+DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err);
+void Ranks_delete(Ranks* this);
+
+/* 1 when the runs are ranks of one job (2 or more, numbered by distributedInfo or pid/gpu). */
+int Ranks_isJob(const Ranks* this);
+
+const char* Ranks_sourceName(RankSource s); /* "distributedInfo", "pid/gpu", "unknown" */
+
+/* The verdict as one or two sentences (owned), e.g. "rank 0 computes 24.2 ms more per step
+ * (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. ..." */
+char* Ranks_verdictText(const Ranks* this);
+
+/* One row per rank: rank, run, source, gpu, pid, dispatches, kernel_ns, compute_ns, comm_ns,
+ * comm_pct, exposed_ns, idle_ns, steps, step_mean_ns, step_max_ns, critical_pct, run_id;
+ * with more than RANKS_PERCENTILES_ABOVE ranks, four more rows (rank "min", "median", "p90",
+ * "max") pinned on top. Owned by the caller. */
+ResultSet* Ranks_table(const Ranks* this);
+
+/* The rank x step matrix: per rank a row of kind "step" (step time; only with step_rows),
+ * "compute" and "comm" (kernel time in the step), one column per step
+ * (s1, s2, ...), ns. Owned by the caller. */
+ResultSet* Ranks_matrix(const Ranks* this, int step_rows);
+
+#endif

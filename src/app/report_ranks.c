@@ -1,0 +1,115 @@
+/* report_ranks.c - the Ranks section of --report (--view ranks): one row per rank, the
+ * rank x step matrix and the straggler verdict (ranks.h). In the whole report only when
+ * the runs loaded are the ranks of one job. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/export.h"
+#include "dcutop/ranks.h"
+#include "dcutop/report.h"
+#include "dcutop/runs.h"
+
+static const char* const rank_keys[] = {"rank",       "run",        "gpu",      "kernel_ns",
+                                        "compute_ns", "comm_ns",    "comm_pct", "exposed_ns",
+                                        "idle_ns",    "steps",      "step_mean_ns",
+                                        "critical_pct", NULL};
+
+/* text wrapped at width on spaces, each line indented by two */
+static void put_wrapped(FILE* out, const char* text, int width) {
+    int w = width > 20 ? width - 2 : 78;
+    const char* p = text;
+    while (*p) {
+        int len = (int)strlen(p), take = len <= w ? len : w;
+        if (take < len) {
+            int sp = take;
+            while (sp > 0 && p[sp] != ' ') {
+                sp--;
+            }
+            take = sp > 0 ? sp : take;
+        }
+        fprintf(out, "  %.*s\n", take, p);
+        p += take;
+        while (*p == ' ') {
+            p++;
+        }
+    }
+}
+
+DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    if (o->view != REPORT_VIEW_RANKS && Runs_count(db) < 2) {
+        return DCU_OK; /* one run is no job: the whole report does not pay for a timeline */
+    }
+    Ranks* j = NULL;
+    DcuStatus s = Ranks_new(db, &j, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o->view != REPORT_VIEW_RANKS && !Ranks_isJob(j)) {
+        Ranks_delete(j);
+        return DCU_OK;
+    }
+    ResultSet* rs = Ranks_table(j);
+    ResultSet* mx = Ranks_matrix(j, 1);
+    char* verdict = Ranks_verdictText(j);
+    if (o->format == FMT_CSV) {
+        fputs("# ranks\r\n", out);
+        s = Export_csv(rs, out, err);
+        fputs("\r\n# rank_steps\r\n", out);
+        if (s == DCU_OK) {
+            s = Export_csv(mx, out, err);
+        }
+        fputs("\r\n# verdict\r\n", out);
+        fputc('"', out);
+        for (const char* c = verdict; *c; c++) { /* RFC 4180: a quote doubled */
+            if (*c == '"') {
+                fputc('"', out);
+            }
+            fputc(*c, out);
+        }
+        fputs("\"\r\n", out);
+    } else if (o->format == FMT_JSON) {
+        const RankVerdict* v = &j->verdict;
+        fputs(",\n\"ranks\": ", out);
+        s = Export_json(rs, out, err);
+        fputs(",\n\"rank_steps\": ", out);
+        if (s == DCU_OK) {
+            s = Export_json(mx, out, err);
+        }
+        fprintf(out, ",\n\"rank_verdict\": {\"straggler\": ");
+        if (v->found && j->rows[v->straggler].rank >= 0) {
+            fprintf(out, "%d, \"steps\": %d, \"of_steps\": %d, \"excess_ns\": %.0f"
+                         ", \"waiter\": %d, \"wait_ns\": %.0f, \"collective\": ",
+                    j->rows[v->straggler].rank, v->steps, v->of_steps, v->excess_ns,
+                    j->rows[v->waiter].rank, v->wait_ns);
+            Export_jsonString(out, v->collective);
+        } else {
+            fputs("null", out);
+        }
+        fputs(", \"text\": ", out);
+        Export_jsonString(out, verdict);
+        fputs("}", out);
+    } else {
+        fprintf(out, "\nRanks: %d (numbered by %s); exposed = comm time no compute hides\n", j->n,
+                Ranks_sourceName(j->source));
+        free(rs->footer); /* the verdict goes under the matrix */
+        rs->footer = NULL;
+        Report_table(out, rs, rank_keys, "run", o->width, 0);
+        fputs("\nRanks x steps: step time, compute and collective (comm) kernel time per step\n",
+              out);
+        const char* keys[32];
+        int nk = 0;
+        for (int c = 0; c < mx->ncols && nk < 31; c++) {
+            keys[nk++] = mx->cols[c].key;
+        }
+        keys[nk] = NULL;
+        Report_table(out, mx, keys, "kind", o->width, 0);
+        fputc('\n', out);
+        put_wrapped(out, verdict, o->width);
+    }
+    free(verdict);
+    ResultSet_delete(rs);
+    ResultSet_delete(mx);
+    Ranks_delete(j);
+    return s;
+}

@@ -1,0 +1,648 @@
+/* ranks.c - the runs as ranks of one job: compute vs communication, exposed communication,
+ * steps, the critical path and the straggler verdict (definitions in ranks.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/ranks.h"
+#include "dcutop/timeline.h"
+#include "dcutop/xalloc.h"
+
+typedef struct Disp_ {
+    int64_t s, e;
+    int gpu;
+    int comm;
+} Disp;
+
+static int by_gpu_start(const void* a, const void* b) {
+    const Disp *x = a, *y = b;
+    if (x->gpu != y->gpu) {
+        return x->gpu < y->gpu ? -1 : 1;
+    }
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+
+static int cmp_dbl(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Merged intervals of one class of one GPU, in start order (v sorted by start). */
+typedef struct Ivs_ {
+    int64_t* s;
+    int64_t* e;
+    int n, cap;
+} Ivs;
+
+static void ivs_add(Ivs* u, int64_t s, int64_t e) {
+    if (u->n > 0 && s <= u->e[u->n - 1]) {
+        if (e > u->e[u->n - 1]) {
+            u->e[u->n - 1] = e;
+        }
+        return;
+    }
+    if (u->n == u->cap) {
+        u->cap = u->cap ? u->cap * 2 : 64;
+        u->s = xrealloc(u->s, sizeof(int64_t) * (size_t)u->cap);
+        u->e = xrealloc(u->e, sizeof(int64_t) * (size_t)u->cap);
+    }
+    u->s[u->n] = s;
+    u->e[u->n] = e;
+    u->n++;
+}
+
+static int64_t ivs_len(const Ivs* u) {
+    int64_t t = 0;
+    for (int i = 0; i < u->n; i++) {
+        t += u->e[i] - u->s[i];
+    }
+    return t;
+}
+
+/* Length of the intersection of two merged lists (two-pointer sweep). */
+static int64_t ivs_overlap(const Ivs* a, const Ivs* b) {
+    int64_t t = 0;
+    int i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->s[i] > b->s[j] ? a->s[i] : b->s[j];
+        int64_t hi = a->e[i] < b->e[j] ? a->e[i] : b->e[j];
+        if (hi > lo) {
+            t += hi - lo;
+        }
+        if (a->e[i] < b->e[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    return t;
+}
+
+/* busy and exposed comm of r from its dispatches (sorted by gpu, start). */
+static void union_figures(RankRow* r, const Disp* d, int64_t n) {
+    Ivs comp = {0}, comm = {0};
+    for (int64_t i = 0; i < n;) {
+        int gpu = d[i].gpu;
+        comp.n = comm.n = 0;
+        for (; i < n && d[i].gpu == gpu; i++) {
+            ivs_add(d[i].comm ? &comm : &comp, d[i].s, d[i].e);
+        }
+        int64_t c = ivs_len(&comp), m = ivs_len(&comm), both = ivs_overlap(&comp, &comm);
+        r->exposed_comm_ns += m - both;
+        r->busy_ns += c + m - both;
+    }
+    free(comp.s);
+    free(comp.e);
+    free(comm.s);
+    free(comm.e);
+}
+
+static const char* const files_of_run =
+    "SELECT sl.file_id FROM source_layer sl JOIN source_file f ON f.id = sl.file_id"
+    " WHERE sl.used AND sl.layer = 'kernel' AND f.run_id = ?1";
+
+/* The dispatch ids of each run's kernel files lie in one range (a file's rows are inserted
+ * together): reading a run by rowid range costs its own rows, not a scan of every run's
+ * (64 ranks x 100k dispatches: one scan instead of 64). */
+typedef struct IdRange_ {
+    int64_t file, lo, hi;
+} IdRange;
+
+/* Every file's dispatch id range, in one scan (owned; *n entries). */
+static IdRange* file_id_ranges(TraceDb* db, int* n) {
+    sqlite3_stmt* st = NULL;
+    IdRange* v = NULL;
+    int cap = 0;
+    *n = 0;
+    if (TraceDb_prepare(db, "SELECT file_id, min(id), max(id) FROM dispatch GROUP BY file_id",
+                        &st, NULL) != DCU_OK) {
+        return NULL;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, sizeof(IdRange) * (size_t)cap);
+        }
+        v[*n] = (IdRange){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                          sqlite3_column_int64(st, 2)};
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The id range covering a run's kernel files (lo > hi: none). */
+static void run_id_range(TraceDb* db, const IdRange* ids, int nids, int64_t run, int64_t* lo,
+                         int64_t* hi) {
+    sqlite3_stmt* fs = NULL;
+    *lo = 1;
+    *hi = 0;
+    if (TraceDb_prepare(db, files_of_run, &fs, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(fs, 1, run);
+    while (sqlite3_step(fs) == SQLITE_ROW) {
+        int64_t f = sqlite3_column_int64(fs, 0);
+        for (int i = 0; i < nids; i++) {
+            if (ids[i].file != f) {
+                continue;
+            }
+            if (*lo > *hi) {
+                *lo = ids[i].lo;
+                *hi = ids[i].hi;
+            } else {
+                *lo = ids[i].lo < *lo ? ids[i].lo : *lo;
+                *hi = ids[i].hi > *hi ? ids[i].hi : *hi;
+            }
+        }
+    }
+    sqlite3_finalize(fs);
+}
+
+/* The timed dispatches of a run (owned, sorted by gpu and start). */
+static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t lo, int64_t hi, int64_t* n,
+                             RankRow* r, DcuError* err) {
+    char* sql = xasprintf("SELECT coalesce(d.gpu, -1), d.pid, d.start_ns, d.end_ns,"
+                          " coalesce(k.category = 'comm', 0) FROM dispatch d"
+                          " JOIN kernel k ON k.id = d.kernel_id WHERE d.id BETWEEN ?2 AND ?3"
+                          " AND d.start_ns IS NOT NULL"
+                          " AND d.end_ns IS NOT NULL AND d.file_id IN (%s)",
+                          files_of_run);
+    sqlite3_stmt* st = NULL;
+    DcuStatus rc = TraceDb_prepare(db, sql, &st, err);
+    free(sql);
+    *n = 0;
+    if (rc != DCU_OK) {
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    int64_t cap = 0;
+    Disp* v = NULL;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    r->gpu = -1;
+    r->pid = -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            v = xrealloc(v, sizeof(Disp) * (size_t)cap);
+        }
+        Disp* x = &v[(*n)++];
+        x->gpu = sqlite3_column_int(st, 0);
+        x->s = sqlite3_column_int64(st, 2);
+        x->e = sqlite3_column_int64(st, 3);
+        if (x->e < x->s) {
+            x->e = x->s;
+        }
+        x->comm = sqlite3_column_int(st, 4);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+            (r->pid < 0 || sqlite3_column_int64(st, 1) < r->pid)) {
+            r->pid = sqlite3_column_int64(st, 1);
+        }
+        if (x->gpu >= 0 && (r->gpu < 0 || x->gpu < r->gpu)) {
+            r->gpu = x->gpu;
+        }
+        first = x->s < first ? x->s : first;
+        last = x->e > last ? x->e : last;
+        r->dispatches++;
+        r->kernel_ns += x->e - x->s;
+        if (x->comm) {
+            r->comm_dispatches++;
+            r->comm_ns += x->e - x->s;
+        } else {
+            r->compute_ns += x->e - x->s;
+        }
+    }
+    sqlite3_finalize(st);
+    if (*n > 0) {
+        qsort(v, (size_t)*n, sizeof(Disp), by_gpu_start);
+        int devices = 0;
+        for (int64_t i = 0; i < *n; i++) {
+            devices += i == 0 || v[i].gpu != v[i - 1].gpu;
+        }
+        r->wall_ns = (last - first) * devices;
+    }
+    return v;
+}
+
+/* ProfilerStep# host ranges of the run's kernel files, by start: durations (owned). */
+static int64_t* read_step_ranges(TraceDb* db, int64_t run, int* n) {
+    char* sql = xasprintf("SELECT end_ns - start_ns FROM range WHERE file_id IN (%s)"
+                          " AND domain = 'ANNOTATION' AND name LIKE 'ProfilerStep#%%'"
+                          " AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns",
+                          files_of_run);
+    sqlite3_stmt* st = NULL;
+    int64_t* v = NULL;
+    int cap = 0;
+    *n = 0;
+    if (TraceDb_prepare(db, sql, &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, run);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                v = xrealloc(v, sizeof(int64_t) * (size_t)cap);
+            }
+            v[(*n)++] = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    free(sql);
+    return v;
+}
+
+/* Steps of a run from the timeline's iterations of its (first) kernel file: per-step
+ * compute and comm, and the step times. */
+static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* d, int64_t n) {
+    int64_t file = 0;
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db, "SELECT min(sl.file_id) FROM source_layer sl JOIN source_file f"
+                            " ON f.id = sl.file_id WHERE sl.used AND sl.layer = 'kernel'"
+                            " AND f.run_id = ?1",
+                        &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, r->run_id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            file = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    int k = 0;
+    int64_t lo, hi;
+    while (Timeline_iterationWindow(tl, file, k + 1, &lo, &hi)) {
+        k++;
+    }
+    if (k == 0) {
+        return;
+    }
+    int64_t* los = xmalloc(sizeof(int64_t) * (size_t)k);
+    int64_t* his = xmalloc(sizeof(int64_t) * (size_t)k);
+    for (int i = 0; i < k; i++) {
+        Timeline_iterationWindow(tl, file, i + 1, &los[i], &his[i]);
+    }
+    r->nsteps = k;
+    r->step_ns = xcalloc((size_t)k, sizeof(int64_t));
+    r->step_compute_ns = xcalloc((size_t)k, sizeof(int64_t));
+    r->step_comm_ns = xcalloc((size_t)k, sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) {
+        int a = 0, b = k - 1, hit = -1;
+        while (a <= b) { /* the last window starting at or before the dispatch */
+            int m = (a + b) / 2;
+            if (los[m] <= d[i].s) {
+                hit = m;
+                a = m + 1;
+            } else {
+                b = m - 1;
+            }
+        }
+        if (hit >= 0 && d[i].s <= his[hit]) {
+            int64_t* acc = d[i].comm ? r->step_comm_ns : r->step_compute_ns;
+            acc[hit] += d[i].e - d[i].s;
+        }
+    }
+    int nr = 0;
+    int64_t* ranges = read_step_ranges(db, r->run_id, &nr);
+    for (int i = 0; i < k; i++) {
+        r->step_ns[i] = nr == k ? ranges[i] : his[i] - los[i] + (i + 1 < k ? 1 : 0);
+    }
+    free(ranges);
+    free(los);
+    free(his);
+}
+
+static int by_rank(const void* a, const void* b) {
+    const RankRow *x = a, *y = b;
+    if ((x->rank < 0) != (y->rank < 0)) {
+        return x->rank < 0 ? 1 : -1;
+    }
+    if (x->rank != y->rank) {
+        return x->rank < y->rank ? -1 : 1;
+    }
+    if (x->gpu != y->gpu) {
+        return x->gpu < y->gpu ? -1 : 1;
+    }
+    if (x->pid != y->pid) {
+        return x->pid < y->pid ? -1 : 1;
+    }
+    return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+/* Runs with timed dispatches: their rows with distributedInfo where the files say it. */
+static DcuStatus read_runs(TraceDb* db, Ranks* j, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus rc = TraceDb_prepare(
+        db,
+        "SELECT r.id, r.label, (SELECT min(dist_rank) FROM source_file f WHERE f.run_id = r.id),"
+        " (SELECT max(dist_world) FROM source_file f WHERE f.run_id = r.id) FROM run r"
+        " ORDER BY r.id",
+        &st, err);
+    if (rc != DCU_OK) {
+        return rc;
+    }
+    int cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (j->n == cap) {
+            cap = cap ? cap * 2 : 8;
+            j->rows = xrealloc(j->rows, sizeof(RankRow) * (size_t)cap);
+        }
+        RankRow* r = &j->rows[j->n++];
+        memset(r, 0, sizeof(*r));
+        r->run_id = sqlite3_column_int64(st, 0);
+        r->label = xstrdup((const char*)sqlite3_column_text(st, 1));
+        r->rank = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+        r->world = sqlite3_column_int(st, 3);
+    }
+    sqlite3_finalize(st);
+    return DCU_OK;
+}
+
+/* Every run in one folder, on one clock, each span overlapping every other: concurrent. */
+static int concurrent(TraceDb* db) {
+    char* sql = xasprintf(
+        "WITH s AS (SELECT f.run_id AS r, min(d.start_ns) AS a, max(d.end_ns) AS b"
+        "  FROM dispatch d JOIN source_layer sl ON sl.file_id = d.file_id AND sl.used"
+        "  AND sl.layer = 'kernel' JOIN source_file f ON f.id = d.file_id"
+        "  WHERE d.start_ns IS NOT NULL GROUP BY f.run_id)"
+        " SELECT (SELECT count(DISTINCT dir || char(10) || clock) FROM run"
+        "   WHERE id IN (SELECT r FROM s)) = 1"
+        " AND NOT EXISTS (SELECT 1 FROM s x, s y WHERE x.r < y.r AND (x.b < y.a OR y.b < x.a))");
+    int64_t v = TraceDb_scalarInt(db, sql);
+    free(sql);
+    return v == 1;
+}
+
+static double median_of(double* v, int n) {
+    if (n == 0) {
+        return 0;
+    }
+    qsort(v, (size_t)n, sizeof(double), cmp_dbl);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A step straggles when its defining rank's excess over the others' median is large. */
+static int straggles(double excess, double median) {
+    return excess > median * RANKS_STRAGGLE_PCT / 100.0 && excess > RANKS_STRAGGLE_MIN_NS;
+}
+
+/* The median compute of step s over every rank but skip; tmp has room for n. */
+static double others_median(const Ranks* j, int s, int skip, double* tmp) {
+    int m = 0;
+    for (int i = 0; i < j->n; i++) {
+        if (i != skip) {
+            tmp[m++] = (double)j->rows[i].step_compute_ns[s];
+        }
+    }
+    return median_of(tmp, m);
+}
+
+/* The verdict for straggler `best` over its straggling steps (crit: each step's defining
+ * rank, excess: its excess). */
+static void blame(Ranks* j, int best, const int* crit, const double* excess, double* tmp) {
+    RankVerdict* v = &j->verdict;
+    double* wait = xcalloc((size_t)j->n, sizeof(double));
+    v->found = 1;
+    v->straggler = best;
+    for (int s = 0; s < j->nsteps; s++) {
+        if (crit[s] != best || !straggles(excess[s], others_median(j, s, best, tmp))) {
+            continue;
+        }
+        if (v->first_step == 0) {
+            v->first_step = s + 1;
+        }
+        v->excess_ns += excess[s] / v->steps;
+        for (int i = 0; i < j->n; i++) {
+            wait[i] += (double)j->rows[i].step_comm_ns[s] / v->steps;
+        }
+    }
+    v->waiter = best == 0 ? 1 : 0;
+    int m = 0;
+    for (int i = 0; i < j->n; i++) {
+        if (i != best) {
+            tmp[m++] = wait[i];
+            if (wait[i] > wait[v->waiter]) {
+                v->waiter = i;
+            }
+        }
+    }
+    v->wait_ns = wait[v->waiter];
+    v->straggler_comm_ns = wait[best];
+    v->wait_median_ns = median_of(tmp, m);
+    free(wait);
+}
+
+/* The critical path share and the straggler (ranks.h). */
+static void judge(Ranks* j) {
+    j->nsteps = 0;
+    for (int i = 0; i < j->n; i++) {
+        if (j->rows[i].nsteps == 0) {
+            return; /* a rank without steps: nothing to compare per step */
+        }
+        if (j->nsteps == 0 || j->rows[i].nsteps < j->nsteps) {
+            j->nsteps = j->rows[i].nsteps;
+        }
+    }
+    RankVerdict* v = &j->verdict;
+    if (j->n < 2 || j->nsteps == 0) {
+        return;
+    }
+    int* crit = xcalloc((size_t)j->nsteps, sizeof(int));
+    double* excess = xcalloc((size_t)j->nsteps, sizeof(double));
+    double* job_step = xcalloc((size_t)j->nsteps, sizeof(double));
+    double* tmp = xmalloc(sizeof(double) * (size_t)j->n);
+    int* count = xcalloc((size_t)j->n, sizeof(int));
+    double job_total = 0;
+    for (int s = 0; s < j->nsteps; s++) {
+        int c = 0;
+        for (int i = 0; i < j->n; i++) {
+            if (j->rows[i].step_compute_ns[s] > j->rows[c].step_compute_ns[s]) {
+                c = i;
+            }
+            if (j->rows[i].step_ns[s] > job_step[s]) {
+                job_step[s] = (double)j->rows[i].step_ns[s];
+            }
+        }
+        crit[s] = c;
+        job_total += job_step[s];
+        excess[s] = (double)j->rows[c].step_compute_ns[s] - others_median(j, s, c, tmp);
+        count[c] += straggles(excess[s], others_median(j, s, c, tmp));
+        if (s == 0 || excess[s] > v->max_gap_ns) {
+            v->max_gap_ns = excess[s];
+            v->max_gap_step = s + 1;
+        }
+    }
+    int best = 0;
+    for (int s = 0; s < j->nsteps; s++) {
+        j->rows[crit[s]].critical_steps++;
+        j->rows[crit[s]].critical_pct += job_total > 0 ? 100.0 * job_step[s] / job_total : 0;
+    }
+    for (int i = 1; i < j->n; i++) {
+        best = count[i] > count[best] ? i : best;
+    }
+    v->of_steps = j->nsteps;
+    v->steps = count[best];
+    if (count[best] > 0) {
+        blame(j, best, crit, excess, tmp);
+    }
+    free(crit);
+    free(excess);
+    free(job_step);
+    free(tmp);
+    free(count);
+}
+
+/* "AllReduce", "AllGather", ... from the comm kernel with the most time. */
+static void collective_name(TraceDb* db, char* out, size_t cap) {
+    static const char* const names[] = {"AllReduce", "AllGather",  "ReduceScatter", "AllToAll",
+                                        "Broadcast", "SendRecv",   "Reduce",        "Gather",
+                                        "Scatter",   "all_reduce", "allreduce",     NULL};
+    snprintf(out, cap, "collectives");
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT k.name FROM dispatch d JOIN kernel k ON k.id = d.kernel_id"
+                        " WHERE k.category = 'comm' GROUP BY k.id ORDER BY sum(d.dur_ns) DESC"
+                        " LIMIT 1",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char* k = (const char*)sqlite3_column_text(st, 0);
+        for (int i = 0; names[i] && k; i++) {
+            if (strstr(k, names[i])) {
+                snprintf(out, cap, "%s", i >= 9 ? "AllReduce" : names[i]);
+                break;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
+    Ranks* j = xcalloc(1, sizeof(Ranks));
+    DcuStatus rc = read_runs(db, j, err);
+    Timeline* tl = NULL;
+    if (rc == DCU_OK) {
+        rc = Timeline_newAllRuns(db, &tl, err);
+    }
+    int keep = 0, dist = 1, nids = 0;
+    IdRange* ids = rc == DCU_OK ? file_id_ranges(db, &nids) : NULL;
+    for (int i = 0; rc == DCU_OK && i < j->n; i++) {
+        RankRow* r = &j->rows[i];
+        int64_t n = 0, lo, hi;
+        run_id_range(db, ids, nids, r->run_id, &lo, &hi);
+        Disp* d = read_dispatches(db, r->run_id, lo, hi, &n, r, err);
+        if (n == 0) { /* no timed dispatches: not a rank */
+            free(d);
+            free(r->label);
+            continue;
+        }
+        union_figures(r, d, n);
+        r->idle_ns = r->wall_ns - r->busy_ns;
+        fill_steps(db, tl, r, d, n);
+        free(d);
+        dist = dist && r->rank >= 0;
+        j->rows[keep++] = *r;
+    }
+    j->n = keep;
+    free(ids);
+    Timeline_delete(tl);
+    if (rc != DCU_OK) {
+        Ranks_delete(j);
+        return rc;
+    }
+    if (dist) {
+        j->source = RANK_SRC_DIST;
+    } else {
+        j->source = j->n >= 2 && concurrent(db) ? RANK_SRC_PIDGPU : RANK_SRC_UNKNOWN;
+        for (int i = 0; i < j->n; i++) {
+            j->rows[i].rank = -1;
+        }
+    }
+    qsort(j->rows, (size_t)j->n, sizeof(RankRow), by_rank); /* unknown: GPU, PID order */
+    if (j->source == RANK_SRC_PIDGPU) {
+        for (int i = 0; i < j->n; i++) {
+            j->rows[i].rank = i;
+        }
+    }
+    collective_name(db, j->verdict.collective, sizeof(j->verdict.collective));
+    if (Ranks_isJob(j)) {
+        judge(j);
+    }
+    *out = j;
+    return DCU_OK;
+}
+
+void Ranks_delete(Ranks* this) {
+    if (!this) {
+        return;
+    }
+    for (int i = 0; i < this->n; i++) {
+        free(this->rows[i].label);
+        free(this->rows[i].step_ns);
+        free(this->rows[i].step_compute_ns);
+        free(this->rows[i].step_comm_ns);
+    }
+    free(this->rows);
+    free(this);
+}
+
+int Ranks_isJob(const Ranks* this) {
+    return this && this->n >= 2 && this->source != RANK_SRC_UNKNOWN;
+}
+
+const char* Ranks_sourceName(RankSource s) {
+    return s == RANK_SRC_DIST ? "distributedInfo" : s == RANK_SRC_PIDGPU ? "pid/gpu" : "unknown";
+}
+
+static char* rank_name(const RankRow* r, char* buf, size_t n) {
+    if (r->rank >= 0) {
+        snprintf(buf, n, "rank %d", r->rank);
+    } else {
+        snprintf(buf, n, "%s", r->label);
+    }
+    return buf;
+}
+
+char* Ranks_verdictText(const Ranks* this) {
+    const RankVerdict* v = &this->verdict;
+    if (!Ranks_isJob(this)) {
+        return xstrdup(this->n >= 2 ? "No verdict: the runs are not recognised as the ranks of"
+                                      " one job (no distributedInfo, not concurrent)."
+                                    : "No verdict: fewer than 2 ranks.");
+    }
+    if (this->nsteps == 0) {
+        return xstrdup("No verdict: no steps (no ProfilerStep# annotation and no repeating "
+                       "kernel sequence) to compare the ranks by.");
+    }
+    if (!v->found) {
+        return xasprintf("No straggler: in each of %d steps the longest compute is within "
+                         "%.0f%% (or %.1f ms) of the other ranks' median (largest excess "
+                         "%.1f ms, step %d).",
+                         this->nsteps, RANKS_STRAGGLE_PCT, RANKS_STRAGGLE_MIN_NS / 1e6,
+                         v->max_gap_ns / 1e6, v->max_gap_step);
+    }
+    char a[160], b[160], when[64];
+    rank_name(&this->rows[v->straggler], a, sizeof(a));
+    rank_name(&this->rows[v->waiter], b, sizeof(b));
+    if (v->steps == v->of_steps) {
+        snprintf(when, sizeof(when), "per step (%d of %d steps)", v->steps, v->of_steps);
+    } else if (v->steps == 1) {
+        snprintf(when, sizeof(when), "in step %d (1 of %d steps)", v->first_step, v->of_steps);
+    } else {
+        snprintf(when, sizeof(when), "per straggling step (%d of %d steps, from step %d)",
+                 v->steps, v->of_steps, v->first_step);
+    }
+    const char* per = v->steps == 1 ? "in that step" : "per step";
+    char others[96] = "";
+    if (this->n > 2) {
+        snprintf(others, sizeof(others), " (the other ranks' median: %.1f ms)",
+                 v->wait_median_ns / 1e6);
+    }
+    int waiting = v->wait_ns > 2 * v->straggler_comm_ns;
+    return xasprintf("Straggler: %s computes %.1f ms more %s; %s waits %.1f ms %s in %s%s. %s",
+                     a, v->excess_ns / 1e6, when, b, v->wait_ns / 1e6, per, v->collective,
+                     others,
+                     waiting ? "That communication time is mostly waiting for the straggler, "
+                               "not a communication cost to optimise: shorten or rebalance the "
+                               "straggler's compute."
+                             : "Shorten or rebalance the straggler's compute.");
+}

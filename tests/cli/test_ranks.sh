@@ -1,0 +1,111 @@
+#!/bin/sh
+# test_ranks.sh - multi-rank jobs (README "Multi-rank jobs"). The real 2-rank DDP sample:
+# per rank kernel time, NCCL kernel time and step times equal an independent count from the
+# JSON, and the verdict names rank 0. Generated jobs (gen_ranks.py): 8 ranks with one
+# straggler at step 2; no straggler; communication hidden under compute is not exposed.
+. tests/cli/lib.sh
+DDP=$REAL/pytorch-h200-ddp-2rank
+GEN=tests/cli/gen_ranks.py
+
+if [ -d "$DDP" ]; then
+    before=$(cat "$DDP"/* | cksum)
+    "$DCUTOP" -q --report --view ranks --format json "$DDP" >"$TMP/ddp.json"
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+steps = {}
+for r in d["rank_steps"]:
+    if r["kind"] == "step":
+        steps[r["rank"]] = [r[k] for k in sorted((k for k in r if k[0] == "s" and k[1:].isdigit()), key=lambda k: int(k[1:])) if r[k] is not None]
+for r in d["ranks"]:
+    print(r["rank"], r["kernel_ns"], r["comm_ns"], ",".join(map(str, steps[r["rank"]])))
+print("straggler", d["rank_verdict"]["straggler"])' "$TMP/ddp.json")
+    want=$(python3 -c '
+import gzip, json, sys, glob, os
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "rank*.trace.json.gz"))):
+    d = json.load(gzip.open(p))
+    ev = d["traceEvents"]
+    k = [e for e in ev if e.get("cat") == "kernel"]
+    ns = lambda e: round(e["ts"] * 1000 + e["dur"] * 1000) - round(e["ts"] * 1000)
+    steps = sorted((e for e in ev if e.get("cat") == "user_annotation"
+                    and e["name"].startswith("ProfilerStep#")), key=lambda e: e["ts"])
+    print(d["distributedInfo"]["rank"], sum(ns(e) for e in k),
+          sum(ns(e) for e in k if "nccl" in e["name"].lower()),
+          ",".join(str(ns(e)) for e in steps))
+print("straggler", json.load(open(os.path.join(sys.argv[1], "ddp_meta.json")))["straggler_rank"])' "$DDP")
+    same "ddp sample: per rank kernel ns, NCCL ns, step times = count from the JSON; verdict" "$want" "$got"
+    "$DCUTOP" -q --report --view ranks --width 400 "$DDP" >"$TMP/ddp.txt"
+    check "ddp sample: text verdict in figures" grep -q "Straggler: rank 0 computes 24.2 ms more per step (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. That communication time is mostly waiting" "$TMP/ddp.txt"
+    "$DCUTOP" -q --report --width 400 "$DDP" >"$TMP/all.txt"
+    check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^  Straggler: rank 0 computes" "$TMP/all.txt"
+    "$DCUTOP" -q --report --view ranks --format csv "$DDP" >"$TMP/ddp.csv"
+    check "ddp sample: CSV has ranks, matrix and verdict" sh -c "grep -q '^# rank_steps' '$TMP/ddp.csv' && grep -q '^\"Straggler: rank 0' '$TMP/ddp.csv'"
+    same "ddp sample: the inputs stay byte-identical" "$before" "$(cat "$DDP"/* | cksum)"
+else
+    ok "# SKIP no shared DDP sample"
+fi
+
+# 8 ranks, rank 3 computes 6 ms more in step 2; the others wait 6 ms more in AllReduce
+python3 "$GEN" "$TMP/strag" straggler
+"$DCUTOP" -q --report --view ranks --format json "$TMP/strag" >"$TMP/s.json"
+got=$(python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))["rank_verdict"]
+print(v["straggler"], v["steps"], v["of_steps"], v["excess_ns"], v["wait_ns"], v["collective"])' "$TMP/s.json")
+same "8 ranks: straggler rank 3 in 1 of 4 steps, 6 ms more compute, others wait 7 ms in AllReduce" "3 1 4 6000000 7000000 AllReduce" "$got"
+"$DCUTOP" -q --report --view ranks --width 400 "$TMP/strag" >"$TMP/s.txt"
+check "8 ranks: verdict names the step" grep -q "Straggler: rank 3 computes 6.0 ms more in step 2 (1 of 4 steps)" "$TMP/s.txt"
+
+# no straggler: null in JSON, said in words
+python3 "$GEN" "$TMP/even" even
+got=$("$DCUTOP" -q --report --view ranks --format json "$TMP/even" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["rank_verdict"]["straggler"])')
+same "8 even ranks: no straggler" "None" "$got"
+"$DCUTOP" -q --report --view ranks --width 400 "$TMP/even" >"$TMP/e.txt"
+check "8 even ranks: 'No straggler' in the text" grep -q "^  No straggler: in each of 4 steps" "$TMP/e.txt"
+
+# overlap: the same 9 ms of AllReduce, hidden under the GEMM on rank 0, exposed on rank 1
+python3 "$GEN" "$TMP/ovl" overlap
+got=$("$DCUTOP" -q --report --view ranks --format json "$TMP/ovl" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["ranks"]:
+    print(r["rank"], r["comm_ns"], r["exposed_ns"])')
+same "overlapped comm is not exposed (rank 0), comm after compute is (rank 1)" "0 9000000 0
+1 9000000 9000000" "$got"
+
+# not a job: one run gives no Ranks section in the whole report, and says so with --view ranks
+mkdir -p "$TMP/one" && cp "$TMP/ovl/rank0.trace.json" "$TMP/one/"
+"$DCUTOP" -q --report "$TMP/one" >"$TMP/one.txt"
+check "one run: no Ranks section in the report" sh -c "! grep -q '^Ranks:' '$TMP/one.txt'"
+"$DCUTOP" -q --report --view ranks "$TMP/one" >"$TMP/one.txt"
+check "one run: --view ranks says there is no verdict" grep -q "No verdict: fewer than 2 ranks" "$TMP/one.txt"
+
+# runs without distributedInfo, concurrent in one folder: numbered by pid/gpu
+mkdir -p "$TMP/nodist"
+for r in 0 1; do
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); del d["distributedInfo"]; json.dump(d, open(sys.argv[2], "w"))' \
+        "$TMP/ovl/rank$r.trace.json" "$TMP/nodist/w$r.trace.json"
+done
+got=$("$DCUTOP" -q --report --view ranks --format json "$TMP/nodist" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["ranks"]:
+    print(r["rank"], r["source"], r["gpu"])')
+same "no distributedInfo, concurrent runs: ranks by pid/gpu" "0 pid/gpu 0
+1 pid/gpu 1" "$got"
+
+# more than 16 ranks: min, median, p90, max rows (nearest rank) over the ranks, on top
+python3 "$GEN" "$TMP/many" many
+"$DCUTOP" -q --report --view ranks --format json "$TMP/many" >"$TMP/m.json"
+got=$(python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["ranks"]
+print(" ".join("%s:%s" % (r["rank"], r["compute_ns"]) for r in rows[:4]), len(rows))' "$TMP/m.json")
+want=$(python3 -c '
+import math
+v = sorted(4 * (10_000_000 + 100_000 * r) for r in range(20))
+p = lambda q: v[max(0, math.ceil(q / 100 * len(v)) - 1)]
+print("min:%d median:%d p90:%d max:%d" % (v[0], p(50), p(90), v[-1]), 24)')
+same "20 ranks: percentile rows of compute time, then the 20 ranks" "$want" "$got"
