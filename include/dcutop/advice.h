@@ -25,7 +25,8 @@ typedef enum {
     ADV_IDLE,        /* GPU idle and launch gaps (over device wall time) */
     ADV_LAUNCH,      /* launch-bound kernels (over device kernel time) */
     ADV_COPIES,      /* host<->device copies in the steady state (over device wall time) */
-    ADV_VARIABILITY  /* run-to-run variability (a hook: no figure in this model yet) */
+    ADV_VARIABILITY, /* run-to-run variability (a hook: no figure in this model yet) */
+    ADV_STRAGGLER    /* a rank of a multi-rank job that computes longer (over step time) */
 } AdviceKind;
 
 typedef struct Advice_ {

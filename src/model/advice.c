@@ -10,6 +10,8 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/query.h"
+#include "dcutop/ranks.h"
+#include "dcutop/runs.h"
 #include "dcutop/shortname.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
@@ -46,6 +48,7 @@ typedef struct {
     const ResultSet* shorts;   /* TL_SHORT, per kernel */
     const ResultSet* copies;   /* TL_COPIES */
     double variability_pct;    /* hook for issue #6: NAN until the model has the figure */
+    const Ranks* ranks;        /* the runs as ranks of one job; NULL with fewer than 2 runs */
 } Facts;
 
 typedef struct {
@@ -290,6 +293,49 @@ static void rule_variability(const Facts* f, Sink* k) {
     snprintf(a->why, sizeof(a->why), "noise this large hides gains: repeat runs (A-B-B-A)");
 }
 
+/* A straggler rank (issue 15): the others wait in collectives for it, so its extra compute
+ * per step is what the job loses; the waiting is never a communication cost to optimise.
+ * Share of the job's step time (the longest mean step of any rank). */
+static void rule_straggler(const Facts* f, Sink* k) {
+    const Ranks* r = f->ranks;
+    if (!r || !Ranks_isJob(r) || !r->verdict.found) {
+        return;
+    }
+    double step = 0; /* the job's step: the longest mean step of any rank */
+    for (int i = 0; i < r->n; i++) {
+        const RankRow* w = &r->rows[i];
+        double sum = 0;
+        for (int j = 0; j < w->nsteps; j++) {
+            sum += (double)w->step_ns[j];
+        }
+        if (w->nsteps > 0 && sum / w->nsteps > step) {
+            step = sum / w->nsteps;
+        }
+    }
+    if (step <= 0 || r->verdict.excess_ns <= 0) {
+        return;
+    }
+    double p = r->verdict.excess_ns / (double)step;
+    Advice* a = add(k, ADV_STRAGGLER, "straggler", "ranks", "step time", p < 1 ? p : 0.99);
+    const RankRow* s = &r->rows[r->verdict.straggler];
+    snprintf(a->what, sizeof(a->what), "straggler rank %d (%s)", s->rank, s->label);
+    char* v = Ranks_verdictText(r);
+    snprintf(a->evidence, sizeof(a->evidence), "%s", v ? v : "");
+    free(v);
+    snprintf(a->why, sizeof(a->why), "balance its work: the other ranks wait for it in "
+             "collectives (that wait is not a communication cost to optimise)");
+    snprintf(a->target, sizeof(a->target), "%s", "");
+    /* the comm category is mostly that wait: it is not a cost to optimise */
+    for (int i = 0; i < k->list->n; i++) {
+        Advice* c = &k->list->items[i];
+        if (c->kind == ADV_CATEGORY && strncmp(c->what, "comm ", 5) == 0) {
+            c->ceiling = NAN;
+            snprintf(c->why, sizeof(c->why), "mostly waiting for straggler rank %d in "
+                     "collectives: not a communication cost to optimise", s->rank);
+        }
+    }
+}
+
 /* The rule table: every opportunity dcutop weighs. */
 static const struct {
     const char* name;
@@ -297,6 +343,7 @@ static const struct {
 } rules[] = {
     {"category", rule_category}, {"kernel", rule_kernel},   {"idle", rule_idle},
     {"launch", rule_launch},     {"copies", rule_copies},   {"variability", rule_variability},
+    {"straggler", rule_straggler},
 };
 
 /* ---- caps --------------------------------------------------------------------------------- */
@@ -364,6 +411,13 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
         Timeline_delete(tl);
         return s;
     }
+    Ranks* ranks = NULL;
+    if (Runs_count(db) >= 2) { /* a job needs several runs; one run costs no extra pass */
+        DcuError e3;
+        if (Ranks_new(db, &ranks, &e3) == DCU_OK) {
+            f.ranks = ranks;
+        }
+    }
     f.categories = own[0];
     f.hotspots = own[1];
     f.tl = Timeline_summary(tl);
@@ -389,6 +443,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
     for (int i = 0; i < 5; i++) {
         ResultSet_delete(own[i]);
     }
+    Ranks_delete(ranks);
     Timeline_delete(tl);
     *out = l;
     return DCU_OK;

@@ -38,6 +38,15 @@ print("straggler", json.load(open(os.path.join(sys.argv[1], "ddp_meta.json")))["
     check "ddp sample: text verdict in figures" grep -q "Straggler: rank 0 computes 24.2 ms more per step (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. That communication time is mostly waiting" "$TMP/ddp.txt"
     "$DCUTOP" -q --report --width 400 "$DDP" >"$TMP/all.txt"
     check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^  Straggler: rank 0 computes" "$TMP/all.txt"
+    check "ddp sample: what to optimise first leads with the straggler (issue 15)" \
+        sh -c "grep -A1 '^What to optimise first' '$TMP/all.txt' | grep -q '1\. at most .*straggler rank 0'"
+    "$DCUTOP" -q --report --view advice --format json "$DDP" >"$TMP/adv.json"
+    same "ddp sample: the comm category's wait is not claimed as a cost to optimise" "None mostly" \
+        "$(python3 -c '
+import json, sys
+for a in json.load(open(sys.argv[1]))["advice"]:
+    if a["rule"] == "category" and a["what"].startswith("comm "):
+        print(a["ceiling"], a["why"].split()[0])' "$TMP/adv.json")"
     "$DCUTOP" -q --report --view ranks --format csv "$DDP" >"$TMP/ddp.csv"
     check "ddp sample: CSV has ranks, matrix and verdict" sh -c "grep -q '^# rank_steps' '$TMP/ddp.csv' && grep -q '^\"Straggler: rank 0' '$TMP/ddp.csv'"
     same "ddp sample: the inputs stay byte-identical" "$before" "$(cat "$DDP"/* | cksum)"
