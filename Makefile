@@ -31,7 +31,7 @@ APP_LIB_OBJ := $(filter-out $(BUILD)/src/app/main.o $(BUILD)/src/app/term_curses
 TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
-.PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long valgrind-check
+.PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long
 
 all: dcutop
 
