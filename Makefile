@@ -31,6 +31,7 @@ APP_LIB_OBJ := $(filter-out $(BUILD)/src/app/main.o $(BUILD)/src/app/term_curses
 TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
+.PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long
 
 all: dcutop
 
@@ -79,18 +80,24 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./dcutop $(SAMPLE)
 
+# make check: the suite, the suite again under ASan + UBSan, every fuzz target for
+# FUZZ_SECONDS, then one closing line that sums the stages (tests/tools/check-all.sh).
 check: deps-check
-	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory check-stages
+check-stages:
+	@MAKE="$(MAKE)" sh tests/tools/check-all.sh
 
 test: dcutop $(TEST_BIN)
 	@sh tests/tools/run-tests.sh $(BUILD)
 
 # the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build dir
 asan: deps-check
+	@$(MAKE) --no-print-directory asan-pass
+asan-pass:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" DCUTOP_BIN=build-asan/dcutop test-asan
 test-asan: $(BUILD)/dcutop $(TEST_BIN)
-	@DCUTOP=$(BUILD)/dcutop sh tests/tools/run-tests.sh $(BUILD)
+	@DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
 $(BUILD)/dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(APP_LIBS) $(LDFLAGS)
 
@@ -115,8 +122,33 @@ $(BUILD)/bench/json_libs: bench/json_libs.c
 update-golden: dcutop
 	@sh tests/tools/update-golden.sh
 
+# ---- fuzzing (tests/fuzz): libFuzzer targets, one per parser ----------------------------
+# The libraries are rebuilt with clang and the fuzzer's coverage hooks in their own folder.
+FUZZ_BUILD   := build-fuzz
+FUZZ_NAMES   := $(filter-out common,$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_OPT     := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 30
+
+fuzz: deps-check
+	@$(MAKE) --no-print-directory fuzz-build
+fuzz-build:
+	@$(MAKE) --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) OPT="$(FUZZ_OPT)" fuzz-bins
+.PRECIOUS: $(BUILD)/tests/fuzz/%.o
+fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz_common.o $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
+	    $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(MODEL_LIBS)
+# each target for FUZZ_SECONDS (30) from its committed corpus; fails on any finding
+fuzz-smoke: fuzz-build
+	@sh tests/fuzz/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+# one target for a long run, keeping what it finds: make fuzz-long T=json FUZZ_SECONDS=600
+fuzz-long: fuzz-build
+	@FUZZ_KEEP=$(FUZZ_BUILD)/corpus-new sh tests/fuzz/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(T)
+
 clean:
-	rm -rf build build-asan dcutop
+	rm -rf build build-asan build-fuzz dcutop
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, the themes (found from the
 # binary as ../share/dcutop/themes) and the man page.

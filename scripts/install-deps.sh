@@ -2,12 +2,13 @@
 # install-deps.sh - installs the Debian packages dcutop needs, only those missing.
 # Usage: scripts/install-deps.sh [build|check|bench]
 #   build: compiler and the product's libraries; check: + test tools; bench: + peers.
+#   (check: valgrind for the memcheck test, clang and its libFuzzer runtime for tests/fuzz)
 # Runs apt-get only when something is missing, so a second `make check` costs nothing.
 set -eu
 level=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev"
 case "$level" in
-    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk" ;;
+    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev" ;;
     bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;
 esac
 missing=""

@@ -1,0 +1,34 @@
+# test_valgrind.sh - headless sessions under valgrind memcheck: no invalid read or write, no
+# use of uninitialised memory, no definite leak (issue 9.13). They replay golden key scripts,
+# so the output is checked too: the session really ran to its end. Skipped in the ASan pass
+# (DCUTOP_SANITIZED=1): valgrind cannot run an ASan binary, and that pass covers the rest.
+. tests/cli/lib.sh
+if [ -n "${DCUTOP_SANITIZED:-}" ]; then
+    echo "# skipped: valgrind does not run sanitized binaries"
+    exit 0
+fi
+if ! command -v valgrind >/dev/null 2>&1; then
+    notok "valgrind is installed (scripts/install-deps.sh check)"
+    exit 1
+fi
+# vg NAME TRACE: tests/screens/NAME.keys on TRACE, compared with NAME.expected
+vg() {
+    name=$1
+    trace=$2
+    size=$(sed -n 's/^# size: *//p' "tests/screens/$name.keys" | head -1)
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        --log-file="$TMP/$name.vg" "$DCUTOP" --headless --size "${size:-100x30}" \
+        --keys "tests/screens/$name.keys" "$trace" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ ! -s "$TMP/$name.vg" ]; then
+        ok "valgrind $name: no memory error, no definite leak"
+    else
+        notok "valgrind $name: no memory error, no definite leak (exit $rc)"
+        head -40 "$TMP/$name.vg" | sed 's/^/#   /'
+        head -3 "$TMP/$name.err" | sed 's/^/#   /'
+    fi
+    check "valgrind $name: the session ran to its end (screens as $name.expected)" \
+        cmp -s "$TMP/$name.out" "tests/screens/$name.expected"
+}
+vg tour sample-traces/dcu-weather-transformer
+vg stacks sample-traces/pytorch-h200-climate-transformer

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""make-seeds.py - writes the seed corpora of tests/fuzz/corpus/ from the samples
+(sample-traces/, ../shared/sample-traces-real/, the inline traces of tests/unit/).
+Samples are cut to their first rows: a fuzzer mutates small inputs faster, and the
+corpus stays small. Targets that pick a file name by the first byte (fuzz_common.h,
+Fuzz_pickName) get that byte in front. Run from the repository root; the result was
+then minimized with libFuzzer -merge=1 and committed. Dev tool, not part of make check."""
+import gzip, json, os, re, sqlite3, sys, tempfile
+
+SHARED = os.environ.get("SHARED", "../shared")
+REAL = os.path.join(SHARED, "sample-traces-real")
+OUT = sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz/corpus"
+
+
+def put(target, name, data):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def head(path, lines):
+    with open(path, "rb") as f:
+        return b"".join(f.readlines()[:lines])
+
+
+def c_strings(path):
+    """static const char NAME[] = "..." "..."; from a C test file (simple literals only)."""
+    src = re.sub(r"/\*.*?\*/", "", open(path).read(), flags=re.S)
+    out = {}
+    for m in re.finditer(r'static const char (\w+)\[\] =((?:\s*"(?:[^"\\]|\\.)*")+)\s*;', src):
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))
+        out[m.group(1)] = "".join(bytes(p, "utf-8").decode("unicode_escape") for p in parts)
+    return out
+
+
+def pick(i, data):
+    return bytes([i]) + (data if isinstance(data, bytes) else data.encode())
+
+
+ST = "sample-traces"
+# hipprof: 0 kernel, 1 hipkernel, 2 hiptrace, 3 hsatrace
+w = f"{ST}/dcu-weather-transformer"
+for n in (3, 30):
+    put("hipprof", f"hipkernel-{n}", pick(1, head(f"{w}/weather.hipkernel.csv", n)))
+    put("hipprof", f"kernel-{n}", pick(0, head(f"{w}/weather.hipkernel.csv", n)))
+put("hipprof", "hiptrace", pick(2, head(f"{w}/weather.hiptrace.csv", 40)))
+put("hipprof", "hsatrace", pick(3, head(f"{w}/weather.hiptrace.csv", 10)))
+db = c_strings("tests/unit/test_load_db.c")
+put("hipprof", "hiptrace-unit", pick(2, db["hiptrace_csv"]))
+
+# rocprof v1 results.csv
+for n in (2, 5, 40):
+    put("rocprof_v1", f"weather-{n}", head(f"{w}/results.csv", n))
+    put("rocprof_v1", f"llamacpp-{n}", head(f"{ST}/llamacpp-rocprof-v1-stats/results.csv", n))
+stk = c_strings("tests/unit/test_stacks.c")
+
+# rocprof stats: 0 stats, 1 hip_stats, 2 hsa_stats, 3 copy_stats
+k = f"{ST}/kokkos-rocprof-v1-hiptrace-rocm4"
+put("rocprof_stats", "kokkos-stats", pick(0, head(f"{k}/results.stats.csv", 20)))
+put("rocprof_stats", "kokkos-hip", pick(1, head(f"{k}/results.hip_stats.csv", 20)))
+put("rocprof_stats", "kokkos-hsa", pick(2, head(f"{k}/results.hip_stats.csv", 8)))
+put("rocprof_stats", "kokkos-copy", pick(3, head(f"{k}/results.copy_stats.csv", 20)))
+put("rocprof_stats", "llamacpp-stats", pick(0, head(f"{ST}/llamacpp-rocprof-v1-stats/results.stats.csv", 25)))
+q = c_strings("tests/unit/test_query.c")
+put("rocprof_stats", "unit-stats", pick(0, q["stats"]))
+
+# rocprofv2: 0 results, 1 hip_api_trace, 2 hcc_ops_trace, 3 hsa_api_trace, 4 async_copy, 5 roctx
+v2k = ("Dispatch_ID,GPU_ID,Queue_ID,PID,TID,Grid_Size,Workgroup_Size,LDS_Per_Workgroup,"
+       "Scratch_Per_Workitem,Arch_VGPR,Accum_VGPR,SGPR,Wave_Size,Kernel_Name,Start_Timestamp,"
+       "End_Timestamp,Correlation_ID\n\n")
+put("rocprofv2", "results", pick(0, v2k +
+    '1,0,0,4242,4243,1024,256,0,0,32,0,16,64,"gemm_kernel(float*, int)",1000,2000,1\n'
+    '2,0,0,4242,4243,4096,256,512,0,64,4,32,64,"void softmax<float>(float*)",2100,2600,2\n'))
+put("rocprofv2", "hip_api", pick(1, "Domain,Function,Start_Timestamp,End_Timestamp,Correlation_ID\n\n"
+    "HIP_API_DOMAIN,hipMalloc,100,900,1\nHIP_API_DOMAIN,hipLaunchKernel,950,990,2\n"))
+put("rocprofv2", "hcc_ops", pick(2, "Domain,Operation,Kernel_Name,Start_Timestamp,Stop_Timestamp,Correlation_ID\n\n"
+    'HIP_OPS_DOMAIN,KernelExecution,"gemm_kernel",1000,2000,2\nHIP_OPS_DOMAIN,CopyHostToDevice,,2100,2200,3\n'))
+put("rocprofv2", "hsa_api", pick(3, "Domain,Function,Start_Timestamp,End_Timestamp,Correlation_ID\n\n"
+    "HSA_API_DOMAIN,hsa_queue_create,10,20,5\n"))
+put("rocprofv2", "async_copy", pick(4, "Domain,Operation,Start_Timestamp,Stop_Timestamp,Correlation_ID\n\n"
+    "HSA_OPS_DOMAIN,COPY,3000,3400,7\n"))
+put("rocprofv2", "roctx", pick(5, "Domain,ROCTX_ID,Message,Timestamp\n\n"
+    'ROCTX_DOMAIN,1,"forward",100\nROCTX_DOMAIN,1,"",900\n'))
+
+# rocprofv3: index = position in fuzz_rocprofv3.c names
+v3 = ["kernel_trace", "hip_api_trace", "hsa_api_trace", "marker_api_trace", "memory_copy_trace",
+      "memory_allocation_trace", "scratch_memory_trace", "counter_collection", "agent_info",
+      "kernel_stats", "hip_api_stats", "domain_stats", "memory_copy_stats", "kernel_names"]
+sdk = f"{ST}/rocprofv3-sdk-docs-csv"
+for f in sorted(os.listdir(sdk)):
+    base = f[:-4]
+    if f.endswith(".csv"):
+        i = v3.index(base) if base in v3 else 1  # hip_runtime/compile traces: API layout
+        put("rocprofv3", base, pick(i, head(f"{sdk}/{f}", 12)))
+
+# call stacks: 0 kernel_stacks.txt, 1 backtrace.txt, 2 stacks.csv, 3 stack.log
+put("stacks", "gdb", pick(0, stk["gdb_dump"]))
+put("stacks", "backtrace", pick(1, stk["bt_dump"]))
+put("stacks", "csv", pick(2, stk["csv_stacks"]))
+put("stacks", "gdb-log", pick(3, stk["gdb_dump"].split("\n\n")[0]))
+
+# folded stacks: 0 climate.stacks.txt, 1 .folded, 2 .collapsed
+c = f"{ST}/pytorch-h200-climate-transformer"
+put("folded", "infer", pick(0, head(f"{c}/climate_infer.stacks.txt", 6)))
+put("folded", "train", pick(1, head(f"{c}/climate_train.stacks.txt", 3)))
+put("folded", "small", pick(2, "main;train;step;gemm 120\nmain;train;step;softmax 30\nmain;io 5\n"))
+
+
+def first_events(obj, n):
+    o = dict(obj)
+    o["traceEvents"] = obj["traceEvents"][:n]
+    return json.dumps(o, separators=(",", ":"))
+
+
+# chrome JSON (rocprof v1 results.json)
+for src in (f"{REAL}/kokkos-rocprof-v1-hiptrace-rocm4/results.json",
+            f"{REAL}/llamacpp-rocprof-v1-stats/results.json"):
+    tag = src.split("/")[-2].split("-")[0]
+    try:
+        obj = json.load(open(src))
+        put("json", f"{tag}-40", first_events(obj, 40))
+        put("json", f"{tag}-5", first_events(obj, 5))
+    except (OSError, ValueError) as e:
+        print("skip", src, e, file=sys.stderr)
+
+# Kineto, plain; kineto_gz gets the same as text (compressed by the target) and one real .gz
+js = c_strings("tests/unit/test_load_json.c")
+put("kineto", "unit", js["kineto"])
+put("kineto_gz", "unit", js["kineto"])
+for src in (f"{REAL}/pytorch-h200-climate-transformer/climate_infer.trace.json.gz",
+            f"{REAL}/pytorch-kineto-mi300-qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+            f"{REAL}/pytorch-h200-ddp-2rank/rank0.trace.json.gz"):
+    tag = src.split("/")[-2].split("-")[-1]
+    try:
+        obj = json.load(gzip.open(src))
+    except (OSError, ValueError) as e:
+        print("skip", src, e, file=sys.stderr)
+        continue
+    put("kineto", f"{tag}-60", first_events(obj, 60))
+    put("kineto_gz", f"{tag}-30.gz", gzip.compress(first_events(obj, 30).encode(), 6))
+    put("kineto_gz", f"{tag}-10", first_events(obj, 10))
+
+
+def small_db(src, rows):
+    """The schema of src with the first rows of each table, in 512-byte pages."""
+    fd, path = tempfile.mkstemp(suffix=".db")
+    os.close(fd)
+    os.unlink(path)
+    s = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    d = sqlite3.connect(path)
+    d.execute("PRAGMA page_size=512")
+    objs = s.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL"
+                     " AND name NOT LIKE 'sqlite_%' ORDER BY type = 'view', rowid").fetchall()
+    for typ, name, sql in objs:
+        if typ == "table":
+            d.execute(sql)
+            cur = s.execute(f'SELECT * FROM "{name}" LIMIT {rows}')
+            n = len(cur.description)
+            d.executemany(f'INSERT INTO "{name}" VALUES({",".join("?" * n)})', cur.fetchall())
+    for typ, name, sql in objs:
+        if typ in ("view", "index"):
+            try:
+                d.execute(sql)
+            except sqlite3.Error:
+                pass
+    d.commit()
+    d.execute("VACUUM")
+    d.close()
+    data = open(path, "rb").read()
+    os.unlink(path)
+    return data
+
+
+for src, tag in ((f"{REAL}/kokkos-rocprof-v1-hiptrace-rocm4/results.db", "rocprof-v1"),
+                 (f"{REAL}/llamacpp-rocprof-v1-stats/results.db", "llamacpp-v1"),
+                 (f"{REAL}/llamacpp-rocprofv3-rocpd/32432_results.db", "rocpd"),
+                 (f"{REAL}/rpd-matmul/matmul_result.rpd", "rpd")):
+    try:
+        put("sqlite", tag, small_db(src, 8))
+    except (OSError, sqlite3.Error) as e:
+        print("skip", src, e, file=sys.stderr)
+hp = sqlite3.connect(":memory:")
+fd, path = tempfile.mkstemp(suffix=".db")
+os.close(fd)
+os.unlink(path)
+h = sqlite3.connect(path)
+h.execute("PRAGMA page_size=512")
+h.executescript(db["hipprof_sql"])
+h.commit()
+h.execute("VACUUM")
+h.close()
+put("sqlite", "hipprof", open(path, "rb").read())
+os.unlink(path)
+
+# rules, rc, keys
+put("rules", "builtin", open("src/model/default.rules").read())
+put("rules", "small", "%gemm mygemm\nmygemm\t^my_gemm\nattention\t(?i)flash|sdpa\n# c\n\n")
+put("rules", "replace", "%replace\nall\t.\n")
+put("rc", "binds", "# my keys\nbind generic <C-f> filter\nbind hotspots s sort-next\n"
+    "bind stacks <Enter> expand\nbind generic <F6> sort-menu\nbind categories + what-if-up\n"
+    "bind generic <Lt> none\n")
+for f in sorted(os.listdir("tests/screens")):
+    if f.endswith(".keys"):
+        put("keys", f[:-5], open(f"tests/screens/{f}").read())
