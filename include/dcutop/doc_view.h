@@ -22,7 +22,7 @@ typedef enum {
     DOC_LINK_KERNEL,   /* target: the kernel's full or short name */
     DOC_LINK_CATEGORY, /* target: a category (its kernels) */
     DOC_LINK_GAP,      /* target: "gpu\tstream\tat_ns\tnext kernel" (DocLink_gap parses it) */
-    DOC_LINK_SCREEN    /* target: a screen name ("copies") */
+    DOC_LINK_SCREEN    /* target: a screen name ("copies", "runs") */
 } DocLinkKind;
 
 typedef struct DocLine_ {

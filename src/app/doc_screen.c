@@ -112,6 +112,9 @@ static Reaction summary_enter(Screen* s, App* app) {
         return REACT_NONE;
     }
     case DOC_LINK_SCREEN:
+        if (strcmp(l->target, "runs") == 0) { /* a run's line: the Runs screen */
+            return App_open(app, &RunsScreen, NULL, NULL, xstrdup("Summary > Runs"));
+        }
         return App_open(app, &CopiesScreen, NULL, NULL, xstrdup("Summary > Copies"));
     default:
         return REACT_NONE;

@@ -47,6 +47,7 @@ static void summary_runs(Doc* d, const ResultSet* runs, int lw, int width) {
             Doc_add(d, STYLE_DIM, ": %lld iteration%s, no steady state", (long long)it->i,
                     it->i == 1 ? "" : "s");
         }
+        Doc_link(d, DOC_LINK_SCREEN, "runs");
     }
 }
 

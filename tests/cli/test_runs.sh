@@ -163,3 +163,7 @@ printf '2<Enter><Enter>\n:dump d\n' >"$TMP/d.keys"
 "$DCUTOP" --headless --size 120x24 --keys "$TMP/d.keys" tests/data/runs >"$TMP/d.out"
 same "dispatches: each run's first dispatch starts at 0 (r1, r2)" "0.00 r1/results.csv|0.00 r2/results.csv" \
     "$(awk '$1 == 0 && $NF ~ /results.csv$/ { printf "%s%s %s", (n++ ? "|" : ""), $2, $NF }' "$TMP/d.out")"
+# the Summary's run lines are cursor targets (issue 12): Enter on one opens the Runs screen
+printf 'G\n<Enter>\n:dump run-line\n' >"$TMP/sr.keys"
+"$DCUTOP" --headless --size 100x40 --keys "$TMP/sr.keys" tests/data/runs >"$TMP/sr.out"
+check "Summary: Enter on a run's line opens the Runs screen" grep -q "> Summary > Runs" "$TMP/sr.out"
