@@ -50,11 +50,15 @@ check "stats only: the ranking says it has no wall basis" grep -q "no wall basis
 check "stats only: no line over wall time" sh -c "! grep -q 'of wall time' '$TMP/st.txt'"
 
 # the Summary's cursor reaches the Copies line (after the categories, before the three gap
-# rows at the end) and Enter opens the Copies screen; the last row opens the Trace at its gap
+# rows) and Enter opens the Copies screen; a gap row opens the Trace at its gap
 C="$REAL/pytorch-h200-climate-transformer"
-printf 'G\n<Enter>\n:dump gap\n<Esc><Up><Up><Up>\n<Enter>\n:dump copies\n' >"$TMP/sum.keys"
+# (the last rows are the two timed runs' lines, then the three gaps above them)
+printf 'G\n<Enter>\n:dump run\n<Esc><Up><Up>\n<Enter>\n:dump gap\n<Esc><Up><Up><Up>\n<Enter>\n:dump copies\n' \
+    >"$TMP/sum.keys"
 "$DCUTOP" -q --headless --size 200x30 --keys "$TMP/sum.keys" "$C" >"$TMP/sum.out"
-check "Summary: G then Enter opens the Trace screen at the last gap" \
+check "Summary: G then Enter on the last run's line opens the Runs screen" \
+    grep -q "> Summary > Runs" "$TMP/sum.out"
+check "Summary: Enter on the last gap opens the Trace screen at it" \
     grep -q "> Trace > climate_train" "$TMP/sum.out"
 check "Summary: ... with the gap's next kernel selected" \
     grep -q "^[0-9]*/[0-9]*  void at::native::(anonymous namespace)::multi_tensor_apply_kernel" \
