@@ -972,6 +972,11 @@ static int csv_row(const CsvRow* r, void* data) {
                 *slot = i;
             }
         }
+        if (c->c_stack < 0) {
+            /* the sniffer saw a stack header further down; the first row is the header */
+            Load_reject(c->core, c->f, r->line, "no stack column in the header row");
+            return 1;
+        }
         return 0;
     }
     if (r->n == 1 && r->f[0].len == 0) {
