@@ -14,7 +14,12 @@ RESULTS_DB=$REAL/llamacpp-rocprof-v1-stats/results.db
 # (A sanitizer build reserves terabytes of shadow address space and cannot start under a
 # ulimit -v: it runs with the time limit only.)
 VCAP=2000000
-sh -c 'ulimit -v '$VCAP' && exec "$0" --version' "$DCUTOP" >/dev/null 2>&1 || VCAP=unlimited
+# (probing a sanitizer build under the cap would itself leave a sanitizer report: ask first)
+if [ -n "${DCUTOP_SANITIZED:-}" ] || grep -q __asan_init "$DCUTOP" 2>/dev/null; then
+    VCAP=unlimited
+else
+    sh -c 'ulimit -v '$VCAP' && exec "$0" --version' "$DCUTOP" >/dev/null 2>&1 || VCAP=unlimited
+fi
 [ "$VCAP" = unlimited ] && echo "# $DCUTOP cannot run under ulimit -v (sanitizer build): time limit only"
 capped() {
     (ulimit -v $VCAP && timeout 30 "$DCUTOP" --report "$@" >"$TMP/cap.out" 2>"$TMP/cap.err")
