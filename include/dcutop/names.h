@@ -18,6 +18,12 @@ char* Names_sanitize(const char* s, size_t n);
  * Names_sanitize and by the canvas (Format_nextChar). */
 int Names_isFormatChar(unsigned int cp);
 
+/* One UTF-8 code point at s, for display: *len gets its byte length, 1 for an invalid byte
+ * (then U+FFFD, or the byte itself). The model and the view measure names with these. */
+unsigned int Names_utf8Decode(const unsigned char* s, int* len);
+/* Terminal cells of a code point: 2 wide East Asian, 0 combining, else 1. */
+int Names_cellWidth(unsigned int cp);
+
 /* The join key across tools (FORMATS.md section 6): surrounding spaces and one pair of
  * surrounding double quotes removed, then a trailing " [clone .kd]" or ".kd" removed. */
 char* Names_normalize(const char* s, size_t n);

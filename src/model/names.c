@@ -68,6 +68,41 @@ static size_t utf8_len(const unsigned char* s, size_t n, unsigned int* out) {
     return len;
 }
 
+/* For display widths (lenient: an invalid byte is one cell), unlike utf8_len above. */
+unsigned int Names_utf8Decode(const unsigned char* s, int* len) {
+    unsigned int c = s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n <= 1) {
+        *len = 1;
+        return c;
+    }
+    unsigned int cp = c & (0xFF >> (n + 1));
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            *len = 1;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    *len = n;
+    return cp;
+}
+
+int Names_cellWidth(unsigned int cp) {
+    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
+        (cp >= 0xFE00 && cp <= 0xFE0F)) {
+        return 0;
+    }
+    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+        (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+        (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
+        return 2;
+    }
+    return 1;
+}
+
 char* Names_sanitize(const char* s, size_t n) {
     const unsigned char* u = (const unsigned char*)s;
     size_t cap = n + 1, len = 0;

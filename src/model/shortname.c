@@ -13,47 +13,12 @@
 
 #define ELLIPSIS "\xe2\x80\xa6"
 
-/* ---- display width (the model cannot call the view's Format_width) -------------------- */
-
-static unsigned int decode(const unsigned char* s, int* len) {
-    unsigned int c = s[0];
-    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (n <= 1) {
-        *len = 1;
-        return c;
-    }
-    unsigned int cp = c & (0xFF >> (n + 1));
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *len = 1;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    *len = n;
-    return cp;
-}
-
-/* same table as format.c's cp_width: wide East Asian 2, combining 0 */
-static int cp_width(unsigned int cp) {
-    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
-        (cp >= 0xFE00 && cp <= 0xFE0F)) {
-        return 0;
-    }
-    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
-        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
-        (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
-        (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
-        return 2;
-    }
-    return 1;
-}
+/* ---- display width: Names_utf8Decode and Names_cellWidth, shared with the view -------- */
 
 static int width_of(const char* s, int a, int b) {
     int w = 0, len;
     for (int i = a; i < b; i += len) {
-        w += cp_width(decode((const unsigned char*)s + i, &len));
+        w += Names_cellWidth(Names_utf8Decode((const unsigned char*)s + i, &len));
     }
     return w;
 }
@@ -126,9 +91,9 @@ char* ShortName_base(const char* full) {
 static int mask_cost(const char* s, int n, const char* keep) {
     int w = 0, len;
     for (int i = 0; i < n; i += len) {
-        unsigned int cp = decode((const unsigned char*)s + i, &len);
+        unsigned int cp = Names_utf8Decode((const unsigned char*)s + i, &len);
         if (keep[i]) {
-            w += cp_width(cp);
+            w += Names_cellWidth(cp);
         } else if (i == 0 || keep[i - 1]) {
             w += 1;
         }
@@ -256,7 +221,7 @@ static char* render(const char* s, int n, const char* keep, char* out, size_t ca
 static char* cut_end(const char* s, int width, char* out, size_t cap) {
     int w = 0, len, i = 0;
     while (s[i]) {
-        int cw = cp_width(decode((const unsigned char*)s + i, &len));
+        int cw = Names_cellWidth(Names_utf8Decode((const unsigned char*)s + i, &len));
         if (w + cw > width - 1) {
             break;
         }
@@ -332,7 +297,7 @@ static char* fit_spans(const char* s, Span* key, int nk, int width, char* out, s
         if (!try_keep(s, n, keep, i, j, width)) {
             int len;
             for (int p = i; p < j; p += len) { /* a prefix of the run, code point by point */
-                decode((const unsigned char*)s + p, &len);
+                Names_utf8Decode((const unsigned char*)s + p, &len);
                 if (!try_keep(s, n, keep, p, p + len, width)) {
                     break;
                 }
@@ -443,7 +408,7 @@ char* ShortName_fitFrame(const char* frame, int width, char* out, size_t cap) {
             while (p > 0 && ((unsigned char)f[p] & 0xC0) == 0x80) {
                 p--;
             }
-            int cw = cp_width(decode((const unsigned char*)f + p, &len));
+            int cw = Names_cellWidth(Names_utf8Decode((const unsigned char*)f + p, &len));
             if (w + cw > width - 1) {
                 break;
             }

@@ -86,41 +86,6 @@ void Format_ratio(char* buf, size_t cap, double r) {
     }
 }
 
-/* Decodes one UTF-8 code point; *len gets its byte length (1 for an invalid byte). */
-static unsigned int decode(const unsigned char* s, int* len) {
-    unsigned int c = s[0];
-    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (n <= 1) {
-        *len = 1;
-        return c;
-    }
-    unsigned int cp = c & (0xFF >> (n + 1));
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *len = 1;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    *len = n;
-    return cp;
-}
-
-static int cp_width(unsigned int cp) {
-    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
-        (cp >= 0xFE00 && cp <= 0xFE0F)) {
-        return 0;
-    }
-    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
-        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
-        (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
-        (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
-        return 2;
-    }
-    return 1;
-}
-
 int Format_utf8Encode(unsigned int cp, char* out) {
     if (cp < 0x80) {
         out[0] = (char)cp;
@@ -145,18 +110,18 @@ int Format_utf8Encode(unsigned int cp, char* out) {
 }
 
 int Format_nextChar(const char* s, int* len) {
-    unsigned int cp = decode((const unsigned char*)s, len);
+    unsigned int cp = Names_utf8Decode((const unsigned char*)s, len);
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
         (*len == 1 && (unsigned char)s[0] >= 0x80) || Names_isFormatChar(cp)) {
         return -1; /* a control or format character, or an invalid byte */
     }
-    return cp_width(cp);
+    return Names_cellWidth(cp);
 }
 
 int Format_width(const char* s) {
     int w = 0, len;
     for (const unsigned char* p = (const unsigned char*)s; *p; p += len) {
-        w += cp_width(decode(p, &len));
+        w += Names_cellWidth(Names_utf8Decode(p, &len));
     }
     return w;
 }
@@ -166,7 +131,7 @@ static size_t take_prefix(const char* s, int width, int* used) {
     size_t b = 0;
     int w = 0, len;
     while (s[b]) {
-        int cw = cp_width(decode((const unsigned char*)s + b, &len));
+        int cw = Names_cellWidth(Names_utf8Decode((const unsigned char*)s + b, &len));
         if (w + cw > width) {
             break;
         }
