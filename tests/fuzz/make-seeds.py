@@ -205,3 +205,14 @@ put("rc", "binds", "# my keys\nbind generic <C-f> filter\nbind hotspots s sort-n
 for f in sorted(os.listdir("tests/screens")):
     if f.endswith(".keys"):
         put("keys", f[:-5], open(f"tests/screens/{f}").read())
+
+# plain step timings (fuzz_steps picks step-times.json, step_times.csv or steps.txt)
+ABBA = os.path.join(REAL, "pytorch-h200-abba-sdpa")
+for r in ("A1", "A2", "S1", "S2"):
+    p = os.path.join(ABBA, r, "step-times.json")
+    if os.path.exists(p):
+        put("steps", f"json_{r}", pick(0, open(p, "rb").read()))
+put("steps", "json_odd", pick(0, '{"step_ms":[1,2,3e400,-0,null,"x",true]}'))
+put("steps", "csv_header", pick(1, "step_ms\n12.5\n13.0\n12.75\n"))
+put("steps", "csv_plain", pick(1, "10.1\n10.3\n9.9\n11.0\n"))
+put("steps", "csv_odd", pick(2, "ms\n1e3\n-1\nnan\ninf\n\n7\n"))
