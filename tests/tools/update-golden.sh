@@ -16,5 +16,6 @@ if [ -d tests/screens ] && ls tests/screens/*.keys >/dev/null 2>&1; then
             > "${k%.keys}.expected"
     done
 fi
+sh tests/tools/same-results.sh write
 rm -rf "$XDG_CONFIG_HOME"
 echo "golden files rewritten; review: git diff tests/golden tests/screens"
