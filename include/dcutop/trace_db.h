@@ -18,6 +18,22 @@ typedef struct TraceDb_ TraceDb; /* opaque; see trace_db.c */
 DcuStatus TraceDb_open(TraceDb** out, DcuError* err);
 void TraceDb_delete(TraceDb* this);
 
+/* Derived values kept while the data they were read from is unchanged (issue 11: a report
+ * built the timeline twice). The state is the connection's total row changes plus the schema
+ * versions of main and temp (a region of interest swaps temp views; a scope rewrites rows):
+ * any write, DDL included, makes every cached value stale. */
+typedef struct TraceDbState_ {
+    int64_t changes;
+    int64_t main_schema, temp_schema;
+} TraceDbState;
+enum { TRACEDB_CACHE_TIMELINE, TRACEDB_CACHE_TIMELINE_ALL, TRACEDB_CACHE_TOTALS, TRACEDB_CACHE_SLOTS };
+TraceDbState TraceDb_state(TraceDb* this);
+/* The value stored in slot while the state was `state`, or NULL (stale or none). Borrowed. */
+void* TraceDb_cached(TraceDb* this, int slot, TraceDbState state);
+/* Stores value (released with release(value) when replaced or at TraceDb_delete). */
+void TraceDb_setCached(TraceDb* this, int slot, TraceDbState state, void* value,
+                       void (*release)(void*));
+
 /* Borrowed: valid until TraceDb_delete(). Do not sqlite3_close() it. */
 sqlite3* TraceDb_handle(const TraceDb* this);
 

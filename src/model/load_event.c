@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dcutop/names.h"
+#include "dispatch_agg.h"
 #include "dcutop/xalloc.h"
 
 void LoadDispatch_init(LoadDispatch* d) {
@@ -119,6 +120,7 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
     if (!step(core, f, st)) {
         return 0;
     }
+    DispatchAgg_add(core->agg, kid, d->dur);
     count(f, LAYER_KERNEL, rank);
     return sqlite3_last_insert_rowid(TraceDb_handle(core->db));
 }

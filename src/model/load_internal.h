@@ -64,6 +64,7 @@ typedef struct LoaderCore_ {
     uint64_t bytes_before; /* bytes of files already loaded, for progress */
     uint64_t bytes_total;
     struct StackLoad_* stacks; /* load_stacks.c state (owned), NULL until a stack file */
+    struct DispatchAgg_* agg;  /* this file's per-kernel sums (dispatch_agg.h, owned) */
 } LoaderCore;
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */

@@ -16,6 +16,7 @@
 #include "dcutop/shortname.h"
 #include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
+#include "dispatch_agg.h"
 #include "load_internal.h"
 
 #define MAX_DEPTH 8
@@ -86,6 +87,7 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     this->walk = FolderWalk_new(MAX_DEPTH);
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
+    this->core.agg = DispatchAgg_new();
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
     return this;
 }
@@ -99,6 +101,7 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    DispatchAgg_delete(this->core.agg);
     sqlite3_finalize(this->file_ins);
     sqlite3_finalize(this->file_upd);
     sqlite3_finalize(this->layer_ins);
@@ -381,6 +384,12 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     } else {
         fs = read_file(core, &f, &ferr);
     }
+    /* the sums of the rows this file stored, whatever became of the rest of it */
+    DcuStatus as = DispatchAgg_flush(core->agg, core->db, f.id, err);
+    if (as != DCU_OK) {
+        free(f.note);
+        return as;
+    }
     if (fs != DCU_OK) {
         f.format = "unreadable";
         /* the path is already in the file column; keep only the reason */
@@ -427,7 +436,7 @@ static DcuStatus finish_runs(Loader* this, DcuError* err) {
     if (s == DCU_OK) {
         s = TraceDb_exec(this->core.db,
                          "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns, max_ns,"
-                         " sumsq, has_sq, per_dispatch) SELECT * FROM kernel_summary_v",
+                         " sumsq, has_sq, per_dispatch) SELECT * FROM kernel_summary_agg_v",
                          err);
     }
     return s;

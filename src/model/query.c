@@ -206,7 +206,27 @@ static DcuStatus finish(ResultSet* rs, const QueryOpts* o, const char* default_s
 
 /* ---- totals -------------------------------------------------------------------------- */
 
+static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err);
+
+/* The totals are asked for by every section of a report; the API and copy summaries under
+ * them group every call, so they are read once while the database is unchanged. */
 DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
+    TraceDbState state = TraceDb_state(db);
+    const Totals* cached = TraceDb_cached(db, TRACEDB_CACHE_TOTALS, state);
+    if (cached) {
+        *t = *cached;
+        return DCU_OK;
+    }
+    DcuStatus s = totals_read(db, t, err);
+    if (s == DCU_OK) {
+        Totals* keep = xmalloc(sizeof(*keep));
+        *keep = *t;
+        TraceDb_setCached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db), keep, free);
+    }
+    return s;
+}
+
+static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
     memset(t, 0, sizeof(*t));
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(

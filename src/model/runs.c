@@ -6,6 +6,7 @@
 
 #include "dcutop/timeline.h"
 #include "dcutop/variab.h"
+#include "dcutop/roi.h"
 #include "dcutop/xalloc.h"
 
 static DcuStatus sql_error(TraceDb* db, DcuError* err) {
@@ -45,10 +46,17 @@ DcuStatus Runs_setScope(TraceDb* db, const int64_t* ids, int n, DcuError* err) {
     }
     /* every screen reads the materialized summary: rebuild it for the new scope */
     if (s == DCU_OK) {
-        s = TraceDb_exec(db, "DELETE FROM kernel_summary;"
-                             "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns,"
-                             " max_ns, sumsq, has_sq, per_dispatch)"
-                             " SELECT * FROM kernel_summary_v",
+        /* from the sums taken while loading, unless a region of interest cuts dispatches */
+        s = TraceDb_exec(db,
+                         Roi_active(db, NULL)
+                             ? "DELETE FROM kernel_summary;"
+                               "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns,"
+                               " max_ns, sumsq, has_sq, per_dispatch)"
+                               " SELECT * FROM kernel_summary_v"
+                             : "DELETE FROM kernel_summary;"
+                               "INSERT INTO kernel_summary(kernel_id, calls, total_ns, min_ns,"
+                               " max_ns, sumsq, has_sq, per_dispatch)"
+                               " SELECT * FROM kernel_summary_agg_v",
                          err);
     }
     if (s == DCU_OK) { /* variability is a figure of the kernels in scope too */

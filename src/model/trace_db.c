@@ -4,13 +4,31 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dcutop/filter.h"
 #include "dcutop/out_file.h"
 #include "dcutop/xalloc.h"
 
+/* DCUTOP_SQL_PROFILE=1: each statement's summed run time, the slowest printed to stderr
+ * when the database is closed (a developer's tool for issue 11; see bench/README.md). */
+typedef struct SqlProf_ {
+    char* sql;
+    int64_t ns, runs;
+} SqlProf;
+
+static int on_profile(unsigned type, void* ctx, void* p, void* x);
+static void profile_report(struct TraceDb_* this);
+
 struct TraceDb_ {
     sqlite3* db;
+    SqlProf* prof;
+    int nprof, capprof;
+    struct {
+        void* value;
+        void (*release)(void*);
+        TraceDbState state;
+    } cache[TRACEDB_CACHE_SLOTS];
 };
 
 /* The dcutop schema. Times are integer nanoseconds everywhere. Layers (PRODUCT.md 1):
@@ -293,6 +311,12 @@ static const char schema[] =
     "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
     "  ms REAL NOT NULL             -- one step, milliseconds\n"
     ");\n"
+    /* per file and kernel, the sums of its dispatches taken while loading (dispatch_agg.h) */
+    "CREATE TABLE dispatch_agg(\n"
+    "  file_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, calls INTEGER NOT NULL,\n"
+    "  total_ns REAL NOT NULL,      -- total(dur_ns): a double, as SQLite sums it\n"
+    "  min_ns INTEGER, max_ns INTEGER, sumsq REAL\n"
+    ");\n"
     /* kernel_summary_v materialized once after loading (Loader_run): every screen reads it */
     "CREATE TABLE kernel_summary(\n"
     "  kernel_id INTEGER PRIMARY KEY REFERENCES kernel(id),\n"
@@ -353,6 +377,29 @@ static const char schema[] =
     "           CASE WHEN stddev_ns IS NOT NULL THEN calls ELSE 0 END, 0\n"
     "    FROM kernel_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
     "  ) GROUP BY kernel_id;\n"
+    /* The same from the per-file sums taken while loading (dispatch_agg.h): no sort of every
+     * dispatch. kernel_summary_v stays for a region of interest, whose temp views cut the
+     * dispatch table itself. */
+    "CREATE VIEW kernel_summary_agg_v AS\n"
+    "  SELECT kernel_id, CAST(total(calls) AS INTEGER) AS calls,\n"
+    "         CAST(total(total_ns) AS INTEGER) AS total_ns,\n"
+    "         min(min_ns) AS min_ns, max(max_ns) AS max_ns,\n"
+    "         sum(sumsq) AS sumsq, CAST(total(has_sq) AS INTEGER) AS has_sq,\n"
+    "         max(per_dispatch) AS per_dispatch\n"
+    "  FROM (\n"
+    "    SELECT kernel_id, sum(calls) AS calls, CAST(total(total_ns) AS INTEGER) AS total_ns,\n"
+    "           min(min_ns) AS min_ns, max(max_ns) AS max_ns, sum(sumsq) AS sumsq,\n"
+    "           sum(calls) AS has_sq, 1 AS per_dispatch\n"
+    "    FROM dispatch_agg\n"
+    "    WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
+    "    GROUP BY kernel_id\n"
+    "    UNION ALL\n"
+    "    SELECT kernel_id, calls, total_ns, min_ns, max_ns,\n"
+    "           CASE WHEN stddev_ns IS NOT NULL AND calls > 0 THEN calls * (stddev_ns * stddev_ns\n"
+    "             + (total_ns * 1.0 / calls) * (total_ns * 1.0 / calls)) END,\n"
+    "           CASE WHEN stddev_ns IS NOT NULL THEN calls ELSE 0 END, 0\n"
+    "    FROM kernel_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
+    "  ) GROUP BY kernel_id;\n"
     "CREATE VIEW api_summary_v AS\n"
     "  SELECT domain, name, CAST(total(calls) AS INTEGER) AS calls,\n"
     "         CAST(total(total_ns) AS INTEGER) AS total_ns,\n"
@@ -400,8 +447,11 @@ static void sql_sqrt(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 DcuStatus TraceDb_open(TraceDb** out, DcuError* err) {
     *out = NULL;
     sqlite3* db = NULL;
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
+    /* NOMUTEX: one thread owns the connection (the CSV reader thread only parses), and the
+     * serialized mode's lock per call was 6% of a 1M-dispatch report (issue 11) */
+    if (sqlite3_open_v2(":memory:", &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
         DcuStatus s = Error_set(err, DCU_ERR_SQL, "cannot open in-memory database: %s",
                                 db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
@@ -409,6 +459,10 @@ DcuStatus TraceDb_open(TraceDb** out, DcuError* err) {
     }
     TraceDb* this = xcalloc(1, sizeof(*this));
     this->db = db;
+    const char* prof = getenv("DCUTOP_SQL_PROFILE");
+    if (prof && *prof && strcmp(prof, "0") != 0) {
+        sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, this);
+    }
     DcuStatus s = TraceDb_exec(this, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
                                      "PRAGMA temp_store = MEMORY;", err);
     if (s == DCU_OK) {
@@ -434,8 +488,93 @@ void TraceDb_delete(TraceDb* this) {
     if (!this) {
         return;
     }
+    for (int i = 0; i < TRACEDB_CACHE_SLOTS; i++) {
+        if (this->cache[i].value && this->cache[i].release) {
+            this->cache[i].release(this->cache[i].value);
+        }
+    }
     sqlite3_close(this->db);
+    profile_report(this);
     free(this);
+}
+
+TraceDbState TraceDb_state(TraceDb* this) {
+    TraceDbState st = {sqlite3_total_changes64(this->db), 0, 0};
+    st.main_schema = TraceDb_scalarInt(this, "PRAGMA main.schema_version");
+    st.temp_schema = TraceDb_scalarInt(this, "PRAGMA temp.schema_version");
+    return st;
+}
+
+void* TraceDb_cached(TraceDb* this, int slot, TraceDbState state) {
+    if (slot < 0 || slot >= TRACEDB_CACHE_SLOTS) {
+        return NULL;
+    }
+    const TraceDbState* c = &this->cache[slot].state;
+    return c->changes == state.changes && c->main_schema == state.main_schema &&
+                   c->temp_schema == state.temp_schema
+               ? this->cache[slot].value
+               : NULL;
+}
+
+void TraceDb_setCached(TraceDb* this, int slot, TraceDbState state, void* value,
+                       void (*release)(void*)) {
+    if (slot < 0 || slot >= TRACEDB_CACHE_SLOTS) {
+        if (value && release) {
+            release(value);
+        }
+        return;
+    }
+    if (this->cache[slot].value && this->cache[slot].release) {
+        this->cache[slot].release(this->cache[slot].value);
+    }
+    this->cache[slot].value = value;
+    this->cache[slot].release = release;
+    this->cache[slot].state = state;
+}
+
+static int on_profile(unsigned type, void* ctx, void* p, void* x) {
+    TraceDb* this = ctx;
+    if (type != SQLITE_TRACE_PROFILE) {
+        return 0;
+    }
+    const char* sql = sqlite3_sql((sqlite3_stmt*)p);
+    sql = sql ? sql : "?";
+    int i = 0;
+    while (i < this->nprof && strcmp(this->prof[i].sql, sql) != 0) {
+        i++;
+    }
+    if (i == this->nprof) {
+        if (this->nprof == this->capprof) {
+            this->capprof = this->capprof ? 2 * this->capprof : 64;
+            this->prof = xrealloc(this->prof, sizeof(SqlProf) * (size_t)this->capprof);
+        }
+        this->prof[this->nprof++] = (SqlProf){xstrdup(sql), 0, 0};
+    }
+    this->prof[i].ns += (int64_t)*(sqlite3_uint64*)x;
+    this->prof[i].runs++;
+    return 0;
+}
+
+static int by_time(const void* a, const void* b) {
+    const SqlProf *x = a, *y = b;
+    return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+static void profile_report(struct TraceDb_* this) {
+    if (!this->prof) {
+        return;
+    }
+    qsort(this->prof, (size_t)this->nprof, sizeof(SqlProf), by_time);
+    fprintf(stderr, "dcutop: SQL profile, slowest statements (ms, runs, SQL):\n");
+    for (int i = 0; i < this->nprof; i++) {
+        if (i < 25) {
+            fprintf(stderr, "%10.1f %8lld  %.160s\n", (double)this->prof[i].ns / 1e6,
+                    (long long)this->prof[i].runs, this->prof[i].sql);
+        }
+        free(this->prof[i].sql);
+    }
+    free(this->prof);
+    this->prof = NULL;
 }
 
 sqlite3* TraceDb_handle(const TraceDb* this) {

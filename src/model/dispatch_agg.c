@@ -1,0 +1,93 @@
+/* dispatch_agg.c - see dispatch_agg.h. Kernel ids are dense (Load_kernelId counts from 1),
+ * so the sums live in an array indexed by id, with the list of ids touched by this file. */
+#include "dispatch_agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+typedef struct {
+    int64_t calls, min_ns, max_ns;
+    double total_ns, sumsq; /* as total(dur_ns) and sum(CAST(dur_ns AS REAL) * dur_ns) */
+} Agg;
+
+struct DispatchAgg_ {
+    Agg* by_id;
+    int64_t cap;
+    int64_t* touched;
+    int64_t ntouched, captouched;
+};
+
+DispatchAgg* DispatchAgg_new(void) {
+    return xcalloc(1, sizeof(DispatchAgg));
+}
+
+void DispatchAgg_delete(DispatchAgg* this) {
+    if (this) {
+        free(this->by_id);
+        free(this->touched);
+        free(this);
+    }
+}
+
+void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns) {
+    if (kernel_id <= 0) {
+        return;
+    }
+    if (kernel_id >= this->cap) {
+        int64_t cap = this->cap ? this->cap : 256;
+        while (cap <= kernel_id) {
+            cap *= 2;
+        }
+        this->by_id = xrealloc(this->by_id, (size_t)cap * sizeof(Agg));
+        memset(this->by_id + this->cap, 0, (size_t)(cap - this->cap) * sizeof(Agg));
+        this->cap = cap;
+    }
+    Agg* a = &this->by_id[kernel_id];
+    if (a->calls == 0) {
+        if (this->ntouched == this->captouched) {
+            this->captouched = this->captouched ? 2 * this->captouched : 256;
+            this->touched = xrealloc(this->touched, (size_t)this->captouched * sizeof(int64_t));
+        }
+        this->touched[this->ntouched++] = kernel_id;
+        a->min_ns = a->max_ns = dur_ns;
+    }
+    a->calls++;
+    a->total_ns += (double)dur_ns;
+    a->sumsq += (double)dur_ns * (double)dur_ns;
+    a->min_ns = dur_ns < a->min_ns ? dur_ns : a->min_ns;
+    a->max_ns = dur_ns > a->max_ns ? dur_ns : a->max_ns;
+}
+
+DcuStatus DispatchAgg_flush(DispatchAgg* this, TraceDb* db, int64_t file_id, DcuError* err) {
+    if (this->ntouched == 0) {
+        return DCU_OK;
+    }
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "INSERT INTO dispatch_agg(file_id, kernel_id, calls, total_ns,"
+                                  " min_ns, max_ns, sumsq) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                  &st, err);
+    for (int64_t i = 0; i < this->ntouched; i++) {
+        Agg* a = &this->by_id[this->touched[i]];
+        if (s == DCU_OK) {
+            sqlite3_bind_int64(st, 1, file_id);
+            sqlite3_bind_int64(st, 2, this->touched[i]);
+            sqlite3_bind_int64(st, 3, a->calls);
+            sqlite3_bind_double(st, 4, a->total_ns);
+            sqlite3_bind_int64(st, 5, a->min_ns);
+            sqlite3_bind_int64(st, 6, a->max_ns);
+            sqlite3_bind_double(st, 7, a->sumsq);
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                s = Error_set(err, DCU_ERR_SQL, "dispatch_agg: %s",
+                              sqlite3_errmsg(TraceDb_handle(db)));
+            }
+            sqlite3_reset(st);
+        }
+        memset(a, 0, sizeof(*a));
+    }
+    this->ntouched = 0;
+    sqlite3_finalize(st);
+    return s;
+}
