@@ -1487,6 +1487,24 @@ static int table_exists(TraceDb* db, const char* name) {
 /* Every dispatch of a used kernel file that a Kineto trace ties to an aten op (correlation
  * id -> External id -> cpu_op) gets a stack: the op's python stack, then the op. Exact
  * matches: the dispatch's own time. */
+/* The dispatches kernel_stack already gives a stack, into set (value 1). */
+static DcuStatus stacked_dispatches(TraceDb* db, Intern* set, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db, "SELECT DISTINCT dispatch_id FROM kernel_stack WHERE dispatch_id IS NOT NULL", &st,
+        err);
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        Intern_put(set, (const char*)&id, sizeof(id), 1);
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "kineto stacks: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
 static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     TraceDb* db = core->db;
     if (!table_exists(db, "ext_link") || !table_exists(db, "cpu_op") ||
@@ -1499,11 +1517,7 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
                      "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
                      "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
                      "CREATE INDEX IF NOT EXISTS py_frame_thread ON py_frame(file_id, pid,"
-                     " tid, start_ns);"
-                     /* the NOT EXISTS below probes kernel_stack once per dispatch while rows
-                      * are added: without this index the load is quadratic */
-                     "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
-                     " kernel_stack(dispatch_id);",
+                     " tid, start_ns);",
                      err);
     if (s == DCU_OK) {
         s = state_init(core, err);
@@ -1521,7 +1535,6 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
         " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
         "   AND u.layer = 'kernel'"
         " WHERE d.corr_id IS NOT NULL AND d.file_id IN (SELECT file_id FROM ext_link)"
-        "   AND NOT EXISTS (SELECT 1 FROM kernel_stack k WHERE k.dispatch_id = d.id)"
         " ORDER BY d.id",
         &rows, err);
     if (s == DCU_OK) {
@@ -1553,11 +1566,24 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     c.core = core;
     c.st.last_num = -1;
     Intern* by_op = Intern_new(); /* cpu_op.id -> stack node (+1; 1 = no frames) */
+    /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
+     * rather than probed per dispatch with NOT EXISTS while rows are added, and the
+     * dispatch_id index built once after: the probe and the index upkeep were a third of a
+     * Kineto load (issue 11). */
+    Intern* done = Intern_new();
+    if (s == DCU_OK) {
+        s = stacked_dispatches(db, done, err);
+    }
     int rc = SQLITE_DONE;
     while (s == DCU_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
         if (sqlite3_column_type(rows, 4) == SQLITE_NULL) {
             continue; /* no aten op for this launch (library launches often have none) */
         }
+        int64_t did = sqlite3_column_int64(rows, 0);
+        if (Intern_get(done, (const char*)&did, sizeof(did))) {
+            continue;
+        }
+        Intern_put(done, (const char*)&did, sizeof(did), 1);
         int64_t file_id = sqlite3_column_int64(rows, 1);
         int64_t op_id = sqlite3_column_int64(rows, 4);
         int64_t node = Intern_get(by_op, (const char*)&op_id, sizeof(op_id));
@@ -1609,6 +1635,13 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     stack_free(&c.st);
     free(c.tmp.p);
     Intern_delete(by_op);
+    Intern_delete(done);
+    if (s == DCU_OK) {
+        s = TraceDb_exec(db,
+                         "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
+                         " kernel_stack(dispatch_id)",
+                         err);
+    }
     sqlite3_finalize(rows);
     sqlite3_finalize(op);
     sqlite3_finalize(enclosing);

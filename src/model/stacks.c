@@ -449,14 +449,18 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     if (s != DCU_OK) {
         return s;
     }
-    /* a kernel named by a dump but not loaded is still the leaf (no time) */
+    /* a kernel named by a dump but not loaded is still the leaf (no time). Grouped on ids
+     * first and named after: grouping a row per dispatch (Kineto) by the kernel's name text
+     * cost twice as much (issue 11). A matched kernel_id determines the name. */
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(db,
-                        "SELECT ks.stack_id, ks.kernel_id, coalesce(k.name, CASE WHEN ks.form"
-                        " <> 'folded' THEN ks.kernel_name END), CAST(sum(CAST(ks.calls AS REAL)) AS INTEGER), CAST(sum(CAST(ks.time_ns AS REAL)) AS INTEGER)"
-                        " FROM kernel_stack ks LEFT JOIN kernel k ON k.id = ks.kernel_id"
-                        " WHERE ?1 OR ks.form <> 'folded'"
-                        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+                        "SELECT g.stack_id, g.kernel_id, coalesce(k.name, g.kname), g.calls, g.t"
+                        " FROM (SELECT stack_id, kernel_id, CASE WHEN kernel_id IS NULL AND"
+                        "  form <> 'folded' THEN kernel_name END AS kname,"
+                        "  CAST(sum(CAST(calls AS REAL)) AS INTEGER) AS calls,"
+                        "  CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) AS t"
+                        "  FROM kernel_stack WHERE ?1 OR form <> 'folded' GROUP BY 1, 2, 3) g"
+                        " LEFT JOIN kernel k ON k.id = g.kernel_id ORDER BY 1, 2, 3",
                         &st, err);
     if (s != DCU_OK) {
         return s;
