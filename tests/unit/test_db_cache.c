@@ -1,0 +1,146 @@
+/* test_db_cache.c - issue 11's shortcuts must never give a stale or different answer:
+ * TraceDb cache slots go stale on any row change, DDL in main or temp (a region of interest)
+ * and a scope change; a cached timeline is shared, not copied, and outlives its callers;
+ * the kernel summary from the per-file sums (dispatch_agg) equals the one grouped from every
+ * dispatch row, over several files, and after a scope change. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dcutop/query.h"
+#include "dcutop/runs.h"
+#include "dcutop/timeline.h"
+#include "testutil.h"
+
+static char* dir;
+
+static int setup(void** state) {
+    (void)state;
+    dir = TestUtil_tempDir();
+    return 0;
+}
+
+static int teardown(void** state) {
+    (void)state;
+    TestUtil_rmTree(dir);
+    return 0;
+}
+
+/* Two runs (two pid-tagged rocprofv3 kernel traces), kernels shared between them. */
+static TraceDb* two_runs(void) {
+    static const char head[] = "Kind,Agent_Id,Queue_Id,Kernel_Id,Kernel_Name,Correlation_Id,"
+                               "Start_Timestamp,End_Timestamp\n";
+    char a[1024], b[1024];
+    snprintf(a, sizeof(a),
+             "%sKERNEL_DISPATCH,1,1,1,gemm_a,1,1000,1500\nKERNEL_DISPATCH,1,1,2,copy_b,2,1600,1700\n"
+             "KERNEL_DISPATCH,1,1,1,gemm_a,3,1800,2500\nKERNEL_DISPATCH,1,1,3,norm_c,4,2600,2633\n",
+             head);
+    snprintf(b, sizeof(b),
+             "%sKERNEL_DISPATCH,1,1,1,gemm_a,1,10,410\nKERNEL_DISPATCH,1,1,2,copy_b,2,500,777\n"
+             "KERNEL_DISPATCH,1,1,2,copy_b,3,800,1000\n",
+             head);
+    free(TestUtil_writeFile(dir, "100_kernel_trace.csv", a, strlen(a)));
+    free(TestUtil_writeFile(dir, "200_kernel_trace.csv", b, strlen(b)));
+    DcuStatus s;
+    TraceDb* db = TestUtil_load(dir, &s);
+    assert_int_equal(s, DCU_OK);
+    return db;
+}
+
+/* rows of A not in B, both ways (0 = the same set) */
+static int64_t differ(TraceDb* db, const char* a, const char* b) {
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "SELECT (SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s))"
+             " + (SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s))",
+             a, b, b, a);
+    return TestUtil_int(db, sql);
+}
+
+static void slots_go_stale_on_any_change(void** state) {
+    (void)state;
+    TraceDb* db = two_runs();
+    int* v = malloc(sizeof(int));
+    TraceDbState st = TraceDb_state(db);
+    TraceDb_setCached(db, TRACEDB_CACHE_TOTALS, st, v, free);
+    assert_ptr_equal(TraceDb_cached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db)), v);
+    TraceDb_exec(db, "UPDATE kernel SET category = category", NULL); /* a row write */
+    assert_null(TraceDb_cached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db)));
+    TraceDb_setCached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db), malloc(1), free);
+    TraceDb_exec(db, "CREATE TEMP VIEW x AS SELECT 1", NULL); /* temp DDL (ROI) */
+    assert_null(TraceDb_cached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db)));
+    TraceDb_setCached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db), malloc(1), free);
+    TraceDb_exec(db, "CREATE TABLE y(a)", NULL); /* main DDL */
+    assert_null(TraceDb_cached(db, TRACEDB_CACHE_TOTALS, TraceDb_state(db)));
+    TraceDb_delete(db); /* frees what the slot holds (ASan and valgrind check) */
+}
+
+static void timeline_is_shared_until_the_data_changes(void** state) {
+    (void)state;
+    TraceDb* db = two_runs();
+    Timeline *a = NULL, *b = NULL, *c = NULL;
+    assert_int_equal(Timeline_new(db, &a, NULL), DCU_OK);
+    assert_int_equal(Timeline_new(db, &b, NULL), DCU_OK);
+    assert_ptr_equal(a, b);
+    int64_t span = Timeline_summary(a)->span_ns;
+    Timeline_delete(a);
+    assert_int_equal(Timeline_summary(b)->span_ns, span); /* still valid for b */
+    int64_t first = TestUtil_int(db, "SELECT min(id) FROM run");
+    assert_int_equal(Runs_setScope(db, &first, 1, NULL), DCU_OK);
+    assert_int_equal(Timeline_new(db, &c, NULL), DCU_OK);
+    assert_ptr_not_equal(c, b); /* a new scope, a new timeline */
+    assert_int_not_equal(Timeline_summary(c)->span_ns, span);
+    Timeline_delete(b);
+    Timeline_delete(c);
+    TraceDb_delete(db);
+}
+
+static void totals_follow_the_scope(void** state) {
+    (void)state;
+    TraceDb* db = two_runs();
+    Totals all, one, again;
+    assert_int_equal(Query_totals(db, &all, NULL), DCU_OK);
+    assert_int_equal(all.kernel_ns, 500 + 100 + 700 + 33 + 400 + 277 + 200);
+    int64_t first = TestUtil_int(db, "SELECT min(id) FROM run");
+    assert_int_equal(Runs_setScope(db, &first, 1, NULL), DCU_OK);
+    assert_int_equal(Query_totals(db, &one, NULL), DCU_OK);
+    assert_true(one.kernel_ns == 500 + 100 + 700 + 33 || one.kernel_ns == 400 + 277 + 200);
+    assert_int_equal(Runs_setScope(db, NULL, 0, NULL), DCU_OK);
+    assert_int_equal(Query_totals(db, &again, NULL), DCU_OK);
+    assert_int_equal(again.kernel_ns, all.kernel_ns);
+    TraceDb_delete(db);
+}
+
+static void summary_from_sums_equals_summary_from_rows(void** state) {
+    (void)state;
+    TraceDb* db = two_runs();
+    assert_int_equal(differ(db, "kernel_summary_v", "kernel_summary_agg_v"), 0);
+    assert_int_equal(TestUtil_int(db, "SELECT calls FROM kernel_summary s JOIN kernel k"
+                                      " ON k.id = s.kernel_id WHERE k.name = 'copy_b'"),
+                     3);
+    assert_int_equal(TestUtil_int(db, "SELECT min_ns * 10000 + max_ns FROM kernel_summary s"
+                                      " JOIN kernel k ON k.id = s.kernel_id"
+                                      " WHERE k.name = 'copy_b'"),
+                     100 * 10000 + 277);
+    int64_t first = TestUtil_int(db, "SELECT min(id) FROM run");
+    assert_int_equal(Runs_setScope(db, &first, 1, NULL), DCU_OK);
+    assert_int_equal(differ(db, "kernel_summary_v", "kernel_summary_agg_v"), 0);
+    TraceDb_delete(db);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(slots_go_stale_on_any_change, setup, teardown),
+        cmocka_unit_test_setup_teardown(timeline_is_shared_until_the_data_changes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(totals_follow_the_scope, setup, teardown),
+        cmocka_unit_test_setup_teardown(summary_from_sums_equals_summary_from_rows, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
