@@ -26,7 +26,13 @@ typedef struct TraceDbState_ {
     int64_t changes;
     int64_t main_schema, temp_schema;
 } TraceDbState;
-enum { TRACEDB_CACHE_TIMELINE, TRACEDB_CACHE_TIMELINE_ALL, TRACEDB_CACHE_TOTALS, TRACEDB_CACHE_SLOTS };
+enum {
+    TRACEDB_CACHE_TIMELINE,
+    TRACEDB_CACHE_TIMELINE_ALL,
+    TRACEDB_CACHE_TOTALS,
+    TRACEDB_CACHE_RUN_STARTS,
+    TRACEDB_CACHE_SLOTS
+};
 TraceDbState TraceDb_state(TraceDb* this);
 /* The value stored in slot while the state was `state`, or NULL (stale or none). Borrowed. */
 void* TraceDb_cached(TraceDb* this, int slot, TraceDbState state);

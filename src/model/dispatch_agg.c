@@ -9,6 +9,7 @@
 
 typedef struct {
     int64_t calls, min_ns, max_ns;
+    int64_t min_start; /* INT64_MIN: none yet */
     double total_ns, sumsq; /* as total(dur_ns) and sum(CAST(dur_ns AS REAL) * dur_ns) */
 } Agg;
 
@@ -31,7 +32,7 @@ void DispatchAgg_delete(DispatchAgg* this) {
     }
 }
 
-void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns) {
+void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns, int64_t start_ns) {
     if (kernel_id <= 0) {
         return;
     }
@@ -52,6 +53,10 @@ void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns) {
         }
         this->touched[this->ntouched++] = kernel_id;
         a->min_ns = a->max_ns = dur_ns;
+        a->min_start = INT64_MIN;
+    }
+    if (start_ns != INT64_MIN && (a->min_start == INT64_MIN || start_ns < a->min_start)) {
+        a->min_start = start_ns;
     }
     a->calls++;
     a->total_ns += (double)dur_ns;
@@ -67,7 +72,7 @@ DcuStatus DispatchAgg_flush(DispatchAgg* this, TraceDb* db, int64_t file_id, Dcu
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db,
                                   "INSERT INTO dispatch_agg(file_id, kernel_id, calls, total_ns,"
-                                  " min_ns, max_ns, sumsq) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                  " min_ns, max_ns, sumsq, min_start) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                                   &st, err);
     for (int64_t i = 0; i < this->ntouched; i++) {
         Agg* a = &this->by_id[this->touched[i]];
@@ -79,6 +84,11 @@ DcuStatus DispatchAgg_flush(DispatchAgg* this, TraceDb* db, int64_t file_id, Dcu
             sqlite3_bind_int64(st, 5, a->min_ns);
             sqlite3_bind_int64(st, 6, a->max_ns);
             sqlite3_bind_double(st, 7, a->sumsq);
+            if (a->min_start == INT64_MIN) {
+                sqlite3_bind_null(st, 8);
+            } else {
+                sqlite3_bind_int64(st, 8, a->min_start);
+            }
             if (sqlite3_step(st) != SQLITE_DONE) {
                 s = Error_set(err, DCU_ERR_SQL, "dispatch_agg: %s",
                               sqlite3_errmsg(TraceDb_handle(db)));

@@ -18,8 +18,9 @@ typedef struct DispatchAgg_ DispatchAgg;
 DispatchAgg* DispatchAgg_new(void);
 void DispatchAgg_delete(DispatchAgg* this);
 
-/* One stored dispatch of kernel_id (> 0) lasting dur_ns. */
-void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns);
+/* One stored dispatch of kernel_id (> 0) lasting dur_ns, starting at start_ns (INT64_MIN:
+ * no start; the earliest start feeds each run's clock origin, kernel_query.c). */
+void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns, int64_t start_ns);
 
 /* Writes the sums gathered since the last flush as rows of dispatch_agg for file_id, and
  * starts again from zero. */

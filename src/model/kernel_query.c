@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/amdahl.h"
+#include "dcutop/roi.h"
 #include "dcutop/xalloc.h"
 
 static char* col_text(sqlite3_stmt* st, int i) {
@@ -220,6 +221,75 @@ static const RsColumn disp_cols[] = {
     {"sgpr", "SGPR", CT_INT},      {"file", "File", CT_TEXT},
 };
 
+/* Each run's first dispatch start (one clock per run): a scan of every dispatch, so read
+ * once while the database is unchanged; it was most of a drill-in's 450 ms at 1M (issue 11).
+ * With a region of interest "dispatch" is its cut (roi.h), as before. */
+typedef struct RunStarts_ {
+    int64_t n;
+    int64_t* run;
+    int64_t* t0;
+} RunStarts;
+
+static void run_starts_free(void* p) {
+    RunStarts* r = p;
+    free(r->run);
+    free(r->t0);
+    free(r);
+}
+
+static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
+    RunStarts* r = TraceDb_cached(db, TRACEDB_CACHE_RUN_STARTS, TraceDb_state(db));
+    if (r) {
+        return r;
+    }
+    sqlite3_stmt* st = NULL;
+    /* without a region of interest, from the earliest start of each file's kernels, kept
+     * while loading (dispatch_agg): no scan of the dispatches at all */
+    if (TraceDb_prepare(db,
+                        Roi_active(db, NULL)
+                            ? "SELECT f0.run_id, min(d0.start_ns) FROM dispatch d0"
+                              " JOIN source_file f0 ON f0.id = d0.file_id"
+                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id"
+                            : "SELECT f0.run_id, min(a.min_start) FROM dispatch_agg a"
+                              " JOIN source_file f0 ON f0.id = a.file_id"
+                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id",
+                        &st, err) != DCU_OK) {
+        return NULL;
+    }
+    r = xcalloc(1, sizeof(*r));
+    int64_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (r->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            r->run = xrealloc(r->run, sizeof(int64_t) * (size_t)cap);
+            r->t0 = xrealloc(r->t0, sizeof(int64_t) * (size_t)cap);
+        }
+        r->run[r->n] = sqlite3_column_int64(st, 0);
+        /* NULL when no dispatch of the run has a start: LONG_MIN marks it */
+        r->t0[r->n++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
+                                                                  : sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    TraceDb_setCached(db, TRACEDB_CACHE_RUN_STARTS, TraceDb_state(db), r, run_starts_free);
+    return r;
+}
+
+/* The run's start, or 0 with *known = 0 (no run, or no start: the start shows empty). */
+static int64_t run_t0(const RunStarts* r, sqlite3_stmt* st, int col, int* known) {
+    *known = 0;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+        return 0;
+    }
+    int64_t run = sqlite3_column_int64(st, col);
+    for (int64_t i = 0; i < r->n; i++) { /* a handful of runs */
+        if (r->run[i] == run) {
+            *known = r->t0[i] != INT64_MIN;
+            return *known ? r->t0[i] : 0;
+        }
+    }
+    return 0;
+}
+
 DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts* opts,
                                  ResultSet** out, DcuError* err) {
     *out = NULL;
@@ -227,18 +297,20 @@ DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts*
     if (s != DCU_OK) {
         return s;
     }
+    const RunStarts* starts = run_starts(db, err);
+    if (!starts) {
+        return DCU_ERR_SQL;
+    }
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(
         db,
         /* start times from the start of the dispatch's own run (one clock per run) */
-        "WITH run_start AS (SELECT f0.run_id, min(d0.start_ns) AS t0 FROM dispatch d0"
-        "   JOIN source_file f0 ON f0.id = d0.file_id GROUP BY f0.run_id)"
-        " SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid,"
-        " d.start_ns - rs.t0, d.dur_ns, d.grid, d.workgroup,"
-        " d.lds, d.vgpr, d.sgpr, f.name"
-        " FROM dispatch d JOIN kernel k ON k.id = d.kernel_id JOIN source_file f ON f.id = d.file_id"
-        " LEFT JOIN run_start rs ON rs.run_id = f.run_id"
-        " WHERE k.name = ?1 AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        "SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid,"
+        " d.start_ns, d.dur_ns, d.grid, d.workgroup,"
+        " d.lds, d.vgpr, d.sgpr, f.name, f.run_id"
+        " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
+        " WHERE d.kernel_id = (SELECT id FROM kernel WHERE name = ?1)"
+        " AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
         " AND (?2 IS NULL OR regexp(?2, f.name))"
         " ORDER BY d.file_id, d.start_ns, d.id",
         &st, err);
@@ -254,8 +326,13 @@ DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts*
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int r = ResultSet_addRow(rs);
         for (int c = D_SEQ; c <= D_SGPR; c++) {
-            if (sqlite3_column_type(st, c) != SQLITE_NULL) {
-                ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c));
+            if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+                continue;
+            }
+            int known = 1;
+            int64_t t0 = c == D_START ? run_t0(starts, st, D_FILE + 1, &known) : 0;
+            if (known) {
+                ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c) - t0);
             }
         }
         ResultSet_setText(rs, r, D_FILE, (const char*)sqlite3_column_text(st, D_FILE));

@@ -120,7 +120,7 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
     if (!step(core, f, st)) {
         return 0;
     }
-    DispatchAgg_add(core->agg, kid, d->dur);
+    DispatchAgg_add(core->agg, kid, d->dur, d->start);
     count(f, LAYER_KERNEL, rank);
     return sqlite3_last_insert_rowid(TraceDb_handle(core->db));
 }

@@ -315,7 +315,8 @@ static const char schema[] =
     "CREATE TABLE dispatch_agg(\n"
     "  file_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, calls INTEGER NOT NULL,\n"
     "  total_ns REAL NOT NULL,      -- total(dur_ns): a double, as SQLite sums it\n"
-    "  min_ns INTEGER, max_ns INTEGER, sumsq REAL\n"
+    "  min_ns INTEGER, max_ns INTEGER, sumsq REAL,\n"
+    "  min_start INTEGER            -- earliest start_ns (NULL: none has one)\n"
     ");\n"
     /* kernel_summary_v materialized once after loading (Loader_run): every screen reads it */
     "CREATE TABLE kernel_summary(\n"

@@ -2,7 +2,7 @@
  * TraceDb cache slots go stale on any row change, DDL in main or temp (a region of interest)
  * and a scope change; a cached timeline is shared, not copied, and outlives its callers;
  * the kernel summary from the per-file sums (dispatch_agg) equals the one grouped from every
- * dispatch row, over several files, and after a scope change. */
+ * dispatch row, over several files, and after a scope change; so do the runs' clock origins. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,6 +130,16 @@ static void summary_from_sums_equals_summary_from_rows(void** state) {
     int64_t first = TestUtil_int(db, "SELECT min(id) FROM run");
     assert_int_equal(Runs_setScope(db, &first, 1, NULL), DCU_OK);
     assert_int_equal(differ(db, "kernel_summary_v", "kernel_summary_agg_v"), 0);
+    /* each run's clock origin (the dispatch list's Start column) from the kept minimum */
+    assert_int_equal(differ(db,
+                            "(SELECT f.run_id, min(d.start_ns) FROM dispatch d JOIN source_file f"
+                            " ON f.id = d.file_id GROUP BY f.run_id)",
+                            "(SELECT f.run_id, min(a.min_start) FROM dispatch_agg a JOIN"
+                            " source_file f ON f.id = a.file_id GROUP BY f.run_id)"),
+                     0);
+    assert_int_equal(TestUtil_int(db, "SELECT count(DISTINCT min_start) FROM dispatch_agg"
+                                      " WHERE min_start IN (10, 1000)"),
+                     2);
     TraceDb_delete(db);
 }
 
