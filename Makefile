@@ -105,7 +105,7 @@ bench:
 	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(BUILD)/bench/gen_results_csv $(BUILD)/bench/gen_kineto_json \
-	    $(BUILD)/bench/json_libs
+	    $(BUILD)/bench/json_libs $(BUILD)/bench/csv_bare
 	@BUILD=$(BUILD) sh bench/run.sh
 $(BUILD)/bench/gen_results_csv: bench/gen_results_csv.c
 	@mkdir -p $(dir $@)
@@ -113,6 +113,10 @@ $(BUILD)/bench/gen_results_csv: bench/gen_results_csv.c
 $(BUILD)/bench/gen_kineto_json: bench/gen_kineto_json.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
+# the floor for the CSV parser: libcsv alone, counting fields
+$(BUILD)/bench/csv_bare: bench/csv_bare.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< -lcsv
 # yajl (what dcutop uses) against json-c on the same file; json-c only for this measurement
 $(BUILD)/bench/json_libs: bench/json_libs.c
 	@mkdir -p $(dir $@)

@@ -177,6 +177,21 @@ if /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1; then
 else
     echo "pandas: /usr/bin/python3 cannot import pandas (python3-pandas) - pandas row skipped"
 fi
+
+bare=""
+for c in "${BUILD:-build}/bench/csv_bare" build/bench/csv_bare; do
+    [ -x "$c" ] && { bare=$c; break; }
+done
+l_ok=0 l_wall=0
+if [ -n "$bare" ]; then
+    echo "running bare libcsv (bench/csv_bare.c: parse only, count fields) ..."
+    measure libcsv /dev/null "$bare" "$csv"
+    note=""
+    if [ "$m_rc" -ne 0 ]; then note="FAILED rc=$m_rc"; else l_ok=1 l_wall=$m_wall; fi
+    add_row libcsv "$m_wall" "$m_rss" "$note"
+else
+    echo "libcsv: bench/csv_bare not built (make bench builds it) - libcsv row skipped"
+fi
 echo
 
 # ---------------------------------------------------------------- report
@@ -190,19 +205,65 @@ BEGIN { printf "%-8s %9s %14s %12s %11s\n", "tool", "wall s", "peak RSS MiB", "w
 echo "CSV size: $csv_mib MiB ($csv_bytes bytes, $N dispatches)"
 echo
 
-if [ "$have_dcutop" = 1 ] && [ "$s_ok" = 1 ]; then
-    awk -v d="$d_wall" -v s="$s_wall" 'BEGIN {
-        if (s > 0) { x = d / s; printf "dcutop time / sqlite3 time = %.3f (target <= 0.5) %s\n", x, (x <= 0.5 ? "MET" : "MISSED") }
-        else print "dcutop time / sqlite3 time = n/a (target <= 0.5) (sqlite3 took 0.00 s; use a larger N)" }'
+# goal GOAL_TEXT VALUE LIMIT: prints "VALUE (goal GOAL_TEXT) MET|MISSED"
+goal() {
+    awk -v t="$1" -v v="$2" -v l="$3" 'BEGIN {
+        printf "  %-44s %8.3f  (goal <= %s) %s\n", t, v, l, (v <= l ? "MET" : "MISSED") }'
+}
+echo "goals (issue 11):"
+if [ "$have_dcutop" = 1 ]; then
+    [ "$s_ok" = 1 ] && awk -v s="$s_wall" 'BEGIN { exit !(s > 0) }' &&
+        goal "dcutop wall / sqlite3 CLI wall" "$(awk -v d="$d_wall" -v s="$s_wall" 'BEGIN { print d / s }')" 0.25
+    [ "$l_ok" = 1 ] && awk -v s="$l_wall" 'BEGIN { exit !(s > 0) }' &&
+        goal "dcutop wall / bare libcsv wall" "$(awk -v d="$d_wall" -v s="$l_wall" 'BEGIN { print d / s }')" 2.1
+    goal "dcutop wall, s" "$d_wall" 2.5
+    goal "dcutop peak RSS, MB" "$(awk -v r="$d_rss" 'BEGIN { print r * 1024 / 1e6 }')" 200
+    goal "dcutop peak RSS / CSV size" "$(awk -v r="$d_rss" -v b="$csv_bytes" 'BEGIN { print r * 1024 / b }')" 0.4
 else
-    echo "dcutop time / sqlite3 time = n/a (target <= 0.5) (dcutop or sqlite3 did not run or failed)"
+    echo "  dcutop did not run or failed: no goal can be judged"
 fi
-if [ "$have_dcutop" = 1 ] && [ "$csv_bytes" -gt 0 ]; then
-    awk -v r="$d_rss" -v b="$csv_bytes" 'BEGIN {
-        y = r * 1024 / b
-        printf "dcutop peak RSS / CSV size = %.3f (target < 1.0) %s\n", y, (y < 1.0 ? "MET" : "MISSED") }'
-else
-    echo "dcutop peak RSS / CSV size = n/a (target < 1.0) (dcutop did not run or failed)"
+
+# ---------------------------------------------------------------- 10x the trace
+# The same generator at 10 N (5 GB at N = 1M): dcutop against bare libcsv, and against
+# dcutop's own time at N. BENCH_10X=0 skips it (it needs 5 GB of disk and minutes).
+if [ "${BENCH_10X:-1}" != 0 ] && [ "$have_dcutop" = 1 ]; then
+    N10=$((N * 10))
+    echo
+    echo "== rocprof v1 CSV, $N10 dispatches =="
+    t10=$outdir/trace_$N10
+    c10=$t10/results.csv
+    mkdir -p "$t10" || exit 2
+    if ! [ -s "$c10" ]; then
+        g=${GEN:-${BUILD:-build}/bench/gen_results_csv}
+        "$g" "$N10" "$c10.tmp.$$" >/dev/null && mv -f "$c10.tmp.$$" "$c10" || { rm -f "$c10.tmp.$$"; c10=""; }
+    fi
+    if [ -n "$c10" ]; then
+        b10=$(wc -c <"$c10" | tr -d ' ')
+        echo "trace:   $c10 ($(awk -v b="$b10" 'BEGIN { printf "%.1f", b / 1048576 }') MiB)"
+        r10=$logdir/rows10.tsv
+        : >"$r10"
+        BENCH_RUNS_SAVED=$RUNS RUNS=1
+        measure dcutop10 /dev/null ./dcutop --report "$t10/"
+        d10_wall=$m_wall d10_rss=$m_rss d10_rc=$m_rc
+        printf 'dcutop\t%s\t%s\t%s\n' "$m_wall" "$m_rss" "$([ "$m_rc" -ne 0 ] && echo "FAILED rc=$m_rc")" >>"$r10"
+        if [ -n "$bare" ]; then
+            measure libcsv10 /dev/null "$bare" "$c10"
+            printf 'libcsv\t%s\t%s\t\n' "$m_wall" "$m_rss" >>"$r10"
+        fi
+        RUNS=$BENCH_RUNS_SAVED
+        awk -F '\t' 'BEGIN { printf "%-8s %9s %14s\n", "tool", "wall s", "peak RSS MiB" }
+            { printf "%-8s %9.2f %14.1f%s\n", $1, $2, $3 / 1024, ($4 == "" ? "" : "  " $4) }' "$r10"
+        echo "goals (issue 11):"
+        if [ "$d10_rc" -eq 0 ]; then
+            goal "dcutop wall at 10N / at N" "$(awk -v a="$d10_wall" -v b="$d_wall" 'BEGIN { print (b > 0 ? a / b : 0) }')" 12
+            goal "dcutop peak RSS at 10N, GB" "$(awk -v r="$d10_rss" 'BEGIN { print r * 1024 / 1e9 }')" 1.5
+            goal "dcutop peak RSS / CSV size" "$(awk -v r="$d10_rss" -v b="$b10" 'BEGIN { print r * 1024 / b }')" 0.4
+        else
+            echo "  dcutop failed at 10N (exit $d10_rc, see $logdir/dcutop10.err)"
+        fi
+    else
+        echo "bench: could not generate $N10 dispatches - 10x section skipped"
+    fi
 fi
 
 # ---------------------------------------------------------------- PyTorch (Kineto) JSON trace
@@ -250,6 +311,12 @@ for k, (c, t) in sorted(agg.items(), key=lambda x: -x[1][1]): print(c, t, k[:60]
         fi
         awk -F '\t' 'BEGIN { printf "%-8s %9s %14s\n", "tool", "wall s", "peak RSS MiB" }
             { printf "%-8s %9.2f %14.1f%s\n", $1, $2, $3 / 1024, ($4 == "" ? "" : "  " $4) }' "$krows"
+        k_line=$(awk -F '\t' '$1 == "dcutop" && $4 == "" { print $2, $3 }' "$krows")
+        if [ -n "$k_line" ]; then
+            echo "goals (issue 11, at 1M kernels):"
+            goal "dcutop wall, s" "${k_line%% *}" 6
+            goal "dcutop peak RSS, MB" "$(awk -v r="${k_line##* }" 'BEGIN { print r * 1024 / 1e6 }')" 400
+        fi
         if [ -x "${BUILD:-build}/bench/json_libs" ]; then
             echo "JSON parse alone (bench/json_libs.c, the README's library choice):"
             for lib in yajl json-c; do

@@ -24,8 +24,23 @@ trap 'rm -rf "$tmp"' EXIT
     echo "<Enter>"                                                                           # kernel detail
     echo "<Enter>"                                                                           # dispatch list
     for i in 1 2 3 4 5 6 7 8; do echo "<PgDown>"; done
-    echo "<Esc><Esc>"
+    echo "<Esc>"
+    echo "<Esc>"
+    # the hottest kernels (the first has 20% of the dispatches: 200,000 at 1M): detail, then
+    # its dispatch list, sorted three ways, and back
+    for i in 1 2 3 4 5 6 7 8; do
+        echo "<Home>"; for j in $(seq 2 "$i"); do echo "<Down>"; done
+        echo "<Enter>"; echo "<Enter>"; echo ">"; echo "r"; echo "<Lt>"; echo "<Esc>"; echo "<Esc>"
+    done
 } >"$tmp/bench.keys"
+# the first screen: a session that quits at once, against the report of one small view
+# (both load the whole trace; the difference is what the interactive view adds)
+echo q >"$tmp/quit.keys"
+/usr/bin/time -f '%e' -o "$tmp/t_first" ./dcutop --headless --size 200x50 --keys "$tmp/quit.keys" "$dir" >/dev/null 2>&1
+/usr/bin/time -f '%e' -o "$tmp/t_load" ./dcutop --report --view files "$dir" >/dev/null 2>&1
+awk -v a="$(tail -1 "$tmp/t_first")" -v b="$(tail -1 "$tmp/t_load")" 'BEGIN {
+    printf "first screen: %.2f s; load (--report --view files): %.2f s; first screen - load = %.2f s (goal <= 0.3 s) %s\n",
+        a, b, a - b, (a - b <= 0.3 ? "MET" : "MISSED") }'
 /usr/bin/time -f '%e %M' -o "$tmp/time" ./dcutop --headless --size 200x50 --timing "$tmp/timing" \
     --keys "$tmp/bench.keys" "$dir" >/dev/null 2>"$tmp/err" || { echo "tui_bench: dcutop failed"; cat "$tmp/err"; exit 0; }
 read -r wall rss <"$tmp/time"
@@ -34,9 +49,10 @@ echo "headless run: ${wall}s wall (load included), peak RSS $((rss / 1024)) MiB,
 awk -F'\t' '
 function cls(k, scr) {
     if (k ~ /^[1-5]$/) return "screen switch";
+    if ((k == ">" || k == "r" || k == "<Lt>") && scr == "dispatches") return "sort dispatch list";
     if (k == ">" || k == "r" || k == "<Lt>") return "sort";
     if (k == "<Backspace>" || k ~ /^[A-Za-z_]$/ && scr == "hotspots") return "filter keystroke";
-    if (k == "<Down>" || k == "<Up>" || k == "<PgDown>") return "move";
+    if (k == "<Down>" || k == "<Up>" || k == "<PgDown>" || k == "<Home>") return "move";
     if (k == "<Enter>") return "drill in";
     if (k == "<Esc>") return "back";
     return "other";
@@ -50,9 +66,11 @@ END {
         for (i = 1; i <= m; i++) a[i] = v[c, i];
         # insertion sort: small counts
         for (i = 2; i <= m; i++) { x = a[i]; j = i - 1; while (j > 0 && a[j] > x) { a[j + 1] = a[j]; j-- } a[j + 1] = x }
-        p50 = a[int((m - 1) * 0.50) + 1]; p99 = a[int((m - 1) * 0.99) + 1];
+        # nearest rank: the smallest value with at least p of the samples at or below it
+        k = m * 0.50; k = (k == int(k)) ? k : int(k) + 1; p50 = a[k < 1 ? 1 : k];
+        k = m * 0.99; k = (k == int(k)) ? k : int(k) + 1; p99 = a[k < 1 ? 1 : k];
         printf "%-18s %6d %9.2f %9.2f %9.2f\n", c, m, p50, p99, a[m];
-        if (c != "drill in" && a[m] > worst) worst = a[m];
+        if (p99 > worst) { worst = p99; wc = c }
     }
-    printf "slowest sort / filter / switch / move: %.2f ms (target <= 50 ms) %s\n", worst, worst <= 50 ? "MET" : "MISSED";
+    printf "worst p99, every action (drill-in and dispatch-list sorts included): %.2f ms, %s (goal <= 50 ms) %s\n", worst, wc, worst <= 50 ? "MET" : "MISSED";
 }' "$tmp/timing"

@@ -62,7 +62,13 @@ void KernelDetail_done(KernelDetail* d);
 DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts* opts,
                                  ResultSet** out, DcuError* err);
 
-/* Builds the dispatch(kernel_id) index the first time it is needed (drill-down only). */
+/* Builds the dispatch(kernel_id) index the first time it is needed (drill-down only).
+ * Values the database caches stay valid (an index changes no answer). */
 DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err);
+
+/* The same as work for idle time: stop() is asked every few thousand SQLite steps, and when
+ * it says 1 the build is abandoned (rolled back) and 0 returned, to be tried again at the
+ * next idle moment. 1 when the index exists. */
+int KernelQuery_indexWhenIdle(TraceDb* db, int (*stop)(void));
 
 #endif

@@ -40,6 +40,10 @@ void* TraceDb_cached(TraceDb* this, int slot, TraceDbState state);
 void TraceDb_setCached(TraceDb* this, int slot, TraceDbState state, void* value,
                        void (*release)(void*));
 
+/* After a change that adds no data and changes no answer (an index): values cached in state
+ * `before` are kept, as of state `after`. */
+void TraceDb_keepCached(TraceDb* this, TraceDbState before, TraceDbState after);
+
 /* Borrowed: valid until TraceDb_delete(). Do not sqlite3_close() it. */
 sqlite3* TraceDb_handle(const TraceDb* this);
 

@@ -55,6 +55,7 @@ struct App_ {
     DiffMatch diff_match;
     SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
     int (*poll_cancel)(void);
+    int idle_done; /* the work App_idle does is done */
     void (*draw_now)(App* app);
     /* the scope picker (R): "All runs" and each run, their ids (0: all) */
     char** scope_items;
@@ -144,6 +145,12 @@ int App_bodyHeight(const App* app) {
 const char* App_title(const App* app) {
     return app->title;
 }
+void App_idle(App* app, int (*input_pending)(void)) {
+    if (!app->idle_done) {
+        app->idle_done = KernelQuery_indexWhenIdle(app->db, input_pending);
+    }
+}
+
 int App_cancelRequested(App* app) {
     return app->poll_cancel ? app->poll_cancel() : 0;
 }

@@ -321,11 +321,7 @@ static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     /* a comparison shows the candidate's first run on the other screens */
     TraceDb* db = ss->cmp.n[1] > 0 ? ss->cmp.db[1][0] : ss->db;
-    /* drill-down reads dispatches by kernel: index them now, while loading shows */
-    if (KernelQuery_ensureIndex(db, err) != DCU_OK) {
-        stop_terminal(ss);
-        return fail(err, EXIT_RUNTIME);
-    }
+    /* the drill-down index is built once the first screen shows (App_idle) */
     Keymap* km = Keymap_new();
     /* a typo in the rc file warns on the status line; its other lines are loaded */
     DcuError rc_err;

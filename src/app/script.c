@@ -61,6 +61,7 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuErr
     long lineno = 0;
     DcuStatus s = DCU_OK;
     App_render(app);
+    App_idle(app, NULL); /* as while a user reads the first screen */
     while (s == DCU_OK && !App_quitting(app) && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) {

@@ -292,12 +292,30 @@ static int mouse_event(App* app) {
     return 1;
 }
 
+/* A key is waiting (left in the queue). */
+static int input_pending(void) {
+    nodelay(stdscr, TRUE);
+    wint_t ch;
+    int r = get_wch(&ch);
+    nodelay(stdscr, FALSE);
+    if (r == ERR) {
+        return 0;
+    }
+    if (r == KEY_CODE_YES) {
+        ungetch((int)ch);
+    } else {
+        unget_wch((wchar_t)ch);
+    }
+    return 1;
+}
+
 void Term_loop(App* app) {
     int w, h;
     Term_size(&w, &h);
     App_resize(app, w, h);
     draw(App_render(app));
     while (!App_quitting(app)) {
+        App_idle(app, input_pending);
         wint_t ch;
         int r = get_wch(&ch);
         if (r == ERR) {

@@ -2,6 +2,7 @@
 #include "dcutop/kernel_query.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,35 @@ static char* col_text(sqlite3_stmt* st, int i) {
 
 /* main.: with a region of interest, an unqualified "dispatch" is a temp view (roi.h). */
 DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err) {
-    return TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS main.dispatch_kernel ON dispatch(kernel_id)",
-                        err);
+    TraceDbState before = TraceDb_state(db);
+    DcuStatus s = TraceDb_exec(
+        db, "CREATE INDEX IF NOT EXISTS main.dispatch_kernel ON dispatch(kernel_id)", err);
+    if (s == DCU_OK) {
+        TraceDb_keepCached(db, before, TraceDb_state(db));
+    }
+    return s;
+}
+
+static int idle_stop(void* ctx) {
+    int (*stop)(void) = (int (*)(void))(uintptr_t)ctx;
+    return stop();
+}
+
+int KernelQuery_indexWhenIdle(TraceDb* db, int (*stop)(void)) {
+    if (TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type ="
+                              " 'index' AND name = 'dispatch_kernel')")) {
+        return 1;
+    }
+    sqlite3* h = TraceDb_handle(db);
+    if (stop) {
+        sqlite3_progress_handler(h, 20000, idle_stop, (void*)(uintptr_t)stop);
+    }
+    DcuError ignored;
+    int done = KernelQuery_ensureIndex(db, &ignored) == DCU_OK;
+    if (stop) {
+        sqlite3_progress_handler(h, 0, NULL, NULL);
+    }
+    return done;
 }
 
 void KernelDetail_done(KernelDetail* d) {
@@ -174,12 +202,19 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     }
     kernel_efficiency(db, d);
     /* the files that fed it */
+    /* the files with its dispatches: from the per-file sums, unless a region of interest
+     * cuts the dispatches (a scan of them was a third of a drill-in at 1M) */
     s = TraceDb_prepare(
         db,
-        "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
-        " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
-        " WHERE f.id IN (SELECT file_id FROM dispatch WHERE kernel_id = ?1"
-        "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)",
+        Roi_active(db, NULL)
+            ? "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
+              " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
+              " WHERE f.id IN (SELECT file_id FROM dispatch WHERE kernel_id = ?1"
+              "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)"
+            : "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
+              " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
+              " WHERE f.id IN (SELECT file_id FROM dispatch_agg WHERE kernel_id = ?1"
+              "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)",
         &st, err);
     if (s == DCU_OK) {
         sqlite3_bind_int64(st, 1, d->id);

@@ -103,6 +103,18 @@ static RegEntry* reg_find(const char* name) {
     }
 }
 
+/* keys (space-separated ranges) is already the whole union or one of its words: registering
+ * the same trace again must not grow the union (it did, every load of an A/B session) */
+static int has_keys(const char* unioned, const char* keys) {
+    size_t n = strlen(keys);
+    for (const char* p = strstr(unioned, keys); p; p = strstr(p + 1, keys)) {
+        if ((p == unioned || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void reg_put(const char* name, const char* full, const char* shrt, const char* keys) {
     if ((reg_n + 1) * 2 > reg_cap) {
         size_t ocap = reg_cap;
@@ -124,7 +136,7 @@ static void reg_put(const char* name, const char* full, const char* shrt, const 
     }
     RegEntry* e = reg_find(name);
     if (e) {
-        if (strcmp(e->shrt, shrt) == 0 && strcmp(e->keys, keys) != 0 && *keys) {
+        if (strcmp(e->shrt, shrt) == 0 && *keys && !has_keys(e->keys, keys)) {
             char* u = xasprintf("%s%s%s", e->keys, *e->keys ? " " : "", keys);
             retired = xrealloc(retired, sizeof(char*) * (nretired + 1));
             retired[nretired++] = e->keys;

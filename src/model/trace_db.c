@@ -517,6 +517,14 @@ void* TraceDb_cached(TraceDb* this, int slot, TraceDbState state) {
                : NULL;
 }
 
+void TraceDb_keepCached(TraceDb* this, TraceDbState before, TraceDbState after) {
+    for (int i = 0; i < TRACEDB_CACHE_SLOTS; i++) {
+        if (this->cache[i].value && TraceDb_cached(this, i, before)) {
+            this->cache[i].state = after;
+        }
+    }
+}
+
 void TraceDb_setCached(TraceDb* this, int slot, TraceDbState state, void* value,
                        void (*release)(void*)) {
     if (slot < 0 || slot >= TRACEDB_CACHE_SLOTS) {

@@ -10,6 +10,7 @@
 
 #include "dcutop/category.h"
 #include "dcutop/loader.h"
+#include "dcutop/shortname.h"
 #include "dcutop/trace_db.h"
 
 static char* fuzz_dir;
@@ -108,6 +109,9 @@ void Fuzz_load(const char* const* paths, size_t n) {
     }
     Loader_delete(loader);
     TraceDb_delete(db);
+    /* each input is a fresh process: the short-name registry is per process (A/B adds to
+     * it), and kept over 17,000 inputs it grew the target past libFuzzer's 2 GB limit */
+    ShortName_forget();
 }
 
 void Fuzz_loadAs(const char* name, const uint8_t* data, size_t size) {

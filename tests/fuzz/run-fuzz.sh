@@ -32,7 +32,8 @@ for t in "$@"; do
     [ -f "tests/fuzz/$t.dict" ] && set -- "$@" -dict="tests/fuzz/$t.dict"
     [ -f "tests/fuzz/$t.options" ] && set -- "$@" $(cat "tests/fuzz/$t.options")
     log="${FUZZ_LOGDIR:-$BUILD/fuzz}/fuzz_$t.log"
-    before=$(ls "$BUILD/artifacts" | wc -l)
+    # this target's findings only: targets may run side by side (make fuzz-long, two at once)
+    before=$(ls "$BUILD/artifacts" | grep -c "^$t-")
     if [ -x "$bin" ]; then
         "$bin" "$@" "$work" "$seeds" >"$log" 2>&1
         rc=$?
@@ -40,7 +41,7 @@ for t in "$@"; do
         echo "$bin: not built" >"$log"
         rc=127
     fi
-    after=$(ls "$BUILD/artifacts" | wc -l)
+    after=$(ls "$BUILD/artifacts" | grep -c "^$t-")
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(sed -n 's/^#[0-9]*[^c]*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' "$log" | tail -1)
     what="fuzz $t: ${execs:-0} executions in $SECONDS_EACH s, coverage ${cov:-?}"
