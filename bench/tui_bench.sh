@@ -33,14 +33,36 @@ trap 'rm -rf "$tmp"' EXIT
         echo "<Enter>"; echo "<Enter>"; echo ">"; echo "r"; echo "<Lt>"; echo "<Esc>"; echo "<Esc>"
     done
 } >"$tmp/bench.keys"
-# the first screen: a session that quits at once, against the report of one small view
-# (both load the whole trace; the difference is what the interactive view adds)
-echo q >"$tmp/quit.keys"
-/usr/bin/time -f '%e' -o "$tmp/t_first" ./dcutop --headless --size 200x50 --keys "$tmp/quit.keys" "$dir" >/dev/null 2>&1
+# the first screen, as a user sees it: the real TUI in tmux, polled until its tab line shows
+# (the drill-down index is built after that, while the user reads it), against the report of
+# one small view (both load the whole trace; the difference is what the first screen adds)
 /usr/bin/time -f '%e' -o "$tmp/t_load" ./dcutop --report --view files "$dir" >/dev/null 2>&1
-awk -v a="$(tail -1 "$tmp/t_first")" -v b="$(tail -1 "$tmp/t_load")" 'BEGIN {
-    printf "first screen: %.2f s; load (--report --view files): %.2f s; first screen - load = %.2f s (goal <= 0.3 s) %s\n",
-        a, b, a - b, (a - b <= 0.3 ? "MET" : "MISSED") }'
+load_s=$(tail -1 "$tmp/t_load")
+if command -v tmux >/dev/null 2>&1; then
+    sock="$tmp/tmux.sock"
+    t0=$(date +%s.%N)
+    tmux -S "$sock" new-session -d -x 200 -y 50 "./dcutop '$dir'"
+    first=""
+    while [ -z "$first" ]; do
+        if tmux -S "$sock" capture-pane -p 2>/dev/null | grep -q "1 Summary  2 Hotspots"; then
+            first=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+        elif awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { exit !(b - a > 300) }'; then
+            first=timeout
+        else
+            sleep 0.02
+        fi
+    done
+    tmux -S "$sock" kill-server 2>/dev/null
+    if [ "$first" = timeout ]; then
+        echo "first screen: not shown within 300 s in tmux"
+    else
+        awk -v a="$first" -v b="$load_s" 'BEGIN {
+            printf "first screen (tmux, 200x50): %.2f s; load (--report --view files): %.2f s; first screen - load = %.2f s (goal <= 0.3 s) %s\n",
+                a, b, a - b, (a - b <= 0.3 ? "MET" : "MISSED") }'
+    fi
+else
+    echo "first screen: tmux not installed (install-deps.sh bench) - not measured"
+fi
 /usr/bin/time -f '%e %M' -o "$tmp/time" ./dcutop --headless --size 200x50 --timing "$tmp/timing" \
     --keys "$tmp/bench.keys" "$dir" >/dev/null 2>"$tmp/err" || { echo "tui_bench: dcutop failed"; cat "$tmp/err"; exit 0; }
 read -r wall rss <"$tmp/time"
