@@ -246,10 +246,9 @@ void Term_drawNow(App* app) {
     }
 }
 
-int Term_pollCancel(void) {
-    if (!active) {
-        return 0;
-    }
+/* Reads one key without waiting. 0: none waiting; 2: Esc or Ctrl-C (consumed when
+ * take_cancel); 1: any other key, put back for the main loop. */
+static int peek_key(int take_cancel) {
     nodelay(stdscr, TRUE);
     wint_t ch;
     int r = get_wch(&ch);
@@ -257,15 +256,19 @@ int Term_pollCancel(void) {
     if (r == ERR) {
         return 0;
     }
-    if (r == OK && (ch == 27 || ch == 3)) {
-        return 1;
+    if (take_cancel && r == OK && (ch == 27 || ch == 3)) {
+        return 2;
     }
     if (r == KEY_CODE_YES) {
         ungetch((int)ch);
     } else {
         unget_wch((wchar_t)ch);
     }
-    return 0;
+    return 1;
+}
+
+int Term_pollCancel(void) {
+    return active && peek_key(1) == 2;
 }
 
 /* A mouse report from curses as an App event; 0 when it is none of ours. */
@@ -294,19 +297,7 @@ static int mouse_event(App* app) {
 
 /* A key is waiting (left in the queue). */
 static int input_pending(void) {
-    nodelay(stdscr, TRUE);
-    wint_t ch;
-    int r = get_wch(&ch);
-    nodelay(stdscr, FALSE);
-    if (r == ERR) {
-        return 0;
-    }
-    if (r == KEY_CODE_YES) {
-        ungetch((int)ch);
-    } else {
-        unget_wch((wchar_t)ch);
-    }
-    return 1;
+    return peek_key(0) != 0;
 }
 
 void Term_loop(App* app) {

@@ -38,12 +38,16 @@ int KernelQuery_indexWhenIdle(TraceDb* db, int (*stop)(void)) {
     }
     sqlite3* h = TraceDb_handle(db);
     if (stop) {
+        /* an interrupted statement is rolled back, which needs a journal: with the load's
+         * journal_mode OFF, a stopped CREATE INDEX left "malformed database schema" */
+        TraceDb_exec(db, "PRAGMA main.journal_mode = MEMORY", NULL);
         sqlite3_progress_handler(h, 20000, idle_stop, (void*)(uintptr_t)stop);
     }
     DcuError ignored;
     int done = KernelQuery_ensureIndex(db, &ignored) == DCU_OK;
     if (stop) {
         sqlite3_progress_handler(h, 0, NULL, NULL);
+        TraceDb_exec(db, "PRAGMA main.journal_mode = OFF", NULL);
     }
     return done;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
 #include "dcutop/runs.h"
 #include "dcutop/shortname.h"
@@ -184,6 +185,61 @@ static void reloading_does_not_grow_the_name_registry(void** state) {
     free(db_dir);
 }
 
+static int stops, stop_after;
+static int stop_late(void) {
+    return ++stops >= stop_after;
+}
+
+/* The drill-down index built in idle time and stopped by a key: the database stays sound
+ * (with the load's journal_mode OFF the rollback left "malformed database schema"), the
+ * index is built later, and what was cached before it survives it. */
+static void a_stopped_index_build_leaves_the_database_sound(void** state) {
+    (void)state;
+    static const char head[] = "Kind,Agent_Id,Queue_Id,Kernel_Id,Kernel_Name,Correlation_Id,"
+                               "Start_Timestamp,End_Timestamp\n";
+    char* text = NULL;
+    size_t cap = 0;
+    FILE* m = open_memstream(&text, &cap);
+    fputs(head, m);
+    for (int i = 0; i < 100000; i++) { /* enough SQLite steps to be stopped mid-build */
+        fprintf(m, "KERNEL_DISPATCH,1,1,%d,k%d,%d,%d,%d\n", i, i % 7, i, 10 * i, 10 * i + 5);
+    }
+    fclose(m);
+    free(TestUtil_writeFile(dir, "1_kernel_trace.csv", text, strlen(text)));
+    free(text);
+    static const int after[] = {1, 3, 8, 20, 60};
+    for (size_t k = 0; k < sizeof(after) / sizeof(after[0]); k++) { /* every phase */
+        stop_after = after[k];
+        DcuStatus s;
+        TraceDb* db = TestUtil_load(dir, &s);
+        assert_int_equal(s, DCU_OK);
+        Timeline* t = NULL;
+        assert_int_equal(Timeline_new(db, &t, NULL), DCU_OK);
+        stops = 0;
+        int built = KernelQuery_indexWhenIdle(db, stop_late);
+        assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch WHERE kernel_id > 0"),
+                         100000);
+        assert_int_equal(KernelQuery_indexWhenIdle(db, NULL), 1);
+        assert_int_equal(KernelQuery_ensureIndex(db, NULL), DCU_OK);
+        char* ok = TestUtil_text(db, "PRAGMA integrity_check");
+        assert_string_equal(ok, "ok");
+        free(ok);
+        assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch INDEXED BY"
+                                          " dispatch_kernel WHERE kernel_id = 3"),
+                         TestUtil_int(db, "SELECT count(*) FROM dispatch NOT INDEXED"
+                                          " WHERE kernel_id = 3"));
+        Timeline* again = NULL;
+        assert_int_equal(Timeline_new(db, &again, NULL), DCU_OK);
+        assert_ptr_equal(again, t); /* the index changed no answer: the cache was kept */
+        Timeline_delete(t);
+        Timeline_delete(again);
+        TraceDb_delete(db);
+        if (built) {
+            break; /* stop_after is past the whole build */
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(slots_go_stale_on_any_change, setup, teardown),
@@ -193,6 +249,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(summary_from_sums_equals_summary_from_rows, setup,
                                         teardown),
         cmocka_unit_test(reloading_does_not_grow_the_name_registry),
+        cmocka_unit_test_setup_teardown(a_stopped_index_build_leaves_the_database_sound, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
