@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
     done
     # the kernel with the most dispatches (203,000 of 1M: a FillFunctor), found by the filter:
     # its detail, its dispatch list and the list sorted (each sort reads the list again)
-    echo "/"; echo "FillFunctor.c10..BFloat16"; echo "<Enter>"
+    echo "/"; echo "FillFunctor.c..::BFloat"; echo "<Enter>"
     for i in 1 2 3; do
         echo "<Enter>"; echo "<Enter>"; echo ">"; echo "r"; echo "<Esc>"; echo "<Esc>"
     done
