@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "dcutop/format.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
 #define ACTION_NAME(id, name, help) name,
@@ -314,7 +315,9 @@ DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err) {
         }
         path = owned;
     }
-    FILE* f = fopen(path, "rb");
+    /* the default rc must be a regular file (a FIFO there would block the start); a path
+     * given on purpose may be a pipe */
+    FILE* f = owned ? SafeFile_fopen(path, NULL) : fopen(path, "rb");
     if (!f) {
         free(owned);
         return DCU_OK; /* no rc file is the normal case */

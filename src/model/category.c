@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
 extern const char dcutop_default_rules[]; /* generated from src/model/default.rules */
@@ -262,9 +263,8 @@ DcuStatus RuleSet_loadDefault(RuleSet* this, const char* rules_path, DcuError* e
         } else if (home && *home) {
             xdg_path = xasprintf("%s/.config/dcutop/categories.rules", home);
         }
-        FILE* f = xdg_path ? fopen(xdg_path, "rb") : NULL;
-        if (f) {
-            fclose(f);
+        /* only a regular file counts: a FIFO there would block the start for ever */
+        if (xdg_path && SafeFile_check(xdg_path, NULL, NULL) == 0) {
             user = xdg_path;
         }
     }

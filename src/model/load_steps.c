@@ -12,6 +12,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -125,9 +126,8 @@ static DcuStatus store(StepIns* si, double ms, DcuError* err) {
 }
 
 static char* read_all(const char* path, size_t* len, DcuError* err) {
-    FILE* fp = fopen(path, "rb");
+    FILE* fp = SafeFile_fopen(path, err); /* as the sniff opened it: never a FIFO */
     if (!fp) {
-        Error_set(err, DCU_ERR_IO, "cannot open: %s", strerror(errno));
         return NULL;
     }
     size_t cap = 4096, n = 0;

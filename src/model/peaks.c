@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
 extern const char dcutop_default_peaks[]; /* generated from src/model/default.peaks */
@@ -166,9 +167,8 @@ DcuStatus Peaks_loadDefault(Peaks* this, const char* path, DcuError* err) {
         } else if (home && *home) {
             xdg_path = xasprintf("%s/.config/dcutop/peaks", home);
         }
-        FILE* f = xdg_path ? fopen(xdg_path, "rb") : NULL;
-        if (f) {
-            fclose(f);
+        /* only a regular file counts: a FIFO there would block the start for ever */
+        if (xdg_path && SafeFile_check(xdg_path, NULL, NULL) == 0) {
             user = xdg_path;
         }
     }

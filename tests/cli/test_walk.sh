@@ -72,6 +72,21 @@ else
     ok "the device node is still a device node # SKIP mknod not permitted"
 fi
 check "the FIFO is still a FIFO" [ -p "$SP/pipe.csv" ]
+# FIFOs where the default rc, rules and peaks files are looked for: the start never waits
+CF=$TMP/fifo-config
+mkdir -p "$CF/dcutop"
+mkfifo "$CF/dcutop/dcutoprc" "$CF/dcutop/categories.rules" "$CF/dcutop/peaks"
+XDG_CONFIG_HOME=$CF timeout 20 "$DCUTOP" --report "$STATS" >"$TMP/cf.out" 2>"$TMP/cf.err"
+same "FIFOs as the default rc, rules and peaks files: the report finishes" 0 $?
+printf 'q\n' >"$TMP/cf.keys"
+XDG_CONFIG_HOME=$CF timeout 20 "$DCUTOP" --headless --keys "$TMP/cf.keys" "$STATS" \
+    >"$TMP/cf2.out" 2>"$TMP/cf2.err"
+same "... and the headless view finishes" 0 $?
+mkdir -p "$TMP/steps-fifo"
+mkfifo "$TMP/steps-fifo/step-times.json"
+cp "$STATS" "$TMP/steps-fifo/results.stats.csv"
+timeout 20 "$DCUTOP" --report "$TMP/steps-fifo" >"$TMP/sf.out" 2>"$TMP/sf.err"
+same "a FIFO named step-times.json: the report finishes" 0 $?
 timeout 20 "$DCUTOP" --report "$SP/pipe.csv" >"$TMP/fifo1.out" 2>"$TMP/fifo1.err"
 same "a FIFO given alone: exit 1, no hang" 1 $?
 check "... with the reason" grep -q 'pipe.csv: skipped: not a regular file: FIFO' "$TMP/fifo1.err"
