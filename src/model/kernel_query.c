@@ -304,7 +304,7 @@ static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
             r->t0 = xrealloc(r->t0, sizeof(int64_t) * (size_t)cap);
         }
         r->run[r->n] = sqlite3_column_int64(st, 0);
-        /* NULL when no dispatch of the run has a start: LONG_MIN marks it */
+        /* NULL when no dispatch of the run has a start: INT64_MIN marks it */
         r->t0[r->n++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
                                                                   : sqlite3_column_int64(st, 1);
     }
