@@ -231,14 +231,16 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
-        "SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
+        /* each summary view grouped once (they group every API call and copy) */
+        "WITH api AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
+        "   CAST(total(calls) AS INTEGER) AS c FROM api_summary_v),"
+        " cp AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
+        "   CAST(total(calls) AS INTEGER) AS c FROM copy_summary_v)"
+        " SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT CAST(total(calls) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(*) FROM kernel_summary WHERE calls > 0),"
         " (SELECT coalesce(max(per_dispatch), 0) FROM kernel_summary),"
-        " (SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v),"
-        " (SELECT CAST(total(calls) AS INTEGER) FROM api_summary_v),"
-        " (SELECT CAST(total(total_ns) AS INTEGER) FROM copy_summary_v),"
-        " (SELECT CAST(total(calls) AS INTEGER) FROM copy_summary_v),"
+        " (SELECT t FROM api), (SELECT c FROM api), (SELECT t FROM cp), (SELECT c FROM cp),"
         " (SELECT count(*) FROM source_file),"
         " (SELECT count(*) FROM source_file WHERE rows_read > 0),"
         " (SELECT coalesce(sum(rows_rejected), 0) FROM source_file),"
@@ -730,7 +732,13 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
 }
 
 static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
-    double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v");
+    /* the same figure as the totals' api_ns, which are cached: one grouping of every API
+     * call fewer per API view (0.9 s at a million launches, issue 11) */
+    Totals tot;
+    double total = Query_totals(db, &tot, NULL) == DCU_OK
+                       ? (double)tot.api_ns
+                       : (double)TraceDb_scalarInt(
+                             db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,

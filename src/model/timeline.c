@@ -1105,10 +1105,15 @@ static DcuStatus timeline_get(TraceDb* db, int all_runs, Timeline** out, DcuErro
         *out = t;
         return DCU_OK;
     }
+    TraceDbState before = TraceDb_state(db);
     DcuStatus s = timeline_build(db, all_runs, out, err);
-    if (s == DCU_OK) { /* the state after the build: it writes the steady-state cuts */
+    if (s == DCU_OK) {
+        /* the build writes only its own steady-state cut tables, which no other cached
+         * value reads: those stay valid (a report read its totals again after the timeline) */
+        TraceDbState after = TraceDb_state(db);
+        TraceDb_keepCached(db, before, after);
         (*out)->refs++;
-        TraceDb_setCached(db, slot, TraceDb_state(db), *out, release_cached);
+        TraceDb_setCached(db, slot, after, *out, release_cached);
     }
     return s;
 }
