@@ -243,13 +243,31 @@ static const char used_counter_files[] =
 static const char all_runs_kernel_files[] =
     "(SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')";
 
+/* run_id by file id (dense, small): read apart so the million-row scan joins nothing */
+static int64_t* file_runs(TraceDb* db, int64_t* nfiles) {
+    *nfiles = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) + 1 FROM source_file");
+    int64_t* run = xcalloc((size_t)*nfiles, sizeof(int64_t));
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db, "SELECT id, coalesce(run_id, 0) FROM source_file", &st, NULL) ==
+        DCU_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (id >= 0 && id < *nfiles) {
+                run[id] = sqlite3_column_int64(st, 1);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return run;
+}
+
 static DcuStatus read_rows(TraceDb* db, int all_runs, TRow** rows, int64_t* n, DcuError* err) {
     *rows = NULL;
     *n = 0;
     sqlite3_stmt* st = NULL;
     char* sql = xasprintf("SELECT d.file_id, coalesce(gpu, -1), coalesce(stream, queue, -1),"
-                          " start_ns, end_ns, corr_id, kernel_id, coalesce(f.run_id, 0)"
-                          " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
+                          " start_ns, end_ns, corr_id, kernel_id"
+                          " FROM dispatch d"
                           " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL"
                           " AND d.file_id IN %s",
                           all_runs ? all_runs_kernel_files : used_kernel_files);
@@ -258,6 +276,8 @@ static DcuStatus read_rows(TraceDb* db, int all_runs, TRow** rows, int64_t* n, D
     if (s != DCU_OK) {
         return s;
     }
+    int64_t nfiles = 0;
+    int64_t* run = file_runs(db, &nfiles);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -273,8 +293,9 @@ static DcuStatus read_rows(TraceDb* db, int all_runs, TRow** rows, int64_t* n, D
         r->end = sqlite3_column_int64(st, 4);
         r->corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 5);
         r->kernel = sqlite3_column_int64(st, 6);
-        r->run = sqlite3_column_int64(st, 7);
+        r->run = r->file >= 0 && r->file < nfiles ? run[r->file] : 0;
     }
+    free(run);
     if (rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
