@@ -31,6 +31,7 @@ static int setup(void** state) {
 static int teardown(void** state) {
     (void)state;
     TestUtil_rmTree(dir);
+    free(dir);
     return 0;
 }
 
