@@ -18,24 +18,29 @@ passed=0
 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Each target runs in a scratch folder of its own, with every path absolute: a key script
+# can export a view to a relative file name ("02"), which must not land in the checkout.
+root=$(pwd)
+case "$BUILD" in /*) ;; *) BUILD="$root/$BUILD" ;; esac
+export DCUTOP_FUZZ_TRACE="${DCUTOP_FUZZ_TRACE:-$root/sample-traces/rocprofv3-sdk-docs-csv}"
 for t in "$@"; do
     bin="$BUILD/fuzz/fuzz_$t"
-    seeds="tests/fuzz/corpus/$t"
+    seeds="$root/tests/fuzz/corpus/$t"
     if [ -n "${FUZZ_KEEP:-}" ]; then
-        work="$FUZZ_KEEP/$t"
+        case "$FUZZ_KEEP" in /*) work="$FUZZ_KEEP/$t" ;; *) work="$root/$FUZZ_KEEP/$t" ;; esac
     else
         work="$tmp/$t"
     fi
-    mkdir -p "$work"
+    mkdir -p "$work" "$tmp/cwd-$t"
     set -- -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$t-"
-    [ -f "tests/fuzz/$t.dict" ] && set -- "$@" -dict="tests/fuzz/$t.dict"
+    [ -f "tests/fuzz/$t.dict" ] && set -- "$@" -dict="$root/tests/fuzz/$t.dict"
     [ -f "tests/fuzz/$t.options" ] && set -- "$@" $(cat "tests/fuzz/$t.options")
     log="${FUZZ_LOGDIR:-$BUILD/fuzz}/fuzz_$t.log"
     # this target's findings only: targets may run side by side (make fuzz-long, two at once)
     before=$(ls "$BUILD/artifacts" | grep -c "^$t-")
     if [ -x "$bin" ]; then
-        "$bin" "$@" "$work" "$seeds" >"$log" 2>&1
+        (cd "$tmp/cwd-$t" && "$bin" "$@" "$work" "$seeds") >"$log" 2>&1
         rc=$?
     else
         echo "$bin: not built" >"$log"
