@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gen_ranks_job.py OUTDIR RANKS DISPATCHES - a synthetic multi-rank job for the Ranks scale
-point: one Kineto JSON per rank (distributedInfo), 100 ProfilerStep# ranges, DISPATCHES
+point: one Kineto JSON per rank (distributedInfo), 100 ProfilerStep# ranges (host, and the
+span on the device: gpu_user_annotation), DISPATCHES
 kernels per rank (per step: compute kernels of 50-250 us on stream 7, then one
 ncclDevKernel_AllReduce on stream 20); rank 0 computes 10% longer (the straggler)."""
 import os, sys
@@ -15,6 +16,10 @@ K = '{"ph":"X","cat":"kernel","name":"%s","pid":%d,"tid":%d,"ts":%.3f,"dur":%.3f
     '"args":{"device":%d,"stream":%d,"correlation":%d}}'
 A = '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#%d","pid":%d,"tid":%d,' \
     '"ts":%.3f,"dur":%.3f}'
+# the step's span on the device, as Kineto writes it: how kernels find their step when the
+# trace has no runtime launch events to correlate
+G = '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#%d","pid":%d,"tid":%d,' \
+    '"ts":%.3f,"dur":%.3f,"args":{"device":%d,"stream":7}}'
 for r in range(nranks):
     scale = 1.1 if r == 0 else 1.0
     with open(os.path.join(out, "rank%d.trace.json" % r), "w") as f:
@@ -34,6 +39,7 @@ for r in range(nranks):
             corr += 1
             t += ar + 50.0
             ev.append(A % (s, 1000 + r, 1000 + r, t0 - 10.0, t - t0 + 5.0))
+            ev.append(G % (s, r, 7, t0 - 1.0, t - t0, r))
             if not first:
                 f.write(",\n")
             f.write(",\n".join(ev))

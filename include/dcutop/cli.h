@@ -36,6 +36,7 @@ typedef struct Cli_ {
     int gemm_like;
     int strict;
     int64_t max_event_size;  /* --max-event-size, bytes; 0: the loader's default */
+    int64_t db_memory;       /* --db-memory, bytes (TraceDb_open); 0: all in memory */
     int quiet;
     int top;
     int width;

@@ -13,10 +13,21 @@
 
 typedef struct TraceDb_ TraceDb; /* opaque; see trace_db.c */
 
-/* Opens an empty :memory: database with the dcutop schema and regexp() registered.
- * On success *out owns a new TraceDb; free it with TraceDb_delete(). */
-DcuStatus TraceDb_open(TraceDb** out, DcuError* err);
+/* The page cache a database may hold when the caller names no bound (--db-memory). */
+#define TRACE_DB_DEFAULT_MEMORY (512LL << 20)
+
+/* Opens an empty database with the dcutop schema and regexp() registered. memory > 0: a
+ * private temporary database (SQLite's "" name) whose page cache, sorts and temp tables
+ * hold at most about `memory` bytes, the rest going to an unlinked file in SQLITE_TMPDIR
+ * or TMPDIR (a 64-rank job loads in bounded memory, issue 15); while the data fits it is
+ * as fast as :memory:. memory == 0: :memory:, no bound. On success *out owns a new
+ * TraceDb; free it with TraceDb_delete(). */
+DcuStatus TraceDb_open(TraceDb** out, int64_t memory, DcuError* err);
 void TraceDb_delete(TraceDb* this);
+
+/* The bound given to TraceDb_open (0: none): other job-sized buffers scale from it (the
+ * timeline's gap median keeps memory / 128 bytes of values, median_spill.h). */
+int64_t TraceDb_memory(const TraceDb* this);
 
 /* Derived values kept while the data they were read from is unchanged (issue 11: a report
  * built the timeline twice). The state is the connection's total row changes plus the schema
@@ -52,6 +63,13 @@ DcuStatus TraceDb_exec(TraceDb* this, const char* sql, DcuError* err);
 
 /* Prepares a statement; the caller finalizes it. */
 DcuStatus TraceDb_prepare(TraceDb* this, const char* sql, sqlite3_stmt** st, DcuError* err);
+
+/* A WHERE clause for the dispatch rows (table alias d) of the file bound at parameter P
+ * ("?1"): a seek to its rowid range (table dispatch_span), so reading one file or run costs
+ * its own rows, not a scan of every rank's (issue 15). */
+#define DISPATCH_OF_FILE(P)                                                                 \
+    "d.id BETWEEN (SELECT lo_id FROM dispatch_span WHERE file_id = " P ")"                  \
+    " AND (SELECT hi_id FROM dispatch_span WHERE file_id = " P ") AND d.file_id = " P
 
 /* Runs a query returning one integer (or one real, rounded down); 0 when no row. */
 int64_t TraceDb_scalarInt(TraceDb* this, const char* sql);

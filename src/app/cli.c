@@ -11,6 +11,7 @@
 #include "dcutop/gap_buckets.h"
 #include "dcutop/script.h"
 #include "dcutop/stacks.h"
+#include "dcutop/trace_db.h"
 
 static const char usage[] =
     "Usage: dcutop [OPTIONS] PATH...\n"
@@ -66,6 +67,8 @@ static const char usage[] =
     "      --peak T,G         one roof for every device and type: T TFLOP/s, G GB/s\n"
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
+    "      --db-memory SIZE   most memory the trace database holds; the rest goes to a\n"
+    "                         temporary file in TMPDIR (default 512M; 0: no bound)\n"
     "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
     "                         10us,20us,50us,100us,1ms,10ms)\n"
     "      --roi SPEC         region of interest for every view: START..END (ms, us, ns, s\n"
@@ -121,7 +124,7 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
-enum { OPT_MAX_EVENT_SIZE = 600 }; /* input limits */
+enum { OPT_MAX_EVENT_SIZE = 600, OPT_DB_MEMORY }; /* input limits */
 enum { OPT_SQL = 900 };            /* user SQL */
 
 enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
@@ -359,6 +362,13 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
                            "--max-event-size needs a size from 1K to 4G, e.g. 16M");
         }
         return 1;
+    case OPT_DB_MEMORY:
+        if (!parse_size(arg, 0, 1LL << 50, &cli->db_memory) ||
+            (cli->db_memory > 0 && cli->db_memory < (1LL << 20))) {
+            *s = Error_set(err, DCU_ERR_USAGE,
+                           "--db-memory needs 0 (no bound) or a size of 1M or more, e.g. 2G");
+        }
+        return 1;
     case OPT_AMDAHL_BASIS:
         if (strcmp(arg, "kernel") != 0 && strcmp(arg, "wall") != 0) {
             *s = Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
@@ -400,6 +410,7 @@ static const struct option longopts[] = {
     {"what-if", required_argument, NULL, OPT_WHAT_IF},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
+    {"db-memory", required_argument, NULL, OPT_DB_MEMORY},
     {"tree", required_argument, NULL, OPT_TREE},
     {"fold", no_argument, NULL, OPT_FOLD},
     {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},
@@ -432,6 +443,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
     memset(cli, 0, sizeof(*cli));
     cli->top = 20;
     cli->width = 120;
+    cli->db_memory = TRACE_DB_DEFAULT_MEMORY;
     const char* cols = getenv("COLUMNS");
     int cw;
     if (cols && parse_int(cols, 40, 1000, &cw)) {

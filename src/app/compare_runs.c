@@ -4,13 +4,13 @@
 #include "dcutop/loader.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
-                          int strict, TraceDb** db, DcuError* err) {
+                          int strict, int64_t memory, TraceDb** db, DcuError* err) {
     *db = NULL;
     int i = this->n[side];
     if (i == COMPARE_MAX_RUNS) {
         return Error_set(err, DCU_ERR_USAGE, "at most %d runs a side", COMPARE_MAX_RUNS);
     }
-    DcuStatus s = TraceDb_open(db, err);
+    DcuStatus s = TraceDb_open(db, memory, err);
     if (s != DCU_OK) {
         return s;
     }

@@ -20,7 +20,7 @@ typedef struct CompareRuns_ {
  * (borrowed; NULL when none could be opened) even when loading fails, for its load messages.
  * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs. */
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
-                          int strict, TraceDb** db, DcuError* err);
+                          int strict, int64_t memory, TraceDb** db, DcuError* err);
 /* 1 when run i of side holds one run: one folder and one process tag among its kernel files. */
 int CompareRuns_isOneRun(const CompareRuns* this, int side, int i);
 /* Frees every run; the struct is empty again. */

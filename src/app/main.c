@@ -211,7 +211,7 @@ static int apply_run_scope(Session* ss, DcuError* err) {
  * and the region of interest. */
 static int load_traces(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
-    if (TraceDb_open(&ss->db, err) != DCU_OK) {
+    if (TraceDb_open(&ss->db, cli->db_memory, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
     int rc = start_terminal(ss, err);
@@ -376,7 +376,7 @@ static int run_report(Session* ss, DcuError* err) {
 /* Loads one run of a comparison. probe: say nothing, whatever happens (`dcutop A B`). */
 static int load_run(Session* ss, const char* path, int side, int probe, DcuError* err) {
     TraceDb* db = NULL;
-    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict, &db, err);
+    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict, ss->cli.db_memory, &db, err);
     if (probe) {
         return s == DCU_OK ? EXIT_OK : EXIT_RUNTIME;
     }

@@ -18,6 +18,7 @@ struct DispatchAgg_ {
     int64_t cap;
     int64_t* touched;
     int64_t ntouched, captouched;
+    int64_t lo_id, hi_id, rows; /* the rowids of this file's dispatches (rows 0: none) */
 };
 
 DispatchAgg* DispatchAgg_new(void) {
@@ -32,7 +33,14 @@ void DispatchAgg_delete(DispatchAgg* this) {
     }
 }
 
-void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns, int64_t start_ns) {
+void DispatchAgg_add(DispatchAgg* this, int64_t row_id, int64_t kernel_id, int64_t dur_ns,
+                     int64_t start_ns) {
+    if (this->rows++ == 0 || row_id < this->lo_id) {
+        this->lo_id = row_id;
+    }
+    if (this->rows == 1 || row_id > this->hi_id) {
+        this->hi_id = row_id;
+    }
     if (kernel_id <= 0) {
         return;
     }
@@ -65,7 +73,34 @@ void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns, int64
     a->max_ns = dur_ns > a->max_ns ? dur_ns : a->max_ns;
 }
 
+static DcuStatus flush_span(DispatchAgg* this, TraceDb* db, int64_t file_id, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "INSERT INTO dispatch_span(file_id, lo_id, hi_id, n)"
+                                  " VALUES(?1, ?2, ?3, ?4)",
+                                  &st, err);
+    if (s == DCU_OK) {
+        sqlite3_bind_int64(st, 1, file_id);
+        sqlite3_bind_int64(st, 2, this->lo_id);
+        sqlite3_bind_int64(st, 3, this->hi_id);
+        sqlite3_bind_int64(st, 4, this->rows);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "dispatch_span: %s",
+                          sqlite3_errmsg(TraceDb_handle(db)));
+        }
+    }
+    sqlite3_finalize(st);
+    this->rows = 0;
+    return s;
+}
+
 DcuStatus DispatchAgg_flush(DispatchAgg* this, TraceDb* db, int64_t file_id, DcuError* err) {
+    if (this->rows > 0) {
+        DcuStatus s = flush_span(this, db, file_id, err);
+        if (s != DCU_OK) {
+            return s;
+        }
+    }
     if (this->ntouched == 0) {
         return DCU_OK;
     }

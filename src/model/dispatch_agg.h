@@ -18,12 +18,14 @@ typedef struct DispatchAgg_ DispatchAgg;
 DispatchAgg* DispatchAgg_new(void);
 void DispatchAgg_delete(DispatchAgg* this);
 
-/* One stored dispatch of kernel_id (> 0) lasting dur_ns, starting at start_ns (INT64_MIN:
- * no start; the earliest start feeds each run's clock origin, kernel_query.c). */
-void DispatchAgg_add(DispatchAgg* this, int64_t kernel_id, int64_t dur_ns, int64_t start_ns);
+/* One stored dispatch (rowid row_id) of kernel_id (> 0) lasting dur_ns, starting at
+ * start_ns (INT64_MIN: no start; the earliest start feeds each run's clock origin,
+ * kernel_query.c). */
+void DispatchAgg_add(DispatchAgg* this, int64_t row_id, int64_t kernel_id, int64_t dur_ns,
+                     int64_t start_ns);
 
 /* Writes the sums gathered since the last flush as rows of dispatch_agg for file_id, and
- * starts again from zero. */
+ * the rowid range they came from as its dispatch_span row, and starts again from zero. */
 DcuStatus DispatchAgg_flush(DispatchAgg* this, TraceDb* db, int64_t file_id, DcuError* err);
 
 #endif

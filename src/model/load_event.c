@@ -120,9 +120,10 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
     if (!step(core, f, st)) {
         return 0;
     }
-    DispatchAgg_add(core->agg, kid, d->dur, d->start);
+    int64_t row = sqlite3_last_insert_rowid(TraceDb_handle(core->db));
+    DispatchAgg_add(core->agg, row, kid, d->dur, d->start);
     count(f, LAYER_KERNEL, rank);
-    return sqlite3_last_insert_rowid(TraceDb_handle(core->db));
+    return row;
 }
 
 int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,

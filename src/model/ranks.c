@@ -102,73 +102,18 @@ static const char* const files_of_run =
     "SELECT sl.file_id FROM source_layer sl JOIN source_file f ON f.id = sl.file_id"
     " WHERE sl.used AND sl.layer = 'kernel' AND f.run_id = ?1";
 
-/* The dispatch ids of each run's kernel files lie in one range (a file's rows are inserted
- * together): reading a run by rowid range costs its own rows, not a scan of every run's
- * (64 ranks x 100k dispatches: one scan instead of 64). */
-typedef struct IdRange_ {
-    int64_t file, lo, hi;
-} IdRange;
-
-/* Every file's dispatch id range, in one scan (owned; *n entries). */
-static IdRange* file_id_ranges(TraceDb* db, int* n) {
-    sqlite3_stmt* st = NULL;
-    IdRange* v = NULL;
-    int cap = 0;
-    *n = 0;
-    if (TraceDb_prepare(db, "SELECT file_id, min(id), max(id) FROM dispatch GROUP BY file_id",
-                        &st, NULL) != DCU_OK) {
-        return NULL;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, sizeof(IdRange) * (size_t)cap);
-        }
-        v[*n] = (IdRange){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                          sqlite3_column_int64(st, 2)};
-        (*n)++;
-    }
-    sqlite3_finalize(st);
-    return v;
-}
-
-/* The id range covering a run's kernel files (lo > hi: none). */
-static void run_id_range(TraceDb* db, const IdRange* ids, int nids, int64_t run, int64_t* lo,
-                         int64_t* hi) {
-    sqlite3_stmt* fs = NULL;
-    *lo = 1;
-    *hi = 0;
-    if (TraceDb_prepare(db, files_of_run, &fs, NULL) != DCU_OK) {
-        return;
-    }
-    sqlite3_bind_int64(fs, 1, run);
-    while (sqlite3_step(fs) == SQLITE_ROW) {
-        int64_t f = sqlite3_column_int64(fs, 0);
-        for (int i = 0; i < nids; i++) {
-            if (ids[i].file != f) {
-                continue;
-            }
-            if (*lo > *hi) {
-                *lo = ids[i].lo;
-                *hi = ids[i].hi;
-            } else {
-                *lo = ids[i].lo < *lo ? ids[i].lo : *lo;
-                *hi = ids[i].hi > *hi ? ids[i].hi : *hi;
-            }
-        }
-    }
-    sqlite3_finalize(fs);
-}
-
 /* The timed dispatches of a run (owned, sorted by gpu and start). */
-static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t lo, int64_t hi, int64_t* n,
-                             RankRow* r, DcuError* err) {
+static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t* n, RankRow* r, DcuError* err) {
+    /* a run's kernel files were loaded one after another: their rowid spans (dispatch_span)
+     * make one range, so a rank costs its own rows, not a scan of the job's */
     char* sql = xasprintf("SELECT coalesce(d.gpu, -1), d.pid, d.start_ns, d.end_ns,"
                           " coalesce(k.category = 'comm', 0) FROM dispatch d"
-                          " JOIN kernel k ON k.id = d.kernel_id WHERE d.id BETWEEN ?2 AND ?3"
-                          " AND d.start_ns IS NOT NULL"
+                          " JOIN kernel k ON k.id = d.kernel_id"
+                          " WHERE d.id BETWEEN (SELECT min(lo_id) FROM dispatch_span"
+                          " WHERE file_id IN (%s)) AND (SELECT max(hi_id) FROM dispatch_span"
+                          " WHERE file_id IN (%s)) AND d.start_ns IS NOT NULL"
                           " AND d.end_ns IS NOT NULL AND d.file_id IN (%s)",
-                          files_of_run);
+                          files_of_run, files_of_run, files_of_run);
     sqlite3_stmt* st = NULL;
     DcuStatus rc = TraceDb_prepare(db, sql, &st, err);
     free(sql);
@@ -177,8 +122,6 @@ static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t lo, int64_t hi, i
         return NULL;
     }
     sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, lo);
-    sqlite3_bind_int64(st, 3, hi);
     int64_t cap = 0;
     Disp* v = NULL;
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -523,13 +466,11 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
     if (rc == DCU_OK) {
         rc = Timeline_newAllRuns(db, &tl, err);
     }
-    int keep = 0, dist = 1, nids = 0;
-    IdRange* ids = rc == DCU_OK ? file_id_ranges(db, &nids) : NULL;
+    int keep = 0, dist = 1;
     for (int i = 0; rc == DCU_OK && i < j->n; i++) {
         RankRow* r = &j->rows[i];
-        int64_t n = 0, lo, hi;
-        run_id_range(db, ids, nids, r->run_id, &lo, &hi);
-        Disp* d = read_dispatches(db, r->run_id, lo, hi, &n, r, err);
+        int64_t n = 0;
+        Disp* d = read_dispatches(db, r->run_id, &n, r, err);
         if (n == 0) { /* no timed dispatches: not a rank */
             free(d);
             free(r->label);
@@ -543,7 +484,6 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
         j->rows[keep++] = *r;
     }
     j->n = keep;
-    free(ids);
     Timeline_delete(tl);
     if (rc != DCU_OK) {
         Ranks_delete(j);

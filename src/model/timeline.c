@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/median_spill.h"
 #include "dcutop/xalloc.h"
 
 #define NONE INT64_MIN
@@ -202,35 +203,6 @@ static void sort_grouped(TRow* r, int64_t n, int with_stream,
     }
 }
 
-/* The k-th smallest of v[0..n) (quickselect; reorders v). */
-static int64_t kth(int64_t* v, int64_t n, int64_t k) {
-    int64_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        int64_t pivot = v[lo + (hi - lo) / 2], i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot) {
-                i++;
-            }
-            while (v[j] > pivot) {
-                j--;
-            }
-            if (i <= j) {
-                int64_t t = v[i];
-                v[i++] = v[j];
-                v[j--] = t;
-            }
-        }
-        if (k <= j) {
-            hi = j;
-        } else if (k >= i) {
-            lo = i;
-        } else {
-            return v[k];
-        }
-    }
-    return v[k];
-}
-
 /* ---- reading ---------------------------------------------------------------------------- */
 
 static const char used_kernel_files[] =
@@ -243,64 +215,66 @@ static const char used_counter_files[] =
 static const char all_runs_kernel_files[] =
     "(SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')";
 
-/* run_id by file id (dense, small): read apart so the million-row scan joins nothing */
-static int64_t* file_runs(TraceDb* db, int64_t* nfiles) {
-    *nfiles = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) + 1 FROM source_file");
-    int64_t* run = xcalloc((size_t)*nfiles, sizeof(int64_t));
-    sqlite3_stmt* st = NULL;
-    if (TraceDb_prepare(db, "SELECT id, coalesce(run_id, 0) FROM source_file", &st, NULL) ==
-        DCU_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            if (id >= 0 && id < *nfiles) {
-                run[id] = sqlite3_column_int64(st, 1);
-            }
-        }
-    }
-    sqlite3_finalize(st);
-    return run;
-}
-
-static DcuStatus read_rows(TraceDb* db, int all_runs, TRow** rows, int64_t* n, DcuError* err) {
-    *rows = NULL;
+/* The kernel files of the timeline's runs, ordered by run, then id (their rows' order). */
+static DcuStatus run_files(TraceDb* db, int all_runs, int64_t** file, int64_t** run,
+                           int64_t* n, DcuError* err) {
+    *file = *run = NULL;
     *n = 0;
     sqlite3_stmt* st = NULL;
-    char* sql = xasprintf("SELECT d.file_id, coalesce(gpu, -1), coalesce(stream, queue, -1),"
-                          " start_ns, end_ns, corr_id, kernel_id"
-                          " FROM dispatch d"
-                          " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL"
-                          " AND d.file_id IN %s",
+    char* sql = xasprintf("SELECT id, coalesce(run_id, 0) FROM source_file WHERE id IN %s"
+                          " ORDER BY coalesce(run_id, 0), id",
                           all_runs ? all_runs_kernel_files : used_kernel_files);
     DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     free(sql);
-    if (s != DCU_OK) {
-        return s;
-    }
-    int64_t nfiles = 0;
-    int64_t* run = file_runs(db, &nfiles);
     size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
         if ((size_t)*n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            *rows = xrealloc(*rows, sizeof(TRow) * cap);
+            cap = cap ? cap * 2 : 64;
+            *file = xrealloc(*file, sizeof(int64_t) * cap);
+            *run = xrealloc(*run, sizeof(int64_t) * cap);
         }
-        TRow* r = &(*rows)[(*n)++];
-        r->file = sqlite3_column_int64(st, 0);
-        r->gpu = sqlite3_column_int64(st, 1);
-        r->stream = sqlite3_column_int64(st, 2);
-        r->start = sqlite3_column_int64(st, 3);
-        r->end = sqlite3_column_int64(st, 4);
-        r->corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 5);
-        r->kernel = sqlite3_column_int64(st, 6);
-        r->run = r->file >= 0 && r->file < nfiles ? run[r->file] : 0;
-    }
-    free(run);
-    if (rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(db)));
+        (*file)[*n] = sqlite3_column_int64(st, 0);
+        (*run)[(*n)++] = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
     return s;
+}
+
+/* The timed rows of files[0..nfiles) of one run, appended to *rows (by rowid range: a
+ * run costs its own rows, issue 15). */
+static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, int64_t nfiles,
+                           int64_t run, int64_t nks, TRow** rows, int64_t* n, size_t* cap,
+                           DcuError* err) {
+    *n = 0;
+    for (int64_t f = 0; f < nfiles; f++) {
+        sqlite3_bind_int64(st, 1, files[f]);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if ((size_t)*n == *cap) {
+                *cap = *cap ? *cap * 2 : 4096;
+                *rows = xrealloc(*rows, sizeof(TRow) * *cap);
+            }
+            TRow* r = &(*rows)[(*n)++];
+            r->file = files[f];
+            r->gpu = sqlite3_column_int64(st, 0);
+            r->stream = sqlite3_column_int64(st, 1);
+            r->start = sqlite3_column_int64(st, 2);
+            r->end = sqlite3_column_int64(st, 3);
+            r->corr =
+                sqlite3_column_type(st, 4) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 4);
+            r->kernel = sqlite3_column_int64(st, 5);
+            if (r->kernel < 0 || r->kernel >= nks) {
+                r->kernel = 0; /* never from the loader (kernel ids are interned); t->ks bound */
+            }
+            r->run = run;
+        }
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            return Error_set(err, DCU_ERR_SQL, "timeline: %s",
+                             sqlite3_errmsg(TraceDb_handle(db)));
+        }
+    }
+    return DCU_OK;
 }
 
 /* Launch (host) times of one file's API calls, by correlation id. */
@@ -914,12 +888,8 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
 /* The median of v[0..n) (reordered), the mean of the two middle values for an even count,
  * rounded to the nearest ns (halves up: values are >= 0). */
 static int64_t median(int64_t* v, int64_t n) {
-    int64_t hi = kth(v, n, n / 2);
-    if (n % 2) {
-        return hi;
-    }
-    int64_t lo = kth(v, n, n / 2 - 1);
-    return lo + (hi - lo + 1) / 2;
+    int64_t hi = MedianSpill_kth(v, n, n / 2);
+    return MedianSpill_middle(n % 2 ? hi : MedianSpill_kth(v, n, n / 2 - 1), hi);
 }
 
 /* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. A gap is
@@ -1007,54 +977,82 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
     }
 }
 
-static int64_t max_kernel_of(const TRow* r, int64_t n) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (r[i].kernel > m) {
-            m = r[i].kernel;
-        }
+/* One run's rows (any order): counted, iterations, devices, gaps; its gaps go to all. */
+static void build_run(Timeline* t, TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
+                      int64_t* gaps, MedianSpill* all /* NULL: one run */) {
+    int64_t last = r[0].end;
+    sort_rows(r, n, by_run);
+    for (int64_t j = 0; j < n; j++) {
+        last = r[j].end > last ? r[j].end : last;
     }
-    return m;
+    t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
+    Run* run = &t->runs[t->nruns++];
+    memset(run, 0, sizeof(*run));
+    run->id = r[0].run;
+    run->file = r[0].file;
+    run->first = r[0].start;
+    run->last = last;
+    run->cut = NONE;
+    run->s.available = 1;
+    run->s.runs = 1;
+    run->s.span_ns = last - r[0].start;
+    count_rows(t, r, n, &run->s);
+    run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
+    sort_grouped(r, n, 0, by_device);
+    run_devices(t, r, n, run);
+    sort_grouped(r, n, 1, by_stream);
+    run_gaps(t, r, n, run, gaps); /* reorders gaps[] for the run's median: order is moot */
+    if (all) {
+        MedianSpill_add(all, gaps, run->s.gaps);
+    }
+    percentages(&run->s);
 }
 
-/* Everything per run: the rows of one run are sorted three ways inside their own slice, so
- * no figure ever spans two runs (two clock domains). */
-static void build_runs(Timeline* t, TRow* r, int64_t n) {
-    int64_t max_kernel = max_kernel_of(r, n);
-    t->nks = max_kernel + 1;
+/* Everything per run, one run in memory at a time (issue 15: a 64-rank job's timeline held
+ * every rank's rows at once): the rows of one run are sorted three ways inside their own
+ * slice, so no figure ever spans two runs (two clock domains). */
+static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
+    t->nks = TraceDb_scalarInt(t->db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
     t->ks = xcalloc((size_t)t->nks, sizeof(KShort));
     int64_t* cnt = xcalloc((size_t)t->nks, sizeof(int64_t));
     int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
-    int64_t* gaps = n > 0 ? xmalloc(sizeof(int64_t) * (size_t)n) : NULL;
-    int64_t ngaps = 0;
-    sort_rows(r, n, by_run);
-    for (int64_t i = 0; i < n;) {
-        int64_t j = i, last = r[i].end;
-        while (j < n && r[j].run == r[i].run) {
-            last = r[j].end > last ? r[j].end : last;
+    int64_t *file = NULL, *run = NULL, nfiles = 0;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = run_files(t->db, all_runs, &file, &run, &nfiles, err);
+    int many = nfiles > 0 && run[nfiles - 1] != run[0]; /* the job's median needs them all */
+    int64_t bound = TraceDb_memory(t->db) / 1024; /* 8-byte values: memory / 128 bytes */
+    MedianSpill* all = many ? MedianSpill_new(bound > 0 ? bound : INT64_MAX) : NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(t->db,
+                            "SELECT coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1),"
+                            " d.start_ns, d.end_ns, d.corr_id, d.kernel_id FROM dispatch d"
+                            " WHERE d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL AND "
+                            DISPATCH_OF_FILE("?1"),
+                            &st, err);
+    }
+    TRow* r = NULL;
+    int64_t* gaps = NULL;
+    size_t cap = 0, capgaps = 0;
+    for (int64_t i = 0; s == DCU_OK && i < nfiles;) {
+        int64_t j = i, n = 0;
+        while (j < nfiles && run[j] == run[i]) {
             j++;
         }
-        t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
-        Run* run = &t->runs[t->nruns++];
-        memset(run, 0, sizeof(*run));
-        run->id = r[i].run;
-        run->file = r[i].file;
-        run->first = r[i].start;
-        run->last = last;
-        run->cut = NONE;
-        run->s.available = 1;
-        run->s.runs = 1;
-        run->s.span_ns = last - r[i].start;
-        count_rows(t, r + i, j - i, &run->s);
-        run_iterations(t, r + i, j - i, run, cnt, firstpos, max_kernel);
-        sort_grouped(r + i, j - i, 0, by_device);
-        run_devices(t, r + i, j - i, run);
-        sort_grouped(r + i, j - i, 1, by_stream);
-        run_gaps(t, r + i, j - i, run, gaps + ngaps);
-        ngaps += run->s.gaps;
-        percentages(&run->s);
+        s = read_rows(t->db, st, file + i, j - i, run[i], t->nks, &r, &n, &cap, err);
+        if (s == DCU_OK && n > 0) {
+            if (capgaps < (size_t)n) {
+                capgaps = (size_t)n;
+                gaps = xrealloc(gaps, sizeof(int64_t) * capgaps);
+            }
+            build_run(t, r, n, cnt, firstpos, gaps, all);
+        }
         i = j;
     }
+    sqlite3_finalize(st);
+    free(r);
+    free(gaps);
+    free(file);
+    free(run);
     for (int k = 0; k < t->nruns; k++) {
         add_run(&t->s, &t->runs[k].s, t->nruns);
     }
@@ -1062,11 +1060,12 @@ static void build_runs(Timeline* t, TRow* r, int64_t n) {
     percentages(&t->s);
     if (t->s.gaps > 0) {
         t->s.gap_mean_ns = (double)t->s.gap_ns / (double)t->s.gaps;
-        t->s.gap_p50_ns = median(gaps, t->s.gaps);
+        t->s.gap_p50_ns = all ? MedianSpill_median(all) : t->runs[0].s.gap_p50_ns;
     }
-    free(gaps);
+    MedianSpill_delete(all);
     free(cnt);
     free(firstpos);
+    return s;
 }
 
 static DcuStatus timeline_build(TraceDb* db, int all_runs, Timeline** out, DcuError* err) {
@@ -1086,17 +1085,12 @@ static DcuStatus timeline_build(TraceDb* db, int all_runs, Timeline** out, DcuEr
     s->counter_values = TraceDb_scalarInt(
         db, "SELECT count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id"
             " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'counter')");
-    TRow* r = NULL;
-    int64_t n = 0;
-    DcuStatus st = read_rows(db, all_runs, &r, &n, err);
+    DcuStatus st = build_runs(t, all_runs, err);
     if (st != DCU_OK) {
-        free(r);
-        free(t);
+        Timeline_delete(t);
         return st;
     }
-    s->available = n > 0;
-    build_runs(t, r, n);
-    free(r);
+    s->available = t->nruns > 0;
     run_flags(t);
     if (!all_runs) { /* the steady-state cut table belongs to the scope's timeline */
         st = write_cuts(t, err);

@@ -1,4 +1,5 @@
-/* trace_db.c - schema and lifetime of the in-memory trace database. */
+/* trace_db.c - schema and lifetime of the trace database (in memory, or bounded in memory
+ * with the rest in a temporary file: TraceDb_open). */
 #include "dcutop/trace_db.h"
 
 #include <math.h>
@@ -29,6 +30,7 @@ struct TraceDb_ {
         void (*release)(void*);
         TraceDbState state;
     } cache[TRACEDB_CACHE_SLOTS];
+    int64_t memory; /* TraceDb_open's bound, bytes; 0: none */
 };
 
 /* The dcutop schema. Times are integer nanoseconds everywhere. Layers (PRODUCT.md 1):
@@ -318,6 +320,13 @@ static const char schema[] =
     "  min_ns INTEGER, max_ns INTEGER, sumsq REAL,\n"
     "  min_start INTEGER            -- earliest start_ns (NULL: none has one)\n"
     ");\n"
+    /* per file, the rowid range its dispatches lie in (a file's rows are inserted together,
+     * dispatch_agg.h): a reader of one file or run seeks there (DISPATCH_OF_FILE) instead of
+     * scanning every rank's rows, so a job's ranks are read one after another (issue 15) */
+    "CREATE TABLE dispatch_span(\n"
+    "  file_id INTEGER PRIMARY KEY, lo_id INTEGER NOT NULL, hi_id INTEGER NOT NULL,\n"
+    "  n INTEGER NOT NULL           -- rows of the file in the range (all of them: a test checks)\n"
+    ");\n"
     /* kernel_summary_v materialized once after loading (Loader_run): every screen reads it */
     "CREATE TABLE kernel_summary(\n"
     "  kernel_id INTEGER PRIMARY KEY REFERENCES kernel(id),\n"
@@ -445,27 +454,46 @@ static void sql_sqrt(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     sqlite3_result_double(ctx, v > 0 ? sqrt(v) : 0.0);
 }
 
-DcuStatus TraceDb_open(TraceDb** out, DcuError* err) {
+/* Page cache, sorter and temp store within about `memory` bytes (TraceDb_open): the cache
+ * gets half; a sort keeps up to the cache's size in memory before it writes sorted runs to
+ * temp files (SQLite's vdbesort.c), and temp tables get a sixteenth. */
+static DcuStatus set_memory(TraceDb* this, int64_t memory, DcuError* err) {
+    if (memory == 0) {
+        return TraceDb_exec(this, "PRAGMA temp_store = MEMORY;", err);
+    }
+    long long kib = (long long)(memory / 2048 > 512 ? memory / 2048 : 512);
+    char* sql = xasprintf("PRAGMA temp_store = FILE; PRAGMA main.cache_size = -%lld;"
+                          " PRAGMA temp.cache_size = -%lld;",
+                          kib, kib / 8 > 512 ? kib / 8 : 512);
+    DcuStatus s = TraceDb_exec(this, sql, err);
+    free(sql);
+    return s;
+}
+
+DcuStatus TraceDb_open(TraceDb** out, int64_t memory, DcuError* err) {
     *out = NULL;
     sqlite3* db = NULL;
     /* NOMUTEX: one thread owns the connection (the CSV reader thread only parses), and the
      * serialized mode's lock per call was 6% of a 1M-dispatch report (issue 11) */
-    if (sqlite3_open_v2(":memory:", &db,
+    if (sqlite3_open_v2(memory ? "" : ":memory:", &db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
-        DcuStatus s = Error_set(err, DCU_ERR_SQL, "cannot open in-memory database: %s",
+        DcuStatus s = Error_set(err, DCU_ERR_SQL, "cannot open the trace database: %s",
                                 db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return s;
     }
     TraceDb* this = xcalloc(1, sizeof(*this));
     this->db = db;
+    this->memory = memory;
     const char* prof = getenv("DCUTOP_SQL_PROFILE");
     if (prof && *prof && strcmp(prof, "0") != 0) {
         sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, this);
     }
-    DcuStatus s = TraceDb_exec(this, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-                                     "PRAGMA temp_store = MEMORY;", err);
+    DcuStatus s = TraceDb_exec(this, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", err);
+    if (s == DCU_OK) {
+        s = set_memory(this, memory, err);
+    }
     if (s == DCU_OK) {
         s = TraceDb_exec(this, schema, err);
     }
@@ -584,6 +612,10 @@ static void profile_report(struct TraceDb_* this) {
     }
     free(this->prof);
     this->prof = NULL;
+}
+
+int64_t TraceDb_memory(const TraceDb* this) {
+    return this->memory;
 }
 
 sqlite3* TraceDb_handle(const TraceDb* this) {

@@ -24,6 +24,7 @@ typedef struct Slot_ {
     long double sl, ql;   /* sums of (d - k) and (d - k)^2, used when wide; the shift keeps
                            * the squares small beside their sum (no cancellation) */
     int wide;             /* n * dmax went past EXACT_LIMIT */
+    int prepared;         /* pass 2 has its threshold (prepare) */
     u128 d9;              /* pass 2, exact: 9 * (n*Q - S^2) = 9 * n^2 * variance */
     long double mean, var9; /* pass 2, wide: mean - k and 9 * variance */
     int64_t golden;       /* shortest non-low-outlier duration, -1 none yet */
@@ -139,36 +140,72 @@ static void classify(Slot* s, int64_t d) {
 }
 
 /* One dispatch as read by pass 1, for pass 2 (issue 11: the second SQL scan of every
- * dispatch was half of this module's time; 24 bytes a dispatch, freed before returning). */
+ * dispatch was half of this module's time; 16 bytes a dispatch of one file at a time). */
 typedef struct {
-    int64_t kernel_id, file_id, dur;
+    int64_t kernel_id, dur;
 } Seen;
 
-/* Pass 1 over the used dispatches, keeping each for pass 2. */
-static DcuStatus scan(TraceDb* db, SlotMap* m, Seen** seen, int64_t* nseen, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db,
-                                  "SELECT kernel_id, file_id, dur_ns FROM dispatch WHERE file_id"
-                                  " IN (SELECT file_id FROM used_file WHERE layer = 'kernel')",
-                                  &st, err);
-    int rc = SQLITE_DONE;
-    size_t cap = 0;
-    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        Seen x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                  sqlite3_column_int64(st, 2)};
+/* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
+ * so a file is done when its rows are, and memory holds one rank's rows, not the job's
+ * (issue 15). */
+static DcuStatus scan_file(sqlite3_stmt* st, int64_t file, SlotMap* m,
+                           Seen** seen, size_t* cap) {
+    sqlite3_bind_int64(st, 1, file);
+    int rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        Seen x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
         if (x.dur < 0) {
             continue; /* the loader rejects negative durations; the table may be edited */
         }
-        add_duration(find(m, x.kernel_id, x.file_id, 1), x.dur);
-        if ((size_t)*nseen == cap) {
-            cap = cap ? 2 * cap : 4096;
-            *seen = xrealloc(*seen, cap * sizeof(Seen));
+        add_duration(find(m, x.kernel_id, file, 1), x.dur);
+        if ((size_t)n == *cap) {
+            *cap = *cap ? 2 * *cap : 4096;
+            *seen = xrealloc(*seen, *cap * sizeof(Seen));
         }
-        (*seen)[(*nseen)++] = x;
+        (*seen)[n++] = x;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        return DCU_ERR_SQL;
+    }
+    for (int64_t i = 0; i < n; i++) { /* pass 2: the thresholds need every duration first */
+        Slot* sl = find(m, (*seen)[i].kernel_id, file, 0);
+        if (!sl->prepared) {
+            prepare(sl);
+            sl->prepared = 1;
+        }
+        classify(sl, (*seen)[i].dur);
+    }
+    return DCU_OK;
+}
+
+/* The used kernel files in id order (their rows' order), one after another. */
+static DcuStatus scan(TraceDb* db, SlotMap* m, DcuError* err) {
+    sqlite3_stmt *files = NULL, *st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT DISTINCT file_id FROM used_file WHERE layer = 'kernel'"
+                                  " ORDER BY file_id",
+                                  &files, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT d.kernel_id, d.dur_ns FROM dispatch d WHERE "
+                                DISPATCH_OF_FILE("?1"),
+                            &st, err);
+    }
+    Seen* seen = NULL;
+    size_t cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(files)) == SQLITE_ROW) {
+        if (scan_file(st, sqlite3_column_int64(files, 0), m, &seen, &cap) != DCU_OK) {
+            rc = SQLITE_ERROR;
+            break;
+        }
     }
     if (s == DCU_OK && rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
+    free(seen);
+    sqlite3_finalize(files);
     sqlite3_finalize(st);
     return s;
 }
@@ -229,18 +266,7 @@ DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
         return s;
     }
     SlotMap m = {xcalloc(64, sizeof(Slot)), 64, 0};
-    Seen* seen = NULL;
-    int64_t nseen = 0;
-    s = scan(db, &m, &seen, &nseen, err);
-    for (size_t i = 0; s == DCU_OK && i < m.cap; i++) {
-        if (m.slot[i].used) {
-            prepare(&m.slot[i]);
-        }
-    }
-    for (int64_t i = 0; s == DCU_OK && i < nseen; i++) { /* pass 2, in the same order */
-        classify(find(&m, seen[i].kernel_id, seen[i].file_id, 0), seen[i].dur);
-    }
-    free(seen);
+    s = scan(db, &m, err);
     if (s == DCU_OK) {
         s = store(db, &m, err);
     }

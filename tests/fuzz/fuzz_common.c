@@ -94,7 +94,7 @@ void Fuzz_load(const char* const* paths, size_t n) {
         }
     }
     TraceDb* db = NULL;
-    if (TraceDb_open(&db, &err) != DCU_OK) {
+    if (TraceDb_open(&db, TRACE_DB_DEFAULT_MEMORY, &err) != DCU_OK) {
         fprintf(stderr, "fuzz: TraceDb_open: %s\n", err.msg);
         abort();
     }

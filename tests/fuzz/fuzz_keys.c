@@ -24,7 +24,7 @@ static void load_trace(void) {
     Error_clear(&err);
     RuleSet* rules = RuleSet_new(0);
     Loader* loader = NULL;
-    if (TraceDb_open(&db, &err) != DCU_OK ||
+    if (TraceDb_open(&db, TRACE_DB_DEFAULT_MEMORY, &err) != DCU_OK ||
         RuleSet_parse(rules, RuleSet_builtinText(), "built-in", &err) != DCU_OK ||
         !(loader = Loader_new(db, NULL)) || Loader_addPath(loader, trace, &err) != DCU_OK ||
         Loader_run(loader, &err) != DCU_OK || RuleSet_apply(rules, db, &err) != DCU_OK) {

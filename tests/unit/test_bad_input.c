@@ -210,7 +210,7 @@ static void assert_db_clean(TraceDb* db) {
 static Load load_dir(const char* dir) {
     Load L;
     memset(&L, 0, sizeof(L));
-    assert_int_equal(TraceDb_open(&L.db, &L.err), DCU_OK);
+    assert_int_equal(TraceDb_open(&L.db, TRACE_DB_DEFAULT_MEMORY, &L.err), DCU_OK);
     Loader* l = Loader_new(L.db, NULL);
     L.status = Loader_addPath(l, dir, &L.err);
     if (L.status == DCU_OK) {

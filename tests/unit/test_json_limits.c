@@ -134,7 +134,7 @@ static void ts_dur_field_checks_hipprof_v1(void** state) {
 static TraceDb* load_capped(const char* path, int64_t cap) {
     TraceDb* db = NULL;
     DcuError err;
-    assert_int_equal(TraceDb_open(&db, &err), DCU_OK);
+    assert_int_equal(TraceDb_open(&db, TRACE_DB_DEFAULT_MEMORY, &err), DCU_OK);
     LoadOptions lo = {0};
     lo.max_event_size = cap;
     Loader* l = Loader_new(db, &lo);

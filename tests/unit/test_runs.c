@@ -97,7 +97,7 @@ static void assert_sql_text(TraceDb* db, const char* sql, const char* want) {
 static TraceDb* load_paths(const char* const* paths, int n) {
     TraceDb* db = NULL;
     DcuError err;
-    assert_int_equal(TraceDb_open(&db, &err), DCU_OK);
+    assert_int_equal(TraceDb_open(&db, TRACE_DB_DEFAULT_MEMORY, &err), DCU_OK);
     Loader* l = Loader_new(db, NULL);
     for (int i = 0; i < n; i++) {
         assert_int_equal(Loader_addPath(l, paths[i], &err), DCU_OK);

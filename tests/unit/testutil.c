@@ -37,9 +37,13 @@ char* TestUtil_writeFile(const char* dir, const char* name, const void* data, si
 }
 
 TraceDb* TestUtil_load(const char* path, DcuStatus* status) {
+    return TestUtil_loadBounded(path, TRACE_DB_DEFAULT_MEMORY, status);
+}
+
+TraceDb* TestUtil_loadBounded(const char* path, int64_t memory, DcuStatus* status) {
     TraceDb* db = NULL;
     DcuError err;
-    if (TraceDb_open(&db, &err) != DCU_OK) {
+    if (TraceDb_open(&db, memory, &err) != DCU_OK) {
         abort();
     }
     Loader* l = Loader_new(db, NULL);

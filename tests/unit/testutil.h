@@ -16,6 +16,8 @@ char* TestUtil_writeFile(const char* dir, const char* name, const void* data, si
 /* Loads path into a fresh db and applies the built-in rules.
  * *status gets Loader_run's status; the db is returned even when nothing loaded. */
 TraceDb* TestUtil_load(const char* path, DcuStatus* status);
+/* The same with the database's memory bound (TraceDb_open; 0: :memory:). */
+TraceDb* TestUtil_loadBounded(const char* path, int64_t memory, DcuStatus* status);
 /* Runs SQL returning one integer / one text (owned, "" when no row). */
 int64_t TestUtil_int(TraceDb* db, const char* sql);
 char* TestUtil_text(TraceDb* db, const char* sql);

@@ -1,0 +1,26 @@
+#!/bin/sh
+# test_bounded_memory.sh - --db-memory (README "Memory and large jobs"). With the database
+# bounded to 1 MiB, so that its pages, sorts, temp tables and the timeline's gap median all
+# spill to temp files, every output that tests/tools/same-results.sh compares is the same,
+# cell for cell, as the golden files (taken with everything in memory); so is the 2-rank
+# report with no bound (--db-memory 0, :memory:). The temp files are unlinked: the folder
+# SQLite was given (SQLITE_TMPDIR, which it reads before TMPDIR) is
+# empty afterwards. Bad bounds are usage errors (exit 2).
+. tests/cli/lib.sh
+mkdir "$TMP/tmpdir" "$TMP/tmpdir/same"
+SQLITE_TMPDIR="$TMP/tmpdir/same" DCUTOP="$DCUTOP --db-memory 1M" sh tests/tools/same-results.sh check |
+    sed 's/same results: /same results at --db-memory 1M: /'
+same "nothing left in SQLITE_TMPDIR after the bounded runs" "" "$(ls -A "$TMP/tmpdir/same")"
+
+DDP=$REAL/pytorch-h200-ddp-2rank
+if [ -d "$DDP" ]; then
+    "$DCUTOP" -q --report --view ranks --width 160 "$DDP" >"$TMP/default.txt"
+    "$DCUTOP" -q --db-memory 0 --report --view ranks --width 160 "$DDP" >"$TMP/unbounded.txt"
+    check "the ranks report is the same with no bound" cmp -s "$TMP/default.txt" "$TMP/unbounded.txt"
+fi
+
+for bad in abc 512 -1 1T 2Q; do
+    exits "--db-memory $bad is a usage error" 2 "$DCUTOP" -q --db-memory "$bad" --report sample-traces/dcu-weather-transformer
+    check "--db-memory $bad: the message names the option" grep -q -- "--db-memory needs" "$TMP/err"
+done
+exits "--db-memory 64M runs" 0 "$DCUTOP" -q --db-memory 64M --report sample-traces/dcu-weather-transformer
