@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "dcutop/csv_reader.h"
+#include "dcutop/kineto_link.h"
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/stacks.h"
@@ -1505,6 +1506,128 @@ static DcuStatus stacked_dispatches(TraceDb* db, Intern* set, DcuError* err) {
     return s;
 }
 
+/* The statements of one Kineto stack pass (kineto_stacks). */
+typedef struct {
+    sqlite3_stmt *op, *enclosing, *parent, *ins;
+    Intern* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
+    Intern* done;  /* dispatches that have a stack already */
+} KinetoPass;
+
+/* The stack node of an aten op (+1; 1: the op has no frames): its python frames, then the
+ * op as the innermost frame. Cached per op. */
+static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
+    int64_t node = Intern_get(p->by_op, (const char*)&op_id, sizeof(op_id));
+    if (node) {
+        return node;
+    }
+    node = 1;
+    sqlite3_bind_int64(p->op, 1, op_id);
+    if (sqlite3_step(p->op) == SQLITE_ROW) {
+        stack_clear(&c->st);
+        LoadFile lf = {0};
+        lf.id = file_id;
+        lf.path = "";
+        c->f = &lf;
+        const char* name = (const char*)sqlite3_column_text(p->op, 0);
+        op_frames(c, p->enclosing, p->parent, file_id, p->op);
+        /* the op is the innermost frame: frames are innermost first here */
+        Stack* st = &c->st;
+        if (st->n == st->cap) {
+            st->cap = st->cap ? st->cap * 2 : 16;
+            st->frames = xrealloc(st->frames, sizeof(char*) * (size_t)st->cap);
+        }
+        memmove(st->frames + 1, st->frames, sizeof(char*) * (size_t)st->n);
+        st->frames[0] = Names_sanitize(name ? name : "?", name ? strlen(name) : 1);
+        st->n++;
+        int64_t at = 0;
+        for (int k = 0; k < st->n && (k == 0 || at); k++) {
+            const char* f = st->frames[st->n - 1 - k];
+            int64_t fid = frame_id(c->core, f, strlen(f));
+            at = fid ? node_id(c->core, at, fid, k) : 0;
+        }
+        node = at + 1;
+        c->f = NULL;
+    }
+    sqlite3_reset(p->op);
+    Intern_put(p->by_op, (const char*)&op_id, sizeof(op_id), node);
+    return node;
+}
+
+/* The kernel_stack rows of one file's dispatches, in id order. */
+static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* err) {
+    TraceDb* db = c->core->db;
+    KinetoLink* v = NULL;
+    int64_t n = 0;
+    DcuStatus s = KinetoLink_file(db, file_id, &v, &n, err);
+    for (int64_t i = 0; s == DCU_OK && i < n; i++) {
+        const KinetoLink* d = &v[i];
+        if (d->op == 0) {
+            continue; /* no aten op for this launch (library launches often have none) */
+        }
+        if (Intern_get(p->done, (const char*)&d->dispatch_id, sizeof(d->dispatch_id))) {
+            continue;
+        }
+        Intern_put(p->done, (const char*)&d->dispatch_id, sizeof(d->dispatch_id), 1);
+        int64_t node = op_node(c, p, file_id, d->op);
+        sqlite3_bind_int64(p->ins, 1, file_id);
+        node > 1 ? sqlite3_bind_int64(p->ins, 2, node - 1) : sqlite3_bind_null(p->ins, 2);
+        sqlite3_bind_int64(p->ins, 3, d->kernel_id);
+        sqlite3_bind_int64(p->ins, 4, d->dispatch_id);
+        sqlite3_bind_int64(p->ins, 5, d->dur_ns);
+        if (sqlite3_step(p->ins) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
+        }
+        sqlite3_reset(p->ins);
+    }
+    free(v);
+    return s;
+}
+
+static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT name, call_stack, pid, tid, start_ns, end_ns FROM cpu_op"
+                                  " WHERE id = ?1",
+                                  &p->op, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "SELECT id FROM py_frame WHERE file_id = ?1 AND pid IS ?2 AND tid IS ?3"
+                            " AND start_ns <= ?4 AND end_ns >= ?5 ORDER BY start_ns DESC, id DESC"
+                            " LIMIT 1",
+                            &p->enclosing, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT name, coalesce(parent_id, 0) FROM py_frame WHERE id = ?1",
+                            &p->parent, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(
+            db,
+            "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id, dispatch_id,"
+            " match, calls, time_ns) VALUES(?1, ?2, 'kineto', ?3, ?4,"
+            " 'correlation', 1, ?5)",
+            &p->ins, err);
+    }
+    p->by_op = Intern_new();
+    /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
+     * rather than probed per dispatch with NOT EXISTS while rows are added, and the
+     * dispatch_id index built once after: the probe and the index upkeep were a third of a
+     * Kineto load (issue 11). */
+    p->done = Intern_new();
+    if (s == DCU_OK) {
+        s = stacked_dispatches(db, p->done, err);
+    }
+    return s;
+}
+
+static void kineto_release(KinetoPass* p) {
+    sqlite3_finalize(p->op);
+    sqlite3_finalize(p->enclosing);
+    sqlite3_finalize(p->parent);
+    sqlite3_finalize(p->ins);
+    Intern_delete(p->by_op);
+    Intern_delete(p->done);
+}
+
 static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     TraceDb* db = core->db;
     if (!table_exists(db, "ext_link") || !table_exists(db, "cpu_op") ||
@@ -1525,128 +1648,36 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    sqlite3_stmt *rows = NULL, *op = NULL, *enclosing = NULL, *parent = NULL, *ins = NULL;
-    s = TraceDb_prepare(
-        db,
-        "SELECT d.id, d.file_id, d.kernel_id, d.dur_ns,"
-        " (SELECT o.id FROM ext_link e JOIN cpu_op o ON o.file_id = e.file_id"
-        "   AND o.ext_id = e.ext_id WHERE e.file_id = d.file_id"
-        "   AND e.corr_id = d.corr_id ORDER BY o.start_ns DESC, o.id LIMIT 1)"
-        " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
-        "   AND u.layer = 'kernel'"
-        " WHERE d.corr_id IS NOT NULL AND d.file_id IN (SELECT file_id FROM ext_link)"
-        " ORDER BY d.id",
-        &rows, err);
-    if (s == DCU_OK) {
+    KinetoPass p = {0};
+    sqlite3_stmt* files = NULL;
+    s = kineto_prepare(db, &p, err);
+    if (s == DCU_OK) { /* the used kernel files with links, in id order (their rows' order) */
         s = TraceDb_prepare(db,
-                            "SELECT name, call_stack, pid, tid, start_ns, end_ns FROM cpu_op"
-                            " WHERE id = ?1",
-                            &op, err);
-    }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "SELECT id FROM py_frame WHERE file_id = ?1 AND pid IS ?2 AND tid IS ?3"
-                            " AND start_ns <= ?4 AND end_ns >= ?5 ORDER BY start_ns DESC, id DESC"
-                            " LIMIT 1",
-                            &enclosing, err);
-    }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "SELECT name, coalesce(parent_id, 0) FROM py_frame WHERE id = ?1",
-                            &parent, err);
-    }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(
-            db,
-            "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id, dispatch_id,"
-            " match, calls, time_ns) VALUES(?1, ?2, 'kineto', ?3, ?4,"
-            " 'correlation', 1, ?5)",
-            &ins, err);
+                            "SELECT DISTINCT u.file_id FROM used_file u WHERE u.layer = 'kernel'"
+                            " AND EXISTS (SELECT 1 FROM ext_link e WHERE e.file_id = u.file_id)"
+                            " ORDER BY u.file_id",
+                            &files, err);
     }
     Ctx c = {0};
     c.core = core;
     c.st.last_num = -1;
-    Intern* by_op = Intern_new(); /* cpu_op.id -> stack node (+1; 1 = no frames) */
-    /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
-     * rather than probed per dispatch with NOT EXISTS while rows are added, and the
-     * dispatch_id index built once after: the probe and the index upkeep were a third of a
-     * Kineto load (issue 11). */
-    Intern* done = Intern_new();
-    if (s == DCU_OK) {
-        s = stacked_dispatches(db, done, err);
-    }
     int rc = SQLITE_DONE;
-    while (s == DCU_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
-        if (sqlite3_column_type(rows, 4) == SQLITE_NULL) {
-            continue; /* no aten op for this launch (library launches often have none) */
-        }
-        int64_t did = sqlite3_column_int64(rows, 0);
-        if (Intern_get(done, (const char*)&did, sizeof(did))) {
-            continue;
-        }
-        Intern_put(done, (const char*)&did, sizeof(did), 1);
-        int64_t file_id = sqlite3_column_int64(rows, 1);
-        int64_t op_id = sqlite3_column_int64(rows, 4);
-        int64_t node = Intern_get(by_op, (const char*)&op_id, sizeof(op_id));
-        if (!node) {
-            sqlite3_bind_int64(op, 1, op_id);
-            if (sqlite3_step(op) == SQLITE_ROW) {
-                stack_clear(&c.st);
-                LoadFile lf = {0};
-                lf.id = file_id;
-                lf.path = "";
-                c.f = &lf;
-                const char* name = (const char*)sqlite3_column_text(op, 0);
-                op_frames(&c, enclosing, parent, file_id, op);
-                /* the op is the innermost frame: frames are innermost first here */
-                Stack* st = &c.st;
-                if (st->n == st->cap) {
-                    st->cap = st->cap ? st->cap * 2 : 16;
-                    st->frames = xrealloc(st->frames, sizeof(char*) * (size_t)st->cap);
-                }
-                memmove(st->frames + 1, st->frames, sizeof(char*) * (size_t)st->n);
-                st->frames[0] = Names_sanitize(name ? name : "?", name ? strlen(name) : 1);
-                st->n++;
-                int64_t p = 0;
-                for (int k = 0; k < st->n && (k == 0 || p); k++) {
-                    const char* f = st->frames[st->n - 1 - k];
-                    int64_t fid = frame_id(core, f, strlen(f));
-                    p = fid ? node_id(core, p, fid, k) : 0;
-                }
-                node = p + 1;
-            } else {
-                node = 1;
-            }
-            sqlite3_reset(op);
-            Intern_put(by_op, (const char*)&op_id, sizeof(op_id), node);
-        }
-        sqlite3_bind_int64(ins, 1, file_id);
-        node > 1 ? sqlite3_bind_int64(ins, 2, node - 1) : sqlite3_bind_null(ins, 2);
-        sqlite3_bind_int64(ins, 3, sqlite3_column_int64(rows, 2));
-        sqlite3_bind_int64(ins, 4, sqlite3_column_int64(rows, 0));
-        sqlite3_bind_int64(ins, 5, sqlite3_column_int64(rows, 3));
-        if (sqlite3_step(ins) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
-        }
-        sqlite3_reset(ins);
+    while (s == DCU_OK && (rc = sqlite3_step(files)) == SQLITE_ROW) {
+        s = kineto_file(&c, &p, sqlite3_column_int64(files, 0), err);
     }
     if (s == DCU_OK && rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "kineto stacks: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
+    sqlite3_finalize(files);
     stack_free(&c.st);
     free(c.tmp.p);
-    Intern_delete(by_op);
-    Intern_delete(done);
+    kineto_release(&p);
     if (s == DCU_OK) {
         s = TraceDb_exec(db,
                          "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
                          " kernel_stack(dispatch_id)",
                          err);
     }
-    sqlite3_finalize(rows);
-    sqlite3_finalize(op);
-    sqlite3_finalize(enclosing);
-    sqlite3_finalize(parent);
-    sqlite3_finalize(ins);
     return s;
 }
 

@@ -1,0 +1,184 @@
+/* kineto_link.c - see kineto_link.h. */
+#include "dcutop/kineto_link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/xalloc.h"
+
+/* The best op so far for a key: SQL's ORDER BY start_ns DESC, id LIMIT 1 (a NULL start
+ * sorts last under DESC). */
+typedef struct {
+    int64_t key, start, id;
+    int used, has_start;
+} Best;
+
+typedef struct {
+    Best* slot;
+    size_t cap, used; /* cap: a power of two */
+} Map;
+
+static size_t hash(int64_t k) {
+    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 31));
+}
+
+static Best* find(Map* m, int64_t key, int add);
+
+static void grow(Map* m) {
+    Map big = {xcalloc(m->cap ? m->cap * 2 : 1024, sizeof(Best)), m->cap ? m->cap * 2 : 1024, 0};
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slot[i].used) {
+            *find(&big, m->slot[i].key, 1) = m->slot[i];
+        }
+    }
+    free(m->slot);
+    *m = big;
+}
+
+/* The entry of key; with add a new empty one when absent (used = 1, no op), else NULL. */
+static Best* find(Map* m, int64_t key, int add) {
+    if (add && (m->used + 1) * 2 > m->cap) {
+        grow(m);
+    }
+    if (m->cap == 0) {
+        return NULL;
+    }
+    for (size_t i = hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        Best* b = &m->slot[i];
+        if (b->used && b->key == key) {
+            return b;
+        }
+        if (!b->used) {
+            if (!add) {
+                return NULL;
+            }
+            memset(b, 0, sizeof(*b));
+            b->used = 1;
+            b->key = key;
+            m->used++;
+            return b;
+        }
+    }
+}
+
+/* Keeps in b the better of b and (start, id): later start first, then lower id. */
+static void offer(Best* b, int has_start, int64_t start, int64_t id) {
+    int better;
+    if (b->id == 0) {
+        better = 1;
+    } else if (has_start != b->has_start) {
+        better = has_start;
+    } else if (has_start && start != b->start) {
+        better = start > b->start;
+    } else {
+        better = id < b->id;
+    }
+    if (better) {
+        b->has_start = has_start;
+        b->start = start;
+        b->id = id;
+    }
+}
+
+/* ext_id -> best op of the file. */
+static DcuStatus ops_by_ext(TraceDb* db, int64_t file, Map* m, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT ext_id, start_ns, id FROM cpu_op"
+                                  " WHERE file_id = ?1 AND ext_id IS NOT NULL",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        offer(find(m, sqlite3_column_int64(st, 0), 1),
+              sqlite3_column_type(st, 1) != SQLITE_NULL, sqlite3_column_int64(st, 1),
+              sqlite3_column_int64(st, 2));
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "kineto ops: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* corr_id -> best op over every ext_link row of that correlation. */
+static DcuStatus ops_by_corr(TraceDb* db, int64_t file, Map* ext, Map* m, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT corr_id, ext_id FROM ext_link WHERE file_id = ?1"
+                                  " AND corr_id IS NOT NULL AND ext_id IS NOT NULL",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        Best* op = find(ext, sqlite3_column_int64(st, 1), 0);
+        if (op && op->id != 0) {
+            offer(find(m, sqlite3_column_int64(st, 0), 1), op->has_start, op->start, op->id);
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "kineto links: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static DcuStatus dispatches(TraceDb* db, int64_t file, Map* corr, KinetoLink** out, int64_t* n,
+                            DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT d.id, d.kernel_id, d.dur_ns, d.corr_id FROM dispatch d"
+                                  " WHERE " DISPATCH_OF_FILE("?1") " AND d.corr_id IS NOT NULL"
+                                  " ORDER BY d.id",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            *out = xrealloc(*out, sizeof(KinetoLink) * cap);
+        }
+        const Best* op = find(corr, sqlite3_column_int64(st, 3), 0);
+        (*out)[(*n)++] = (KinetoLink){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                      sqlite3_column_int64(st, 2), op ? op->id : 0};
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "kineto dispatches: %s",
+                      sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+DcuStatus KinetoLink_file(TraceDb* db, int64_t file, KinetoLink** out, int64_t* n,
+                          DcuError* err) {
+    *out = NULL;
+    *n = 0;
+    Map ext = {0}, corr = {0};
+    DcuStatus s = ops_by_ext(db, file, &ext, err);
+    if (s == DCU_OK) {
+        s = ops_by_corr(db, file, &ext, &corr, err);
+    }
+    free(ext.slot);
+    if (s == DCU_OK) {
+        s = dispatches(db, file, &corr, out, n, err);
+    }
+    free(corr.slot);
+    if (s != DCU_OK) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return s;
+}
