@@ -4,62 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/i64_map.h"
 #include "dcutop/xalloc.h"
 
 /* The best op so far for a key: SQL's ORDER BY start_ns DESC, id LIMIT 1 (a NULL start
  * sorts last under DESC). */
 typedef struct {
-    int64_t key, start, id;
-    int used, has_start;
+    int64_t start, id; /* id 0: none yet */
+    int has_start;
 } Best;
 
+/* key -> Best, the values in an array (the map holds index + 1). */
 typedef struct {
-    Best* slot;
-    size_t cap, used; /* cap: a power of two */
+    I64Map* ix;
+    Best* v;
+    int64_t n, cap;
 } Map;
 
-static size_t hash(int64_t k) {
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h ^ (h >> 31));
-}
-
-static Best* find(Map* m, int64_t key, int add);
-
-static void grow(Map* m) {
-    Map big = {xcalloc(m->cap ? m->cap * 2 : 1024, sizeof(Best)), m->cap ? m->cap * 2 : 1024, 0};
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->slot[i].used) {
-            *find(&big, m->slot[i].key, 1) = m->slot[i];
-        }
-    }
-    free(m->slot);
-    *m = big;
-}
-
-/* The entry of key; with add a new empty one when absent (used = 1, no op), else NULL. */
 static Best* find(Map* m, int64_t key, int add) {
-    if (add && (m->used + 1) * 2 > m->cap) {
-        grow(m);
+    int64_t i = I64Map_get(m->ix, key);
+    if (i) {
+        return &m->v[i - 1];
     }
-    if (m->cap == 0) {
+    if (!add) {
         return NULL;
     }
-    for (size_t i = hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        Best* b = &m->slot[i];
-        if (b->used && b->key == key) {
-            return b;
-        }
-        if (!b->used) {
-            if (!add) {
-                return NULL;
-            }
-            memset(b, 0, sizeof(*b));
-            b->used = 1;
-            b->key = key;
-            m->used++;
-            return b;
-        }
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 1024;
+        m->v = xrealloc(m->v, sizeof(Best) * (size_t)m->cap);
     }
+    m->v[m->n] = (Best){0, 0, 0};
+    I64Map_put(m->ix, key, ++m->n);
+    return &m->v[m->n - 1];
+}
+
+static void map_free(Map* m) {
+    I64Map_delete(m->ix);
+    free(m->v);
 }
 
 /* Keeps in b the better of b and (start, id): later start first, then lower id. */
@@ -165,16 +146,16 @@ DcuStatus KinetoLink_file(TraceDb* db, int64_t file, KinetoLink** out, int64_t* 
                           DcuError* err) {
     *out = NULL;
     *n = 0;
-    Map ext = {0}, corr = {0};
+    Map ext = {I64Map_new(), NULL, 0, 0}, corr = {I64Map_new(), NULL, 0, 0};
     DcuStatus s = ops_by_ext(db, file, &ext, err);
     if (s == DCU_OK) {
         s = ops_by_corr(db, file, &ext, &corr, err);
     }
-    free(ext.slot);
+    map_free(&ext);
     if (s == DCU_OK) {
         s = dispatches(db, file, &corr, out, n, err);
     }
-    free(corr.slot);
+    map_free(&corr);
     if (s != DCU_OK) {
         free(*out);
         *out = NULL;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dcutop/intern.h"
+#include "dcutop/launch_link.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -333,6 +334,69 @@ static int attribute(const Attr* a, int64_t dfile, int64_t tid, int64_t t) {
     return best;
 }
 
+/* The used kernel files, grouped by run (run 0: none) in id order within each. */
+static DcuStatus kernel_files_by_run(TraceDb* db, int64_t** files, int64_t** runs,
+                                     int64_t* n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT DISTINCT u.file_id, coalesce(f.run_id, 0) FROM used_file u"
+                                  " JOIN source_file f ON f.id = u.file_id WHERE u.layer = 'kernel'"
+                                  " ORDER BY 2, 1",
+                                  &st, err);
+    size_t cap = 0;
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *files = xrealloc(*files, sizeof(int64_t) * cap);
+            *runs = xrealloc(*runs, sizeof(int64_t) * cap);
+        }
+        (*files)[*n] = sqlite3_column_int64(st, 0);
+        (*runs)[(*n)++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* One run's dispatches: the launch (its call's time and thread; else its own start and
+ * thread; else none) and the innermost range open there. */
+static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const int64_t* files,
+                               int64_t nfiles, int with_calls, sqlite3_stmt* ins,
+                               DcuError* err) {
+    LaunchLink* v = NULL;
+    int64_t n = 0;
+    DcuStatus s = LaunchLink_run(db, run, files, nfiles, with_calls, &v, &n, err);
+    for (int64_t i = 0; s == DCU_OK && i < n; i++) {
+        const LaunchLink* l = &v[i];
+        const char* how;
+        int64_t tid, t;
+        if (l->call && l->call_has_start) {
+            how = "correlation";
+            t = l->call_start;
+            tid = l->call_has_tid ? l->call_tid : NO_TID;
+        } else if (l->has_start) {
+            how = "time";
+            t = l->start;
+            tid = l->has_tid ? l->tid : NO_TID;
+        } else {
+            how = "none";
+            t = 0;
+            tid = NO_TID;
+        }
+        int k = how[0] == 'n' ? -1 : attribute(a, l->file_id, tid, t);
+        sqlite3_bind_int64(ins, 1, l->dispatch_id);
+        k >= 0 ? sqlite3_bind_int64(ins, 2, k + 1) : sqlite3_bind_null(ins, 2);
+        how[0] == 'n' ? sqlite3_bind_null(ins, 3) : sqlite3_bind_int64(ins, 3, t);
+        sqlite3_bind_text(ins, 4, how, -1, SQLITE_STATIC);
+        if (sqlite3_step(ins) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "dispatch_range: %s",
+                          sqlite3_errmsg(TraceDb_handle(db)));
+        }
+        sqlite3_reset(ins);
+    }
+    free(v);
+    return s;
+}
+
 static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     TraceDb* db = core->db;
     Attr a = {0};
@@ -370,27 +434,8 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     int any_corr = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
                                          " WHERE corr_id IS NOT NULL)") != 0;
     if (s == DCU_OK && any_corr) {
-        s = TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS api_call_corr ON api_call(corr_id)", err);
-    }
-    if (s == DCU_OK) {
-        /* the launching API call: same corr_id, same folder and run; a HIP call first */
-        s = TraceDb_prepare(
-            db,
-            any_corr
-                ? "SELECT d.id, d.file_id, d.tid, d.start_ns, a.tid, a.start_ns"
-                  " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
-                  "   AND u.layer = 'kernel'"
-                  " LEFT JOIN api_call a ON a.id = (SELECT a2.id FROM api_call a2"
-                  "   JOIN source_file fa ON fa.id = a2.file_id"
-                  "   JOIN source_file fd ON fd.id = d.file_id"
-                  "   WHERE d.corr_id IS NOT NULL AND a2.corr_id = d.corr_id"
-                  "   AND fa.run_id = fd.run_id"
-                  "   ORDER BY a2.domain <> 'HIP', a2.id LIMIT 1)"
-                  " ORDER BY d.id"
-                : "SELECT d.id, d.file_id, d.tid, d.start_ns, NULL, NULL"
-                  " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
-                  "   AND u.layer = 'kernel' ORDER BY d.id",
-            &st, err);
+        s = TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS api_call_file ON api_call(file_id,"
+                             " corr_id)", err);
     }
     sqlite3_stmt* ins = NULL;
     if (s == DCU_OK) {
@@ -399,40 +444,22 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
                             " launch_ns, how) VALUES(?1, ?2, ?3, ?4)",
                             &ins, err);
     }
-    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t did = sqlite3_column_int64(st, 0);
-        int64_t dfile = sqlite3_column_int64(st, 1);
-        const char* how;
-        int64_t tid, t;
-        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
-            how = "correlation";
-            t = sqlite3_column_int64(st, 5);
-            tid = sqlite3_column_type(st, 4) == SQLITE_NULL ? NO_TID : sqlite3_column_int64(st, 4);
-        } else if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-            how = "time";
-            t = sqlite3_column_int64(st, 3);
-            tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? NO_TID : sqlite3_column_int64(st, 2);
-        } else {
-            how = "none";
-            t = 0;
-            tid = NO_TID;
-        }
-        int k = how[0] == 'n' ? -1 : attribute(&a, dfile, tid, t);
-        sqlite3_bind_int64(ins, 1, did);
-        k >= 0 ? sqlite3_bind_int64(ins, 2, k + 1) : sqlite3_bind_null(ins, 2);
-        how[0] == 'n' ? sqlite3_bind_null(ins, 3) : sqlite3_bind_int64(ins, 3, t);
-        sqlite3_bind_text(ins, 4, how, -1, SQLITE_STATIC);
-        if (sqlite3_step(ins) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "dispatch_range: %s",
-                          sqlite3_errmsg(TraceDb_handle(db)));
-        }
-        sqlite3_reset(ins);
+    /* run by run (dispatch_range is keyed by dispatch id: the order rows come in is moot) */
+    int64_t *files = NULL, *runs = NULL, nfiles = 0;
+    if (s == DCU_OK) {
+        s = kernel_files_by_run(db, &files, &runs, &nfiles, err);
     }
-    if (s == DCU_OK && rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "dispatch_range: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    for (int64_t i = 0; s == DCU_OK && i < nfiles;) {
+        int64_t j = i;
+        while (j < nfiles && runs[j] == runs[i]) {
+            j++;
+        }
+        s = attribute_run(db, &a, runs[i], files + i, j - i, any_corr, ins, err);
+        i = j;
     }
+    free(files);
+    free(runs);
     sqlite3_finalize(ins);
-    sqlite3_finalize(st);
     Intern_delete(a.gix);
     free(a.g);
     free(a.compat);
