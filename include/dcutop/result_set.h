@@ -49,6 +49,8 @@ ResultSet* ResultSet_newDynamic(const char* name, int ncols);
 void ResultSet_setColumn(ResultSet* this, int c, const char* key, ColType type);
 /* Appends a row of NULL cells and returns its index. */
 int ResultSet_addRow(ResultSet* this);
+/* Room for `rows` rows in all, when the count is known: no copy of the cells as they grow. */
+void ResultSet_reserve(ResultSet* this, int rows);
 RsCell* ResultSet_cell(ResultSet* this, int row, int col);
 const RsCell* ResultSet_cellc(const ResultSet* this, int row, int col);
 void ResultSet_setText(ResultSet* this, int row, int col, const char* s);

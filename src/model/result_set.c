@@ -53,6 +53,13 @@ void ResultSet_setColumn(ResultSet* this, int c, const char* key, ColType type) 
     this->own_cols[c] = (RsColumn){this->own_keys[c], this->own_keys[c], type};
 }
 
+void ResultSet_reserve(ResultSet* this, int rows) {
+    if (rows > this->cap) {
+        this->cap = rows;
+        this->cells = xrealloc(this->cells, sizeof(RsCell) * (size_t)this->cap * (size_t)this->ncols);
+    }
+}
+
 int ResultSet_addRow(ResultSet* this) {
     if (this->nrows == this->cap) {
         this->cap = this->cap ? this->cap * 2 : 64;
@@ -206,13 +213,29 @@ void ResultSet_sort(ResultSet* this, int col, int desc) {
         sort_ctx.desc = desc;
         qsort(order, (size_t)n, sizeof(int), cmp_rows);
     }
+    /* row i takes row order[i]: in place, cycle by cycle, each row moved once (a copy of
+     * every row was 90 MB for a 203,000-dispatch list, and its page faults half a sort) */
     size_t rowsz = sizeof(RsCell) * (size_t)this->ncols;
-    RsCell* tmp = xmalloc(rowsz * (size_t)n);
+    RsCell* hold = xmalloc(rowsz);
     for (int i = 0; i < n; i++) {
-        memcpy(&tmp[(size_t)i * (size_t)this->ncols], ResultSet_cell(this, order[i], 0), rowsz);
+        if (order[i] < 0 || order[i] - this->pinned == i) {
+            continue; /* moved already, or in place */
+        }
+        memcpy(hold, ResultSet_cell(this, this->pinned + i, 0), rowsz);
+        int j = i;
+        for (;;) {
+            int k = order[j] - this->pinned;
+            order[j] = -1;
+            if (k == i) {
+                memcpy(ResultSet_cell(this, this->pinned + j, 0), hold, rowsz);
+                break;
+            }
+            memcpy(ResultSet_cell(this, this->pinned + j, 0),
+                   ResultSet_cell(this, this->pinned + k, 0), rowsz);
+            j = k;
+        }
     }
-    memcpy(ResultSet_cell(this, this->pinned, 0), tmp, rowsz * (size_t)n);
-    free(tmp);
+    free(hold);
     free(order);
 }
 

@@ -1,0 +1,279 @@
+/* dispatch_list.c - KernelQuery_dispatches (kernel_query.h): every dispatch of one kernel,
+ * in (file, start, id) order, starts counted from each run's own start. The drill-in on a
+ * kernel of 203,000 dispatches took 340 ms of SQL, most of it a sort of whole rows and a
+ * join per row (issue 11). Now the rows come from the kernel_id index in rowid order,
+ * usually already in start order; the file's name, run and filter match are looked up once
+ * per file; and only when rows are out of order are they sorted, by an index on keys. */
+#include "dcutop/kernel_query.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/i64_map.h"
+#include "dcutop/roi.h"
+#include "dcutop/xalloc.h"
+
+enum { D_SEQ, D_GPU, D_QUEUE, D_STREAM, D_PID, D_TID, D_START, D_DUR, D_GRID, D_WG, D_LDS,
+       D_VGPR, D_SGPR, D_FILE, D_NINT = D_FILE };
+static const RsColumn disp_cols[] = {
+    {"seq", "Index", CT_INT},      {"gpu", "GPU", CT_INT},        {"queue", "Queue", CT_INT},
+    {"stream", "Stream", CT_INT},  {"pid", "PID", CT_INT},        {"tid", "TID", CT_INT},
+    {"start_ns", "Start", CT_NS},  {"dur_ns", "Duration", CT_NS}, {"grid", "Grid", CT_INT},
+    {"workgroup", "WG", CT_INT},   {"lds", "LDS", CT_INT},        {"vgpr", "VGPR", CT_INT},
+    {"sgpr", "SGPR", CT_INT},      {"file", "File", CT_TEXT},
+};
+
+/* Each run's first dispatch start (one clock per run): a scan of every dispatch, so read
+ * once while the database is unchanged; it was most of a drill-in's 450 ms at 1M (issue 11).
+ * With a region of interest "dispatch" is its cut (roi.h), as before. */
+typedef struct RunStarts_ {
+    int64_t n;
+    int64_t* run;
+    int64_t* t0;
+} RunStarts;
+
+static void run_starts_free(void* p) {
+    RunStarts* r = p;
+    free(r->run);
+    free(r->t0);
+    free(r);
+}
+
+static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
+    RunStarts* r = TraceDb_cached(db, TRACEDB_CACHE_RUN_STARTS, TraceDb_state(db));
+    if (r) {
+        return r;
+    }
+    sqlite3_stmt* st = NULL;
+    /* without a region of interest, from the earliest start of each file's kernels, kept
+     * while loading (dispatch_agg): no scan of the dispatches at all */
+    if (TraceDb_prepare(db,
+                        Roi_active(db, NULL)
+                            ? "SELECT f0.run_id, min(d0.start_ns) FROM dispatch d0"
+                              " JOIN source_file f0 ON f0.id = d0.file_id"
+                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id"
+                            : "SELECT f0.run_id, min(a.min_start) FROM dispatch_agg a"
+                              " JOIN source_file f0 ON f0.id = a.file_id"
+                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id",
+                        &st, err) != DCU_OK) {
+        return NULL;
+    }
+    r = xcalloc(1, sizeof(*r));
+    int64_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (r->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            r->run = xrealloc(r->run, sizeof(int64_t) * (size_t)cap);
+            r->t0 = xrealloc(r->t0, sizeof(int64_t) * (size_t)cap);
+        }
+        r->run[r->n] = sqlite3_column_int64(st, 0);
+        /* NULL when no dispatch of the run has a start: INT64_MIN marks it */
+        r->t0[r->n++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
+                                                                  : sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    TraceDb_setCached(db, TRACEDB_CACHE_RUN_STARTS, TraceDb_state(db), r, run_starts_free);
+    return r;
+}
+
+/* A used kernel file the filter lets through: its name and its run's clock origin. */
+typedef struct {
+    char* name;
+    int64_t t0;
+    int t0_known;
+} File;
+
+typedef struct {
+    File* v;
+    int64_t n;
+    I64Map* ix; /* file id -> index + 1 */
+} Files;
+
+static void files_free(Files* f) {
+    for (int64_t i = 0; i < f->n; i++) {
+        free(f->v[i].name);
+    }
+    free(f->v);
+    I64Map_delete(f->ix);
+}
+
+static DcuStatus read_files(TraceDb* db, const RunStarts* starts, const char* filter, Files* out,
+                            DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT f.id, f.name, f.run_id FROM source_file f WHERE f.id IN"
+                                  " (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+                                  " AND (?1 IS NULL OR regexp(?1, f.name)) ORDER BY f.id",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (filter && *filter) {
+        sqlite3_bind_text(st, 1, filter, -1, SQLITE_TRANSIENT);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        out->v = xrealloc(out->v, sizeof(File) * (size_t)(out->n + 1));
+        File* f = &out->v[out->n++];
+        const char* name = (const char*)sqlite3_column_text(st, 1);
+        f->name = xstrdup(name ? name : "");
+        f->t0 = 0;
+        f->t0_known = 0;
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+            int64_t run = sqlite3_column_int64(st, 2);
+            for (int64_t i = 0; i < starts->n; i++) {
+                if (starts->run[i] == run) {
+                    f->t0_known = starts->t0[i] != INT64_MIN;
+                    f->t0 = f->t0_known ? starts->t0[i] : 0;
+                }
+            }
+        }
+        I64Map_put(out->ix, sqlite3_column_int64(st, 0), out->n);
+    }
+    if (rc != SQLITE_DONE) { /* a bad filter pattern: regexp() says why */
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* One dispatch as read: the integer columns (null bit per column) and its sort key. */
+typedef struct {
+    int64_t v[D_NINT];
+    uint32_t nulls;
+    int64_t file, id; /* file index (Files are in id order, so this orders as the id), id */
+} Row;
+
+static int row_before(const Row* a, const Row* b) {
+    if (a->file != b->file) { /* ORDER BY d.file_id, d.start_ns, d.id: NULL starts first */
+        return a->file < b->file;
+    }
+    int an = (a->nulls >> D_START) & 1, bn = (b->nulls >> D_START) & 1;
+    if (an != bn) {
+        return an;
+    }
+    if (!an && a->v[D_START] != b->v[D_START]) {
+        return a->v[D_START] < b->v[D_START];
+    }
+    return a->id < b->id;
+}
+
+static const Row* sort_base;
+static int by_key(const void* x, const void* y) {
+    const Row *a = &sort_base[*(const int64_t*)x], *b = &sort_base[*(const int64_t*)y];
+    return row_before(a, b) ? -1 : row_before(b, a) ? 1 : 0;
+}
+
+static DcuStatus read_rows(TraceDb* db, const char* name, const Files* files, Row** rows,
+                           int64_t* n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT d.seq, d.gpu, d.queue, d.stream, d.pid, d.tid, d.start_ns, d.dur_ns, d.grid,"
+        " d.workgroup, d.lds, d.vgpr, d.sgpr, d.file_id, d.id FROM dispatch d"
+        " WHERE d.kernel_id = (SELECT id FROM kernel WHERE name = ?1)",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t fi = I64Map_get(files->ix, sqlite3_column_int64(st, D_FILE));
+        if (!fi) {
+            continue; /* not a used kernel file, or the filter leaves it out */
+        }
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            *rows = xrealloc(*rows, sizeof(Row) * cap);
+        }
+        Row* r = &(*rows)[(*n)++];
+        r->nulls = 0;
+        for (int c = 0; c < D_NINT; c++) {
+            if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+                r->nulls |= 1u << c;
+                r->v[c] = 0;
+            } else {
+                r->v[c] = sqlite3_column_int64(st, c);
+            }
+        }
+        r->file = fi - 1;
+        r->id = sqlite3_column_int64(st, D_FILE + 1);
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* The rows in (file id, start, id) order: an index array, sorted only when needed. */
+static int64_t* order_of(const Row* rows, int64_t n) {
+    int64_t* ix = xmalloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    int sorted = 1;
+    for (int64_t i = 0; i < n; i++) {
+        ix[i] = i;
+        if (i > 0 && row_before(&rows[i], &rows[i - 1])) {
+            sorted = 0;
+        }
+    }
+    if (!sorted) {
+        sort_base = rows;
+        qsort(ix, (size_t)n, sizeof(int64_t), by_key);
+        sort_base = NULL;
+    }
+    return ix;
+}
+
+DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts* opts,
+                                 ResultSet** out, DcuError* err) {
+    *out = NULL;
+    DcuStatus s = KernelQuery_ensureIndex(db, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    const RunStarts* starts = run_starts(db, err);
+    if (!starts) {
+        return DCU_ERR_SQL;
+    }
+    Files files = {NULL, 0, I64Map_new()};
+    Row* rows = NULL;
+    int64_t n = 0;
+    s = read_files(db, starts, opts ? opts->filter : NULL, &files, err);
+    if (s == DCU_OK) {
+        s = read_rows(db, name, &files, &rows, &n, err);
+    }
+    ResultSet* rs = NULL;
+    if (s == DCU_OK) {
+        rs = ResultSet_new("dispatches", disp_cols,
+                           (int)(sizeof(disp_cols) / sizeof(disp_cols[0])));
+        ResultSet_reserve(rs, n < INT32_MAX ? (int)n : INT32_MAX);
+        int64_t* ix = order_of(rows, n);
+        for (int64_t i = 0; i < n; i++) {
+            const Row* r = &rows[ix[i]];
+            const File* f = &files.v[r->file];
+            int row = ResultSet_addRow(rs);
+            for (int c = 0; c < D_NINT; c++) {
+                /* start times from the start of the dispatch's own run (a clock per run) */
+                if (!((r->nulls >> c) & 1) && (c != D_START || f->t0_known)) {
+                    ResultSet_setInt(rs, row, c, r->v[c] - (c == D_START ? f->t0 : 0));
+                }
+            }
+            ResultSet_setText(rs, row, D_FILE, f->name);
+        }
+        free(ix);
+    }
+    free(rows);
+    files_free(&files);
+    if (s == DCU_OK && opts && opts->sort && *opts->sort) {
+        s = Query_sort(rs, opts->sort, err);
+    }
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
+}
