@@ -62,46 +62,27 @@ static void offer(Best* b, int has_start, int64_t start, int64_t id) {
     }
 }
 
-/* ext_id -> best op of the file. */
-static DcuStatus ops_by_ext(TraceDb* db, int64_t file, Map* m, DcuError* err) {
+/* One file's rows of `sql` into m. Without via, a row is (key, start_ns, id): an op by its
+ * External id. With via, a row is (key, ext_id): the op via gives that External id. */
+static DcuStatus best_ops(TraceDb* db, int64_t file, const char* sql, Map* via, Map* m,
+                          DcuError* err) {
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db,
-                                  "SELECT ext_id, start_ns, id FROM cpu_op"
-                                  " WHERE file_id = ?1 AND ext_id IS NOT NULL",
-                                  &st, err);
+    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     if (s != DCU_OK) {
         return s;
     }
     sqlite3_bind_int64(st, 1, file);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        offer(find(m, sqlite3_column_int64(st, 0), 1),
-              sqlite3_column_type(st, 1) != SQLITE_NULL, sqlite3_column_int64(st, 1),
-              sqlite3_column_int64(st, 2));
-    }
-    if (rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "kineto ops: %s", sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    sqlite3_finalize(st);
-    return s;
-}
-
-/* corr_id -> best op over every ext_link row of that correlation. */
-static DcuStatus ops_by_corr(TraceDb* db, int64_t file, Map* ext, Map* m, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db,
-                                  "SELECT corr_id, ext_id FROM ext_link WHERE file_id = ?1"
-                                  " AND corr_id IS NOT NULL AND ext_id IS NOT NULL",
-                                  &st, err);
-    if (s != DCU_OK) {
-        return s;
-    }
-    sqlite3_bind_int64(st, 1, file);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        Best* op = find(ext, sqlite3_column_int64(st, 1), 0);
+        int64_t key = sqlite3_column_int64(st, 0);
+        if (!via) {
+            offer(find(m, key, 1), sqlite3_column_type(st, 1) != SQLITE_NULL,
+                  sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+            continue;
+        }
+        const Best* op = find(via, sqlite3_column_int64(st, 1), 0);
         if (op && op->id != 0) {
-            offer(find(m, sqlite3_column_int64(st, 0), 1), op->has_start, op->start, op->id);
+            offer(find(m, key, 1), op->has_start, op->start, op->id);
         }
     }
     if (rc != SQLITE_DONE) {
@@ -147,9 +128,17 @@ DcuStatus KinetoLink_file(TraceDb* db, int64_t file, KinetoLink** out, int64_t* 
     *out = NULL;
     *n = 0;
     Map ext = {I64Map_new(), NULL, 0, 0}, corr = {I64Map_new(), NULL, 0, 0};
-    DcuStatus s = ops_by_ext(db, file, &ext, err);
+    /* External id -> the file's innermost op with it; then correlation id -> the best op
+     * over every ext_link row of that correlation */
+    DcuStatus s = best_ops(db, file,
+                           "SELECT ext_id, start_ns, id FROM cpu_op"
+                           " WHERE file_id = ?1 AND ext_id IS NOT NULL",
+                           NULL, &ext, err);
     if (s == DCU_OK) {
-        s = ops_by_corr(db, file, &ext, &corr, err);
+        s = best_ops(db, file,
+                     "SELECT corr_id, ext_id FROM ext_link WHERE file_id = ?1"
+                     " AND corr_id IS NOT NULL AND ext_id IS NOT NULL",
+                     &ext, &corr, err);
     }
     map_free(&ext);
     if (s == DCU_OK) {

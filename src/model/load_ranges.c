@@ -20,6 +20,7 @@
 
 #include "dcutop/intern.h"
 #include "dcutop/launch_link.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -334,29 +335,6 @@ static int attribute(const Attr* a, int64_t dfile, int64_t tid, int64_t t) {
     return best;
 }
 
-/* The used kernel files, grouped by run (run 0: none) in id order within each. */
-static DcuStatus kernel_files_by_run(TraceDb* db, int64_t** files, int64_t** runs,
-                                     int64_t* n, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db,
-                                  "SELECT DISTINCT u.file_id, coalesce(f.run_id, 0) FROM used_file u"
-                                  " JOIN source_file f ON f.id = u.file_id WHERE u.layer = 'kernel'"
-                                  " ORDER BY 2, 1",
-                                  &st, err);
-    size_t cap = 0;
-    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
-        if ((size_t)*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            *files = xrealloc(*files, sizeof(int64_t) * cap);
-            *runs = xrealloc(*runs, sizeof(int64_t) * cap);
-        }
-        (*files)[*n] = sqlite3_column_int64(st, 0);
-        (*runs)[(*n)++] = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    return s;
-}
-
 /* One run's dispatches: the launch (its call's time and thread; else its own start and
  * thread; else none) and the innermost range open there. */
 static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const int64_t* files,
@@ -447,7 +425,7 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     /* run by run (dispatch_range is keyed by dispatch id: the order rows come in is moot) */
     int64_t *files = NULL, *runs = NULL, nfiles = 0;
     if (s == DCU_OK) {
-        s = kernel_files_by_run(db, &files, &runs, &nfiles, err);
+        s = Runs_kernelFiles(db, 0, &files, &runs, &nfiles, err);
     }
     for (int64_t i = 0; s == DCU_OK && i < nfiles;) {
         int64_t j = i;

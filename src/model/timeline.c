@@ -13,6 +13,7 @@
 
 #include "dcutop/filter.h"
 #include "dcutop/median_spill.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 
 #define NONE INT64_MIN
@@ -210,35 +211,6 @@ static const char used_kernel_files[] =
 /* PMC counters may come from a run whose kernel times are not used (trace_db.c used_file) */
 static const char used_counter_files[] =
     "(SELECT file_id FROM used_file WHERE layer = 'counter')";
-
-/* Kernel files of every run, whatever the scope (each run as if loaded alone). */
-static const char all_runs_kernel_files[] =
-    "(SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')";
-
-/* The kernel files of the timeline's runs, ordered by run, then id (their rows' order). */
-static DcuStatus run_files(TraceDb* db, int all_runs, int64_t** file, int64_t** run,
-                           int64_t* n, DcuError* err) {
-    *file = *run = NULL;
-    *n = 0;
-    sqlite3_stmt* st = NULL;
-    char* sql = xasprintf("SELECT id, coalesce(run_id, 0) FROM source_file WHERE id IN %s"
-                          " ORDER BY coalesce(run_id, 0), id",
-                          all_runs ? all_runs_kernel_files : used_kernel_files);
-    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
-    free(sql);
-    size_t cap = 0;
-    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
-        if ((size_t)*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            *file = xrealloc(*file, sizeof(int64_t) * cap);
-            *run = xrealloc(*run, sizeof(int64_t) * cap);
-        }
-        (*file)[*n] = sqlite3_column_int64(st, 0);
-        (*run)[(*n)++] = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    return s;
-}
 
 /* The timed rows of files[0..nfiles) of one run, appended to *rows (by rowid range: a
  * run costs its own rows, issue 15). */
@@ -1018,7 +990,7 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
     int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
     int64_t *file = NULL, *run = NULL, nfiles = 0;
     sqlite3_stmt* st = NULL;
-    DcuStatus s = run_files(t->db, all_runs, &file, &run, &nfiles, err);
+    DcuStatus s = Runs_kernelFiles(t->db, all_runs, &file, &run, &nfiles, err);
     int many = nfiles > 0 && run[nfiles - 1] != run[0]; /* the job's median needs them all */
     int64_t bound = TraceDb_memory(t->db) / 1024; /* 8-byte values: memory / 128 bytes */
     MedianSpill* all = many ? MedianSpill_new(bound > 0 ? bound : INT64_MAX) : NULL;

@@ -101,18 +101,15 @@ static char* figures(TraceDb* db) {
     return out;
 }
 
-static char* dir;
-
-static int setup(void** state) {
-    (void)state;
-    dir = TestUtil_tempDir();
+/* The job's temp folder comes in *state (TestUtil_tempDir). */
+static int with_dir(void** state) {
+    *state = TestUtil_tempDir();
     return 0;
 }
 
-static int teardown(void** state) {
-    (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
+static int without_dir(void** state) {
+    TestUtil_rmTree(*state);
+    free(*state);
     return 0;
 }
 
@@ -127,7 +124,7 @@ static void assert_spans_cover(TraceDb* db) {
 }
 
 static void a_bounded_database_gives_the_same_answers(void** state) {
-    (void)state;
+    const char* dir = *state;
     char* cmd = xasprintf("python3 bench/gen_ranks_job.py '%s/job' 4 20000 >/dev/null && echo 0",
                           dir);
     assert_int_equal(TestUtil_shellInt(cmd), 0);
@@ -181,8 +178,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spilled_median_equals_a_sort),
         cmocka_unit_test(extremes_and_empty),
-        cmocka_unit_test_setup_teardown(a_bounded_database_gives_the_same_answers, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(a_bounded_database_gives_the_same_answers, with_dir,
+                                        without_dir),
         cmocka_unit_test(spans_cover_every_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
