@@ -29,6 +29,10 @@ void TraceDb_delete(TraceDb* this);
  * timeline's gap median keeps memory / 128 bytes of values, median_spill.h). */
 int64_t TraceDb_memory(const TraceDb* this);
 
+/* Where temporary files go, as SQLite chooses: SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp (the
+ * first that is a writable folder; "." when none). Static or environment storage. */
+const char* TraceDb_tempDir(void);
+
 /* Derived values kept while the data they were read from is unchanged (issue 11: a report
  * built the timeline twice). The state is the connection's total row changes plus the schema
  * versions of main and temp (a region of interest swaps temp views; a scope rewrites rows):

@@ -33,6 +33,11 @@ static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     if (rc != SQLITE_DONE) {
+        int base = rc & 0xff;
+        if ((base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) &&
+            !core->storage_rc) {
+            core->storage_rc = rc; /* not the row's fault: load_one stops the load */
+        }
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
         return 0;
     }

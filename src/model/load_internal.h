@@ -65,6 +65,8 @@ typedef struct LoaderCore_ {
     uint64_t bytes_total;
     struct StackLoad_* stacks; /* load_stacks.c state (owned), NULL until a stack file */
     struct DispatchAgg_* agg;  /* this file's per-kernel sums (dispatch_agg.h, owned) */
+    int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
+                     * (its temp folder full, most likely); the load stops (load_one) */
 } LoaderCore;
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */

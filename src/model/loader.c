@@ -384,6 +384,14 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     } else {
         fs = read_file(core, &f, &ferr);
     }
+    if (core->storage_rc) { /* no later file could be stored either: stop, and say why */
+        free(f.note);
+        return Error_set(err, DCU_ERR_IO,
+                         "%s: the trace database could not store rows (%s): its temporary "
+                         "file in %s is out of room; free space there, point SQLITE_TMPDIR "
+                         "or TMPDIR at a larger folder, or raise --db-memory",
+                         q->path, sqlite3_errstr(core->storage_rc), TraceDb_tempDir());
+    }
     /* the sums of the rows this file stored, whatever became of the rest of it */
     DcuStatus as = DispatchAgg_flush(core->agg, core->db, f.id, err);
     if (as != DCU_OK) {

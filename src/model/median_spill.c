@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
 
 typedef struct {
@@ -54,28 +55,21 @@ static int cmp_i64(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* An unlinked temp file where SQLite puts its own (SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp):
- * one place for the user to point at a roomy disk. NULL when none can be made. */
+/* An unlinked temp file where SQLite puts its own (TraceDb_tempDir): one place for the
+ * user to point at a roomy disk. NULL when none can be made. */
 static FILE* temp_file(void) {
-    const char* dirs[] = {getenv("SQLITE_TMPDIR"), getenv("TMPDIR"), "/var/tmp", "/tmp"};
-    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-        if (!dirs[i] || !*dirs[i]) {
-            continue;
+    char* path = xasprintf("%s/dcutop-gaps-XXXXXX", TraceDb_tempDir());
+    int fd = mkstemp(path);
+    FILE* f = NULL;
+    if (fd >= 0) {
+        unlink(path); /* nothing is left behind, whatever happens next */
+        f = fdopen(fd, "w+b");
+        if (!f) {
+            close(fd);
         }
-        char* path = xasprintf("%s/dcutop-gaps-XXXXXX", dirs[i]);
-        int fd = mkstemp(path);
-        if (fd >= 0) {
-            unlink(path); /* nothing is left behind, whatever happens next */
-            free(path);
-            FILE* f = fdopen(fd, "w+b");
-            if (!f) {
-                close(fd);
-            }
-            return f;
-        }
-        free(path);
     }
-    return NULL;
+    free(path);
+    return f;
 }
 
 /* The buffer, sorted, as one more chunk of the temp file; 0 when it cannot be written. */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dcutop/filter.h"
 #include "dcutop/out_file.h"
@@ -612,6 +614,19 @@ static void profile_report(struct TraceDb_* this) {
     }
     free(this->prof);
     this->prof = NULL;
+}
+
+const char* TraceDb_tempDir(void) {
+    const char* dirs[] = {getenv("SQLITE_TMPDIR"), getenv("TMPDIR"), "/var/tmp", "/usr/tmp",
+                          "/tmp"};
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        struct stat sb;
+        if (dirs[i] && *dirs[i] && stat(dirs[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
+            access(dirs[i], W_OK | X_OK) == 0) {
+            return dirs[i];
+        }
+    }
+    return ".";
 }
 
 int64_t TraceDb_memory(const TraceDb* this) {
