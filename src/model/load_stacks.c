@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "dcutop/csv_reader.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/kineto_link.h"
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
@@ -1485,19 +1486,15 @@ static int table_exists(TraceDb* db, const char* name) {
     return found;
 }
 
-/* Every dispatch of a used kernel file that a Kineto trace ties to an aten op (correlation
- * id -> External id -> cpu_op) gets a stack: the op's python stack, then the op. Exact
- * matches: the dispatch's own time. */
 /* The dispatches kernel_stack already gives a stack, into set (value 1). */
-static DcuStatus stacked_dispatches(TraceDb* db, Intern* set, DcuError* err) {
+static DcuStatus stacked_dispatches(TraceDb* db, I64Map* set, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db, "SELECT DISTINCT dispatch_id FROM kernel_stack WHERE dispatch_id IS NOT NULL", &st,
         err);
     int rc = SQLITE_DONE;
     while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        Intern_put(set, (const char*)&id, sizeof(id), 1);
+        I64Map_put(set, sqlite3_column_int64(st, 0), 1);
     }
     if (s == DCU_OK && rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "kineto stacks: %s", sqlite3_errmsg(TraceDb_handle(db)));
@@ -1509,14 +1506,14 @@ static DcuStatus stacked_dispatches(TraceDb* db, Intern* set, DcuError* err) {
 /* The statements of one Kineto stack pass (kineto_stacks). */
 typedef struct {
     sqlite3_stmt *op, *enclosing, *parent, *ins;
-    Intern* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
-    Intern* done;  /* dispatches that have a stack already */
+    I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
+    I64Map* done;  /* dispatches a stack dump gave a stack already */
 } KinetoPass;
 
 /* The stack node of an aten op (+1; 1: the op has no frames): its python frames, then the
  * op as the innermost frame. Cached per op. */
 static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
-    int64_t node = Intern_get(p->by_op, (const char*)&op_id, sizeof(op_id));
+    int64_t node = I64Map_get(p->by_op, op_id);
     if (node) {
         return node;
     }
@@ -1549,7 +1546,7 @@ static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
         c->f = NULL;
     }
     sqlite3_reset(p->op);
-    Intern_put(p->by_op, (const char*)&op_id, sizeof(op_id), node);
+    I64Map_put(p->by_op, op_id, node);
     return node;
 }
 
@@ -1564,10 +1561,9 @@ static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* e
         if (d->op == 0) {
             continue; /* no aten op for this launch (library launches often have none) */
         }
-        if (Intern_get(p->done, (const char*)&d->dispatch_id, sizeof(d->dispatch_id))) {
-            continue;
+        if (I64Map_get(p->done, d->dispatch_id)) {
+            continue; /* each dispatch comes once (one file, one row): only these are done */
         }
-        Intern_put(p->done, (const char*)&d->dispatch_id, sizeof(d->dispatch_id), 1);
         int64_t node = op_node(c, p, file_id, d->op);
         sqlite3_bind_int64(p->ins, 1, file_id);
         node > 1 ? sqlite3_bind_int64(p->ins, 2, node - 1) : sqlite3_bind_null(p->ins, 2);
@@ -1607,12 +1603,12 @@ static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
             " 'correlation', 1, ?5)",
             &p->ins, err);
     }
-    p->by_op = Intern_new();
+    p->by_op = I64Map_new();
     /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
      * rather than probed per dispatch with NOT EXISTS while rows are added, and the
      * dispatch_id index built once after: the probe and the index upkeep were a third of a
      * Kineto load (issue 11). */
-    p->done = Intern_new();
+    p->done = I64Map_new();
     if (s == DCU_OK) {
         s = stacked_dispatches(db, p->done, err);
     }
@@ -1624,10 +1620,13 @@ static void kineto_release(KinetoPass* p) {
     sqlite3_finalize(p->enclosing);
     sqlite3_finalize(p->parent);
     sqlite3_finalize(p->ins);
-    Intern_delete(p->by_op);
-    Intern_delete(p->done);
+    I64Map_delete(p->by_op);
+    I64Map_delete(p->done);
 }
 
+/* Every dispatch of a used kernel file that a Kineto trace ties to an aten op (correlation
+ * id -> External id -> cpu_op) gets a stack: the op's python stack, then the op. Exact
+ * matches: the dispatch's own time. */
 static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     TraceDb* db = core->db;
     if (!table_exists(db, "ext_link") || !table_exists(db, "cpu_op") ||
