@@ -376,7 +376,8 @@ static int run_report(Session* ss, DcuError* err) {
 /* Loads one run of a comparison. probe: say nothing, whatever happens (`dcutop A B`). */
 static int load_run(Session* ss, const char* path, int side, int probe, DcuError* err) {
     TraceDb* db = NULL;
-    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict, ss->cli.db_memory, &db, err);
+    DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict,
+                                  ss->cli.db_memory, &db, err);
     if (probe) {
         return s == DCU_OK ? EXIT_OK : EXIT_RUNTIME;
     }

@@ -29,14 +29,14 @@ static const RsColumn disp_cols[] = {
  * With a region of interest "dispatch" is its cut (roi.h), as before. */
 typedef struct RunStarts_ {
     int64_t n;
-    int64_t* run;
     int64_t* t0;
+    I64Map* ix; /* run id -> index + 1 (50,000 runs: no scan of them per file) */
 } RunStarts;
 
 static void run_starts_free(void* p) {
     RunStarts* r = p;
-    free(r->run);
     free(r->t0);
+    I64Map_delete(r->ix);
     free(r);
 }
 
@@ -60,17 +60,17 @@ static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
         return NULL;
     }
     r = xcalloc(1, sizeof(*r));
+    r->ix = I64Map_new();
     int64_t cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (r->n == cap) {
             cap = cap ? 2 * cap : 16;
-            r->run = xrealloc(r->run, sizeof(int64_t) * (size_t)cap);
             r->t0 = xrealloc(r->t0, sizeof(int64_t) * (size_t)cap);
         }
-        r->run[r->n] = sqlite3_column_int64(st, 0);
         /* NULL when no dispatch of the run has a start: INT64_MIN marks it */
         r->t0[r->n++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
                                                                   : sqlite3_column_int64(st, 1);
+        I64Map_put(r->ix, sqlite3_column_int64(st, 0), r->n);
     }
     sqlite3_finalize(st);
     TraceDb_setCached(db, TRACEDB_CACHE_RUN_STARTS, TraceDb_state(db), r, run_starts_free);
@@ -120,14 +120,12 @@ static DcuStatus read_files(TraceDb* db, const RunStarts* starts, const char* fi
         f->name = xstrdup(name ? name : "");
         f->t0 = 0;
         f->t0_known = 0;
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-            int64_t run = sqlite3_column_int64(st, 2);
-            for (int64_t i = 0; i < starts->n; i++) {
-                if (starts->run[i] == run) {
-                    f->t0_known = starts->t0[i] != INT64_MIN;
-                    f->t0 = f->t0_known ? starts->t0[i] : 0;
-                }
-            }
+        int64_t i = sqlite3_column_type(st, 2) != SQLITE_NULL
+                        ? I64Map_get(starts->ix, sqlite3_column_int64(st, 2))
+                        : 0;
+        if (i) {
+            f->t0_known = starts->t0[i - 1] != INT64_MIN;
+            f->t0 = f->t0_known ? starts->t0[i - 1] : 0;
         }
         I64Map_put(out->ix, sqlite3_column_int64(st, 0), out->n);
     }

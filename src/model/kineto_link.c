@@ -2,7 +2,6 @@
 #include "dcutop/kineto_link.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "dcutop/i64_map.h"
 #include "dcutop/xalloc.h"

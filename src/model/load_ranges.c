@@ -408,7 +408,6 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
         a.ncompat++;
     }
     sqlite3_finalize(st);
-    st = NULL;
     int any_corr = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
                                          " WHERE corr_id IS NOT NULL)") != 0;
     if (s == DCU_OK && any_corr) {

@@ -18,7 +18,7 @@ struct MedianSpill_ {
     int64_t* buf;
     int64_t nbuf, capbuf;
     FILE* tmp;      /* sorted chunks, one after another; NULL: none yet */
-    int no_tmp;     /* tmpfile() failed once: keep everything in memory */
+    int no_tmp;     /* no temp file could be made or written: keep the rest in memory */
     Chunk* chunks;
     int nchunks;
     off_t end;

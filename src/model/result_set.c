@@ -62,8 +62,7 @@ void ResultSet_reserve(ResultSet* this, int rows) {
 
 int ResultSet_addRow(ResultSet* this) {
     if (this->nrows == this->cap) {
-        this->cap = this->cap ? this->cap * 2 : 64;
-        this->cells = xrealloc(this->cells, sizeof(RsCell) * (size_t)this->cap * (size_t)this->ncols);
+        ResultSet_reserve(this, this->cap ? this->cap * 2 : 64);
     }
     RsCell* row = &this->cells[(size_t)this->nrows * (size_t)this->ncols];
     for (int c = 0; c < this->ncols; c++) {
