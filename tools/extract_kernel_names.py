@@ -4,7 +4,7 @@
 Usage:
     tools/extract_kernel_names.py [TRACE_ROOT] [--by-source] [--sources]
 
-TRACE_ROOT defaults to /work/shared/sample-traces-real.
+TRACE_ROOT defaults to tests/data/real.
 
 Default output (stdout): the distinct *normalised* names, one per line, sorted
 (byte order of the UTF-8 text), no categories.  These are the names that
@@ -47,7 +47,7 @@ import re
 import sqlite3
 import sys
 
-DEFAULT_ROOT = "/work/shared/sample-traces-real"
+DEFAULT_ROOT = "tests/data/real"
 
 _CLONE_KD = re.compile(r"\s*\[clone \.kd\]$")
 _KD = re.compile(r"\.kd$")

@@ -2,7 +2,7 @@
 """Generate the SYNTHETIC sample trace folder sample-traces/dcu-weather-transformer/.
 
 The data reproduces the published figures of the DCU weather-transformer case
-(../shared/PRODUCT.md section 1): device kernel time ~825 ms, GEMM 21.94 %,
+(the product's worked example): device kernel time ~825 ms, GEMM 21.94 %,
 direct_copy 32.35 %, then add, softmax, layernorm, non-GEMM > 73 %, and a host API
 table where hipMalloc dominates through three cold-start calls.
 

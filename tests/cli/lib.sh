@@ -1,7 +1,6 @@
 # lib.sh - helpers for CLI tests (sourced). Prints TAP-style "ok - ..." / "not ok - ...".
 DCUTOP=${DCUTOP:-./dcutop}
-SHARED=${SHARED:-../shared}
-REAL=$SHARED/sample-traces-real
+REAL=tests/data/real   # the real profiler outputs the tests read, copied in with their SOURCE.txt
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ok() { echo "ok - $*"; }

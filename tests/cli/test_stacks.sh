@@ -181,7 +181,7 @@ for p, v in sorted(tot.items()):
         notok "kineto: --export stacks exits 0"
     fi
 else
-    ok "kineto trace with_stack - skipped (no ../shared sample or no python3)"
+    notok "kineto trace with_stack: sample or python3 missing"
 fi
 
 # ---------------------------------------------------------------- ranges: real Kokkos results.db
@@ -208,7 +208,7 @@ if [ -f "$KOKKOS/results.db" ] && command -v sqlite3 >/dev/null 2>&1; then
         notok "kokkos results.db: --export ranges exits 0"
     fi
 else
-    ok "kokkos results.db ranges - skipped (no ../shared sample or no sqlite3)"
+    notok "kokkos results.db ranges: sample or sqlite3 missing"
 fi
 
 # ---------------------------------------------------------------- bad input, usage errors

@@ -93,7 +93,7 @@ signal_case ILL 4
 signal_case TERM 15
 signal_case SEGV 11
 # `dcutop A B` (two runs) opens on the Diff screen; 1 leaves it, 7 comes back (issue 8)
-ABBA=$(cd "$SHARED/sample-traces-real/pytorch-h200-abba-sdpa" && pwd)
+ABBA=$(cd "$REAL/pytorch-h200-abba-sdpa" && pwd)
 tm kill-server 2>/dev/null
 tm new-session -d -s dcu -x 120 -y 30 \
     "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' '$D' '$ABBA/A1' '$ABBA/S1'; echo EXITED=\$?; sleep 30"

@@ -78,7 +78,7 @@ check "no escape byte in the screen dump" sh -c "! grep -q \"$(printf '\033')\" 
 check "the escape is shown as \\x1B" grep -q 'evil\\x1B\[31mred\\x07kernel' "$TMP/e.out"
 
 # API / Copies: i splits totals at the first iteration (cold start), from the timeline
-CT="$SHARED/sample-traces-real/pytorch-h200-climate-transformer/climate_train.trace.json.gz"
+CT="$REAL/pytorch-h200-climate-transformer/climate_train.trace.json.gz"
 if [ -f "$CT" ]; then
     mkdir -p "$TMP/ct" && cp "$CT" "$TMP/ct/"
     printf '4i\n:dump api-split\n5i\n:dump copies-split\n' >"$TMP/split.keys"
@@ -93,5 +93,5 @@ if [ -f "$CT" ]; then
     fi
     check "i on Copies shows the steady-state copies" grep -q "SteadyCalls  *SteadyBytes" "$TMP/split.out"
 else
-    ok "climate_train trace not in ../shared: cold-start split check skipped"
+    notok "climate_train trace missing from tests/data/real"
 fi

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """make-seeds.py - writes the seed corpora of tests/fuzz/corpus/ from the samples
-(sample-traces/, ../shared/sample-traces-real/, the inline traces of tests/unit/).
+(sample-traces/, tests/data/real/, the inline traces of tests/unit/).
 Samples are cut to their first rows: a fuzzer mutates small inputs faster, and the
 corpus stays small. Targets that pick a file name by the first byte (fuzz_common.h,
 Fuzz_pickName) get that byte in front. Run from the repository root; the result was
 then minimized with libFuzzer -merge=1 and committed. Dev tool, not part of make check."""
 import gzip, json, os, re, sqlite3, sys, tempfile
 
-SHARED = os.environ.get("SHARED", "../shared")
-REAL = os.path.join(SHARED, "sample-traces-real")
+REAL = "tests/data/real"
 OUT = sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz/corpus"
 
 

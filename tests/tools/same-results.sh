@@ -8,8 +8,7 @@
 # (A-B-B-A), ranks (2-rank DDP), shapes (Qwen), RPD, stacks and hipprof (DCU sample).
 mode=${1:-check}
 DCUTOP=${DCUTOP:-./dcutop}
-SHARED=${SHARED:-../shared}
-REAL=$SHARED/sample-traces-real
+REAL=tests/data/real   # the real profiler outputs the tests read, copied in with their SOURCE.txt
 GOLD=tests/golden/same # gzip -9n: 20 MB of text, 2 MB stored
 export TZ=UTC LC_ALL=C.UTF-8 NO_COLOR=1
 TMP=$(mktemp -d)

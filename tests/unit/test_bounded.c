@@ -166,7 +166,7 @@ static void spans_cover_every_sample(void** state) {
         assert_spans_cover(db);
         TraceDb_delete(db);
     }
-    char* real = xasprintf("%s/sample-traces-real", TestUtil_shared());
+    char* real = xasprintf("%s", TestUtil_real());
     TraceDb* db = TestUtil_load(real, NULL); /* every format at once, in one database */
     assert_true(TestUtil_int(db, "SELECT count(*) FROM dispatch_span") > 10);
     assert_spans_cover(db);

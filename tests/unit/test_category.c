@@ -13,7 +13,7 @@
 #include "testutil.h"
 
 /* tests/data/kernel_names_expected.tsv: every distinct kernel name found in
- * ../shared/sample-traces-real plus the traps of CATEGORIES.md, with the category an
+ * tests/data/real plus the traps of CATEGORIES.md, with the category an
  * expert assigned by reading the name (tools/extract_kernel_names.py lists them). */
 static void builtin_rules_on_real_names(void** state) {
     (void)state;

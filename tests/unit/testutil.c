@@ -93,7 +93,6 @@ int64_t TestUtil_shellInt(const char* cmd) {
     return strtoll(line, NULL, 10);
 }
 
-const char* TestUtil_shared(void) {
-    const char* s = getenv("SHARED");
-    return s && *s ? s : "../shared";
+const char* TestUtil_real(void) {
+    return "tests/data/real";
 }

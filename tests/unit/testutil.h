@@ -23,7 +23,7 @@ int64_t TestUtil_int(TraceDb* db, const char* sql);
 char* TestUtil_text(TraceDb* db, const char* sql);
 /* Runs a shell command and returns its first output line as an integer. */
 int64_t TestUtil_shellInt(const char* cmd);
-/* The shared folder: $SHARED or ../shared. */
-const char* TestUtil_shared(void);
+/* The real profiler outputs the tests read, copied into the repository (each with SOURCE.txt). */
+const char* TestUtil_real(void);
 
 #endif
