@@ -102,8 +102,9 @@ static const char* const files_of_run =
     "SELECT sl.file_id FROM source_layer sl JOIN source_file f ON f.id = sl.file_id"
     " WHERE sl.used AND sl.layer = 'kernel' AND f.run_id = ?1";
 
-/* The timed dispatches of a run (owned, sorted by gpu and start). */
-static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t* n, RankRow* r, DcuError* err) {
+/* The statement that reads one run's timed dispatches (?1 = run id), prepared once for all
+ * runs: a folder of 100,000 one-file runs spent most of its time re-parsing it. */
+static sqlite3_stmt* prepare_dispatches(TraceDb* db, DcuError* err) {
     /* a run's kernel files were loaded one after another: their rowid spans (dispatch_span)
      * make one range, so a rank costs its own rows, not a scan of the job's */
     char* sql = xasprintf("SELECT coalesce(d.gpu, -1), d.pid, d.start_ns, d.end_ns,"
@@ -117,10 +118,13 @@ static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t* n, RankRow* r, D
     sqlite3_stmt* st = NULL;
     DcuStatus rc = TraceDb_prepare(db, sql, &st, err);
     free(sql);
+    return rc == DCU_OK ? st : NULL;
+}
+
+/* The timed dispatches of a run (owned, sorted by gpu and start). */
+static Disp* read_dispatches(sqlite3_stmt* st, int64_t run, int64_t* n, RankRow* r) {
     *n = 0;
-    if (rc != DCU_OK) {
-        return NULL;
-    }
+    sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run);
     int64_t cap = 0;
     Disp* v = NULL;
@@ -158,7 +162,7 @@ static Disp* read_dispatches(TraceDb* db, int64_t run, int64_t* n, RankRow* r, D
             r->compute_ns += x->e - x->s;
         }
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (*n > 0) {
         qsort(v, (size_t)*n, sizeof(Disp), by_gpu_start);
         int devices = 0;
@@ -466,11 +470,15 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
     if (rc == DCU_OK) {
         rc = Timeline_newAllRuns(db, &tl, err);
     }
+    sqlite3_stmt* disp_st = NULL;
+    if (rc == DCU_OK && !(disp_st = prepare_dispatches(db, err))) {
+        rc = DCU_ERR_SQL;
+    }
     int keep = 0, dist = 1;
     for (int i = 0; rc == DCU_OK && i < j->n; i++) {
         RankRow* r = &j->rows[i];
         int64_t n = 0;
-        Disp* d = read_dispatches(db, r->run_id, &n, r, err);
+        Disp* d = read_dispatches(disp_st, r->run_id, &n, r);
         if (n == 0) { /* no timed dispatches: not a rank */
             free(d);
             free(r->label);
@@ -484,6 +492,7 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
         j->rows[keep++] = *r;
     }
     j->n = keep;
+    sqlite3_finalize(disp_st);
     Timeline_delete(tl);
     if (rc != DCU_OK) {
         Ranks_delete(j);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/median_spill.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
@@ -66,6 +67,7 @@ struct Timeline_ {
     int ngaps;
     Iter* it;
     int nit, capit;
+    I64Map* it_at; /* file id -> 1 + the index in it of its first iteration (they are adjacent) */
     Run* runs;
     int nruns;
     KShort* ks; /* indexed by kernel id */
@@ -778,6 +780,10 @@ static void run_iterations(Timeline* t, const TRow* r, int64_t n, Run* run, int6
     free(steps);
     if (t->nit > before) {
         s->iter_source = t->it[before].source;
+        if (!t->it_at) {
+            t->it_at = I64Map_new();
+        }
+        I64Map_put(t->it_at, run->file, before + 1);
     }
     int64_t steady_n = 0;
     double steady_ns = 0, steady_span = 0;
@@ -1133,6 +1139,7 @@ void Timeline_delete(Timeline* this) {
     }
     free(this->dev);
     free(this->it);
+    I64Map_delete(this->it_at);
     free(this->runs);
     free(this->ks);
     free(this);
@@ -1198,9 +1205,12 @@ int64_t Timeline_wallNs(TraceDb* db) {
     return v;
 }
 
+/* A file's iterations are adjacent in t->it: found through it_at, never by a scan of every
+ * run's (a folder of 100,000 one-run files made that quadratic). */
 static const Iter* iter_of(const Timeline* t, int64_t file, int index) {
-    for (int i = 0; i < t->nit; i++) {
-        if (t->it[i].file == file && t->it[i].index == index && t->it[i].dispatches > 0) {
+    int64_t at = t->it_at ? I64Map_get(t->it_at, file) : 0;
+    for (int i = at > 0 ? (int)at - 1 : t->nit; i < t->nit && t->it[i].file == file; i++) {
+        if (t->it[i].index == index && t->it[i].dispatches > 0) {
             return &t->it[i];
         }
     }
