@@ -31,6 +31,7 @@ APP_LIB_OBJ := $(filter-out $(BUILD)/src/app/main.o $(BUILD)/src/app/term_curses
 TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
+.PHONY: check-full valgrind-pass unit-asan-pass test-unit-asan
 .PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long
 
 all: dcutop
@@ -80,15 +81,22 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./dcutop $(SAMPLE)
 
-# make check: the suite, the suite again under ASan + UBSan, every fuzz target for
-# FUZZ_SECONDS, then one closing line that sums the stages (tests/tools/check-all.sh).
+# make check (minutes): the suite, its tests side by side, and the unit tests under ASan +
+# UBSan. make check-full adds the whole suite under ASan + UBSan, valgrind and every fuzz
+# target for FUZZ_SECONDS. Each ends with one closing line that sums its stages
+# (tests/tools/check-all.sh).
 check: deps-check
-	@$(MAKE) --no-print-directory check-stages
+	@CHECK_STAGES="suite unit-asan" MAKE="$(MAKE)" sh tests/tools/check-all.sh
+check-full: deps-check
+	@CHECK_STAGES="asan valgrind fuzz" MAKE="$(MAKE)" sh tests/tools/check-all.sh
 check-stages:
 	@MAKE="$(MAKE)" sh tests/tools/check-all.sh
 
+# the suite; valgrind (minutes of its own) is check-full's
 test: dcutop $(TEST_BIN)
-	@sh tests/tools/run-tests.sh $(BUILD)
+	@TESTS_SKIP="test_valgrind.sh" sh tests/tools/run-tests.sh $(BUILD)
+valgrind-pass: dcutop
+	@sh tests/tools/run-tests.sh $(BUILD) tests/cli/test_valgrind.sh
 
 # the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build dir
 asan: deps-check
@@ -97,7 +105,13 @@ asan-pass:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" DCUTOP_BIN=build-asan/dcutop test-asan
 test-asan: $(BUILD)/dcutop $(TEST_BIN)
-	@DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
+	@TESTS_SKIP="test_valgrind.sh" DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
+# the unit tests alone under ASan + UBSan (make check's second stage)
+unit-asan-pass:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" test-unit-asan
+test-unit-asan: $(TEST_BIN)
+	@sh tests/tools/run-sanitized.sh $(BUILD) $(TEST_BIN)
 $(BUILD)/dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(APP_LIBS) $(LDFLAGS)
 

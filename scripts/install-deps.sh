@@ -8,7 +8,7 @@ set -eu
 level=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev"
 case "$level" in
-    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev" ;;
+    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3" ;;
     bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;
 esac
 missing=""

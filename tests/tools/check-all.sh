@@ -1,14 +1,19 @@
 #!/bin/sh
-# check-all.sh - the stages of `make check`, each printing its own lines and its own
-# closing line "N passed, N failed":
-#   suite  make test        unit, CLI, headless screens, tmux, valgrind (run-tests.sh)
-#   asan   make asan-pass   the same suite built with ASan + UBSan (run-sanitized.sh)
-#   fuzz   make fuzz-smoke  every libFuzzer target for FUZZ_SECONDS (tests/fuzz/run-fuzz.sh)
+# check-all.sh - the stages of `make check` and `make check-full`, each printing its own
+# lines and its own closing line "N passed, N failed":
+#   suite      make test            unit, CLI, headless screens, tmux (run-tests.sh)
+#   unit-asan  make unit-asan-pass  the unit tests built with ASan + UBSan
+#   asan       make asan-pass       the whole suite built with ASan + UBSan (run-sanitized.sh)
+#   valgrind   make valgrind-pass   headless sessions under valgrind memcheck
+#   fuzz       make fuzz-smoke      every libFuzzer target for FUZZ_SECONDS (tests/fuzz/run-fuzz.sh)
+# Builds run JOBS at a time (default: the number of cores), and so do the tests.
 # then one line per stage with its time, and the overall closing line, last, summed over
 # the stages. A stage that stops before its closing line (a build error) counts as failed.
 # CHECK_STAGES="suite asan" runs a subset.
 MAKE=${MAKE:-make}
-stages=${CHECK_STAGES:-suite asan fuzz}
+stages=${CHECK_STAGES:-suite unit-asan asan valgrind fuzz}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export JOBS
 total_p=0
 total_f=0
 summary=""
@@ -17,13 +22,15 @@ trap 'rm -f "$log"' EXIT
 for st in $stages; do
     case "$st" in
         suite) target=test ;;
-        asan) target=asan-pass ;;
+        unit-asan) target=unit-asan-pass ;;
+        asan) target=asan-pass ; export CHECK_FULL=1 ;;
+        valgrind) target=valgrind-pass ;;
         fuzz) target=fuzz-smoke ;;
         *) echo "check-all: unknown stage $st" >&2; exit 2 ;;
     esac
     echo "=== $st: make $target"
     t0=$(date +%s)
-    $MAKE --no-print-directory "$target" >"$log" 2>&1
+    $MAKE --no-print-directory -j"$JOBS" "$target" >"$log" 2>&1
     rc=$?
     cat "$log"
     secs=$(($(date +%s) - t0))

@@ -6,13 +6,14 @@
 # Prints run-tests.sh's lines, one more line for the reports, and the closing line
 # "N passed, N failed" with that line counted.
 BUILD=${1:-build-asan}
+[ $# -gt 0 ] && shift # the rest, when given: the tests to run (default: all of them)
 logs=$(mktemp -d)
 out=$(mktemp)
 trap 'rm -rf "$logs" "$out"' EXIT
 export DCUTOP_SANITIZED=1 # tests that cannot run sanitized binaries (valgrind) skip
 export ASAN_OPTIONS="detect_leaks=1:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$logs/ubsan"
-DCUTOP=${DCUTOP:-$BUILD/dcutop} sh tests/tools/run-tests.sh "$BUILD" >"$out" 2>&1
+DCUTOP=${DCUTOP:-$BUILD/dcutop} sh tests/tools/run-tests.sh "$BUILD" "$@" >"$out" 2>&1
 sed '$d' "$out"
 last=$(tail -1 "$out")
 passed=$(echo "$last" | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p')

@@ -10,6 +10,10 @@ BUILD=${1:-build}
 DCUTOP=${DCUTOP:-./dcutop}
 export DCUTOP
 export TZ=UTC LC_ALL=C.UTF-8 NO_COLOR=1
+# Debian's own tools first (install-deps.sh installs them): a python3 found earlier on PATH
+# through a version manager's shim can take ten times as long to start, hundreds of times
+PATH=/usr/bin:/bin:$PATH
+export PATH
 export XDG_CONFIG_HOME="$(mktemp -d)"   # never pick up the developer's own rules file
 export XDG_STATE_HOME="$(mktemp -d)"    # the ; prompt's history stays in a temp folder
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

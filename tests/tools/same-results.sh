@@ -22,10 +22,14 @@ mkdir -p "$TMP/gen" "$TMP/kin"
 "$TMP/gen_csv" 50000 "$TMP/gen/results.csv" >/dev/null 2>&1 || exit 2
 "$TMP/gen_kineto" 20000 "$TMP/kin/trace.json" >/dev/null 2>&1 || exit 2
 
-# one NAME CMD...: the output (stdout, then the exit status) under NAME
+# one NAME CMD...: the output (stdout, then the exit status) under NAME; with SAME_TAGS set
+# (words), only the outputs whose NAME starts with one of those tags
 one() {
     name=$1
     shift
+    if [ -n "${SAME_TAGS:-}" ]; then
+        case " $SAME_TAGS " in *" ${name%%.*} "*) ;; *) return ;; esac
+    fi
     out="$TMP/out"
     "$@" >"$out.raw" 2>/dev/null
     echo "exit $?" >>"$out.raw"
