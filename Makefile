@@ -12,12 +12,12 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wfor
 OPT     ?= -O2 -g
 CFLAGS  ?=
 CFLAGS  += -pthread -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
-           $(OPT) $(WARN) -MMD -MP -Iinclude $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
+           $(OPT) $(WARN) -MMD -MP -Iinclude -Isrc/model $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
 MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -lm -pthread
 APP_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null) $(MODEL_LIBS)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null) $(MODEL_LIBS)
 
-MODEL_SRC := $(wildcard src/model/*.c)
+MODEL_SRC := $(wildcard src/model/*.c src/model/*/*.c)
 VIEW_SRC  := $(wildcard src/view/*.c)
 APP_SRC   := $(wildcard src/app/*.c)
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
@@ -52,10 +52,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/default_rules.c: src/model/default.rules tools/text2c.sh
+$(BUILD)/gen/default_rules.c: src/model/names/default.rules tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_rules < $< > $@
-$(BUILD)/gen/default_peaks.c: src/model/default.peaks tools/text2c.sh
+$(BUILD)/gen/default_peaks.c: src/model/analysis/default.peaks tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_peaks < $< > $@
 $(BUILD)/gen/default_theme.c: themes/default.theme tools/text2c.sh

@@ -4,9 +4,9 @@
  *   cc -O2 -Wall -Wextra -o /tmp/check_rules tools/check_rules.c \
  *      $(pkg-config --cflags --libs libpcre2-8)
  * Run:
- *   /tmp/check_rules src/model/default.rules tests/data/kernel_names_expected.tsv [-v] [-u]
+ *   /tmp/check_rules src/model/names/default.rules tests/data/kernel_names_expected.tsv [-v] [-u]
  *
- * The rules file is parsed the way dcutop parses it (src/model/category.c): one rule a line,
+ * The rules file is parsed the way dcutop parses it (src/model/names/category.c): one rule a line,
  * `category<TAB>regex` (the regex is everything after the first TAB run); `#` comment lines
  * and blank lines are skipped; trailing spaces/CRs are dropped; `%` directive lines are
  * skipped.  Each regex is compiled with

@@ -21,7 +21,7 @@ typedef struct CategoryMatch_ {
     const char* pattern;  /* the rule's regex (borrowed), NULL when none matched */
 } CategoryMatch;
 
-/* The compiled-in default rules text (src/model/default.rules). */
+/* The compiled-in default rules text (src/model/names/default.rules). */
 const char* RuleSet_builtinText(void);
 
 /* Parses rules text. source names it in messages ("built-in" or a path).

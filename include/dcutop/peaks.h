@@ -1,5 +1,5 @@
 /* peaks.h - peak TFLOP/s per data type and HBM GB/s per device, from a plain text table like
- * the category rules: src/model/default.peaks (compiled in), read after the user's own
+ * the category rules: src/model/analysis/default.peaks (compiled in), read after the user's own
  * file (--peaks FILE, else $XDG_CONFIG_HOME/dcutop/peaks when it exists). Line format:
  * `pattern<TAB>bf16 fp16 fp32 fp8 hbm` - a PCRE2 pattern matched case-insensitively in the
  * device name, dense TFLOP/s, GB/s; `-` for a figure that is not published. The first

@@ -298,7 +298,7 @@ if [ -s "$TMP/qs.txt" ]; then
         sh -c "grep -q '%OfShortCalls\$' '$TMP/qs.txt' && grep -q '%OfShortCalls = a kernel.s share of these [0-9]*)' '$TMP/qs.txt'"
 fi
 # Kernel detail names the rule by its pattern (line 94 of the built-in rules, read here)
-pat=$(sed -n 94p src/model/default.rules | cut -f 2)
+pat=$(sed -n 94p src/model/names/default.rules | cut -f 2)
 check "Kernel detail: the rule that matched is shown as its pattern /$pat/" \
     grep -Fq "Rule         /$pat/" "$TMP/k.out"
 check "Kernel detail: never a bare built-in:94" sh -c "! grep -q 'built-in:94' '$TMP/k.out'"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_variab.sh - variability inside one run (src/model/variab.c, README "Variability"):
+# test_variab.sh - variability inside one run (src/model/analysis/variab.c, README "Variability"):
 # per kernel golden, time above golden and |z| > 3 outliers in --report --format json, checked
 # against the definition computed independently by the sqlite3 CLI over the --save-db output
 # of the same trace (float two-pass statistics, golden = min over the non-outliers, sum of

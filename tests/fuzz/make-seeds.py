@@ -195,7 +195,7 @@ put("sqlite", "hipprof", open(path, "rb").read())
 os.unlink(path)
 
 # rules, rc, keys
-put("rules", "builtin", open("src/model/default.rules").read())
+put("rules", "builtin", open("src/model/names/default.rules").read())
 put("rules", "small", "%gemm mygemm\nmygemm\t^my_gemm\nattention\t(?i)flash|sdpa\n# c\n\n")
 put("rules", "replace", "%replace\nall\t.\n")
 put("rc", "binds", "# my keys\nbind generic <C-f> filter\nbind hotspots s sort-next\n"

@@ -17,7 +17,7 @@
 #include "dcutop/runs.h"
 #include "dcutop/shortname.h"
 #include "dcutop/timeline.h"
-#include "../../src/model/shortname_internal.h"
+#include "../../src/model/names/shortname_internal.h"
 #include "testutil.h"
 
 static char* dir;

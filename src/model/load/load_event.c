@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "dcutop/names.h"
-#include "dispatch_agg.h"
+#include "store/dispatch_agg.h"
 #include "dcutop/xalloc.h"
 
 void LoadDispatch_init(LoadDispatch* d) {

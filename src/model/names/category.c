@@ -11,7 +11,7 @@
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
-extern const char dcutop_default_rules[]; /* generated from src/model/default.rules */
+extern const char dcutop_default_rules[]; /* generated from src/model/names/default.rules */
 
 /* Display order of the known categories, and which are GEMM (CATEGORIES.md 1). */
 static const char* const known[] = {"gemm",   "attention", "conv",   "copy",  "elementwise",

@@ -16,7 +16,7 @@
 #include "dcutop/shortname.h"
 #include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
-#include "dispatch_agg.h"
+#include "store/dispatch_agg.h"
 #include "load_internal.h"
 
 #define MAX_DEPTH 8

@@ -12,7 +12,7 @@
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
-extern const char dcutop_default_peaks[]; /* generated from src/model/default.peaks */
+extern const char dcutop_default_peaks[]; /* generated from src/model/analysis/default.peaks */
 
 typedef struct Entry_ {
     pcre2_code* code;
