@@ -13,11 +13,6 @@
 #include "dcutop/result_set.h"
 #include "dcutop/trace_db.h"
 
-/* A kernel is launch-bound when most of its dispatches are short AND they hold a large
- * share of its time: the verdict rests on the share of time, not of dispatches. */
-#define ADVICE_SHORT_COUNT_PCT 50.0 /* % of dispatches under 10 us */
-#define ADVICE_SHORT_TIME_PCT 30.0  /* % of the time spent in them */
-int Advice_isLaunchBound(double short_count_pct, double short_time_pct);
 
 typedef enum {
     ADV_CATEGORY,    /* a category of kernels (over device kernel time) */

@@ -36,4 +36,9 @@ char* Names_short(const char* full);
 /* 1 if s (n bytes) looks like a HIP/HSA runtime API name (hipMalloc, hsa_queue_create). */
 int Names_isApiName(const char* s);
 
+/* 1 if a frame name belongs to a runtime, library or interpreter (libamdhip64, libtorch_hip,
+ * librocblas, libtorch_python, libc, python's threading.py / runpy / <frozen ...>, torch/...,
+ * <built-in ...>, at::, c10::, hipLaunchKernel, ...): what folding hides. */
+int Names_isLibraryFrame(const char* name);
+
 #endif

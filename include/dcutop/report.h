@@ -66,8 +66,5 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
  * whole report only when the runs are ranks of one job (Ranks_isJob). */
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
-/* One ResultSet as an aligned text table (units per column), at most max_rows rows. */
-void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
-                  int width, int max_rows);
 
 #endif

@@ -43,11 +43,4 @@ int Runs_sameLayer(TraceDb* db);
  * Each run's figures are its own (its used files, its timeline), as if loaded alone. */
 DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err);
 
-/* The kernel files in use, grouped by run (run 0: a file with none), in id order within a
- * run (the order their dispatch rows lie in): those of the scope, or with every_run those
- * of every run whatever the scope. *files and *runs are owned, *n entries each. Readers go
- * one run at a time with them, so memory holds one rank, not the job (issue 15). */
-DcuStatus Runs_kernelFiles(TraceDb* db, int every_run, int64_t** files, int64_t** runs,
-                           int64_t* n, DcuError* err);
-
 #endif

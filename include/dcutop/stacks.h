@@ -97,11 +97,6 @@ const char* Stacks_sourceName(StacksSource src);
 int Stacks_modeByName(const char* name);
 const char* Stacks_modeName(StacksMode m);
 
-/* 1 if a frame name belongs to a runtime, library or interpreter (libamdhip64, libtorch_hip,
- * librocblas, libtorch_python, libc, python's threading.py / runpy / <frozen ...>, torch/...,
- * <built-in ...>, at::, c10::, hipLaunchKernel, ...): what folding hides. */
-int Stacks_isLibraryFrame(const char* name);
-
 /* One row per node, in tree order: id, parent, depth, kind, name, path (names outermost
  * first joined by ';', long paths cut in the middle), self_ns, incl_ns, self_pct, incl_pct,
  * calls. The ResultSet is named "stacks" or "ranges"; its footer is the tree's note. */

@@ -165,4 +165,11 @@ int64_t Timeline_wallNs(TraceDb* db);
 /* The PMC-run warning of PRODUCT.md 1, for any screen that shows counters or PMC timings. */
 const char* Timeline_pmcWarning(void);
 
+/* Launch-bound: most dispatches are short (under 10 us) AND they hold a large share of the
+ * time; the verdict rests on the share of time, not of dispatches. The timeline owns the
+ * rule; the advice, the report and the views ask it. */
+#define TIMELINE_SHORT_COUNT_PCT 50.0 /* % of dispatches under 10 us */
+#define TIMELINE_SHORT_TIME_PCT 30.0  /* % of the time spent in them */
+int Timeline_isLaunchBound(double short_count_pct, double short_time_pct);
+
 #endif

@@ -49,4 +49,11 @@ int TraceQuery_rowAt(const ResultSet* rs, int64_t abs_start);
  * copies both close a gap); 0 when no lane has two ops. */
 int TraceQuery_largestGap(TraceDb* db, TraceLane* lane, int64_t* abs_start);
 
+/* The kernel files in use, grouped by run (run 0: a file with none), in id order within a
+ * run (the order their dispatch rows lie in): those of the scope, or with every_run those
+ * of every run whatever the scope. *files and *runs are owned, *n entries each. Readers go
+ * one run at a time with them, so memory holds one rank, not the job. */
+DcuStatus TraceQuery_kernelFiles(TraceDb* db, int every_run, int64_t** files,
+                                 int64_t** runs, int64_t* n, DcuError* err);
+
 #endif

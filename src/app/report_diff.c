@@ -11,6 +11,7 @@
 #include "dcutop/format.h"
 #include "dcutop/query.h"
 #include "dcutop/xalloc.h"
+#include "dcutop/report_table.h"
 
 static const char* const kernel_keys[] = {"name", "status", "category", "before", "after",
                                           "delta", "delta_pct", "ratio", "calls_before",

@@ -8,6 +8,7 @@
 #include "dcutop/export.h"
 #include "dcutop/format.h"
 #include "dcutop/report.h"
+#include "dcutop/report_table.h"
 
 static const char* const eff_keys[] = {"op", "shape", "dtype", "calls", "kernel_ns", "tflops",
                                        "gbps", "pct_peak", "bound", "lost_ns", NULL};

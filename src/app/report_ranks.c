@@ -9,6 +9,7 @@
 #include "dcutop/ranks.h"
 #include "dcutop/report.h"
 #include "dcutop/runs.h"
+#include "dcutop/report_table.h"
 
 static const char* const rank_keys[] = {"rank",       "run",        "gpu",      "kernel_ns",
                                         "compute_ns", "comm_ns",    "comm_pct", "exposed_ns",

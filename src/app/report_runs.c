@@ -7,6 +7,7 @@
 #include "dcutop/export.h"
 #include "dcutop/report.h"
 #include "dcutop/runs.h"
+#include "dcutop/report_table.h"
 
 static const char* const run_keys[] = {"run", "layers", "mode", "kernel_ns", "dispatches",
                                        "span_ns", "iterations", "cold_ratio", "pmc", "files",

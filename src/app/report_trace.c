@@ -7,6 +7,7 @@
 #include "dcutop/export.h"
 #include "dcutop/report.h"
 #include "dcutop/trace_query.h"
+#include "dcutop/report_table.h"
 
 static const char* const trace_keys[] = {"start_ns", "gap_ns", "dur_ns", "short_name",
                                          "category", "kind", NULL};

@@ -34,10 +34,6 @@ static void dur_text(char* buf, size_t cap, int64_t ns) {
     }
 }
 
-int Advice_isLaunchBound(double short_count_pct, double short_time_pct) {
-    return short_count_pct >= ADVICE_SHORT_COUNT_PCT && short_time_pct >= ADVICE_SHORT_TIME_PCT;
-}
-
 /* What the rules read; borrowed views, any may be NULL. */
 typedef struct {
     Totals totals;
@@ -230,7 +226,7 @@ static void rule_idle(const Facts* f, Sink* k) {
 /* Launch-bound: many short dispatches holding a high share of kernel time. */
 static void rule_launch(const Facts* f, Sink* k) {
     const TimelineSummary* t = f->tl;
-    if (!t || !t->available || !Advice_isLaunchBound(t->short_count_pct, t->short_time_pct)) {
+    if (!t || !t->available || !Timeline_isLaunchBound(t->short_count_pct, t->short_time_pct)) {
         return;
     }
     double p = t->short_time_pct / 100.0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/timeline.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
 
@@ -190,7 +191,7 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatches; Enter lists them)", k->dispatches);
         double sp = 100.0 * (double)k->short_dispatches / (double)k->dispatches;
         double tp = k->total_ns ? 100.0 * (double)k->short_ns / (double)k->total_ns : 0.0;
-        int lb = Advice_isLaunchBound(sp, tp); /* by the share of time, not of dispatches */
+        int lb = Timeline_isLaunchBound(sp, tp); /* by the share of time, not of dispatches */
         Doc_line(d);
         Doc_add(d, lb ? STYLE_WARNING : STYLE_DEFAULT,
                 "  %" PRId64 " of %" PRId64 " dispatches under 10 us (%.1f%%, %.1f%% of its time)%s",

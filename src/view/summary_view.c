@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/timeline.h"
 #include "dcutop/amdahl.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
@@ -78,7 +79,7 @@ static void busy_lines(Doc* d, const TimelineSummary* tl) {
         Format_durationAuto(c, sizeof(c), tl->wall_ns);
         Doc_field(d, LW, "GPU busy/idle", tl->idle_pct >= 25 ? STYLE_WARNING : STYLE_NUMBER,
                   "busy %s, idle %s (%.2f%%) of %s device wall", a, b, tl->idle_pct, c);
-        int lb = Advice_isLaunchBound(tl->short_count_pct, tl->short_time_pct);
+        int lb = Timeline_isLaunchBound(tl->short_count_pct, tl->short_time_pct);
         Doc_field(d, LW, "Launch-bound", lb ? STYLE_WARNING : STYLE_NUMBER,
                   "%.2f%% of kernel time under 10 us (%.0f%% of dispatches)%s",
                   tl->short_time_pct, tl->short_count_pct, lb ? ": launch-bound" : "");

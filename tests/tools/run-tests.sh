@@ -8,7 +8,7 @@
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 DCUTOP=${DCUTOP:-./dcutop}
-export DCUTOP
+export DCUTOP BUILD
 export TZ=UTC LC_ALL=C.UTF-8 NO_COLOR=1
 # Debian's own tools first (install-deps.sh installs them): a python3 found earlier on PATH
 # through a version manager's shim can take ten times as long to start, hundreds of times

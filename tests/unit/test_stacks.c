@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "dcutop/names.h"
 #include "dcutop/stacks.h"
 #include "dcutop/xalloc.h"
 #include "testutil.h"
@@ -447,10 +448,10 @@ static void folding_hides_runtime_and_library_frames(void** state) {
     static const char* const user[] = {"gen.py(64):_forward", "nn.Module:_Conv2d_0",
                                        "main at main.cpp:10", "forward", "my_hip_wrapper"};
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
-        assert_true(Stacks_isLibraryFrame(libs[i]));
+        assert_true(Names_isLibraryFrame(libs[i]));
     }
     for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++) {
-        assert_false(Stacks_isLibraryFrame(user[i]));
+        assert_false(Names_isLibraryFrame(user[i]));
     }
     Loaded L = load("f.stacks",
                     "threading.py(1);runpy.py(2);app.py(3):_main;torch/x.py(4):_f;"

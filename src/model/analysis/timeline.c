@@ -3,7 +3,6 @@
  * (busy = union of intervals) and by stream and start (launch gaps); each run keeps its own
  * summary, the whole is their sum. API and copy tables are SQL over the schema with the
  * per-file steady-state cut in a TEMP table. */
-#include "dcutop/advice.h"
 #include "dcutop/timeline.h"
 
 #include <math.h>
@@ -15,6 +14,7 @@
 #include "dcutop/i64_map.h"
 #include "dcutop/median_spill.h"
 #include "dcutop/runs.h"
+#include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
 
 #define NONE INT64_MIN
@@ -996,7 +996,7 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
     int64_t* firstpos = xcalloc((size_t)t->nks, sizeof(int64_t));
     int64_t *file = NULL, *run = NULL, nfiles = 0;
     sqlite3_stmt* st = NULL;
-    DcuStatus s = Runs_kernelFiles(t->db, all_runs, &file, &run, &nfiles, err);
+    DcuStatus s = TraceQuery_kernelFiles(t->db, all_runs, &file, &run, &nfiles, err);
     int many = nfiles > 0 && run[nfiles - 1] != run[0]; /* the job's median needs them all */
     int64_t bound = TraceDb_memory(t->db) / 1024; /* 8-byte values: memory / 128 bytes */
     MedianSpill* all = many ? MedianSpill_new(bound > 0 ? bound : INT64_MAX) : NULL;
@@ -1649,7 +1649,7 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
                            "kernel time; %%OfShortCalls = a kernel's share of these %lld)%s",
                            (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
                            t->s.short_time_pct, (long long)t->s.short_dispatches,
-                           Advice_isLaunchBound(t->s.short_count_pct, t->s.short_time_pct)
+                           Timeline_isLaunchBound(t->s.short_count_pct, t->s.short_time_pct)
                                ? ": launch-bound (host launch overhead and gaps matter more "
                                  "than kernel speed)"
                                : "");
@@ -1989,4 +1989,8 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
     default:
         return Error_set(err, DCU_ERR_USAGE, "unknown timeline view");
     }
+}
+
+int Timeline_isLaunchBound(double short_count_pct, double short_time_pct) {
+    return short_count_pct >= TIMELINE_SHORT_COUNT_PCT && short_time_pct >= TIMELINE_SHORT_TIME_PCT;
 }

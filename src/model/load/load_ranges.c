@@ -21,6 +21,7 @@
 #include "dcutop/intern.h"
 #include "dcutop/launch_link.h"
 #include "dcutop/runs.h"
+#include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
 
@@ -424,7 +425,7 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     /* run by run (dispatch_range is keyed by dispatch id: the order rows come in is moot) */
     int64_t *files = NULL, *runs = NULL, nfiles = 0;
     if (s == DCU_OK) {
-        s = Runs_kernelFiles(db, 0, &files, &runs, &nfiles, err);
+        s = TraceQuery_kernelFiles(db, 0, &files, &runs, &nfiles, err);
     }
     for (int64_t i = 0; s == DCU_OK && i < nfiles;) {
         int64_t j = i;

@@ -141,7 +141,7 @@ static int64_t frame_id(LoaderCore* core, const char* name, size_t len) {
     sqlite3_stmt* st = sl->ins_frame;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, name, (int)len, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, Stacks_isLibraryFrame(name));
+    sqlite3_bind_int(st, 3, Names_isLibraryFrame(name));
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {

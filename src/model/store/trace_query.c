@@ -295,3 +295,31 @@ int TraceQuery_largestGap(TraceDb* db, TraceLane* lane, int64_t* abs_start) {
     sqlite3_finalize(st);
     return found;
 }
+
+DcuStatus TraceQuery_kernelFiles(TraceDb* db, int every_run, int64_t** files,
+                                 int64_t** runs, int64_t* n, DcuError* err) {
+    *files = *runs = NULL;
+    *n = 0;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        every_run ? "SELECT id, coalesce(run_id, 0) FROM source_file WHERE id IN"
+                    " (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+                    " ORDER BY coalesce(run_id, 0), id"
+                  : "SELECT id, coalesce(run_id, 0) FROM source_file WHERE id IN"
+                    " (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+                    " ORDER BY coalesce(run_id, 0), id",
+        &st, err);
+    size_t cap = 0;
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *files = xrealloc(*files, sizeof(int64_t) * cap);
+            *runs = xrealloc(*runs, sizeof(int64_t) * cap);
+        }
+        (*files)[*n] = sqlite3_column_int64(st, 0);
+        (*runs)[(*n)++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return s;
+}

@@ -1,0 +1,75 @@
+/* load_core.c - what every loader shares: a kernel's id from its raw name, and the messages
+ * and rejected rows of a file. The loaders call these; the dispatcher (loader.c) calls the
+ * loaders, so neither needs the other's file. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/names.h"
+#include "load_internal.h"
+
+int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
+    int64_t id = Intern_get(core->raw_kernels, raw, len);
+    if (id) {
+        return id;
+    }
+    char* norm = Names_normalize(raw, len);
+    size_t nl = strlen(norm);
+    id = Intern_get(core->kernels, norm, nl);
+    if (!id) {
+        id = core->next_kernel_id++;
+        char* shrt = Names_short(norm);
+        sqlite3_stmt* st = core->st[ST_KERNEL];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, norm, (int)nl, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, shrt, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        free(shrt);
+        if (rc != SQLITE_DONE) {
+            free(norm);
+            return 0;
+        }
+        Intern_put(core->kernels, norm, nl, id);
+    }
+    free(norm);
+    Intern_put(core->raw_kernels, raw, len, id);
+    return id;
+}
+
+static void store_message(LoaderCore* core, LoadFile* f, long line, const char* msg) {
+    sqlite3_stmt* st = core->st[ST_MSG];
+    sqlite3_bind_int64(st, 1, f->id);
+    if (line > 0) {
+        sqlite3_bind_int64(st, 2, line);
+    } else {
+        sqlite3_bind_null(st, 2);
+    }
+    sqlite3_bind_text(st, 3, msg, -1, SQLITE_TRANSIENT);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+}
+
+void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...) {
+    f->rejected++;
+    if (f->messages >= core->opt.max_messages) {
+        return;
+    }
+    f->messages++;
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    store_message(core, f, line, buf);
+}
+
+void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...) {
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    store_message(core, f, 0, buf);
+}
