@@ -188,3 +188,33 @@ print(sum(1 for f in json.load(open(sys.argv[1]))["files"] if f["status"] == "us
         "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["kernel_ns"])' \
             "$TMP/many.json")"
 fi
+
+# ------------------------------------------------------------ M5: the rest stays linear too
+# Issue 26 M5: with N one-run traces (timestamped dispatches, so every run has a timeline)
+# the load was linear and the rest was not: a test of every pair of runs for overlap, a
+# scan of every run's iterations per run, a row search per run, statements prepared per
+# run. 2,000 -> 20,000 runs took 35x the CPU time for --report and 25x for the first
+# screen. Measured as CPU time (tests run side by side: wall time would be noise) on the
+# plain build; linear is 10x, the bound is 13x.
+if [ -z "${DCUTOP_SANITIZED:-}" ] && ! grep -q __asan_init "$DCUTOP" 2>/dev/null; then
+    python3 tests/cli/gen_runs.py "$TMP/r2k" 2000
+    python3 tests/cli/gen_runs.py "$TMP/r20k" 20000
+    printf ':dump first\n' >"$TMP/first.keys"
+    cpu() { # CPU milliseconds of a command (user + system)
+        python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(int((r.ru_utime + r.ru_stime) * 1000))' "$@"
+    }
+    r2=$(cpu "$DCUTOP" -q --report "$TMP/r2k")
+    r20=$(cpu "$DCUTOP" -q --report "$TMP/r20k")
+    s2=$(cpu "$DCUTOP" -q --headless --size 100x30 --keys "$TMP/first.keys" "$TMP/r2k")
+    s20=$(cpu "$DCUTOP" -q --headless --size 100x30 --keys "$TMP/first.keys" "$TMP/r20k")
+    l20=$(cpu "$DCUTOP" -q --sql "SELECT 1" "$TMP/r20k")
+    echo "# M5: 2,000 / 20,000 runs: --report $r2 / $r20 ms CPU, first screen $s2 / $s20 ms; the load alone of 20,000: $l20 ms"
+    check "M5: 10x the runs, --report within 13x the CPU ($r2 -> $r20 ms)" test "$r20" -le $((13 * r2))
+    check "M5: 10x the runs, the first screen within 13x the CPU ($s2 -> $s20 ms)" test "$s20" -le $((13 * s2))
+    same "M5: every one of the 20,000 runs is in the report" 20000 \
+        "$("$DCUTOP" -q --report --format json "$TMP/r20k" | python3 -c 'import json, sys
+print(len(json.load(sys.stdin)["runs"]))')"
+fi

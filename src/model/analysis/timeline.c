@@ -265,7 +265,7 @@ static Launch* read_launches(TraceDb* db, int64_t file, int64_t* n) {
     sqlite3_stmt* st = NULL;
     Launch* v = NULL;
     size_t cap = 0;
-    if (TraceDb_prepare(db,
+    if (TraceDb_prepareCached(db,
                         "SELECT corr_id, start_ns FROM api_call WHERE file_id = ?1"
                         " AND corr_id IS NOT NULL AND start_ns IS NOT NULL",
                         &st, NULL) != DCU_OK) {
@@ -281,7 +281,7 @@ static Launch* read_launches(TraceDb* db, int64_t file, int64_t* n) {
         v[*n].start = sqlite3_column_int64(st, 1);
         (*n)++;
     }
-    sqlite3_finalize(st);
+    TraceDb_release(db, st);
     if (*n > 1) {
         qsort(v, (size_t)*n, sizeof(Launch), by_corr);
     }
@@ -350,7 +350,7 @@ static Step* read_steps_in(TraceDb* db, int64_t file, const char* domain, int* n
     sqlite3_stmt* st = NULL;
     Step* v = NULL;
     int cap = 0;
-    if (TraceDb_prepare(db,
+    if (TraceDb_prepareCached(db,
                         "SELECT start_ns, end_ns, name FROM range WHERE file_id = ?1"
                         " AND domain = ?2 AND name LIKE 'ProfilerStep#%'"
                         " AND start_ns IS NOT NULL ORDER BY start_ns",
@@ -369,7 +369,7 @@ static Step* read_steps_in(TraceDb* db, int64_t file, const char* domain, int* n
         snprintf(v[*n].name, sizeof(v[*n].name), "%s", (const char*)sqlite3_column_text(st, 2));
         (*n)++;
     }
-    sqlite3_finalize(st);
+    TraceDb_release(db, st);
     return v;
 }
 

@@ -33,6 +33,11 @@ struct TraceDb_ {
         TraceDbState state;
     } cache[TRACEDB_CACHE_SLOTS];
     int64_t memory; /* TraceDb_open's bound, bytes; 0: none */
+    struct {
+        char* sql;
+        sqlite3_stmt* st;
+    } stmts[TRACEDB_STMT_SLOTS]; /* TraceDb_prepareCached's statements, by their SQL text */
+    int nstmts;
 };
 
 /* The dcutop schema. Times are integer nanoseconds everywhere. Layers (PRODUCT.md 1):
@@ -524,6 +529,10 @@ void TraceDb_delete(TraceDb* this) {
             this->cache[i].release(this->cache[i].value);
         }
     }
+    for (int i = 0; i < this->nstmts; i++) {
+        sqlite3_finalize(this->stmts[i].st);
+        free(this->stmts[i].sql);
+    }
     sqlite3_close(this->db);
     profile_report(this);
     free(this);
@@ -653,6 +662,34 @@ DcuStatus TraceDb_prepare(TraceDb* this, const char* sql, sqlite3_stmt** st, Dcu
         return Error_set(err, DCU_ERR_SQL, "SQL error: %s", sqlite3_errmsg(this->db));
     }
     return DCU_OK;
+}
+
+DcuStatus TraceDb_prepareCached(TraceDb* this, const char* sql, sqlite3_stmt** st,
+                                DcuError* err) {
+    for (int i = 0; i < this->nstmts; i++) {
+        if (strcmp(this->stmts[i].sql, sql) == 0) {
+            sqlite3_reset(this->stmts[i].st);
+            sqlite3_clear_bindings(this->stmts[i].st);
+            *st = this->stmts[i].st;
+            return DCU_OK;
+        }
+    }
+    DcuStatus s = TraceDb_prepare(this, sql, st, err);
+    if (s == DCU_OK && this->nstmts < TRACEDB_STMT_SLOTS) { /* full: an ordinary statement */
+        this->stmts[this->nstmts].sql = xstrdup(sql);
+        this->stmts[this->nstmts++].st = *st;
+    }
+    return s;
+}
+
+void TraceDb_release(TraceDb* this, sqlite3_stmt* st) {
+    for (int i = 0; st && i < this->nstmts; i++) {
+        if (this->stmts[i].st == st) {
+            sqlite3_reset(st);
+            return;
+        }
+    }
+    sqlite3_finalize(st);
 }
 
 int64_t TraceDb_scalarInt(TraceDb* this, const char* sql) {
