@@ -346,7 +346,8 @@ static int poll_app(void* ctx) {
 }
 
 void SqlScreen_run(App* app, const char* sql) {
-    UserSqlOpts o = {poll_app, app, 0};
+    /* a bounded window: the first USER_SQL_WINDOW rows, the statement stopped there */
+    UserSqlOpts o = {.poll = poll_app, .ctx = app, .max_rows = USER_SQL_WINDOW};
     ResultSet* rs = NULL;
     DcuError err;
     Error_clear(&err);
@@ -367,5 +368,10 @@ void SqlScreen_run(App* app, const char* sql) {
         App_setStatus(app, 1, "%s", err.msg);
         return;
     }
-    App_setStatus(app, 0, "%d row%s", n, n == 1 ? "" : "s");
+    if (o.truncated) {
+        App_setStatus(app, 0, "The first %d rows shown; the query has more (add LIMIT n OFFSET "
+                      "%d to see the next ones).", n, n);
+    } else {
+        App_setStatus(app, 0, "%d row%s", n, n == 1 ? "" : "s");
+    }
 }
