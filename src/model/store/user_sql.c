@@ -163,10 +163,11 @@ static DcuStatus step_error(const Run* run, sqlite3* h, int rc, DcuError* err) {
         return Error_set(err, DCU_ERR_SQL, "stopped: the statement needed more memory than its "
                          "budget (%s); %s", n, budget_hint);
     }
-    if (rc == SQLITE_FULL) {
-        return Error_set(err, DCU_ERR_SQL, "the temporary folder %s is out of room (%s); free "
-                         "space there, point SQLITE_TMPDIR or TMPDIR at a larger folder, or add "
-                         "a LIMIT", TraceDb_tempDir(), sqlite3_errmsg(h));
+    if (rc == SQLITE_FULL || rc == SQLITE_IOERR) { /* sorts and temp tables spill there */
+        return Error_set(err, DCU_ERR_SQL, "the statement's temporary files in %s are out of "
+                         "room (%s); free space there, point SQLITE_TMPDIR or TMPDIR at a "
+                         "larger folder, or add a LIMIT or a WHERE",
+                         TraceDb_tempDir(), sqlite3_errmsg(h));
     }
     return Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(h));
 }
