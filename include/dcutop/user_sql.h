@@ -59,8 +59,9 @@ typedef struct UserSqlOpts_ {
     int interrupted;  /* out: 1 when the query was stopped (poll or UserSql_interrupt) */
     UserSqlSink sink; /* may be NULL: rows go to *out; else to sink, and *out is NULL */
     void* sink_ctx;   /* for sink (borrowed) */
+    int64_t skip_rows; /* step past this many rows first, keeping none (the prompt's pages) */
     int64_t max_rows; /* without a sink: keep the first max_rows rows, then stop (0: all) */
-    int64_t rows;     /* out: rows read */
+    int64_t rows;     /* out: rows kept (after the skipped ones) */
     int truncated;    /* out: 1 when max_rows stopped the statement (more rows may follow) */
 } UserSqlOpts;
 

@@ -68,13 +68,24 @@ check "M4: ... and names the folder" grep -q "temporary files in $TMP grew past 
 DCUTOP_SQL_BUDGET=fast exits "M4: a malformed DCUTOP_SQL_BUDGET is a usage error" 2 \
     "$DCUTOP" -q --sql "SELECT 1" "$V3"
 DCUTOP_SQL_BUDGET=0,0,0 exits "M4: 0,0,0 lifts every bound" 0 "$DCUTOP" -q --sql "$(rows 10)" "$V3"
-# the prompt: the first 10,000 rows, and the status line says so
-printf ';%s<Enter>\n:dump window\n<End>\n:dump last\n' "$(rows 25000)" >"$TMP/w.keys"
+# the prompt pages: a window of 10,000 rows, the status line says which; Down past its last
+# row loads the next window, Up before its first the previous one
+printf ';%s<Enter>\n:dump window\n<End>\n:dump last\n<Down>\n:dump next\n<End><Down>\n:dump third\n<Home><Up>\n:dump back\n' \
+    "$(rows 25000)" >"$TMP/w.keys"
 "$DCUTOP" --headless --size 120x30 --keys "$TMP/w.keys" "$V3" >"$TMP/w.txt" 2>&1
+dump() { sed -n "/^--- $1 /,/^--- /p" "$TMP/w.txt"; }
 check "M4: the prompt keeps a window of rows and says how many were shown" \
-    grep -q "The first 10000 rows shown; the query has more" "$TMP/w.txt"
+    sh -c "sed -n '/^--- window /,/^--- /p' '$TMP/w.txt' | grep -q 'Rows 1-10000 shown; Down at the last row: the next ones'"
 check "M4: ... End goes to its last row, 10000 of 10000" \
-    sh -c "sed -n '/^--- last/,\$p' '$TMP/w.txt' | grep -q '^10000/10000 '"
+    sh -c "sed -n '/^--- last /,/^--- /p' '$TMP/w.txt' | grep -q '^10000/10000 '"
+check "M4: ... Down there loads rows 10001-20000" sh -c \
+    "sed -n '/^--- next /,/^--- /p' '$TMP/w.txt' | grep -q 'Rows 10001-20000 shown; Down at the last row: the next ones; Up at the first: the previous ones'"
+same "M4: ... the window starts at row 10001" "10001" \
+    "$(dump next | grep -oE '^ *[0-9]+ 0+[0-9]+' | head -1 | awk '{print $1}')"
+check "M4: ... the last window ends at row 25000 and says nothing follows" sh -c \
+    "sed -n '/^--- third /,/^--- /p' '$TMP/w.txt' | grep -q 'Rows 20001-25000 shown; Up at the first: the previous ones'"
+check "M4: ... Up at the first row goes back a window" sh -c \
+    "sed -n '/^--- back /,\$p' '$TMP/w.txt' | grep -q 'Rows 10001-20000 shown'"
 
 # ------------------------------------------------------------------------------------ low
 mkdir -p "$TMP/tmpdir"

@@ -179,6 +179,12 @@ static void m4_blocks_and_window(void** state) {
     assert_int_equal(rs->nrows, 1000);
     assert_int_equal(w.truncated, 1);
     ResultSet_delete(rs);
+    UserSqlOpts last = {.skip_rows = 2000, .max_rows = 1000}; /* the prompt's third page */
+    assert_int_equal(UserSql_run(db, q, &last, &rs, &err), DCU_OK);
+    assert_int_equal(rs->nrows, 500);
+    assert_int_equal(ResultSet_cellc(rs, 0, 0)->i, 2001);
+    assert_int_equal(last.truncated, 0);
+    ResultSet_delete(rs);
     /* the time budget: an endless statement stops with a message that says which budget */
     UserSqlBudget keep = *UserSql_budget();
     UserSqlBudget quick = {0.2, 0, 0};

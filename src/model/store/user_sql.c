@@ -298,8 +298,13 @@ static void clear_rows(ResultSet* rs) {
 static int step_all(sqlite3_stmt* st, ResultSet* rs, Run* run, int* kind, int* stop) {
     UserSqlOpts* o = run->o;
     size_t bytes = 0;
+    int64_t skipped = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (skipped < o->skip_rows) {
+            skipped++;
+            continue;
+        }
         if (o->max_rows > 0 && o->rows == o->max_rows) {
             o->truncated = 1;
             return SQLITE_DONE;
