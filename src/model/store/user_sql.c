@@ -143,7 +143,7 @@ static const char budget_hint[] =
     "add a LIMIT or a WHERE, or set DCUTOP_SQL_BUDGET=TIME,MEMORY,TEMP (e.g. 300s,4G,20G; 0: "
     "no bound)";
 
-/* The message for a statement that stopped with rc; *stopped: it was not the SQL's fault. */
+/* The message for a statement that stopped with rc: which budget, or what SQLite said. */
 static DcuStatus step_error(const Run* run, sqlite3* h, int rc, DcuError* err) {
     char n[32];
     if (run->over == OVER_TIME) {
