@@ -10,7 +10,7 @@
 
 /* A name longer than this many lines is cut, so the statistics under it stay on screen (a
  * 100 KB template name would fill a thousand lines). */
-#define NAME_LINES 6
+#define NAME_LINES 12
 
 /* Splits a long name over at most NAME_LINES lines of width cells; the last line of a cut
  * name ends with "..." and says how many bytes were left out. */
