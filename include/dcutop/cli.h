@@ -9,6 +9,7 @@
 #include "dcutop/error.h"
 #include "dcutop/peaks.h"
 #include "dcutop/report.h"
+#include "dcutop/user_sql.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
 
@@ -37,6 +38,7 @@ typedef struct Cli_ {
     int strict;
     int64_t max_event_size;  /* --max-event-size, bytes; 0: the loader's default */
     int64_t db_memory;       /* --db-memory, bytes (TraceDb_open); 0: all in memory */
+    UserSqlBudget sql_budget; /* DCUTOP_SQL_BUDGET, else the defaults of user_sql.h */
     int quiet;
     int top;
     int width;

@@ -16,4 +16,14 @@
  * numbers (non-finite reals as null), NULL as null. A write error is DCU_ERR_IO. */
 DcuStatus SqlOutput_write(const ResultSet* rs, OutFormat fmt, FILE* out, DcuError* err);
 
+/* The same output written block by block as the rows come (--sql streams: memory stays
+ * bounded whatever the row count). Text takes its column widths and alignment from the
+ * first block (USER_SQL_BLOCK rows), so a result of one block is written as above. */
+typedef struct SqlOutput_ SqlOutput;
+SqlOutput* SqlOutput_new(OutFormat fmt, FILE* out); /* out borrowed */
+void SqlOutput_delete(SqlOutput* this);
+/* A UserSqlSink (ctx: the SqlOutput): writes rows; last = 1 ends the output (the JSON
+ * array's end, the text's row count). Returns nonzero on a write error (errno kept). */
+int SqlOutput_rows(void* ctx, const ResultSet* rows, int last);
+
 #endif

@@ -12,6 +12,7 @@
 #include "dcutop/script.h"
 #include "dcutop/stacks.h"
 #include "dcutop/trace_db.h"
+#include "dcutop/user_sql.h"
 
 static const char usage[] =
     "Usage: dcutop [OPTIONS] PATH...\n"
@@ -39,7 +40,11 @@ static const char usage[] =
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --sql QUERY            run one read-only SQL query over the views of SCHEMA.md and\n"
     "                         print its rows (--format text|csv|json, -o FILE); .schema\n"
-    "                         lists the views and columns, .ddl prints their definitions\n"
+    "                         lists the views and columns, .ddl prints their definitions.\n"
+    "                         Rows are written as they come; each statement (here and at\n"
+    "                         the ; prompt, which keeps the first 10000 rows) stops past\n"
+    "                         60 s, 1G of memory or 4G of temporary files (change with\n"
+    "                         DCUTOP_SQL_BUDGET=TIME,MEMORY,TEMP, e.g. 300s,4G,20G; 0: none)\n"
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
@@ -68,7 +73,7 @@ static const char usage[] =
     "      --strict           rejected rows are an error (exit 1)\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --db-memory SIZE   most memory the trace database holds; the rest goes to a\n"
-    "                         temporary file in TMPDIR (default 512M; 0: no bound)\n"
+    "                         temporary file in TMPDIR (default 512M; 1M to 1P; 0: no bound)\n"
     "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
     "                         10us,20us,50us,100us,1ms,10ms)\n"
     "      --roi SPEC         region of interest for every view: START..END (ms, us, ns, s\n"
@@ -154,6 +159,8 @@ static int set_string(Cli* cli, int c, const char* arg) {
     return 0;
 }
 
+static int parse_sql_budget(const char* s, UserSqlBudget* b);
+
 /* Checks that need every option seen. */
 static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->save_db) {
@@ -187,6 +194,12 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->roi && (cli->roi_from || cli->roi_to)) {
         return Error_set(err, DCU_ERR_USAGE, "--roi goes without --roi-from / --roi-to");
     }
+    const char* budget = getenv("DCUTOP_SQL_BUDGET");
+    cli->sql_budget = (UserSqlBudget){USER_SQL_TIME_S, USER_SQL_MEMORY, USER_SQL_TEMP};
+    if (budget && *budget && !parse_sql_budget(budget, &cli->sql_budget)) {
+        return Error_set(err, DCU_ERR_USAGE, "DCUTOP_SQL_BUDGET needs TIME,MEMORY,TEMP, e.g. "
+                         "60s,1G,4G (seconds, then sizes; 0: no bound)");
+    }
     return Cli_roi(cli, &cli->roi_spec, err);
 }
 
@@ -208,12 +221,12 @@ static int parse_int(const char* s, int lo, int hi, int* out) {
     return 1;
 }
 
-/* "16M", "1G", "65536", "512K" (binary units) -> bytes in [lo, hi]. */
+/* "16M", "1G", "65536", "512K", "1T" (binary units; decimal digits only) -> bytes in [lo, hi]. */
 static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
     char* end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || v < 0 || errno == ERANGE) {
+    if (end == s || *s < '0' || *s > '9' || errno == ERANGE) {
         return 0;
     }
     int shift = 0;
@@ -221,6 +234,8 @@ static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
     case 'K': case 'k': shift = 10; end++; break;
     case 'M': case 'm': shift = 20; end++; break;
     case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    case 'P': case 'p': shift = 50; end++; break;
     default: break;
     }
     if (*end == 'i' || *end == 'I') {
@@ -234,6 +249,33 @@ static int parse_size(const char* s, int64_t lo, int64_t hi, int64_t* out) {
     }
     *out = (int64_t)v << shift;
     return *out >= lo;
+}
+
+/* DCUTOP_SQL_BUDGET=TIME,MEMORY,TEMP: "60s,1G,4G" (whole seconds, "s" optional; 0: no bound). */
+static int parse_sql_budget(const char* s, UserSqlBudget* b) {
+    char buf[96];
+    int time_s;
+    if (strlen(s) >= sizeof(buf)) {
+        return 0;
+    }
+    snprintf(buf, sizeof(buf), "%s", s);
+    char* mem = strchr(buf, ',');
+    char* temp = mem ? strchr(mem + 1, ',') : NULL;
+    if (!temp) {
+        return 0;
+    }
+    *mem++ = '\0';
+    *temp++ = '\0';
+    size_t n = strlen(buf);
+    if (n > 1 && buf[n - 1] == 's') {
+        buf[n - 1] = '\0';
+    }
+    if (!parse_int(buf, 0, 86400 * 365, &time_s) || !parse_size(mem, 0, 1LL << 50, &b->memory) ||
+        !parse_size(temp, 0, 1LL << 50, &b->temp)) {
+        return 0;
+    }
+    b->time_s = time_s;
+    return 1;
 }
 
 /* A word from a NULL-terminated list: its index in *out. */
@@ -366,7 +408,7 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
         if (!parse_size(arg, 0, 1LL << 50, &cli->db_memory) ||
             (cli->db_memory > 0 && cli->db_memory < (1LL << 20))) {
             *s = Error_set(err, DCU_ERR_USAGE,
-                           "--db-memory needs 0 (no bound) or a size of 1M or more, e.g. 2G");
+                           "--db-memory needs 0 (no bound) or a size from 1M to 1P, e.g. 2G");
         }
         return 1;
     case OPT_AMDAHL_BASIS:

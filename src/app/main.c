@@ -1,6 +1,7 @@
 /* main.c - the only place that exits. Parses the command line, loads the paths, then hands
  * over to one function per mode: export, interactive (TUI or headless), report. */
 #include <locale.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,7 +588,7 @@ static void interrupt_sql(int sig) {
 }
 
 /* The query, with SIGINT turned into sqlite3_interrupt() while it runs. */
-static DcuStatus sql_query(Session* ss, ResultSet** rs, int* interrupted, DcuError* err) {
+static DcuStatus sql_query(Session* ss, SqlOutput* sink, int* interrupted, DcuError* err) {
     struct sigaction sa, old;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = interrupt_sql;
@@ -595,7 +596,10 @@ static DcuStatus sql_query(Session* ss, ResultSet** rs, int* interrupted, DcuErr
     sql_db = ss->db;
     sigaction(SIGINT, &sa, &old);
     UserSqlOpts uo = {0};
-    DcuStatus s = UserSql_run(ss->db, ss->cli.sql, &uo, rs, err);
+    uo.sink = SqlOutput_rows; /* rows go out as they come: memory stays bounded */
+    uo.sink_ctx = sink;
+    ResultSet* none = NULL;
+    DcuStatus s = UserSql_run(ss->db, ss->cli.sql, &uo, &none, err);
     sigaction(SIGINT, &old, NULL);
     sql_db = NULL;
     *interrupted = uo.interrupted;
@@ -620,21 +624,21 @@ static int run_sql(Session* ss, DcuError* err) {
         fputs(ddl, out);
         free(ddl);
     } else {
-        ResultSet* rs = NULL;
+        SqlOutput* so = SqlOutput_new(cli->format, out);
         int interrupted = 0;
-        s = sql_query(ss, &rs, &interrupted, err);
-        if (s == DCU_OK) {
-            s = SqlOutput_write(rs, cli->format, out, err);
-        } else if (interrupted) {
+        s = sql_query(ss, so, &interrupted, err);
+        SqlOutput_delete(so);
+        if (s == DCU_ERR_IO) { /* the sink's: the rows could not be written */
+            Error_set(err, DCU_ERR_IO, "--sql: write error: %s", strerror(errno));
+        } else if (s != DCU_OK && interrupted) {
             Error_set(err, DCU_ERR_SQL, "--sql: query interrupted");
             s = DCU_ERR_IO; /* exit 1: not the query's fault */
-        } else {
+        } else if (s != DCU_OK) {
             char msg[sizeof(err->msg)];
             snprintf(msg, sizeof(msg), "%s", err->msg);
             Error_set(err, DCU_ERR_SQL, "--sql: %s", msg);
             s = DCU_ERR_USAGE;
         }
-        ResultSet_delete(rs);
     }
     if (!to_stdout) {
         DcuStatus w = OutFile_finish(&of, s, err);
@@ -735,6 +739,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "dcutop: %s\n", err.msg);
         return EXIT_USAGE;
     }
+    UserSql_setBudget(&ss.cli.sql_budget);
     int rc = run_mode(&ss, &err);
     if (fflush(stdout) != 0 && rc == EXIT_OK) {
         rc = EXIT_RUNTIME;

@@ -84,6 +84,10 @@ struct Screen_ {
     int diff_view;       /* 0 per kernel, 1 per category */
     /* the Ranks screen (ranks_screen.c): the job, computed once (owned); aux[0]: its matrix */
     struct Ranks_* ranks;
+    /* the SQL result (sql_screen.c): its statement (owned) and the window of rows in aux[0] */
+    char* sql;
+    int64_t sql_first; /* the window's first row in the whole result, from 0 */
+    int sql_more;      /* rows follow the window */
 };
 
 /* Screens. */

@@ -44,7 +44,7 @@ static int cell_is_text(const ResultSet* rs, int r, int c) {
     return rs->cols[c].type == CT_TEXT && isnan(ResultSet_cellc(rs, r, c)->d);
 }
 
-static void write_csv(const ResultSet* rs, FILE* out) {
+static void csv_header(const ResultSet* rs, FILE* out) {
     for (int c = 0; c < rs->ncols; c++) {
         if (c) {
             fputc(',', out);
@@ -52,6 +52,9 @@ static void write_csv(const ResultSet* rs, FILE* out) {
         csv_field(out, rs->cols[c].key, 1);
     }
     fputc('\n', out);
+}
+
+static void csv_rows(const ResultSet* rs, FILE* out) {
     for (int r = 0; r < rs->nrows; r++) {
         for (int c = 0; c < rs->ncols; c++) {
             const RsCell* x = ResultSet_cellc(rs, r, c);
@@ -81,10 +84,9 @@ static void json_string(FILE* out, const char* s) {
     fputc('"', out);
 }
 
-static void write_json(const ResultSet* rs, FILE* out) {
-    fputc('[', out);
+static void json_rows(const ResultSet* rs, FILE* out, int64_t before) {
     for (int r = 0; r < rs->nrows; r++) {
-        fputs(r ? ",\n{" : "\n{", out);
+        fputs(before + r ? ",\n{" : "\n{", out);
         for (int c = 0; c < rs->ncols; c++) {
             const RsCell* x = ResultSet_cellc(rs, r, c);
             if (c) {
@@ -104,49 +106,80 @@ static void write_json(const ResultSet* rs, FILE* out) {
         }
         fputc('}', out);
     }
-    fputs(rs->nrows ? "\n]\n" : "]\n", out);
 }
 
-/* Text: what a person reads; names escaped as on the screens. */
-static void write_text(const ResultSet* rs, FILE* out) {
-    int n = rs->ncols;
-    int* w = xcalloc((size_t)(n ? n : 1), sizeof(int));
-    char** cells = xcalloc((size_t)rs->nrows * (size_t)n + 1, sizeof(char*));
-    for (int c = 0; c < n; c++) {
-        w[c] = Format_width(rs->cols[c].key);
+struct SqlOutput_ {
+    OutFormat fmt;
+    FILE* out;
+    int64_t rows;   /* written so far */
+    int ncols;
+    int* w;         /* text: column widths, from the first block */
+    int* right;     /* text: numbers right-aligned, from the first block */
+};
+
+SqlOutput* SqlOutput_new(OutFormat fmt, FILE* out) {
+    SqlOutput* this = xcalloc(1, sizeof(*this));
+    this->fmt = fmt;
+    this->out = out;
+    return this;
+}
+
+void SqlOutput_delete(SqlOutput* this) {
+    if (this) {
+        free(this->w);
+        free(this->right);
+        free(this);
     }
+}
+
+/* Text: the first block sets the widths and the header; later rows use the same widths
+ * (a wider value pushes its row's later columns right, as the sqlite3 shell's columns do). */
+static void text_rows(SqlOutput* this, const ResultSet* rs) {
+    FILE* out = this->out;
+    int n = rs->ncols;
+    char** cells = xcalloc((size_t)rs->nrows * (size_t)n + 1, sizeof(char*));
     for (int r = 0; r < rs->nrows; r++) {
         for (int c = 0; c < n; c++) {
             const RsCell* x = ResultSet_cellc(rs, r, c);
             const char* s = x->null || !x->s ? "" : x->s;
-            char* shown = Names_sanitize(s, strlen(s));
-            int cw = Format_width(shown);
-            w[c] = cw > w[c] ? cw : w[c];
-            cells[(size_t)r * (size_t)n + (size_t)c] = shown;
+            cells[(size_t)r * (size_t)n + (size_t)c] = Names_sanitize(s, strlen(s));
         }
     }
-    for (int pass = 0; pass < 2; pass++) {
+    if (!this->w) {
+        this->ncols = n;
+        this->w = xcalloc((size_t)(n ? n : 1), sizeof(int));
+        this->right = xcalloc((size_t)(n ? n : 1), sizeof(int));
         for (int c = 0; c < n; c++) {
-            const char* t = rs->cols[c].key;
-            int pad = w[c] - Format_width(t);
-            fputs(c ? "  " : "", out);
-            if (pass == 0) {
-                fprintf(out, "%s%*s", t, c + 1 < n ? pad : 0, "");
-            } else {
-                for (int i = 0; i < w[c]; i++) {
-                    fputc('-', out);
-                }
+            this->w[c] = Format_width(rs->cols[c].key);
+            this->right[c] = rs->cols[c].type != CT_TEXT;
+            for (int r = 0; r < rs->nrows; r++) {
+                int cw = Format_width(cells[(size_t)r * (size_t)n + (size_t)c]);
+                this->w[c] = cw > this->w[c] ? cw : this->w[c];
             }
         }
-        fputc('\n', out);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int c = 0; c < n; c++) {
+                const char* t = rs->cols[c].key;
+                int pad = this->w[c] - Format_width(t);
+                fputs(c ? "  " : "", out);
+                if (pass == 0) {
+                    fprintf(out, "%s%*s", t, c + 1 < n ? pad : 0, "");
+                } else {
+                    for (int i = 0; i < this->w[c]; i++) {
+                        fputc('-', out);
+                    }
+                }
+            }
+            fputc('\n', out);
+        }
     }
     for (int r = 0; r < rs->nrows; r++) {
         for (int c = 0; c < n; c++) {
             const char* s = cells[(size_t)r * (size_t)n + (size_t)c];
-            int pad = w[c] - Format_width(s);
-            int right = rs->cols[c].type != CT_TEXT;
+            int pad = this->w[c] - Format_width(s);
+            pad = pad > 0 ? pad : 0;
             fputs(c ? "  " : "", out);
-            if (right) {
+            if (this->right[c]) {
                 fprintf(out, "%*s%s", pad, "", s);
             } else {
                 fprintf(out, "%s%*s", s, c + 1 < n ? pad : 0, "");
@@ -155,19 +188,43 @@ static void write_text(const ResultSet* rs, FILE* out) {
         }
         fputc('\n', out);
     }
-    fprintf(out, "(%d row%s)\n", rs->nrows, rs->nrows == 1 ? "" : "s");
     free(cells);
-    free(w);
+}
+
+int SqlOutput_rows(void* ctx, const ResultSet* rs, int last) {
+    SqlOutput* this = ctx;
+    FILE* out = this->out;
+    if (this->fmt == FMT_CSV) {
+        if (this->rows == 0 && !this->w) {
+            csv_header(rs, out);
+            this->w = xcalloc(1, sizeof(int)); /* marks the header written */
+        }
+        csv_rows(rs, out);
+    } else if (this->fmt == FMT_JSON) {
+        if (this->rows == 0 && !this->w) {
+            fputc('[', out);
+            this->w = xcalloc(1, sizeof(int));
+        }
+        json_rows(rs, out, this->rows);
+    } else {
+        text_rows(this, rs);
+    }
+    this->rows += rs->nrows;
+    if (last) {
+        if (this->fmt == FMT_JSON) {
+            fputs(this->rows ? "\n]\n" : "]\n", out);
+        } else if (this->fmt == FMT_TEXT) {
+            fprintf(out, "(%lld row%s)\n", (long long)this->rows, this->rows == 1 ? "" : "s");
+        }
+        fflush(out);
+    }
+    return ferror(out) != 0;
 }
 
 DcuStatus SqlOutput_write(const ResultSet* rs, OutFormat fmt, FILE* out, DcuError* err) {
-    if (fmt == FMT_CSV) {
-        write_csv(rs, out);
-    } else if (fmt == FMT_JSON) {
-        write_json(rs, out);
-    } else {
-        write_text(rs, out);
-    }
+    SqlOutput* o = SqlOutput_new(fmt, out);
+    SqlOutput_rows(o, rs, 1);
+    SqlOutput_delete(o);
     if (fflush(out) != 0 || ferror(out)) {
         return Error_set(err, DCU_ERR_IO, "write error: %s", strerror(errno));
     }

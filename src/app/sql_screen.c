@@ -307,7 +307,28 @@ static const char* row_kernel(Screen* s, App* app) {
     return NULL;
 }
 
+static DcuStatus load_window(Screen* s, App* app, int64_t first, DcuError* err);
+static void window_status(Screen* s, App* app);
+
 static Reaction sql_handle(Screen* s, App* app, Action a, DcuError* err) {
+    /* paging: past the window's last row the next window, before its first the previous */
+    int n = s->rs ? s->rs->nrows : 0;
+    int down = (a == ACT_MOVE_DOWN || a == ACT_PAGE_DOWN) && s->sql_more && n > 0 &&
+               s->tv.selected == n - 1;
+    int up = (a == ACT_MOVE_UP || a == ACT_PAGE_UP) && s->sql_first > 0 && s->tv.selected == 0;
+    if (down || up) {
+        int64_t size = s->aux[0] ? s->aux[0]->nrows : 0;
+        int64_t first = down ? s->sql_first + size : s->sql_first - USER_SQL_WINDOW;
+        if (load_window(s, app, first < 0 ? 0 : first, err) != DCU_OK) {
+            App_setStatus(app, 1, "SQL: %s (this window kept)", err->msg);
+            return REACT_REDRAW;
+        }
+        s->tv.selected = down ? 0 : (s->rs ? s->rs->nrows - 1 : 0);
+        s->tv.scroll = down ? 0 : s->tv.selected;
+        TableScreen_clamp(s, app);
+        window_status(s, app);
+        return REACT_REDRAW;
+    }
     if (a == ACT_ENTER) {
         const char* k = s->rs ? row_kernel(s, app) : NULL;
         if (!k) {
@@ -333,6 +354,8 @@ static const char* sql_selection(Screen* s) {
 static void sql_close(Screen* s) {
     ResultSet_delete(s->aux[0]);
     s->aux[0] = NULL;
+    free(s->sql);
+    s->sql = NULL;
 }
 
 static const char* const sql_keys[] = {NULL}; /* columns come from each result */
@@ -345,27 +368,56 @@ static int poll_app(void* ctx) {
     return App_cancelRequested(ctx);
 }
 
-void SqlScreen_run(App* app, const char* sql) {
-    UserSqlOpts o = {poll_app, app, 0};
+/* Runs the screen's statement again for the window of rows from `first`: aux[0] replaced. */
+static DcuStatus load_window(Screen* s, App* app, int64_t first, DcuError* err) {
+    UserSqlOpts o = {.poll = poll_app, .ctx = app, .skip_rows = first,
+                     .max_rows = USER_SQL_WINDOW};
     ResultSet* rs = NULL;
-    DcuError err;
-    Error_clear(&err);
     App_setStatus(app, 0, "Running the query... Esc or Ctrl-C stops it.");
     App_drawNow(app);
-    if (UserSql_run(App_db(app), sql, &o, &rs, &err) != DCU_OK) {
-        App_setStatus(app, 1, "SQL: %s%s", o.interrupted ? "query stopped" : err.msg,
-                      " (previous result kept)");
+    if (UserSql_run(App_db(app), s->sql, &o, &rs, err) != DCU_OK) {
+        if (o.interrupted) {
+            Error_set(err, DCU_ERR_SQL, "query stopped");
+        }
+        return err->code;
+    }
+    ResultSet_delete(s->aux[0]);
+    s->aux[0] = rs;
+    s->sql_first = first;
+    s->sql_more = o.truncated;
+    return SqlScreen_refilter(s, app, err);
+}
+
+/* "123 rows", or which window of a longer result is shown and how to move on */
+static void window_status(Screen* s, App* app) {
+    int64_t n = s->aux[0] ? s->aux[0]->nrows : 0;
+    if (!s->sql_more && s->sql_first == 0) {
+        App_setStatus(app, 0, "%lld row%s", (long long)n, n == 1 ? "" : "s");
         return;
     }
+    App_setStatus(app, 0, "Rows %lld-%lld shown%s%s", (long long)s->sql_first + 1,
+                  (long long)(s->sql_first + n),
+                  s->sql_more ? "; Down at the last row: the next ones" : "",
+                  s->sql_first > 0 ? "; Up at the first: the previous ones" : "");
+}
+
+void SqlScreen_run(App* app, const char* sql) {
+    DcuError err;
+    Error_clear(&err);
     char* shown = Names_sanitize(sql, strlen(sql));
     Screen* s = Screen_new(&SqlScreen);
-    s->aux[0] = rs;
+    s->sql = xstrdup(sql);
     s->crumb = xasprintf("SQL: %s", shown);
     free(shown);
-    int n = rs->nrows;
+    /* a bounded window: the first USER_SQL_WINDOW rows, the statement stopped there */
+    if (load_window(s, app, 0, &err) != DCU_OK) {
+        App_setStatus(app, 1, "SQL: %s%s", err.msg, " (previous result kept)");
+        Screen_delete(s);
+        return;
+    }
     if (App_push(app, s, &err) != DCU_OK) {
         App_setStatus(app, 1, "%s", err.msg);
         return;
     }
-    App_setStatus(app, 0, "%d row%s", n, n == 1 ? "" : "s");
+    window_status(s, app);
 }

@@ -43,7 +43,7 @@ static int cut_longest_step(const char* trail, int width, char* out, size_t cap)
     for (const char* p = trail; *p;) {
         const char* sep = strstr(p, " > ");
         size_t len = sep ? (size_t)(sep - p) : strlen(p);
-        char step[1024];
+        char step[2048]; /* as long as cut_trail's copy: a step is measured whole */
         snprintf(step, sizeof(step), "%.*s", (int)len, p);
         if (Format_width(step) > longest_w) {
             longest = p;
@@ -56,7 +56,7 @@ static int cut_longest_step(const char* trail, int width, char* out, size_t cap)
     if (!longest || keep < 12) {
         return 0;
     }
-    char step[1024], shortened[1024];
+    char step[2048], shortened[1024];
     snprintf(step, sizeof(step), "%.*s", (int)longest_len, longest);
     Format_cutName(step, keep, shortened, sizeof(shortened));
     snprintf(out, cap, "%.*s%s%s", (int)(longest - trail), trail, shortened,
@@ -84,8 +84,9 @@ static void cut_trail(const char* trail, int width, char* out, size_t cap) {
             Format_cutName(trail, width, out, cap);
             return;
         }
+        /* "… > copy > ...": the first step gives way; once it is "…", the one after it */
         char rest[2048];
-        snprintf(rest, sizeof(rest), "\u2026%s", sep); /* "… > copy > ..." */
+        snprintf(rest, sizeof(rest), "\u2026%s", strncmp(t, "\u2026", 3) == 0 ? next : sep);
         snprintf(t, sizeof(t), "%s", rest);
     }
 }

@@ -9,13 +9,19 @@
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
 
-/* Splits a long name over several lines of width cells (full name on demand). */
+/* A name longer than this many lines is cut, so the statistics under it stay on screen (a
+ * 100 KB template name would fill a thousand lines). */
+#define NAME_LINES 12
+
+/* Splits a long name over at most NAME_LINES lines of width cells; the last line of a cut
+ * name ends with "..." and says how many bytes were left out. */
 static void wrapped(Doc* d, const char* s, int width, int indent) {
     int room = width - indent;
     if (room < 10) {
         room = 10;
     }
     const char* p = s;
+    int lines = 0;
     while (*p) {
         /* take as many bytes as fit in room cells */
         int w = 0;
@@ -45,6 +51,12 @@ static void wrapped(Doc* d, const char* s, int width, int indent) {
         Doc_line(d);
         Doc_add(d, STYLE_NAME, "%*s%.*s", indent, "", (int)(q - p), p);
         p = q;
+        if (++lines == NAME_LINES - 1 && *p && Format_width(p) > room) {
+            Doc_line(d);
+            Doc_add(d, STYLE_DIM, "%*s... %zu more bytes (the whole name: --sql or the ; "
+                    "prompt, SELECT name FROM kernels)", indent, "", strlen(p));
+            return;
+        }
     }
 }
 

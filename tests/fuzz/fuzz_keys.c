@@ -11,6 +11,7 @@
 #include "dcutop/category.h"
 #include "dcutop/loader.h"
 #include "dcutop/script.h"
+#include "dcutop/user_sql.h"
 #include "fuzz_common.h"
 
 static TraceDb* db;
@@ -34,6 +35,10 @@ static void load_trace(void) {
     }
     Loader_delete(loader);
     RuleSet_delete(rules);
+    /* the ; prompt's statements stop within a second and 64 MiB, so an endless or huge one
+     * (corpus sql_hostile) is an answer, not a timeout */
+    UserSqlBudget b = {1.0, 64LL << 20, 64LL << 20};
+    UserSql_setBudget(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

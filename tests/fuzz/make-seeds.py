@@ -204,6 +204,8 @@ put("rc", "binds", "# my keys\nbind generic <C-f> filter\nbind hotspots s sort-n
 for f in sorted(os.listdir("tests/screens")):
     if f.endswith(".keys"):
         put("keys", f[:-5], open(f"tests/screens/{f}").read())
+# the SQL prompt with issue 26's hostile statements (FTS3 tokenizer, endless and huge results)
+put("keys", "sql_hostile", open("tests/fuzz/corpus/keys/sql_hostile").read())
 
 # plain step timings (fuzz_steps picks step-times.json, step_times.csv or steps.txt)
 ABBA = os.path.join(REAL, "pytorch-h200-abba-sdpa")

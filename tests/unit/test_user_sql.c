@@ -58,7 +58,7 @@ static int stop_after_some(void* ctx) {
 static void poll_stops_runaway_query(void** state) {
     (void)state;
     TraceDb* db = load();
-    UserSqlOpts o = {stop_after_some, NULL, 0};
+    UserSqlOpts o = {.poll = stop_after_some};
     ResultSet* rs = NULL;
     DcuError err;
     polls = 0;
@@ -123,12 +123,88 @@ static void views_are_temp(void** state) {
     TraceDb_delete(db);
 }
 
+/* M3 (issue 26): fts3_tokenizer() hands out and replaces C pointers: off on the connection */
+static void m3_fts3_tokenizer_off(void** state) {
+    (void)state;
+    TraceDb* db = load();
+    ResultSet* rs = NULL;
+    DcuError err;
+    assert_int_equal(UserSql_run(db, "SELECT 1", NULL, &rs, &err), DCU_OK);
+    ResultSet_delete(rs);
+    int on = -1;
+    sqlite3_db_config(TraceDb_handle(db), SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, -1, &on);
+    assert_int_equal(on, 0);
+    assert_int_equal(UserSql_run(db, "SELECT fts3_tokenizer('simple')", NULL, &rs, &err),
+                     DCU_ERR_SQL);
+    assert_null(rs);
+    TraceDb_delete(db);
+}
+
+typedef struct {
+    int calls, lasts, biggest;
+    int64_t rows, sum;
+} Blocks;
+
+static int count_blocks(void* ctx, const ResultSet* rows, int last) {
+    Blocks* b = ctx;
+    b->calls++;
+    b->lasts += last;
+    b->rows += rows->nrows;
+    b->biggest = rows->nrows > b->biggest ? rows->nrows : b->biggest;
+    for (int r = 0; r < rows->nrows; r++) {
+        b->sum += ResultSet_cellc(rows, r, 0)->i;
+    }
+    return 0;
+}
+
+/* M4 (issue 26): a sink gets the rows in bounded blocks, the prompt's window stops early */
+static void m4_blocks_and_window(void** state) {
+    (void)state;
+    TraceDb* db = load();
+    const char* q = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2500)"
+                    " SELECT x FROM c";
+    Blocks b = {0};
+    UserSqlOpts o = {.sink = count_blocks, .sink_ctx = &b};
+    ResultSet* rs = NULL;
+    DcuError err;
+    assert_int_equal(UserSql_run(db, q, &o, &rs, &err), DCU_OK);
+    assert_null(rs);
+    assert_int_equal(b.rows, 2500);
+    assert_int_equal(b.sum, 2500 * 2501 / 2);
+    assert_int_equal(b.biggest, USER_SQL_BLOCK);
+    assert_int_equal(b.calls, 3);
+    assert_int_equal(b.lasts, 1);
+    UserSqlOpts w = {.max_rows = 1000};
+    assert_int_equal(UserSql_run(db, q, &w, &rs, &err), DCU_OK);
+    assert_int_equal(rs->nrows, 1000);
+    assert_int_equal(w.truncated, 1);
+    ResultSet_delete(rs);
+    UserSqlOpts last = {.skip_rows = 2000, .max_rows = 1000}; /* the prompt's third page */
+    assert_int_equal(UserSql_run(db, q, &last, &rs, &err), DCU_OK);
+    assert_int_equal(rs->nrows, 500);
+    assert_int_equal(ResultSet_cellc(rs, 0, 0)->i, 2001);
+    assert_int_equal(last.truncated, 0);
+    ResultSet_delete(rs);
+    /* the time budget: an endless statement stops with a message that says which budget */
+    UserSqlBudget keep = *UserSql_budget();
+    UserSqlBudget quick = {0.2, 0, 0};
+    UserSql_setBudget(&quick);
+    assert_int_equal(UserSql_run(db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1"
+                                     " FROM c) SELECT count(*) FROM c", NULL, &rs, &err),
+                     DCU_ERR_SQL);
+    assert_non_null(strstr(err.msg, "time budget"));
+    UserSql_setBudget(&keep);
+    TraceDb_delete(db);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_refused_data_kept),
         cmocka_unit_test(poll_stops_runaway_query),
         cmocka_unit_test(column_types),
         cmocka_unit_test(views_are_temp),
+        cmocka_unit_test(m3_fts3_tokenizer_off),
+        cmocka_unit_test(m4_blocks_and_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,9 @@ static int64_t parse_bound(const char* s, size_t n) {
     char* end = NULL;
     errno = 0;
     double v = strtod(buf, &end);
-    if (errno || end == buf || !(v > 0) || v > 1e12) {
+    /* decimal digits only: "0x10us" is not 16 us, "inf" not a bound */
+    if (errno || end == buf || !(v > 0) || v > 1e12 || buf[0] < '0' || buf[0] > '9' ||
+        end != buf + strspn(buf, "0123456789.eE+-")) {
         return -1;
     }
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -43,10 +45,14 @@ static int64_t parse_bound(const char* s, size_t n) {
 DcuStatus GapBuckets_parse(GapBuckets* b, const char* spec, DcuError* err) {
     GapBuckets nb;
     memset(&nb, 0, sizeof(nb));
-    const char* p = spec;
-    while (p && *p) {
+    const char* p = *spec ? spec : NULL;
+    while (p) { /* every item, the one after a last comma too: "10us,," has empty bounds */
         const char* comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0) {
+            return Error_set(err, DCU_ERR_USAGE, "--gap-buckets: an empty bound in '%s' "
+                             "(a comma too many)", spec);
+        }
         int64_t v = parse_bound(p, n);
         if (v <= 0) {
             return Error_set(err, DCU_ERR_USAGE,

@@ -19,36 +19,72 @@ static const char* const cut_tables[] = {"dispatch", "copy", "api_call", "range"
 
 /* ---- parsing -------------------------------------------------------------------------- */
 
-/* "[-]number unit" -> ns; 0 on a bad bound. */
+/* "[-]number unit" -> ns (a bare 0 needs no unit); 0 on a bad bound, -1 on one past
+ * INT64_MAX ns. Decimal digits only: "0x10ms" is not 16 ms, "inf" and "nan" are not times. */
 static int parse_time(const char* s, size_t n, int* from_end, int64_t* ns) {
     static const struct {
         const char* unit;
-        double ns;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+        int64_t ns;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
     char buf[64];
     *from_end = n > 0 && s[0] == '-';
     if (*from_end) {
         s++;
         n--;
     }
-    if (n == 0 || n >= sizeof(buf)) {
+    if (n == 0 || n >= sizeof(buf) || s[0] < '0' || s[0] > '9') {
         return 0;
     }
     memcpy(buf, s, n);
     buf[n] = '\0';
-    char* end = NULL;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (errno || end == buf || !(v >= 0) || v > 9e9 || buf[0] == '-' || buf[0] == '+') {
-        return 0;
+    if (strcmp(buf, "0") == 0) {
+        *ns = 0;
+        return 1;
     }
+    size_t num = strspn(buf, "0123456789.eE+-");
+    size_t digits = strspn(buf, "0123456789");
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            *ns = (int64_t)(v * units[i].ns + 0.5);
+        if (strcmp(buf + num, units[i].unit) != 0) {
+            continue;
+        }
+        char* end = NULL;
+        errno = 0;
+        if (digits == num) { /* whole: exact up to INT64_MAX ns */
+            long long v = strtoll(buf, &end, 10);
+            if (errno == ERANGE || v > INT64_MAX / units[i].ns) {
+                return -1;
+            }
+            *ns = (int64_t)v * units[i].ns;
             return 1;
         }
+        double v = strtod(buf, &end);
+        if (end != buf + num || !(v >= 0)) {
+            return 0;
+        }
+        double x = v * (double)units[i].ns + 0.5;
+        if (!(x < 9223372036854775807.0)) {
+            return -1;
+        }
+        *ns = (int64_t)x;
+        return 1;
     }
     return 0;
+}
+
+/* a + b, held at the ends of int64_t (a bound may be as large as INT64_MAX ns) */
+static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t x;
+    return __builtin_add_overflow(a, b, &x) ? (b > 0 ? INT64_MAX : INT64_MIN) : x;
+}
+
+/* The message for a bound parse_time refused (rc 0 or -1). */
+static DcuStatus bad_time(int rc, const char* t, int n, DcuError* err) {
+    if (rc < 0) {
+        return Error_set(err, DCU_ERR_USAGE, "--roi: '%.*s' is past the longest time, "
+                         "9223372036854775807ns (about 292 years)", n, t);
+    }
+    return Error_set(err, DCU_ERR_USAGE, "--roi: '%.*s' is not a time such as 10ms, 250us, -1s "
+                     "(decimal digits and a unit; 0 alone needs none)", n, t);
 }
 
 DcuStatus Roi_parse(const char* text, RoiSpec* out, DcuError* err) {
@@ -73,13 +109,13 @@ DcuStatus Roi_parse(const char* text, RoiSpec* out, DcuError* err) {
         r.kind = ROI_WINDOW;
         size_t a = (size_t)(dots - text);
         const char* b = dots + 2;
-        if (a > 0 && !parse_time(text, a, &r.start_from_end, &r.start_ns)) {
-            return Error_set(err, DCU_ERR_USAGE, "--roi: '%.*s' is not a time such as 10ms, "
-                             "250us, -1s", (int)a, text);
+        int rc = a > 0 ? parse_time(text, a, &r.start_from_end, &r.start_ns) : 1;
+        if (rc != 1) {
+            return bad_time(rc, text, (int)a, err);
         }
-        if (*b && !parse_time(b, strlen(b), &r.end_from_end, &r.end_ns)) {
-            return Error_set(err, DCU_ERR_USAGE, "--roi: '%s' is not a time such as 10ms, 250us, "
-                             "-1s", b);
+        rc = *b ? parse_time(b, strlen(b), &r.end_from_end, &r.end_ns) : 1;
+        if (rc != 1) {
+            return bad_time(rc, b, (int)strlen(b), err);
         }
         r.has_start = a > 0;
         r.has_end = *b != '\0';
@@ -241,10 +277,10 @@ static DcuStatus window_of(Ctx* c, int64_t f, int64_t* lo, int64_t* hi, DcuError
     switch (r->kind) {
     case ROI_WINDOW:
         if (r->has_start) {
-            *lo = r->start_from_end ? gend - r->start_ns : origin + r->start_ns;
+            *lo = r->start_from_end ? sat_add(gend, -r->start_ns) : sat_add(origin, r->start_ns);
         }
         if (r->has_end) {
-            *hi = r->end_from_end ? gend - r->end_ns : origin + r->end_ns;
+            *hi = r->end_from_end ? sat_add(gend, -r->end_ns) : sat_add(origin, r->end_ns);
         }
         break;
     case ROI_TRIM:

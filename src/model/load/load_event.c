@@ -395,7 +395,8 @@ int LoadEvent_parseScaled(const char* s, size_t n, int scale, int64_t* out) {
     char* end;
     errno = 0;
     double d = strtod(buf, &end);
-    if (*end != '\0' || !isfinite(d) || errno == ERANGE) {
+    /* decimal only: strtod would read "0x10" as 16 and "infinity" as a number */
+    if (*end != '\0' || !isfinite(d) || errno == ERANGE || buf[strspn(buf, "0123456789.eE+-")]) {
         return 0;
     }
     d *= pow(10.0, scale);

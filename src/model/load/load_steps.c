@@ -44,7 +44,8 @@ static int parse_ms(const char* s, size_t n, double* out) {
     char* end;
     errno = 0;
     double v = strtod(buf, &end);
-    if (*end || errno || !isfinite(v) || v < 0) {
+    /* decimal only: "0x10" is not 16 ms */
+    if (*end || errno || !isfinite(v) || v < 0 || buf[strspn(buf, "0123456789.eE+-")]) {
         return 0;
     }
     *out = v;
