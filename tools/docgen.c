@@ -256,7 +256,7 @@ static void keys_md(const Keymap* km) {
            "SCREEN is the `bind` name under each heading below (`generic`: every screen;\n");
     printf("the others:");
     for (int i = 1; Keymap_screen(i); i++) {
-        printf("%s `%s`", i > 1 ? "," : "", Keymap_screen(i));
+        printf("%s%s`%s`", i > 1 ? "," : "", i % 8 == 0 ? "\n" : " ", Keymap_screen(i));
     }
     printf(").\nKEY is a character or a name in angle brackets (`<Enter>`, `<C-f>`, `<F6>`,\n"
            "`<S-Tab>`, `<Lt>` for `<`); ACTION is a name of the action column. A line with a\n"
