@@ -32,7 +32,7 @@ TEST_COMMON := $(BUILD)/tests/unit/testutil.o
 
 .PHONY: all run check test asan bench clean deps deps-check update-golden update-screens
 .PHONY: check-full valgrind-pass unit-asan-pass test-unit-asan
-.PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long
+.PHONY: check-stages asan-pass test-asan fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long docs
 
 all: dcutop
 
@@ -71,6 +71,14 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_COMMON) $(BUILD)/libd
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TEST_COMMON) $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(TEST_LIBS) $(LDFLAGS)
 
+# doc/keys.md, doc/options.md and the OPTIONS and KEYS of dcutop.1, generated from the key
+# and option tables by a small program linked with the app library (tests/cli/test_docs.sh
+# fails when they are stale)
+$(BUILD)/tools/docgen: $(BUILD)/tools/docgen.o $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libdcuapp.a $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(MODEL_LIBS) $(LDFLAGS)
+docs: dcutop $(BUILD)/tools/docgen
+	sh tools/gen-docs.sh $(BUILD)/tools/docgen .
+
 # ---- the two set-up commands of the README -------------------------------------------
 deps:
 	@sh scripts/install-deps.sh build
@@ -93,7 +101,7 @@ check-stages:
 	@MAKE="$(MAKE)" sh tests/tools/check-all.sh
 
 # the suite; valgrind (minutes of its own) is check-full's
-test: dcutop $(TEST_BIN)
+test: dcutop $(TEST_BIN) $(BUILD)/tools/docgen
 	@TESTS_SKIP="test_valgrind.sh" sh tests/tools/run-tests.sh $(BUILD)
 valgrind-pass: dcutop
 	@sh tests/tools/run-tests.sh $(BUILD) tests/cli/test_valgrind.sh
@@ -104,7 +112,7 @@ asan: deps-check
 asan-pass:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" DCUTOP_BIN=build-asan/dcutop test-asan
-test-asan: $(BUILD)/dcutop $(TEST_BIN)
+test-asan: $(BUILD)/dcutop $(TEST_BIN) $(BUILD)/tools/docgen
 	@TESTS_SKIP="test_valgrind.sh" DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
 # the unit tests alone under ASan + UBSan (make check's second stage)
 unit-asan-pass:

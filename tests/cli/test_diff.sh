@@ -225,8 +225,8 @@ same "--format csv: one block per table, the gate last" "# summary # notes # ker
 $DCUTOP -q --diff "$TMP/base" "$TMP/slow" --sort name:asc --filter _k >"$TMP/sorted.txt"
 check "--sort and --filter apply to the kernel table" sh -c "grep -A3 '^Kernels' '$TMP/sorted.txt' | sed -n 3p | grep -q 'add_k'"
 for o in --diff --abba --match --fail-above --gate; do
-    check "$o is in --help and in the README option table" sh -c \
-        "$DCUTOP --help | grep -q -- '$o ' && grep -q '^| \`$o' README.md"
+    check "$o is in --help and in the option table of doc/options.md" sh -c \
+        "$DCUTOP --help | grep -q -- '$o ' && grep -q '^| \`$o' doc/options.md"
 done
 
 # ---------------------------------------------------------------- bad step files, a side without kernels
@@ -248,15 +248,15 @@ import json, sys
 s = json.load(open('$TMP/sum.json'))['summary'][0]
 sys.exit(not (s['metric'] == 'device kernel time' and abs(s['speedup'] - s['before'] / s['after']) < 1e-6))"
 
-# the README's sessions are this binary's real output (title line aside: it names the paths)
+# the manual's sessions are this binary's real output (title line aside: it names the paths)
 $DCUTOP -q --diff "$ABBA/A1" "$ABBA/S1" --top 6 --width 110 --fail-above 5 >"$TMP/readme_diff.txt"
 $DCUTOP -q --abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" --top 4 --width 110 >"$TMP/readme_abba.txt"
 for f in readme_diff readme_abba; do
-    check "README shows the current $f output" python3 - "$TMP/$f.txt" <<'PYEOF'
+    check "doc/manual.md shows the current $f output" python3 - "$TMP/$f.txt" <<'PYEOF'
 import sys
 out = open(sys.argv[1]).read().rstrip("\n").split("\n")[1:]
 block = "\n".join(("    " + l) if l else "" for l in out)
-sys.exit(block not in open("README.md").read())
+sys.exit(block not in open("doc/manual.md").read())
 PYEOF
 done
 

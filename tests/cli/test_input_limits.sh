@@ -52,7 +52,7 @@ same "--max-event-size 4K: both load" 2 "$(awk 'NR > 1' "$TMP/k4.csv" | wc -l | 
 exits "--max-event-size 12Q is a usage error" 2 "$DCUTOP" --max-event-size 12Q --report "$TMP/k2.json"
 exits "--max-event-size 0 is a usage error" 2 "$DCUTOP" --max-event-size 0 --report "$TMP/k2.json"
 check "--help lists --max-event-size" sh -c "\"$DCUTOP\" --help | grep -q -- '--max-event-size SIZE'"
-check "README lists --max-event-size" grep -q '^| `--max-event-size SIZE` |' README.md
+check "doc/options.md lists --max-event-size" grep -q '^| `--max-event-size SIZE` |' doc/options.md
 
 # a gzip bomb: 2.1 MB on disk, 2.1 GiB inside (one name of 33 x 64 MiB); gzip members are
 # concatenated so that making it takes a moment

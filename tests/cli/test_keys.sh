@@ -79,27 +79,7 @@ for f in CSV databases RPD JSON Kineto stacks 'step times' rocpd hipprof rocprof
     check "--help lists the input format '$f'" sh -c "\"$DCUTOP\" --help | grep -q '$f'"
 done
 
-# --- the README's option and key tables match the program ------------------------------------
-awk '/^\| option \| meaning \|/{t=1;next} t&&!/^\|/{t=0} t' README.md | cut -d'|' -f2 |
-    grep -oE -- '--[a-z][a-z-]*' | sort -u >"$TMP/readme.opts"
-same "every option of --help is in the README's option table and the other way round" "" \
-    "$(comm -3 "$TMP/help.opts" "$TMP/readme.opts" | tr -d '\t' | tr '\n' ' ')"
-DCUTOP="$DCUTOP" sh tests/tools/key-table.sh | cut -d'|' -f2-4 | sort >"$TMP/keys.prog"
-awk '/^\| screen \| keys \| action \| what \|/{t=1;next} t&&/^\| ---/{next} t&&!/^\|/{t=0} t' README.md |
-    cut -d'|' -f2-4 | sort >"$TMP/keys.readme"
-check "the program binds some keys (key table read)" test "$(wc -l <"$TMP/keys.prog")" -gt 40
-same "the README's key table is the program's key table (screen, keys, action)" "" \
-    "$(diff "$TMP/keys.prog" "$TMP/keys.readme" | grep '^[<>]' | tr '\n' ' ')"
-# every key of the short table ("Keys") is bound somewhere
-cut -d'|' -f2 "$TMP/keys.readme" | grep -oE '`[^`]+`' | tr -d '`<>' | sort -u >"$TMP/bound"
-unbound=""
-for k in $(awk '/^\| keys \| action \|/{t=1;next} t&&!/^\|/{t=0} t' README.md | cut -d'|' -f2 |
-           grep -oE '`[^`]+`' | tr -d '`' | sort -u); do
-    [ "$k" = PgDn ] && k=PgDown
-    case "$k" in "<"|">") continue ;; esac   # tr above drops them from the bound list
-    grep -qxF -- "$k" "$TMP/bound" || unbound="$unbound $k"
-done
-same "the short key table names only bound keys" "" "$unbound"
+# (the option and key tables of doc/options.md, doc/keys.md and dcutop.1: test_docs.sh)
 
 # --- 19. the export prompt remembers the last folder; the overwrite question shows y/N -----
 mkdir -p "$TMP/ex/out"

@@ -1,7 +1,7 @@
 #!/bin/sh
-# key-table.sh - prints the README's "Every key, by screen" table rows from the program's own
-# help screen (the key table is the source): | screen | keys | action | what |.
-# test_keys.sh compares the README with this; after changing a binding, paste its output.
+# key-table.sh - prints the rows of the program's own help screen (drawn headless from the
+# key table) as | screen | keys | action | what |. test_docs.sh checks doc/keys.md (written
+# by `make docs` from the same table) against it.
 DCUTOP=${DCUTOP:-./dcutop}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
