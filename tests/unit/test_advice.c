@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
@@ -132,9 +133,9 @@ static void launch_bound(void** state) {
     assert_string_equal(a->target, "tiny_add_kernel");
     AdviceList_delete(l);
     /* the verdict is by time share: many short dispatches holding 6% of the time are not */
-    assert_false(Advice_isLaunchBound(90.0, 6.0));
-    assert_true(Advice_isLaunchBound(90.0, 71.4));
-    assert_false(Advice_isLaunchBound(20.0, 71.4));
+    assert_false(Timeline_isLaunchBound(90.0, 6.0));
+    assert_true(Timeline_isLaunchBound(90.0, 71.4));
+    assert_false(Timeline_isLaunchBound(20.0, 71.4));
 }
 
 /* A PMC run: the ranking stands by share, ceilings are not claimed. */
