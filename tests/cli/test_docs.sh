@@ -90,7 +90,7 @@ for f in $USERDOCS; do
     hits=$(grep -nE 'src/|[A-Za-z0-9_]\.[ch]([^A-Za-z0-9_]|$)' "$f" | head -3)
     same "$f names no source file (src/, *.c, *.h)" "" "$hits"
     hits=$(grep -nE '\.\./shared|shared/sample-traces|/work/' "$f" | head -3)
-    same "$f names no path outside the repository (../shared)" "" "$hits"
+    same "$f names no path outside the repository (the workplace's shared folder)" "" "$hits"
     hits=$(grep -niE '(^|[^A-Za-z])issues? #?[0-9]+' "$f" | head -3)
     same "$f names no issue (issue N)" "" "$hits"
     hits=$(prose "$f" | grep -nE '(^|[^A-Za-z0-9_&])#[0-9]+([^0-9A-Za-z_]|$)' | head -3)
@@ -128,3 +128,12 @@ for f in README.md doc/manual.md doc/formats.md; do
         check "$f: the link $l lands on a heading" grep -qx -- "$anchor" "$TMP/slugs"
     done
 done
+
+# the project carries what it uses: no file of it names the workplace's shared folder (the
+# needle is built so that this file does not name it either)
+needle="..$(printf /)shared"
+if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; then
+    same "no tracked file names $needle" "" "$(git ls-files -z | xargs -0 grep -IlF -- "$needle" 2>/dev/null | head -5)"
+else
+    same "no file names $needle" "" "$(grep -rIlF --exclude-dir=build --exclude-dir=build-asan --exclude-dir=build-fuzz -- "$needle" . | head -5)"
+fi
