@@ -300,14 +300,6 @@ static int open_special(const char* target, int fifo, int flags) {
 
 /* A FIFO, a device or a descriptor: written as it is, never truncated or renamed over. */
 static DcuStatus open_direct(OutFile* this, int fd, int flags, DcuError* err) {
-    if (fd < 0 && errno == ENXIO) {
-        return Error_set(err, DCU_ERR_IO, "%s: a FIFO with no reader (not waited for)",
-                         this->path);
-    }
-    if (fd < 0 && errno == EEXIST) {
-        return Error_set(err, DCU_ERR_IO, "%s: changed while being opened (not written)",
-                         this->path);
-    }
     if (fd < 0) {
         return Error_set(err, DCU_ERR_IO, "%s: %s", this->path, strerror(errno));
     }
@@ -358,7 +350,13 @@ DcuStatus OutFile_open(OutFile* this, const char* path, int flags, DcuError* err
     if (r.fd >= 0) {
         s = open_direct(this, dup_writable(r.fd), flags, err);
     } else if (r.exists && !S_ISREG(r.st.st_mode)) {
-        s = open_direct(this, open_special(r.target, S_ISFIFO(r.st.st_mode), flags), flags, err);
+        int fifo = S_ISFIFO(r.st.st_mode);
+        int fd = open_special(r.target, fifo, flags);
+        s = fd < 0 && fifo && errno == ENXIO
+                ? Error_set(err, DCU_ERR_IO, "%s: a FIFO with no reader (not waited for)", path)
+            : fd < 0 && errno == EEXIST
+                ? Error_set(err, DCU_ERR_IO, "%s: changed while being opened (not written)", path)
+                : open_direct(this, fd, flags, err);
     } else {
         s = make_temp(this, r.target, r.exists ? &r.st : NULL, err);
     }
