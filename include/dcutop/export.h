@@ -16,8 +16,9 @@ DcuStatus Export_csv(const ResultSet* rs, FILE* out, DcuError* err);
 DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err);
 
 /* Writes CSV to path through OutFile (out_file.h): a temp file renamed into place, a FIFO or
- * device written directly. overwrite=0: DCU_ERR_USAGE if path is an existing regular file. */
-DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err);
+ * device written directly. flags: OUT_* of out_file.h (0: DCU_ERR_USAGE if path is an
+ * existing regular file, OUT_FORCE_ALL for --force). */
+DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int flags, DcuError* err);
 
 /* s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
 void Export_jsonString(FILE* out, const char* s);

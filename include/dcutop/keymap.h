@@ -101,7 +101,10 @@ Action Keymap_lookup(const Keymap* this, const char* screen, int key);
  * and how many more there were. */
 DcuStatus Keymap_parseRc(Keymap* this, const char* text, const char* source, DcuError* err);
 /* Loads $XDG_CONFIG_HOME/dcutop/dcutoprc when it exists (or path when not NULL); bad lines
- * as Keymap_parseRc (the good ones are loaded). */
+ * as Keymap_parseRc (the good ones are loaded). The file is read whole up to KEYMAP_RC_MAX
+ * bytes; a larger one is not read at all: DCU_ERR_USAGE, "PATH: larger than 1 MiB: not read
+ * (default keys)". */
+#define KEYMAP_RC_MAX (1 << 20)
 DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err);
 /* The keys bound to action on screen ("generic" too), as "<F6> <Gt>", into buf. */
 void Keymap_keysFor(const Keymap* this, const char* screen, Action a, char* buf, int cap);

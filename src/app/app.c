@@ -12,13 +12,16 @@
 #include "dcutop/export.h"
 #include "dcutop/filter.h"
 #include "dcutop/format.h"
+#include "dcutop/names.h"
 #include "dcutop/out_file.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/roi.h"
 #include "screen.h"
 
-enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL };
+enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL,
+       PROMPT_CONFIRM_OUTSIDE }; /* the last: type "yes" to export through a link that leaves
+                                    its folder */
 enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
        TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS, N_TOPS };
 enum { MENU_NONE, MENU_SORT, MENU_SCOPE }; /* App.menu */
@@ -39,13 +42,14 @@ struct App_ {
     int status_err;
     int prompt;
     char label[1400];
-    char buf[1024];
+    char buf[PROMPT_TEXT_MAX];
     int cur;
     char* saved_filter;
     int saved_sel, saved_scroll; /* the selection when the filter prompt opened */
-    char pending[1024];
+    char pending[4096]; /* the export path asked about */
+    int pending_flags;  /* OUT_* for it once confirmed */
     int menu, menu_sel;
-    char last_pattern[1024];
+    char last_pattern[PROMPT_TEXT_MAX];
     int quit;
     /* the comparison sides loaded path by path (App_setDiffSides; borrowed) */
     const DiffSide* const* diff_a;
@@ -497,7 +501,9 @@ static void live_filter(App* app) {
     App_setStatus(app, 0, "%s", total);
 }
 
-static void do_export(App* app, const char* path, int overwrite) {
+/* flags: OUT_* of what the user confirmed (OUT_FORCE: replace, OUT_OUTSIDE: through a link
+ * that leaves its folder). A FIFO is never waited for: the TUI must not freeze. */
+static void do_export(App* app, const char* path, int flags) {
     Screen* s = current(app);
     DcuError err;
     ResultSet* owned = s->ops == &StacksScreen ? StacksScreen_table(s) : NULL;
@@ -506,7 +512,7 @@ static void do_export(App* app, const char* path, int overwrite) {
         App_setStatus(app, 1, "Nothing to export.");
         return;
     }
-    if (Export_csvFile(rs, path, overwrite, &err) != DCU_OK) {
+    if (Export_csvFile(rs, path, OUT_NOWAIT | flags, &err) != DCU_OK) {
         App_setStatus(app, 1, "Export failed: %s", err.msg);
     } else {
         App_setStatus(app, 0, "Exported %d rows to %s", rs->nrows, path);
@@ -518,6 +524,49 @@ static void do_export(App* app, const char* path, int overwrite) {
         app->export_dir = dir;
     }
     ResultSet_delete(owned);
+}
+
+/* The export prompt's Enter: asks first when the name is a link (showing where it leads) or
+ * an existing file; a link that leaves its folder needs "yes" typed out. A FIFO or device
+ * is written, not replaced, without a question. */
+static void ask_export(App* app) {
+    OutFileInfo in;
+    DcuError err;
+    if (strlen(app->buf) >= sizeof(app->pending)) {
+        App_setStatus(app, 1, "Export failed: the name is too long");
+        return;
+    }
+    if (OutFile_inspect(app->buf, &in, &err) != DCU_OK) {
+        App_setStatus(app, 1, "Export failed: %s", err.msg);
+        return;
+    }
+    if (!in.is_link && !in.regular) {
+        free(in.target);
+        do_export(app, app->buf, 0);
+        return;
+    }
+    snprintf(app->pending, sizeof(app->pending), "%s", app->buf);
+    app->pending_flags = (in.regular ? OUT_FORCE : 0) | (in.outside ? OUT_OUTSIDE : 0);
+    char* name = Names_sanitize(app->buf, strlen(app->buf)); /* text from the disk: shown */
+    char* to = Names_sanitize(in.target, strlen(in.target)); /* with controls neutralised */
+    char label[sizeof(app->label)];
+    if (in.outside) {
+        snprintf(label, sizeof(label), "%s -> %s is outside its folder%s. Type yes to write there: ",
+                 name, to, in.regular ? " and exists" : "");
+        open_prompt(app, PROMPT_CONFIRM_OUTSIDE, label, "");
+    } else if (in.is_link) {
+        snprintf(label, sizeof(label), "%s -> %s %s (y/N) ", name, to,
+                 in.regular   ? "exists. Overwrite?"
+                 : in.exists ? "is not a regular file. Write into it?"
+                             : "does not exist. Create it?");
+        open_prompt(app, PROMPT_CONFIRM, label, "");
+    } else {
+        snprintf(label, sizeof(label), "%s exists. Overwrite? (y/N) ", name);
+        open_prompt(app, PROMPT_CONFIRM, label, "");
+    }
+    free(to);
+    free(name);
+    free(in.target);
 }
 
 static void accept_prompt(App* app) {
@@ -539,14 +588,13 @@ static void accept_prompt(App* app) {
             App_setStatus(app, 0, "Not exported.");
             return;
         }
-        if (OutFile_wouldReplace(app->buf)) { /* a FIFO or device is written, not replaced */
-            snprintf(app->pending, sizeof(app->pending), "%s", app->buf);
-            char label[1200];
-            snprintf(label, sizeof(label), "%s exists. Overwrite? (y/N) ", app->pending);
-            open_prompt(app, PROMPT_CONFIRM, label, "");
-            return;
+        ask_export(app);
+    } else if (kind == PROMPT_CONFIRM_OUTSIDE) {
+        if (strcmp(app->buf, "yes") == 0) {
+            do_export(app, app->pending, app->pending_flags);
+        } else {
+            App_setStatus(app, 0, "Not exported (type yes to write outside the folder).");
         }
-        do_export(app, app->buf, 0);
     } else if (kind == PROMPT_SQL) {
         if (app->buf[0]) {
             SqlHistory_add(app->sql_hist, app->buf);
@@ -575,7 +623,7 @@ static void accept_prompt(App* app) {
             WhatIf w[1];
             int n;
             DcuError err;
-            char spec[1200];
+            char spec[PROMPT_TEXT_MAX + 256];
             snprintf(spec, sizeof(spec), "%s=%s", cat, app->buf);
             if (WhatIf_parse(spec, w, 1, &n, &err) != DCU_OK) {
                 App_setStatus(app, 1, "%s", err.msg);
@@ -611,7 +659,8 @@ static void cancel_prompt(App* app) {
         free(app->saved_filter);
         app->saved_filter = NULL;
         app->status[0] = '\0';
-    } else if (app->prompt == PROMPT_EXPORT || app->prompt == PROMPT_CONFIRM) {
+    } else if (app->prompt == PROMPT_EXPORT || app->prompt == PROMPT_CONFIRM ||
+               app->prompt == PROMPT_CONFIRM_OUTSIDE) {
         App_setStatus(app, 0, "Not exported.");
     }
     app->prompt = PROMPT_NONE;
@@ -621,7 +670,7 @@ static Reaction prompt_key(App* app, int key) {
     if (app->prompt == PROMPT_CONFIRM) {
         app->prompt = PROMPT_NONE;
         if (key == 'y' || key == 'Y') {
-            do_export(app, app->pending, 1);
+            do_export(app, app->pending, app->pending_flags);
         } else {
             App_setStatus(app, 0, "Not exported: %s kept.", app->pending);
         }

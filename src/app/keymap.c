@@ -322,11 +322,23 @@ DcuStatus Keymap_loadRc(Keymap* this, const char* path, DcuError* err) {
         free(owned);
         return DCU_OK; /* no rc file is the normal case */
     }
-    char* text = xmalloc(65536);
-    size_t n = fread(text, 1, 65535, f);
+    /* whole, up to KEYMAP_RC_MAX: never a silent cut (a pipe given on purpose has no size) */
+    size_t cap = 65536, n = 0, r;
+    char* text = xmalloc(cap);
+    while ((r = fread(text + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap && cap <= KEYMAP_RC_MAX) {
+            xgrow((void**)&text, &cap, cap * 2);
+        } else if (n + 1 == cap) {
+            break;
+        }
+    }
     fclose(f);
     text[n] = '\0';
-    DcuStatus s = Keymap_parseRc(this, text, path, err);
+    DcuStatus s = n > KEYMAP_RC_MAX
+                      ? Error_set(err, DCU_ERR_USAGE, "%s: larger than %d MiB: not read (default keys)",
+                                  path, KEYMAP_RC_MAX >> 20)
+                      : Keymap_parseRc(this, text, path, err);
     free(text);
     free(owned);
     return s;

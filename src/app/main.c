@@ -116,6 +116,51 @@ static int status_exit(DcuStatus s) {
     return s == DCU_ERR_USAGE || s == DCU_ERR_REGEX ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
+/* What an output may replace: with --force, an existing file and a link's target outside its
+ * folder; without, neither (exit 2). */
+static int out_flags(const Cli* cli) {
+    return cli->force ? OUT_FORCE_ALL : 0;
+}
+
+/* -o FILE (or stdout for none or "-"): every output goes through one writer, OutFile (a temp
+ * file beside FILE, fsync'ed and moved into place at the end without replacing what appeared
+ * meanwhile, unless --force). */
+typedef struct Output_ {
+    OutFile of;
+    FILE* fp;  /* borrowed: where the mode writes */
+    int file;  /* 1: of is open */
+} Output;
+
+static DcuStatus output_open(Output* o, const char* path, int flags, DcuError* err) {
+    memset(o, 0, sizeof(*o));
+    o->file = path && strcmp(path, "-") != 0;
+    if (!o->file) {
+        o->fp = stdout;
+        return DCU_OK;
+    }
+    DcuStatus s = OutFile_open(&o->of, path, flags, err);
+    if (s != DCU_OK) {
+        o->file = 0;
+    }
+    o->fp = o->of.fp;
+    return s;
+}
+
+/* Commits the file when written is DCU_OK, else removes it; the status of the whole. */
+static DcuStatus output_close(Output* o, DcuStatus written, DcuError* err) {
+    if (!o->file) {
+        return written;
+    }
+    o->file = 0;
+    return OutFile_finish(&o->of, written, err);
+}
+
+/* The exit code of a mode that wrote through output_open(): 2 for an existing file. */
+static int output_exit(Output* o, DcuStatus written, DcuError* err) {
+    DcuStatus s = output_close(o, written, err);
+    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
 /* --view and --export names to ids, before anything is loaded. */
 static int resolve_views(Session* ss) {
     const Cli* cli = &ss->cli;
@@ -294,7 +339,7 @@ static int run_export(Session* ss, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = cli->output && strcmp(cli->output, "-") != 0
-                ? Export_csvFile(rs, cli->output, cli->force, err)
+                ? Export_csvFile(rs, cli->output, out_flags(cli), err)
                 : Export_csv(rs, stdout, err);
     }
     ResultSet_delete(rs);
@@ -303,19 +348,17 @@ static int run_export(Session* ss, DcuError* err) {
 
 /* Headless: replays --keys and prints each screen; --timing records per-key times. */
 static int run_headless(App* app, const Cli* cli, DcuError* err) {
-    FILE* timing = cli->timing ? fopen(cli->timing, "w") : NULL;
-    int rc = EXIT_OK;
-    if (cli->timing && !timing) {
-        Error_set(err, DCU_ERR_IO, "%s: cannot create", cli->timing);
-        return fail(err, EXIT_RUNTIME);
+    Output timing; /* written like -o: a temp file moved into place */
+    if (cli->timing && output_open(&timing, cli->timing, out_flags(cli), err) != DCU_OK) {
+        return fail(err, status_exit(err->code));
     }
-    if (Script_run(app, cli->keys, stdout, timing, err) != DCU_OK) {
-        rc = fail(err, err->code == DCU_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE);
+    if (Script_run(app, cli->keys, stdout, cli->timing ? timing.fp : NULL, err) != DCU_OK) {
+        if (cli->timing) {
+            output_close(&timing, DCU_ERR_USAGE, NULL); /* the script failed: no file */
+        }
+        return fail(err, err->code == DCU_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE);
     }
-    if (timing) {
-        fclose(timing);
-    }
-    return rc;
+    return cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
 }
 
 static int run_interactive(Session* ss, DcuError* err) {
@@ -360,16 +403,11 @@ static int run_report(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     ReportOpts ro = {cli->format, cli->width, cli->top, ss->view, query_opts(cli), ss->title,
                      ss->stacks};
-    if (!cli->output || strcmp(cli->output, "-") == 0) {
-        DcuStatus s = Report_write(ss->db, &ro, stdout, err);
-        return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+    Output o;
+    if (output_open(&o, cli->output, out_flags(cli), err) != DCU_OK) {
+        return fail(err, status_exit(err->code));
     }
-    OutFile of; /* a temp file renamed into place, like --export */
-    DcuStatus s = OutFile_open(&of, cli->output, cli->force ? OUT_FORCE : 0, err);
-    if (s == DCU_OK) {
-        s = OutFile_finish(&of, Report_write(ss->db, &ro, of.fp, err), err);
-    }
-    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+    return output_exit(&o, Report_write(ss->db, &ro, o.fp, err), err);
 }
 
 /* ---- comparison ------------------------------------------------------------------------ */
@@ -412,24 +450,6 @@ static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
     return rc;
 }
 
-static FILE* open_output(const Cli* cli, DcuError* err) {
-    if (!cli->output || strcmp(cli->output, "-") == 0) {
-        return stdout;
-    }
-    FILE* out = fopen(cli->output, "w");
-    if (!out) {
-        Error_set(err, DCU_ERR_IO, "%s: cannot create", cli->output);
-    }
-    return out;
-}
-
-static int close_output(const Cli* cli, FILE* out, DcuStatus s, DcuError* err) {
-    if (out != stdout && fclose(out) != 0 && s == DCU_OK) {
-        s = Error_set(err, DCU_ERR_IO, "%s: write error", cli->output);
-    }
-    return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
-}
-
 static DiffReportOpts diff_report_opts(const Cli* cli) {
     return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort,
                             cli->paths[0], cli->npaths > 1 ? cli->paths[1] : ""};
@@ -438,7 +458,7 @@ static DiffReportOpts diff_report_opts(const Cli* cli) {
 /* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
 static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
     DcuStatus s = cli->output && strcmp(cli->output, "-") != 0
-                      ? Export_csvFile(rs, cli->output, 1, err)
+                      ? Export_csvFile(rs, cli->output, out_flags(cli), err)
                       : Export_csv(rs, stdout, err);
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
 }
@@ -476,14 +496,14 @@ static int run_diff(Session* ss, DcuError* err) {
         rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
         ResultSet_delete(rs);
     } else {
-        FILE* out = open_output(cli, err);
-        if (!out) {
+        Output out;
+        if (output_open(&out, cli->output, out_flags(cli), err) != DCU_OK) {
             Diff_delete(d);
-            return fail(err, EXIT_RUNTIME);
+            return fail(err, status_exit(err->code));
         }
         DiffReportOpts o = diff_report_opts(cli);
-        s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out, err);
-        rc = close_output(cli, out, s, err);
+        s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out.fp, err);
+        rc = output_exit(&out, s, err);
     }
     if (rc == EXIT_OK && cli->gate_on && (cli->format != FMT_TEXT || cli->mode == MODE_EXPORT)) {
         fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
@@ -516,14 +536,14 @@ static int run_abba(Session* ss, DcuError* err) {
         rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
         ResultSet_delete(rs);
     } else {
-        FILE* out = open_output(cli, err);
-        if (!out) {
+        Output out;
+        if (output_open(&out, cli->output, out_flags(cli), err) != DCU_OK) {
             Abba_delete(a);
-            return fail(err, EXIT_RUNTIME);
+            return fail(err, status_exit(err->code));
         }
         DiffReportOpts o = diff_report_opts(cli);
         const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
-        rc = close_output(cli, out, ReportAbba_write(a, titles, &o, out, err), err);
+        rc = output_exit(&out, ReportAbba_write(a, titles, &o, out.fp, err), err);
     }
     Abba_delete(a);
     return rc;
@@ -613,12 +633,11 @@ static int run_sql(Session* ss, DcuError* err) {
     if (s != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
-    int to_stdout = !cli->output || strcmp(cli->output, "-") == 0;
-    OutFile of;
-    if (!to_stdout && OutFile_open(&of, cli->output, cli->force ? OUT_FORCE : 0, err) != DCU_OK) {
+    Output o;
+    if (output_open(&o, cli->output, out_flags(cli), err) != DCU_OK) {
         return fail(err, status_exit(err->code));
     }
-    FILE* out = to_stdout ? stdout : of.fp;
+    FILE* out = o.fp;
     if (strcmp(cli->sql, ".ddl") == 0) {
         char* ddl = SqlViews_ddl(ss->db);
         fputs(ddl, out);
@@ -640,10 +659,8 @@ static int run_sql(Session* ss, DcuError* err) {
             s = DCU_ERR_USAGE;
         }
     }
-    if (!to_stdout) {
-        DcuStatus w = OutFile_finish(&of, s, err);
-        s = s == DCU_OK ? w : s;
-    }
+    DcuStatus w = output_close(&o, s, err);
+    s = s == DCU_OK ? w : s;
     return s == DCU_OK ? EXIT_OK : fail(err, s == DCU_ERR_USAGE ? EXIT_USAGE : EXIT_RUNTIME);
 }
 
@@ -676,12 +693,14 @@ static int run_without_traces(Session* ss, DcuError* err) {
     return -1;
 }
 
-/* -o and --save-db refuse an existing file (no --force) before a long load, not after. */
+/* -o, --save-db and --timing refuse an existing file (no --force) before a long load, not
+ * after (and again at the end: OutFile moves the file into place only if none appeared). */
 static int check_outputs(const Cli* cli, DcuError* err) {
-    int flags = cli->force ? OUT_FORCE : 0;
+    int flags = out_flags(cli);
     if ((cli->output && strcmp(cli->output, "-") != 0 &&
          OutFile_check(cli->output, flags, err) != DCU_OK) ||
-        (cli->save_db && OutFile_check(cli->save_db, flags, err) != DCU_OK)) {
+        (cli->save_db && OutFile_check(cli->save_db, flags, err) != DCU_OK) ||
+        (cli->timing && OutFile_check(cli->timing, flags, err) != DCU_OK)) {
         return fail(err, status_exit(err->code));
     }
     return EXIT_OK;
@@ -704,9 +723,13 @@ static int run_mode(Session* ss, DcuError* err) {
     }
     const Cli* cli = &ss->cli;
     if ((cli->diff || cli->abba || two_runs(ss)) && interactive(cli)) {
-        return run_compare_interactive(ss, err);
+        return (rc = check_outputs(&ss->cli, err)) != EXIT_OK ? rc
+                                                               : run_compare_interactive(ss, err);
     }
     if (cli->diff || cli->abba) {
+        if ((rc = check_outputs(&ss->cli, err)) != EXIT_OK) {
+            return rc;
+        }
         return cli->diff ? run_diff(ss, err) : run_abba(ss, err);
     }
     if ((rc = resolve_views(ss)) != EXIT_OK || (rc = check_outputs(&ss->cli, err)) != EXIT_OK ||
@@ -730,8 +753,38 @@ static int run_mode(Session* ss, DcuError* err) {
     return EXIT_OK; /* MODE_SAVE_DB: done while loading */
 }
 
+/* Signals that end dcutop. The handler removes the temp files of the outputs being written
+ * (OutFile) and restores the terminal, then the signal's default action runs (the exit status
+ * a shell sees, the core dump) as if dcutop had not caught it. Installed first thing, before
+ * any output is opened or any screen drawn. A signal ignored when dcutop started (nohup,
+ * `trap '' XFSZ`) stays ignored; the TUI ignores SIGPIPE (Term_init): a FIFO reader that
+ * leaves is a write error, not the end. */
+static const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ,
+                                     SIGSEGV, SIGBUS,  SIGFPE, SIGILL,  SIGABRT};
+
+static void on_ending_signal(int sig) {
+    OutFile_removeTemps(); /* unlink() only */
+    /* not async-signal-safe in theory; htop does the same so that the terminal survives */
+    Term_end();
+    raise(sig); /* SA_RESETHAND put the default back; SA_NODEFER lets it act at once */
+}
+
+static void catch_ending_signals(void) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_ending_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+        if (sigaction(ending_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+            sigaction(ending_signals[i], &sa, NULL);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     setlocale(LC_ALL, "");
+    catch_ending_signals();
     static Session ss;
     DcuError err;
     Error_clear(&err);

@@ -154,7 +154,11 @@ DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
 /* sql_screen.c: the `;` prompt's query results (a table screen with its own columns). */
 extern const ScreenOps SqlScreen;
 typedef struct SqlHistory_ SqlHistory;
-/* $XDG_STATE_HOME/dcutop/sql_history (default ~/.local/state), one query a line. */
+/* The longest text a prompt holds: an SQL query (and so a history line) of up to 8 KiB. */
+#define PROMPT_TEXT_MAX 8192
+/* $XDG_STATE_HOME/dcutop/sql_history (default ~/.local/state), one query a line, each read
+ * whole (a line longer than PROMPT_TEXT_MAX - 1 is skipped, never split). A FIFO, device or
+ * folder there is never opened blocking and never used: the history is then in memory only. */
 SqlHistory* SqlHistory_load(void);
 void SqlHistory_delete(SqlHistory* h);
 /* Appends q (not a repeat of the last one) in memory and to the file. */

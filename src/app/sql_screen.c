@@ -2,13 +2,16 @@
  * SCHEMA.md, its rows shown as a table screen (sort, filter, Enter on a kernel, export), the
  * history of queries and Tab completion of view and column names. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dcutop/filter.h"
 #include "dcutop/names.h"
+#include "dcutop/safe_file.h"
 #include "dcutop/user_sql.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -22,7 +25,7 @@ struct SqlHistory_ {
     char* line[HIST_MAX];
     int n;
     int at;          /* line shown by Up/Down; n = the text being typed */
-    char typed[1024]; /* what was typed before the first Up */
+    char typed[PROMPT_TEXT_MAX]; /* what was typed before the first Up */
 };
 
 /* $XDG_STATE_HOME/dcutop, else $HOME/.local/state/dcutop (XDG base directories). */
@@ -50,14 +53,19 @@ SqlHistory* SqlHistory_load(void) {
     if (dir) {
         h->path = xasprintf("%s/sql_history", dir);
         free(dir);
-        FILE* f = fopen(h->path, "r");
-        char buf[1024];
-        while (f && fgets(buf, sizeof(buf), f)) {
-            buf[strcspn(buf, "\r\n")] = '\0';
-            if (buf[0]) {
-                push_line(h, buf);
+        /* as the config files are read: a FIFO or device there is never waited on */
+        FILE* f = SafeFile_fopen(h->path, NULL);
+        char* line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while (f && (n = getline(&line, &cap, f)) >= 0) {
+            line[strcspn(line, "\r\n")] = '\0';
+            /* each line whole; one too long for the prompt was not typed there: skipped */
+            if (line[0] && strlen(line) < PROMPT_TEXT_MAX) {
+                push_line(h, line);
             }
         }
+        free(line);
         if (f) {
             fclose(f);
         }
@@ -90,6 +98,26 @@ static void make_dirs(const char* path) {
     free(p);
 }
 
+/* Appends q and a newline to the history file in one write (a line stays whole beside another
+ * dcutop appending too). Never blocks: O_NONBLOCK, and anything but a regular file (a FIFO
+ * someone made there, a device) is closed unwritten. A failure costs the file only: the
+ * history in memory stays. */
+static void append_line(const char* path, const char* q) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0) {
+        return;
+    }
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        char* text = xasprintf("%s\n", q);
+        size_t len = strlen(text);
+        ssize_t w = write(fd, text, len);
+        (void)w; /* best effort, as before */
+        free(text);
+    }
+    close(fd);
+}
+
 void SqlHistory_add(SqlHistory* h, const char* q) {
     if (!h) {
         return;
@@ -102,11 +130,7 @@ void SqlHistory_add(SqlHistory* h, const char* q) {
     h->at = h->n;
     if (h->path) {
         make_dirs(h->path);
-        FILE* f = fopen(h->path, "a");
-        if (f) {
-            fprintf(f, "%s\n", q);
-            fclose(f);
-        }
+        append_line(h->path, q);
     }
 }
 

@@ -25,28 +25,6 @@ void Term_end(void) {
     }
 }
 
-/* Signals that end dcutop: each one restores the terminal first, then its default action runs
- * (the exit status a shell sees, the core dump) as if dcutop had not caught it. */
-static const int fatal_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGSEGV,
-                                    SIGBUS,  SIGFPE,  SIGILL, SIGABRT};
-
-static void on_signal(int sig) {
-    /* not async-signal-safe in theory; htop does the same so that the terminal survives */
-    Term_end();
-    raise(sig); /* SA_RESETHAND put the default back; SA_NODEFER lets it act at once */
-}
-
-static void catch_fatal_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-    for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-        sigaction(fatal_signals[i], &sa, NULL);
-    }
-}
-
 static attr_t attrs_of(int a) {
     attr_t r = A_NORMAL;
     if (a & THEME_ATTR_BOLD) {
@@ -78,7 +56,9 @@ DcuStatus Term_init(const Theme* theme, int mouse, DcuError* err) {
     }
     active = 1;
     atexit(Term_end);
-    catch_fatal_signals();
+    /* the signals that end dcutop restore the terminal (main installs that before anything is
+     * drawn); SIGPIPE does not end the TUI: a FIFO export whose reader left is a write error */
+    signal(SIGPIPE, SIG_IGN);
     raw();
     noecho();
     keypad(stdscr, TRUE);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 
 extern const char dcutop_default_theme[]; /* generated from themes/default.theme */
@@ -153,9 +154,17 @@ void Theme_makeMono(Theme* t) {
     t->mono = 1;
 }
 
-static char* read_small(const char* path) {
-    FILE* f = fopen(path, "rb");
+/* The text of a theme file; NULL when there is none. A name that exists but is no regular
+ * file (a folder, a FIFO: never waited on) is NULL with *why set to say so. */
+static char* read_small(const char* path, DcuError* why) {
+    DcuError e;
+    Error_clear(&e);
+    FILE* f = SafeFile_fopen(path, &e);
     if (!f) {
+        struct stat st;
+        if (stat(path, &st) == 0 && why->code == DCU_OK) {
+            *why = e; /* "not a regular file: directory" */
+        }
         return NULL;
     }
     size_t cap = 8192, len = 0, r;
@@ -177,9 +186,13 @@ static char* read_small(const char* path) {
 DcuStatus Theme_load(Theme* t, const char* name, const char* themes_dir, DcuError* err) {
     char* text = NULL;
     char* used = NULL;
+    DcuError why; /* a candidate that exists but is not a file */
+    Error_clear(&why);
+    char* bad = NULL;
     if (strchr(name, '/')) {
         used = xstrdup(name);
-        text = read_small(used);
+        text = read_small(used, &why);
+        bad = why.code != DCU_OK ? xstrdup(used) : NULL;
     } else {
         const char* xdg = getenv("XDG_CONFIG_HOME");
         const char* home = getenv("HOME");
@@ -193,23 +206,31 @@ DcuStatus Theme_load(Theme* t, const char* name, const char* themes_dir, DcuErro
         if (themes_dir) {
             cands[n++] = xasprintf("%s/%s.theme", themes_dir, name);
         }
-        for (int i = 0; i < n && !text; i++) {
-            text = read_small(cands[i]);
+        for (int i = 0; i < n && !text && !bad; i++) {
+            text = read_small(cands[i], &why);
             if (text) {
                 used = xstrdup(cands[i]);
+            } else if (why.code != DCU_OK) {
+                bad = xstrdup(cands[i]);
             }
         }
         for (int i = 0; i < n; i++) {
             free(cands[i]);
         }
-        if (!text && strcmp(name, "default") == 0) {
+        if (!text && !bad && strcmp(name, "default") == 0) {
             Theme_initDefault(t);
             return DCU_OK;
         }
-        if (!text && strcmp(name, "mono") == 0) { /* NO_COLOR must work wherever installed */
+        if (!text && !bad && strcmp(name, "mono") == 0) { /* NO_COLOR must work wherever installed */
             Theme_initDefault(t);
             return Theme_parse(t, dcutop_mono_theme, "built-in mono", err);
         }
+    }
+    if (bad) {
+        DcuStatus s = Error_set(err, DCU_ERR_USAGE, "theme %s: %s", bad, why.msg);
+        free(bad);
+        free(used);
+        return s;
     }
     if (!text) {
         DcuStatus s = Error_set(err, DCU_ERR_USAGE,

@@ -138,11 +138,84 @@ static void links_and_fifos(void** state) {
     free(target);
 }
 
+/* issue 26 H6: the check at open is not enough; a file that appears at the target while the
+ * temp file is written is kept (RENAME_NOREPLACE), unless OUT_FORCE */
+static void commit_never_replaces_a_newcomer(void** state) {
+    (void)state;
+    char* p = xasprintf("%s/race.csv", dir);
+    OutFile of;
+    DcuError err;
+    int before = entries();
+    assert_int_equal(OutFile_open(&of, p, 0, &err), DCU_OK);
+    fputs("mine\n", of.fp);
+    free(TestUtil_writeFile(dir, "race.csv", "theirs\n", 7)); /* another writer, meanwhile */
+    assert_int_equal(OutFile_commit(&of, &err), DCU_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "file exists: made while dcutop was writing"));
+    assert_non_null(strstr(err.msg, p));
+    assert_content(p, "theirs\n");
+    assert_int_equal(entries(), before + 1); /* race.csv; the temp file went */
+
+    assert_int_equal(OutFile_open(&of, p, OUT_FORCE, &err), DCU_OK);
+    fputs("mine\n", of.fp);
+    assert_int_equal(OutFile_commit(&of, &err), DCU_OK); /* --force: replaced */
+    assert_content(p, "mine\n");
+    free(p);
+}
+
+/* issue 26 H3, H4, M6: a FIFO with no reader under OUT_NOWAIT, a link that leaves its folder,
+ * the temp files removed by OutFile_removeTemps() (what a signal handler calls) */
+static void nowait_outside_and_signals(void** state) {
+    (void)state;
+    OutFile of;
+    DcuError err;
+    char* fifo = xasprintf("%s/nowait.fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(OutFile_open(&of, fifo, OUT_NOWAIT, &err), DCU_ERR_IO);
+    assert_non_null(strstr(err.msg, "a FIFO with no reader (not waited for)"));
+
+    char* sub = xasprintf("%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char* out = xasprintf("%s/sub/out.csv", dir);
+    char* victim = TestUtil_writeFile(dir, "victim", "precious\n", 9);
+    assert_int_equal(symlink(victim, out), 0);
+    OutFileInfo in;
+    assert_int_equal(OutFile_inspect(out, &in, &err), DCU_OK);
+    assert_true(in.is_link && in.exists && in.regular && in.outside);
+    assert_string_equal(in.target, victim);
+    free(in.target);
+    assert_int_equal(OutFile_open(&of, out, OUT_FORCE, &err), DCU_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "outside its folder (not written; use --force)"));
+    assert_int_equal(OutFile_check(out, OUT_FORCE_ALL, &err), DCU_OK);
+    assert_content(victim, "precious\n");
+    char* inside = xasprintf("%s/sub/in.csv", dir);
+    assert_int_equal(symlink("new.csv", inside), 0);
+    assert_int_equal(OutFile_inspect(inside, &in, &err), DCU_OK);
+    assert_true(in.is_link && !in.exists && !in.outside);
+    free(in.target);
+
+    char* p = xasprintf("%s/sig.csv", dir);
+    int before = entries();
+    assert_int_equal(OutFile_open(&of, p, 0, &err), DCU_OK);
+    assert_int_equal(entries(), before + 1);
+    OutFile_removeTemps();
+    assert_int_equal(entries(), before); /* the handler's unlink */
+    OutFile_abort(&of);
+    assert_int_equal(access(p, F_OK), -1);
+    free(p);
+    free(inside);
+    free(victim);
+    free(out);
+    free(sub);
+    free(fifo);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(commit_renames_abort_keeps),
         cmocka_unit_test(finish_names_the_path),
         cmocka_unit_test(links_and_fifos),
+        cmocka_unit_test(commit_never_replaces_a_newcomer),
+        cmocka_unit_test(nowait_outside_and_signals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

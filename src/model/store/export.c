@@ -125,8 +125,8 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
     return DCU_OK;
 }
 
-DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int overwrite, DcuError* err) {
+DcuStatus Export_csvFile(const ResultSet* rs, const char* path, int flags, DcuError* err) {
     OutFile of;
-    DcuStatus s = OutFile_open(&of, path, overwrite ? OUT_FORCE : 0, err);
+    DcuStatus s = OutFile_open(&of, path, flags, err);
     return s == DCU_OK ? OutFile_finish(&of, Export_csv(rs, of.fp, err), err) : s;
 }

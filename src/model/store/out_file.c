@@ -1,13 +1,16 @@
 /* out_file.c - see out_file.h. */
+#define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include "dcutop/out_file.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dcutop/xalloc.h"
@@ -19,8 +22,53 @@ typedef struct {
     char* target;   /* owned: the end of the chain, never a symlink */
     int fd;         /* >= 0: the name of an open descriptor (/dev/stdout, /dev/fd/N) */
     int exists;     /* target exists; st describes it */
+    int is_link;    /* the name itself is a symlink */
+    int outside;    /* is_link, and the chain ends outside the name's folder */
     struct stat st;
 } Resolved;
+
+/* ---- the temp files alive now, for OutFile_removeTemps() in a signal handler ------------
+ * A slot is set once the name is complete (signals blocked around mkstemp and the set) and
+ * cleared before the name is freed, so the handler only ever reads whole names. */
+enum { MAX_LIVE = 8 }; /* a run writes two at most (--report -o with --save-db) */
+static char* volatile live[MAX_LIVE];
+
+static void track(char* tmp) {
+    for (int i = 0; i < MAX_LIVE; i++) {
+        if (!live[i]) {
+            live[i] = tmp;
+            return;
+        }
+    }
+}
+
+static void untrack(const char* tmp) {
+    for (int i = 0; i < MAX_LIVE; i++) {
+        if (tmp && live[i] == tmp) {
+            live[i] = NULL;
+        }
+    }
+}
+
+void OutFile_removeTemps(void) {
+    for (int i = 0; i < MAX_LIVE; i++) {
+        char* p = live[i];
+        if (p) {
+            unlink(p); /* async-signal-safe; a name already renamed into place is ENOENT */
+        }
+    }
+}
+
+/* A name from the disk (a link's target) for a message: control bytes become '?'. */
+static const char* shown(const char* p, char* buf, size_t cap) {
+    size_t j = 0;
+    for (; *p && j + 1 < cap; p++) {
+        unsigned char c = (unsigned char)*p;
+        buf[j++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    buf[j] = '\0';
+    return buf;
+}
 
 /* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N name descriptor N. It is written as it
  * is: opening the name anew would start at offset 0 and drop O_APPEND, and following the
@@ -58,6 +106,29 @@ static char* link_target(const char* link) {
     return xasprintf("%.*s%s", (int)(slash - link + 1), link, buf);
 }
 
+/* The folder of p ("." when p has no slash), through realpath; NULL when it does not exist. */
+static char* real_folder(const char* p) {
+    const char* slash = strrchr(p, '/');
+    char* d = slash ? xstrndup(p, slash == p ? 1 : (size_t)(slash - p)) : xstrdup(".");
+    char* r = realpath(d, NULL);
+    free(d);
+    return r;
+}
+
+/* 1 when target is not in name's folder or below it (or either folder cannot be found). */
+static int leaves_folder(const char* name, const char* target) {
+    char* a = real_folder(name);
+    char* b = real_folder(target);
+    int out = 1;
+    if (a && b) {
+        size_t n = strlen(a);
+        out = !(strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/' || strcmp(a, "/") == 0));
+    }
+    free(a);
+    free(b);
+    return out;
+}
+
 static DcuStatus resolve(const char* path, Resolved* r, DcuError* err) {
     memset(r, 0, sizeof(*r));
     if (!*path) {
@@ -65,19 +136,20 @@ static DcuStatus resolve(const char* path, Resolved* r, DcuError* err) {
     }
     char* cur = xstrdup(path);
     for (int hops = 0;; hops++) {
+        int end = 1; /* the end of the chain: a descriptor, nothing, or not a link */
         if ((r->fd = fd_alias(cur)) >= 0) {
-            r->target = cur;
-            return DCU_OK;
-        }
-        if (lstat(cur, &r->st) != 0) {
-            if (errno == ENOENT) { /* new, or a dangling link: its target is created */
-                r->target = cur;
-                return DCU_OK;
-            }
-            break;
-        }
-        if (!S_ISLNK(r->st.st_mode)) {
             r->exists = 1;
+        } else if (lstat(cur, &r->st) == 0) {
+            r->exists = !S_ISLNK(r->st.st_mode);
+            end = r->exists;
+        } else if (errno != ENOENT) {
+            break;
+        } else { /* a new file, or a dangling link whose target is created */
+            memset(&r->st, 0, sizeof(r->st));
+        }
+        if (end) {
+            r->is_link = hops > 0;
+            r->outside = r->is_link && leaves_folder(path, cur);
             r->target = cur;
             return DCU_OK;
         }
@@ -99,6 +171,12 @@ static DcuStatus resolve(const char* path, Resolved* r, DcuError* err) {
 
 /* What OutFile_open refuses before creating anything. */
 static DcuStatus refuse(const char* path, const Resolved* r, int flags, DcuError* err) {
+    if (r->outside && !(flags & OUT_OUTSIDE)) {
+        char t[512];
+        return Error_set(err, DCU_ERR_USAGE,
+                         "%s: a link to %s, outside its folder (not written; use --force)", path,
+                         shown(r->target, t, sizeof(t)));
+    }
     if (r->fd >= 0 || !r->exists) {
         return DCU_OK;
     }
@@ -131,6 +209,25 @@ int OutFile_wouldReplace(const char* path) {
     return r.fd < 0 && r.exists && S_ISREG(r.st.st_mode);
 }
 
+DcuStatus OutFile_inspect(const char* path, OutFileInfo* info, DcuError* err) {
+    memset(info, 0, sizeof(*info));
+    Resolved r;
+    DcuStatus s = resolve(path, &r, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (r.fd < 0 && r.exists && S_ISDIR(r.st.st_mode)) {
+        free(r.target);
+        return Error_set(err, DCU_ERR_IO, "%s: is a folder", path);
+    }
+    info->target = r.target;
+    info->is_link = r.is_link;
+    info->exists = r.exists;
+    info->regular = r.fd < 0 && r.exists && S_ISREG(r.st.st_mode);
+    info->outside = r.outside;
+    return DCU_OK;
+}
+
 static mode_t current_umask(void) {
     mode_t m = umask(022); /* the only portable way to read it; outputs run on one thread */
     umask(m);
@@ -145,7 +242,14 @@ static DcuStatus make_temp(OutFile* this, const char* near, const struct stat* o
     const char* slash = strrchr(near, '/');
     int dlen = slash ? (int)(slash - near + 1) : 0;
     this->tmp = xasprintf("%.*s.%.200s.dcutop-XXXXXX", dlen, near, slash ? slash + 1 : near);
+    sigset_t all, mask; /* no signal between the file's birth and its entry in live[] */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &mask);
     int fd = mkstemp(this->tmp);
+    if (fd >= 0) {
+        track(this->tmp);
+    }
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (fd < 0) {
         int e = errno;
         free(this->tmp);
@@ -166,6 +270,32 @@ static DcuStatus make_temp(OutFile* this, const char* near, const struct stat* o
         return Error_set(err, DCU_ERR_IO, "%s: %s", this->path, strerror(errno));
     }
     return DCU_OK;
+}
+
+/* Opens an existing FIFO or device for writing without ever blocking in open(): no O_CREAT,
+ * no O_TRUNC (if it vanished meanwhile, nothing is made in its place), O_NONBLOCK (a FIFO
+ * with no reader, a modem line). A FIFO with no reader yet is waited for, as `>fifo` waits,
+ * in short sleeps (a signal ends the wait as it ends the program); with OUT_NOWAIT (the TUI,
+ * which must not freeze) it is an error at once. The descriptor is made blocking again for
+ * the writes. -1 with errno set (ENXIO: no reader; EEXIST: a regular file took its place). */
+static int open_special(const char* target, int fifo, int flags) {
+    int fd;
+    while ((fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0 &&
+           errno == ENXIO && fifo && !(flags & OUT_NOWAIT)) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISREG(st.st_mode))) {
+        close(fd); /* swapped for a regular file since lstat(): never written in place */
+        errno = EEXIST;
+        return -1;
+    }
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fl >= 0) {
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    return fd;
 }
 
 /* A FIFO, a device or a descriptor: written as it is, never truncated or renamed over. */
@@ -212,6 +342,7 @@ DcuStatus OutFile_open(OutFile* this, const char* path, int flags, DcuError* err
     }
     this->path = xstrdup(path);
     this->target = r.target;
+    this->flags = flags;
     if ((s = refuse(path, &r, flags, err)) != DCU_OK) {
         OutFile_abort(this);
         return s;
@@ -219,8 +350,13 @@ DcuStatus OutFile_open(OutFile* this, const char* path, int flags, DcuError* err
     if (r.fd >= 0) {
         s = open_direct(this, dup_writable(r.fd), flags, err);
     } else if (r.exists && !S_ISREG(r.st.st_mode)) {
-        /* no O_CREAT, no O_TRUNC: if it vanished meanwhile, nothing is made in its place */
-        s = open_direct(this, open(r.target, O_WRONLY | O_NOCTTY), flags, err);
+        int fifo = S_ISFIFO(r.st.st_mode);
+        int fd = open_special(r.target, fifo, flags);
+        s = fd < 0 && fifo && errno == ENXIO
+                ? Error_set(err, DCU_ERR_IO, "%s: a FIFO with no reader (not waited for)", path)
+            : fd < 0 && errno == EEXIST
+                ? Error_set(err, DCU_ERR_IO, "%s: changed while being opened (not written)", path)
+                : open_direct(this, fd, flags, err);
     } else {
         s = make_temp(this, r.target, r.exists ? &r.st : NULL, err);
     }
@@ -259,6 +395,7 @@ static int close_file(FILE** f, int sync) {
 static int copy_into_direct(OutFile* this) {
     /* the writer is done with the name: drop it now, so a reader that goes away (SIGPIPE)
      * leaves nothing behind in $TMPDIR */
+    untrack(this->tmp);
     unlink(this->tmp);
     free(this->tmp);
     this->tmp = NULL;
@@ -275,16 +412,51 @@ static int copy_into_direct(OutFile* this) {
     return n < 0 ? -1 : 0;
 }
 
+/* Moves the finished temp file to target. Without replace, never over a file that appeared
+ * meanwhile (another dcutop, another user): renameat2(RENAME_NOREPLACE); where the filesystem
+ * lacks it, link() + unlink(), which fail on an existing name too; where it lacks hard links
+ * too (vfat), a last lstat() just before rename(). 0, or -1 with errno (EEXIST: refused). */
+static int place(const char* tmp, const char* target, int replace) {
+    if (replace) {
+        return rename(tmp, target);
+    }
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) == 0) {
+        return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+        return -1;
+    }
+    if (link(tmp, target) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS) {
+        return -1; /* EEXIST among them */
+    }
+    struct stat st;
+    if (lstat(target, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, target);
+}
+
 DcuStatus OutFile_commit(OutFile* this, DcuError* err) {
     DcuStatus s = DCU_OK;
     int renames = this->tmp && !this->direct; /* a regular file: the temp goes into place */
     if ((this->direct && copy_into_direct(this) != 0) || close_file(&this->fp, renames) != 0 ||
         close_file(&this->direct, 0) != 0) {
         s = Error_set(err, DCU_ERR_IO, "%s: write error: %s", this->path, strerror(errno));
-    } else if (renames && rename(this->tmp, this->target) != 0) {
-        s = Error_set(err, DCU_ERR_IO, "%s: cannot rename into place: %s", this->path,
-                      strerror(errno));
+    } else if (renames && place(this->tmp, this->target, this->flags & OUT_FORCE) != 0) {
+        s = errno == EEXIST
+                ? Error_set(err, DCU_ERR_USAGE,
+                            "%s: file exists: made while dcutop was writing (not overwritten; "
+                            "use --force)",
+                            this->path)
+                : Error_set(err, DCU_ERR_IO, "%s: cannot rename into place: %s", this->path,
+                            strerror(errno));
     } else if (renames) {
+        untrack(this->tmp);
         free(this->tmp); /* it is the target now: nothing to remove */
         this->tmp = NULL;
     }
@@ -313,6 +485,7 @@ void OutFile_abort(OutFile* this) {
         fclose(this->direct);
     }
     if (this->tmp) {
+        untrack(this->tmp);
         unlink(this->tmp); /* ours: mkstemp made it */
     }
     free(this->tmp);

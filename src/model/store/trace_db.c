@@ -716,7 +716,7 @@ double TraceDb_scalarReal(TraceDb* this, const char* sql) {
 
 DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err) {
     OutFile of;
-    DcuStatus s = OutFile_open(&of, path, OUT_SEEKABLE | (force ? OUT_FORCE : 0), err);
+    DcuStatus s = OutFile_open(&of, path, OUT_SEEKABLE | (force ? OUT_FORCE_ALL : 0), err);
     if (s != DCU_OK) {
         return s;
     }
@@ -727,6 +727,8 @@ DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err
                       dst ? sqlite3_errmsg(dst) : "out of memory");
         goto done;
     }
+    /* a fresh file of ours: no journal beside it, which a signal could leave behind */
+    sqlite3_exec(dst, "PRAGMA journal_mode=OFF", NULL, NULL, NULL);
     sqlite3_backup* b = sqlite3_backup_init(dst, "main", this->db, "main");
     if (!b) {
         s = Error_set(err, DCU_ERR_SQL, "%s: backup failed: %s", path, sqlite3_errmsg(dst));
