@@ -110,6 +110,17 @@ static void strip_layout(int width, const ChromeTab* tabs, int n, int active, co
     s->end = x + 1 + (s->more_right ? 2 : 0);
 }
 
+/* The next " > " between two steps at or after p; NULL: none. One followed by '>' belongs to
+ * a kernel name ("ReduceOp<float, 4> >"), not to the trail. */
+static const char* next_sep(const char* p) {
+    for (const char* s = strstr(p, " > "); s; s = strstr(s + 1, " > ")) {
+        if (s[3] != '>') {
+            return s;
+        }
+    }
+    return NULL;
+}
+
 /* Shortens the longest step of trail (a kernel name) so that trail fits width; 0 when that
  * step would keep fewer than 12 cells. */
 static int cut_longest_step(const char* trail, int width, char* out, size_t cap) {
@@ -117,7 +128,7 @@ static int cut_longest_step(const char* trail, int width, char* out, size_t cap)
     size_t longest_len = 0;
     int longest_w = 0;
     for (const char* p = trail; *p;) {
-        const char* sep = strstr(p, " > ");
+        const char* sep = next_sep(p);
         size_t len = sep ? (size_t)(sep - p) : strlen(p);
         char step[1024];
         snprintf(step, sizeof(step), "%.*s", (int)len, p);
@@ -174,8 +185,8 @@ static void cut_trail(const char* given, int width, char* out, size_t cap) {
         if (cut_longest_step(t, width, out, cap)) {
             return;
         }
-        const char* sep = strstr(t, " > ");
-        const char* next = sep ? strstr(sep + 3, " > ") : NULL;
+        const char* sep = next_sep(t);
+        const char* next = sep ? next_sep(sep + 3) : NULL;
         if (!sep || !next) { /* two steps or fewer left: nothing more to give */
             Format_cutName(trail, width, out, cap);
             return;
