@@ -937,8 +937,8 @@ static Reaction go_to_screen(App* app, Action a) {
     if (top < 0) {
         return REACT_NONE;
     }
-    if (top == TOP_DIFF && app->nmarks[0] > 0 && app->nmarks[1] > 0) {
-        /* the Runs screen's a/b marks: compare them */
+    if (a == ACT_SCREEN_DIFF && app->nmarks[0] > 0 && app->nmarks[1] > 0) {
+        /* 7 compares the Runs screen's a/b marks (Tab only shows the last comparison) */
         App_openDiff(app, app->marks[0], app->nmarks[0], app->marks[1], app->nmarks[1]);
         return REACT_REDRAW;
     }
@@ -1040,7 +1040,8 @@ static Reaction match_key(App* app, Screen* s, Action a) {
     if (!app->last_pattern[0]) {
         App_setStatus(app, 0, "No pattern yet: type / first.");
     } else if (!TableScreen_search(s, app->last_pattern, a == ACT_MATCH_NEXT ? 1 : -1, &err)) {
-        App_setStatus(app, err.msg[0] ? 1 : 0, "%s", err.msg[0] ? err.msg : "No other row matches.");
+        App_setStatus(app, err.msg[0] ? 1 : 0, "%s",
+                      err.msg[0] ? err.msg : "No other row matches.");
     } else {
         TableScreen_clamp(s, app);
     }
@@ -1094,7 +1095,8 @@ static int prompt_keys(App* app, Screen* s, Action a) {
             return REACT_NONE;
         }
         snprintf(text, sizeof(text), "What-if speedup for %s (>= 1, inf, X%%peak; empty clears): ",
-                 ResultSet_cellc(s->rs, s->tv.selected, ResultSet_columnIndex(s->rs, "category"))->s);
+                 ResultSet_cellc(s->rs, s->tv.selected,
+                                 ResultSet_columnIndex(s->rs, "category"))->s);
         open_prompt(app, PROMPT_WHATIF, text, "");
         return REACT_REDRAW;
     default:
