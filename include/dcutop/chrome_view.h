@@ -10,13 +10,23 @@ typedef struct FooterItem_ {
     const char* label; /* "Help" */
 } FooterItem;
 
+/* A tab of the strip: its key ("2"), its name ("Hotspots") and a short name ("Hot") for
+ * narrow terminals (NULL: the name). Borrowed. */
+typedef struct ChromeTab_ {
+    const char* key;
+    const char* name;
+    const char* abbrev;
+} ChromeTab;
+
 void ChromeView_header(Canvas* c, int y, const char* left, const char* right);
-/* Tabs "1 Summary 2 Hotspots ..."; active is the index of the highlighted tab, and
- * trail (may be NULL) is the drill-down path shown after them ("> copy > kernel"). */
-void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
+/* Tabs " 1 Summary 2 Hotspots ..."; active is the index of the highlighted tab, and
+ * trail (may be NULL) is the drill-down path shown after them ("> copy > kernel"). Too
+ * narrow for every name, the other tabs are abbreviated, then scrolled around the active one
+ * with "\u2039" / "\u203a" marking the hidden side. */
+void ChromeView_tabs(Canvas* c, int y, const ChromeTab* tabs, int n, int active,
                      const char* trail);
 /* The tab under column x of a strip drawn as ChromeView_tabs would at this width; -1: none. */
-int ChromeView_tabAt(int width, const char* const* tabs, int n, int active, const char* trail,
+int ChromeView_tabAt(int width, const ChromeTab* tabs, int n, int active, const char* trail,
                      int x);
 void ChromeView_status(Canvas* c, int y, const char* text, int is_error);
 void ChromeView_footer(Canvas* c, int y, const FooterItem* items, int n);

@@ -15,7 +15,7 @@
     _(MOVE_FIRST, "move-first", "Go to the first row")                                        \
     _(MOVE_LAST, "move-last", "Go to the last row")                                           \
     _(ENTER, "enter", "Drill in: category > kernels > kernel detail > dispatches")            \
-    _(BACK, "back", "Back to the previous screen, row and scroll position")                   \
+    _(BACK, "back", "Back a level from a pushed screen (help too), to its row; on a top screen clear the filter, then the region of interest") \
     _(NEXT_SCREEN, "next-screen", "Next screen")                                              \
     _(PREV_SCREEN, "prev-screen", "Previous screen")                                          \
     _(SCREEN_SUMMARY, "screen-summary", "Summary screen")                                     \
@@ -59,7 +59,7 @@
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \
-    _(QUIT_OR_BACK, "back-or-quit", "Back a level from help or a drilled-in screen; quit from a top screen") \
+    _(QUIT_OR_BACK, "back-or-quit", "Back a level from a pushed screen (help too); quit from a top screen") \
     _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category") \
     _(SCREEN_RUNS, "screen-runs", "Runs screen: every run loaded (Enter: its files)")         \
     _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \

@@ -22,8 +22,9 @@
 enum { PROMPT_NONE, PROMPT_FILTER, PROMPT_EXPORT, PROMPT_CONFIRM, PROMPT_WHATIF, PROMPT_SQL,
        PROMPT_CONFIRM_OUTSIDE }; /* the last: type "yes" to export through a link that leaves
                                     its folder */
-enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_FILES, TOP_STACKS,
-       TOP_DIFF, TOP_EFFICIENCY, TOP_RUNS, N_TOPS };
+/* The top screens, in the order of the strip and of Tab (top_table below). */
+enum { TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES, TOP_STACKS, TOP_DIFF,
+       TOP_TRACE, TOP_RANKS, TOP_EFFICIENCY, TOP_RUNS, TOP_FILES, N_TOPS };
 enum { MENU_NONE, MENU_SORT, MENU_SCOPE }; /* App.menu */
 #define MAX_MARKS 64
 #define MAX_DEPTH 64
@@ -36,6 +37,9 @@ struct App_ {
     char* export_dir;
     char header[512];
     Screen* tops[N_TOPS];
+    int opened[N_TOPS];            /* its queries have run (Trace, Ranks: when first shown) */
+    char tab_keys[N_TOPS][16];     /* the key of each tab, from the keymap */
+    ChromeTab strip[N_TOPS];       /* the tabs (borrowing top_table and tab_keys) */
     Screen* stack[MAX_DEPTH];
     int depth;
     char status[1024];
@@ -73,16 +77,28 @@ struct App_ {
     int nmarks[2];
 };
 
-static const ScreenOps* const top_ops[N_TOPS] = {&SummaryScreen, &HotspotsScreen,
-                                                  &CategoriesScreen, &ApiScreen, &CopiesScreen,
-                                                  &FilesScreen,    &StacksScreen,
-                                                  &DiffScreen, &EfficiencyScreen,
-                                                  &RunsScreen};
-/* Tab and S-Tab cycle these, in tab order (Efficiency on F, in the cycle but outside the tab
- * strip); Runs, last, only when several runs are loaded (with one run, U still opens it) */
-static const int tab_order[] = {TOP_SUMMARY, TOP_HOTSPOTS, TOP_CATEGORIES, TOP_API, TOP_COPIES,
-                                TOP_STACKS, TOP_DIFF, TOP_FILES, TOP_EFFICIENCY, TOP_RUNS};
-#define N_TABBED ((int)(sizeof(tab_order) / sizeof(tab_order[0])))
+/* Each top screen: the action that shows it (its key in the strip is that action's key),
+ * its name and short name in the strip, and whether its queries wait until it is first shown
+ * (a trace of a million dispatches, the ranks of a job: nothing to pay for at start-up). */
+static const struct {
+    const ScreenOps* ops;
+    Action action;
+    const char* abbrev;
+    int lazy;
+} top_table[N_TOPS] = {
+    [TOP_SUMMARY] = {&SummaryScreen, ACT_SCREEN_SUMMARY, "Sum", 0},
+    [TOP_HOTSPOTS] = {&HotspotsScreen, ACT_SCREEN_HOTSPOTS, "Hot", 0},
+    [TOP_CATEGORIES] = {&CategoriesScreen, ACT_SCREEN_CATEGORIES, "Cat", 0},
+    [TOP_API] = {&ApiScreen, ACT_SCREEN_API, "API", 0},
+    [TOP_COPIES] = {&CopiesScreen, ACT_SCREEN_COPIES, "Copy", 0},
+    [TOP_STACKS] = {&StacksScreen, ACT_SCREEN_STACKS, "Stk", 0},
+    [TOP_DIFF] = {&DiffScreen, ACT_SCREEN_DIFF, "Diff", 0},
+    [TOP_TRACE] = {&TraceScreen, ACT_SCREEN_TRACE, "Trace", 1},
+    [TOP_RANKS] = {&RanksScreen, ACT_SCREEN_RANKS, "Rank", 1},
+    [TOP_EFFICIENCY] = {&EfficiencyScreen, ACT_SCREEN_EFFICIENCY, "Eff", 0},
+    [TOP_RUNS] = {&RunsScreen, ACT_SCREEN_RUNS, "Runs", 0},
+    [TOP_FILES] = {&FilesScreen, ACT_SCREEN_FILES, "File", 0},
+};
 
 static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     if (s->ops == &StacksScreen) {
@@ -93,17 +109,6 @@ static DcuStatus requery(Screen* s, App* app, DcuError* err) {
     }
     return TableScreen_requery(s, app, err);
 }
-/* the strip, indexed by ScreenOps.tab; Runs (the last) only with several runs */
-static const char* const tabs[] = {"1 Summary", "2 Hotspots", "3 Categories", "4 API",
-                                   "5 Copies",  "6 Stacks",   "7 Diff",       "0 Files",
-                                   "U Runs"};
-#define N_TABS ((int)(sizeof(tabs) / sizeof(tabs[0])))
-
-/* Tabs shown and cycled: the Runs tab (the last) only with several runs. */
-static int n_tabbed(App* app) {
-    return Runs_count(app->db) > 1 ? N_TABBED : N_TABBED - 1;
-}
-
 int App_runMarks(const App* app, int side, const int64_t** ids) {
     int k = side == 'b';
     *ids = app->marks[k];
@@ -359,7 +364,20 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     DcuError err;
     make_header(app);
     for (int i = 0; i < N_TOPS; i++) {
-        app->tops[i] = Screen_new(top_ops[i]);
+        app->tops[i] = Screen_new(top_table[i].ops);
+        app->tops[i]->goto_abs = -1;
+        /* the key the keymap gives the screen ("<F2>" shows as "F2") */
+        char k[64];
+        Keymap_keysFor(km, "generic", top_table[i].action, k, (int)sizeof(k));
+        k[strcspn(k, " ")] = '\0';
+        snprintf(app->tab_keys[i], sizeof(app->tab_keys[i]), "%.*s",
+                 (int)strcspn(k + (k[0] == '<' && k[1]), ">"), k + (k[0] == '<' && k[1]));
+        app->strip[i] = (ChromeTab){app->tab_keys[i], top_table[i].ops->title,
+                                    top_table[i].abbrev};
+        if (top_table[i].lazy) {
+            continue;
+        }
+        app->opened[i] = 1;
         if (app->tops[i]->ops->open(app->tops[i], app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
         }
@@ -801,8 +819,12 @@ static void refresh_all(App* app, int drop_drill) {
     }
     for (int i = 0; i < N_TOPS; i++) {
         Screen* t = app->tops[i];
-        if (t->ops == &RunsScreen && !t->rs) {
+        if ((t->ops == &RunsScreen && !t->rs) || !app->opened[i]) {
             continue; /* not shown yet: filled when first opened */
+        }
+        if (t->ops == &TraceScreen && drop_drill) {
+            t->ops->close(t); /* its lanes again, over the new scope */
+            t->lane = 0;
         }
         if ((TableScreen_isTable(t) || t->ops == &StacksScreen) && requery(t, app, &err) != DCU_OK) {
             App_setStatus(app, 1, "%s", err.msg);
@@ -933,36 +955,202 @@ static Reaction toggle_basis(App* app) {
 
 static Reaction act(App* app, Action a);
 
-/* The top screens: by their own key, or the next / previous one in the Tab cycle. */
-static Reaction go_to_screen(App* app, Action a) {
-    static const struct {
-        Action a;
-        int top;
-    } direct[] = {{ACT_SCREEN_SUMMARY, TOP_SUMMARY},   {ACT_SCREEN_HOTSPOTS, TOP_HOTSPOTS},
-                  {ACT_SCREEN_CATEGORIES, TOP_CATEGORIES}, {ACT_SCREEN_API, TOP_API},
-                  {ACT_SCREEN_COPIES, TOP_COPIES},     {ACT_SCREEN_FILES, TOP_FILES},
-                  {ACT_SCREEN_STACKS, TOP_STACKS},     {ACT_SCREEN_RUNS, TOP_RUNS},
-                  {ACT_SCREEN_EFFICIENCY, TOP_EFFICIENCY}};
-    int top = -1;
-    for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
-        top = direct[i].a == a ? direct[i].top : top;
-    }
-    if (top < 0) { /* Tab, S-Tab */
-        int at = -1, nt = n_tabbed(app);
-        for (int i = 0; i < nt; i++) {
-            if (app->tops[tab_order[i]] == app->stack[0]) {
-                at = i;
-            }
-        }
-        top = tab_order[at < 0 ? 0 : (at + (a == ACT_NEXT_SCREEN ? 1 : nt - 1)) % nt];
-    }
-    switch_top(app, top);
+/* Shows top screen i (its drill-downs closed); a screen opened on first sight (Trace, Ranks)
+ * runs its queries now; one that fails says why and shows empty. */
+static void show_top(App* app, int i) {
+    switch_top(app, i);
+    Screen* t = app->tops[i];
     DcuError err;
-    if (top == TOP_RUNS && !app->tops[TOP_RUNS]->rs &&
-        requery(app->tops[TOP_RUNS], app, &err) != DCU_OK) {
-        App_setStatus(app, 1, "%s", err.msg); /* filled when first shown */
+    Error_clear(&err);
+    if (!app->opened[i]) {
+        app->opened[i] = 1;
+        if (t->ops->open(t, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+    if (i == TOP_RUNS && !t->rs && requery(t, app, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg); /* one run: filled when first shown */
+    }
+}
+
+/* The top screens: by their own key, or the next / previous one in the strip (Tab, S-Tab). */
+static Reaction go_to_screen(App* app, Action a) {
+    int top = -1, at = 0;
+    for (int i = 0; i < N_TOPS; i++) {
+        top = top_table[i].action == a ? i : top;
+        at = app->tops[i] == app->stack[0] ? i : at;
+    }
+    if (a == ACT_NEXT_SCREEN || a == ACT_PREV_SCREEN) {
+        top = (at + (a == ACT_NEXT_SCREEN ? 1 : N_TOPS - 1)) % N_TOPS;
+    }
+    if (top < 0) {
+        return REACT_NONE;
+    }
+    if (a == ACT_SCREEN_DIFF && app->nmarks[0] > 0 && app->nmarks[1] > 0) {
+        /* 7 compares the Runs screen's a/b marks (Tab only shows the last comparison) */
+        App_openDiff(app, app->marks[0], app->nmarks[0], app->marks[1], app->nmarks[1]);
+        return REACT_REDRAW;
+    }
+    show_top(app, top);
+    return REACT_REDRAW;
+}
+
+/* Leaving, one rule on every screen: Esc and q go back one level from a pushed screen (help
+ * too); on a top screen q quits, and Esc clears the filter, then the region of interest,
+ * then does nothing. F10 and C-c quit from anywhere. -1: not a leaving key. */
+static int leave_keys(App* app, Screen* s, Action a) {
+    switch (a) {
+    case ACT_NONE:
+        return REACT_NONE;
+    case ACT_QUIT_OR_BACK:
+    case ACT_BACK:
+        if (app->depth > 1) {
+            pop(app);
+        } else if (a == ACT_QUIT_OR_BACK) {
+            app->quit = 1;
+            return REACT_QUIT;
+        } else if (s->filter) {
+            set_filter(app, s, NULL);
+            App_setStatus(app, 0, "Filter cleared.");
+        } else if (Roi_active(app->db, NULL)) {
+            return RoiKeys_handle(app, s, ACT_ROI_CLEAR);
+        }
+        return REACT_REDRAW;
+    case ACT_QUIT:
+        app->quit = 1;
+        return REACT_QUIT;
+    case ACT_HELP: {
+        DcuError err;
+        if (s->ops != &HelpScreen && App_push(app, Screen_new(&HelpScreen), &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+        return REACT_REDRAW;
+    }
+    case ACT_REDRAW:
+        return REACT_REDRAW;
+    default:
+        return -1;
+    }
+}
+
+/* Where to go and what every screen follows: the top screens, the scope, the trace's
+ * largest gap, the Amdahl basis, the region of interest. -1: not one of these. */
+static int screen_keys(App* app, Screen* s, Action a) {
+    switch (a) {
+    case ACT_SCREEN_SUMMARY:
+    case ACT_SCREEN_HOTSPOTS:
+    case ACT_SCREEN_CATEGORIES:
+    case ACT_SCREEN_API:
+    case ACT_SCREEN_COPIES:
+    case ACT_SCREEN_FILES:
+    case ACT_SCREEN_STACKS:
+    case ACT_SCREEN_DIFF:
+    case ACT_SCREEN_TRACE:
+    case ACT_SCREEN_RANKS:
+    case ACT_SCREEN_RUNS:
+    case ACT_SCREEN_EFFICIENCY:
+    case ACT_NEXT_SCREEN:
+    case ACT_PREV_SCREEN:
+        return go_to_screen(app, a);
+    case ACT_RUN_SCOPE:
+        if (Runs_count(app->db) < 2) {
+            App_setStatus(app, 0, "One run loaded: nothing to pick.");
+            return REACT_REDRAW;
+        }
+        return open_scope_menu(app);
+    case ACT_TRACE_GAP: {
+        TraceLane lane;
+        int64_t at;
+        if (!TraceQuery_largestGap(app->db, &lane, &at)) {
+            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+            return REACT_REDRAW;
+        }
+        return TraceScreen_openAt(app, &lane, at);
+    }
+    case ACT_AMDAHL_BASIS:
+        return toggle_basis(app);
+    case ACT_ROI_START:
+    case ACT_ROI_END:
+    case ACT_ROI_ITERATION:
+    case ACT_ROI_CLEAR:
+        return RoiKeys_handle(app, s, a);
+    default:
+        return -1;
+    }
+}
+
+/* n / N: the next or previous row matching the last pattern. */
+static Reaction match_key(App* app, Screen* s, Action a) {
+    DcuError err;
+    Error_clear(&err);
+    if (!TableScreen_isTable(s)) {
+        return REACT_NONE;
+    }
+    if (!app->last_pattern[0]) {
+        App_setStatus(app, 0, "No pattern yet: type / first.");
+    } else if (!TableScreen_search(s, app->last_pattern, a == ACT_MATCH_NEXT ? 1 : -1, &err)) {
+        App_setStatus(app, err.msg[0] ? 1 : 0, "%s",
+                      err.msg[0] ? err.msg : "No other row matches.");
+    } else {
+        TableScreen_clamp(s, app);
     }
     return REACT_REDRAW;
+}
+
+/* The keys that open a prompt or a menu over a table: filter, sort menu, export, SQL,
+ * what-if. -1: not one of these. */
+static int prompt_keys(App* app, Screen* s, Action a) {
+    char text[1024];
+    switch (a) {
+    case ACT_FILTER:
+        if (!s->ops->filterable) {
+            App_setStatus(app, 0, "No filter on this screen.");
+            return REACT_REDRAW;
+        }
+        free(app->saved_filter);
+        app->saved_filter = s->filter ? xstrdup(s->filter) : NULL;
+        app->saved_sel = s->tv.selected;
+        app->saved_scroll = s->tv.scroll;
+        open_prompt(app, PROMPT_FILTER, "Filter (PCRE2, !negates): ", s->filter);
+        return REACT_REDRAW;
+    case ACT_MATCH_NEXT:
+    case ACT_MATCH_PREV:
+        return match_key(app, s, a);
+    case ACT_SORT_MENU:
+        if (!TableScreen_isTable(s) || s->layout.n == 0) {
+            return REACT_NONE;
+        }
+        app->menu = MENU_SORT;
+        app->menu_sel = s->tv.sort_col >= 0 && s->rs && s->tv.sort_col < s->rs->ncols
+                            ? s->tv.sort_col
+                            : 0;
+        return REACT_REDRAW;
+    case ACT_EXPORT:
+        if ((!TableScreen_isTable(s) || !s->rs) && s->ops != &StacksScreen) {
+            App_setStatus(app, 0, "Export works on table screens (Hotspots, Categories, API, "
+                                  "Copies, Files, Dispatches) and on Stacks.");
+            return REACT_REDRAW;
+        }
+        open_prompt(app, PROMPT_EXPORT, "Export to CSV: ", export_name(app, s, text, sizeof(text)));
+        return REACT_REDRAW;
+    case ACT_SQL_PROMPT:
+        if (!app->sql_hist) {
+            app->sql_hist = SqlHistory_load();
+        }
+        open_prompt(app, PROMPT_SQL, "SQL: ", "");
+        return REACT_REDRAW;
+    case ACT_WHATIF_SET:
+        if (s->ops != &CategoriesScreen || !s->rs || s->rs->nrows == 0) {
+            return REACT_NONE;
+        }
+        snprintf(text, sizeof(text), "What-if speedup for %s (>= 1, inf, X%%peak; empty clears): ",
+                 ResultSet_cellc(s->rs, s->tv.selected,
+                                 ResultSet_columnIndex(s->rs, "category"))->s);
+        open_prompt(app, PROMPT_WHATIF, text, "");
+        return REACT_REDRAW;
+    default:
+        return -1;
+    }
 }
 
 Reaction App_key(App* app, int key) {
@@ -983,159 +1171,19 @@ Reaction App_key(App* app, int key) {
     return act(app, Keymap_lookup(app->km, current(app)->ops->name, key));
 }
 
-/* What an action does on the current screen (keys and the mouse come here). */
+/* What an action does on the current screen (keys and the mouse come here): the app's key
+ * groups first, then the screen's own handler. */
 static Reaction act(App* app, Action a) {
+    static int (*const groups[])(App*, Screen*, Action) = {leave_keys, screen_keys, prompt_keys};
     Screen* s = current(app);
+    for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+        int r = groups[i](app, s, a);
+        if (r >= 0) {
+            return (Reaction)r;
+        }
+    }
     DcuError err;
     Error_clear(&err);
-    switch (a) {
-    case ACT_NONE:
-        return REACT_NONE;
-    case ACT_QUIT_OR_BACK: /* q: as in tig, less, perf report; the filter stays (Esc clears) */
-        if (app->depth > 1) {
-            pop(app);
-            return REACT_REDRAW;
-        }
-        app->quit = 1;
-        return REACT_QUIT;
-    case ACT_QUIT:
-        app->quit = 1;
-        return REACT_QUIT;
-    case ACT_HELP:
-        if (s->ops != &HelpScreen && App_push(app, Screen_new(&HelpScreen), &err) != DCU_OK) {
-            App_setStatus(app, 1, "%s", err.msg);
-        }
-        return REACT_REDRAW;
-    case ACT_REDRAW:
-        return REACT_REDRAW;
-    case ACT_SCREEN_SUMMARY:
-    case ACT_SCREEN_HOTSPOTS:
-    case ACT_SCREEN_CATEGORIES:
-    case ACT_SCREEN_API:
-    case ACT_SCREEN_COPIES:
-    case ACT_SCREEN_FILES:
-    case ACT_SCREEN_STACKS:
-    case ACT_SCREEN_RUNS:
-    case ACT_SCREEN_EFFICIENCY:
-    case ACT_NEXT_SCREEN:
-    case ACT_PREV_SCREEN:
-        return go_to_screen(app, a);
-    case ACT_RUN_SCOPE:
-        if (Runs_count(app->db) < 2) {
-            App_setStatus(app, 0, "One run loaded: nothing to pick.");
-            return REACT_REDRAW;
-        }
-        return open_scope_menu(app);
-    case ACT_SCREEN_DIFF:
-        if (app->nmarks[0] > 0 && app->nmarks[1] > 0) { /* the Runs screen's a/b marks */
-            App_openDiff(app, app->marks[0], app->nmarks[0], app->marks[1], app->nmarks[1]);
-            return REACT_REDRAW;
-        }
-        switch_top(app, TOP_DIFF);
-        return REACT_REDRAW;
-    case ACT_SCREEN_TRACE:
-        return TraceScreen_openAt(app, NULL, -1);
-    case ACT_SCREEN_RANKS:
-        if (s->ops != &RanksScreen) {
-            Screen* n = Screen_new(&RanksScreen);
-            n->crumb = xstrdup("Ranks");
-            if (App_push(app, n, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        return REACT_REDRAW;
-    case ACT_TRACE_GAP: {
-        TraceLane lane;
-        int64_t at;
-        if (!TraceQuery_largestGap(app->db, &lane, &at)) {
-            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
-            return REACT_REDRAW;
-        }
-        return TraceScreen_openAt(app, &lane, at);
-    }
-    case ACT_AMDAHL_BASIS:
-        return toggle_basis(app);
-    case ACT_BACK:
-        if (s->filter) {
-            set_filter(app, s, NULL);
-            App_setStatus(app, 0, "Filter cleared.");
-        } else if (app->depth > 1) {
-            pop(app);
-        } else if (Roi_active(app->db, NULL)) {
-            return RoiKeys_handle(app, s, ACT_ROI_CLEAR);
-        }
-        return REACT_REDRAW;
-    case ACT_ROI_START:
-    case ACT_ROI_END:
-    case ACT_ROI_ITERATION:
-    case ACT_ROI_CLEAR:
-        return RoiKeys_handle(app, s, a);
-    case ACT_FILTER:
-        if (!s->ops->filterable) {
-            App_setStatus(app, 0, "No filter on this screen.");
-            return REACT_REDRAW;
-        }
-        free(app->saved_filter);
-        app->saved_filter = s->filter ? xstrdup(s->filter) : NULL;
-        app->saved_sel = s->tv.selected;
-        app->saved_scroll = s->tv.scroll;
-        open_prompt(app, PROMPT_FILTER, "Filter (PCRE2, !negates): ", s->filter);
-        return REACT_REDRAW;
-    case ACT_MATCH_NEXT:
-    case ACT_MATCH_PREV:
-        if (!TableScreen_isTable(s)) {
-            return REACT_NONE;
-        }
-        if (!app->last_pattern[0]) {
-            App_setStatus(app, 0, "No pattern yet: type / first.");
-        } else if (!TableScreen_search(s, app->last_pattern, a == ACT_MATCH_NEXT ? 1 : -1,
-                                       &err)) {
-            App_setStatus(app, err.msg[0] ? 1 : 0, "%s",
-                          err.msg[0] ? err.msg : "No other row matches.");
-        } else {
-            TableScreen_clamp(s, app);
-        }
-        return REACT_REDRAW;
-    case ACT_SORT_MENU:
-        if (!TableScreen_isTable(s) || s->layout.n == 0) {
-            return REACT_NONE;
-        }
-        app->menu = MENU_SORT;
-        app->menu_sel = s->tv.sort_col >= 0 && s->rs && s->tv.sort_col < s->rs->ncols
-                            ? s->tv.sort_col
-                            : 0;
-        return REACT_REDRAW;
-    case ACT_EXPORT: {
-        if ((!TableScreen_isTable(s) || !s->rs) && s->ops != &StacksScreen) {
-            App_setStatus(app, 0, "Export works on table screens (Hotspots, Categories, API, "
-                                  "Copies, Files, Dispatches) and on Stacks.");
-            return REACT_REDRAW;
-        }
-        char def[1024];
-        open_prompt(app, PROMPT_EXPORT, "Export to CSV: ", export_name(app, s, def, sizeof(def)));
-        return REACT_REDRAW;
-    }
-    case ACT_SQL_PROMPT:
-        if (!app->sql_hist) {
-            app->sql_hist = SqlHistory_load();
-        }
-        open_prompt(app, PROMPT_SQL, "SQL: ", "");
-        return REACT_REDRAW;
-    case ACT_WHATIF_SET:
-        if (s->ops != &CategoriesScreen || !s->rs || s->rs->nrows == 0) {
-            return REACT_NONE;
-        } else {
-            int c = ResultSet_columnIndex(s->rs, "category");
-            char label[256];
-            snprintf(label, sizeof(label),
-                     "What-if speedup for %s (>= 1, inf, X%%peak; empty clears): ",
-                     ResultSet_cellc(s->rs, s->tv.selected, c)->s);
-            open_prompt(app, PROMPT_WHATIF, label, "");
-        }
-        return REACT_REDRAW;
-    default:
-        break;
-    }
     Reaction r = s->ops->handle(s, app, a, &err);
     if (err.msg[0] && !app->status[0]) {
         App_setStatus(app, 1, "%s", err.msg);
@@ -1182,21 +1230,20 @@ static void tab_trail(App* app, char* buf, size_t cap) {
     Screen* s = current(app);
     Screen* top = app->stack[0];
     buf[0] = '\0';
-    if (app->depth > 1 || top->ops->tab < 0 || /* Efficiency: outside the strip */
-        (top->ops == &RunsScreen && Runs_count(app->db) < 2)) {
+    if (app->depth > 1 || top->crumb) { /* the Trace screen names its lane */
         snprintf(buf, cap, "> %s", s->crumb ? s->crumb : s->ops->title);
     }
 }
 
-static int n_tabs(App* app) {
-    return Runs_count(app->db) > 1 ? N_TABS : N_TABS - 1;
+/* The index of the top screen under the current one in the strip. */
+static int active_top(const App* app) {
+    for (int i = 0; i < N_TOPS; i++) {
+        if (app->tops[i] == app->stack[0]) {
+            return i;
+        }
+    }
+    return -1;
 }
-
-/* The screen of each tab of the strip, in tabs[] order. */
-static const Action tab_action[N_TABS] = {ACT_SCREEN_SUMMARY, ACT_SCREEN_HOTSPOTS,
-                                          ACT_SCREEN_CATEGORIES, ACT_SCREEN_API,
-                                          ACT_SCREEN_COPIES, ACT_SCREEN_STACKS, ACT_SCREEN_DIFF,
-                                          ACT_SCREEN_FILES, ACT_SCREEN_RUNS};
 
 Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
     if (app->prompt != PROMPT_NONE || app->menu || too_small(app->canvas)) {
@@ -1213,9 +1260,8 @@ Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
     if (y == 1) {
         char trail[1200];
         tab_trail(app, trail, sizeof(trail));
-        int top_tab = app->stack[0]->ops->tab;
-        int t = ChromeView_tabAt(app->canvas->w, tabs, n_tabs(app), top_tab, trail, x);
-        return t >= 0 ? act(app, tab_action[t]) : REACT_NONE;
+        int t = ChromeView_tabAt(app->canvas->w, app->strip, N_TOPS, active_top(app), trail, x);
+        return t >= 0 ? act(app, top_table[t].action) : REACT_NONE;
     }
     Screen* s = current(app);
     /* a table: its title row at y = 2, rows from y = 3 down to the status line */
@@ -1239,11 +1285,25 @@ static void sort_menu(const Screen* s, Canvas* c, int sel) {
         for (int i = 0; i < s->layout.n; i++) {
             shown = s->layout.col[i] == col ? i : shown;
         }
+        int twin = 0; /* another column of the same title ("Kernel": name, short name) */
+        for (int k = 0; k < n; k++) {
+            twin |= k != col && strcmp(s->rs->cols[k].title, s->rs->cols[col].title) == 0;
+        }
+        /* the column's key in words: "short name"; "full name" beside a twin */
+        char words[64];
+        snprintf(words, sizeof(words), "%s",
+                 twin && strcmp(s->rs->cols[col].key, "name") == 0 ? "full name"
+                                                                   : s->rs->cols[col].key);
+        for (char* p = words; *p; p++) {
+            *p = *p == '_' ? ' ' : *p;
+        }
         if (shown >= 0) {
-            TableView_title(&s->layout, s->rs, shown, titles[col], sizeof(titles[col]));
+            char t[64];
+            TableView_title(&s->layout, s->rs, shown, t, sizeof(t));
+            snprintf(titles[col], sizeof(titles[col]), twin ? "%s (%s)" : "%s", t, words);
         } else {
             snprintf(titles[col], sizeof(titles[col]), "%s (%s, hidden)", s->rs->cols[col].title,
-                     s->rs->cols[col].key);
+                     twin ? words : s->rs->cols[col].key);
         }
         items[col] = titles[col];
     }
@@ -1279,20 +1339,14 @@ const Canvas* App_render(App* app) {
     if (s->filter && ((TableScreen_isTable(s) && s->rs) || s->ops == &StacksScreen)) {
         char total[160];
         rows_total(s, total, sizeof(total));
-        snprintf(right, sizeof(right), "filter /%s/: %s ", s->filter, total);
+        snprintf(right, sizeof(right), "| filter /%s/: %s ", s->filter, total);
     } else if (s->filter) {
-        snprintf(right, sizeof(right), "filter /%s/ ", s->filter);
+        snprintf(right, sizeof(right), "| filter /%s/ ", s->filter);
     }
     ChromeView_header(c, 0, app->header, right);
-    int active = -1;
-    Screen* top = app->stack[0];
-    if (top->ops->tab >= 0) {
-        active = top->ops->tab;
-    }
     char trail[1200];
     tab_trail(app, trail, sizeof(trail));
-    /* the strip: the named tabs (Efficiency cycles with Tab but has none) */
-    ChromeView_tabs(c, 1, tabs, n_tabs(app), active, trail);
+    ChromeView_tabs(c, 1, app->strip, N_TOPS, active_top(app), trail);
     int body = App_bodyHeight(app);
     s->ops->render(s, app, c, 2, body);
     if (app->menu == MENU_SCOPE) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dcutop/diff_view.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
@@ -135,11 +136,62 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
     return TableScreen_handle(s, app, a, err);
 }
 
+/* Words of text over lines of width w from row y, indented; returns the rows used. */
+static int put_words(Canvas* c, int y, int x, int w, int max, Style st, const char* text) {
+    int rows = 0;
+    const char* p = text;
+    while (*p && rows < max && w > 12) {
+        int len = (int)strlen(p), take = len <= w ? len : w;
+        if (take < len) {
+            int sp = take;
+            while (sp > 0 && p[sp] != ' ') {
+                sp--;
+            }
+            take = sp > 0 ? sp : take;
+        }
+        Canvas_put(c, y + rows, x, st, p, take);
+        p += take;
+        while (*p == ' ') {
+            p++;
+        }
+        rows++;
+    }
+    return rows;
+}
+
+/* No comparison yet: how to make one from what is loaded, and the runs it could compare. */
+static void empty_render(App* app, Canvas* c, int y0, int h) {
+    TraceDb* db = App_db(app);
+    int w = App_width(app) - 4, y = y0 + 1, end = y0 + h;
+    int n = Runs_count(db);
+    y += put_words(c, y, 2, w, end - y, STYLE_TITLE, "No comparison loaded.");
+    y++;
+    if (n >= 2) {
+        y += put_words(c, y, 2, w, end - y, STYLE_DEFAULT,
+                       "To compare the runs loaded here: U opens the Runs screen; there a marks "
+                       "the baseline run (A) and b the candidate (B), several on a side for "
+                       "repeats, two and two for an A-B-B-A; then 7 shows the comparison.");
+    } else {
+        y += put_words(c, y, 2, w, end - y, STYLE_DEFAULT,
+                       "One run is loaded: there is nothing to compare it with here. Load two "
+                       "or more (dcutop A B, or a folder of runs), then U opens the Runs "
+                       "screen, a and b mark the baseline and the candidate, and 7 compares "
+                       "them.");
+    }
+    y++;
+    char* labels = Runs_labels(db);
+    char line[4096];
+    snprintf(line, sizeof(line), "Runs loaded (%d): %s", n, labels && *labels ? labels : "none");
+    free(labels);
+    y += put_words(c, y, 2, w, end - y, STYLE_DEFAULT, line);
+    y++;
+    put_words(c, y, 2, w, end - y, STYLE_DIM,
+              "From the command line: dcutop --diff A B, dcutop --abba A1 B1 B2 A2.");
+}
+
 static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (!s->diff && !s->abba) {
-        Canvas_put(c, y0 + 1, 2, STYLE_DIM,
-                   "No comparison loaded: dcutop --diff A B, dcutop --abba A1 B1 B2 A2, or "
-                   "dcutop A B (two runs).", -1);
+        empty_render(app, c, y0, h);
         return;
     }
     int top = summary_lines(s, h);

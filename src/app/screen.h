@@ -20,7 +20,7 @@ typedef struct Screen_ Screen;
 typedef struct ScreenOps_ {
     const char* name;  /* keymap screen name: "hotspots" */
     const char* title; /* tab title */
-    int tab;           /* index of its tab, -1 for drill-down screens */
+    int tab;           /* unused: the tab strip and Tab follow app.c's top_table */
     DcuStatus (*open)(Screen* s, App* app, DcuError* err); /* (re)run queries */
     Reaction (*handle)(Screen* s, App* app, Action a, DcuError* err);
     void (*render)(Screen* s, App* app, Canvas* c, int y0, int h);

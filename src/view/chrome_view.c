@@ -10,28 +10,115 @@ void ChromeView_header(Canvas* c, int y, const char* left, const char* right) {
     Canvas_fillRow(c, y, 0, STYLE_HEADER);
     int rw = right ? Format_width(right) : 0;
     int lw = c->w - rw - 2;
-    /* the left text puts the least important part (the path) last: cut at the end */
-    Canvas_put(c, y, 0, STYLE_HEADER, left, lw > 0 ? lw : 0);
+    /* the left text puts the least important part (the path) last: cut at the end; beside
+     * a right part (the filter), whole " | " fields go from the end, so that no figure is
+     * cut in the middle and the right part keeps a place of its own */
+    char own[1024];
+    snprintf(own, sizeof(own), "%s", left);
+    while (rw > 0 && Format_width(own) > lw) {
+        char* bar = NULL;
+        for (char* p = strstr(own, " | "); p; p = strstr(p + 1, " | ")) {
+            bar = p;
+        }
+        if (!bar) {
+            break;
+        }
+        *bar = '\0';
+    }
+    Canvas_put(c, y, 0, STYLE_HEADER, own, lw > 0 ? lw : 0);
     if (right && rw < c->w) {
         Canvas_put(c, y, c->w - rw, STYLE_HEADER, right, rw);
     }
 }
 
-/* The label of tab i as the strip shows it: " 2 Hotspots ", or " 2 " when the strip is too
- * narrow for every title and a breadcrumb (80 columns): then the breadcrumb keeps room to
- * say where the user is, and the current tab keeps its title. */
-static void tab_label(int width, const char* const* tabs, int n, int active, const char* trail,
-                      int i, char* t, size_t cap) {
-    int full = 0;
-    for (int k = 0; k < n; k++) {
-        full += Format_width(tabs[k]) + 2;
+/* Where each tab of the strip goes. The strip tries, in order: every tab by its full name;
+ * the current tab by its full name and the others abbreviated (" 3 Cat"); then a window of
+ * the abbreviated tabs around the current one, scrolled, with "\u2039" / "\u203a" saying
+ * that tabs are hidden on that side. A breadcrumb keeps about 30 cells of its own. */
+enum { MAX_STRIP = 24, TRAIL_ROOM = 32 };
+typedef struct Strip_ {
+    int first, last;        /* the tabs shown */
+    int x[MAX_STRIP];       /* where each shown tab starts */
+    char label[MAX_STRIP][48];
+    int more_left, more_right;
+    int end;                /* the first cell after the strip */
+} Strip;
+
+static void strip_labels(const ChromeTab* tabs, int n, Strip* s) {
+    for (int i = 0; i < n && i < MAX_STRIP; i++) {
+        snprintf(s->label[i], sizeof(s->label[i]), " %s %s", tabs[i].key, tabs[i].name);
     }
-    int compact = full + (trail && *trail ? 30 : 0) > width;
-    if (compact && i != active) {
-        snprintf(t, cap, " %.*s ", (int)strcspn(tabs[i], " "), tabs[i]);
-    } else {
-        snprintf(t, cap, " %s ", tabs[i]);
+}
+
+static int span_width(const Strip* s, int first, int last) {
+    int w = 1; /* a space after the last tab */
+    for (int i = first; i <= last; i++) {
+        w += Format_width(s->label[i]);
     }
+    return w + (first > 0 ? 1 : 0) + (last >= 0 && s->label[last + 1][0] ? 2 : 0);
+}
+
+static void strip_layout(int width, const ChromeTab* tabs, int n, int active, const char* trail,
+                         Strip* s) {
+    memset(s, 0, sizeof(*s));
+    n = n < MAX_STRIP - 1 ? n : MAX_STRIP - 1;
+    int room = width - (trail && *trail ? TRAIL_ROOM : 0);
+    room = room > 24 ? room : 24;
+    active = active >= 0 && active < n ? active : -1;
+    s->first = 0;
+    s->last = n - 1;
+    strip_labels(tabs, n, s);
+    /* the longest names give way first, one at a time */
+    int shortened[MAX_STRIP] = {0};
+    while (span_width(s, 0, n - 1) > room) {
+        int best = -1, gain = 0;
+        for (int i = 0; i < n; i++) {
+            int g = tabs[i].abbrev ? Format_width(tabs[i].name) - Format_width(tabs[i].abbrev) : 0;
+            if (i != active && !shortened[i] && g > gain) {
+                best = i;
+                gain = g;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        shortened[best] = 1;
+        snprintf(s->label[best], sizeof(s->label[best]), " %s %s", tabs[best].key,
+                 tabs[best].abbrev);
+    }
+    if (span_width(s, 0, n - 1) > room) {
+        /* a window around the current tab: as many tabs after it as fit, then before it */
+        int a = active >= 0 ? active : 0;
+        s->first = s->last = a;
+        for (;;) {
+            if (s->last + 1 < n && span_width(s, s->first, s->last + 1) <= room) {
+                s->last++;
+            } else if (s->first > 0 && span_width(s, s->first - 1, s->last) <= room) {
+                s->first--;
+            } else {
+                break;
+            }
+        }
+    }
+    s->more_left = s->first > 0;
+    s->more_right = s->last < n - 1;
+    int x = s->more_left ? 1 : 0; /* "\u2039 2 Hot": the tab's own space after the mark */
+    for (int i = s->first; i <= s->last; i++) {
+        s->x[i] = x;
+        x += Format_width(s->label[i]);
+    }
+    s->end = x + 1 + (s->more_right ? 2 : 0);
+}
+
+/* The next " > " between two steps at or after p; NULL: none. One followed by '>' belongs to
+ * a kernel name ("ReduceOp<float, 4> >"), not to the trail. */
+static const char* next_sep(const char* p) {
+    for (const char* s = strstr(p, " > "); s; s = strstr(s + 1, " > ")) {
+        if (s[3] != '>') {
+            return s;
+        }
+    }
+    return NULL;
 }
 
 /* Shortens the longest step of trail (a kernel name) so that trail fits width; 0 when that
@@ -41,7 +128,7 @@ static int cut_longest_step(const char* trail, int width, char* out, size_t cap)
     size_t longest_len = 0;
     int longest_w = 0;
     for (const char* p = trail; *p;) {
-        const char* sep = strstr(p, " > ");
+        const char* sep = next_sep(p);
         size_t len = sep ? (size_t)(sep - p) : strlen(p);
         char step[2048]; /* as long as cut_trail's copy: a step is measured whole */
         snprintf(step, sizeof(step), "%.*s", (int)len, p);
@@ -64,10 +151,30 @@ static int cut_longest_step(const char* trail, int width, char* out, size_t cap)
     return 1;
 }
 
+/* A step left empty by its screen (a kernel without a short name: "Trace >  > dispatches")
+ * is dropped, and so is a separator at the end. */
+static void drop_empty_steps(const char* trail, char* out, size_t cap) {
+    snprintf(out, cap, "%s", trail);
+    char* p;
+    while ((p = strstr(out, " >  > ")) != NULL) {
+        memmove(p, p + 3, strlen(p + 3) + 1);
+    }
+    while ((p = strstr(out, "> > ")) == out) {
+        memmove(p, p + 2, strlen(p + 2) + 1);
+    }
+    size_t n = strlen(out);
+    while (n > 0 && (out[n - 1] == ' ' || (n >= 2 && strcmp(out + n - 2, " >") == 0))) {
+        n -= out[n - 1] == ' ' ? 1 : 2;
+        out[n] = '\0';
+    }
+}
+
 /* The breadcrumb "> Categories > copy > KERNEL > dispatches" in width cells: the longest step
  * (a kernel name) is shortened first, then the first steps give way to "…", so the steps
  * nearest the screen keep their meaning; the whole is cut only when nothing else fits. */
-static void cut_trail(const char* trail, int width, char* out, size_t cap) {
+static void cut_trail(const char* given, int width, char* out, size_t cap) {
+    char trail[2048];
+    drop_empty_steps(given, trail, sizeof(trail));
     if (Format_width(trail) <= width) {
         snprintf(out, cap, "%s", trail);
         return;
@@ -78,27 +185,37 @@ static void cut_trail(const char* trail, int width, char* out, size_t cap) {
         if (cut_longest_step(t, width, out, cap)) {
             return;
         }
-        const char* sep = strstr(t, " > ");
-        const char* next = sep ? strstr(sep + 3, " > ") : NULL;
+        const char* sep = next_sep(t);
+        const char* next = sep ? next_sep(sep + 3) : NULL;
         if (!sep || !next) { /* two steps or fewer left: nothing more to give */
             Format_cutName(trail, width, out, cap);
             return;
         }
-        /* "… > copy > ...": the first step gives way; once it is "…", the one after it */
+        /* "… > copy > ...": once the trail starts with "…", the step after it goes */
+        int cut_before = strncmp(t, "\u2026", strlen("\u2026")) == 0;
         char rest[2048];
-        snprintf(rest, sizeof(rest), "\u2026%s", strncmp(t, "\u2026", 3) == 0 ? next : sep);
+        snprintf(rest, sizeof(rest), "\u2026%s", cut_before ? next : sep);
         snprintf(t, sizeof(t), "%s", rest);
     }
 }
 
-void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int active,
+void ChromeView_tabs(Canvas* c, int y, const ChromeTab* tabs, int n, int active,
                      const char* trail) {
     Canvas_fillRow(c, y, 0, STYLE_TAB);
-    int x = 0;
-    for (int i = 0; i < n && x < c->w; i++) {
-        char t[64];
-        tab_label(c->w, tabs, n, active, trail, i, t, sizeof(t));
-        x += Canvas_put(c, y, x, i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, t, -1);
+    Strip s;
+    strip_layout(c->w, tabs, n, active, trail, &s);
+    if (s.more_left) {
+        Canvas_put(c, y, 0, STYLE_TAB, "\u2039", 1);
+    }
+    for (int i = s.first; i <= s.last; i++) {
+        Canvas_put(c, y, s.x[i], i == active ? STYLE_TAB_ACTIVE : STYLE_TAB, s.label[i], -1);
+    }
+    if (active >= s.first && active <= s.last) { /* the current tab, framed by two spaces */
+        Canvas_style(c, y, s.x[active] + Format_width(s.label[active]), 1, STYLE_TAB_ACTIVE);
+    }
+    int x = s.end;
+    if (s.more_right) {
+        Canvas_put(c, y, x - 2, STYLE_TAB, "\u203a", 1);
     }
     if (trail && *trail && x + 2 < c->w) {
         char cut[2048];
@@ -107,17 +224,14 @@ void ChromeView_tabs(Canvas* c, int y, const char* const* tabs, int n, int activ
     }
 }
 
-int ChromeView_tabAt(int width, const char* const* tabs, int n, int active, const char* trail,
+int ChromeView_tabAt(int width, const ChromeTab* tabs, int n, int active, const char* trail,
                      int x) {
-    int at = 0;
-    for (int i = 0; i < n && at < width; i++) {
-        char t[64];
-        tab_label(width, tabs, n, active, trail, i, t, sizeof(t));
-        int w = Format_width(t);
-        if (x >= at && x < at + w) {
+    Strip s;
+    strip_layout(width, tabs, n, active, trail, &s);
+    for (int i = s.first; i <= s.last; i++) {
+        if (x >= s.x[i] && x < s.x[i] + Format_width(s.label[i])) {
             return i;
         }
-        at += w;
     }
     return -1;
 }

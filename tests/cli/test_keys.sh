@@ -93,11 +93,11 @@ check "the overwrite question shows the y/N footer" sh -c \
     "sed -n '/--- overwrite/,\$p' '$TMP/ex.out' | grep -q 'yOverwrite NKeep'"
 
 # --- 16. Files has a tab and is in the Tab cycle; the report's Files Status is whole ------
-printf '0\n:dump files\n7<Tab>\n:dump tab-after-diff\n' >"$TMP/f.keys"
+printf '0\n:dump files\nU<Tab>\n:dump tab-after-runs\n' >"$TMP/f.keys"
 "$D" --headless --size 100x30 --keys "$TMP/f.keys" "$W" >"$TMP/f.out" 2>&1
 check "the tab strip has a Files tab" sh -c "sed -n '3p' '$TMP/f.out' | grep -q ' 0 Files'"
-check "Tab after Diff goes to Files" sh -c \
-    "sed -n '/--- tab-after-diff/,\$p' '$TMP/f.out' | grep -q '^ File  *Format'"
+check "Tab after Runs goes to Files" sh -c \
+    "sed -n '/--- tab-after-runs/,\$p' '$TMP/f.out' | grep -q '^ File  *Format'"
 "$D" --report --width 120 "$W" >"$TMP/rep.txt"
 "$D" --export files -o "$TMP/files.csv" "$W"
 # every status (from the CSV export) is in the report, its wrapped lines joined
@@ -162,7 +162,7 @@ same "the Kernels title stays in place when its column gets the arrow" "$p1" "$p
 # --- 17. mouse, as htop: click a tab or a row, the wheel scrolls, double-click opens ---------
 printf '2\n:dump hot\n' >"$TMP/ms0.keys"
 "$D" --headless --size 100x30 --keys "$TMP/ms0.keys" "$W" >"$TMP/ms0.out" 2>&1
-tabx=$(sed -n '3p' "$TMP/ms0.out" | awk '{print index($0, "3 Categories") - 1 + 2}')
+tabx=$(sed -n '3p' "$TMP/ms0.out" | awk '{print index($0, " 3 ") + 2}')
 cat >"$TMP/ms.keys" <<K
 2
 :mouse click 10 5

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "dcutop/canvas.h"
+#include "dcutop/chrome_view.h"
+#include "dcutop/doc_view.h"
 #include "dcutop/keymap.h"
 #include "dcutop/table_view.h"
 #include "dcutop/theme.h"
@@ -143,6 +145,96 @@ static void keymap_defaults_and_rc(void** state) {
     Keymap_delete(km);
 }
 
+
+static const ChromeTab strip_tabs[] = {
+    {"1", "Summary", "Sum"}, {"2", "Hotspots", "Hot"}, {"3", "Categories", "Cat"},
+    {"4", "API", "API"},     {"5", "Copies", "Copy"},  {"6", "Stacks", "Stk"},
+    {"7", "Diff", "Diff"},   {"8", "Trace", "Trace"},  {"9", "Ranks", "Rank"},
+    {"F", "Efficiency", "Eff"}, {"U", "Runs", "Runs"}, {"0", "Files", "File"}};
+#define N_STRIP ((int)(sizeof(strip_tabs) / sizeof(strip_tabs[0])))
+
+/* The strip line of a canvas of width w with tab `active` and trail drawn (owned). */
+static char* strip_line(int w, int active, const char* trail) {
+    Canvas* c = Canvas_new(w, 1);
+    ChromeView_tabs(c, 0, strip_tabs, N_STRIP, active, trail);
+    char* d = dump(c);
+    Canvas_delete(c);
+    return d;
+}
+
+/* Every top screen has a tab with its key and a name: whole names when they fit, the
+ * current one whole and the others abbreviated at 80 columns, scrolled with a mark when even
+ * that does not fit; a click lands on the tab drawn under it. */
+static void chrome_tabs_name_every_screen(void** state) {
+    (void)state;
+    char* wide = strip_line(200, 0, NULL);
+    for (int i = 0; i < N_STRIP; i++) {
+        char want[64];
+        snprintf(want, sizeof(want), " %s %s", strip_tabs[i].key, strip_tabs[i].name);
+        assert_non_null(strstr(wide, want));
+    }
+    free(wide);
+    for (int a = 0; a < N_STRIP; a++) {
+        char* d = strip_line(80, a, NULL);
+        char want[64];
+        snprintf(want, sizeof(want), " %s %s", strip_tabs[a].key, strip_tabs[a].name);
+        assert_non_null(strstr(d, want));
+        int named = 0; /* every tab shown has a name, not a key alone */
+        for (int i = 0; i < N_STRIP; i++) {
+            snprintf(want, sizeof(want), " %s %s", strip_tabs[i].key, strip_tabs[i].abbrev);
+            named += strstr(d, want) != NULL;
+        }
+        assert_true(named >= N_STRIP - 2);
+        /* the tab under the middle of the current tab's name is the current tab */
+        int x = (int)(strstr(d, strip_tabs[a].name) - d);
+        assert_int_equal(ChromeView_tabAt(80, strip_tabs, N_STRIP, a, NULL, x + 1), a);
+        free(d);
+    }
+    /* a breadcrumb keeps its room: the tabs scroll around the current one */
+    char* d = strip_line(80, 9, "> Efficiency > aten::mm");
+    assert_non_null(strstr(d, " F Efficiency"));
+    assert_non_null(strstr(d, "\u2039"));
+    assert_non_null(strstr(d, "> Efficiency > aten::mm"));
+    free(d);
+}
+
+/* A breadcrumb never shows an empty step ("… > > dispatches": a kernel name's own "> >" taken
+ * for a step), and one of many short steps is cut to fit (it used to loop for ever once it
+ * started with "…"). */
+static void chrome_breadcrumb_steps(void** state) {
+    (void)state;
+    char* d = strip_line(80, 1, "> Hotspots >  > dispatches");
+    assert_null(strstr(d, "> >"));
+    assert_non_null(strstr(d, "> Hotspots > dispatches"));
+    free(d);
+    d = strip_line(80, 1, "> Hotspots > reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, "
+                          "float>, unsigned int, float, 4> > > dispatches");
+    assert_null(strstr(d, "> > dispatches"));
+    assert_non_null(strstr(d, " > dispatches"));
+    free(d);
+    d = strip_line(80, 1, "> aaaaaaaaa > bbbbbbbbb > ccccccccc > ddddddddd > eeeeeeeee");
+    assert_non_null(strstr(d, "eeeeeeeee"));
+    assert_null(strstr(d, "> >"));
+    free(d);
+}
+
+/* At 80 columns the help wraps a long description under itself instead of cutting it. */
+static void help_wraps_descriptions(void** state) {
+    (void)state;
+    HelpEntry e[1] = {{"generic", "<Esc>", "back",
+                       "Back a level from a pushed screen (help too), to its row; on a top "
+                       "screen clear the filter, then the region of interest"}};
+    Doc* doc = HelpView_build("hotspots", e, 1, 80);
+    Canvas* c = Canvas_new(80, 12);
+    DocView_render(doc, 0, c, 0, 12);
+    char* d = dump(c);
+    assert_null(strstr(d, "\u2026"));
+    assert_non_null(strstr(d, "interest\n")); /* the last word, on a line of its own row */
+    free(d);
+    Canvas_delete(c);
+    Doc_delete(doc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(canvas_neutralizes_controls_and_counts_wide),
@@ -150,6 +242,9 @@ int main(void) {
         cmocka_unit_test(theme_files),
         cmocka_unit_test(key_names_round_trip),
         cmocka_unit_test(keymap_defaults_and_rc),
+        cmocka_unit_test(chrome_tabs_name_every_screen),
+        cmocka_unit_test(chrome_breadcrumb_steps),
+        cmocka_unit_test(help_wraps_descriptions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

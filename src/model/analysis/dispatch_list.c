@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "dcutop/i64_map.h"
-#include "dcutop/roi.h"
 #include "dcutop/xalloc.h"
 
 enum { D_SEQ, D_GPU, D_QUEUE, D_STREAM, D_PID, D_TID, D_START, D_DUR, D_GRID, D_WG, D_LDS,
@@ -26,7 +25,7 @@ static const RsColumn disp_cols[] = {
 
 /* Each run's first dispatch start (one clock per run): a scan of every dispatch, so read
  * once while the database is unchanged; it was most of a drill-in's 450 ms at 1M (issue 11).
- * With a region of interest "dispatch" is its cut (roi.h), as before. */
+ * The same under a region of interest: times stay in trace time. */
 typedef struct RunStarts_ {
     int64_t n;
     int64_t* t0;
@@ -46,16 +45,13 @@ static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
         return r;
     }
     sqlite3_stmt* st = NULL;
-    /* without a region of interest, from the earliest start of each file's kernels, kept
-     * while loading (dispatch_agg): no scan of the dispatches at all */
+    /* from the earliest start of each file's kernels, kept while loading (dispatch_agg): no
+     * scan of the dispatches at all. A region of interest does not cut it (the main table),
+     * so the times of the list stay in trace time, as the trace and the ROI label show */
     if (TraceDb_prepare(db,
-                        Roi_active(db, NULL)
-                            ? "SELECT f0.run_id, min(d0.start_ns) FROM dispatch d0"
-                              " JOIN source_file f0 ON f0.id = d0.file_id"
-                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id"
-                            : "SELECT f0.run_id, min(a.min_start) FROM dispatch_agg a"
-                              " JOIN source_file f0 ON f0.id = a.file_id"
-                              " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id",
+                        "SELECT f0.run_id, min(a.min_start) FROM main.dispatch_agg a"
+                        " JOIN source_file f0 ON f0.id = a.file_id"
+                        " WHERE f0.run_id IS NOT NULL GROUP BY f0.run_id",
                         &st, err) != DCU_OK) {
         return NULL;
     }
