@@ -92,6 +92,10 @@ void Ranks_delete(Ranks* this);
 
 /* 1 when the runs are ranks of one job (2 or more, numbered by distributedInfo or pid/gpu). */
 int Ranks_isJob(const Ranks* this);
+/* The same answer from the database alone, without reading the dispatches (which runs have
+ * timed kernel dispatches, their distributedInfo ranks, and whether they are concurrent):
+ * cheap enough to choose the first screen. */
+int Ranks_isJobDb(TraceDb* db);
 
 const char* Ranks_sourceName(RankSource s); /* "distributedInfo", "pid/gpu", "unknown" */
 

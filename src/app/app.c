@@ -231,6 +231,13 @@ Reaction App_open(App* app, const ScreenOps* ops, const char* kernel, const char
     return REACT_REDRAW;
 }
 
+Reaction App_openRanks(App* app) {
+    if (current(app)->ops == &RanksScreen) {
+        return REACT_REDRAW;
+    }
+    return App_open(app, &RanksScreen, NULL, NULL, xstrdup("Ranks"));
+}
+
 static void pop(App* app) {
     if (app->depth <= 1) {
         return;
@@ -987,14 +994,7 @@ static Reaction act(App* app, Action a) {
     case ACT_SCREEN_TRACE:
         return TraceScreen_openAt(app, NULL, -1);
     case ACT_SCREEN_RANKS:
-        if (s->ops != &RanksScreen) {
-            Screen* n = Screen_new(&RanksScreen);
-            n->crumb = xstrdup("Ranks");
-            if (App_push(app, n, &err) != DCU_OK) {
-                App_setStatus(app, 1, "%s", err.msg);
-            }
-        }
-        return REACT_REDRAW;
+        return App_openRanks(app);
     case ACT_TRACE_GAP: {
         TraceLane lane;
         int64_t at;

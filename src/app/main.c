@@ -19,6 +19,7 @@
 #include "dcutop/names.h"
 #include "dcutop/out_file.h"
 #include "dcutop/query.h"
+#include "dcutop/ranks.h"
 #include "dcutop/report.h"
 #include "dcutop/report_diff.h"
 #include "dcutop/runs.h"
@@ -334,6 +335,9 @@ static int run_interactive(Session* ss, DcuError* err) {
         Term_size(&w, &h);
     }
     App* app = App_new(db, km, &ao, w, h);
+    if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
+        App_openRanks(app); /* a job opens on its ranks, however its files were given */
+    }
     if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
@@ -544,7 +548,8 @@ static int two_runs(Session* ss) {
     Error_clear(&e);
     int ok = load_run(ss, cli->paths[0], 0, 1, &e) == EXIT_OK &&
              load_run(ss, cli->paths[1], 1, 1, &e) == EXIT_OK &&
-             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0);
+             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0) &&
+             !CompareRuns_areRanks(&ss->cmp); /* two ranks of one job: the job, not a diff */
     if (!ok) {
         CompareRuns_done(&ss->cmp);
     }

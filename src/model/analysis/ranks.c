@@ -538,6 +538,22 @@ int Ranks_isJob(const Ranks* this) {
     return this && this->n >= 2 && this->source != RANK_SRC_UNKNOWN;
 }
 
+int Ranks_isJobDb(TraceDb* db) {
+    /* the runs with timed kernel dispatches, as Ranks_new keeps them */
+    int64_t dist = TraceDb_scalarInt(
+        db, "WITH t AS (SELECT r.id, (SELECT min(f.dist_rank) FROM source_file f"
+            "  WHERE f.run_id = r.id) AS rk FROM run r WHERE EXISTS (SELECT 1 FROM source_file f"
+            "  JOIN source_layer sl ON sl.file_id = f.id AND sl.used AND sl.layer = 'kernel'"
+            "  WHERE f.run_id = r.id AND EXISTS (SELECT 1 FROM dispatch d"
+            "  WHERE d.file_id = f.id AND d.start_ns IS NOT NULL)))"
+            " SELECT CASE WHEN count(*) < 2 THEN -1 WHEN count(rk) = count(*) THEN 1 ELSE 0 END"
+            " FROM t");
+    if (dist != 0) {
+        return dist == 1;
+    }
+    return concurrent(db);
+}
+
 const char* Ranks_sourceName(RankSource s) {
     return s == RANK_SRC_DIST ? "distributedInfo" : s == RANK_SRC_PIDGPU ? "pid/gpu" : "unknown";
 }
