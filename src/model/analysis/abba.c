@@ -1,6 +1,8 @@
 /* abba.c - the A-B-B-A verdict (diff.h): four runs in the order they ran, A1 B1 B2 A2.
- * effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1. A drift as large as the effect means
- * the machine changed while the runs were taken, so the effect cannot be trusted. */
+ * effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1; repeats = B2 - B1. A drift as large
+ * as the effect means the machine changed while the runs were taken; repeats of B that
+ * disagree by as much as the effect mean one run cannot tell the change from noise. Either
+ * way the effect cannot be trusted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,85 @@ static void finish(AbbaRow* r) {
     r->drift = r->v[3] - r->v[0];
     r->effect_pct = r->mean_a > 0 ? 100 * r->effect / r->mean_a : NAN;
     r->drift_pct = r->v[0] > 0 ? 100 * r->drift / r->v[0] : NAN;
-    r->trusted = fabs(r->effect) > fabs(r->drift);
+    r->repeats = r->v[2] - r->v[1];
+    r->repeats_pct = r->v[1] > 0 ? 100 * r->repeats / r->v[1] : NAN;
+    r->noise = fmax(fabs(r->drift), fabs(r->repeats));
+    r->trusted = fabs(r->effect) > r->noise;
+}
+
+/* -1 faster, +1 slower (trusted), 0 untrusted or no change */
+static int says(const AbbaRow* r) {
+    return !r->trusted || r->effect == 0 ? 0 : r->effect < 0 ? -1 : 1;
+}
+
+const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n) {
+    if (r->trusted) {
+        snprintf(buf, n, "TRUSTED (|effect| > noise %.4g ms)", r->noise);
+    } else if (fabs(r->repeats) > fabs(r->drift)) {
+        snprintf(buf, n, "UNTRUSTED (the repeats B2 - B1 disagree by %.4g ms >= |effect|)",
+                 fabs(r->repeats));
+    } else {
+        snprintf(buf, n, "UNTRUSTED (the drift A2 - A1 is %.4g ms >= |effect|: the machine "
+                         "changed between runs)", fabs(r->drift));
+    }
+    return buf;
+}
+
+int Abba_trusted(const Abba* a) {
+    return a->nrows > a->decides && a->rows[a->decides].trusted;
+}
+
+static const char* layer_name(const Abba* a, int i) {
+    return i == 1 && a->has_steps ? "step time" : "device kernel time";
+}
+
+/* what one layer's row says, e.g. "B faster by 30.69%, beyond its noise 0.5 ms" */
+static void layer_says(const AbbaRow* r, char* buf, size_t n) {
+    const char* src = fabs(r->repeats) > fabs(r->drift) ? "B2 - B1" : "drift A2 - A1";
+    if (!r->trusted) {
+        snprintf(buf, n, "effect %+.2f%% is within its noise (%.4g ms, %s)", r->effect_pct,
+                 r->noise, src);
+    } else {
+        snprintf(buf, n, "B %s by %.2f%%, beyond its noise (%.4g ms, %s)",
+                 r->effect < 0 ? "faster" : "slower", fabs(r->effect_pct), r->noise, src);
+    }
+}
+
+const char* Abba_verdict(const Abba* a, char* buf, size_t n) {
+    if (a->nrows == 0) {
+        snprintf(buf, n, "nothing to compare");
+        return buf;
+    }
+    char what[200];
+    layer_says(&a->rows[a->decides], what, sizeof(what));
+    snprintf(buf, n, "%s decides%s: %s", layer_name(a, a->decides),
+             a->has_steps ? " (plain timing)" : " (no step timing in every run)", what);
+    return buf;
+}
+
+const char* Abba_disagreement(const Abba* a, char* buf, size_t n) {
+    buf[0] = '\0';
+    if (!a->disagree) {
+        return buf;
+    }
+    int other = a->decides == 1 ? 0 : 1;
+    const AbbaRow* d = &a->rows[a->decides];
+    const AbbaRow* o = &a->rows[other];
+    char osays[200];
+    layer_says(o, osays, sizeof(osays));
+    const char* why;
+    if (says(d) == 0) {
+        why = "the kernel change does not show in the step time beyond its noise; take more "
+              "steps or repeats before claiming a gain";
+    } else if (says(o) == 0) {
+        why = "the change lies outside the kernels' summed time (host, launches, idle)";
+    } else {
+        why = "it is the time the user waits for, and holds what kernel time leaves out "
+              "(host, launches, idle)";
+    }
+    snprintf(buf, n, "The layers disagree: %s says %s. Believe %s: %s.", layer_name(a, other),
+             osays, layer_name(a, a->decides), why);
+    return buf;
 }
 
 static AbbaRow* add(Abba* a, int* cap, const char* name, const char* layer) {
@@ -68,6 +148,8 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
             st->v[i] = DiffSide_stepMs(runs[i]);
         }
         finish(st);
+        a->decides = 1;
+        a->disagree = says(&a->rows[0]) != says(st);
     }
     int head = a->nrows;
     for (int k = 0; k < d->nrows; k++) {
@@ -112,7 +194,7 @@ void Abba_delete(Abba* this) {
 }
 
 enum { B_NAME, B_LAYER, B_A1, B_B1, B_B2, B_A2, B_MA, B_MB, B_EFF, B_EFFP, B_DRIFT, B_DRIFTP,
-       B_VERDICT, B_NCOLS };
+       B_REP, B_REPP, B_NOISE, B_VERDICT, B_NCOLS };
 static const RsColumn abba_cols[B_NCOLS] = {
     {"name", "Name", CT_TEXT},          {"layer", "Layer", CT_TEXT},
     {"a1", "A1 ms", CT_REAL},           {"b1", "B1 ms", CT_REAL},
@@ -120,6 +202,8 @@ static const RsColumn abba_cols[B_NCOLS] = {
     {"mean_a", "mean A ms", CT_REAL},   {"mean_b", "mean B ms", CT_REAL},
     {"effect", "Effect ms", CT_REAL},   {"effect_pct", "Effect%", CT_PCT},
     {"drift", "Drift ms", CT_REAL},     {"drift_pct", "Drift%", CT_PCT},
+    {"repeats", "B2-B1 ms", CT_REAL},   {"repeats_pct", "B2-B1%", CT_PCT},
+    {"noise", "Noise ms", CT_REAL},
     {"verdict", "Verdict", CT_TEXT},
 };
 
@@ -131,8 +215,9 @@ ResultSet* Abba_table(const Abba* a) {
         ResultSet_setText(rs, r, B_NAME, x->name);
         ResultSet_setText(rs, r, B_LAYER, x->layer);
         double v[] = {x->v[0], x->v[1], x->v[2], x->v[3], x->mean_a, x->mean_b, x->effect,
-                      x->effect_pct, x->drift, x->drift_pct};
-        for (int c = 0; c < 10; c++) {
+                      x->effect_pct, x->drift, x->drift_pct, x->repeats, x->repeats_pct,
+                      x->noise};
+        for (int c = 0; c < 13; c++) {
             if (!isnan(v[c])) {
                 ResultSet_setReal(rs, r, B_A1 + c, v[c]);
             }
