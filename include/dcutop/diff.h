@@ -133,11 +133,16 @@ ResultSet* Diff_summaryTable(const Diff* d);
 const char* Diff_noiseName(DiffNoise n);
 const char* Diff_presenceName(DiffPresence p);
 
-/* The CI gate: fails (returns 1) when the candidate's device kernel time, or the part named by
+/* The CI gate's answers: a trusted regression beyond the limit fails; one beyond the limit that
+ * the noise cannot tell from no change is untrusted (the caller warns, or fails with --strict). */
+enum { GATE_PASSED = 0, GATE_FAILED = 1, GATE_UNTRUSTED = 2 };
+
+/* The CI gate: GATE_FAILED when the candidate's device kernel time, or the part named by
  * part (a category name, else a PCRE2 over kernel names; NULL: all), is slower than the
  * baseline by more than pct percent and the change is not within noise (noise that cannot be
- * judged counts as a real change). why gets one line saying which and why. Returns 0 when it
- * passes, -1 on a bad pattern (err set). */
+ * judged counts as a real change); GATE_UNTRUSTED when it is slower by more than pct but
+ * within noise. why gets one line saying which and why ("gate passed: ...", "gate FAILED: ...",
+ * "gate WARNING: ..."). Returns -1 on a bad pattern (err set). */
 int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 /* A-B-B-A over four runs: effect = mean(B) - mean(A), drift = A2 - A1; trusted when
@@ -159,6 +164,7 @@ typedef struct AbbaRow_ {
     double repeats, repeats_pct; /* B2 - B1, ms, and % of B1 */
     double noise;                /* max(|drift|, |repeats|), ms */
     int trusted;                 /* |effect| > noise */
+    char* category;              /* a kernel row's category (owned); NULL on the layer rows */
 } AbbaRow;
 
 typedef struct Abba_ {
@@ -187,5 +193,11 @@ const char* Abba_verdict(const Abba* a, char* buf, size_t n);
 const char* Abba_disagreement(const Abba* a, char* buf, size_t n);
 /* 1 when the verdict is trusted (the deciding layer's row). */
 int Abba_trusted(const Abba* a);
+/* The CI gate on an A-B-B-A: on the layer the verdict rests on, or with part on the kernels of
+ * that category (else matching that PCRE2), their times summed per run. GATE_FAILED when the
+ * effect is a slowdown of more than pct percent and trusted (|effect| > noise), GATE_UNTRUSTED
+ * when it is more than pct but untrusted, else GATE_PASSED; -1 on a bad pattern (err set) or a
+ * part that matches no kernel. why: one line, as Diff_gate's. */
+int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 #endif

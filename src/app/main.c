@@ -446,6 +446,27 @@ static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
 }
 
+/* The gate's exit code (GATE_* from Diff_gate / Abba_gate), and its line finished: an untrusted
+ * regression beyond the limit is a warning that passes, or with --strict exits 4. */
+static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
+    if (result == GATE_FAILED) {
+        return EXIT_GATE;
+    }
+    if (result != GATE_UNTRUSTED) {
+        return EXIT_OK;
+    }
+    const char* body = why + strlen("gate WARNING: ");
+    char tmp[1024];
+    snprintf(tmp, sizeof(tmp), "%s", strncmp(why, "gate WARNING: ", 14) == 0 ? body : why);
+    if (cli->strict) {
+        snprintf(why, cap, "gate FAILED (--strict: untrusted counts): %.900s (exit 4)", tmp);
+        return EXIT_GATE_UNTRUSTED;
+    }
+    snprintf(why, cap, "gate passed with a WARNING: %.900s, not counted (exit 0; --strict exits 4)",
+             tmp);
+    return EXIT_OK;
+}
+
 /* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
 static int run_diff(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
@@ -462,13 +483,14 @@ static int run_diff(Session* ss, DcuError* err) {
                      cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
-    char why[512] = "";
+    char why[1024] = "";
     int failed = 0;
     if (cli->gate_on && (failed = Diff_gate(d, cli->fail_above, cli->gate, why, sizeof(why),
                                             err)) < 0) {
         Diff_delete(d);
         return fail(err, EXIT_USAGE);
     }
+    int gate_rc = cli->gate_on ? gate_exit(cli, failed, why, sizeof(why)) : EXIT_OK;
     DcuStatus s;
     if (cli->mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
@@ -492,7 +514,7 @@ static int run_diff(Session* ss, DcuError* err) {
         fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
     }
     Diff_delete(d);
-    return rc == EXIT_OK && failed ? EXIT_GATE : rc;
+    return rc == EXIT_OK ? gate_rc : rc;
 }
 
 /* --abba A1 B1 B2 A2 */
@@ -513,6 +535,14 @@ static int run_abba(Session* ss, DcuError* err) {
         DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
+    char why[1024] = "";
+    int result = 0;
+    if (cli->gate_on && (result = Abba_gate(a, cli->fail_above, cli->gate, why, sizeof(why),
+                                            err)) < 0) {
+        Abba_delete(a);
+        return fail(err, EXIT_USAGE);
+    }
+    int gate_rc = cli->gate_on ? gate_exit(cli, result, why, sizeof(why)) : EXIT_OK;
     if (cli->mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
         DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, &rs, err);
@@ -526,10 +556,16 @@ static int run_abba(Session* ss, DcuError* err) {
         }
         DiffReportOpts o = diff_report_opts(cli);
         const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
-        rc = close_output(cli, out, ReportAbba_write(a, titles, &o, out, err), err);
+        rc = close_output(cli, out,
+                          ReportAbba_write(a, titles, &o, cli->gate_on ? why : NULL, result,
+                                           out, err),
+                          err);
+    }
+    if (rc == EXIT_OK && cli->gate_on && (cli->format != FMT_TEXT || cli->mode == MODE_EXPORT)) {
+        fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
     }
     Abba_delete(a);
-    return rc;
+    return rc == EXIT_OK ? gate_rc : rc;
 }
 
 static int interactive(const Cli* cli) {

@@ -176,7 +176,9 @@ static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* 
     }
     ResultSet* rs = ResultSet_new("gate", gate_cols, 2);
     int r = ResultSet_addRow(rs);
-    ResultSet_setText(rs, r, 0, failed ? "failed" : "passed");
+    ResultSet_setText(rs, r, 0, failed == GATE_FAILED      ? "failed"
+                                : failed == GATE_UNTRUSTED ? "untrusted"
+                                                           : "passed");
     ResultSet_setText(rs, r, 1, gate);
     DcuStatus s = block(rs, "gate", "", NULL, NULL, 0, o, out, first, err);
     ResultSet_delete(rs);
@@ -275,7 +277,7 @@ DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, 
 }
 
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
-                           FILE* out, DcuError* err) {
+                           const char* gate, int gate_result, FILE* out, DcuError* err) {
     ResultSet* rs = NULL;
     DcuStatus s = ReportAbba_table(a, o->filter, o->sort, &rs, err);
     if (s != DCU_OK) {
@@ -315,6 +317,9 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
     if (s == DCU_OK) {
         s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",
                   abba_keys, "name", o->top ? o->top + rs->pinned : 0, o, out, &first, err);
+    }
+    if (s == DCU_OK && gate) {
+        s = gate_block(gate, gate_result, o, out, &first, err);
     }
     if (o->format == FMT_JSON) {
         fputs("\n}\n", out);

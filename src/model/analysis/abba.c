@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dcutop/diff.h"
+#include "dcutop/filter.h"
 #include "dcutop/xalloc.h"
 
 static void finish(AbbaRow* r) {
@@ -155,6 +156,7 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
     for (int k = 0; k < d->nrows; k++) {
         const DiffRow* dr = &d->rows[k];
         AbbaRow* r = add(a, &cap, dr->name, "kernel");
+        r->category = xstrdup(dr->category ? dr->category : "");
         r->v[0] = dr->va[0] / 1e6;
         r->v[3] = dr->va[1] / 1e6;
         r->v[1] = dr->vb[0] / 1e6;
@@ -182,12 +184,73 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
     return DCU_OK;
 }
 
+int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap,
+              DcuError* err) {
+    AbbaRow sum;
+    memset(&sum, 0, sizeof(sum));
+    const AbbaRow* r = a->nrows > a->decides ? &a->rows[a->decides] : &sum;
+    char what[300];
+    snprintf(what, sizeof(what), "A-B-B-A %s", a->nrows > a->decides ? r->name : "(no rows)");
+    if (part && *part) {
+        int is_cat = 0;
+        for (int i = 0; i < a->nrows; i++) {
+            is_cat |= a->rows[i].category && strcmp(a->rows[i].category, part) == 0;
+        }
+        Filter* f = NULL;
+        if (!is_cat && Filter_new(part, &f, err) != DCU_OK) {
+            return -1;
+        }
+        int n = 0;
+        for (int i = 0; i < a->nrows; i++) {
+            const AbbaRow* k = &a->rows[i];
+            if (k->category && (is_cat ? strcmp(k->category, part) == 0
+                                       : Filter_matches(f, k->name, strlen(k->name)))) {
+                for (int j = 0; j < 4; j++) {
+                    sum.v[j] += k->v[j];
+                }
+                n++;
+            }
+        }
+        Filter_delete(f);
+        if (n == 0) {
+            Error_set(err, DCU_ERR_USAGE, "--gate '%s': no kernel of this category or name", part);
+            return -1;
+        }
+        finish(&sum);
+        r = &sum;
+        snprintf(what, sizeof(what), "A-B-B-A %s '%s'", is_cat ? "category" : "kernels matching",
+                 part);
+    }
+    double change = r->effect_pct;
+    if (isnan(change)) {
+        change = r->effect > 0 ? INFINITY : 0;
+    }
+    int slower = change > pct;
+    int fail = slower && r->trusted;
+    int untrusted = slower && !r->trusted;
+    char amount[64], rule[160];
+    if (isfinite(change)) {
+        snprintf(amount, sizeof(amount), "effect %+.2f%%", change);
+    } else {
+        snprintf(amount, sizeof(amount), "new (no baseline time)");
+    }
+    const char* src = fabs(r->repeats) > fabs(r->drift) ? "repeats B2 - B1" : "drift A2 - A1";
+    snprintf(rule, sizeof(rule), "%s: |effect| %.4g ms %s noise %.4g ms (%s)",
+             r->trusted ? "trusted" : "untrusted", fabs(r->effect), r->trusted ? ">" : "<=",
+             r->noise, src);
+    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s",
+             fail ? "FAILED" : untrusted ? "WARNING" : "passed", what, amount, pct, rule,
+             untrusted ? ": an untrusted regression beyond the limit" : "");
+    return fail ? GATE_FAILED : untrusted ? GATE_UNTRUSTED : GATE_PASSED;
+}
+
 void Abba_delete(Abba* this) {
     if (!this) {
         return;
     }
     for (int i = 0; i < this->nrows; i++) {
         free(this->rows[i].name);
+        free(this->rows[i].category);
     }
     free(this->rows);
     free(this);
