@@ -248,6 +248,7 @@ static int load_traces(Session* ss, DcuError* err) {
         return rc;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
+        Ranks_storeWaiting(ss->db, err) != DCU_OK || /* a straggler's wait is not work */
         Efficiency_build(ss->db, ss->peaks, cli->has_peak ? &cli->peak : NULL, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
         (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {

@@ -226,6 +226,15 @@ static void advice(Doc* d, const SummaryData* s, int width) {
     }
 }
 
+/* A ceiling, or "wait" where there is none: time waiting for a straggler is not work. */
+static void ceiling_text(char* buf, size_t cap, const RsCell* c) {
+    if (!c || c->null) {
+        snprintf(buf, cap, "wait");
+    } else {
+        Format_ratio(buf, cap, c->d);
+    }
+}
+
 static void top_kernels(Doc* d, const SummaryData* s, int width) {
     char a[64];
     Doc_line(d);
@@ -245,7 +254,7 @@ static void top_kernels(Doc* d, const SummaryData* s, int width) {
         Doc_add(d, STYLE_NAME, "  %s", fit);
         Format_fit(text(s->hotspots, r, "category"), 12, 0, name, sizeof(name));
         Doc_add(d, STYLE_CATEGORY, " %s", name);
-        Format_ratio(a, sizeof(a), cell(s->hotspots, r, "ceiling")->d);
+        ceiling_text(a, sizeof(a), cell(s->hotspots, r, "ceiling"));
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s", cell(s->hotspots, r, "pct")->d, a);
         Doc_link(d, DOC_LINK_KERNEL, text(s->hotspots, r, "name"));
     }
@@ -269,7 +278,7 @@ static void categories(Doc* d, const SummaryData* s, int width) {
         Format_fit(text(s->categories, r, "category"), 12, 0, fit, sizeof(fit));
         int gemm = strcmp(text(s->categories, r, "group"), "GEMM") == 0;
         double p = cell(s->categories, r, "pct")->d;
-        Format_ratio(a, sizeof(a), cell(s->categories, r, "ceiling")->d);
+        ceiling_text(a, sizeof(a), cell(s->categories, r, "ceiling"));
         Doc_line(d);
         Doc_add(d, gemm ? STYLE_GEMM : STYLE_CATEGORY, "  %s", fit);
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s  ", p, a);
