@@ -609,10 +609,12 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
         double* p = xmalloc(sizeof(double) * (size_t)(nr + 1));
         double* k = xmalloc(sizeof(double) * (size_t)(nr + 1));
         int m = 0;
+        char wait[64]; /* time waiting for a straggler: no gain from speeding it up */
+        wait_category(db, wait, sizeof(wait));
         for (int i = 0; i < nr; i++) {
             int given;
             double f = factor_for(&rows[i], w, n, &given);
-            if (given) {
+            if (given && !(wait[0] && strcmp(rows[i].name, wait) == 0)) {
                 p[m] = (double)rows[i].total / (double)denom;
                 k[m++] = f;
             }
