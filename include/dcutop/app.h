@@ -49,6 +49,9 @@ int App_quitting(const App* this);
 const char* App_screenName(const App* this);
 const char* App_status(const App* this);
 
+/* Shows the Ranks screen (key 9) over the current one; a job opens there. */
+Reaction App_openRanks(App* this);
+
 /* The comparison (issue 8). App_setDiffSides gives the App the runs loaded path by path
  * (borrowed: they must outlive the App); abba: the four runs are A1 A2 in a, B1 B2 in b.
  * App_openDiff computes the comparison and shows the Diff screen: with na == nb == 0 from

@@ -11,7 +11,7 @@
 #include "dcutop/report.h"
 #include "dcutop/user_sql.h"
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3 };
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_GATE = 3, EXIT_GATE_UNTRUSTED = 4 };
 
 typedef enum { MODE_DEFAULT, MODE_REPORT, MODE_EXPORT, MODE_SAVE_DB, MODE_DUMP_RULES, MODE_HELP,
                MODE_VERSION, MODE_SQL } Mode;

@@ -133,28 +133,47 @@ ResultSet* Diff_summaryTable(const Diff* d);
 const char* Diff_noiseName(DiffNoise n);
 const char* Diff_presenceName(DiffPresence p);
 
-/* The CI gate: fails (returns 1) when the candidate's device kernel time, or the part named by
+/* The CI gate's answers: a trusted regression beyond the limit fails; one beyond the limit that
+ * the noise cannot tell from no change is untrusted (the caller warns, or fails with --strict). */
+enum { GATE_PASSED = 0, GATE_FAILED = 1, GATE_UNTRUSTED = 2 };
+
+/* The CI gate: GATE_FAILED when the candidate's device kernel time, or the part named by
  * part (a category name, else a PCRE2 over kernel names; NULL: all), is slower than the
  * baseline by more than pct percent and the change is not within noise (noise that cannot be
- * judged counts as a real change). why gets one line saying which and why. Returns 0 when it
- * passes, -1 on a bad pattern (err set). */
+ * judged counts as a real change); GATE_UNTRUSTED when it is slower by more than pct but
+ * within noise. why gets one line saying which and why ("gate passed: ...", "gate FAILED: ...",
+ * "gate WARNING: ..."). Returns -1 on a bad pattern (err set). */
 int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 /* A-B-B-A over four runs: effect = mean(B) - mean(A), drift = A2 - A1; trusted when
  * |effect| > |drift|. Rows: device kernel time, step time (when all four runs have steps),
  * then each kernel, largest |effect| first. */
+/* The A-B-B-A verdict. Runs in the order taken, A1 B1 B2 A2:
+ *   effect  = mean(B1, B2) - mean(A1, A2)
+ *   drift   = A2 - A1: the machine changing while the runs were taken
+ *   repeats = B2 - B1: how much two runs of the same code disagree
+ *   noise   = max(|drift|, |repeats|); a row is trusted only when |effect| > noise.
+ * One row per layer (device kernel time; the median step time when every run has steps) and
+ * per kernel. The decision rests on one layer: the step time (plain timing) when present,
+ * else device kernel time; when the layers disagree the verdict says so and which to believe. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
     const char* layer; /* "kernel" or "steps" (static) */
     double v[4];       /* A1, B1, B2, A2: ms */
     double mean_a, mean_b, effect, effect_pct, drift, drift_pct;
-    int trusted;
+    double repeats, repeats_pct; /* B2 - B1, ms, and % of B1 */
+    double noise;                /* max(|drift|, |repeats|), ms */
+    int trusted;                 /* |effect| > noise */
+    char* category;              /* a kernel row's category (owned); NULL on the layer rows */
 } AbbaRow;
 
 typedef struct Abba_ {
-    AbbaRow* rows;     /* owned */
+    AbbaRow* rows;     /* owned; rows[0] device kernel time, rows[1] step time if has_steps */
     int nrows;
     int has_steps;
+    int decides;       /* the layer row the verdict rests on: 1 (steps) when has_steps, else 0 */
+    int disagree;      /* 1: the two layer rows give different verdicts (trusted vs not, or
+                        * trusted effects of opposite sign) */
     char notes[512];
 } Abba;
 
@@ -162,7 +181,23 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
                        DcuError* err);
 void Abba_delete(Abba* this);
 /* "abba": name, layer, a1, b1, b2, a2, mean_a, mean_b, effect, effect_pct, drift, drift_pct,
- * verdict (trusted / untrusted); times in ms. */
+ * repeats, repeats_pct, noise, verdict (trusted / untrusted); times in ms. */
 ResultSet* Abba_table(const Abba* a);
+/* Why row r is (un)trusted, e.g. "TRUSTED (|effect| > noise 0.003 ms)" or "UNTRUSTED (the
+ * repeats B2 - B1 disagree by 1.071 ms >= |effect|)". Writes at most n bytes to buf. */
+const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n);
+/* The one verdict: which layer decides and what it says, e.g. "step time decides (plain
+ * timing): B faster by 2.1%, beyond its noise (0.05 ms, drift A2 - A1)". */
+const char* Abba_verdict(const Abba* a, char* buf, size_t n);
+/* When the layers disagree, what the other one says and which to believe; else "". */
+const char* Abba_disagreement(const Abba* a, char* buf, size_t n);
+/* 1 when the verdict is trusted (the deciding layer's row). */
+int Abba_trusted(const Abba* a);
+/* The CI gate on an A-B-B-A: on the layer the verdict rests on, or with part on the kernels of
+ * that category (else matching that PCRE2), their times summed per run. GATE_FAILED when the
+ * effect is a slowdown of more than pct percent and trusted (|effect| > noise), GATE_UNTRUSTED
+ * when it is more than pct but untrusted, else GATE_PASSED; -1 on a bad pattern (err set) or a
+ * part that matches no kernel. why: one line, as Diff_gate's. */
+int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 #endif

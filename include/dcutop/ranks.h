@@ -92,6 +92,18 @@ void Ranks_delete(Ranks* this);
 
 /* 1 when the runs are ranks of one job (2 or more, numbered by distributedInfo or pid/gpu). */
 int Ranks_isJob(const Ranks* this);
+/* The same answer from the database alone, without reading the dispatches (which runs have
+ * timed kernel dispatches, their distributedInfo ranks, and whether they are concurrent):
+ * cheap enough to choose the first screen. */
+int Ranks_isJobDb(TraceDb* db);
+/* 1 when the verdict found a straggler and the others' comm time is mostly waiting for it
+ * (their comm per straggling step over twice the straggler's own). */
+int Ranks_isWaiting(const Ranks* this);
+/* When the loaded runs are a job whose verdict says the comm time is waiting for a straggler,
+ * records it in the database (meta 'wait_category' = "comm", 'wait_rank'): Hotspots, the
+ * Summary and Categories then mark that time `wait` and give it no ceiling (query.h). Else
+ * clears it. Costs one Ranks_new pass, and nothing for a single run. */
+DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err);
 
 const char* Ranks_sourceName(RankSource s); /* "distributedInfo", "pid/gpu", "unknown" */
 

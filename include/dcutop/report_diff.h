@@ -17,14 +17,16 @@ typedef struct DiffReportOpts_ {
     const char* a_title, *b_title; /* the paths of each side */
 } DiffReportOpts;
 
-/* gate: the CI gate's line (Diff_gate), written last; NULL when no gate was asked for. */
+/* gate: the CI gate's line (Diff_gate), written last; NULL when no gate was asked for.
+ * gate_result: GATE_PASSED, GATE_FAILED or GATE_UNTRUSTED (the result column of CSV/JSON). */
 DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
-                           int gate_failed, FILE* out, DcuError* err);
+                           int gate_result, FILE* out, DcuError* err);
 /* The A-B-B-A table with the kernel rows filtered by a PCRE2 over names (NULL: all) and
  * sorted by a column key (NULL: largest |effect| first); the totals stay on top. *out owned. */
 DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
                            DcuError* err);
+/* gate, gate_result: as ReportDiff_write's (Abba_gate). */
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
-                           FILE* out, DcuError* err);
+                           const char* gate, int gate_result, FILE* out, DcuError* err);
 
 #endif

@@ -240,6 +240,16 @@ Reaction App_open(App* app, const ScreenOps* ops, const char* kernel, const char
     return REACT_REDRAW;
 }
 
+static Reaction go_to_screen(App* app, Action a);
+
+/* The Ranks screen is a top screen: a job opens on it as if 9 had been pressed. */
+Reaction App_openRanks(App* app) {
+    if (current(app)->ops == &RanksScreen) {
+        return REACT_REDRAW;
+    }
+    return go_to_screen(app, ACT_SCREEN_RANKS);
+}
+
 static void pop(App* app) {
     if (app->depth <= 1) {
         return;

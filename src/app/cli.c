@@ -71,7 +71,8 @@ static const char usage[] =
     "      --peaks FILE       device peaks (default: $XDG_CONFIG_HOME/dcutop/peaks if present,\n"
     "                         ahead of the built-in table)\n"
     "      --peak T,G         one roof for every device and type: T TFLOP/s, G GB/s\n"
-    "      --strict           rejected rows are an error (exit 1)\n"
+    "      --strict           rejected rows are an error (exit 1); with --fail-above an\n"
+    "                         untrusted regression beyond the limit exits 4\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --db-memory SIZE   most memory the trace database holds; the rest goes to a\n"
     "                         temporary file in TMPDIR (default 512M; 1M to 1P; 0: no bound)\n"
@@ -103,13 +104,15 @@ static const char usage[] =
     "                         --export diff, --format text|csv|json and -o in batch.\n"
     "                         `dcutop A B` (two paths of one run each) opens on the Diff screen\n"
     "      --abba A1 B1 B2 A2  four runs in the order taken: effect = mean(B) - mean(A),\n"
-    "                         drift = A2 - A1, trusted only when |effect| > |drift|; on device\n"
-    "                         kernel time, per kernel and on plain step times\n"
+    "                         noise = max(|A2 - A1|, |B2 - B1|), trusted only when |effect| >\n"
+    "                         noise; on device kernel time, per kernel and on plain step\n"
+    "                         times; the step time decides when every run has it\n"
     "      --match MODE       full (default: the full normalized kernel name) or short (the\n"
     "                         short name, for rebuilt code; such matches are marked fuzzy)\n"
-    "      --fail-above PCT   with --diff: exit 3 when B's device kernel time is slower than A's\n"
-    "                         by more than PCT percent and the change is outside noise; the\n"
-    "                         last line says which, and why\n"
+    "      --fail-above PCT   with --diff or --abba: exit 3 when B is slower than A by more\n"
+    "                         than PCT percent and the change is trusted (outside noise;\n"
+    "                         --abba: on the layer that decides); an untrusted one exits 0\n"
+    "                         with a warning (4 with --strict); the last line says which, and why\n"
     "      --gate PART        the gate looks only at a category (by name) or at the kernels\n"
     "                         whose names match a PCRE2 pattern\n"
     "\n"
@@ -119,7 +122,7 @@ static const char usage[] =
     "  -V, --version          version\n"
     "\n"
     "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error,\n"
-    "3 the --fail-above gate failed.\n";
+    "3 the --fail-above gate failed, 4 (--strict) the gate saw an untrusted regression.\n";
 
 const char* Cli_usage(void) {
     return usage;
@@ -384,8 +387,9 @@ static DcuStatus check_compare(Cli* cli, DcuError* err) {
         return Error_set(err, DCU_ERR_USAGE, "with %s, --export writes %s",
                          cli->abba ? "--abba" : "--diff", cli->abba ? "abba" : "diff");
     }
-    if (cli->gate_on && !cli->diff) {
-        return Error_set(err, DCU_ERR_USAGE, "--fail-above goes with --diff A B");
+    if (cli->gate_on && !cli->diff && !cli->abba) {
+        return Error_set(err, DCU_ERR_USAGE,
+                         "--fail-above goes with --diff A B or --abba A1 B1 B2 A2");
     }
     if (cli->gate && !cli->gate_on) {
         return Error_set(err, DCU_ERR_USAGE, "--gate goes with --fail-above PCT");

@@ -1,6 +1,8 @@
 /* compare_runs.c - loading the runs of a comparison, one database per path. */
 #include "compare_runs.h"
 
+#include <stdio.h>
+
 #include "dcutop/loader.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
@@ -39,6 +41,26 @@ int CompareRuns_isOneRun(const CompareRuns* this, int side, int i) {
                              "SELECT count(DISTINCT f.dir || '|' || f.run_tag) FROM"
                              " source_file f WHERE f.id IN"
                              " (SELECT file_id FROM used_file WHERE layer = 'kernel')") == 1;
+}
+
+/* distributedInfo of run i of side: the rank (-1 when not said) and the world size */
+static int64_t dist_of(const CompareRuns* this, int side, int i, int64_t* world) {
+    static const char* in_used = " FROM source_file WHERE id IN"
+                                 " (SELECT file_id FROM used_file WHERE layer = 'kernel')";
+    char sql[256];
+    snprintf(sql, sizeof(sql), "SELECT coalesce(max(dist_world), 0)%s", in_used);
+    *world = TraceDb_scalarInt(this->db[side][i], sql);
+    snprintf(sql, sizeof(sql), "SELECT coalesce(min(dist_rank), -1)%s", in_used);
+    return TraceDb_scalarInt(this->db[side][i], sql);
+}
+
+int CompareRuns_areRanks(const CompareRuns* this) {
+    if (this->n[0] != 1 || this->n[1] != 1) {
+        return 0;
+    }
+    int64_t w0 = 0, w1 = 0;
+    int64_t r0 = dist_of(this, 0, 0, &w0), r1 = dist_of(this, 1, 0, &w1);
+    return r0 >= 0 && r1 >= 0 && r0 != r1 && w0 == w1 && w0 >= 2;
 }
 
 void CompareRuns_done(CompareRuns* this) {

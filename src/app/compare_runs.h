@@ -23,6 +23,9 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
                           int strict, int64_t memory, TraceDb** db, DcuError* err);
 /* 1 when run i of side holds one run: one folder and one process tag among its kernel files. */
 int CompareRuns_isOneRun(const CompareRuns* this, int side, int i);
+/* 1 when the two sides are one run each and their files say (Kineto distributedInfo) they
+ * are two ranks of one job: different ranks of the same world size. Never a comparison. */
+int CompareRuns_areRanks(const CompareRuns* this);
 /* Frees every run; the struct is empty again. */
 void CompareRuns_done(CompareRuns* this);
 

@@ -16,16 +16,16 @@ static const char* const cat_keys[] = {"category", "group", "before", "after", "
                                        "delta_pct", "ratio", "calls_before", "calls_after",
                                        "share_pct", "noise", NULL};
 static const char* const abba_keys[] = {"name", "a1", "b1", "b2", "a2", "effect", "effect_pct",
-                                        "drift", "drift_pct", "verdict", NULL};
+                                        "drift", "drift_pct", "repeats", "verdict", NULL};
 static const char* const drop[] = {"category", "match", "calls_before", "calls_after",
                                    "share_pct", "ratio", "group", "a1", "a2", "b1", "b2", NULL};
-static const char* const abba_drop[] = {"effect_pct", "drift_pct", "b2", "a2", NULL};
+static const char* const abba_drop[] = {"effect_pct", "drift_pct", "repeats", "b2", "a2", NULL};
 static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct", "ratio",
                                        "group", NULL};
 
 /* The summary's height: what DiffView draws, kept to a third of the body. */
 static int summary_lines(const Screen* s, int h) {
-    int n = s->abba ? 2 + s->abba->has_steps : 5 + (s->diff->na > 1 || s->diff->nb > 1);
+    int n = s->abba ? 3 + s->abba->has_steps + s->abba->disagree : 5 + (s->diff->na > 1 || s->diff->nb > 1);
     const char* notes = s->abba ? s->abba->notes : s->diff->notes;
     for (const char* p = notes; *p; p++) {
         n += *p == '\n';

@@ -85,6 +85,55 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
                     xasprintf("Summary > gap before %s", label));
 }
 
+/* Pushes a screen opened with a sort, or on the row whose column key reads want. */
+static Reaction open_table_at(App* app, const ScreenOps* ops, const char* sort, const char* key,
+                              const char* want, char* crumb) {
+    Screen* n = Screen_new(ops);
+    n->crumb = crumb;
+    n->sort = sort ? xstrdup(sort) : NULL;
+    DcuError err;
+    if (App_push(app, n, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return REACT_REDRAW;
+    }
+    int c = key && n->rs ? ResultSet_columnIndex(n->rs, key) : -1;
+    for (int r = 0; c >= 0 && r < n->rs->nrows; r++) {
+        const RsCell* x = ResultSet_cellc(n->rs, r, c);
+        if (x->s && strcmp(x->s, want) == 0) {
+            n->tv.selected = r;
+            break;
+        }
+    }
+    return REACT_REDRAW;
+}
+
+/* Summary links to whole screens: "copies", "runs", "trace-gap" (the Trace at the largest
+ * idle gap), "short-kernels" (Hotspots, shortest average first), "ranks\tRUN" (Ranks on the
+ * rank of that run). */
+static Reaction summary_screen(App* app, const char* target) {
+    if (strcmp(target, "runs") == 0) { /* a run's line: the Runs screen */
+        return App_open(app, &RunsScreen, NULL, NULL, xstrdup("Summary > Runs"));
+    }
+    if (strcmp(target, "trace-gap") == 0) {
+        TraceLane lane;
+        int64_t at;
+        if (!TraceQuery_largestGap(App_db(app), &lane, &at)) {
+            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+            return REACT_REDRAW;
+        }
+        return TraceScreen_openAt(app, &lane, at);
+    }
+    if (strcmp(target, "short-kernels") == 0) {
+        return open_table_at(app, &HotspotsScreen, "avg_ns:asc", NULL, NULL,
+                             xstrdup("Summary > short kernels (shortest average first)"));
+    }
+    if (strncmp(target, "ranks\t", 6) == 0) {
+        return open_table_at(app, &RanksScreen, NULL, "run", target + 6,
+                             xstrdup("Summary > Ranks"));
+    }
+    return App_open(app, &CopiesScreen, NULL, NULL, xstrdup("Summary > Copies"));
+}
+
 static Reaction summary_enter(Screen* s, App* app) {
     if (!s->doc || s->doc_sel < 0 || s->doc_sel >= s->doc->n) {
         return REACT_NONE;
@@ -112,10 +161,7 @@ static Reaction summary_enter(Screen* s, App* app) {
         return REACT_NONE;
     }
     case DOC_LINK_SCREEN:
-        if (strcmp(l->target, "runs") == 0) { /* a run's line: the Runs screen */
-            return App_open(app, &RunsScreen, NULL, NULL, xstrdup("Summary > Runs"));
-        }
-        return App_open(app, &CopiesScreen, NULL, NULL, xstrdup("Summary > Copies"));
+        return summary_screen(app, l->target);
     default:
         return REACT_NONE;
     }

@@ -20,6 +20,7 @@
 #include "dcutop/names.h"
 #include "dcutop/out_file.h"
 #include "dcutop/query.h"
+#include "dcutop/ranks.h"
 #include "dcutop/report.h"
 #include "dcutop/report_diff.h"
 #include "dcutop/runs.h"
@@ -293,6 +294,7 @@ static int load_traces(Session* ss, DcuError* err) {
         return rc;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
+        Ranks_storeWaiting(ss->db, err) != DCU_OK || /* a straggler's wait is not work */
         Efficiency_build(ss->db, ss->peaks, cli->has_peak ? &cli->peak : NULL, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
         (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {
@@ -378,6 +380,9 @@ static int run_interactive(Session* ss, DcuError* err) {
         Term_size(&w, &h);
     }
     App* app = App_new(db, km, &ao, w, h);
+    if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
+        App_openRanks(app); /* a job opens on its ranks, however its files were given */
+    }
     if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
@@ -463,6 +468,27 @@ static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
 }
 
+/* The gate's exit code (GATE_* from Diff_gate / Abba_gate), and its line finished: an untrusted
+ * regression beyond the limit is a warning that passes, or with --strict exits 4. */
+static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
+    if (result == GATE_FAILED) {
+        return EXIT_GATE;
+    }
+    if (result != GATE_UNTRUSTED) {
+        return EXIT_OK;
+    }
+    const char* body = why + strlen("gate WARNING: ");
+    char tmp[1024];
+    snprintf(tmp, sizeof(tmp), "%s", strncmp(why, "gate WARNING: ", 14) == 0 ? body : why);
+    if (cli->strict) {
+        snprintf(why, cap, "gate FAILED (--strict: untrusted counts): %.900s (exit 4)", tmp);
+        return EXIT_GATE_UNTRUSTED;
+    }
+    snprintf(why, cap, "gate passed with a WARNING: %.900s, not counted (exit 0; --strict exits 4)",
+             tmp);
+    return EXIT_OK;
+}
+
 /* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
 static int run_diff(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
@@ -479,13 +505,14 @@ static int run_diff(Session* ss, DcuError* err) {
                      cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
-    char why[512] = "";
+    char why[1024] = "";
     int failed = 0;
     if (cli->gate_on && (failed = Diff_gate(d, cli->fail_above, cli->gate, why, sizeof(why),
                                             err)) < 0) {
         Diff_delete(d);
         return fail(err, EXIT_USAGE);
     }
+    int gate_rc = cli->gate_on ? gate_exit(cli, failed, why, sizeof(why)) : EXIT_OK;
     DcuStatus s;
     if (cli->mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
@@ -509,7 +536,7 @@ static int run_diff(Session* ss, DcuError* err) {
         fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
     }
     Diff_delete(d);
-    return rc == EXIT_OK && failed ? EXIT_GATE : rc;
+    return rc == EXIT_OK ? gate_rc : rc;
 }
 
 /* --abba A1 B1 B2 A2 */
@@ -530,6 +557,14 @@ static int run_abba(Session* ss, DcuError* err) {
         DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
+    char why[1024] = "";
+    int result = 0;
+    if (cli->gate_on && (result = Abba_gate(a, cli->fail_above, cli->gate, why, sizeof(why),
+                                            err)) < 0) {
+        Abba_delete(a);
+        return fail(err, EXIT_USAGE);
+    }
+    int gate_rc = cli->gate_on ? gate_exit(cli, result, why, sizeof(why)) : EXIT_OK;
     if (cli->mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
         DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, &rs, err);
@@ -543,10 +578,16 @@ static int run_abba(Session* ss, DcuError* err) {
         }
         DiffReportOpts o = diff_report_opts(cli);
         const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
-        rc = output_exit(&out, ReportAbba_write(a, titles, &o, out.fp, err), err);
+        rc = output_exit(&out,
+                         ReportAbba_write(a, titles, &o, cli->gate_on ? why : NULL, result,
+                                          out.fp, err),
+                         err);
+    }
+    if (rc == EXIT_OK && cli->gate_on && (cli->format != FMT_TEXT || cli->mode == MODE_EXPORT)) {
+        fprintf(stderr, "dcutop: %s\n", why); /* CSV/JSON stay parseable: the verdict also here */
     }
     Abba_delete(a);
-    return rc;
+    return rc == EXIT_OK ? gate_rc : rc;
 }
 
 static int interactive(const Cli* cli) {
@@ -565,7 +606,8 @@ static int two_runs(Session* ss) {
     Error_clear(&e);
     int ok = load_run(ss, cli->paths[0], 0, 1, &e) == EXIT_OK &&
              load_run(ss, cli->paths[1], 1, 1, &e) == EXIT_OK &&
-             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0);
+             CompareRuns_isOneRun(&ss->cmp, 0, 0) && CompareRuns_isOneRun(&ss->cmp, 1, 0) &&
+             !CompareRuns_areRanks(&ss->cmp); /* two ranks of one job: the job, not a diff */
     if (!ok) {
         CompareRuns_done(&ss->cmp);
     }

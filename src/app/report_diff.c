@@ -26,7 +26,8 @@ static const char* const cat_keys[] = {"category", "group", "before", "after", "
                                        "delta_pct", "ratio", "calls_before", "calls_after",
                                        "share_pct", "noise", NULL};
 static const char* const abba_keys[] = {"name", "layer", "a1", "b1", "b2", "a2", "effect",
-                                        "effect_pct", "drift", "drift_pct", "verdict", NULL};
+                                        "effect_pct", "drift", "drift_pct", "repeats",
+                                        "verdict", NULL};
 
 static const RsColumn note_cols[] = {{"note", "Note", CT_TEXT}};
 
@@ -176,7 +177,9 @@ static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* 
     }
     ResultSet* rs = ResultSet_new("gate", gate_cols, 2);
     int r = ResultSet_addRow(rs);
-    ResultSet_setText(rs, r, 0, failed ? "failed" : "passed");
+    ResultSet_setText(rs, r, 0, failed == GATE_FAILED      ? "failed"
+                                : failed == GATE_UNTRUSTED ? "untrusted"
+                                                           : "passed");
     ResultSet_setText(rs, r, 1, gate);
     DcuStatus s = block(rs, "gate", "", NULL, NULL, 0, o, out, first, err);
     ResultSet_delete(rs);
@@ -275,7 +278,7 @@ DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, 
 }
 
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
-                           FILE* out, DcuError* err) {
+                           const char* gate, int gate_result, FILE* out, DcuError* err) {
     ResultSet* rs = NULL;
     DcuStatus s = ReportAbba_table(a, o->filter, o->sort, &rs, err);
     if (s != DCU_OK) {
@@ -286,16 +289,22 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
     if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s A-B-B-A: A1 = %s, B1 = %s, B2 = %s, A2 = %s\n", DCUTOP_VERSION,
                 titles[0], titles[1], titles[2], titles[3]);
-        fputs("effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1; a verdict is trusted only "
-              "when |effect| > |drift|\n",
+        fputs("effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1; repeats = B2 - B1; noise = "
+              "the larger of |drift| and |repeats|; a verdict is trusted only when |effect| > "
+              "noise\n",
               out);
+        char why[256], verdict[1024];
         for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
             const AbbaRow* r = &a->rows[i];
-            fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%): %s\n",
-                    r->name, r->effect, r->effect_pct, r->drift, r->drift_pct,
-                    r->trusted ? "TRUSTED (|effect| > |drift|)"
-                               : "UNTRUSTED (|drift| >= |effect|: the machine changed between "
-                                 "runs)");
+            fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%), repeats "
+                         "%+.4g ms (%+.2f%%): %s\n",
+                    r->name, r->effect, r->effect_pct, r->drift, r->drift_pct, r->repeats,
+                    r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
+        }
+        fprintf(out, "Verdict: %s %s\n", Abba_trusted(a) ? "TRUSTED:" : "UNTRUSTED:",
+                Abba_verdict(a, verdict, sizeof(verdict)));
+        if (*Abba_disagreement(a, verdict, sizeof(verdict))) {
+            fprintf(out, "  %s\n", verdict);
         }
     } else if (o->format == FMT_JSON) {
         fputs("{", out);
@@ -309,6 +318,9 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
     if (s == DCU_OK) {
         s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",
                   abba_keys, "name", o->top ? o->top + rs->pinned : 0, o, out, &first, err);
+    }
+    if (s == DCU_OK && gate) {
+        s = gate_block(gate, gate_result, o, out, &first, err);
     }
     if (o->format == FMT_JSON) {
         fputs("\n}\n", out);

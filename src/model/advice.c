@@ -320,7 +320,7 @@ static void rule_straggler(const Facts* f, Sink* k) {
     free(v);
     snprintf(a->why, sizeof(a->why), "balance its work: the other ranks wait for it in "
              "collectives (that wait is not a communication cost to optimise)");
-    snprintf(a->target, sizeof(a->target), "%s", "");
+    snprintf(a->target, sizeof(a->target), "%s", s->label); /* Summary: Ranks on this run */
     /* the comm category is mostly that wait: it is not a cost to optimise */
     for (int i = 0; i < k->list->n; i++) {
         Advice* c = &k->list->items[i];

@@ -95,16 +95,25 @@ int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
 
 int DiffView_abbaSummary(const Abba* a, Canvas* c, int y0, int max_h) {
     int y = y0, end = y0 + max_h;
-    char t[512];
+    char t[1024];
     y += line(c, y, end, "A-B-B-A", STYLE_DEFAULT,
-              "effect = mean(B) - mean(A), drift = A2 - A1; trusted when |effect| > |drift|");
+              "effect = mean(B) - mean(A); noise = max(|A2 - A1|, |B2 - B1|); trusted when "
+              "|effect| > noise");
     for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
         const AbbaRow* r = &a->rows[i];
-        snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  drift %+.4g ms (%+.2f%%)  %s", r->effect,
-                 r->effect_pct, r->drift, r->drift_pct,
-                 r->trusted ? "TRUSTED" : "UNTRUSTED: the drift is larger than the effect");
+        const char* src = fabs(r->repeats) > fabs(r->drift) ? "B2-B1" : "drift";
+        snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  noise %.4g ms (%s)  %s%s", r->effect,
+                 r->effect_pct, r->noise, src, r->trusted ? "TRUSTED" : "UNTRUSTED",
+                 i == a->decides ? "  <- decides" : "");
         y += line(c, y, end, i == 0 ? "Kernel time" : "Step time",
                   r->trusted ? STYLE_NUMBER : STYLE_WARNING, t);
+    }
+    char v[900];
+    snprintf(t, sizeof(t), "%s %s", Abba_trusted(a) ? "TRUSTED:" : "UNTRUSTED:",
+             Abba_verdict(a, v, sizeof(v)));
+    y += line(c, y, end, "Verdict", Abba_trusted(a) ? STYLE_NUMBER : STYLE_WARNING, t);
+    if (*Abba_disagreement(a, v, sizeof(v))) {
+        y += line(c, y, end, "Disagree", STYLE_WARNING, v + strlen("The layers disagree: "));
     }
     for (const char* p = a->notes; *p && y < end;) {
         const char* nl = strchr(p, '\n');

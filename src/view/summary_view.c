@@ -139,29 +139,54 @@ static void head(Doc* d, const SummaryData* s, int width) {
     totals_lines(d, s, LW, bar_width(width));
 }
 
-/* What Enter on an opportunity opens: its category, kernel, gap or screen. */
+/* Gap row r of the gaps view as a link: "file\tgpu\tstream\tat_ns\tnext kernel". */
+static void gap_link(Doc* d, const SummaryData* s, int r) {
+    char link[1200];
+    const RsCell* fid = cell(s->gaps, r, "file_id");
+    const RsCell* gpu = cell(s->gaps, r, "gpu");
+    const RsCell* stream = cell(s->gaps, r, "stream");
+    const RsCell* at = cell(s->gaps, r, "at_ns");
+    snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+             fid && !fid->null ? fid->i : 0, gpu && !gpu->null ? gpu->i : -1,
+             stream && !stream->null ? stream->i : -1, at && !at->null ? at->i : 0,
+             text(s->gaps, r, "after"));
+    Doc_link(d, DOC_LINK_GAP, link);
+}
+
+/* What Enter on an opportunity opens: where its evidence is. Every opportunity leads
+ * somewhere: GPU idle -> the Trace at the largest gap; a straggler -> Ranks on its rank; a
+ * category -> its kernels; launch-bound -> the short kernels; copies -> Copies; a kernel ->
+ * its detail; run-to-run variability -> Runs. */
 static void advice_link(Doc* d, const Advice* a, const SummaryData* s) {
-    if (!a->target[0] && a->kind != ADV_COPIES) {
-        return;
-    }
+    char t[1100];
     switch (a->kind) {
     case ADV_CATEGORY:
         Doc_link(d, DOC_LINK_CATEGORY, a->target);
         break;
     case ADV_IDLE:
-        if (s->gaps && s->gaps->nrows > 0) {
-            char g[1200];
-            snprintf(g, sizeof(g), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
-                     cell(s->gaps, 0, "gpu")->i, cell(s->gaps, 0, "stream")->i,
-                     cell(s->gaps, 0, "at_ns")->i, text(s->gaps, 0, "after"));
-            Doc_link(d, DOC_LINK_GAP, g);
+        if (s->gaps && s->gaps->nrows > 0 && cell(s->gaps, 0, "file_id")) {
+            gap_link(d, s, 0);
+        } else {
+            Doc_link(d, DOC_LINK_SCREEN, "trace-gap");
         }
         break;
     case ADV_COPIES:
         Doc_link(d, DOC_LINK_SCREEN, "copies");
         break;
+    case ADV_LAUNCH:
+        Doc_link(d, DOC_LINK_SCREEN, "short-kernels");
+        break;
+    case ADV_STRAGGLER: /* target: the straggler's run label */
+        snprintf(t, sizeof(t), "ranks\t%s", a->target);
+        Doc_link(d, DOC_LINK_SCREEN, t);
+        break;
+    case ADV_VARIABILITY:
+        Doc_link(d, DOC_LINK_SCREEN, "runs");
+        break;
     default:
-        Doc_link(d, DOC_LINK_KERNEL, a->target);
+        if (a->target[0]) {
+            Doc_link(d, DOC_LINK_KERNEL, a->target);
+        }
         break;
     }
 }
@@ -187,7 +212,9 @@ static void advice(Doc* d, const SummaryData* s, int width) {
         Advice_ceilingText(a, c, sizeof(c));
         /* "  1.   1.64x   38.9% kernel  copy kernels (direct_copy, roll, ...)" */
         snprintf(line, sizeof(line), "%5.1f%% %-6s ", 100.0 * a->share,
-                 strncmp(a->basis, "wall", 4) == 0 ? "wall" : "kernel");
+                 strncmp(a->basis, "wall", 4) == 0   ? "wall"
+                 : strncmp(a->basis, "step", 4) == 0 ? "step" /* a straggler: of step time */
+                                                     : "kernel");
         Doc_line(d);
         Doc_add(d, STYLE_NUMBER, "  %d. %7s%s %s", i + 1, c, a->capped ? "~" : " ", line);
         Format_cutEnd(a->what, width - 29 > 10 ? width - 29 : 10, cut, sizeof(cut));
@@ -197,6 +224,15 @@ static void advice(Doc* d, const SummaryData* s, int width) {
     if (l->n == 0) {
         Doc_line(d);
         Doc_add(d, STYLE_DIM, "  nothing holds 5%% or more of its basis");
+    }
+}
+
+/* A ceiling, or "wait" where there is none: time waiting for a straggler is not work. */
+static void ceiling_text(char* buf, size_t cap, const RsCell* c) {
+    if (!c || c->null) {
+        snprintf(buf, cap, "wait");
+    } else {
+        Format_ratio(buf, cap, c->d);
     }
 }
 
@@ -219,7 +255,7 @@ static void top_kernels(Doc* d, const SummaryData* s, int width) {
         Doc_add(d, STYLE_NAME, "  %s", fit);
         Format_fit(text(s->hotspots, r, "category"), 12, 0, name, sizeof(name));
         Doc_add(d, STYLE_CATEGORY, " %s", name);
-        Format_ratio(a, sizeof(a), cell(s->hotspots, r, "ceiling")->d);
+        ceiling_text(a, sizeof(a), cell(s->hotspots, r, "ceiling"));
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s", cell(s->hotspots, r, "pct")->d, a);
         Doc_link(d, DOC_LINK_KERNEL, text(s->hotspots, r, "name"));
     }
@@ -243,7 +279,7 @@ static void categories(Doc* d, const SummaryData* s, int width) {
         Format_fit(text(s->categories, r, "category"), 12, 0, fit, sizeof(fit));
         int gemm = strcmp(text(s->categories, r, "group"), "GEMM") == 0;
         double p = cell(s->categories, r, "pct")->d;
-        Format_ratio(a, sizeof(a), cell(s->categories, r, "ceiling")->d);
+        ceiling_text(a, sizeof(a), cell(s->categories, r, "ceiling"));
         Doc_line(d);
         Doc_add(d, gemm ? STYLE_GEMM : STYLE_CATEGORY, "  %s", fit);
         Doc_add(d, STYLE_NUMBER, "%6.2f%% %7s  ", p, a);
@@ -296,15 +332,7 @@ static void gap_rows(Doc* d, const SummaryData* s, int width) {
         Doc_line(d);
         Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", LW, "", a, b);
         Doc_add(d, STYLE_NAME, "%s", cut);
-        char link[1200];
-        const RsCell* fid = cell(s->gaps, r, "file_id");
-        const RsCell* gpu = cell(s->gaps, r, "gpu");
-        const RsCell* stream = cell(s->gaps, r, "stream");
-        snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
-                 fid && !fid->null ? fid->i : 0, gpu && !gpu->null ? gpu->i : -1,
-                 stream && !stream->null ? stream->i : -1, at && !at->null ? at->i : 0,
-                 text(s->gaps, r, "after"));
-        Doc_link(d, DOC_LINK_GAP, link);
+        gap_link(d, s, r);
     }
 }
 

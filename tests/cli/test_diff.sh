@@ -106,7 +106,7 @@ for r in csv.DictReader(open('$TMP/jit.csv')):
     lo, hi, d = int(r['ci_lo']), int(r['ci_hi']), int(r['delta'])
     if not (lo <= 0 <= hi and lo <= d <= hi): sys.exit(1)"
 exits "jitter: --fail-above 0 passes (within noise)" 0 $DCUTOP -q --diff "$TMP/jit" "$TMP/jit2" --fail-above 0
-check "jitter: the gate line says within noise" grep -q "^gate passed: .*within noise" "$TMP/out"
+check "jitter: the gate line says within noise (a warning: +0.13% is beyond +0% but untrusted)" grep -q "^gate passed with a WARNING: .*within noise" "$TMP/out"
 $DCUTOP -q --export diff "$TMP/jit" "$TMP/jit2" -o "$TMP/jit_b.csv"
 check "jitter: the bootstrap is deterministic (same CSV twice)" cmp -s "$TMP/jit.csv" "$TMP/jit_b.csv"
 
@@ -207,10 +207,104 @@ EOF
 )"
 same "injected drift: untrusted" "untrusted" "$(echo "$exp" | cut -d' ' -f5)"
 
+# ---------------------------------------------------------------- verdicts that weigh every source of noise (issue 21)
+# noise = max(|drift A2 - A1|, |repeats B2 - B1|); trusted only when |effect| > noise, per layer;
+# one verdict, resting on the step time when every run has it; the layers' disagreement said.
+$DCUTOP -q --export abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" -o "$TMP/abba2.csv"
+$DCUTOP -q --abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" >"$TMP/abba2.txt"
+# verdict_check DIR_A1 DIR_B1 DIR_B2 DIR_A2 CSV REPORT: python3 over the raw step-times.json
+verdict_check() {
+    python3 - "$@" <<'EOF'
+import csv, json, statistics, sys
+dirs, csvf, rep = sys.argv[1:5], sys.argv[5], open(sys.argv[6]).read()
+m = [statistics.median(json.load(open(d + "/step-times.json"))["step_ms_events"]) for d in dirs]
+a1, b1, b2, a2 = m
+eff, drift, repeats = (b1 + b2) / 2 - (a1 + a2) / 2, a2 - a1, b2 - b1
+trusted = abs(eff) > max(abs(drift), abs(repeats))
+rows = {r["name"]: r for r in csv.DictReader(open(csvf))}
+st, kt = rows["step time (median)"], rows["device kernel time"]
+bad = []
+for key, want in (("effect", eff), ("drift", drift), ("repeats", repeats),
+                  ("noise", max(abs(drift), abs(repeats)))):
+    if abs(float(st[key]) - want) > 1e-6:
+        bad.append("step %s %s != %.6f" % (key, st[key], want))
+if st["verdict"] != ("trusted" if trusted else "untrusted"):
+    bad.append("step verdict %s, python says trusted=%s" % (st["verdict"], trusted))
+# the layer lines of the report agree with the table, and never two opposite TRUSTED lines
+lines = {n: l for l in rep.split("\n") for n in ("device kernel time", "step time (median)")
+         if l.startswith("  " + n) and " effect " in l}
+for n, r in (("device kernel time", kt), ("step time (median)", st)):
+    if (": TRUSTED" in lines[n]) != (r["verdict"] == "trusted"):
+        bad.append("report line of %s disagrees with its row" % n)
+if kt["verdict"] == st["verdict"] == "trusted" and float(kt["effect"]) * float(st["effect"]) < 0:
+    bad.append("two contradictory trusted layers")
+v = [l for l in rep.split("\n") if l.startswith("Verdict: ")]
+want = "Verdict: %s: step time decides" % ("TRUSTED" if trusted else "UNTRUSTED")
+if len(v) != 1 or not v[0].startswith(want):
+    bad.append("verdict line %r, want %r" % (v, want))
+disagree = kt["verdict"] != st["verdict"] or (
+    st["verdict"] == "trusted" and float(kt["effect"]) * float(st["effect"]) < 0)
+said = "The layers disagree: device kernel time says" in rep and "Believe step time" in rep
+if disagree != said:
+    bad.append("disagreement said: %s, expected: %s" % (said, disagree))
+print("\n".join(bad) if bad else "consistent")
+EOF
+}
+same "abba real: verdict lines consistent with the repeats (B1 vs B2, A1 vs A2 medians of step-times.json)" \
+    consistent "$(verdict_check "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" "$TMP/abba2.csv" "$TMP/abba2.txt")"
+# crafted: the kernels 3% faster in both B runs (trusted); the steps' repeats disagree by
+# 0.369 ms (B1 4.948, B2 5.317) while A1 and A2 agree: step time untrusted, and it decides
+gen "$TMP/r_a1" "$G:40:1000:1" "$E:40:500:1"
+gen "$TMP/r_b1" "$G:40:1000:0.97" "$E:40:500:1"
+gen "$TMP/r_b2" "$G:40:1000:0.97" "$E:40:500:1"
+gen "$TMP/r_a2" "$G:40:1000:1" "$E:40:500:1"
+for r in "a1 5.000" "b1 4.948" "b2 5.317" "a2 5.002"; do
+    set -- $r
+    printf '{"step_ms_events": [%s, %s, %s]}' "$2" "$2" "$2" >"$TMP/r_$1/step-times.json"
+done
+$DCUTOP -q --export abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" -o "$TMP/rep.csv"
+$DCUTOP -q --abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" >"$TMP/rep.txt"
+same "repeats that disagree: verdict lines consistent with step-times.json" \
+    consistent "$(verdict_check "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" "$TMP/rep.csv" "$TMP/rep.txt")"
+check "repeats that disagree: step time untrusted, the repeats named" grep -q "step time (median) .*UNTRUSTED (the repeats B2 - B1 disagree by 0.369 ms" "$TMP/rep.txt"
+check "repeats that disagree: one verdict, untrusted, on step time" grep -q "^Verdict: UNTRUSTED: step time decides (plain timing)" "$TMP/rep.txt"
+check "repeats that disagree: the layers' disagreement and which to believe" grep -q "The layers disagree: device kernel time says B faster by .* Believe step time" "$TMP/rep.txt"
+# crafted: the kernels' B repeats disagree (B1 0.95, B2 0.75 of A: effect -15%, repeats -20%)
+gen "$TMP/k_b1" "$G:40:1000:0.95" "$E:40:500:0.95"
+gen "$TMP/k_b2" "$G:40:1000:0.75" "$E:40:500:0.75"
+$DCUTOP -q --export abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1" -o "$TMP/krep.csv"
+same "kernel repeats that disagree more than the effect: untrusted (drift 0)" "untrusted" "$(col "$TMP/krep.csv" name "device kernel time" verdict)"
+same "kernel repeats: the gemm row untrusted too" "untrusted" "$(col "$TMP/krep.csv" name "$G" verdict)"
+$DCUTOP -q --abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1" >"$TMP/krep.txt"
+check "no steps: device kernel time decides" grep -q "^Verdict: UNTRUSTED: device kernel time decides (no step timing in every run)" "$TMP/krep.txt"
+
+# ---------------------------------------------------------------- a CI gate on every comparison (issue 21)
+# exit 3 only for a trusted regression beyond the limit; an untrusted one exits 0 with a warning
+# on the last line, or 4 with --strict; the last line says which, and why
+gen "$TMP/g_a" "$G:40:1000:1" "$E:40:500:1"
+gen "$TMP/g_slow" "$G:40:1000:1.2" "$E:40:500:1.2"
+gen "$TMP/g_b1" "$G:40:1000:1.05" "$E:40:500:1.05"
+gen "$TMP/g_b2" "$G:40:1000:1.4" "$E:40:500:1.4"
+exits "abba gate: a trusted 20% regression fails (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1
+check "abba gate: the last line says FAILED, trusted, and why" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED: A-B-B-A device kernel time effect +20.00% (limit +1%), trusted: |effect| .* > noise 0 ms'"
+exits "abba gate: --gate on the gemm kernels fails too (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 --gate gemm_
+exits "abba gate: B faster passes (exit 0)" 0 $DCUTOP -q --abba "$TMP/g_slow" "$TMP/g_a" "$TMP/g_a" "$TMP/g_slow" --fail-above 1
+check "abba gate: the last line says passed" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed: A-B-B-A device kernel time effect -16.67% (limit +1%), trusted'"
+exits "abba gate: beyond the limit but the repeats disagree more: exit 0" 0 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a" --fail-above 1
+check "abba gate: untrusted: the last line warns and says why" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: A-B-B-A device kernel time effect +22.50% (limit +1%), untrusted: |effect| .* <= noise .* (repeats B2 - B1): an untrusted regression beyond the limit, not counted (exit 0; --strict exits 4)$'"
+exits "abba gate: untrusted with --strict exits 4" 4 $DCUTOP -q --strict --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a" --fail-above 1
+check "abba gate: --strict: the last line says FAILED, untrusted" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED (--strict: untrusted counts): A-B-B-A device kernel time .* (exit 4)$'"
+exits "abba gate: --export abba keeps the exit code" 3 $DCUTOP -q --export abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 -o "$TMP/gate.csv"
+check "abba gate: --export says the verdict on stderr" grep -q "gate FAILED: A-B-B-A" "$TMP/err"
+exits "abba gate: a --gate that names nothing is a usage error" 2 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 --gate nosuchkernel
+exits "diff gate: within noise beyond the limit: exit 0 with a warning" 0 $DCUTOP -q --diff "$TMP/jit" "$TMP/jit2" --fail-above 0 --gate add_k
+check "diff gate: the last line warns" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: kernels matching .* within noise: an untrusted regression beyond the limit, not counted'"
+exits "diff gate: the same with --strict exits 4" 4 $DCUTOP -q --strict --diff "$TMP/jit" "$TMP/jit2" --fail-above 0 --gate add_k
+
 # ---------------------------------------------------------------- usage
 exits "--diff needs two paths" 2 $DCUTOP --diff "$TMP/base"
 exits "--abba needs four paths" 2 $DCUTOP --abba "$TMP/base" "$TMP/base"
-exits "--fail-above needs --diff" 2 $DCUTOP --fail-above 3 "$TMP/base"
+exits "--fail-above needs --diff or --abba" 2 $DCUTOP --fail-above 3 "$TMP/base"
 exits "--gate needs --fail-above" 2 $DCUTOP --diff --gate gemm "$TMP/base" "$TMP/base"
 exits "--match takes full or short" 2 $DCUTOP --diff --match fuzzy "$TMP/base" "$TMP/base"
 exits "a missing side is a runtime error" 1 $DCUTOP -q --diff "$TMP/base" "$TMP/nope"

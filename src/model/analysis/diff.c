@@ -562,6 +562,7 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
     double change = before > 0 ? 100.0 * (after - before) / before : (after > 0 ? INFINITY : 0);
     int slower = change > pct;
     int fail = slower && r->noise != DIFF_NOISE_WITHIN;
+    int untrusted = slower && !fail;
     const char* noise = r->noise == DIFF_NOISE_WITHIN
                             ? "within noise"
                             : (r->noise == DIFF_NOISE_OUTSIDE ? "outside noise"
@@ -572,12 +573,12 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
     } else {
         snprintf(amount, sizeof(amount), "new (no baseline time)");
     }
-    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s", fail ? "FAILED" : "passed", what,
-             amount, pct, noise,
+    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s",
+             fail ? "FAILED" : untrusted ? "WARNING" : "passed", what, amount, pct, noise,
              fail ? (r->noise == DIFF_NOISE_UNKNOWN ? ": counted as a real change" : "")
-                  : (slower ? ": not counted" : ""));
+                  : (untrusted ? ": an untrusted regression beyond the limit" : ""));
     free(g.va);
     free(g.vb);
     free(g.boot);
-    return fail;
+    return fail ? GATE_FAILED : untrusted ? GATE_UNTRUSTED : GATE_PASSED;
 }

@@ -310,6 +310,27 @@ static void hot_efficiency(ResultSet* rs, int r, sqlite3_stmt* st, int sc) {
     }
 }
 
+/* The category whose time is waiting for a straggler rank (ranks.h Ranks_storeWaiting), or
+ * "" : its time is not work, so it is marked `wait` and has no ceiling. */
+static void wait_category(TraceDb* db, char* buf, size_t cap) {
+    buf[0] = '\0';
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db, "SELECT value FROM meta WHERE key = 'wait_category'", &st, NULL) ==
+        DCU_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            snprintf(buf, cap, "%s", (const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+}
+
+/* The footer that says why the wait category has no ceiling. */
+static char* wait_footer(const char* wait) {
+    return xasprintf("%s kernels: waiting for a straggler rank (Ranks, 9), not work: no ceiling",
+                     wait);
+}
+
+
 static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     sqlite3_stmt* st = NULL;
@@ -341,6 +362,8 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
     ResultSet* rs = ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_OUTLIERS + 1);
     int basis_id = Query_amdahlBasis(db);
     double basis = basis_id ? (double)Query_basisNs(db, basis_id) : total;
+    char wait[64];
+    wait_category(db, wait, sizeof(wait));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int r = ResultSet_addRow(rs);
@@ -353,8 +376,10 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         /* the share and the ceiling over the same basis (one basis at a time) */
         double p = basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0;
         ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
-        ResultSet_setReal(rs, r, H_CEIL,
-                          Amdahl_ceiling(basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0));
+        const char* cat = ResultSet_cell(rs, r, H_CAT)->s;
+        if (!(wait[0] && cat && strcmp(cat, wait) == 0)) { /* waiting: no ceiling (NULL) */
+            ResultSet_setReal(rs, r, H_CEIL, Amdahl_ceiling(p));
+        }
         if (eff) {
             hot_efficiency(rs, r, st, H_SD + 4);
         }
@@ -366,6 +391,9 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
+    }
+    if (wait[0] && !rs->footer) {
+        rs->footer = wait_footer(wait);
     }
     return finish(rs, o, "total_ns", out, err);
 }
@@ -581,10 +609,12 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
         double* p = xmalloc(sizeof(double) * (size_t)(nr + 1));
         double* k = xmalloc(sizeof(double) * (size_t)(nr + 1));
         int m = 0;
+        char wait[64]; /* time waiting for a straggler: no gain from speeding it up */
+        wait_category(db, wait, sizeof(wait));
         for (int i = 0; i < nr; i++) {
             int given;
             double f = factor_for(&rows[i], w, n, &given);
-            if (given) {
+            if (given && !(wait[0] && strcmp(rows[i].name, wait) == 0)) {
                 p[m] = (double)rows[i].total / (double)denom;
                 k[m++] = f;
             }
@@ -599,7 +629,7 @@ DcuStatus Query_projectionBasis(TraceDb* db, const WhatIf* w, int n, int basis, 
 }
 
 static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t total,
-                    int64_t basis, int given, double k) {
+                    int64_t basis, int given, double k, const char* wait) {
     int r = ResultSet_addRow(rs);
     int64_t t = c->total;
     (void)total;
@@ -613,6 +643,14 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
         ResultSet_setInt(rs, r, C_VAR, c->var);
     }
     ResultSet_setReal(rs, r, C_PCT, 100.0 * pb); /* the share shown is of the same basis */
+    if (wait && *wait && strcmp(c->name, wait) == 0) { /* waiting: no ceiling, no gain */
+        ResultSet_setText(rs, r, C_GROUP, "wait");
+        if (given) {
+            ResultSet_setReal(rs, r, C_K, k);
+            ResultSet_setReal(rs, r, C_SPEEDUP, 1.0);
+        }
+        return;
+    }
     ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pb));
     if (given) {
         ResultSet_setReal(rs, r, C_K, k);
@@ -658,6 +696,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         return s;
     }
     ResultSet* rs = ResultSet_new("categories", cat_cols, NCOLS(cat_cols));
+    char wait[64];
+    wait_category(db, wait, sizeof(wait));
     WhatIf* wr = resolve_what_if(db, w, nw); /* "X%peak" entries as factors */
     int basis_id = Query_amdahlBasis(db);
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
@@ -683,7 +723,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
                 fk = wr[i].k;
             }
         }
-        cat_row(rs, &sum, "group", total, basis, given, fk);
+        cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
     }
     rs->pinned = 2;
     for (int i = 0; i < nr; i++) {
@@ -692,7 +732,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         }
         int given;
         double fk = factor_for(&rows[i], wr, nw, &given);
-        cat_row(rs, &rows[i], rows[i].is_gemm ? "GEMM" : "non-GEMM", total, basis, given, fk);
+        cat_row(rs, &rows[i], rows[i].is_gemm ? "GEMM" : "non-GEMM", total, basis, given, fk,
+                wait);
     }
     if (basis_id && basis != total) {
         /* over wall time, GPU idle is a part of the run like a category: its ceiling says
@@ -701,7 +742,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
             CatRow idle_row = {.name = "GPU idle", .total = idle};
             int64_t wall = Timeline_wallNs(db); /* the real wall: idle's share of it */
-            cat_row(rs, &idle_row, "idle", wall, wall, 0, 1.0);
+            cat_row(rs, &idle_row, "idle", wall, wall, 0, 1.0, NULL);
         }
     }
     Filter_delete(f);
@@ -726,6 +767,8 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     } else if (basis_id && basis != total) {
         rs->footer = xstrdup("Shares and ceilings over wall time (--amdahl-basis wall): gaps and "
                              "idle time stay, so ceilings are lower than over device kernel time");
+    } else if (wait[0]) {
+        rs->footer = wait_footer(wait);
     }
     free(wr);
     return finish(rs, o, "total_ns", out, err);

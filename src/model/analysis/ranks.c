@@ -540,6 +540,47 @@ int Ranks_isJob(const Ranks* this) {
     return this && this->n >= 2 && this->source != RANK_SRC_UNKNOWN;
 }
 
+int Ranks_isJobDb(TraceDb* db) {
+    /* the runs with timed kernel dispatches, as Ranks_new keeps them */
+    int64_t dist = TraceDb_scalarInt(
+        db, "WITH t AS (SELECT r.id, (SELECT min(f.dist_rank) FROM source_file f"
+            "  WHERE f.run_id = r.id) AS rk FROM run r WHERE EXISTS (SELECT 1 FROM source_file f"
+            "  JOIN source_layer sl ON sl.file_id = f.id AND sl.used AND sl.layer = 'kernel'"
+            "  WHERE f.run_id = r.id AND EXISTS (SELECT 1 FROM dispatch d"
+            "  WHERE d.file_id = f.id AND d.start_ns IS NOT NULL)))"
+            " SELECT CASE WHEN count(*) < 2 THEN -1 WHEN count(rk) = count(*) THEN 1 ELSE 0 END"
+            " FROM t");
+    if (dist != 0) {
+        return dist == 1;
+    }
+    return concurrent(db);
+}
+
+int Ranks_isWaiting(const Ranks* this) {
+    const RankVerdict* v = &this->verdict;
+    return Ranks_isJob(this) && v->found && v->wait_ns > 2 * v->straggler_comm_ns;
+}
+
+DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err) {
+    DcuStatus s = TraceDb_exec(db, "DELETE FROM meta WHERE key IN ('wait_category', 'wait_rank')",
+                               err);
+    if (s != DCU_OK || TraceDb_scalarInt(db, "SELECT count(*) FROM run") < 2 ||
+        !Ranks_isJobDb(db)) {
+        return s;
+    }
+    Ranks* j = NULL;
+    s = Ranks_new(db, &j, err);
+    if (s == DCU_OK && Ranks_isWaiting(j)) {
+        char* sql = xasprintf("INSERT INTO meta(key, value) VALUES ('wait_category', 'comm'),"
+                              " ('wait_rank', '%d')",
+                              j->rows[j->verdict.straggler].rank);
+        s = TraceDb_exec(db, sql, err);
+        free(sql);
+    }
+    Ranks_delete(j);
+    return s;
+}
+
 const char* Ranks_sourceName(RankSource s) {
     return s == RANK_SRC_DIST ? "distributedInfo" : s == RANK_SRC_PIDGPU ? "pid/gpu" : "unknown";
 }
@@ -588,7 +629,7 @@ char* Ranks_verdictText(const Ranks* this) {
         snprintf(others, sizeof(others), " (the other ranks' median: %.1f ms)",
                  v->wait_median_ns / 1e6);
     }
-    int waiting = v->wait_ns > 2 * v->straggler_comm_ns;
+    int waiting = Ranks_isWaiting(this);
     return xasprintf("Straggler: %s computes %.1f ms more %s; %s waits %.1f ms %s in %s%s. %s",
                      a, v->excess_ns / 1e6, when, b, v->wait_ns / 1e6, per, v->collective,
                      others,
