@@ -262,10 +262,10 @@ for r in "a1 5.000" "b1 4.948" "b2 5.317" "a2 5.002"; do
     set -- $r
     printf '{"step_ms_events": [%s, %s, %s]}' "$2" "$2" "$2" >"$TMP/r_$1/step-times.json"
 done
-$DCUTOP -q --export abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" -o "$TMP/rep.csv"
+$DCUTOP -q --export abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" -o "$TMP/rep2.csv"
 $DCUTOP -q --abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" >"$TMP/rep.txt"
 same "repeats that disagree: verdict lines consistent with step-times.json" \
-    consistent "$(verdict_check "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" "$TMP/rep.csv" "$TMP/rep.txt")"
+    consistent "$(verdict_check "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" "$TMP/rep2.csv" "$TMP/rep.txt")"
 check "repeats that disagree: step time untrusted, the repeats named" grep -q "step time (median) .*UNTRUSTED (the repeats B2 - B1 disagree by 0.369 ms" "$TMP/rep.txt"
 check "repeats that disagree: one verdict, untrusted, on step time" grep -q "^Verdict: UNTRUSTED: step time decides (plain timing)" "$TMP/rep.txt"
 check "repeats that disagree: the layers' disagreement and which to believe" grep -q "The layers disagree: device kernel time says B faster by .* Believe step time" "$TMP/rep.txt"

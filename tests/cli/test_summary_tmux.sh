@@ -39,7 +39,7 @@ print('%.2f' % (int(row['gap_ns']) / 1000))")
 start gap "'$CLIMATE'"
 check "80x24: the Summary opens with GPU idle as opportunity 1" wait_for "1.   8.97x   88.9% wall   GPU idle and launch gaps"
 tm send-keys -t dcu Enter
-check "Enter on Summary line 1: the Trace opens" wait_for "> Trace > climate_train.trace.json.gz GPU 0"
+check "Enter on Summary line 1: the Trace opens" wait_for "> Trace > climate_train.trace.json"
 check "Enter on Summary line 1: the largest gap ($gap_us us) is on screen" wait_for " $gap_us "
 tm send-keys -t dcu Enter
 check "the selected op is the kernel after the largest gap" wait_for "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float,"
@@ -49,7 +49,7 @@ check "q quits with status 0" wait_for "EXITED=0"
 # two arguments that are two ranks of one job: the job, on the Ranks screen; never a diff
 tm kill-server 2>/dev/null
 start ranks "'$DDP/rank0.trace.json.gz' '$DDP/rank1.trace.json.gz'"
-check "dcutop rank0 rank1: opens on the Ranks screen" wait_for "> Ranks"
+check "dcutop rank0 rank1: opens on the Ranks screen" wait_for "Rank  Run  *Compute ms  Comm ms"
 check "dcutop rank0 rank1: the straggler verdict" wait_for "Straggler: rank 0 computes 24.2 ms more per step"
 check "dcutop rank0 rank1: not the Diff screen" sh -c "! tmux -S '$SOCK' capture-pane -p -t dcu | grep -q 'Kernel time .* -> '"
 tm send-keys -t dcu 1
