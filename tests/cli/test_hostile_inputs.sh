@@ -1,0 +1,68 @@
+#!/bin/sh
+# test_hostile_inputs.sh - hostile inputs met while loading (issue 26, second hardening pass):
+# each case by its letter. Every file is written here, in $TMP; inputs are checked unchanged.
+. tests/cli/lib.sh
+
+REAL=tests/data/real
+
+# ---------------------------------------------------------------- H1: deep JSON nesting
+# {"step_ms_events":[1],"x": then 10^6 '[' and 10^6 ']': a stack overflow in a recursive tree
+# free on main. Every JSON input stops at the documented depth (128) with a message.
+mkdir -p "$TMP/h1" "$TMP/h1k"
+python3 -c '
+import sys
+open(sys.argv[1], "w").write("{\"step_ms_events\":[1],\"x\":" + "[" * 10**6 + "]" * 10**6 + "}")
+open(sys.argv[2], "w").write("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_ok\", \"pid\": 0, \"tid\": 1, \"ts\": 1, \"dur\": 5},"
+    + "{\"args\": " + "[" * 10**6 + "]" * 10**6 + "}]}")
+' "$TMP/h1/step-times.json" "$TMP/h1k/trace.json"
+"$DCUTOP" --report --view files "$TMP/h1" >"$TMP/h1.out" 2>"$TMP/h1.err"
+rc=$?
+if [ $rc -lt 128 ]; then ok "H1: 10^6 nested '[' in step-times.json: no crash (exit $rc)"; else notok "H1: 10^6 nested '[' in step-times.json: no crash (exit $rc)"; fi
+check "H1: the step file names the depth limit and the byte" \
+    grep -q "h1/step-times.json: step times JSON that cannot be read: JSON nested deeper than 128 levels at byte 153 (line 1)" "$TMP/h1.err"
+"$DCUTOP" --export hotspots "$TMP/h1k" >"$TMP/h1k.csv" 2>"$TMP/h1k.err"
+rc=$?
+same "H1: 10^6 nested '[' in a Kineto trace: exit 0, the event before it loads" "0 \"k_ok\"" \
+    "$rc $(awk -F, 'NR > 1 { print $1 }' "$TMP/h1k.csv")"
+check "H1: the Kineto trace names the depth limit" \
+    grep -q "h1k/trace.json: JSON nested deeper than 128 levels at byte [0-9]* (line 1): reading stopped" "$TMP/h1k.err"
+# 128 levels are read: a list nested 126 deep inside the top object and the step list
+mkdir -p "$TMP/h1ok"
+python3 -c '
+import sys
+open(sys.argv[1], "w").write("{\"step_ms_events\":[1,2],\"x\":" + "[" * 127 + "]" * 127 + "}")
+' "$TMP/h1ok/step-times.json"
+"$DCUTOP" --report --view files "$TMP/h1ok" >"$TMP/h1ok.out" 2>&1
+check "H1: 128 levels still load (2 steps)" grep -q "step-times.json *step times (JSON) *steps *2 *0 *used" "$TMP/h1ok.out"
+
+# ---------------------------------------------------------------- M7: a step CSV over 64 MiB
+# main read the first 64 MiB and cut the last step mid-number, without a word. Every line
+# loads: 280,000 steps of 244 bytes (the number padded with blanks) = 68 MB.
+mkdir -p "$TMP/m7"
+awk 'BEGIN { pad = sprintf("%240s", ""); print "step_ms"; for (i = 0; i < 280000; i++) printf "1.5%s\n", pad }' \
+    >"$TMP/m7/steps.csv"
+"$DCUTOP" --report --view files "$TMP/m7" >"$TMP/m7.out" 2>&1
+check "M7: all 280000 steps of a 68 MB step CSV load, none rejected" \
+    grep -q "steps.csv *step times (CSV) *steps *280000 *0 *used" "$TMP/m7.out"
+rm -f "$TMP/m7/steps.csv"
+printf 'step_ms\n1.5\n%0300d\n2.5\n' 1 >"$TMP/m7/steps.csv"
+"$DCUTOP" --report --view files "$TMP/m7" >"$TMP/m7b.out" 2>&1
+check "M7: a line too long to be a step is named by file and line" \
+    grep -q "m7/steps.csv:3: line of 300 bytes: not a step time in ms" "$TMP/m7b.out"
+check "M7: the steps around it load" grep -q "steps.csv *step times (CSV) *steps *2 *1 *used" "$TMP/m7b.out"
+
+# ---------------------------------------------------------------- M9: absurd step times
+mkdir -p "$TMP/m9a" "$TMP/m9b" "$TMP/m9c"
+printf '{"step_ms_events": [1e308, 1e308, 2.0]}' >"$TMP/m9a/step-times.json"
+printf '{"step_ms_events": [1.0, 2.0, 3.0]}' >"$TMP/m9b/step-times.json"
+printf 'step_ms\n1e308\n2.0\n9007199254.75\n' >"$TMP/m9c/steps.csv"
+"$DCUTOP" --diff "$TMP/m9a" "$TMP/m9b" >"$TMP/m9d.out" 2>"$TMP/m9d.err"
+check "M9: a step of 1e308 ms is rejected by the 2^53 rule, naming the file and element" \
+    grep -q "m9a/step-times.json: element 0 of the step list: 1e+308 ms is out of range (over 2^53 ns, 104 days)" "$TMP/m9d.err"
+check "M9: --diff compares the sane steps (2 ms -> 2 ms)" grep -q "Step time (median)  2 ms -> 2 ms" "$TMP/m9d.out"
+same "M9: --diff prints no inf, nan or 60-digit number" "" \
+    "$(grep -Ei 'inf |nan|[0-9]{20}' "$TMP/m9d.out")"
+"$DCUTOP" --report --view files "$TMP/m9c" >"$TMP/m9c.out" 2>&1
+check "M9: a step CSV row over 2^53 ns is named by file and line" \
+    grep -q "m9c/steps.csv:2: step time 1e+308 ms is out of range (over 2^53 ns, 104 days)" "$TMP/m9c.out"
+check "M9: 2^53 ns + a little is out too" grep -q "m9c/steps.csv:4: step time 9.0072e+09 ms is out of range" "$TMP/m9c.out"
