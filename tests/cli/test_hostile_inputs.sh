@@ -35,6 +35,44 @@ open(sys.argv[1], "w").write("{\"step_ms_events\":[1,2],\"x\":" + "[" * 127 + "]
 "$DCUTOP" --report --view files "$TMP/h1ok" >"$TMP/h1ok.out" 2>&1
 check "H1: 128 levels still load (2 steps)" grep -q "step-times.json *step times (JSON) *steps *2 *0 *used" "$TMP/h1ok.out"
 
+# ---------------------------------------------------------------- H2: a database with its -wal
+# A WAL-mode RPD copied with its -wal while the writer had it open: the committed delete of
+# all but a few ops lives in the -wal alone. SQLite sees those few; dcutop must too.
+mkdir -p "$TMP/h2" "$TMP/h2work"
+cp "$REAL/rpd-matmul/matmul_result.rpd" "$TMP/h2work/w.rpd"
+python3 - "$TMP/h2work/w.rpd" "$TMP/h2/w.rpd" <<'PY'
+import shutil, sqlite3, sys
+src, dst = sys.argv[1], sys.argv[2]
+c = sqlite3.connect(src)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.execute("DELETE FROM rocpd_op WHERE id NOT IN (SELECT id FROM rocpd_op ORDER BY id LIMIT 12)")
+c.commit()
+shutil.copy(src, dst)
+shutil.copy(src + "-wal", dst + "-wal")
+shutil.copy(src + "-shm", dst + "-shm")
+PY
+sums_h2=$(cat "$TMP/h2/w.rpd" "$TMP/h2/w.rpd-wal" "$TMP/h2/w.rpd-shm" | cksum)
+mkdir -p "$TMP/h2sq" && cp "$TMP/h2/w.rpd" "$TMP/h2/w.rpd-wal" "$TMP/h2sq/"
+want=$(python3 -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT count(*) FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id WHERE t.string IN (\"KernelExecution\", \"Task\")").fetchone()[0])
+' "$TMP/h2sq/w.rpd")
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" "$TMP/h2" >"$TMP/h2.out" 2>"$TMP/h2.err"
+same "H2: dispatches read through the -wal equal what SQLite sees ($want)" "$want" "$(sed -n 3p "$TMP/h2.out" | tr -dc 0-9)"
+"$DCUTOP" --report --view files "$TMP/h2" >"$TMP/h2f.out" 2>&1
+check "H2: the -wal is part of the database in the Files list, not a binary file" \
+    grep -q "w.rpd-wal *part of a SQLite database .*the -wal file of w.rpd" "$TMP/h2f.out"
+check "H2: the -shm too" grep -q "w.rpd-shm *part of a SQLite database" "$TMP/h2f.out"
+same "H2: no file says binary" "" "$(grep 'binary file' "$TMP/h2f.out")"
+same "H2: inputs unchanged, nothing left beside them" "$sums_h2 3" \
+    "$(cat "$TMP/h2/w.rpd" "$TMP/h2/w.rpd-wal" "$TMP/h2/w.rpd-shm" | cksum) $(ls "$TMP/h2" | wc -l)"
+# the copy cannot be made (TMPDIR not a folder): a warning that rows may be missing
+TMPDIR="$TMP/nowhere" "$DCUTOP" --report --view files "$TMP/h2" >/dev/null 2>"$TMP/h2w.err"
+check "H2: no private copy possible: a warning naming the file" \
+    grep -q "h2/w.rpd: has a -wal file of [0-9]* bytes that could not be read (.*): committed rows may be missing" "$TMP/h2w.err"
+
 # ---------------------------------------------------------------- M7: a step CSV over 64 MiB
 # main read the first 64 MiB and cut the last step mid-number, without a word. Every line
 # loads: 280,000 steps of 244 bytes (the number padded with blanks) = 68 MB.

@@ -12,6 +12,8 @@
  * rows read before the error are kept and the error counts as one rejected row, so the Files
  * table and --strict show it. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,8 @@ typedef struct Src_ {
     uint64_t bytes;       /* size of the file */
     int over;             /* 1: budget spent, every statement now stops */
     int locked;           /* 1: a writer holds the file's lock (not opened) */
+    char* copy_dir;       /* owned: private folder holding a copy of the database and its
+                           * -wal (wal_copy), removed with its files at the end; or NULL */
 } Src;
 
 /* ---- the read budget ------------------------------------------------------------- */
@@ -126,6 +130,110 @@ static char* file_uri(const char* path) {
     return u;
 }
 
+/* ---- a -wal beside the database ------------------------------------------------- */
+
+/* Copies the regular file from to the new file to (O_EXCL). 0, or -1 with why set. */
+static int copy_file(const char* from, const char* to, char* why, size_t wn) {
+    DcuError e;
+    int in = SafeFile_open(from, NULL, &e);
+    if (in < 0) {
+        snprintf(why, wn, "%.200s", e.msg);
+        return -1;
+    }
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (out < 0) {
+        snprintf(why, wn, "cannot create a copy: %s", strerror(errno));
+        close(in);
+        return -1;
+    }
+    char buf[1 << 16];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof(buf))) > 0) {
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0) {
+                snprintf(why, wn, "cannot write a copy: %s", strerror(errno));
+                rc = -1;
+                break;
+            }
+            done += w;
+        }
+        if (rc) {
+            break;
+        }
+    }
+    if (n < 0 && !rc) {
+        snprintf(why, wn, "cannot read: %s", strerror(errno));
+        rc = -1;
+    }
+    close(in);
+    if (close(out) != 0 && !rc) {
+        snprintf(why, wn, "cannot write a copy: %s", strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+static void copy_remove(Src* s) {
+    if (!s->copy_dir) {
+        return;
+    }
+    static const char* const names[] = {"db", "db-wal", "db-shm", "db-journal"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char* p = xasprintf("%s/%s", s->copy_dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(s->copy_dir);
+    free(s->copy_dir);
+    s->copy_dir = NULL;
+}
+
+/* A WAL-mode database copied with its -wal holds committed rows in the -wal alone; SQLite
+ * reads them when it opens the database, but immutable=1 (which keeps the input untouched)
+ * ignores the -wal. So when a non-empty -wal lies beside the file, both are copied into a
+ * private folder and the copy is opened instead, read as SQLite would; the input is never
+ * written. Returns the path to open (owned), or NULL when there is no -wal; when the copy
+ * fails the input is read alone, with a message that committed rows may be missing. */
+static char* wal_copy(Src* s) {
+    char* wal = xasprintf("%s-wal", s->f->path);
+    struct stat sb;
+    DcuError e;
+    char* db = NULL;
+    if (SafeFile_check(wal, &sb, &e) != 0 || sb.st_size == 0) {
+        free(wal);
+        return NULL;
+    }
+    char why[300] = "";
+    const char* tmp = getenv("TMPDIR");
+    char* dir = xasprintf("%s/dcutop-wal-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(why, sizeof(why), "cannot make a private folder in %s: %s",
+                 tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+        free(dir);
+    } else {
+        s->copy_dir = dir;
+        db = xasprintf("%s/db", dir);
+        char* dbwal = xasprintf("%s/db-wal", dir);
+        if (copy_file(s->f->path, db, why, sizeof(why)) != 0 ||
+            copy_file(wal, dbwal, why, sizeof(why)) != 0) {
+            free(db);
+            db = NULL;
+            copy_remove(s);
+        }
+        free(dbwal);
+    }
+    if (!db) {
+        Load_message(s->core, s->f, "has a -wal file of %lld bytes that could not be read (%s):"
+                                    " committed rows may be missing",
+                     (long long)sb.st_size, why);
+    }
+    s->bytes += (uint64_t)sb.st_size;
+    free(wal);
+    return db;
+}
+
 static DcuStatus open_ro(Src* s, DcuError* err) {
     /* SQLite opens the path itself: check again that it is a regular file (not replaced by a
      * FIFO since it was sniffed), never hand it something that blocks */
@@ -145,9 +253,21 @@ static DcuStatus open_ro(Src* s, DcuError* err) {
         return Error_set(err, DCU_ERR_IO, "database is locked by a writer (read it again when "
                                           "the profiler has finished)");
     }
-    char* uri = file_uri(s->f->path);
-    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    char* copy = wal_copy(s);
+    char* uri = file_uri(copy ? copy : s->f->path);
+    if (copy) {
+        /* the private copy: opened as SQLite opens a WAL database, so the -wal is read */
+        uri[strlen(uri) - strlen("?mode=ro&immutable=1")] = '\0';
+    }
+    int rc = sqlite3_open_v2(uri, &s->db,
+                             (copy ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+                                 SQLITE_OPEN_URI,
+                             NULL);
     free(uri);
+    free(copy);
+    if (rc == SQLITE_OK && s->copy_dir) {
+        sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+    }
     if (rc != SQLITE_OK) {
         return Error_set(err, DCU_ERR_IO, "cannot open read-only as SQLite: %s",
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -1154,5 +1274,6 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     if (s.db && sqlite3_close(s.db) != SQLITE_OK) {
         sqlite3_close_v2(s.db);
     }
+    copy_remove(&s);
     return rc;
 }
