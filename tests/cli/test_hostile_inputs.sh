@@ -104,3 +104,51 @@ same "M9: --diff prints no inf, nan or 60-digit number" "" \
 check "M9: a step CSV row over 2^53 ns is named by file and line" \
     grep -q "m9c/steps.csv:2: step time 1e+308 ms is out of range (over 2^53 ns, 104 days)" "$TMP/m9c.out"
 check "M9: 2^53 ns + a little is out too" grep -q "m9c/steps.csv:4: step time 9.0072e+09 ms is out of range" "$TMP/m9c.out"
+
+# ---------------------------------------------------------------- M8: duplicate rocpd_string ids
+# rocpd_string rebuilt without its key and every string held three times: main turned each
+# op into up to 9 dispatches (two joins on the string table), silently.
+mkdir -p "$TMP/m8"
+cp "$REAL/rpd-matmul/matmul_result.rpd" "$TMP/m8/dup.rpd"
+python3 - "$TMP/m8/dup.rpd" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+for (v,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+    c.execute('DROP VIEW "%s"' % v)
+c.executescript("""
+CREATE TABLE s2 (id integer, string varchar(4096));
+INSERT INTO s2 SELECT id, string FROM rocpd_string;
+INSERT INTO s2 SELECT id, string FROM rocpd_string;
+INSERT INTO s2 SELECT id, string FROM rocpd_string;
+DROP TABLE rocpd_string;
+ALTER TABLE s2 RENAME TO rocpd_string;
+""")
+c.commit()
+PY
+want=$("$DCUTOP" --sql "SELECT count(*) FROM dispatch" "$REAL/rpd-matmul/matmul_result.rpd" 2>/dev/null | sed -n 3p | tr -dc 0-9)
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" "$TMP/m8/dup.rpd" >"$TMP/m8.out" 2>"$TMP/m8.err"
+same "M8: duplicate string ids: each op is one dispatch ($want, as without duplicates)" "$want" \
+    "$(sed -n 3p "$TMP/m8.out" | tr -dc 0-9)"
+check "M8: the duplicate ids are named in a message" \
+    grep -q "m8/dup.rpd: RPD: table rocpd_string holds [0-9]* ids more than once (the first: id [0-9]*): each op takes the first string of its id, once" "$TMP/m8.err"
+
+# ---------------------------------------------------------------- Low: one 17 MB string in an RPD
+# main lost the whole op table ("after 0 rows"); now only that op is left out, by its id.
+mkdir -p "$TMP/low"
+cp "$REAL/rpd-matmul/matmul_result.rpd" "$TMP/low/big.rpd"
+oid=$(python3 - "$TMP/low/big.rpd" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+oid = c.execute("SELECT o.id FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id"
+                " WHERE t.string = 'KernelExecution' ORDER BY o.id LIMIT 1").fetchone()[0]
+c.execute("INSERT INTO rocpd_string(string) VALUES (?)", ("k" * (17 << 20),))
+c.execute("UPDATE rocpd_op SET description_id = (SELECT max(id) FROM rocpd_string) WHERE id = ?", (oid,))
+c.commit()
+print(oid)
+PY
+)
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" "$TMP/low" >"$TMP/low.out" 2>"$TMP/low.err"
+same "Low: a 17 MB string costs its op alone ($want - 1 dispatches)" "$((want - 1))" \
+    "$(sed -n 3p "$TMP/low.out" | tr -dc 0-9)"
+check "Low: the op is named by file, table and id" \
+    grep -q "low/big.rpd: table rocpd_op id $oid: description_id (rocpd_string id [0-9]*): string longer than the 16 MiB a value may hold: row not read" "$TMP/low.err"
