@@ -152,3 +152,56 @@ same "Low: a 17 MB string costs its op alone ($want - 1 dispatches)" "$((want - 
     "$(sed -n 3p "$TMP/low.out" | tr -dc 0-9)"
 check "Low: the op is named by file, table and id" \
     grep -q "low/big.rpd: table rocpd_op id $oid: description_id (rocpd_string id [0-9]*): string longer than the 16 MiB a value may hold: row not read" "$TMP/low.err"
+
+# ---------------------------------------------------------------- M1, M2: the SQLite read budget
+ROCPD_COLS="i AS dispatch_id, 0 AS agent_abs_index, 0 AS queue_id, 0 AS stream_id, 1 AS pid,
+ 1 AS tid, i AS corr_id, i AS start, i + 10 AS end, 1 AS grid_x, 1 AS grid_y, 1 AS grid_z,
+ 1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, 0 AS lds_size, 0 AS scratch_size,
+ 0 AS vgpr_count, 0 AS sgpr_count"
+rocpd_db() {
+    python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("CREATE VIEW rocpd_metadata AS SELECT 'schema_version' AS tag, '3' AS value;"
+                "CREATE VIEW kernels AS " + sys.argv[2])
+c.close()
+PY
+}
+# M1: 300 distinct names of 1 MB from an 8 KB file: main sorted them in a temporary file
+# (300 MB; 5.4 GB for 16 MB names) and died here of the file size limit (SIGXFSZ). Names are
+# now cut to 64 KiB in the query and sorts stay in memory: nothing is written.
+mkdir -p "$TMP/m1" "$TMP/m1tmp"
+rocpd_db "$TMP/m1/a_results.db" "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c
+    LIMIT 300) SELECT printf('%d', i) || hex(zeroblob(500000)) AS name, $ROCPD_COLS FROM c"
+(ulimit -f 20000; TMPDIR="$TMP/m1tmp" SQLITE_TMPDIR="$TMP/m1tmp" timeout 120 "$DCUTOP" \
+    --sql "SELECT count(*), max(length(k.name)) FROM dispatch d JOIN kernel k ON k.id = d.kernel_id" \
+    "$TMP/m1" >"$TMP/m1.out" 2>"$TMP/m1.err")
+same "M1: 300 names of 1 MB: loads under a 20 MB file size limit (nothing written to TMPDIR)" \
+    "0 300|65536" "$? $(sed -n 3p "$TMP/m1.out" | tr -s ' ' | sed 's/^ //; s/ /|/')"
+check "M1: the cut is said, naming the file" \
+    grep -q "m1/a_results.db: 300 names or texts longer than 65536 bytes cut to that length" "$TMP/m1.err"
+# 16 MB names: over the 1 MiB a value may hold: refused at once, by file and table
+rm -f "$TMP/m1/a_results.db"
+rocpd_db "$TMP/m1/b_results.db" "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c)
+    SELECT printf('%d', i) || hex(zeroblob(8000000)) AS name, $ROCPD_COLS FROM c"
+(ulimit -f 20000; TMPDIR="$TMP/m1tmp" SQLITE_TMPDIR="$TMP/m1tmp" timeout 60 "$DCUTOP" --report \
+    "$TMP/m1" >/dev/null 2>"$TMP/m1b.err")
+same "M1: endless 16 MB names: exit 1 (nothing loaded), no file size signal" 1 $?
+check "M1: ... refused as a value over 1 MiB, naming file and table" \
+    grep -q "m1/b_results.db: table kernels: a value too big (over the 1 MiB a SQLite input may hold or make) after 0 rows" "$TMP/m1b.err"
+same "M1: nothing left in TMPDIR" "" "$(ls -A "$TMP/m1tmp")"
+
+# M2: the budget's base (10^7 SQLite steps, 30 s) is shared by the whole load: 4 endless views
+# cost it once. main gave each file the whole base again.
+mkdir -p "$TMP/m2"
+for k in 1 2 3 4; do
+    rocpd_db "$TMP/m2/r${k}_results.db" "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL
+        SELECT i + 1 FROM c) SELECT 'k' AS name, $ROCPD_COLS FROM c WHERE i < 0"
+done
+timeout 120 "$DCUTOP" --report "$TMP/m2" >/dev/null 2>"$TMP/m2.err"
+same "M2: 4 endless views: each stopped by the budget, named" 4 \
+    "$(grep -c 'r[1-4]_results.db: table kernels: over the read budget of [0-9]* SQLite steps' "$TMP/m2.err")"
+budgets=$(sed -n 's/.*over the read budget of \([0-9]*\) SQLite steps.*/\1/p' "$TMP/m2.err" |
+    awk '{ t += $1 } END { print t + 0 }')
+check "M2: the 4 budgets add up to one base and 4 shares (<= 10^7 + 4 x 100 x 8 KB), not 4 bases ($budgets)" \
+    test "$budgets" -le $((10000000 + 4 * 100 * 8192))

@@ -43,9 +43,15 @@ typedef struct Src_ {
     /* the read budget (see on_progress) */
     int64_t ops, max_ops; /* VM instructions run / allowed */
     double t0, max_s;     /* start, seconds allowed */
+    int64_t own_ops;      /* this file's own share of max_ops (the rest is the load's) */
+    double own_s;         /* and of max_s */
     int64_t max_rows;     /* rows any one table or view may yield */
+    int64_t mem0, max_mem; /* heap at the start of a step, growth allowed within one */
+    int mem_check;        /* 1 while tab_next steps (the trace database is not growing) */
     uint64_t bytes;       /* size of the file */
     int over;             /* 1: budget spent, every statement now stops */
+    char over_why;        /* 'o' steps, 't' time, 'm' memory */
+    int64_t cut;          /* texts cut to LOAD_MAX_NAME_BYTES (get_text) */
     int locked;           /* 1: a writer holds the file's lock (not opened) */
     char* copy_dir;       /* owned: private folder holding a copy of the database and its
                            * -wal (wal_copy), removed with its files at the end; or NULL */
@@ -56,13 +62,20 @@ typedef struct Src_ {
 /* A database is a program as much as data: a 8 KB file whose "kernels" is a view over a cross
  * join or a recursive CTE yields rows without end. Reads therefore run under a budget that
  * grows with the file, far above what real databases use (the real rocpd sample: 460,000
- * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows. */
+ * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows.
+ * The base (OPS_BASE, SECONDS_BASE) is shared by the whole load, so N hostile files cost it
+ * once, not N times; each file adds its own share per byte. Temporary tables and sorts stay
+ * in memory (temp_store = MEMORY: nothing is written to TMPDIR), and one step may grow the
+ * heap by at most MEM_BASE + MEM_PER_BYTE per byte of the file. */
 enum { PROGRESS_OPS = 1000 };             /* VM instructions between checks */
 static const int64_t OPS_BASE = 10000000; /* plus OPS_PER_BYTE per byte of the file */
 static const int64_t OPS_PER_BYTE = 100;
 static const double SECONDS_BASE = 30; /* plus one second per BYTES_PER_SECOND */
 static const double BYTES_PER_SECOND = 8e6;
 static const int64_t MIN_ROW_BYTES = 4; /* no table row is smaller in the file */
+static const int64_t MEM_BASE = 512LL << 20;
+static const int64_t MEM_PER_BYTE = 16;
+#define VALUE_MAX_BYTES (1 << 20) /* longest string or blob a SQLite input may hold or make */
 
 static double now_s(void) {
     struct timespec ts;
@@ -73,20 +86,37 @@ static double now_s(void) {
 static int on_progress(void* ctx) {
     Src* s = ctx;
     s->ops += PROGRESS_OPS;
-    if (!s->over && (s->ops > s->max_ops || now_s() - s->t0 > s->max_s)) {
-        s->over = 1;
+    if (!s->over) {
+        if (s->ops > s->max_ops) {
+            s->over_why = 'o';
+        } else if (now_s() - s->t0 > s->max_s) {
+            s->over_why = 't';
+        } else if (s->mem_check && sqlite3_memory_used() - s->mem0 > s->max_mem) {
+            s->over_why = 'm';
+        }
+        s->over = s->over_why != 0;
     }
     return s->over; /* non-zero interrupts the statement (SQLITE_INTERRUPT) */
 }
 
 static void budget_init(Src* s) {
-    s->max_ops = OPS_BASE + OPS_PER_BYTE * (int64_t)s->bytes;
-    s->max_s = SECONDS_BASE + (double)s->bytes / BYTES_PER_SECOND;
+    SqlBudget* b = &s->core->sql_budget;
+    if (!b->started) {
+        b->started = 1;
+        b->base_s_left = SECONDS_BASE;
+        b->base_ops_left = OPS_BASE;
+    }
+    s->own_ops = OPS_PER_BYTE * (int64_t)s->bytes;
+    s->own_s = (double)s->bytes / BYTES_PER_SECOND;
+    s->max_ops = s->own_ops + b->base_ops_left;
+    s->max_s = s->own_s + b->base_s_left;
     s->max_rows = (int64_t)(s->bytes / MIN_ROW_BYTES) + 16;
+    s->max_mem = MEM_BASE + MEM_PER_BYTE * (int64_t)s->bytes;
     s->t0 = now_s();
     sqlite3_progress_handler(s->db, PROGRESS_OPS, on_progress, s);
+    sqlite3_exec(s->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
     /* caps on what a hostile schema can ask of SQLite; real traces stay far below */
-    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 16 << 20);    /* one string, blob or row */
+    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, VALUE_MAX_BYTES); /* one string, blob or row */
     sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20); /* one statement's text */
     sqlite3_limit(s->db, SQLITE_LIMIT_EXPR_DEPTH, 200);
     sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, 500);
@@ -95,14 +125,38 @@ static void budget_init(Src* s) {
     sqlite3_limit(s->db, SQLITE_LIMIT_WORKER_THREADS, 0);
 }
 
+/* What this database spent of the load's shared base goes. */
+static void budget_done(Src* s) {
+    if (!s->db) {
+        return;
+    }
+    SqlBudget* b = &s->core->sql_budget;
+    double used_s = now_s() - s->t0 - s->own_s;
+    int64_t used_ops = s->ops - s->own_ops;
+    b->base_s_left -= used_s > 0 ? used_s : 0;
+    b->base_ops_left -= used_ops > 0 ? used_ops : 0;
+    if (s->over || b->base_s_left < 0) {
+        b->base_s_left = b->base_s_left < 0 || s->over_why == 't' ? 0 : b->base_s_left;
+    }
+    if (b->base_ops_left < 0 || s->over_why == 'o') {
+        b->base_ops_left = 0;
+    }
+}
+
 /* Why the budget stopped the reads, for messages. */
 static void budget_reason(const Src* s, char* buf, size_t n) {
-    if (s->ops > s->max_ops) {
-        snprintf(buf, n, "over the read budget of %lld SQLite steps for a %llu-byte database",
+    if (s->over_why == 'o') {
+        snprintf(buf, n, "over the read budget of %lld SQLite steps for a %llu-byte database "
+                         "(the load's shared part included)",
                  (long long)s->max_ops, (unsigned long long)s->bytes);
+    } else if (s->over_why == 'm') {
+        snprintf(buf, n, "over the read budget of %lld MiB of memory in one step for a "
+                         "%llu-byte database",
+                 (long long)(s->max_mem >> 20), (unsigned long long)s->bytes);
     } else {
-        snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database", s->max_s,
-                 (unsigned long long)s->bytes);
+        snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database (the load's "
+                         "shared part included)",
+                 s->max_s, (unsigned long long)s->bytes);
     }
 }
 
@@ -348,6 +402,7 @@ struct Tab_ {
     sqlite3_stmt* st;
     int ncols;
     int64_t row;       /* 1-based row being read */
+    int cut_col;       /* column "dcutop_cut": 1 when the query cut a text of the row */
     char where[160];
 };
 
@@ -363,10 +418,23 @@ static DcuStatus tab_open(Src* s, Tab* t, const char* table, const char* sql) {
     if (sqlite3_prepare_v2(s->db, sql, -1, &t->st, NULL) != SQLITE_OK) {
         Load_message(s->core, s->f, "table %s: %s", table, sqlite3_errmsg(s->db));
         s->f->rejected++;
+        s->f->messages++; /* listed: not one of the "more rejected rows not listed" */
         t->st = NULL;
         return DCU_ERR_SQL;
     }
     t->ncols = sqlite3_column_count(t->st);
+    t->cut_col = -1;
+    for (int i = 0; i < t->ncols; i++) {
+        const char* c = sqlite3_column_name(t->st, i);
+        if (c && strcmp(c, "dcutop_cut") == 0) {
+            t->cut_col = i;
+        }
+    }
+    /* ?1: the longest name kept, cut in the query, so a view's giant names never reach its
+     * sort (which stays in memory, under the budget's heap cap) */
+    if (sqlite3_bind_parameter_count(t->st) >= 1) {
+        sqlite3_bind_int64(t->st, 1, LOAD_MAX_NAME_BYTES);
+    }
     return DCU_OK;
 }
 
@@ -381,12 +449,19 @@ static int tab_next(Tab* t) {
                                           "%lld rows (the rows before are kept)",
                      t->table, (unsigned long long)t->s->bytes, (long long)t->row);
         t->s->f->rejected++;
+        t->s->f->messages++;
         tab_close(t);
         return 0;
     }
+    t->s->mem0 = sqlite3_memory_used();
+    t->s->mem_check = 1;
     int rc = sqlite3_step(t->st);
+    t->s->mem_check = 0;
     if (rc == SQLITE_ROW) {
         t->row++;
+        if (t->cut_col >= 0 && sqlite3_column_int(t->st, t->cut_col)) {
+            t->s->cut++;
+        }
         snprintf(t->where, sizeof(t->where), "table %.100s row %lld", t->table,
                  (long long)t->row);
         return 1;
@@ -395,12 +470,16 @@ static int tab_next(Tab* t) {
         char why[200];
         if (t->s->over) {
             budget_reason(t->s, why, sizeof(why));
+        } else if ((rc & 0xff) == SQLITE_TOOBIG) {
+            snprintf(why, sizeof(why), "a value too big (over the %d MiB a SQLite input may "
+                                       "hold or make)", VALUE_MAX_BYTES >> 20);
         } else {
             snprintf(why, sizeof(why), "%s", sqlite3_errmsg(t->s->db));
         }
         Load_message(t->s->core, t->s->f, "table %s: %s after %lld rows (the rows before are kept)",
                      t->table, why, (long long)t->row);
         t->s->f->rejected++;
+        t->s->f->messages++;
     }
     return 0;
 }
@@ -479,6 +558,10 @@ static const char* get_text(Tab* t, int c, size_t* len) {
     }
     const char* s = (const char*)sqlite3_column_text(t->st, c);
     *len = (size_t)sqlite3_column_bytes(t->st, c);
+    if (*len > LOAD_MAX_NAME_BYTES) {
+        *len = LOAD_MAX_NAME_BYTES; /* a name, never longer (a cut in UTF-8 is sanitised) */
+        t->s->cut++;
+    }
     return s ? s : "";
 }
 
@@ -1089,10 +1172,10 @@ static void rocpd_kernels(Src* s) {
     Tab t;
     if (has_view(s, "kernels") &&
         tab_open(s, &t, "kernels",
-                 "SELECT name, dispatch_id, agent_abs_index, queue_id, stream_id, pid, tid,"
-                 " corr_id, start, end, grid_x * grid_y * grid_z,"
+                 "SELECT substr(name, 1, ?1), dispatch_id, agent_abs_index, queue_id, stream_id,"
+                 " pid, tid, corr_id, start, end, grid_x * grid_y * grid_z,"
                  " workgroup_x * workgroup_y * workgroup_z, lds_size, scratch_size, vgpr_count,"
-                 " sgpr_count FROM kernels ORDER BY start") == DCU_OK) {
+                 " sgpr_count, length(name) > ?1 AS dcutop_cut FROM kernels ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             LoadDispatch d;
             LoadDispatch_init(&d);
@@ -1118,7 +1201,8 @@ static void rocpd_regions(Src* s) {
     Tab t;
     if (has_view(s, "regions") &&
         tab_open(s, &t, "regions",
-                 "SELECT category, name, pid, tid, corr_id, start, end FROM regions"
+                 "SELECT substr(category, 1, ?1), substr(name, 1, ?1), pid, tid, corr_id, start,"
+                 " end, length(category) > ?1 OR length(name) > ?1 AS dcutop_cut FROM regions"
                  " ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             size_t cl, nl;
@@ -1148,8 +1232,9 @@ static void rocpd_copies(Src* s) {
     Tab t;
     if (has_view(s, "memory_copies") &&
         tab_open(s, &t, "memory_copies",
-                 "SELECT name, src_agent_abs_index, dst_agent_abs_index, stream_id, corr_id,"
-                 " size, start, end FROM memory_copies ORDER BY start") == DCU_OK) {
+                 "SELECT substr(name, 1, ?1), src_agent_abs_index, dst_agent_abs_index,"
+                 " stream_id, corr_id, size, start, end, length(name) > ?1 AS dcutop_cut"
+                 " FROM memory_copies ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             size_t nl;
             const char* name = get_text(&t, 0, &nl);
@@ -1267,6 +1352,11 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             f->note = xstrdup("SQLite database whose tables cannot be read (see load messages)");
         }
     }
+    if (s.cut > 0) {
+        Load_message(core, f, "%lld names or texts longer than %d bytes cut to that length",
+                     (long long)s.cut, LOAD_MAX_NAME_BYTES);
+    }
+    budget_done(&s);
     for (int i = 0; i < s.ntables; i++) {
         free(s.tables[i].name);
     }
