@@ -141,8 +141,9 @@ const char* Diff_presenceName(DiffPresence p);
 int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 /* A-B-B-A over four runs: effect = mean(B) - mean(A), drift = A2 - A1; trusted when
- * |effect| > |drift|. Rows: device kernel time, step time (when all four runs have steps),
- * then each kernel, largest |effect| first. */
+ * |effect| > |drift|. Rows: device kernel time (when all four runs have kernel times), step
+ * time (when all four runs have steps), then each kernel, largest |effect| first. A layer
+ * missing from a run is left out of the comparison (a note says so), never shown as nan. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
     const char* layer; /* "kernel" or "steps" (static) */
@@ -155,6 +156,7 @@ typedef struct Abba_ {
     AbbaRow* rows;     /* owned */
     int nrows;
     int has_steps;
+    int nhead;         /* rows[0..nhead): the layers compared, before the kernels */
     char notes[512];
 } Abba;
 

@@ -288,7 +288,7 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
         fputs("effect = mean(B1, B2) - mean(A1, A2); drift = A2 - A1; a verdict is trusted only "
               "when |effect| > |drift|\n",
               out);
-        for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+        for (int i = 0; i < a->nhead; i++) {
             const AbbaRow* r = &a->rows[i];
             fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%): %s\n",
                     r->name, r->effect, r->effect_pct, r->drift, r->drift_pct,

@@ -98,12 +98,12 @@ int DiffView_abbaSummary(const Abba* a, Canvas* c, int y0, int max_h) {
     char t[512];
     y += line(c, y, end, "A-B-B-A", STYLE_DEFAULT,
               "effect = mean(B) - mean(A), drift = A2 - A1; trusted when |effect| > |drift|");
-    for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+    for (int i = 0; i < a->nhead; i++) {
         const AbbaRow* r = &a->rows[i];
         snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  drift %+.4g ms (%+.2f%%)  %s", r->effect,
                  r->effect_pct, r->drift, r->drift_pct,
                  r->trusted ? "TRUSTED" : "UNTRUSTED: the drift is larger than the effect");
-        y += line(c, y, end, i == 0 ? "Kernel time" : "Step time",
+        y += line(c, y, end, strcmp(r->layer, "steps") == 0 ? "Step time" : "Kernel time",
                   r->trusted ? STYLE_NUMBER : STYLE_WARNING, t);
     }
     for (const char* p = a->notes; *p && y < end;) {

@@ -205,3 +205,21 @@ budgets=$(sed -n 's/.*over the read budget of \([0-9]*\) SQLite steps.*/\1/p' "$
     awk '{ t += $1 } END { print t + 0 }')
 check "M2: the 4 budgets add up to one base and 4 shares (<= 10^7 + 4 x 100 x 8 KB), not 4 bases ($budgets)" \
     test "$budgets" -le $((10000000 + 4 * 100 * 8192))
+
+# ---------------------------------------------------------------- M9: --abba with absurd steps
+# main: "effect -inf ms (-nan%) ... TRUSTED" for steps of 1e308 ms, and "+nan%" for the device
+# kernel time of runs without kernels. The absurd steps are rejected; a layer missing from a
+# run is left out of the comparison.
+mkdir -p "$TMP/m9ab"
+for r in a1 b1 b2 a2; do
+    mkdir -p "$TMP/m9ab/$r"
+    printf '{"step_ms_events": [1.0, 2.0, 3.0]}' >"$TMP/m9ab/$r/step-times.json"
+done
+printf '{"step_ms_events": [1e308, 2.0, 1e308, 1e308]}' >"$TMP/m9ab/b1/step-times.json"
+"$DCUTOP" --abba "$TMP/m9ab/a1" "$TMP/m9ab/b1" "$TMP/m9ab/b2" "$TMP/m9ab/a2" >"$TMP/m9ab.out" 2>"$TMP/m9ab.err"
+same "M9: --abba prints no inf or nan" "" "$(grep -Ei 'inf |nan' "$TMP/m9ab.out")"
+check "M9: --abba judges the sane step times (median 2 ms everywhere)" \
+    grep -q "step time (median) *effect +0 ms (+0.00%), drift +0 ms (+0.00%)" "$TMP/m9ab.out"
+same "M9: --abba leaves out device kernel time when the runs have none" "" \
+    "$(grep 'device kernel time *effect' "$TMP/m9ab.out")"
+check "M9: ... and the notes say why" grep -q "run .*m9ab/a1 has no device kernel times" "$TMP/m9ab.out"

@@ -53,11 +53,17 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
     }
     Abba* a = xcalloc(1, sizeof(*a));
     int cap = 0;
-    AbbaRow* t = add(a, &cap, "device kernel time", "kernel");
+    int has_kernels = 1;
     for (int i = 0; i < 4; i++) {
-        t->v[i] = (double)runs[i]->kernel_ns / 1e6;
+        has_kernels &= runs[i]->nk > 0;
     }
-    finish(t);
+    if (has_kernels) {
+        AbbaRow* t = add(a, &cap, "device kernel time", "kernel");
+        for (int i = 0; i < 4; i++) {
+            t->v[i] = (double)runs[i]->kernel_ns / 1e6;
+        }
+        finish(t);
+    }
     a->has_steps = 1;
     for (int i = 0; i < 4; i++) {
         a->has_steps &= runs[i]->nsteps > 0;
@@ -69,7 +75,7 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         }
         finish(st);
     }
-    int head = a->nrows;
+    int head = a->nhead = a->nrows;
     for (int k = 0; k < d->nrows; k++) {
         const DiffRow* dr = &d->rows[k];
         AbbaRow* r = add(a, &cap, dr->name, "kernel");
