@@ -255,6 +255,16 @@ static char* wal_copy(Src* s) {
     struct stat sb;
     DcuError e;
     char* db = NULL;
+    char* journal = xasprintf("%s-journal", s->f->path);
+    if (SafeFile_check(journal, &sb, &e) == 0 && sb.st_size > 0) {
+        /* a rollback journal: a write was under way when the file was copied; SQLite would
+         * roll it back, which needs write access to the input: read as it is, and say so */
+        Load_message(s->core, s->f, "has a -journal file of %lld bytes (a write under way when "
+                                    "it was copied): read without it, rows of that write may "
+                                    "be half there",
+                     (long long)sb.st_size);
+    }
+    free(journal);
     if (SafeFile_check(wal, &sb, &e) != 0 || sb.st_size == 0) {
         free(wal);
         return NULL;
