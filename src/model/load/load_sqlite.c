@@ -4,8 +4,11 @@
  * The input is opened through SQLite itself, on a second connection, read-only
  * (SQLITE_OPEN_READONLY and a file: URI with mode=ro and immutable=1): it is never parsed by
  * hand and never written, so the file stays byte-identical and no -wal/-shm file appears.
- * Reads run under a budget (steps, seconds, rows per byte of the file) and sqlite3_limit
- * caps, and views are read only where rocpd's schema defines them.
+ * A non-empty -wal beside it holds committed rows: then the file and its -wal are copied into
+ * a private folder and the copy is read as SQLite would (wal_copy).
+ * Reads run under a budget (steps and seconds, with a base shared by the whole load; heap per
+ * step; rows per byte of the file) and sqlite3_limit caps (1 MiB a value), names are cut to
+ * LOAD_MAX_NAME_BYTES, and views are read only where rocpd's schema defines them.
  * Columns are bound by name from each table's own header (sqlite3_column_name), never by
  * position; values of the wrong type reject the row with a message. A table that cannot be
  * read (corrupt or truncated file, locked database) is a message naming the file and table;
@@ -135,8 +138,8 @@ static void budget_done(Src* s) {
     int64_t used_ops = s->ops - s->own_ops;
     b->base_s_left -= used_s > 0 ? used_s : 0;
     b->base_ops_left -= used_ops > 0 ? used_ops : 0;
-    if (s->over || b->base_s_left < 0) {
-        b->base_s_left = b->base_s_left < 0 || s->over_why == 't' ? 0 : b->base_s_left;
+    if (b->base_s_left < 0 || s->over_why == 't') {
+        b->base_s_left = 0;
     }
     if (b->base_ops_left < 0 || s->over_why == 'o') {
         b->base_ops_left = 0;
