@@ -40,8 +40,6 @@ typedef struct Rpd_ {
     char* desc;                      /* owned: the op's description and opType, or the API
                                       * call's name and args (string_col) */
     char* type;
-    int64_t cut;                     /* strings cut to LOAD_MAX_NAME_BYTES */
-    char first_cut[64];              /* where the first was */
     int64_t other_ops;               /* ops of types not read */
     char other_types[160];           /* their names, for the message */
 } Rpd;
@@ -146,8 +144,7 @@ static void copy_device(Rpd* r, int64_t gpu, int64_t queue) {
 /* The string of id column c of st, looked up on its own: an id held twice in rocpd_string
  * (a hostile or damaged file) gives its first string, never a second row of the op, and a
  * string too long for SQLite's limit costs this op alone. Sets *out (owned, "" when the id
- * is NULL or absent, cut to LOAD_MAX_NAME_BYTES) and returns 1; 0 with the op rejected
- * when the string cannot be read. */
+ * is NULL or absent) and returns 1; 0 with the row rejected when the string cannot be read. */
 static int string_col(Rpd* r, sqlite3_stmt* st, int c, const char* where, char** out) {
     free(*out);
     *out = NULL;
@@ -157,25 +154,18 @@ static int string_col(Rpd* r, sqlite3_stmt* st, int c, const char* where, char**
     }
     int64_t id = sqlite3_column_int64(st, c);
     if (!r->string_of &&
-        sqlite3_prepare_v2(r->in, "SELECT substr(string, 1, ?2), length(string) FROM rocpd_string"
-                                  " WHERE id = ?1 LIMIT 1",
+        sqlite3_prepare_v2(r->in, "SELECT string FROM rocpd_string WHERE id = ?1 LIMIT 1",
                            -1, &r->string_of, NULL) != SQLITE_OK) {
         Load_reject(r->core, r->f, 0, "%s: rocpd_string: %s", where, sqlite3_errmsg(r->in));
         return 0;
     }
     sqlite3_stmt* q = r->string_of;
     sqlite3_bind_int64(q, 1, id);
-    sqlite3_bind_int64(q, 2, LOAD_MAX_NAME_BYTES);
     int rc = sqlite3_step(q);
     int ok = 1;
     if (rc == SQLITE_ROW) {
         const char* v = (const char*)sqlite3_column_text(q, 0);
         *out = xstrndup(v ? v : "", v ? (size_t)sqlite3_column_bytes(q, 0) : 0);
-        if (sqlite3_column_int64(q, 1) > LOAD_MAX_NAME_BYTES) {
-            if (r->cut++ == 0) {
-                snprintf(r->first_cut, sizeof(r->first_cut), "%s", where);
-            }
-        }
     } else if (rc == SQLITE_DONE) {
         *out = xstrdup("");
     } else {
@@ -278,11 +268,6 @@ static int read_ops(Rpd* r) {
     if (r->other_ops > 0) {
         Load_message(r->core, r->f, "RPD: %lld ops of other types not read (%s)",
                      (long long)r->other_ops, r->other_types);
-    }
-    if (r->cut > 0) {
-        Load_message(r->core, r->f, "RPD: %lld names longer than %d bytes cut to that length "
-                                    "(the first: %s)",
-                     (long long)r->cut, LOAD_MAX_NAME_BYTES, r->first_cut);
     }
     return 1;
 }

@@ -7,8 +7,9 @@
  * A non-empty -wal beside it holds committed rows: then the file and its -wal are copied into
  * a private folder and the copy is read as SQLite would (wal_copy).
  * Reads run under a budget (steps and seconds, with a base shared by the whole load; heap per
- * step; rows per byte of the file) and sqlite3_limit caps (1 MiB a value), names are cut to
- * LOAD_MAX_NAME_BYTES, and views are read only where rocpd's schema defines them.
+ * step; rows per byte of the file) and sqlite3_limit caps (16 MiB a value), names computed by
+ * rocpd's views are cut to LOAD_MAX_NAME_BYTES in the query (a table's names are data and load
+ * whole), and views are read only where rocpd's schema defines them.
  * Columns are bound by name from each table's own header (sqlite3_column_name), never by
  * position; values of the wrong type reject the row with a message. A table that cannot be
  * read (corrupt or truncated file, locked database) is a message naming the file and table;
@@ -54,7 +55,7 @@ typedef struct Src_ {
     uint64_t bytes;       /* size of the file */
     int over;             /* 1: budget spent, every statement now stops */
     char over_why;        /* 'o' steps, 't' time, 'm' memory */
-    int64_t cut;          /* texts cut to LOAD_MAX_NAME_BYTES (get_text) */
+    int64_t cut;          /* view texts cut to LOAD_MAX_NAME_BYTES (tab_next) */
     int locked;           /* 1: a writer holds the file's lock (not opened) */
     char* copy_dir;       /* owned: private folder holding a copy of the database and its
                            * -wal (wal_copy), removed with its files at the end; or NULL */
@@ -78,7 +79,7 @@ static const double BYTES_PER_SECOND = 8e6;
 static const int64_t MIN_ROW_BYTES = 4; /* no table row is smaller in the file */
 static const int64_t MEM_BASE = 512LL << 20;
 static const int64_t MEM_PER_BYTE = 16;
-#define VALUE_MAX_BYTES (1 << 20) /* longest string or blob a SQLite input may hold or make */
+#define VALUE_MAX_BYTES (16 << 20) /* longest string or blob a SQLite input may hold or make */
 
 static double now_s(void) {
     struct timespec ts;
@@ -571,10 +572,6 @@ static const char* get_text(Tab* t, int c, size_t* len) {
     }
     const char* s = (const char*)sqlite3_column_text(t->st, c);
     *len = (size_t)sqlite3_column_bytes(t->st, c);
-    if (*len > LOAD_MAX_NAME_BYTES) {
-        *len = LOAD_MAX_NAME_BYTES; /* a name, never longer (a cut in UTF-8 is sanitised) */
-        t->s->cut++;
-    }
     return s ? s : "";
 }
 
