@@ -157,6 +157,10 @@ static void budget_reason(const Src* s, char* buf, size_t n) {
         snprintf(buf, n, "over the read budget of %lld MiB of memory in one step for a "
                          "%llu-byte database",
                  (long long)(s->max_mem >> 20), (unsigned long long)s->bytes);
+    } else if (s->max_s - s->own_s < 0.5) {
+        snprintf(buf, n, "over the read budget: the load's shared %.0f s were spent by earlier "
+                         "databases, and this %llu-byte one's own share is %.3f s",
+                 SECONDS_BASE, (unsigned long long)s->bytes, s->own_s);
     } else {
         snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database (the load's "
                          "shared part included)",
