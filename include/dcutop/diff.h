@@ -155,7 +155,8 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
  *   noise   = max(|drift|, |repeats|); a row is trusted only when |effect| > noise.
  * One row per layer (device kernel time; the median step time when every run has steps) and
  * per kernel. The decision rests on one layer: the step time (plain timing) when present,
- * else device kernel time; when the layers disagree the verdict says so and which to believe. */
+ * else device kernel time; when the layers disagree the verdict says so and which to believe.
+ * A layer missing from a run is left out of the comparison (a note says so), never shown as nan. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
     const char* layer; /* "kernel" or "steps" (static) */
@@ -171,9 +172,11 @@ typedef struct Abba_ {
     AbbaRow* rows;     /* owned; rows[0] device kernel time, rows[1] step time if has_steps */
     int nrows;
     int has_steps;
-    int decides;       /* the layer row the verdict rests on: 1 (steps) when has_steps, else 0 */
+    int decides;       /* the layer row the verdict rests on: the steps row when has_steps, else 0
+                        * (meaningful only when nhead > 0) */
     int disagree;      /* 1: the two layer rows give different verdicts (trusted vs not, or
                         * trusted effects of opposite sign) */
+    int nhead;         /* rows[0..nhead): the layers compared, before the kernels */
     char notes[512];
 } Abba;
 

@@ -25,7 +25,7 @@ static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct
 
 /* The summary's height: what DiffView draws, kept to a third of the body. */
 static int summary_lines(const Screen* s, int h) {
-    int n = s->abba ? 3 + s->abba->has_steps + s->abba->disagree : 5 + (s->diff->na > 1 || s->diff->nb > 1);
+    int n = s->abba ? 2 + s->abba->nhead + s->abba->disagree : 5 + (s->diff->na > 1 || s->diff->nb > 1);
     const char* notes = s->abba ? s->abba->notes : s->diff->notes;
     for (const char* p = notes; *p; p++) {
         n += *p == '\n';

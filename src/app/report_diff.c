@@ -294,7 +294,7 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
               "noise\n",
               out);
         char why[256], verdict[1024];
-        for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+        for (int i = 0; i < a->nhead; i++) {
             const AbbaRow* r = &a->rows[i];
             fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%), repeats "
                          "%+.4g ms (%+.2f%%): %s\n",

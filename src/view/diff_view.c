@@ -99,13 +99,13 @@ int DiffView_abbaSummary(const Abba* a, Canvas* c, int y0, int max_h) {
     y += line(c, y, end, "A-B-B-A", STYLE_DEFAULT,
               "effect = mean(B) - mean(A); noise = max(|A2 - A1|, |B2 - B1|); trusted when "
               "|effect| > noise");
-    for (int i = 0; i < a->nrows && i < (a->has_steps ? 2 : 1); i++) {
+    for (int i = 0; i < a->nhead; i++) {
         const AbbaRow* r = &a->rows[i];
         const char* src = fabs(r->repeats) > fabs(r->drift) ? "B2-B1" : "drift";
         snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  noise %.4g ms (%s)  %s%s", r->effect,
                  r->effect_pct, r->noise, src, r->trusted ? "TRUSTED" : "UNTRUSTED",
                  i == a->decides ? "  <- decides" : "");
-        y += line(c, y, end, i == 0 ? "Kernel time" : "Step time",
+        y += line(c, y, end, strcmp(r->layer, "steps") == 0 ? "Step time" : "Kernel time",
                   r->trusted ? STYLE_NUMBER : STYLE_WARNING, t);
     }
     char v[900];

@@ -49,7 +49,7 @@ check "q quits with status 0" wait_for "EXITED=0"
 # two arguments that are two ranks of one job: the job, on the Ranks screen; never a diff
 tm kill-server 2>/dev/null
 start ranks "'$DDP/rank0.trace.json.gz' '$DDP/rank1.trace.json.gz'"
-check "dcutop rank0 rank1: opens on the Ranks screen" wait_for "Rank  Run  *Compute ms  Comm ms"
+check "dcutop rank0 rank1: opens on the Ranks screen" wait_for "Compute ms  Comm ms  Exposed ms"
 check "dcutop rank0 rank1: the straggler verdict" wait_for "Straggler: rank 0 computes 24.2 ms more per step"
 check "dcutop rank0 rank1: not the Diff screen" sh -c "! tmux -S '$SOCK' capture-pane -p -t dcu | grep -q 'Kernel time .* -> '"
 tm send-keys -t dcu 1

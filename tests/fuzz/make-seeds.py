@@ -217,3 +217,8 @@ put("steps", "json_odd", pick(0, '{"step_ms":[1,2,3e400,-0,null,"x",true]}'))
 put("steps", "csv_header", pick(1, "step_ms\n12.5\n13.0\n12.75\n"))
 put("steps", "csv_plain", pick(1, "10.1\n10.3\n9.9\n11.0\n"))
 put("steps", "csv_odd", pick(2, "ms\n1e3\n-1\nnan\ninf\n\n7\n"))
+# issue 26 H1: nesting past JSON_MAX_DEPTH (128) beside the list; M9: steps over 2^53 ns
+put("steps", "json_deep", pick(0, '{"step_ms_events":[1],"x":' + "[" * 200 + "]" * 200 + "}"))
+put("steps", "json_deep_list", pick(0, '{"step_ms_events":[1,' + "[" * 200 + "]" * 200 + "]}"))
+put("steps", "json_absurd", pick(0, '{"step_ms_events":[1e308,9007199254.75,2],"step_ms":[3]}'))
+put("steps", "csv_absurd", pick(1, "step_ms\n1e308\n9007199254.75\n2\n"))

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dcutop/category.h"
+#include "load/json_feed.h"
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
@@ -292,6 +293,68 @@ static void escapes_across_blocks(void** state) {
     free(p);
 }
 
+/* Issue 26 H1: the feed counts nesting outside strings and stops at the '[' or '{' that opens
+ * level JSON_MAX_DEPTH + 1, wherever the blocks are cut, and stays stopped. Brackets inside a
+ * string do not count, nor does a depth of exactly JSON_MAX_DEPTH. */
+static int feed_depth(const char* doc, size_t block, JsonOversize* over) {
+    JsonFeed f;
+    JsonFeed_init(&f, 1024);
+    size_t n = strlen(doc);
+    int r = 0;
+    for (size_t at = 0; at < n && r != 2; at += block) {
+        size_t len = n - at < block ? n - at : block, pos = 0;
+        while ((r = JsonFeed_scan(&f, (const unsigned char*)doc + at, len, &pos, over)) == 1) {
+            JsonFeed_consume(&f);
+        }
+        JsonFeed_consume(&f);
+    }
+    if (r == 2) {
+        size_t pos = 0;
+        assert_int_equal(JsonFeed_scan(&f, (const unsigned char*)"[", 1, &pos, over), 2);
+    }
+    JsonFeed_done(&f);
+    return r;
+}
+
+static void feed_depth_limit(void** state) {
+    (void)state;
+    char* ok = xmalloc(4 * JSON_MAX_DEPTH + 64);
+    char* deep = xmalloc(4 * JSON_MAX_DEPTH + 64);
+    size_t o = 0;
+    o += (size_t)sprintf(ok + o, "{\"s\": \"[[[[{{{{\", \"x\":");
+    for (int k = 1; k < JSON_MAX_DEPTH; k++) {
+        ok[o++] = '[';
+    }
+    for (int k = 1; k < JSON_MAX_DEPTH; k++) {
+        ok[o++] = ']';
+    }
+    strcpy(ok + o, "}");
+    size_t d = 0;
+    d += (size_t)sprintf(deep + d, "{\"x\":");
+    for (int k = 0; k < JSON_MAX_DEPTH; k++) {
+        deep[d++] = k % 2 ? '{' : '[';
+        if (k % 2) {
+            d += (size_t)sprintf(deep + d, "\"k\":");
+        }
+    }
+    strcpy(deep + d, "1");
+    JsonOversize over;
+    for (size_t block = 1; block <= 4096; block *= 8) {
+        assert_int_equal(feed_depth(ok, block, &over), 0);
+        memset(&over, 0, sizeof(over));
+        assert_int_equal(feed_depth(deep, block, &over), 2);
+        /* the last bracket written is the one past the limit */
+        size_t last = d - 1;
+        while (deep[last] != '[' && deep[last] != '{') {
+            last--;
+        }
+        assert_int_equal(over.offset, last);
+        assert_int_equal(over.line, 1);
+    }
+    free(ok);
+    free(deep);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(ts_dur_field_checks, setup, teardown),
@@ -300,6 +363,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(token_over_default_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(small_cap_every_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(escapes_across_blocks, setup, teardown),
+        cmocka_unit_test(feed_depth_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,11 +44,11 @@ const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n) {
 }
 
 int Abba_trusted(const Abba* a) {
-    return a->nrows > a->decides && a->rows[a->decides].trusted;
+    return a->nhead > a->decides && a->rows[a->decides].trusted;
 }
 
 static const char* layer_name(const Abba* a, int i) {
-    return i == 1 && a->has_steps ? "step time" : "device kernel time";
+    return strcmp(a->rows[i].layer, "steps") == 0 ? "step time" : "device kernel time";
 }
 
 /* what one layer's row says, e.g. "B faster by 30.69%, beyond its noise 0.5 ms" */
@@ -64,8 +64,8 @@ static void layer_says(const AbbaRow* r, char* buf, size_t n) {
 }
 
 const char* Abba_verdict(const Abba* a, char* buf, size_t n) {
-    if (a->nrows == 0) {
-        snprintf(buf, n, "nothing to compare");
+    if (a->nhead == 0) { /* no layer in all four runs */
+        snprintf(buf, n, "nothing to compare: no layer is in all four runs");
         return buf;
     }
     char what[200];
@@ -134,11 +134,17 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
     }
     Abba* a = xcalloc(1, sizeof(*a));
     int cap = 0;
-    AbbaRow* t = add(a, &cap, "device kernel time", "kernel");
+    int has_kernels = 1;
     for (int i = 0; i < 4; i++) {
-        t->v[i] = (double)runs[i]->kernel_ns / 1e6;
+        has_kernels &= runs[i]->nk > 0;
     }
-    finish(t);
+    if (has_kernels) {
+        AbbaRow* t = add(a, &cap, "device kernel time", "kernel");
+        for (int i = 0; i < 4; i++) {
+            t->v[i] = (double)runs[i]->kernel_ns / 1e6;
+        }
+        finish(t);
+    }
     a->has_steps = 1;
     for (int i = 0; i < 4; i++) {
         a->has_steps &= runs[i]->nsteps > 0;
@@ -149,10 +155,10 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
             st->v[i] = DiffSide_stepMs(runs[i]);
         }
         finish(st);
-        a->decides = 1;
-        a->disagree = says(&a->rows[0]) != says(st);
+        a->decides = a->nrows - 1; /* 0 when no run has kernel times */
+        a->disagree = has_kernels && says(&a->rows[0]) != says(st);
     }
-    int head = a->nrows;
+    int head = a->nhead = a->nrows;
     for (int k = 0; k < d->nrows; k++) {
         const DiffRow* dr = &d->rows[k];
         AbbaRow* r = add(a, &cap, dr->name, "kernel");
@@ -188,9 +194,9 @@ int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap
               DcuError* err) {
     AbbaRow sum;
     memset(&sum, 0, sizeof(sum));
-    const AbbaRow* r = a->nrows > a->decides ? &a->rows[a->decides] : &sum;
+    const AbbaRow* r = a->nhead > a->decides ? &a->rows[a->decides] : &sum;
     char what[300];
-    snprintf(what, sizeof(what), "A-B-B-A %s", a->nrows > a->decides ? r->name : "(no rows)");
+    snprintf(what, sizeof(what), "A-B-B-A %s", a->nhead > a->decides ? r->name : "(no rows)");
     if (part && *part) {
         int is_cat = 0;
         for (int i = 0; i < a->nrows; i++) {
@@ -287,6 +293,6 @@ ResultSet* Abba_table(const Abba* a) {
         }
         ResultSet_setText(rs, r, B_VERDICT, x->trusted ? "trusted" : "untrusted");
     }
-    rs->pinned = a->has_steps ? 2 : 1;
+    rs->pinned = a->nhead;
     return rs;
 }

@@ -50,6 +50,10 @@ static void open_token(JsonFeed* f, int state, size_t at_buf, uint64_t at_off) {
 int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
                   JsonOversize* over) {
     size_t i = *pos;
+    if (f->too_deep) {
+        f->safe = 0;
+        return 2;
+    }
     size_t run = i; /* in[run..i) is kept but not yet appended to buf */
     while (i < n) {
         size_t from = i;
@@ -59,6 +63,21 @@ int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
         case S_OUT:
             while (cls[c] == C_DELIM) { /* whitespace and structure: all safe */
                 f->line += c == '\n';
+                if (c == '{' || c == '[') {
+                    if (f->depth >= JSON_MAX_DEPTH) {
+                        append(f, in + run, i - run, f->off + i);
+                        f->safe = f->len;
+                        f->too_deep = 1;
+                        over->offset = f->off + i;
+                        over->line = f->line;
+                        over->len = 0;
+                        *pos = i;
+                        return 2;
+                    }
+                    f->depth++;
+                } else if ((c == '}' || c == ']') && f->depth > 0) {
+                    f->depth--;
+                }
                 if (++i == n) {
                     break;
                 }

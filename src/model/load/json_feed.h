@@ -8,12 +8,20 @@
  * open token until it closes, and hands the parser only bytes that end outside any token:
  * yajl then sees each token whole, once. A token longer than the cap is dropped while it
  * streams past (memory stays bounded by the cap) and reported, so the caller can put a
- * short placeholder in its place and reject the event that held it. */
+ * short placeholder in its place and reject the event that held it.
+ *
+ * The feed also counts the nesting of objects and arrays (outside strings) and stops at the
+ * first '{' or '[' deeper than JSON_MAX_DEPTH: every JSON input is refused there with a
+ * message, before any parser or tree sees the depth (a 2 MB file of 10^6 '[' overflowed the
+ * stack in a recursive tree free). */
 #ifndef DCUTOP_JSON_FEED_H
 #define DCUTOP_JSON_FEED_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Deepest nesting of objects and arrays accepted in any JSON input (real traces nest 5). */
+#define JSON_MAX_DEPTH 128
 
 typedef struct JsonFeed_ {
     uint64_t cap;        /* longest token kept, bytes (> 0) */
@@ -30,9 +38,12 @@ typedef struct JsonFeed_ {
     uint64_t off;        /* stream offset of the current input block */
     uint64_t buf_end;    /* stream offset just after buf's last byte */
     long line;           /* line of the next byte scanned */
+    int depth;           /* objects and arrays open */
+    int too_deep;        /* 1: stopped at a '{' or '[' past JSON_MAX_DEPTH (for good) */
 } JsonFeed;
 
-/* A token that passed the cap: where it started and how long it was. */
+/* A token that passed the cap: where it started and how long it was. For the depth stop
+ * (JsonFeed_scan returns 2): where the '{' or '[' past the limit is, len 0. */
 typedef struct JsonOversize_ {
     uint64_t offset; /* byte offset in the (decompressed) stream */
     long line;       /* 1-based */
@@ -45,8 +56,10 @@ void JsonFeed_done(JsonFeed* f);
 /* Scans in[*pos..n), the next block of the stream, appending what is kept to f->buf.
  * Returns 1 when it stopped just after a token over the cap ended (*over says where;
  * f->buf then holds only the bytes before it, all safe, and *pos is where to go on);
- * 0 when the block is used up (*pos == n). The caller hands buf[0..safe) to the parser
- * and calls JsonFeed_consume between calls. */
+ * 2 when it stopped at a '{' or '[' that opens nesting level JSON_MAX_DEPTH + 1 (*over says
+ * where; buf[0..safe) holds the bytes before it; the document must be abandoned: every later
+ * call returns 2 again); 0 when the block is used up (*pos == n). The caller hands
+ * buf[0..safe) to the parser and calls JsonFeed_consume between calls. */
 int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
                   JsonOversize* over);
 

@@ -19,6 +19,12 @@
  * and exact in a double (SQLite total()). Timestamps are not bounded: they are epoch ns. */
 #define LOAD_MAX_AMOUNT (INT64_C(1) << 53)
 
+/* Longest name read through rocpd's views (kernel, region, copy): longer ones are cut to it in
+ * the query itself (substr), so a hostile view's giant computed names never reach its sort;
+ * the cut is said in a message. Real kernel names stay under 10 KB; names stored in a table
+ * are data and load whole (up to SQLite's 16 MiB a value). */
+#define LOAD_MAX_NAME_BYTES (1 << 20)
+
 /* Preference among per-event files of one run and layer (source_layer.rank; higher wins).
  * CSV files use 1..3 (load_csv.c); a database of the same run holds the same events and
  * yields to them; a JSON trace (rocprof results.json is a dump of results.db) yields to both. */

@@ -54,6 +54,14 @@ typedef struct LoadFile_ {
     int layer_rank[LAYER_COUNT];
 } LoadFile;
 
+/* The part of the SQLite read budget (load_sqlite.c) shared by every database of one load:
+ * what one database spends beyond its own share is gone for the next. */
+typedef struct SqlBudget_ {
+    int started;           /* 0 until the first database */
+    double base_s_left;    /* shared seconds left */
+    int64_t base_ops_left; /* shared SQLite VM steps left */
+} SqlBudget;
+
 typedef struct LoaderCore_ {
     TraceDb* db;
     sqlite3_stmt* st[ST_COUNT];
@@ -67,6 +75,7 @@ typedef struct LoaderCore_ {
     struct DispatchAgg_* agg;  /* this file's per-kernel sums (dispatch_agg.h, owned) */
     int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
                      * (its temp folder full, most likely); the load stops (load_one) */
+    SqlBudget sql_budget; /* load_sqlite.c: the read budget left to the rest of the load */
 } LoaderCore;
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */

@@ -1167,6 +1167,12 @@ static int feed_block(J* j, yajl_handle h, JsonFeed* fd, const unsigned char* bl
         if (!o) {
             return 1;
         }
+        if (o == 2) {
+            snprintf(j->error, sizeof(j->error),
+                     "JSON nested deeper than %d levels at byte %llu (line %ld): reading stopped",
+                     JSON_MAX_DEPTH, (unsigned long long)over.offset, over.line);
+            return 0;
+        }
         j->oversize = &over;
         int ok = parse_chunk(j, h, placeholder, 2, over.offset);
         if (j->oversize) {

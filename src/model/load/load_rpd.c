@@ -36,6 +36,10 @@ typedef struct Rpd_ {
     sqlite3* in; /* the input, read-only (borrowed from load_sqlite.c) */
     int api_ops, kernelapi, copyapi; /* optional tables usable */
     sqlite3_stmt* copy_dev;          /* sets the device and queue of the copy just stored */
+    sqlite3_stmt* string_of;         /* rocpd_string lookup by id (on the input) */
+    char* desc;                      /* owned: the op's description and opType, or the API
+                                      * call's name and args (string_col) */
+    char* type;
     int64_t other_ops;               /* ops of types not read */
     char other_types[160];           /* their names, for the message */
 } Rpd;
@@ -78,12 +82,6 @@ static int int_col(Rpd* r, sqlite3_stmt* st, int c, const char* where, int64_t* 
 static int64_t opt_col(sqlite3_stmt* st, int c) {
     return sqlite3_column_type(st, c) == SQLITE_INTEGER ? sqlite3_column_int64(st, c)
                                                         : LOAD_NULL;
-}
-
-static const char* text_col(sqlite3_stmt* st, int c, size_t* len) {
-    const char* s = (const char*)sqlite3_column_text(st, c);
-    *len = s ? (size_t)sqlite3_column_bytes(st, c) : 0;
-    return s ? s : "";
 }
 
 /* Steps st; on an error (corrupt file) says so once, keeps the rows before. */
@@ -143,16 +141,56 @@ static void copy_device(Rpd* r, int64_t gpu, int64_t queue) {
     sqlite3_reset(st);
 }
 
+/* The string of id column c of st, looked up on its own: an id held twice in rocpd_string
+ * (a hostile or damaged file) gives its first string, never a second row of the op, and a
+ * string too long for SQLite's limit costs this op alone. Sets *out (owned, "" when the id
+ * is NULL or absent) and returns 1; 0 with the row rejected when the string cannot be read. */
+static int string_col(Rpd* r, sqlite3_stmt* st, int c, const char* where, char** out) {
+    free(*out);
+    *out = NULL;
+    if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+        *out = xstrdup("");
+        return 1;
+    }
+    int64_t id = sqlite3_column_int64(st, c);
+    if (!r->string_of &&
+        sqlite3_prepare_v2(r->in, "SELECT string FROM rocpd_string WHERE id = ?1 LIMIT 1",
+                           -1, &r->string_of, NULL) != SQLITE_OK) {
+        Load_reject(r->core, r->f, 0, "%s: rocpd_string: %s", where, sqlite3_errmsg(r->in));
+        return 0;
+    }
+    sqlite3_stmt* q = r->string_of;
+    sqlite3_bind_int64(q, 1, id);
+    int rc = sqlite3_step(q);
+    int ok = 1;
+    if (rc == SQLITE_ROW) {
+        const char* v = (const char*)sqlite3_column_text(q, 0);
+        *out = xstrndup(v ? v : "", v ? (size_t)sqlite3_column_bytes(q, 0) : 0);
+    } else if (rc == SQLITE_DONE) {
+        *out = xstrdup("");
+    } else {
+        Load_reject(r->core, r->f, 0, "%s: %s (rocpd_string id %lld): %s: row not read", where,
+                    sqlite3_column_name(st, c), (long long)id,
+                    (sqlite3_errcode(r->in) & 0xff) == SQLITE_TOOBIG
+                        ? "string longer than the 16 MiB a value may hold"
+                        : sqlite3_errmsg(r->in));
+        ok = 0;
+    }
+    sqlite3_reset(q);
+    return ok;
+}
+
 static void store_op(Rpd* r, sqlite3_stmt* st, const char* where) {
     int64_t gpu, queue, seq, start, end;
     if (!int_col(r, st, 0, where, &gpu) || !int_col(r, st, 1, where, &queue) ||
         !int_col(r, st, 2, where, &seq) || !int_col(r, st, 3, where, &start) ||
-        !int_col(r, st, 4, where, &end)) {
+        !int_col(r, st, 4, where, &end) || !string_col(r, st, 5, where, &r->desc) ||
+        !string_col(r, st, 6, where, &r->type)) {
         return;
     }
-    size_t dl, tl;
-    const char* desc = text_col(st, 5, &dl);
-    const char* type = text_col(st, 6, &tl);
+    const char* desc = r->desc;
+    const char* type = r->type;
+    size_t dl = strlen(desc), tl = strlen(type);
     const char* name = dl > 0 ? desc : type;
     size_t nl = dl > 0 ? dl : tl;
     int64_t corr = opt_col(st, 7);
@@ -188,11 +226,9 @@ static void store_op(Rpd* r, sqlite3_stmt* st, const char* where) {
 /* rocpd_op with names, launch and launch parameters. 0 when it cannot be read at all. */
 static int read_ops(Rpd* r) {
     char* sql = sqlite3_mprintf(
-        "SELECT o.gpuId, o.queueId, o.sequenceId, o.start, o.\"end\", d.string, t.string, %s,"
-        " %s, %s, %s, %s, %s, o.id"
-        " FROM rocpd_op o LEFT JOIN rocpd_string d ON d.id = o.description_id"
-        " LEFT JOIN rocpd_string t ON t.id = o.opType_id"
-        " %s %s %s ORDER BY o.start, o.id",
+        "SELECT o.gpuId, o.queueId, o.sequenceId, o.start, o.\"end\", o.description_id,"
+        " o.opType_id, %s, %s, %s, %s, %s, %s, o.id"
+        " FROM rocpd_op o %s %s %s ORDER BY o.start, o.id",
         r->api_ops ? "ao.api_id" : "NULL",
         r->kernelapi ? "k.gridX * k.gridY * k.gridZ" : "NULL",
         r->kernelapi ? "k.workgroupX * k.workgroupY * k.workgroupZ" : "NULL",
@@ -201,8 +237,14 @@ static int read_ops(Rpd* r) {
         r->api_ops ? "LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM rocpd_api_ops"
                      " GROUP BY op_id) ao ON ao.op_id = o.id"
                    : "",
-        r->kernelapi ? "LEFT JOIN rocpd_kernelapi k ON k.api_ptr_id = ao.api_id" : "",
-        r->copyapi ? "LEFT JOIN rocpd_copyapi c ON c.api_ptr_id = ao.api_id" : "");
+        /* one row per launch even where a damaged file repeats an api_ptr_id: a join never
+         * multiplies ops */
+        r->kernelapi ? "LEFT JOIN (SELECT * FROM rocpd_kernelapi GROUP BY api_ptr_id) k"
+                       " ON k.api_ptr_id = ao.api_id"
+                     : "",
+        r->copyapi ? "LEFT JOIN (SELECT * FROM rocpd_copyapi GROUP BY api_ptr_id) c"
+                     " ON c.api_ptr_id = ao.api_id"
+                   : "");
     sqlite3_stmt* st = NULL;
     int rc = sqlite3_prepare_v2(r->in, sql, -1, &st, NULL);
     sqlite3_free(sql);
@@ -247,9 +289,12 @@ static void store_api(Rpd* r, sqlite3_stmt* st, const char* where) {
         !int_col(r, st, 4, where, &end)) {
         return;
     }
-    size_t nl, al;
-    const char* name = text_col(st, 5, &nl);
-    const char* args = text_col(st, 6, &al);
+    if (!string_col(r, st, 5, where, &r->desc) || !string_col(r, st, 6, where, &r->type)) {
+        return;
+    }
+    const char* name = r->desc;
+    const char* args = r->type;
+    size_t nl = strlen(name), al = strlen(args);
     if (strcmp(name, "UserMarker") == 0 || strncmp(name, "roctx", 5) == 0) {
         /* a roctx range (push..pop, start..stop) or mark (start = end); the text is args */
         LoadEvent_range(r->core, r->f, where, "MARKER", "range", al ? args : name,
@@ -267,9 +312,8 @@ static void read_api(Rpd* r) {
     }
     sqlite3_stmt* st = NULL;
     if (sqlite3_prepare_v2(r->in,
-                           "SELECT a.id, a.pid, a.tid, a.start, a.\"end\", n.string, g.string"
-                           " FROM rocpd_api a LEFT JOIN rocpd_string n ON n.id = a.apiName_id"
-                           " LEFT JOIN rocpd_string g ON g.id = a.args_id ORDER BY a.start, a.id",
+                           "SELECT a.id, a.pid, a.tid, a.start, a.\"end\", a.apiName_id,"
+                           " a.args_id FROM rocpd_api a ORDER BY a.start, a.id",
                            -1, &st, NULL) != SQLITE_OK) {
         Load_message(r->core, r->f, "table rocpd_api: %s", sqlite3_errmsg(r->in));
         sqlite3_finalize(st);
@@ -314,6 +358,23 @@ static void read_metadata(Rpd* r) {
     sqlite3_finalize(st);
 }
 
+/* rocpd_string.id is its key in every file rpd_tracer writes; a file where an id repeats is
+ * damaged or forged. Its ops still load once each (string_col takes the first string). */
+static void duplicate_strings(Rpd* r) {
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(r->in,
+                           "SELECT count(*), min(id) FROM (SELECT id FROM rocpd_string"
+                           " GROUP BY id HAVING count(*) > 1)",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        Load_message(r->core, r->f, "RPD: table rocpd_string holds %lld ids more than once "
+                                    "(the first: id %lld): each op takes the first string of its "
+                                    "id, once",
+                     (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
+    }
+    sqlite3_finalize(st);
+}
+
 void LoadRpd_read(LoaderCore* core, LoadFile* f, sqlite3* in) {
     Rpd r;
     memset(&r, 0, sizeof(r));
@@ -329,6 +390,7 @@ void LoadRpd_read(LoaderCore* core, LoadFile* f, sqlite3* in) {
         return;
     }
     read_metadata(&r);
+    duplicate_strings(&r);
     r.api_ops = optional(&r, "rocpd_api_ops", "api_id, op_id", "launch-to-op correlation");
     r.kernelapi = r.api_ops &&
                   optional(&r, "rocpd_kernelapi",
@@ -340,4 +402,7 @@ void LoadRpd_read(LoaderCore* core, LoadFile* f, sqlite3* in) {
         read_api(&r);
     }
     sqlite3_finalize(r.copy_dev);
+    sqlite3_finalize(r.string_of);
+    free(r.desc);
+    free(r.type);
 }

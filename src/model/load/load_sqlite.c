@@ -4,14 +4,20 @@
  * The input is opened through SQLite itself, on a second connection, read-only
  * (SQLITE_OPEN_READONLY and a file: URI with mode=ro and immutable=1): it is never parsed by
  * hand and never written, so the file stays byte-identical and no -wal/-shm file appears.
- * Reads run under a budget (steps, seconds, rows per byte of the file) and sqlite3_limit
- * caps, and views are read only where rocpd's schema defines them.
+ * A non-empty -wal beside it holds committed rows: then the file and its -wal are copied into
+ * a private folder and the copy is read as SQLite would (wal_copy).
+ * Reads run under a budget (steps and seconds, with a base shared by the whole load; heap per
+ * step; rows per byte of the file) and sqlite3_limit caps (16 MiB a value), names computed by
+ * rocpd's views are cut to LOAD_MAX_NAME_BYTES in the query (a table's names are data and load
+ * whole), and views are read only where rocpd's schema defines them.
  * Columns are bound by name from each table's own header (sqlite3_column_name), never by
  * position; values of the wrong type reject the row with a message. A table that cannot be
  * read (corrupt or truncated file, locked database) is a message naming the file and table;
  * rows read before the error are kept and the error counts as one rejected row, so the Files
  * table and --strict show it. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +47,18 @@ typedef struct Src_ {
     /* the read budget (see on_progress) */
     int64_t ops, max_ops; /* VM instructions run / allowed */
     double t0, max_s;     /* start, seconds allowed */
+    int64_t own_ops;      /* this file's own share of max_ops (the rest is the load's) */
+    double own_s;         /* and of max_s */
     int64_t max_rows;     /* rows any one table or view may yield */
+    int64_t mem0, max_mem; /* heap at the start of a step, growth allowed within one */
+    int mem_check;        /* 1 while tab_next steps (the trace database is not growing) */
     uint64_t bytes;       /* size of the file */
     int over;             /* 1: budget spent, every statement now stops */
+    char over_why;        /* 'o' steps, 't' time, 'm' memory */
+    int64_t cut;          /* view texts cut to LOAD_MAX_NAME_BYTES (tab_next) */
     int locked;           /* 1: a writer holds the file's lock (not opened) */
+    char* copy_dir;       /* owned: private folder holding a copy of the database and its
+                           * -wal (wal_copy), removed with its files at the end; or NULL */
 } Src;
 
 /* ---- the read budget ------------------------------------------------------------- */
@@ -52,13 +66,20 @@ typedef struct Src_ {
 /* A database is a program as much as data: a 8 KB file whose "kernels" is a view over a cross
  * join or a recursive CTE yields rows without end. Reads therefore run under a budget that
  * grows with the file, far above what real databases use (the real rocpd sample: 460,000
- * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows. */
+ * steps for 3.6 MB, about 80 per row) and spent in a moment by a view that multiplies rows.
+ * The base (OPS_BASE, SECONDS_BASE) is shared by the whole load, so N hostile files cost it
+ * once, not N times; each file adds its own share per byte. Temporary tables and sorts stay
+ * in memory (temp_store = MEMORY: nothing is written to TMPDIR), and one step may grow the
+ * heap by at most MEM_BASE + MEM_PER_BYTE per byte of the file. */
 enum { PROGRESS_OPS = 1000 };             /* VM instructions between checks */
 static const int64_t OPS_BASE = 10000000; /* plus OPS_PER_BYTE per byte of the file */
 static const int64_t OPS_PER_BYTE = 100;
 static const double SECONDS_BASE = 30; /* plus one second per BYTES_PER_SECOND */
 static const double BYTES_PER_SECOND = 8e6;
 static const int64_t MIN_ROW_BYTES = 4; /* no table row is smaller in the file */
+static const int64_t MEM_BASE = 512LL << 20;
+static const int64_t MEM_PER_BYTE = 16;
+#define VALUE_MAX_BYTES (16 << 20) /* longest string or blob a SQLite input may hold or make */
 
 static double now_s(void) {
     struct timespec ts;
@@ -69,20 +90,37 @@ static double now_s(void) {
 static int on_progress(void* ctx) {
     Src* s = ctx;
     s->ops += PROGRESS_OPS;
-    if (!s->over && (s->ops > s->max_ops || now_s() - s->t0 > s->max_s)) {
-        s->over = 1;
+    if (!s->over) {
+        if (s->ops > s->max_ops) {
+            s->over_why = 'o';
+        } else if (now_s() - s->t0 > s->max_s) {
+            s->over_why = 't';
+        } else if (s->mem_check && sqlite3_memory_used() - s->mem0 > s->max_mem) {
+            s->over_why = 'm';
+        }
+        s->over = s->over_why != 0;
     }
     return s->over; /* non-zero interrupts the statement (SQLITE_INTERRUPT) */
 }
 
 static void budget_init(Src* s) {
-    s->max_ops = OPS_BASE + OPS_PER_BYTE * (int64_t)s->bytes;
-    s->max_s = SECONDS_BASE + (double)s->bytes / BYTES_PER_SECOND;
+    SqlBudget* b = &s->core->sql_budget;
+    if (!b->started) {
+        b->started = 1;
+        b->base_s_left = SECONDS_BASE;
+        b->base_ops_left = OPS_BASE;
+    }
+    s->own_ops = OPS_PER_BYTE * (int64_t)s->bytes;
+    s->own_s = (double)s->bytes / BYTES_PER_SECOND;
+    s->max_ops = s->own_ops + b->base_ops_left;
+    s->max_s = s->own_s + b->base_s_left;
     s->max_rows = (int64_t)(s->bytes / MIN_ROW_BYTES) + 16;
+    s->max_mem = MEM_BASE + MEM_PER_BYTE * (int64_t)s->bytes;
     s->t0 = now_s();
     sqlite3_progress_handler(s->db, PROGRESS_OPS, on_progress, s);
+    sqlite3_exec(s->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
     /* caps on what a hostile schema can ask of SQLite; real traces stay far below */
-    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 16 << 20);    /* one string, blob or row */
+    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, VALUE_MAX_BYTES); /* one string, blob or row */
     sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20); /* one statement's text */
     sqlite3_limit(s->db, SQLITE_LIMIT_EXPR_DEPTH, 200);
     sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, 500);
@@ -91,14 +129,42 @@ static void budget_init(Src* s) {
     sqlite3_limit(s->db, SQLITE_LIMIT_WORKER_THREADS, 0);
 }
 
+/* What this database spent of the load's shared base goes. */
+static void budget_done(Src* s) {
+    if (!s->db) {
+        return;
+    }
+    SqlBudget* b = &s->core->sql_budget;
+    double used_s = now_s() - s->t0 - s->own_s;
+    int64_t used_ops = s->ops - s->own_ops;
+    b->base_s_left -= used_s > 0 ? used_s : 0;
+    b->base_ops_left -= used_ops > 0 ? used_ops : 0;
+    if (b->base_s_left < 0 || s->over_why == 't') {
+        b->base_s_left = 0;
+    }
+    if (b->base_ops_left < 0 || s->over_why == 'o') {
+        b->base_ops_left = 0;
+    }
+}
+
 /* Why the budget stopped the reads, for messages. */
 static void budget_reason(const Src* s, char* buf, size_t n) {
-    if (s->ops > s->max_ops) {
-        snprintf(buf, n, "over the read budget of %lld SQLite steps for a %llu-byte database",
+    if (s->over_why == 'o') {
+        snprintf(buf, n, "over the read budget of %lld SQLite steps for a %llu-byte database "
+                         "(the load's shared part included)",
                  (long long)s->max_ops, (unsigned long long)s->bytes);
+    } else if (s->over_why == 'm') {
+        snprintf(buf, n, "over the read budget of %lld MiB of memory in one step for a "
+                         "%llu-byte database",
+                 (long long)(s->max_mem >> 20), (unsigned long long)s->bytes);
+    } else if (s->max_s - s->own_s < 0.5) {
+        snprintf(buf, n, "over the read budget: the load's shared %.0f s were spent by earlier "
+                         "databases, and this %llu-byte one's own share is %.3f s",
+                 SECONDS_BASE, (unsigned long long)s->bytes, s->own_s);
     } else {
-        snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database", s->max_s,
-                 (unsigned long long)s->bytes);
+        snprintf(buf, n, "over the read budget of %.0f s for a %llu-byte database (the load's "
+                         "shared part included)",
+                 s->max_s, (unsigned long long)s->bytes);
     }
 }
 
@@ -126,6 +192,120 @@ static char* file_uri(const char* path) {
     return u;
 }
 
+/* ---- a -wal beside the database ------------------------------------------------- */
+
+/* Copies the regular file from to the new file to (O_EXCL). 0, or -1 with why set. */
+static int copy_file(const char* from, const char* to, char* why, size_t wn) {
+    DcuError e;
+    int in = SafeFile_open(from, NULL, &e);
+    if (in < 0) {
+        snprintf(why, wn, "%.200s", e.msg);
+        return -1;
+    }
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (out < 0) {
+        snprintf(why, wn, "cannot create a copy: %s", strerror(errno));
+        close(in);
+        return -1;
+    }
+    char buf[1 << 16];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof(buf))) > 0) {
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0) {
+                snprintf(why, wn, "cannot write a copy: %s", strerror(errno));
+                rc = -1;
+                break;
+            }
+            done += w;
+        }
+        if (rc) {
+            break;
+        }
+    }
+    if (n < 0 && !rc) {
+        snprintf(why, wn, "cannot read: %s", strerror(errno));
+        rc = -1;
+    }
+    close(in);
+    if (close(out) != 0 && !rc) {
+        snprintf(why, wn, "cannot write a copy: %s", strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+static void copy_remove(Src* s) {
+    if (!s->copy_dir) {
+        return;
+    }
+    static const char* const names[] = {"db", "db-wal", "db-shm", "db-journal"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char* p = xasprintf("%s/%s", s->copy_dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(s->copy_dir);
+    free(s->copy_dir);
+    s->copy_dir = NULL;
+}
+
+/* A WAL-mode database copied with its -wal holds committed rows in the -wal alone; SQLite
+ * reads them when it opens the database, but immutable=1 (which keeps the input untouched)
+ * ignores the -wal. So when a non-empty -wal lies beside the file, both are copied into a
+ * private folder and the copy is opened instead, read as SQLite would; the input is never
+ * written. Returns the path to open (owned), or NULL when there is no -wal; when the copy
+ * fails the input is read alone, with a message that committed rows may be missing. */
+static char* wal_copy(Src* s) {
+    char* wal = xasprintf("%s-wal", s->f->path);
+    struct stat sb;
+    DcuError e;
+    char* db = NULL;
+    char* journal = xasprintf("%s-journal", s->f->path);
+    if (SafeFile_check(journal, &sb, &e) == 0 && sb.st_size > 0) {
+        /* a rollback journal: a write was under way when the file was copied; SQLite would
+         * roll it back, which needs write access to the input: read as it is, and say so */
+        Load_message(s->core, s->f, "has a -journal file of %lld bytes (a write under way when "
+                                    "it was copied): read without it, rows of that write may "
+                                    "be half there",
+                     (long long)sb.st_size);
+    }
+    free(journal);
+    if (SafeFile_check(wal, &sb, &e) != 0 || sb.st_size == 0) {
+        free(wal);
+        return NULL;
+    }
+    char why[300] = "";
+    const char* tmp = getenv("TMPDIR");
+    char* dir = xasprintf("%s/dcutop-wal-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(why, sizeof(why), "cannot make a private folder in %s: %s",
+                 tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+        free(dir);
+    } else {
+        s->copy_dir = dir;
+        db = xasprintf("%s/db", dir);
+        char* dbwal = xasprintf("%s/db-wal", dir);
+        if (copy_file(s->f->path, db, why, sizeof(why)) != 0 ||
+            copy_file(wal, dbwal, why, sizeof(why)) != 0) {
+            free(db);
+            db = NULL;
+            copy_remove(s);
+        }
+        free(dbwal);
+    }
+    if (!db) {
+        Load_message(s->core, s->f, "has a -wal file of %lld bytes that could not be read (%s):"
+                                    " committed rows may be missing",
+                     (long long)sb.st_size, why);
+    }
+    s->bytes += (uint64_t)sb.st_size;
+    free(wal);
+    return db;
+}
+
 static DcuStatus open_ro(Src* s, DcuError* err) {
     /* SQLite opens the path itself: check again that it is a regular file (not replaced by a
      * FIFO since it was sniffed), never hand it something that blocks */
@@ -145,9 +325,21 @@ static DcuStatus open_ro(Src* s, DcuError* err) {
         return Error_set(err, DCU_ERR_IO, "database is locked by a writer (read it again when "
                                           "the profiler has finished)");
     }
-    char* uri = file_uri(s->f->path);
-    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    char* copy = wal_copy(s);
+    char* uri = file_uri(copy ? copy : s->f->path);
+    if (copy) {
+        /* the private copy: opened as SQLite opens a WAL database, so the -wal is read */
+        uri[strlen(uri) - strlen("?mode=ro&immutable=1")] = '\0';
+    }
+    int rc = sqlite3_open_v2(uri, &s->db,
+                             (copy ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+                                 SQLITE_OPEN_URI,
+                             NULL);
     free(uri);
+    free(copy);
+    if (rc == SQLITE_OK && s->copy_dir) {
+        sqlite3_exec(s->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+    }
     if (rc != SQLITE_OK) {
         return Error_set(err, DCU_ERR_IO, "cannot open read-only as SQLite: %s",
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -228,6 +420,7 @@ struct Tab_ {
     sqlite3_stmt* st;
     int ncols;
     int64_t row;       /* 1-based row being read */
+    int cut_col;       /* column "dcutop_cut": 1 when the query cut a text of the row */
     char where[160];
 };
 
@@ -243,10 +436,23 @@ static DcuStatus tab_open(Src* s, Tab* t, const char* table, const char* sql) {
     if (sqlite3_prepare_v2(s->db, sql, -1, &t->st, NULL) != SQLITE_OK) {
         Load_message(s->core, s->f, "table %s: %s", table, sqlite3_errmsg(s->db));
         s->f->rejected++;
+        s->f->messages++; /* listed: not one of the "more rejected rows not listed" */
         t->st = NULL;
         return DCU_ERR_SQL;
     }
     t->ncols = sqlite3_column_count(t->st);
+    t->cut_col = -1;
+    for (int i = 0; i < t->ncols; i++) {
+        const char* c = sqlite3_column_name(t->st, i);
+        if (c && strcmp(c, "dcutop_cut") == 0) {
+            t->cut_col = i;
+        }
+    }
+    /* ?1: the longest name kept, cut in the query, so a view's giant names never reach its
+     * sort (which stays in memory, under the budget's heap cap) */
+    if (sqlite3_bind_parameter_count(t->st) >= 1) {
+        sqlite3_bind_int64(t->st, 1, LOAD_MAX_NAME_BYTES);
+    }
     return DCU_OK;
 }
 
@@ -261,12 +467,19 @@ static int tab_next(Tab* t) {
                                           "%lld rows (the rows before are kept)",
                      t->table, (unsigned long long)t->s->bytes, (long long)t->row);
         t->s->f->rejected++;
+        t->s->f->messages++;
         tab_close(t);
         return 0;
     }
+    t->s->mem0 = sqlite3_memory_used();
+    t->s->mem_check = 1;
     int rc = sqlite3_step(t->st);
+    t->s->mem_check = 0;
     if (rc == SQLITE_ROW) {
         t->row++;
+        if (t->cut_col >= 0 && sqlite3_column_int(t->st, t->cut_col)) {
+            t->s->cut++;
+        }
         snprintf(t->where, sizeof(t->where), "table %.100s row %lld", t->table,
                  (long long)t->row);
         return 1;
@@ -275,12 +488,16 @@ static int tab_next(Tab* t) {
         char why[200];
         if (t->s->over) {
             budget_reason(t->s, why, sizeof(why));
+        } else if ((rc & 0xff) == SQLITE_TOOBIG) {
+            snprintf(why, sizeof(why), "a value too big (over the %d MiB a SQLite input may "
+                                       "hold or make)", VALUE_MAX_BYTES >> 20);
         } else {
             snprintf(why, sizeof(why), "%s", sqlite3_errmsg(t->s->db));
         }
         Load_message(t->s->core, t->s->f, "table %s: %s after %lld rows (the rows before are kept)",
                      t->table, why, (long long)t->row);
         t->s->f->rejected++;
+        t->s->f->messages++;
     }
     return 0;
 }
@@ -969,10 +1186,10 @@ static void rocpd_kernels(Src* s) {
     Tab t;
     if (has_view(s, "kernels") &&
         tab_open(s, &t, "kernels",
-                 "SELECT name, dispatch_id, agent_abs_index, queue_id, stream_id, pid, tid,"
-                 " corr_id, start, end, grid_x * grid_y * grid_z,"
+                 "SELECT substr(name, 1, ?1), dispatch_id, agent_abs_index, queue_id, stream_id,"
+                 " pid, tid, corr_id, start, end, grid_x * grid_y * grid_z,"
                  " workgroup_x * workgroup_y * workgroup_z, lds_size, scratch_size, vgpr_count,"
-                 " sgpr_count FROM kernels ORDER BY start") == DCU_OK) {
+                 " sgpr_count, length(name) > ?1 AS dcutop_cut FROM kernels ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             LoadDispatch d;
             LoadDispatch_init(&d);
@@ -998,7 +1215,8 @@ static void rocpd_regions(Src* s) {
     Tab t;
     if (has_view(s, "regions") &&
         tab_open(s, &t, "regions",
-                 "SELECT category, name, pid, tid, corr_id, start, end FROM regions"
+                 "SELECT substr(category, 1, ?1), substr(name, 1, ?1), pid, tid, corr_id, start,"
+                 " end, length(category) > ?1 OR length(name) > ?1 AS dcutop_cut FROM regions"
                  " ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             size_t cl, nl;
@@ -1028,8 +1246,9 @@ static void rocpd_copies(Src* s) {
     Tab t;
     if (has_view(s, "memory_copies") &&
         tab_open(s, &t, "memory_copies",
-                 "SELECT name, src_agent_abs_index, dst_agent_abs_index, stream_id, corr_id,"
-                 " size, start, end FROM memory_copies ORDER BY start") == DCU_OK) {
+                 "SELECT substr(name, 1, ?1), src_agent_abs_index, dst_agent_abs_index,"
+                 " stream_id, corr_id, size, start, end, length(name) > ?1 AS dcutop_cut"
+                 " FROM memory_copies ORDER BY start") == DCU_OK) {
         while (tab_next(&t)) {
             size_t nl;
             const char* name = get_text(&t, 0, &nl);
@@ -1147,6 +1366,11 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             f->note = xstrdup("SQLite database whose tables cannot be read (see load messages)");
         }
     }
+    if (s.cut > 0) {
+        Load_message(core, f, "%lld names or texts longer than %d bytes cut to that length",
+                     (long long)s.cut, LOAD_MAX_NAME_BYTES);
+    }
+    budget_done(&s);
     for (int i = 0; i < s.ntables; i++) {
         free(s.tables[i].name);
     }
@@ -1154,5 +1378,6 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     if (s.db && sqlite3_close(s.db) != SQLITE_OK) {
         sqlite3_close_v2(s.db);
     }
+    copy_remove(&s);
     return rc;
 }

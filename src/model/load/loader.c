@@ -203,6 +203,31 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
     return NULL;
 }
 
+/* A SQLite database's -wal, -shm or -journal file beside it (the base path holds a SQLite
+ * header): part of that database, read with it by load_sqlite.c. Returns the suffix
+ * ("-wal", ...) or NULL. */
+static const char* sqlite_companion(const char* path) {
+    static const char* const suffixes[] = {"-wal", "-shm", "-journal"};
+    size_t n = strlen(path);
+    for (size_t k = 0; k < sizeof(suffixes) / sizeof(suffixes[0]); k++) {
+        size_t sl = strlen(suffixes[k]);
+        if (n <= sl || strcmp(path + n - sl, suffixes[k]) != 0) {
+            continue;
+        }
+        char* base = xstrndup(path, n - sl);
+        DcuError e;
+        FILE* fp = SafeFile_fopen(base, &e);
+        free(base);
+        char head[16];
+        int is_db = fp && fread(head, 1, 16, fp) == 16 && memcmp(head, "SQLite format 3", 16) == 0;
+        if (fp) {
+            fclose(fp);
+        }
+        return is_db ? suffixes[k] : NULL;
+    }
+    return NULL;
+}
+
 /* Opens, sniffs and reads one file into f. DCU_OK, or the reason it could not be read. */
 static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     unsigned char head[512];
@@ -219,6 +244,16 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     if (is_doc_file(f->path)) {
         f->format = "skipped";
         f->note = xstrdup("not a trace (documentation or code)");
+        return DCU_OK;
+    }
+    const char* part = sqlite_companion(f->path);
+    if (part) {
+        const char* b = strrchr(f->path, '/');
+        b = b ? b + 1 : f->path;
+        f->format = "part of a SQLite database";
+        char* db_name = Names_sanitize(b, strlen(b) - strlen(part));
+        f->note = xasprintf("the %s file of %s: read with it", part, db_name);
+        free(db_name);
         return DCU_OK;
     }
     const char* note = "empty file";
