@@ -135,12 +135,14 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_ADVICE;
     } else if (cli->view && strcmp(cli->view, "ranks") == 0) {
         ss->view = REPORT_VIEW_RANKS;
+    } else if (cli->view && strcmp(cli->view, "idle") == 0) {
+        ss->view = REPORT_VIEW_IDLE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "ranks)\n",
+                        "ranks, idle)\n",
                 cli->view);
         return EXIT_USAGE;
     }
