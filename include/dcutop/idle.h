@@ -26,7 +26,8 @@
  *                     (no host layer).
  *   other-stream  per stream, the parts of the gaps between its consecutive kernels during
  *                 which another stream of the same device is busy: a wait, not device
- *                 idle, listed apart and never added to idle.
+ *                 idle, listed apart and never added to idle; summed over the streams, so
+                 its pct_idle (share of the device's idle time) may pass 100.
  *   launch delay  kernel start - launch call end, clipped at 0 (HTA's definition).
  *   host activity over a part of an interval: the innermost CPU op, range or API call on the
  *                 launching thread (the one that started latest covering that instant),
@@ -49,7 +50,8 @@ typedef enum {
     IDLE_LAUNCHES, /* one row per dispatch with a launch call (--export launches) */
     IDLE_GAPS,     /* one row per gap and host activity (--export idle-gaps) */
     IDLE_TOP,      /* the largest gaps with cause and main host activity */
-    IDLE_KERNELS,  /* launch delay per kernel: count, median, p95, max */
+    IDLE_KERNELS,  /* launch delay per kernel: count, median, p95 (nearest rank), max; the
+                    * largest p95 first */
     IDLE_VIEW_COUNT
 } IdleView;
 

@@ -402,6 +402,7 @@ static void kernel_stats(const Ctx* c, ResultSet* rs) {
         ResultSet_setNs(rs, r, 4, (double)delay_of(p[j - 1]));
         i = j;
     }
+    ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
     free(p);
 }
 
