@@ -48,18 +48,28 @@ static const char used_files[] = "(SELECT file_id FROM used_file WHERE layer = '
 
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, DcuError* err) {
     char* sql = xasprintf(
+        /* the launch call: the call with the dispatch's correlation id in its own file,
+         * else among its run's files (rocprofv3 CSV: API calls in a file of their own), a
+         * HIP call first, then the lowest id (as launch_link.h) */
         "WITH lc AS (SELECT file_id, corr_id, min(id) AS id FROM api_call"
-        "  WHERE corr_id IS NOT NULL AND file_id IN %s GROUP BY file_id, corr_id)"
+        "  WHERE corr_id IS NOT NULL AND file_id IN (SELECT id FROM source_file"
+        "   WHERE run_id IS NOT NULL) GROUP BY file_id, corr_id),"
+        " lr AS (SELECT run, corr_id, id FROM (SELECT f.run_id AS run, a.corr_id, a.id,"
+        "  row_number() OVER (PARTITION BY f.run_id, a.corr_id"
+        "   ORDER BY a.name NOT LIKE 'hip%%', a.id) AS rn"
+        "  FROM api_call a JOIN source_file f ON f.id = a.file_id"
+        "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
         " SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
         " JOIN kernel k ON k.id = d.kernel_id"
         " LEFT JOIN lc ON lc.file_id = d.file_id AND lc.corr_id = d.corr_id"
-        " LEFT JOIN api_call a ON a.id = lc.id"
+        " LEFT JOIN lr ON lc.id IS NULL AND lr.run = f.run_id AND lr.corr_id = d.corr_id"
+        " LEFT JOIN api_call a ON a.id = coalesce(lc.id, lr.id)"
         " WHERE d.file_id IN %s AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"
         "  AND f.run_id IS NOT NULL"
         " ORDER BY f.run_id, 2, d.start_ns, d.end_ns, d.id",
-        used_files, used_files);
+        used_files);
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     free(sql);
