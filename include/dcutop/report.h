@@ -25,6 +25,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_ADVICE 103
 /* ReportOpts.view for the Ranks section alone (--view ranks, report_ranks.c). */
 #define REPORT_VIEW_RANKS 112
+/* ReportOpts.view for --view idle (report_idle.c, idle.h) */
+#define REPORT_VIEW_IDLE 113
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -65,6 +67,10 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
  * and the straggler verdict (JSON members "ranks", "rank_steps", "rank_verdict"). In the
  * whole report only when the runs are ranks of one job (Ranks_isJob). */
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The idle section (report_idle.c), with --view idle only: JSON members "idle",
+ * "idle_top_gaps", "launch_stats". */
+DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 
 #endif

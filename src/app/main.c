@@ -12,6 +12,7 @@
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
 #include "dcutop/gap_buckets.h"
+#include "dcutop/idle.h"
 #include "dcutop/diff.h"
 #include "dcutop/efficiency.h"
 #include "dcutop/export.h"
@@ -46,6 +47,7 @@ typedef struct Session_ {
     int tui;             /* 1: curses is running (or about to) */
     int view;            /* --view as a ViewId / REPORT_VIEW_*, -1 = all */
     int export_view;     /* --export as a ViewId, -1 when a tree or not exporting */
+    int export_idle;     /* --export idle|launches|idle-gaps as an IdleView, else -1 */
     int export_tree;     /* --export stacks|ranges as a StacksSource, -1 otherwise */
     int export_eff;      /* --export efficiency */
     StacksOpts stacks;
@@ -179,20 +181,27 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_ADVICE;
     } else if (cli->view && strcmp(cli->view, "ranks") == 0) {
         ss->view = REPORT_VIEW_RANKS;
+    } else if (cli->view && strcmp(cli->view, "idle") == 0) {
+        ss->view = REPORT_VIEW_IDLE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "ranks)\n",
+                        "ranks, idle)\n",
                 cli->view);
         return EXIT_USAGE;
     }
     ss->export_eff = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "efficiency") == 0;
+    ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
+    if (ss->export_idle > IDLE_GAPS) {
+        ss->export_idle = -1; /* the report's own tables */
+    }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
+        ss->export_idle < 0 &&
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
-                        "api, copies, files, stacks, ranges)\n", cli->export_view);
+                        "api, copies, files, stacks, ranges, idle, launches, idle-gaps)\n", cli->export_view);
         return EXIT_USAGE;
     }
     /* a path is text from the user's disk: control and bidi characters are escaped like
@@ -331,7 +340,8 @@ static int run_export(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     QueryOpts q = query_opts(cli);
     ResultSet* rs = NULL;
-    DcuStatus s = ss->export_eff        ? Efficiency_query(ss->db, &q, 1, &rs, err)
+    DcuStatus s = ss->export_idle >= 0   ? Idle_view(ss->db, (IdleView)ss->export_idle, &rs, err)
+                  : ss->export_eff        ? Efficiency_query(ss->db, &q, 1, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,

@@ -1,0 +1,68 @@
+/* report_idle.c - the idle section of --report (--view idle only, issue 22): idle time per
+ * device and cause, the largest gaps with their causes, launch delay per kernel (idle.h).
+ * JSON members "idle", "idle_top_gaps", "launch_stats"; CSV blocks of the same names. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dcutop/export.h"
+#include "dcutop/idle.h"
+#include "dcutop/report.h"
+#include "dcutop/report_table.h"
+
+static const char* const cause_keys[] = {"run", "device", "cause", "gaps", "total_ns",
+                                         "pct_idle", NULL};
+static const char* const top_keys[] = {"device", "gap_start_ns", "gap_ns", "cause",
+                                       "host_activity", "host_ns", "next_kernel", NULL};
+static const char* const kern_keys[] = {"kernel", "launches", "median_ns", "p95_ns", "max_ns",
+                                        NULL};
+
+DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    static const struct {
+        IdleView v;
+        const char* json;
+        const char* title;
+        const char* const* keys;
+        const char* flex;
+    } secs[] = {
+        {IDLE_CAUSES, "idle", "Idle time per device and cause (other-stream: not device idle)",
+         cause_keys, "run"},
+        {IDLE_TOP, "idle_top_gaps", "Largest idle gaps per device, with their causes", top_keys,
+         "next_kernel"},
+        {IDLE_KERNELS, "launch_stats",
+         "Launch delay per kernel (kernel start - launch call end, clipped at 0)", kern_keys,
+         "kernel"},
+    };
+    DcuStatus s = DCU_OK;
+    if (o->format == FMT_TEXT) {
+        fputs("Why the GPU idles: each idle interval of a device by the next kernel's launch "
+              "call.\n  host-bound: launched after the device went idle (HTA host wait); "
+              "launch-overhead: launched before (HTA kernel wait, whole interval; HTA: below "
+              "30 ns); sync: a synchronising call on the launching thread overlapped it; "
+              "unknown: no launch call.\n", out);
+    }
+    for (size_t i = 0; s == DCU_OK && i < sizeof(secs) / sizeof(secs[0]); i++) {
+        ResultSet* rs = NULL;
+        s = Idle_view(db, secs[i].v, &rs, err);
+        if (s != DCU_OK) {
+            break;
+        }
+        if (o->format == FMT_CSV) {
+            fprintf(out, "# %s\r\n", secs[i].json);
+            s = Export_csv(rs, out, err);
+            fputs("\r\n", out);
+        } else if (o->format == FMT_JSON) {
+            fprintf(out, ",\n\"%s\": ", secs[i].json);
+            s = Export_json(rs, out, err);
+        } else {
+            fprintf(out, "\n%s\n", secs[i].title);
+            if (rs->nrows == 0) {
+                fputs("  (no timed dispatches)\n", out);
+            } else {
+                Report_table(out, rs, secs[i].keys, secs[i].flex, o->width,
+                             secs[i].v == IDLE_KERNELS ? o->top : 0);
+            }
+        }
+        ResultSet_delete(rs);
+    }
+    return s;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""idle_oracle.py - an independent reading of Kineto traces for test_idle.sh: per device the
+idle intervals of the run span (union over streams of the kernel events), each classified by
+the next kernel's launch call (cuda_runtime / cuda_driver event with its correlation id):
+sync (a synchronising call on the launching thread overlaps the interval and ended by the
+launch), host-bound (launch started after the device went idle), launch-overhead (launched
+before), unknown (no next kernel or no launch call). Prints "device<TAB>cause<TAB>gaps<TAB>ns"
+and a last line "idle<TAB>device<TAB>ns". Usage: idle_oracle.py TRACE.json[.gz]..."""
+import collections
+import decimal
+import gzip
+import json
+import sys
+
+SYNC = {"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+        "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "hipCtxSynchronize",
+        "hipMemcpyDtoH", "cuMemcpyDtoH", "cuMemcpyDtoH_v2"}
+
+
+def ns(x):
+    return int(decimal.Decimal(str(x)) * 1000)
+
+
+def load(path):
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rt") as f:
+        return json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+
+
+def main():
+    for path in sys.argv[1:]:
+        ev = [e for e in load(path) if e.get("ph") == "X"]
+        kern, launch, syncs = [], {}, collections.defaultdict(list)
+        copies = {}
+        for e in ev:
+            a = e.get("args") or {}
+            s = ns(e["ts"]); t = s + ns(e.get("dur", 0))
+            if e.get("cat") == "kernel":
+                kern.append((a.get("device", -1), s, t, a.get("correlation")))
+            elif e.get("cat") == "gpu_memcpy":
+                copies[a.get("correlation")] = e["name"]
+            elif e.get("cat") in ("cuda_runtime", "cuda_driver"):
+                c = a.get("correlation")
+                if c is not None and c not in launch:
+                    launch[c] = (s, t, e.get("pid"), e.get("tid"))
+        for e in ev:
+            if e.get("cat") in ("cuda_runtime", "cuda_driver"):
+                n = e["name"]
+                c = (e.get("args") or {}).get("correlation")
+                d2h = n in ("cudaMemcpy", "hipMemcpy") and (
+                    c not in copies or "DtoH" in copies[c] or "D2H" in copies[c])
+                if n in SYNC or d2h:
+                    s = ns(e["ts"])
+                    syncs[(e.get("pid"), e.get("tid"))].append((s, s + ns(e.get("dur", 0))))
+        lo = min(k[1] for k in kern); hi = max(k[2] for k in kern)
+        out = collections.defaultdict(lambda: [0, 0])
+        idle = collections.Counter()
+        for dev in sorted({k[0] for k in kern}):
+            ks = sorted((k for k in kern if k[0] == dev), key=lambda k: (k[1], k[2]))
+            reach = lo
+            for i in range(len(ks) + 1):
+                st = ks[i][1] if i < len(ks) else hi
+                if st > reach:
+                    cause = "unknown"
+                    if i < len(ks) and ks[i][3] in launch:
+                        cs, ce, pid, tid = launch[ks[i][3]]
+                        if any(a < st and b > reach and b <= cs for a, b in syncs[(pid, tid)]):
+                            cause = "sync"
+                        elif cs > reach:
+                            cause = "host-bound"
+                        else:
+                            cause = "launch-overhead"
+                    out[(dev, cause)][0] += 1
+                    out[(dev, cause)][1] += st - reach
+                    idle[dev] += st - reach
+                if i < len(ks):
+                    reach = max(reach, ks[i][2])
+        for (dev, cause), (g, t) in sorted(out.items()):
+            print(f"{dev}\t{cause}\t{g}\t{t}")
+        for dev, t in sorted(idle.items()):
+            print(f"idle\t{dev}\t{t}")
+
+
+main()

@@ -1,0 +1,146 @@
+#!/bin/sh
+# test_idle.sh - why the GPU idles (issue 22, idle.h): every idle interval of a device
+# classified by the next kernel's launch call. A crafted Kineto trace injects each cause at a
+# known place; on the real traces an independent script over the raw events (idle_oracle.py)
+# gives every cause's gaps and total; the causes of a device add up to the timeline's idle
+# time; the host activity of a gap adds up to the gap; launch delay is kernel start - call end.
+. tests/cli/lib.sh
+XDG_CONFIG_HOME=$TMP/xdg
+export XDG_CONFIG_HOME
+R=tests/data/real
+
+# a crafted trace (times in us): device 0 streams 7 and 9, device 1 without launch calls
+python3 - "$TMP/crafted.trace.json" <<'PY'
+import json, sys
+ev = []
+def k(name, dev, stream, ts, dur, corr):
+    a = {"device": dev, "stream": stream}
+    if corr is not None:
+        a["correlation"] = corr
+    ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": dev, "tid": stream, "ts": ts,
+               "dur": dur, "args": a})
+def r(name, ts, dur, corr=None):
+    a = {} if corr is None else {"correlation": corr}
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": 1, "ts": ts,
+               "dur": dur, "args": a})
+r("cudaLaunchKernel", 90, 5, 1); k("k1", 0, 7, 100, 10, 1)
+# host-bound 110..140: k2's launch starts at 130, after the device went idle, inside aten::foo
+ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::foo", "pid": 1, "tid": 1, "ts": 112,
+           "dur": 24})
+r("cudaLaunchKernel", 130, 5, 2); k("k2", 0, 7, 140, 10, 2)
+r("cudaLaunchKernel", 136.5, 0.5, 5); k("k5", 0, 9, 141, 8, 5)
+# sync 150..180: a cudaStreamSynchronize spans the gap's start, k3 launched after it
+r("cudaStreamSynchronize", 145, 25)
+r("cudaLaunchKernel", 172, 2, 3); k("k3", 0, 7, 180, 10, 3)
+r("cudaLaunchKernel", 175, 0.5, 6); k("k6", 0, 9, 185, 4, 6)
+# launch overhead 190..192: k4 launched at 176, long before k3 ended
+r("cudaLaunchKernel", 176, 2, 4); k("k4", 0, 7, 192, 8, 4)
+# device 1: no launch calls, one gap 120..150: unknown
+k("k7", 1, 7, 100, 20, None); k("k8", 1, 7, 150, 50, None)
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+C=$TMP/crafted.trace.json
+"$DCUTOP" -q --export idle "$C" >"$TMP/c.csv"
+same "crafted: each injected cause at its place; other-stream apart" \
+'run,device,cause,gaps,total_ns,pct_idle
+"crafted.trace.json",0,"host-bound",1,30000,48.387097
+"crafted.trace.json",0,"launch-overhead",1,2000,3.225806
+"crafted.trace.json",0,"sync",1,30000,48.387097
+"crafted.trace.json",0,"other-stream",1,6000,9.677419
+"crafted.trace.json",1,"unknown",1,30000,100.000000' "$(tr -d '\r' <"$TMP/c.csv")"
+"$DCUTOP" -q --export idle-gaps "$C" >"$TMP/cg.csv"
+same "crafted: the host-bound gap's host activity, split by time (innermost first)" \
+'(untraced) 2000
+aten::foo 18000
+cudaLaunchKernel 5000
+aten::foo 1000
+(untraced) 500
+cudaLaunchKernel 500
+(untraced) 3000' "$(python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] == "host-bound":
+        print(r["host_activity"], r["host_ns"])' "$TMP/cg.csv")"
+check "crafted: the sync gap is attributed to cudaStreamSynchronize first" \
+    grep -q '"crafted.trace.json",0,150000,30000,"sync","cudaStreamSynchronize",20000' "$TMP/cg.csv"
+check "crafted: the device without launch calls is untraced" \
+    grep -q '"crafted.trace.json",1,120000,30000,"unknown","(untraced)",30000' "$TMP/cg.csv"
+"$DCUTOP" -q --export launches "$C" >"$TMP/cl.csv"
+check "crafted: k6 launched at 175.5 us, started at 185 us: delay 9500 ns" \
+    grep -q '"crafted.trace.json",0,9,"k6","cudaLaunchKernel",175000,175500,185000,189000,9500' \
+    "$TMP/cl.csv"
+
+# dcutop's causes (no other-stream) as oracle lines, and its causes summed per device against
+# the timeline's idle time; the host activity of each gap against the gap
+ours() {
+    python3 -c '
+import csv, sys, collections
+idle = collections.Counter()
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] != "other-stream":
+        print("%s\t%s\t%s\t%s" % (r["device"], r["cause"], r["gaps"], r["total_ns"]))
+        idle[r["device"]] += int(r["total_ns"])
+for d, t in sorted(idle.items()):
+    print("idle\t%s\t%d" % (d, t))' "$1"
+}
+adds_up() { # IDLE_CSV REPORT_JSON GAPS_CSV: "ok" when the figures agree
+    python3 -c '
+import csv, json, sys, collections
+causes = sum(int(r["total_ns"]) for r in csv.DictReader(open(sys.argv[1]))
+             if r["cause"] != "other-stream")
+tl = json.load(open(sys.argv[2]))["timeline"]["summary"]["idle_ns"]
+g, n = collections.Counter(), {}
+for r in csv.DictReader(open(sys.argv[3])):
+    k = (r["run"], r["device"], r["gap_start_ns"])
+    g[k] += int(r["host_ns"]); n[k] = int(r["gap_ns"])
+ok = causes == tl and all(g[k] == n[k] for k in n) and sum(n.values()) == tl
+print("ok" if ok else "causes %d timeline %d gaps %d" % (causes, tl, sum(n.values())))' "$@"
+}
+i=0
+for T in "$C" $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
+    $R/pytorch-h200-ddp-2rank/rank0.trace.json.gz $R/pytorch-h200-ddp-2rank/rank1.trace.json.gz; do
+    i=$((i + 1))
+    "$DCUTOP" -q --export idle "$T" >"$TMP/i$i.csv"
+    same "$(basename "$T"): every cause's gaps and total as the raw events give them" \
+        "$(python3 tests/cli/idle_oracle.py "$T")" "$(ours "$TMP/i$i.csv")"
+done
+for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
+    $R/pytorch-h200-ddp-2rank $R/rpd-matmul $R/kokkos-rocprof-v1-hiptrace-rocm4 "$C"; do
+    i=$((i + 1))
+    "$DCUTOP" -q --export idle "$T" >"$TMP/i$i.csv"
+    "$DCUTOP" -q --export idle-gaps "$T" >"$TMP/g$i.csv"
+    "$DCUTOP" -q --report --format json "$T" >"$TMP/r$i.json"
+    same "$(basename "$T"): causes and gaps add up to the timeline's idle time" ok \
+        "$(adds_up "$TMP/i$i.csv" "$TMP/r$i.json" "$TMP/g$i.csv")"
+done
+same "ddp-2rank: a sync gap found on rank 0 (cudaStreamSynchronize / D2H copy)" 1 \
+    "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i6.csv")"
+
+# launch delay: kernel start - call end clipped at 0, one row per dispatch with a launch call
+L=$R/pytorch-h200-climate-transformer/climate_train.trace.json.gz
+"$DCUTOP" -q --export launches "$L" >"$TMP/l.csv"
+same "climate: launches: header as fixed by the issue" \
+    "run,device,stream,kernel,launch_call,call_start_ns,call_end_ns,kernel_start_ns,kernel_end_ns,launch_delay_ns" \
+    "$(head -1 "$TMP/l.csv" | tr -d '\r')"
+same "climate: launch_delay_ns = max(0, kernel start - call end) on every row; 768 rows" "768 0" \
+    "$(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = sum(int(r["launch_delay_ns"]) != max(0, int(r["kernel_start_ns"]) - int(r["call_end_ns"]))
+          for r in rows)
+print(len(rows), bad)' "$TMP/l.csv")"
+
+# the report view
+"$DCUTOP" -q --report --view idle "$L" >"$TMP/v.txt"
+check "report --view idle: the cause table" grep -q 'Idle time per device and cause' "$TMP/v.txt"
+check "report --view idle: the largest gaps" grep -q 'Largest idle gaps' "$TMP/v.txt"
+check "report --view idle: launch delay per kernel" grep -q 'Launch delay per kernel' "$TMP/v.txt"
+"$DCUTOP" -q --report --view idle --format json "$L" >"$TMP/v.json"
+same "report --view idle --format json: its members" "idle idle_top_gaps launch_stats" \
+    "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(k for k in ("idle", "idle_top_gaps", "launch_stats") if d.get(k)))' "$TMP/v.json")"
+exits "an unknown --view lists idle" 2 "$DCUTOP" -q --report --view nosuch "$L"
+"$DCUTOP" -q --report --view nosuch "$L" 2>"$TMP/e.txt"
+check "the --view error names idle" grep -q 'ranks, idle)' "$TMP/e.txt"
