@@ -24,7 +24,7 @@ if [ -d "$DDP" ]; then
     check "the ranks report is the same with no bound" cmp -s "$TMP/default.txt" "$TMP/unbounded.txt"
 fi
 
-for bad in abc 512 -1 1T 2Q; do
+for bad in abc 512 -1 2P 2Q; do
     exits "--db-memory $bad is a usage error" 2 "$DCUTOP" -q --db-memory "$bad" --report sample-traces/dcu-weather-transformer
     check "--db-memory $bad: the message names the option" grep -q -- "--db-memory needs" "$TMP/err"
 done

@@ -229,4 +229,4 @@ exits "only an unreadable stack file: nothing loaded, exit 1" 1 "$DCUTOP" --repo
 exits "--tree with an unknown mode is a usage error" 2 "$DCUTOP" --report --view stacks --tree up "$F"
 exits "--view stacks with a bad regex is a usage error" 2 "$DCUTOP" --report --view stacks --filter 'a(' "$F"
 exits "--export with an unknown view lists stacks and ranges" 2 "$DCUTOP" --export stackz "$F"
-check "... and the message lists them" grep -q 'files, stacks, ranges)' "$TMP/err"
+check "... and the message lists them" grep -q 'files, stacks, ranges, ' "$TMP/err"
