@@ -32,7 +32,7 @@ for t in $list; do
 done
 
 # The slowest tests first, so that the last job to start is a short one.
-slow="test_valgrind.sh test_tmux.sh test_same_results.sh test_loaders.sh test_bounded_memory.sh"
+slow="test_valgrind.sh test_same_results.sh test_walk.sh test_bounded_memory.sh test_hostile_outputs.sh test_names.sh test_screens_reach.sh test_tmux.sh test_diff.sh"
 ordered=""
 for s in $slow; do
     for t in $todo; do [ "$(basename "$t")" = "$s" ] && ordered="$ordered $t"; done
