@@ -37,9 +37,13 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
 kb=$(mem_kb "$DCUTOP" -q --sql "$(rows 400000)" --format csv "$V3")
 same "M4: --sql streams: 400,000 rows written (csv)" 400001 "$(wc -l <"$TMP/out")"
-lim=40000
-grep -q __asan_init "$DCUTOP" 2>/dev/null && lim=120000
-check "M4: ... in bounded memory (peak $kb KiB < $lim KiB)" test "$kb" -lt "$lim"
+# measured on the plain build: ASan's shadow and quarantine (over 300 MB here) say nothing
+# about what the program holds
+if [ -n "${DCUTOP_SANITIZED:-}" ] || grep -q __asan_init "$DCUTOP" 2>/dev/null; then
+    echo "# M4 memory: measured in the plain pass"
+else
+    check "M4: ... in bounded memory (peak $kb KiB < 40000 KiB)" test "$kb" -lt 40000
+fi
 "$DCUTOP" -q --sql "$(rows 3000)" --format csv -o "$TMP/s.csv" "$V3"
 same "M4: -o: every row, in order" "3000 3000" \
     "$(awk -F, 'NR > 1 { n++; if ($1 != n) bad = 1 } END { print n, bad ? 0 : n }' "$TMP/s.csv")"

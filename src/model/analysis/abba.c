@@ -169,7 +169,9 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         r->v[2] = dr->vb[1] / 1e6;
         finish(r);
     }
-    qsort(a->rows + head, (size_t)(a->nrows - head), sizeof(AbbaRow), cmp_effect);
+    if (a->nrows - head > 1) { /* rows may be NULL (no layer, no kernel) */
+        qsort(a->rows + head, (size_t)(a->nrows - head), sizeof(AbbaRow), cmp_effect);
+    }
     size_t l = 0;
     for (int i = 0; i < 4; i++) {
         if (runs[i]->nk == 0 && l < sizeof(a->notes)) {

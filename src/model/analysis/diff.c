@@ -320,7 +320,9 @@ static void build_categories(Diff* d) {
     d->total.category = xstrdup("");
     sum_rows(d, sel, &d->total);
     free(sel);
-    qsort(d->cats, (size_t)d->ncats, sizeof(DiffRow), cmp_abs_delta);
+    if (d->ncats > 1) {
+        qsort(d->cats, (size_t)d->ncats, sizeof(DiffRow), cmp_abs_delta);
+    }
     shares(d->cats, d->ncats, d->total.delta);
     shares(d->rows, d->nrows, d->total.delta);
 }
@@ -488,7 +490,9 @@ DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* 
     if (!any_boot) {
         d->nboot = 0;
     }
-    qsort(d->rows, (size_t)d->nrows, sizeof(DiffRow), cmp_abs_delta);
+    if (d->nrows > 1) { /* rows is NULL with none (steps only): qsort must not see it */
+        qsort(d->rows, (size_t)d->nrows, sizeof(DiffRow), cmp_abs_delta);
+    }
     build_categories(d);
     ceilings(d);
     d->wall_before = side_stat(a, na, 0);
