@@ -5,13 +5,14 @@
 #   unit-asan  make unit-asan-pass  the unit tests built with ASan + UBSan
 #   asan       make asan-pass       the whole suite built with ASan + UBSan (run-sanitized.sh)
 #   valgrind   make valgrind-pass   headless sessions under valgrind memcheck
+#   scale      make scale-pass      the plain build's scale checks (100,000 files)
 #   fuzz       make fuzz-smoke      every libFuzzer target for FUZZ_SECONDS (tests/fuzz/run-fuzz.sh)
 # Builds run JOBS at a time (default: the number of cores), and so do the tests.
 # then one line per stage with its time, and the overall closing line, last, summed over
 # the stages. A stage that stops before its closing line (a build error) counts as failed.
 # CHECK_STAGES="suite asan" runs a subset.
 MAKE=${MAKE:-make}
-stages=${CHECK_STAGES:-suite unit-asan asan valgrind fuzz}
+stages=${CHECK_STAGES:-suite unit-asan asan valgrind scale fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export JOBS
 total_p=0
@@ -25,6 +26,7 @@ for st in $stages; do
         unit-asan) target=unit-asan-pass ;;
         asan) target=asan-pass ; export CHECK_FULL=1 ;;
         valgrind) target=valgrind-pass ;;
+        scale) target=scale-pass ;;
         fuzz) target=fuzz-smoke ;;
         *) echo "check-all: unknown stage $st" >&2; exit 2 ;;
     esac
