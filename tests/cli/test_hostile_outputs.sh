@@ -193,22 +193,8 @@ check "low: --theme a folder: the message names it and says it is a directory" \
     grep -q "theme $LOW/a-theme: not a regular file: directory" "$TMP/err"
 
 # ---------------------------------------------------------------- the TUI (tmux)
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: TUI cases skipped (make check installs it)"
-    exit 0
-fi
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
+. tests/cli/tmuxlib.sh
 pane() { tm display-message -p -t dcu "$1"; }
-wait_for() { # wait_for TEXT [TENTHS]: until the pane shows TEXT
-    i=0
-    while [ $i -lt "${2:-50}" ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 # tui NAME DIR TRACE [STATE]: dcutop in a 200x50 pane of a tmux server of its own, in DIR
 tui() {
     SOCK="$TMP/tmux-$1.sock"

@@ -2,25 +2,9 @@
 # (ESC [ < b ; x ; y M/m, what xterm-256color's kmous announces) into the pane, curses
 # decodes them, dcutop acts (term_curses.c -> App_mouse); --no-mouse leaves them alone.
 . tests/cli/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: skipped (make check installs it)"
-    exit 0
-fi
-D=$(pwd)/$DCUTOP
-case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+. tests/cli/tmuxlib.sh
 W=$(pwd)/sample-traces/dcu-weather-transformer
 SOCK="$TMP/tmux-mouse.sock"
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
-wait_for() { # wait_for TEXT: until the pane shows TEXT (5 s at most)
-    i=0
-    while [ $i -lt 50 ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 # click BUTTON X Y (cells from 0): a press and a release, as SGR reports (cells from 1)
 click() {
     tm send-keys -t dcu -l "$(printf '\033[<%d;%d;%dM' "$1" $(($2 + 1)) $(($3 + 1)))"

@@ -4,38 +4,13 @@
 # quits; from any pushed screen (help, kernel, dispatches, SQL, a run's files, the trace at a
 # gap, an efficiency op) Esc and q go back one level.
 . tests/cli/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: skipped (make check installs it)"
-    exit 0
-fi
-D=$(pwd)/$DCUTOP
-case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+. tests/cli/tmuxlib.sh
 W=$(pwd)/sample-traces/dcu-weather-transformer
 Q=$(pwd)/tests/data/real/pytorch-kineto-mi300-qwen
 SOCK="$TMP/tmux-reach.sock"
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
 strip_has() { screen | sed -n 2p | grep -qF -- "$1"; }   # the tab strip, row 2
 running() { ! screen | grep -q 'EXITED='; }
 roi_shown() { screen | sed -n 1p | grep -q 'ROI'; }        # the header, row 1
-wait_for() { # wait_for TEXT: until the pane shows TEXT (5 s at most)
-    i=0
-    while [ $i -lt 50 ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-wait_gone() { # wait_gone TEXT: until the pane no longer shows TEXT (5 s at most)
-    i=0
-    while [ $i -lt 50 ]; do
-        if ! screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 n_start=0
 start() { # start TRACE: dcutop at 80x24 in a tmux server of its own
     tm kill-server 2>/dev/null

@@ -2,25 +2,9 @@
 # never ends by itself (the progress handler polls the keyboard through Term_pollCancel), and
 # dcutop stays usable afterwards.
 . tests/cli/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: skipped (make check installs it)"
-    exit 0
-fi
-D=$(pwd)/$DCUTOP
-case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+. tests/cli/tmuxlib.sh
 W=$(pwd)/sample-traces/dcu-weather-transformer
 SOCK="$TMP/tmux.sock"
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
-wait_for() { # wait_for TEXT [TENTHS]: until the pane shows TEXT
-    i=0
-    while [ $i -lt "${2:-50}" ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 ENDLESS="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 tm new-session -d -s dcu -x 120 -y 30 \
     "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' XDG_STATE_HOME='$TMP' '$D' '$W'; echo EXITED=\$?; sleep 30"

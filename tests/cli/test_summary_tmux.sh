@@ -3,25 +3,9 @@
 # files given as two arguments open as one job on the Ranks screen, and 9 shows both ranks;
 # Enter on the straggler opportunity opens Ranks on the straggler.
 . tests/cli/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: skipped (make check installs it)"
-    exit 0
-fi
-D=$(pwd)/$DCUTOP
-case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+. tests/cli/tmuxlib.sh
 CLIMATE=$(cd "$REAL/pytorch-h200-climate-transformer" && pwd)
 DDP=$(cd "$REAL/pytorch-h200-ddp-2rank" && pwd)
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
-wait_for() { # TEXT: until the pane shows it (5 s at most)
-    i=0
-    while [ $i -lt 50 ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 start() { # NAME ARGS...: dcutop in a fresh 80x24 pane, a tmux server of its own (the last
     SOCK="$TMP/tmux-$1.sock" # one may still be going away)
     shift

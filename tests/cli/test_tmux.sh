@@ -2,26 +2,9 @@
 # sent with send-keys, the screen read back with capture-pane. Covers key decoding, curses
 # drawing, resize, export, a clean exit, and the terminal restored when a fatal signal ends it.
 . tests/cli/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-    ok "tmux not installed: skipped (make check installs it)"
-    exit 0
-fi
-D=$(pwd)/$DCUTOP
-case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+. tests/cli/tmuxlib.sh
 W=$(pwd)/sample-traces/dcu-weather-transformer
 SOCK="$TMP/tmux.sock"
-tm() { tmux -S "$SOCK" "$@"; }
-screen() { tm capture-pane -p -t dcu; }
-# wait_for TEXT: until the pane shows TEXT (5 s at most)
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
 run_size() {
     w=$1
     h=$2
