@@ -1322,7 +1322,8 @@ static void sort_menu(const Screen* s, Canvas* c, int sel) {
     free((void*)items);
 }
 
-/* The footer of a screen: on help or a drilled-in screen q goes back, and says so. */
+/* The footer of a screen: on help or a drilled-in screen q goes back, and says so; on a top
+ * screen there is nothing to go back to, and Esc clears the filter (then the ROI). */
 static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
     FooterItem own[16];
     n = n < 16 ? n : 16;
@@ -1330,6 +1331,8 @@ static void footer(App* app, Canvas* c, const FooterItem* items, int n) {
         own[i] = items[i];
         if (app->depth > 1 && strcmp(own[i].key, "q") == 0) {
             own[i].label = "Back";
+        } else if (app->depth <= 1 && strcmp(own[i].key, "Esc") == 0) {
+            own[i].label = "Clear";
         }
     }
     ChromeView_footer(c, c->h - 1, own, n);
