@@ -89,4 +89,8 @@ void OutFile_abort(OutFile* this);
  * handler of a signal that ends the program; the targets are left as they were. */
 void OutFile_removeTemps(void);
 
+/* strerror(e), but a FIFO reader that stopped reading (ETIMEDOUT from the TUI's writer,
+ * which waits for room at most 5 s) is said in words. */
+const char* OutFile_strerror(int e);
+
 #endif

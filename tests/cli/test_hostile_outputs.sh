@@ -240,6 +240,25 @@ check "H3: q quits with status 0" wait_for "EXITED=0"
 restored "H3"
 tm kill-server 2>/dev/null
 
+# H3 (stalled reader): a reader that opens the FIFO and never reads (a pager left open): the
+# pipe fills, the export gives up after 5 s with a message, and the TUI never freezes
+check "H3 (stalled): the TUI opens" tui h3c "$H3" "$BIG"
+tm send-keys -t dcu 2
+wait_for "Total ms"
+sh -c 'exec sleep 30' <>"$H3/hotspots.csv" &
+sleeper=$!
+sleep 0.3
+tm send-keys -t dcu e Enter
+check "H3 (stalled): the export gives up with the reason on the status line" \
+    wait_for "the reader stopped reading" 150
+tm send-keys -t dcu 3
+check "H3 (stalled): the TUI still answers keys (3 opens Categories)" wait_for "non-GEMM  group"
+tm send-keys -t dcu q
+check "H3 (stalled): q quits with status 0" wait_for "EXITED=0"
+kill $sleeper 2>/dev/null
+wait $sleeper 2>/dev/null
+tm kill-server 2>/dev/null
+
 # H4: hotspots.csv -> a file outside the working folder
 H4T=$TMP/h4t
 mkdir -p "$H4T/work"

@@ -65,7 +65,7 @@ DcuStatus Export_csv(const ResultSet* rs, FILE* out, DcuError* err) {
         fputs("\r\n", out);
     }
     if (ferror(out)) {
-        return Error_set(err, DCU_ERR_IO, "write error: %s", strerror(errno));
+        return Error_set(err, DCU_ERR_IO, "write error: %s", OutFile_strerror(errno));
     }
     return DCU_OK;
 }
@@ -120,7 +120,7 @@ DcuStatus Export_json(const ResultSet* rs, FILE* out, DcuError* err) {
     }
     fputs(rs->nrows ? "\n]" : "]", out);
     if (ferror(out)) {
-        return Error_set(err, DCU_ERR_IO, "write error: %s", strerror(errno));
+        return Error_set(err, DCU_ERR_IO, "write error: %s", OutFile_strerror(errno));
     }
     return DCU_OK;
 }

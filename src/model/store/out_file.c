@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,10 +293,78 @@ static int open_special(const char* target, int fifo, int flags) {
         return -1;
     }
     int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    if (fl >= 0) {
+    if (fl >= 0 && !(fifo && (flags & OUT_NOWAIT))) {
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     }
     return fd;
+}
+
+/* The TUI's writer to a FIFO stays non-blocking: a reader that stops reading (a pager left
+ * open, `sleep 1000 < fifo`) must not freeze the screen. Each write waits for room at most
+ * STALL_MS, then fails with ETIMEDOUT; the export reports it and the TUI goes on. */
+enum { STALL_MS = 5000 };
+typedef struct {
+    int fd;
+    int stalled; /* once the reader stalled, every later write fails at once */
+} Stall;
+static ssize_t stall_write(void* cookie, const char* buf, size_t n) {
+    Stall* st = cookie;
+    int fd = st->fd;
+    size_t done = 0;
+    if (st->stalled) {
+        errno = ETIMEDOUT;
+        return -1;
+    }
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w > 0) {
+            done += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w < 0 && errno != EAGAIN) {
+            return done ? (ssize_t)done : -1;
+        }
+        struct pollfd p = {fd, POLLOUT, 0};
+        int r = poll(&p, 1, STALL_MS);
+        if (r == 0) {
+            st->stalled = 1;
+            errno = ETIMEDOUT;
+            return done ? (ssize_t)done : -1;
+        }
+        if (r < 0 && errno != EINTR) {
+            return done ? (ssize_t)done : -1;
+        }
+    }
+    return (ssize_t)n;
+}
+static int stall_close(void* cookie) {
+    int fd = ((Stall*)cookie)->fd;
+    free(cookie);
+    return close(fd);
+}
+
+/* A FILE over fd: stdio's own, or the stall-limited writer when fd is non-blocking. */
+static FILE* file_of(int fd) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || !(fl & O_NONBLOCK)) {
+        return fdopen(fd, "wb");
+    }
+    Stall* cookie = xmalloc(sizeof(*cookie));
+    *cookie = (Stall){fd, 0};
+    cookie_io_functions_t io = {NULL, stall_write, NULL, stall_close};
+    FILE* f = fopencookie(cookie, "wb", io);
+    if (!f) {
+        free(cookie);
+    }
+    return f;
+}
+
+const char* OutFile_strerror(int e) {
+    return e == ETIMEDOUT ? "the reader stopped reading (nothing taken for 5 s; output incomplete)"
+                          : strerror(e);
 }
 
 /* A FIFO, a device or a descriptor: written as it is, never truncated or renamed over. */
@@ -303,7 +372,7 @@ static DcuStatus open_direct(OutFile* this, int fd, int flags, DcuError* err) {
     if (fd < 0) {
         return Error_set(err, DCU_ERR_IO, "%s: %s", this->path, strerror(errno));
     }
-    FILE* f = fdopen(fd, "wb");
+    FILE* f = file_of(fd);
     if (!f) {
         close(fd);
         return Error_set(err, DCU_ERR_IO, "%s: %s", this->path, strerror(errno));
@@ -446,7 +515,7 @@ DcuStatus OutFile_commit(OutFile* this, DcuError* err) {
     int renames = this->tmp && !this->direct; /* a regular file: the temp goes into place */
     if ((this->direct && copy_into_direct(this) != 0) || close_file(&this->fp, renames) != 0 ||
         close_file(&this->direct, 0) != 0) {
-        s = Error_set(err, DCU_ERR_IO, "%s: write error: %s", this->path, strerror(errno));
+        s = Error_set(err, DCU_ERR_IO, "%s: write error: %s", this->path, OutFile_strerror(errno));
     } else if (renames && place(this->tmp, this->target, this->flags & OUT_FORCE) != 0) {
         s = errno == EEXIST
                 ? Error_set(err, DCU_ERR_USAGE,
