@@ -1,0 +1,50 @@
+#!/bin/sh
+# test_compare.sh - comparisons read right (issue 21): kernel names unique across both sides
+# of a diff, the gate on runs marked in batch, and jobs compared rank by rank. Runs are
+# generated here as small rocprof v1 results.csv files.
+. tests/cli/lib.sh
+XDG_CONFIG_HOME=$TMP/xdg
+export XDG_CONFIG_HOME
+
+# gen DIR SPEC...: SPEC is NAME:COUNT:BASE_NS; durations BASE + 7*i mod 50
+gen() {
+    python3 - "$@" <<'EOF'
+import os, sys
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+t = 1000
+with open(os.path.join(d, "results.csv"), "w") as f:
+    f.write('"Index","KernelName","gpu-id","queue-id","pid","tid","BeginNs","EndNs","DurationNs"\n')
+    idx = 0
+    for spec in sys.argv[2:]:
+        name, n, base = spec.rsplit(":", 2)
+        for i in range(int(n)):
+            dur = int(base) + (7 * i) % 50
+            f.write('%d,"%s",0,0,1,1,%d,%d,%d\n' % (idx, name, t, t + dur, dur))
+            t += dur + 100
+            idx += 1
+EOF
+}
+
+# ---------------------------------------------------------------- names across both sides
+# The GEMM under test changed from a bias epilogue to gelu+bias: each side holds one of the
+# two look-alikes, so each side alone keeps keys (coopA, TNT) that do not tell them apart.
+P=nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_
+gen "$TMP/bias" "${P}bias_TNT:40:2000" "${P}TNN:40:1000" "void add_k(float*, int):40:500"
+gen "$TMP/gelu" "${P}gelubias_TNT:40:2300" "${P}TNN:40:1000" "void add_k(float*, int):40:500"
+# names DIFFTEXT: the first column of the kernel rows (Kernels: or A-B-B-A table)
+names() { awk '/^(Kernels|A-B-B-A per)/{on=1; getline; next} on && NF == 0 {on=0} on {print $1}' "$1"; }
+$DCUTOP -q --diff "$TMP/bias" "$TMP/gelu" --width 80 >"$TMP/d.txt"
+same "names: the diff's kernel rows at 80 columns are all different" "" \
+    "$(names "$TMP/d.txt" | sort | uniq -d)"
+check "names: the new kernel reads gelubias" grep -q "gelubias_TNT  new" "$TMP/d.txt"
+check "names: the gone kernel reads bias" grep -q "[^u]bias_TNT  gone" "$TMP/d.txt"
+$DCUTOP -q --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" --width 80 >"$TMP/ab.txt"
+same "names: the A-B-B-A report's rows at 80 columns are all different" "" \
+    "$(names "$TMP/ab.txt" | sort | uniq -d)"
+check "names: the A-B-B-A report shows gelubias" grep -q "gelubias_TNT " "$TMP/ab.txt"
+# the Diff screen at 80x24
+printf ':dump d\n' >"$TMP/d.keys"
+$DCUTOP --headless --size 80x24 --keys "$TMP/d.keys" --diff "$TMP/bias" "$TMP/gelu" >"$TMP/scr.txt" 2>/dev/null
+check "names: the Diff screen at 80x24 shows gelubias" grep -q "gelubias" "$TMP/scr.txt"
+check "names: the Diff screen at 80x24 shows the bias kernel" grep -q "[^u]bias_T" "$TMP/scr.txt"
