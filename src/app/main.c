@@ -397,6 +397,7 @@ static int run_interactive(Session* ss, DcuError* err) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
                          cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+        App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
         App_openDiff(app, NULL, 0, NULL, 0);
     }
     int rc = EXIT_OK;

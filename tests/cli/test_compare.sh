@@ -48,3 +48,24 @@ printf ':dump d\n' >"$TMP/d.keys"
 $DCUTOP --headless --size 80x24 --keys "$TMP/d.keys" --diff "$TMP/bias" "$TMP/gelu" >"$TMP/scr.txt" 2>/dev/null
 check "names: the Diff screen at 80x24 shows gelubias" grep -q "gelubias" "$TMP/scr.txt"
 check "names: the Diff screen at 80x24 shows the bias kernel" grep -q "[^u]bias_T" "$TMP/scr.txt"
+
+# ---------------------------------------------------------------- Enter on new and gone kernels
+# row 1 is the new gelubias kernel (candidate's detail), row 2 the gone bias kernel: its detail
+# is the baseline's (81.0 us in A; B never ran it)
+printf '<Down>\n<Enter>\n:dump gone\n<Esc>\n<Home>\n<Enter>\n:dump new\n' >"$TMP/g.keys"
+$DCUTOP --headless --size 80x24 --keys "$TMP/g.keys" --diff "$TMP/bias" "$TMP/gelu" >"$TMP/g.txt" 2>&1
+sed -n '/^--- gone/,/^--- new/p' "$TMP/g.txt" >"$TMP/gone.txt"
+sed -n '/^--- new/,$p' "$TMP/g.txt" >"$TMP/new.txt"
+check "Enter on a gone kernel opens the baseline's kernel detail" grep -q "^    ${P}bias_TNT" "$TMP/gone.txt"
+check "... with the baseline's figures" grep -q "Total        81.0 us" "$TMP/gone.txt"
+check "Enter on a new kernel opens the candidate's kernel detail" grep -q "^    ${P}gelubias_TNT" "$TMP/new.txt"
+check "... with the candidate's figures" grep -q "Total        93.0 us" "$TMP/new.txt"
+# the same on the A-B-B-A table (rows: the layer, then the kernels by |effect|)
+printf '<Down><Down>\n<Enter>\n:dump gone\n' >"$TMP/ga.keys"
+$DCUTOP --headless --size 80x24 --keys "$TMP/ga.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" >"$TMP/ga.txt" 2>&1
+check "A-B-B-A: Enter on a gone kernel opens the baseline's detail" grep -q "Total        81.0 us" "$TMP/ga.txt"
+# v on the A-B-B-A table: per category, and back
+printf 'v\n:dump cats\nv\n:dump kernels\n' >"$TMP/v.keys"
+$DCUTOP --headless --size 80x24 --keys "$TMP/v.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" >"$TMP/v.txt" 2>&1
+check "A-B-B-A: v shows the categories" sh -c "sed -n '/^--- cats/,/^--- kernels/p' '$TMP/v.txt' | grep -q '^ gemm '"
+check "A-B-B-A: v again shows the kernels" sh -c "sed -n '/^--- kernels/,\$p' '$TMP/v.txt' | grep -q '^ add_k '"
