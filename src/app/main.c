@@ -198,7 +198,7 @@ static int resolve_views(Session* ss) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
-        ss->export_idle < 0 &&
+        ss->export_idle < 0 && !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps)\n", cli->export_view);
@@ -373,6 +373,26 @@ static int run_headless(App* app, const Cli* cli, DcuError* err) {
     return cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
 }
 
+/* --baseline / --candidate on a terminal: the runs marked on the Runs screen, and the Diff
+ * screen open on them; an unknown label goes to the status line. */
+static void premark(App* app, TraceDb* db, const Cli* cli) {
+    int64_t ids[2][COMPARE_MAX_RUNS];
+    int n[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        char* copy = xstrdup(side ? cli->mark_b : cli->mark_a);
+        char* save = NULL;
+        for (char* l = strtok_r(copy, ",", &save); l; l = strtok_r(NULL, ",", &save)) {
+            int64_t id = Runs_byLabel(db, l);
+            if (id && n[side] < COMPARE_MAX_RUNS) {
+                ids[side][n[side]++] = id;
+                App_toggleRunMark(app, side ? 'b' : 'a', id);
+            }
+        }
+        free(copy);
+    }
+    App_openDiff(app, ids[0], n[0], ids[1], n[1]);
+}
+
 static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     /* a comparison shows the candidate's first run on the other screens */
@@ -392,6 +412,9 @@ static int run_interactive(Session* ss, DcuError* err) {
     App* app = App_new(db, km, &ao, w, h);
     if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
         App_openRanks(app); /* a job opens on its ranks, however its files were given */
+    }
+    if (cli->mark_a) {
+        premark(app, db, cli);
     }
     if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
@@ -466,9 +489,8 @@ static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
     return rc;
 }
 
-static DiffReportOpts diff_report_opts(const Cli* cli) {
-    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort,
-                            cli->paths[0], cli->npaths > 1 ? cli->paths[1] : ""};
+static DiffReportOpts diff_report_opts(const Cli* cli, const char* a, const char* b) {
+    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort, a, b};
 }
 
 /* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
@@ -500,16 +522,11 @@ static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
     return EXIT_OK;
 }
 
-/* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
-static int run_diff(Session* ss, DcuError* err) {
+/* The report (or --export diff) of the sides loaded; with --fail-above the exit code is the
+ * gate. a, b: what the title calls the two sides. */
+static int report_diff(Session* ss, const char* a, const char* b, DcuError* err) {
     const Cli* cli = &ss->cli;
-    int rc = load_side(ss, cli->paths[0], 0, err);
-    if (rc == EXIT_OK) {
-        rc = load_side(ss, cli->paths[1], 1, err);
-    }
-    if (rc != EXIT_OK) {
-        return rc;
-    }
+    int rc = EXIT_OK;
     Diff* d = NULL;
     if (Diff_compute((const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                      (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1],
@@ -539,7 +556,7 @@ static int run_diff(Session* ss, DcuError* err) {
             Diff_delete(d);
             return fail(err, status_exit(err->code));
         }
-        DiffReportOpts o = diff_report_opts(cli);
+        DiffReportOpts o = diff_report_opts(cli, a, b);
         s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out.fp, err);
         rc = output_exit(&out, s, err);
     }
@@ -550,17 +567,20 @@ static int run_diff(Session* ss, DcuError* err) {
     return rc == EXIT_OK ? gate_rc : rc;
 }
 
-/* --abba A1 B1 B2 A2 */
-static int run_abba(Session* ss, DcuError* err) {
+/* --diff A B */
+static int run_diff(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
-    static const int side_of[4] = {0, 1, 1, 0};
+    int rc = load_side(ss, cli->paths[0], 0, err);
+    if (rc == EXIT_OK) {
+        rc = load_side(ss, cli->paths[1], 1, err);
+    }
+    return rc != EXIT_OK ? rc : report_diff(ss, cli->paths[0], cli->paths[1], err);
+}
+
+/* The A-B-B-A of the four runs loaded (A1 A2 on side 0, B1 B2 on side 1), titled A1 B1 B2 A2. */
+static int report_abba(Session* ss, const char* const titles[4], DcuError* err) {
+    const Cli* cli = &ss->cli;
     int rc = EXIT_OK;
-    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
-        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
-    }
-    if (rc != EXIT_OK) {
-        return rc;
-    }
     const CompareRuns* c = &ss->cmp;
     const DiffSide* const runs[4] = {c->side[0][0], c->side[1][0], c->side[1][1], c->side[0][1]};
     Abba* a = NULL;
@@ -587,8 +607,7 @@ static int run_abba(Session* ss, DcuError* err) {
             Abba_delete(a);
             return fail(err, status_exit(err->code));
         }
-        DiffReportOpts o = diff_report_opts(cli);
-        const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+        DiffReportOpts o = diff_report_opts(cli, titles[0], titles[1]);
         rc = output_exit(&out,
                          ReportAbba_write(a, titles, &o, cli->gate_on ? why : NULL, result,
                                           out.fp, err),
@@ -599,6 +618,80 @@ static int run_abba(Session* ss, DcuError* err) {
     }
     Abba_delete(a);
     return rc == EXIT_OK ? gate_rc : rc;
+}
+
+/* --abba A1 B1 B2 A2 */
+static int run_abba(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    static const int side_of[4] = {0, 1, 1, 0};
+    int rc = EXIT_OK;
+    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
+    }
+    const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+    return rc != EXIT_OK ? rc : report_abba(ss, titles, err);
+}
+
+/* --baseline / --candidate: the runs of ss->db with these labels (comma-separated) as the
+ * runs of side (0: A, 1: B), each read with that run alone in scope, as the Runs screen's
+ * marks are. ids gets their run ids. An unknown label is a usage error listing the runs. */
+static int marked_side(Session* ss, const char* spec, int side, int64_t* ids, DcuError* err) {
+    char* copy = xstrdup(spec);
+    char* save = NULL;
+    int rc = EXIT_OK;
+    for (char* l = strtok_r(copy, ",", &save); l && rc == EXIT_OK; l = strtok_r(NULL, ",", &save)) {
+        int64_t id = Runs_byLabel(ss->db, l);
+        if (!id) {
+            char* all = Runs_labels(ss->db);
+            Error_set(err, DCU_ERR_USAGE, "--%s: no run labelled '%s'; the runs are: %s",
+                      side ? "candidate" : "baseline", l, all && *all ? all : "none");
+            free(all);
+            rc = fail(err, EXIT_USAGE);
+        } else if (ss->cmp.n[side] == COMPARE_MAX_RUNS) {
+            Error_set(err, DCU_ERR_USAGE, "too many runs on one side");
+            rc = fail(err, EXIT_USAGE);
+        } else if (Runs_setScope(ss->db, &id, 1, err) != DCU_OK ||
+                   DiffSide_fromDb(ss->db, l, &ss->cmp.side[side][ss->cmp.n[side]], err) !=
+                       DCU_OK) {
+            rc = fail(err, EXIT_RUNTIME);
+        } else {
+            ids[ss->cmp.n[side]++] = id;
+        }
+    }
+    free(copy);
+    if (rc == EXIT_OK && ss->cmp.n[side] == 0) {
+        Error_set(err, DCU_ERR_USAGE, "--baseline and --candidate need run labels");
+        rc = fail(err, EXIT_USAGE);
+    }
+    return rc;
+}
+
+/* Marks in batch: the runs given by --baseline / --candidate compared as the Runs screen's
+ * a / b marks compare them (two and two: an A-B-B-A in the order given, A1 B1 B2 A2). */
+static int run_marked(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int64_t ids[2][COMPARE_MAX_RUNS];
+    int64_t scope = Runs_scopeRun(ss->db);
+    int rc = marked_side(ss, cli->mark_a, 0, ids[0], err);
+    if (rc == EXIT_OK) {
+        rc = marked_side(ss, cli->mark_b, 1, ids[1], err);
+    }
+    DcuError e2;
+    Runs_setScope(ss->db, scope ? &scope : NULL, scope ? 1 : 0, &e2);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    const CompareRuns* c = &ss->cmp;
+    if (c->n[0] == 2 && c->n[1] == 2) {
+        const char* const titles[4] = {c->side[0][0]->label, c->side[1][0]->label,
+                                       c->side[1][1]->label, c->side[0][1]->label};
+        return report_abba(ss, titles, err);
+    }
+    if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "abba") == 0) {
+        Error_set(err, DCU_ERR_USAGE, "--export abba needs two runs a side");
+        return fail(err, EXIT_USAGE);
+    }
+    return report_diff(ss, cli->mark_a, cli->mark_b, err);
 }
 
 static int interactive(const Cli* cli) {
@@ -790,6 +883,9 @@ static int run_mode(Session* ss, DcuError* err) {
         (rc = check_what_if(ss, err)) != EXIT_OK) {
         stop_terminal(ss);
         return rc;
+    }
+    if (cli->mark_a && !(cli->mode == MODE_DEFAULT && (ss->tui || cli->headless))) {
+        return run_marked(ss, err);
     }
     if (cli->mode == MODE_EXPORT) {
         return run_export(ss, err);

@@ -69,3 +69,39 @@ printf 'v\n:dump cats\nv\n:dump kernels\n' >"$TMP/v.keys"
 $DCUTOP --headless --size 80x24 --keys "$TMP/v.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" >"$TMP/v.txt" 2>&1
 check "A-B-B-A: v shows the categories" sh -c "sed -n '/^--- cats/,/^--- kernels/p' '$TMP/v.txt' | grep -q '^ gemm '"
 check "A-B-B-A: v again shows the kernels" sh -c "sed -n '/^--- kernels/,\$p' '$TMP/v.txt' | grep -q '^ add_k '"
+
+# ---------------------------------------------------------------- the gate on marks in batch
+# Runs of one folder marked A and B on the command line (--baseline / --candidate: the Runs
+# screen's a / b marks); two and two are an A-B-B-A in the order given: A1 B1 B2 A2.
+G='void gemm_k(float*, int)'
+gen "$TMP/m/A1" "$G:40:1000"
+gen "$TMP/m/A2" "$G:40:1000"
+gen "$TMP/m/S1" "$G:40:1200"
+gen "$TMP/m/S2" "$G:40:1200"
+gen "$TMP/m/S0" "$G:40:1000"   # S0, N1: two repeats of B that disagree more than the effect
+gen "$TMP/m/N1" "$G:40:1300"
+exits "marks: a trusted A-B-B-A regression fails the gate (exit 3)" 3 \
+    $DCUTOP -q "$TMP/m" --baseline A1,A2 --candidate S1,S2 --fail-above 5
+check "marks: the last line says FAILED and why" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED: A-B-B-A device kernel time effect +[0-9.]*% (limit +5%), trusted'"
+check "marks: the report is the A-B-B-A of the marked runs, in the order given" \
+    grep -q "A-B-B-A: A1 = A1, B1 = S1, B2 = S2, A2 = A2" "$TMP/out"
+exits "marks: B faster passes (exit 0)" 0 $DCUTOP -q "$TMP/m" --baseline S1,S2 --candidate A1,A2 --fail-above 5
+check "marks: the last line says passed" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed: '"
+exits "marks: an untrusted regression (repeats disagree) exits 0" 0 \
+    $DCUTOP -q "$TMP/m" --baseline A1,A2 --candidate S0,N1 --fail-above 5
+check "marks: ... with a warning on the last line" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: .*untrusted.*repeats B2 - B1.*--strict exits 4'"
+exits "marks: the untrusted regression exits 4 with --strict" 4 \
+    $DCUTOP -q --strict "$TMP/m" --baseline A1,A2 --candidate S0,N1 --fail-above 5
+check "marks: ... and says why" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED (--strict: untrusted counts): '"
+exits "marks: one run a side is a diff with the gate (exit 3)" 3 \
+    $DCUTOP -q "$TMP/m" --baseline A1 --candidate S1 --fail-above 5
+check "marks: ... its last line says FAILED" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED: device kernel time +'"
+exits "marks: --gate on the kernels of a category" 3 \
+    $DCUTOP -q "$TMP/m" --baseline A1,A2 --candidate S1,S2 --fail-above 5 --gate gemm_k
+exits "marks: an unknown run label is a usage error" 2 \
+    $DCUTOP -q "$TMP/m" --baseline A1,X9 --candidate S1 --fail-above 5
+check "marks: ... that lists the runs" grep -q "no run labelled 'X9'; the runs are: " "$TMP/err"
+exits "marks: --baseline without --candidate is a usage error" 2 $DCUTOP -q "$TMP/m" --baseline A1
+$DCUTOP -q "$TMP/m" --baseline A1,A2 --candidate S1,S2 --export abba -o "$TMP/m.csv"
+$DCUTOP -q --export abba "$TMP/m/A1" "$TMP/m/S1" "$TMP/m/S2" "$TMP/m/A2" -o "$TMP/p.csv"
+check "marks: --export abba equals --abba's over the same runs" cmp -s "$TMP/m.csv" "$TMP/p.csv"
