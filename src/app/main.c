@@ -31,6 +31,7 @@
 #include "dcutop/sql_views.h"
 #include "dcutop/user_sql.h"
 #include "dcutop/term.h"
+#include "compare_jobs.h"
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
@@ -522,14 +523,20 @@ static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
     return EXIT_OK;
 }
 
-/* The report (or --export diff) of the sides loaded; with --fail-above the exit code is the
- * gate. a, b: what the title calls the two sides. */
-static int report_diff(Session* ss, const char* a, const char* b, DcuError* err) {
+/* The sides of a comparison: the runs a side holds, and what the title calls it. */
+typedef struct {
+    const DiffSide* const* runs;
+    int n;
+    const char* title;
+} Side;
+
+/* The report (or --export diff) of sides a and b; with --fail-above the exit code is the
+ * gate. preface: text the text report starts with (NULL: none). */
+static int report_diff(Session* ss, Side a, Side b, const char* preface, DcuError* err) {
     const Cli* cli = &ss->cli;
     int rc = EXIT_OK;
     Diff* d = NULL;
-    if (Diff_compute((const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
-                     (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1],
+    if (Diff_compute(a.runs, a.n, b.runs, b.n,
                      cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
@@ -556,7 +563,10 @@ static int report_diff(Session* ss, const char* a, const char* b, DcuError* err)
             Diff_delete(d);
             return fail(err, status_exit(err->code));
         }
-        DiffReportOpts o = diff_report_opts(cli, a, b);
+        DiffReportOpts o = diff_report_opts(cli, a.title, b.title);
+        if (preface && cli->format == FMT_TEXT) {
+            fputs(preface, out.fp);
+        }
         s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out.fp, err);
         rc = output_exit(&out, s, err);
     }
@@ -574,7 +584,28 @@ static int run_diff(Session* ss, DcuError* err) {
     if (rc == EXIT_OK) {
         rc = load_side(ss, cli->paths[1], 1, err);
     }
-    return rc != EXIT_OK ? rc : report_diff(ss, cli->paths[0], cli->paths[1], err);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    Side a = {(const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0], cli->paths[0]};
+    Side b = {(const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->paths[1]};
+    if (!CompareJobs_applies(&ss->cmp)) {
+        return report_diff(ss, a, b, NULL, err);
+    }
+    /* two jobs: rank by rank, then their critical ranks (the job's time) */
+    CompareJobs j;
+    if (CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &j,
+                          err) != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    char ta[1100], tb[1100];
+    snprintf(ta, sizeof(ta), "%s, rank %d", cli->paths[0], j.crit_rank[0]);
+    snprintf(tb, sizeof(tb), "%s, rank %d", cli->paths[1], j.crit_rank[1]);
+    const DiffSide* const ca[1] = {j.crit[0]};
+    const DiffSide* const cb[1] = {j.crit[1]};
+    rc = report_diff(ss, (Side){ca, 1, ta}, (Side){cb, 1, tb}, j.text, err);
+    CompareJobs_done(&j);
+    return rc;
 }
 
 /* The A-B-B-A of the four runs loaded (A1 A2 on side 0, B1 B2 on side 1), titled A1 B1 B2 A2. */
@@ -691,7 +722,9 @@ static int run_marked(Session* ss, DcuError* err) {
         Error_set(err, DCU_ERR_USAGE, "--export abba needs two runs a side");
         return fail(err, EXIT_USAGE);
     }
-    return report_diff(ss, cli->mark_a, cli->mark_b, err);
+    Side a = {(const DiffSide* const*)c->side[0], c->n[0], cli->mark_a};
+    Side b = {(const DiffSide* const*)c->side[1], c->n[1], cli->mark_b};
+    return report_diff(ss, a, b, NULL, err);
 }
 
 static int interactive(const Cli* cli) {

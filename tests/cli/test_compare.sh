@@ -105,3 +105,28 @@ exits "marks: --baseline without --candidate is a usage error" 2 $DCUTOP -q "$TM
 $DCUTOP -q "$TMP/m" --baseline A1,A2 --candidate S1,S2 --export abba -o "$TMP/m.csv"
 $DCUTOP -q --export abba "$TMP/m/A1" "$TMP/m/S1" "$TMP/m/S2" "$TMP/m/A2" -o "$TMP/p.csv"
 check "marks: --export abba equals --abba's over the same runs" cmp -s "$TMP/m.csv" "$TMP/p.csv"
+
+# ---------------------------------------------------------------- two jobs: rank by rank
+# gen_ranks.py: 8 ranks; in the straggler job rank 3 computes 6 ms more in step 2 and the
+# others wait for it in the AllReduce
+python3 tests/cli/gen_ranks.py "$TMP/jobA" even >/dev/null
+python3 tests/cli/gen_ranks.py "$TMP/jobB" straggler >/dev/null
+$DCUTOP -q --diff "$TMP/jobA" "$TMP/jobB" >"$TMP/jobs.txt"
+check "jobs: --diff of two jobs compares them rank by rank" grep -q "^Jobs: A has 8 ranks, B has 8; ranks matched by number" "$TMP/jobs.txt"
+same "jobs: one line per rank, 0 to 7" "0 1 2 3 4 5 6 7" "$(awk '/^  Rank /{on=1; next} on && $1 ~ /^[0-9]+$/ {printf "%s%s", sep, $1; sep=" "} /Critical/{on=0}' "$TMP/jobs.txt")"
+check "jobs: rank 3's kernel time 44 -> 50 ms" grep -q "^     3       44.000       50.000  +13.64%" "$TMP/jobs.txt"
+check "jobs: B's critical rank is the straggler, rank 3" grep -q "Critical (slowest) rank: A rank 0, B rank 3" "$TMP/jobs.txt"
+check "jobs: the comparison below is of the critical ranks" grep -q "diff: A = $TMP/jobA, rank 0, B = $TMP/jobB, rank 3" "$TMP/jobs.txt"
+check "jobs: the critical ranks' GEMM time 40 -> 46 ms" grep -q "gemm_bf16_tn .* 40.00      46.00" "$TMP/jobs.txt"
+exits "jobs: the gate judges the critical ranks (untrusted: exit 0)" 0 $DCUTOP -q --diff "$TMP/jobA" "$TMP/jobB" --fail-above 5
+check "jobs: ... and says so on the last line" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: device kernel time +13.64%'"
+$DCUTOP -q --diff "$TMP/jobA" "$TMP/jobA" >"$TMP/self.txt"
+check "jobs: a job against itself: every rank +0.00%" sh -c "! awk '/^  Rank /{on=1; next} /Critical/{on=0} on' '$TMP/self.txt' | grep -v '+0.00%' | grep -q ."
+# two ranks of one job: an explicit --diff still diffs them, a plain `dcutop r0 r1` is the job
+D=$REAL/pytorch-h200-ddp-2rank
+$DCUTOP -q --diff "$D/rank0.trace.json.gz" "$D/rank1.trace.json.gz" >"$TMP/r01.txt"
+check "ranks: an explicit --diff rank0 rank1 still diffs them" grep -q "^dcutop .* diff: A = .*rank0.trace.json.gz, B = .*rank1.trace.json.gz" "$TMP/r01.txt"
+check "ranks: ... as two runs (no per-rank section)" sh -c "! grep -q '^Jobs:' '$TMP/r01.txt'"
+printf ':dump s\n' >"$TMP/s.keys"
+$DCUTOP --headless --size 80x24 --keys "$TMP/s.keys" "$D/rank0.trace.json.gz" "$D/rank1.trace.json.gz" >"$TMP/r01s.txt" 2>/dev/null
+check "ranks: plain dcutop rank0 rank1 opens the Ranks screen" grep -q "^ Rank  Run " "$TMP/r01s.txt"
