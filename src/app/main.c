@@ -54,6 +54,8 @@ typedef struct Session_ {
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
+    CompareJobs jobs;    /* --diff JOB_A JOB_B on the Diff screen: the critical ranks */
+    int has_jobs;
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -417,10 +419,16 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (cli->mark_a) {
         premark(app, db, cli);
     }
-    if (ss->cmp.n[1] > 0) {
+    if (ss->has_jobs) { /* two jobs: their critical ranks, as the report compares them */
+        App_setDiffSides(app, (const DiffSide* const*)&ss->jobs.crit[0], 1,
+                         (const DiffSide* const*)&ss->jobs.crit[1], 1, 0,
+                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+    } else if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
                          cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+    }
+    if (ss->cmp.n[1] > 0) {
         App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
         App_openDiff(app, NULL, 0, NULL, 0);
     }
@@ -774,6 +782,14 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
     }
     /* the other screens show the candidate's first run: the header says so */
     snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->cmp.side[1][0]->label);
+    if (cli->diff && CompareJobs_applies(&ss->cmp) &&
+        CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL,
+                          &ss->jobs, err) == DCU_OK) {
+        ss->has_jobs = 1;
+        snprintf(ss->title, sizeof(ss->title), "critical ranks A %d, B %d (--report: every "
+                 "rank) | B: %s", ss->jobs.crit_rank[0], ss->jobs.crit_rank[1],
+                 ss->cmp.side[1][0]->label);
+    }
     return run_interactive(ss, err);
 }
 
@@ -982,6 +998,7 @@ int main(int argc, char** argv) {
     Loader_delete(ss.loader);
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
+    CompareJobs_done(&ss.jobs);
     CompareRuns_done(&ss.cmp);
     Peaks_delete(ss.peaks);
     return rc;

@@ -130,3 +130,7 @@ check "ranks: ... as two runs (no per-rank section)" sh -c "! grep -q '^Jobs:' '
 printf ':dump s\n' >"$TMP/s.keys"
 $DCUTOP --headless --size 80x24 --keys "$TMP/s.keys" "$D/rank0.trace.json.gz" "$D/rank1.trace.json.gz" >"$TMP/r01s.txt" 2>/dev/null
 check "ranks: plain dcutop rank0 rank1 opens the Ranks screen" grep -q "^ Rank  Run " "$TMP/r01s.txt"
+# the Diff screen of two jobs compares the same critical ranks as the report
+$DCUTOP --headless --size 120x24 --keys "$TMP/s.keys" --diff "$TMP/jobA" "$TMP/jobB" >"$TMP/jobs_s.txt" 2>/dev/null
+check "jobs: the Diff screen compares the critical ranks (44.0 -> 50.0 ms)" grep -q "^ Kernel time 44.0 ms -> 50.0 ms" "$TMP/jobs_s.txt"
+check "jobs: its header names them" grep -q "critical ranks A 0, B 3" "$TMP/jobs_s.txt"
