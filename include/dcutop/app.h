@@ -60,6 +60,11 @@ Reaction App_openRanks(App* this);
 void App_setDiffSides(App* this, const DiffSide* const* a, int na, const DiffSide* const* b,
                       int nb, int abba, DiffMatch match);
 void App_openDiff(App* this, const int64_t* a_runs, int na, const int64_t* b_runs, int nb);
+/* The baseline's first run's database, when the sides were loaded path by path (borrowed:
+ * it must outlive the App); the Diff screen opens a gone kernel's detail there. NULL (the
+ * default, and with the Runs screen's marks): the App's own database holds both sides. */
+void App_setDiffBaselineDb(App* this, TraceDb* db);
+TraceDb* App_diffBaselineDb(const App* this);
 /* Runs marked on the Runs screen for a comparison: side 'a' (baseline) or 'b' (candidate).
  * *ids is borrowed, valid until the next key; returns how many. */
 int App_runMarks(const App* this, int side, const int64_t** ids);

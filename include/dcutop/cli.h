@@ -68,6 +68,8 @@ typedef struct Cli_ {
     int gate_on;             /* --fail-above given */
     double fail_above;       /* --fail-above PCT */
     const char* gate;        /* --gate CATEGORY|REGEX: the part the gate looks at */
+    const char* mark_a;      /* --baseline LABEL[,LABEL]: runs of the loaded paths marked A */
+    const char* mark_b;      /* --candidate LABEL[,LABEL]: ... marked B (both or neither) */
     const char* run;         /* --run LABEL: the scope (one run); NULL = all runs */
     /* efficiency (efficiency.h) */
     const char* peaks;       /* --peaks FILE: device peaks ahead of the built-in table */

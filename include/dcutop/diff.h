@@ -166,6 +166,8 @@ typedef struct AbbaRow_ {
     double noise;                /* max(|drift|, |repeats|), ms */
     int trusted;                 /* |effect| > noise */
     char* category;              /* a kernel row's category (owned); NULL on the layer rows */
+    char* a_name;                /* kernel rows: the baseline's full name, NULL when new */
+    char* b_name;                /* ... the candidate's, NULL when gone (both owned) */
 } AbbaRow;
 
 typedef struct Abba_ {
@@ -186,6 +188,9 @@ void Abba_delete(Abba* this);
 /* "abba": name, layer, a1, b1, b2, a2, mean_a, mean_b, effect, effect_pct, drift, drift_pct,
  * repeats, repeats_pct, noise, verdict (trusted / untrusted); times in ms. */
 ResultSet* Abba_table(const Abba* a);
+/* The same per category ("abba_categories"; name is the category, layer "category"): each
+ * category's kernels summed per run, then judged as a layer is; largest |effect| first. */
+ResultSet* Abba_categoryTable(const Abba* a);
 /* Why row r is (un)trusted, e.g. "TRUSTED (|effect| > noise 0.003 ms)" or "UNTRUSTED (the
  * repeats B2 - B1 disagree by 1.071 ms >= |effect|)". Writes at most n bytes to buf. */
 const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n);

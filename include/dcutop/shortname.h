@@ -27,6 +27,11 @@ char** ShortName_keysFor(const char* const* names, int n);
  * short_keys. Called once after loading. */
 DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err);
 
+/* The kernels of a comparison, both sides at once (full names; a name may repeat): each
+ * one's registered keys gain the words that tell it apart from the others, so that a kernel
+ * new in B and one gone from A that differ by one word read differently in every diff view. */
+void ShortName_registerAcross(const char* const* full, int n);
+
 /* The full name of a loaded kernel given its full or short name (borrowed, valid until
  * ShortName_forget); NULL when no loaded kernel has that name. */
 const char* ShortName_fullName(const char* name);

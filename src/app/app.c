@@ -61,6 +61,7 @@ struct App_ {
     int diff_na, diff_nb;
     int diff_abba;
     DiffMatch diff_match;
+    TraceDb* diff_db_a; /* the baseline's database, loaded path by path (borrowed); NULL */
     SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
     int (*poll_cancel)(void);
     int idle_done; /* the work App_idle does is done */
@@ -1429,6 +1430,14 @@ void App_setDiffSides(App* app, const DiffSide* const* a, int na, const DiffSide
     app->diff_match = match;
 }
 
+void App_setDiffBaselineDb(App* app, TraceDb* db) {
+    app->diff_db_a = db;
+}
+
+TraceDb* App_diffBaselineDb(const App* app) {
+    return app->diff_db_a;
+}
+
 /* The sides of a comparison of runs of this database: each run's figures as the screens
  * show them with that run alone in scope; the scope is put back afterwards. */
 static DcuStatus sides_from_runs(App* app, const int64_t* ids, int n, int side, DcuError* err) {
@@ -1469,6 +1478,7 @@ static DcuStatus diff_marked(App* app, const int64_t* a_runs, int na, const int6
     app->diff_na = app->n_own[0];
     app->diff_nb = app->n_own[1];
     app->diff_abba = na == 2 && nb == 2;
+    app->diff_db_a = NULL; /* both sides are runs of the App's database */
     return DCU_OK;
 }
 

@@ -109,9 +109,13 @@ static const char usage[] =
     "                         noise = max(|A2 - A1|, |B2 - B1|), trusted only when |effect| >\n"
     "                         noise; on device kernel time, per kernel and on plain step\n"
     "                         times; the step time decides when every run has it\n"
+    "      --baseline RUNS    runs of the loaded paths (labels of the Runs screen, comma-\n"
+    "      --candidate RUNS   separated) marked A and B, as a and b mark them there: a diff,\n"
+    "                         or an A-B-B-A for two and two (A1,A2 and B1,B2: runs A1 B1 B2\n"
+    "                         A2). The Diff screen on a terminal, else the report or --export\n"
     "      --match MODE       full (default: the full normalized kernel name) or short (the\n"
     "                         short name, for rebuilt code; such matches are marked fuzzy)\n"
-    "      --fail-above PCT   with --diff or --abba: exit 3 when B is slower than A by more\n"
+    "      --fail-above PCT   with --diff, --abba or the marks: exit 3 when B is slower than A by more\n"
     "                         than PCT percent and the change is trusted (outside noise;\n"
     "                         --abba: on the layer that decides); an untrusted one exits 0\n"
     "                         with a warning (4 with --strict); the last line says which, and why\n"
@@ -211,7 +215,8 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     return Cli_roi(cli, &cli->roi_spec, err);
 }
 
-enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE }; /* comparison */
+enum { OPT_DIFF = 800, OPT_ABBA, OPT_MATCH, OPT_FAIL_ABOVE, OPT_GATE, OPT_BASELINE,
+       OPT_CANDIDATE }; /* comparison */
 
 enum { OPT_RUN = 1000 };           /* runs */
 
@@ -355,6 +360,12 @@ static DcuStatus parse_compare(Cli* cli, int c, const char* arg, DcuError* err) 
         }
         cli->gate_on = 1;
         break;
+    case OPT_BASELINE:
+        cli->mark_a = arg;
+        break;
+    case OPT_CANDIDATE:
+        cli->mark_b = arg;
+        break;
     default:
         cli->gate = arg;
         break;
@@ -364,6 +375,25 @@ static DcuStatus parse_compare(Cli* cli, int c, const char* arg, DcuError* err) 
 
 /* The comparison options against the mode and the paths, after parsing. */
 static DcuStatus check_compare(Cli* cli, DcuError* err) {
+    if ((cli->mark_a || cli->mark_b) && (!cli->mark_a || !cli->mark_b || cli->diff || cli->abba)) {
+        return Error_set(err, DCU_ERR_USAGE, "--baseline RUNS and --candidate RUNS go together, "
+                                             "without --diff or --abba");
+    }
+    if (cli->mark_a && cli->mode != MODE_DEFAULT && cli->mode != MODE_REPORT &&
+        !(cli->mode == MODE_EXPORT && (strcmp(cli->export_view, "diff") == 0 ||
+                                       strcmp(cli->export_view, "abba") == 0))) {
+        return Error_set(err, DCU_ERR_USAGE, "--baseline and --candidate go with --report or "
+                                             "--export diff|abba");
+    }
+    if (cli->mark_a) {
+        if (cli->gate && !cli->gate_on) {
+            return Error_set(err, DCU_ERR_USAGE, "--gate goes with --fail-above PCT");
+        }
+        if (cli->gate_on && cli->mode == MODE_DEFAULT) {
+            cli->mode = MODE_REPORT; /* a gate is for scripts: the report, never the TUI */
+        }
+        return DCU_OK;
+    }
     if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "diff") == 0 && !cli->abba) {
         cli->diff = 1;
     }
@@ -391,7 +421,8 @@ static DcuStatus check_compare(Cli* cli, DcuError* err) {
     }
     if (cli->gate_on && !cli->diff && !cli->abba) {
         return Error_set(err, DCU_ERR_USAGE,
-                         "--fail-above goes with --diff A B or --abba A1 B1 B2 A2");
+                         "--fail-above goes with --diff A B, --abba A1 B1 B2 A2 or "
+                         "--baseline RUNS --candidate RUNS");
     }
     if (cli->gate && !cli->gate_on) {
         return Error_set(err, DCU_ERR_USAGE, "--gate goes with --fail-above PCT");
@@ -481,6 +512,8 @@ static const struct option longopts[] = {
     {"match", required_argument, NULL, OPT_MATCH},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
     {"gate", required_argument, NULL, OPT_GATE},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"candidate", required_argument, NULL, OPT_CANDIDATE},
     {"peaks", required_argument, NULL, OPT_PEAKS},
     {"peak", required_argument, NULL, OPT_PEAK},
     {"quiet", no_argument, NULL, 'q'},
@@ -586,7 +619,9 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
         case OPT_ABBA:
         case OPT_MATCH:
         case OPT_FAIL_ABOVE:
-        case OPT_GATE: {
+        case OPT_GATE:
+        case OPT_BASELINE:
+        case OPT_CANDIDATE: {
             DcuStatus st = parse_compare(cli, c, optarg, err);
             if (st != DCU_OK) {
                 return st;

@@ -1,6 +1,9 @@
 /* diff_screen.c - the Diff screen (key 7): the comparison summary on top, then the per-kernel
- * table (v: per category; with --abba the A-B-B-A table). Sorting, filtering, search and export
- * are the shared table behaviour; Enter on a kernel opens the candidate's kernel detail. */
+ * table (v: per category; with --abba the A-B-B-A table, per kernel or per category). Sorting,
+ * filtering, search and export are the shared table behaviour; Enter on a kernel opens its
+ * kernel detail: the candidate's, or the baseline's for a kernel gone from the candidate. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +23,9 @@ static const char* const abba_keys[] = {"name", "a1", "b1", "b2", "a2", "effect"
 static const char* const drop[] = {"category", "match", "calls_before", "calls_after",
                                    "share_pct", "ratio", "group", "a1", "a2", "b1", "b2", NULL};
 static const char* const abba_drop[] = {"effect_pct", "drift_pct", "repeats", "b2", "a2", NULL};
+/* narrow numbers: the four runs go last */
+static const char* const abba_narrow_drop[] = {"effect_pct", "drift_pct", "repeats", "drift",
+                                               "b2", "a2", NULL};
 static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct", "ratio",
                                        "group", NULL};
 
@@ -33,11 +39,107 @@ static int summary_lines(const Screen* s, int h) {
     return n < h / 3 ? n : h / 3;
 }
 
+/* A copy of the rows of all that keep(i) accepts (i: the row's index in all). */
+static ResultSet* keep_rows(ResultSet* all, int (*keep)(const Screen*, const ResultSet*, int),
+                            const Screen* s) {
+    ResultSet* rs = ResultSet_new(all->name, all->cols, all->ncols);
+    for (int r = 0; r < all->nrows; r++) {
+        if (!keep(s, all, r)) {
+            continue;
+        }
+        int k = ResultSet_addRow(rs);
+        for (int c = 0; c < all->ncols; c++) {
+            RsCell* dst = ResultSet_cell(rs, k, c);
+            *dst = *ResultSet_cellc(all, r, c);
+            dst->s = dst->s ? xstrdup(dst->s) : NULL;
+        }
+    }
+    ResultSet_delete(all);
+    return rs;
+}
+
+static int in_category(const Screen* s, const ResultSet* all, int r) {
+    int cc = ResultSet_columnIndex(all, "category");
+    return strcmp(ResultSet_cellc(all, r, cc)->s, s->category) == 0;
+}
+
+/* Abba_table's rows are the Abba's rows, in order: the kernels of the category. */
+static int abba_in_category(const Screen* s, const ResultSet* all, int r) {
+    (void)all;
+    const AbbaRow* x = &s->abba->rows[r];
+    return r >= s->abba->nhead && x->category && strcmp(x->category, s->category) == 0;
+}
+
+/* Narrow numbers: one unit for the table (us, or ms past a second), 4 significant digits at
+ * most, so that A1 B1 B2 A2, the effect and the drift fit 80 columns with the name. */
+static RsColumn narrow_cols[32];
+static const char* const narrow_titles[][2] = {
+    {"a1", "A1"}, {"b1", "B1"}, {"b2", "B2"}, {"a2", "A2"}, {"mean_a", "mean A"},
+    {"mean_b", "mean B"}, {"effect", "Effect"}, {"drift", "Drift"}, {"repeats", "B2-B1"},
+    {"noise", "Noise"}, {"effect_pct", "Eff%"}, {"drift_pct", "Drift%"}};
+
+static void narrow_text(double ms, double scale, char* buf, size_t cap) {
+    double x = ms * scale, a = fabs(x);
+    if (x == 0) {
+        snprintf(buf, cap, "0");
+    } else {
+        snprintf(buf, cap, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : 2, x);
+    }
+}
+
+static ResultSet* abba_narrow(ResultSet* all) {
+    int nc = all->ncols < 32 ? all->ncols : 32;
+    double mx = 0;
+    for (int c = 0; c < nc; c++) {
+        narrow_cols[c] = all->cols[c];
+        for (size_t t = 0; t < sizeof(narrow_titles) / sizeof(narrow_titles[0]); t++) {
+            if (strcmp(all->cols[c].key, narrow_titles[t][0]) == 0) {
+                narrow_cols[c].title = narrow_titles[t][1];
+            }
+        }
+        for (int r = 0; r < all->nrows && all->cols[c].type == CT_REAL; r++) {
+            const RsCell* x = ResultSet_cellc(all, r, c);
+            mx = !x->null && fabs(x->d) > mx ? fabs(x->d) : mx;
+        }
+    }
+    int us = mx < 1000; /* under a second: microseconds */
+    for (int c = 0; c < nc; c++) {
+        if (strcmp(all->cols[c].key, "name") == 0) {
+            narrow_cols[c].title = us ? "Name (us)" : "Name (ms)";
+        }
+    }
+    ResultSet* rs = ResultSet_new(all->name, narrow_cols, nc);
+    for (int r = 0; r < all->nrows; r++) {
+        int k = ResultSet_addRow(rs);
+        for (int c = 0; c < nc; c++) {
+            RsCell* dst = ResultSet_cell(rs, k, c);
+            *dst = *ResultSet_cellc(all, r, c);
+            dst->s = dst->s ? xstrdup(dst->s) : NULL;
+            if (all->cols[c].type == CT_REAL && !dst->null && isfinite(dst->d)) {
+                char buf[32];
+                narrow_text(dst->d, us ? 1000 : 1, buf, sizeof(buf));
+                dst->s = xstrdup(buf);
+            }
+        }
+    }
+    rs->pinned = all->pinned;
+    ResultSet_delete(all);
+    return rs;
+}
+
+static ResultSet* abba_rows(const Screen* s) {
+    ResultSet* rs = s->diff_view ? Abba_categoryTable(s->abba) : Abba_table(s->abba);
+    if (s->category && !s->diff_view) {
+        rs = keep_rows(rs, abba_in_category, s);
+    }
+    return s->abba_narrow ? abba_narrow(rs) : rs;
+}
+
 DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
     (void)app;
     ResultSet* rs = NULL;
     if (s->abba) {
-        rs = Abba_table(s->abba);
+        rs = abba_rows(s);
     } else if (s->diff) {
         const char* f = s->filter;
         DcuStatus st = s->diff_view ? Diff_categoryTable(s->diff, f, &rs, err)
@@ -46,21 +148,7 @@ DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
             return st;
         }
         if (s->category && !s->diff_view) { /* Enter on a category: its kernels */
-            ResultSet* all = rs;
-            rs = ResultSet_new(all->name, all->cols, all->ncols);
-            int cc = ResultSet_columnIndex(all, "category");
-            for (int r = 0; r < all->nrows; r++) {
-                if (strcmp(ResultSet_cellc(all, r, cc)->s, s->category) != 0) {
-                    continue;
-                }
-                int k = ResultSet_addRow(rs);
-                for (int c = 0; c < all->ncols; c++) {
-                    RsCell* dst = ResultSet_cell(rs, k, c);
-                    *dst = *ResultSet_cellc(all, r, c);
-                    dst->s = dst->s ? xstrdup(dst->s) : NULL;
-                }
-            }
-            ResultSet_delete(all);
+            rs = keep_rows(rs, in_category, s);
         }
     } else {
         return DCU_OK;
@@ -86,28 +174,75 @@ static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {
     return DiffScreen_requery(s, app, err);
 }
 
+/* The kernel row named name: its baseline and candidate full names (NULL when gone / new);
+ * 0 when the row is no kernel (a layer of the A-B-B-A). */
+static int row_names(const Screen* s, const char* name, const char** a, const char** b) {
+    for (int i = 0; s->diff && i < s->diff->nrows; i++) {
+        if (strcmp(s->diff->rows[i].name, name) == 0) {
+            *a = s->diff->rows[i].a_name;
+            *b = s->diff->rows[i].b_name;
+            return 1;
+        }
+    }
+    for (int i = s->abba ? s->abba->nhead : 0; s->abba && i < s->abba->nrows; i++) {
+        if (strcmp(s->abba->rows[i].name, name) == 0) {
+            *a = s->abba->rows[i].a_name;
+            *b = s->abba->rows[i].b_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Enter on a kernel: the candidate's detail; for a kernel gone from the candidate, the
+ * baseline's (its own database when the sides were loaded path by path). */
+static Reaction open_kernel(Screen* s, App* app) {
+    const char* name = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+    const char *a = NULL, *b = NULL;
+    if (!row_names(s, name, &a, &b) || (!a && !b)) {
+        App_setStatus(app, 0, "No kernel detail for this row.");
+        return REACT_REDRAW;
+    }
+    if (b) {
+        return App_open(app, &KernelScreen, b, NULL, xasprintf("Diff > %s (candidate)", name));
+    }
+    Screen* n = Screen_new(&KernelScreen);
+    n->kernel = xstrdup(a);
+    n->crumb = xasprintf("Diff > A (baseline; gone from B) > %s", name);
+    n->db = App_diffBaselineDb(app);
+    DcuError err;
+    if (App_push(app, n, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+    }
+    return REACT_REDRAW;
+}
+
+/* v: per kernel / per category (both for a diff and an A-B-B-A). */
+static Reaction toggle_view(Screen* s, App* app, DcuError* err) {
+    s->diff_view = !s->diff_view;
+    free(s->sort);
+    s->sort = NULL;
+    free(s->category);
+    s->category = NULL;
+    s->tv.selected = s->tv.scroll = 0;
+    if (DiffScreen_requery(s, app, err) != DCU_OK) {
+        return REACT_REDRAW;
+    }
+    App_setStatus(app, 0, s->diff_view ? "Per category (v: per kernel)."
+                                       : "Per kernel (v: per category).");
+    return REACT_REDRAW;
+}
+
 static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
     if (!s->rs) {
         return REACT_NONE;
     }
-    if (a == ACT_DIFF_VIEW && s->diff) {
-        s->diff_view = !s->diff_view;
-        free(s->sort);
-        s->sort = NULL;
-        free(s->category);
-        s->category = NULL;
-        s->tv.selected = s->tv.scroll = 0;
-        if (DiffScreen_requery(s, app, err) != DCU_OK) {
-            return REACT_REDRAW;
-        }
-        App_setStatus(app, 0, s->diff_view ? "Per category (v: per kernel)."
-                                           : "Per kernel (v: per category).");
-        return REACT_REDRAW;
+    if (a == ACT_DIFF_VIEW && (s->diff || s->abba)) {
+        return toggle_view(s, app, err);
     }
     if (a == ACT_ENTER && s->rs->nrows > 0) {
         if (s->diff_view) {
-            int cc = ResultSet_columnIndex(s->rs, "category");
-            char* cat = xstrdup(ResultSet_cellc(s->rs, s->tv.selected, cc)->s);
+            char* cat = xstrdup(ResultSet_cellc(s->rs, s->tv.selected, 0)->s);
             free(s->category);
             s->category = cat;
             s->diff_view = 0;
@@ -118,20 +253,7 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
             App_setStatus(app, 0, "Kernels of %s (v: back to categories).", cat);
             return REACT_REDRAW;
         }
-        const char* name = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
-        const DiffRow* row = NULL;
-        for (int i = 0; s->diff && i < s->diff->nrows; i++) {
-            if (strcmp(s->diff->rows[i].name, name) == 0) {
-                row = &s->diff->rows[i];
-            }
-        }
-        if (!row || !row->b_name) {
-            App_setStatus(app, 0, "%s", row ? "Gone: this kernel is not in the candidate (B)."
-                                            : "No kernel detail for this row.");
-            return REACT_REDRAW;
-        }
-        return App_open(app, &KernelScreen, row->b_name, NULL,
-                        xasprintf("Diff > %s (candidate)", row->name));
+        return open_kernel(s, app);
     }
     return TableScreen_handle(s, app, a, err);
 }
@@ -189,6 +311,20 @@ static void empty_render(App* app, Canvas* c, int y0, int h) {
               "From the command line: dcutop --diff A B, dcutop --abba A1 B1 B2 A2.");
 }
 
+/* 1 when the A-B-B-A table in full numbers keeps all four runs' columns at width w. */
+static int abba_wide_fits(const Screen* s, int w) {
+    ResultSet* rs = s->diff_view ? Abba_categoryTable(s->abba) : Abba_table(s->abba);
+    TableLayout l;
+    TableLayout_compute(&l, rs, abba_keys, "name", abba_drop, w);
+    int runs = 0;
+    for (int i = 0; i < l.n; i++) {
+        const char* k = rs->cols[l.col[i]].key;
+        runs += k[0] && (k[0] == 'a' || k[0] == 'b') && (k[1] == '1' || k[1] == '2') && !k[2];
+    }
+    ResultSet_delete(rs);
+    return runs == 4;
+}
+
 static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (!s->diff && !s->abba) {
         empty_render(app, c, y0, h);
@@ -200,10 +336,20 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int ty = y0 + used + 1;
     int th = h - used - 1;
     int w = App_width(app);
+    if (s->abba && s->layout_w != w) { /* narrow numbers when A1 B1 B2 A2 would not fit */
+        int narrow = !abba_wide_fits(s, w);
+        if (narrow != s->abba_narrow) {
+            s->abba_narrow = narrow;
+            DcuError err;
+            DiffScreen_requery(s, app, &err);
+        }
+    }
     if (s->layout_w != w) {
         const char* const* keys = s->abba ? abba_keys : (s->diff_view ? cat_keys : kernel_keys);
-        TableLayout_compute(&s->layout, s->rs, keys, s->diff_view ? "category" : "name",
-                            s->abba ? abba_drop : (s->diff_view ? cat_drop : drop), w);
+        const char* flex = s->abba || !s->diff_view ? "name" : "category";
+        const char* const* dr = s->abba_narrow ? abba_narrow_drop : abba_drop;
+        TableLayout_compute(&s->layout, s->rs, keys, flex,
+                            s->abba ? dr : (s->diff_view ? cat_drop : drop), w);
         s->layout_w = w;
     }
     if (th < 2) {

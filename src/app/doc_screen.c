@@ -246,6 +246,11 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
         s->doc_scroll = s->doc ? s->doc->n : 0;
         break;
     case ACT_ENTER:
+        if (s->ops == &KernelScreen && s->has_detail && s->db) {
+            App_setStatus(app, 0, "The baseline's kernel: its dispatches open from the "
+                                  "baseline's own trace (dcutop A).");
+            return REACT_REDRAW;
+        }
         if (s->ops == &KernelScreen && s->has_detail) {
             if (!s->detail.per_dispatch) {
                 App_setStatus(app, 0, "No per-dispatch data for this kernel (aggregated stats).");
@@ -256,7 +261,7 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
         }
         return REACT_NONE;
     case ACT_CATEGORY:
-        if (s->ops == &KernelScreen && s->has_detail) {
+        if (s->ops == &KernelScreen && s->has_detail && !s->db) {
             return App_open(app, &HotspotsScreen, NULL, s->detail.category,
                             xasprintf("Category > %s", s->detail.category));
         }
@@ -311,7 +316,7 @@ static void stacks_summary(TraceDb* db, SummaryData* sd) {
 
 /* The queries behind a document, run once per open. */
 static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
-    TraceDb* db = App_db(app);
+    TraceDb* db = s->db ? s->db : App_db(app);
     if (s->ops == &SummaryScreen) {
         SummaryData* sd = &s->summary;
         memset(sd, 0, sizeof(*sd));

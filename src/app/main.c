@@ -31,6 +31,7 @@
 #include "dcutop/sql_views.h"
 #include "dcutop/user_sql.h"
 #include "dcutop/term.h"
+#include "compare_jobs.h"
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
@@ -53,6 +54,8 @@ typedef struct Session_ {
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
+    CompareJobs jobs;    /* --diff JOB_A JOB_B on the Diff screen: the critical ranks */
+    int has_jobs;
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -198,7 +201,7 @@ static int resolve_views(Session* ss) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
-        ss->export_idle < 0 &&
+        ss->export_idle < 0 && !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps)\n", cli->export_view);
@@ -373,6 +376,26 @@ static int run_headless(App* app, const Cli* cli, DcuError* err) {
     return cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
 }
 
+/* --baseline / --candidate on a terminal: the runs marked on the Runs screen, and the Diff
+ * screen open on them; an unknown label goes to the status line. */
+static void premark(App* app, TraceDb* db, const Cli* cli) {
+    int64_t ids[2][COMPARE_MAX_RUNS];
+    int n[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        char* copy = xstrdup(side ? cli->mark_b : cli->mark_a);
+        char* save = NULL;
+        for (char* l = strtok_r(copy, ",", &save); l; l = strtok_r(NULL, ",", &save)) {
+            int64_t id = Runs_byLabel(db, l);
+            if (id && n[side] < COMPARE_MAX_RUNS) {
+                ids[side][n[side]++] = id;
+                App_toggleRunMark(app, side ? 'b' : 'a', id);
+            }
+        }
+        free(copy);
+    }
+    App_openDiff(app, ids[0], n[0], ids[1], n[1]);
+}
+
 static int run_interactive(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     /* a comparison shows the candidate's first run on the other screens */
@@ -393,10 +416,20 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
         App_openRanks(app); /* a job opens on its ranks, however its files were given */
     }
-    if (ss->cmp.n[1] > 0) {
+    if (cli->mark_a) {
+        premark(app, db, cli);
+    }
+    if (ss->has_jobs) { /* two jobs: their critical ranks, as the report compares them */
+        App_setDiffSides(app, (const DiffSide* const*)&ss->jobs.crit[0], 1,
+                         (const DiffSide* const*)&ss->jobs.crit[1], 1, 0,
+                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+    } else if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
                          cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+    }
+    if (ss->cmp.n[1] > 0) {
+        App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
         App_openDiff(app, NULL, 0, NULL, 0);
     }
     int rc = EXIT_OK;
@@ -465,9 +498,8 @@ static int load_side(Session* ss, const char* spec, int side, DcuError* err) {
     return rc;
 }
 
-static DiffReportOpts diff_report_opts(const Cli* cli) {
-    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort,
-                            cli->paths[0], cli->npaths > 1 ? cli->paths[1] : ""};
+static DiffReportOpts diff_report_opts(const Cli* cli, const char* a, const char* b) {
+    return (DiffReportOpts){cli->format, cli->width, cli->top, cli->filter, cli->sort, a, b};
 }
 
 /* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
@@ -499,19 +531,20 @@ static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
     return EXIT_OK;
 }
 
-/* --diff A B: the report (or --export diff); with --fail-above the exit code is the gate. */
-static int run_diff(Session* ss, DcuError* err) {
+/* The sides of a comparison: the runs a side holds, and what the title calls it. */
+typedef struct {
+    const DiffSide* const* runs;
+    int n;
+    const char* title;
+} Side;
+
+/* The report (or --export diff) of sides a and b; with --fail-above the exit code is the
+ * gate. preface: text the text report starts with (NULL: none). */
+static int report_diff(Session* ss, Side a, Side b, const char* preface, DcuError* err) {
     const Cli* cli = &ss->cli;
-    int rc = load_side(ss, cli->paths[0], 0, err);
-    if (rc == EXIT_OK) {
-        rc = load_side(ss, cli->paths[1], 1, err);
-    }
-    if (rc != EXIT_OK) {
-        return rc;
-    }
+    int rc = EXIT_OK;
     Diff* d = NULL;
-    if (Diff_compute((const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
-                     (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1],
+    if (Diff_compute(a.runs, a.n, b.runs, b.n,
                      cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
@@ -538,7 +571,10 @@ static int run_diff(Session* ss, DcuError* err) {
             Diff_delete(d);
             return fail(err, status_exit(err->code));
         }
-        DiffReportOpts o = diff_report_opts(cli);
+        DiffReportOpts o = diff_report_opts(cli, a.title, b.title);
+        if (preface && cli->format == FMT_TEXT) {
+            fputs(preface, out.fp);
+        }
         s = ReportDiff_write(d, &o, cli->gate_on ? why : NULL, failed, out.fp, err);
         rc = output_exit(&out, s, err);
     }
@@ -549,17 +585,41 @@ static int run_diff(Session* ss, DcuError* err) {
     return rc == EXIT_OK ? gate_rc : rc;
 }
 
-/* --abba A1 B1 B2 A2 */
-static int run_abba(Session* ss, DcuError* err) {
+/* --diff A B */
+static int run_diff(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
-    static const int side_of[4] = {0, 1, 1, 0};
-    int rc = EXIT_OK;
-    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
-        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
+    int rc = load_side(ss, cli->paths[0], 0, err);
+    if (rc == EXIT_OK) {
+        rc = load_side(ss, cli->paths[1], 1, err);
     }
     if (rc != EXIT_OK) {
         return rc;
     }
+    Side a = {(const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0], cli->paths[0]};
+    Side b = {(const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->paths[1]};
+    if (!CompareJobs_applies(&ss->cmp)) {
+        return report_diff(ss, a, b, NULL, err);
+    }
+    /* two jobs: rank by rank, then their critical ranks (the job's time) */
+    CompareJobs j;
+    if (CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &j,
+                          err) != DCU_OK) {
+        return fail(err, EXIT_RUNTIME);
+    }
+    char ta[1100], tb[1100];
+    snprintf(ta, sizeof(ta), "%s, rank %d", cli->paths[0], j.crit_rank[0]);
+    snprintf(tb, sizeof(tb), "%s, rank %d", cli->paths[1], j.crit_rank[1]);
+    const DiffSide* const ca[1] = {j.crit[0]};
+    const DiffSide* const cb[1] = {j.crit[1]};
+    rc = report_diff(ss, (Side){ca, 1, ta}, (Side){cb, 1, tb}, j.text, err);
+    CompareJobs_done(&j);
+    return rc;
+}
+
+/* The A-B-B-A of the four runs loaded (A1 A2 on side 0, B1 B2 on side 1), titled A1 B1 B2 A2. */
+static int report_abba(Session* ss, const char* const titles[4], DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int rc = EXIT_OK;
     const CompareRuns* c = &ss->cmp;
     const DiffSide* const runs[4] = {c->side[0][0], c->side[1][0], c->side[1][1], c->side[0][1]};
     Abba* a = NULL;
@@ -586,8 +646,7 @@ static int run_abba(Session* ss, DcuError* err) {
             Abba_delete(a);
             return fail(err, status_exit(err->code));
         }
-        DiffReportOpts o = diff_report_opts(cli);
-        const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+        DiffReportOpts o = diff_report_opts(cli, titles[0], titles[1]);
         rc = output_exit(&out,
                          ReportAbba_write(a, titles, &o, cli->gate_on ? why : NULL, result,
                                           out.fp, err),
@@ -598,6 +657,82 @@ static int run_abba(Session* ss, DcuError* err) {
     }
     Abba_delete(a);
     return rc == EXIT_OK ? gate_rc : rc;
+}
+
+/* --abba A1 B1 B2 A2 */
+static int run_abba(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    static const int side_of[4] = {0, 1, 1, 0};
+    int rc = EXIT_OK;
+    for (int i = 0; i < 4 && rc == EXIT_OK; i++) {
+        rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
+    }
+    const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
+    return rc != EXIT_OK ? rc : report_abba(ss, titles, err);
+}
+
+/* --baseline / --candidate: the runs of ss->db with these labels (comma-separated) as the
+ * runs of side (0: A, 1: B), each read with that run alone in scope, as the Runs screen's
+ * marks are. ids gets their run ids. An unknown label is a usage error listing the runs. */
+static int marked_side(Session* ss, const char* spec, int side, int64_t* ids, DcuError* err) {
+    char* copy = xstrdup(spec);
+    char* save = NULL;
+    int rc = EXIT_OK;
+    for (char* l = strtok_r(copy, ",", &save); l && rc == EXIT_OK; l = strtok_r(NULL, ",", &save)) {
+        int64_t id = Runs_byLabel(ss->db, l);
+        if (!id) {
+            char* all = Runs_labels(ss->db);
+            Error_set(err, DCU_ERR_USAGE, "--%s: no run labelled '%s'; the runs are: %s",
+                      side ? "candidate" : "baseline", l, all && *all ? all : "none");
+            free(all);
+            rc = fail(err, EXIT_USAGE);
+        } else if (ss->cmp.n[side] == COMPARE_MAX_RUNS) {
+            Error_set(err, DCU_ERR_USAGE, "too many runs on one side");
+            rc = fail(err, EXIT_USAGE);
+        } else if (Runs_setScope(ss->db, &id, 1, err) != DCU_OK ||
+                   DiffSide_fromDb(ss->db, l, &ss->cmp.side[side][ss->cmp.n[side]], err) !=
+                       DCU_OK) {
+            rc = fail(err, EXIT_RUNTIME);
+        } else {
+            ids[ss->cmp.n[side]++] = id;
+        }
+    }
+    free(copy);
+    if (rc == EXIT_OK && ss->cmp.n[side] == 0) {
+        Error_set(err, DCU_ERR_USAGE, "--baseline and --candidate need run labels");
+        rc = fail(err, EXIT_USAGE);
+    }
+    return rc;
+}
+
+/* Marks in batch: the runs given by --baseline / --candidate compared as the Runs screen's
+ * a / b marks compare them (two and two: an A-B-B-A in the order given, A1 B1 B2 A2). */
+static int run_marked(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    int64_t ids[2][COMPARE_MAX_RUNS];
+    int64_t scope = Runs_scopeRun(ss->db);
+    int rc = marked_side(ss, cli->mark_a, 0, ids[0], err);
+    if (rc == EXIT_OK) {
+        rc = marked_side(ss, cli->mark_b, 1, ids[1], err);
+    }
+    DcuError e2;
+    Runs_setScope(ss->db, scope ? &scope : NULL, scope ? 1 : 0, &e2);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    const CompareRuns* c = &ss->cmp;
+    if (c->n[0] == 2 && c->n[1] == 2) {
+        const char* const titles[4] = {c->side[0][0]->label, c->side[1][0]->label,
+                                       c->side[1][1]->label, c->side[0][1]->label};
+        return report_abba(ss, titles, err);
+    }
+    if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "abba") == 0) {
+        Error_set(err, DCU_ERR_USAGE, "--export abba needs two runs a side");
+        return fail(err, EXIT_USAGE);
+    }
+    Side a = {(const DiffSide* const*)c->side[0], c->n[0], cli->mark_a};
+    Side b = {(const DiffSide* const*)c->side[1], c->n[1], cli->mark_b};
+    return report_diff(ss, a, b, NULL, err);
 }
 
 static int interactive(const Cli* cli) {
@@ -647,6 +782,14 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
     }
     /* the other screens show the candidate's first run: the header says so */
     snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->cmp.side[1][0]->label);
+    if (cli->diff && CompareJobs_applies(&ss->cmp) &&
+        CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL,
+                          &ss->jobs, err) == DCU_OK) {
+        ss->has_jobs = 1;
+        snprintf(ss->title, sizeof(ss->title), "critical ranks A %d, B %d (--report: every "
+                 "rank) | B: %s", ss->jobs.crit_rank[0], ss->jobs.crit_rank[1],
+                 ss->cmp.side[1][0]->label);
+    }
     return run_interactive(ss, err);
 }
 
@@ -790,6 +933,9 @@ static int run_mode(Session* ss, DcuError* err) {
         stop_terminal(ss);
         return rc;
     }
+    if (cli->mark_a && !(cli->mode == MODE_DEFAULT && (ss->tui || cli->headless))) {
+        return run_marked(ss, err);
+    }
     if (cli->mode == MODE_EXPORT) {
         return run_export(ss, err);
     }
@@ -852,6 +998,7 @@ int main(int argc, char** argv) {
     Loader_delete(ss.loader);
     TraceDb_delete(ss.db);
     RuleSet_delete(ss.rules);
+    CompareJobs_done(&ss.jobs);
     CompareRuns_done(&ss.cmp);
     Peaks_delete(ss.peaks);
     return rc;

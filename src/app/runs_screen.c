@@ -2,6 +2,7 @@
  * Enter opens the Files screen restricted to the run; `a` and `b` mark the run as the
  * baseline or the candidate of a comparison (the marks live in the App, so they survive
  * scope changes and requeries, and show in the "A/B" column). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,10 @@ static ResultSet* with_marks(const ResultSet* rs, App* app) {
             int n = App_runMarks(app, side, &ids);
             for (int i = 0; i < n; i++) {
                 if (ResultSet_cellc(rs, r, ic)->i == ids[i]) {
-                    ResultSet_setText(out, k, 0, side == 'a' ? "A" : "B");
+                    /* several on a side: numbered in the order marked (A1 A2: the drift) */
+                    char m[16];
+                    snprintf(m, sizeof(m), n > 1 ? "%c%d" : "%c", side == 'a' ? 'A' : 'B', i + 1);
+                    ResultSet_setText(out, k, 0, m);
                 }
             }
         }
@@ -96,8 +100,20 @@ static Reaction mark(Screen* s, App* app, int side, DcuError* err) {
         App_setStatus(app, 1, "%s", err->msg);
         return REACT_REDRAW;
     }
-    const int64_t* ids = NULL;
-    int na = App_runMarks(app, 'a', &ids), nb = App_runMarks(app, 'b', &ids);
+    const int64_t *ia = NULL, *ib = NULL;
+    int na = App_runMarks(app, 'a', &ia), nb = App_runMarks(app, 'b', &ib);
+    if (na == 2 && nb == 2) { /* the order that decides the drift */
+        TraceDb* db = App_db(app);
+        char* l[4] = {Runs_label(db, ia[0]), Runs_label(db, ib[0]), Runs_label(db, ib[1]),
+                      Runs_label(db, ia[1])};
+        App_setStatus(app, 0, "A-B-B-A in this order: A1 = %s, B1 = %s, B2 = %s, A2 = %s (drift "
+                              "= A2 - A1); 7 compares",
+                      l[0] ? l[0] : "?", l[1] ? l[1] : "?", l[2] ? l[2] : "?", l[3] ? l[3] : "?");
+        for (int i = 0; i < 4; i++) {
+            free(l[i]);
+        }
+        return REACT_REDRAW;
+    }
     App_setStatus(app, 0, "%s %s %s; marked: %d baseline (A), %d candidate (B)",
                   selected_label(s), on ? "marked as" : "no longer",
                   side == 'a' ? "baseline (A)" : "candidate (B)", na, nb);

@@ -53,6 +53,8 @@ struct Screen_ {
     int n_what_if;
     int cold_split; /* API/Copies: the first-iteration split from the timeline */
     int64_t run;    /* Files: only this run's files (opened from the Runs screen); 0: scope */
+    TraceDb* db;    /* Kernel: the database it reads (a comparison's baseline; borrowed);
+                     * NULL: the App's */
     /* documents */
     Doc* doc;
     int doc_w;
@@ -82,6 +84,8 @@ struct Screen_ {
     struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
     struct Abba_* abba;  /* owned */
     int diff_view;       /* 0 per kernel, 1 per category */
+    int abba_narrow;     /* the A-B-B-A table in narrow numbers (A1 B1 B2 A2 in a narrow
+                          * terminal; DiffScreen_requery builds it so) */
     /* the Ranks screen (ranks_screen.c): the job, computed once (owned); aux[0]: its matrix */
     struct Ranks_* ranks;
     /* the SQL result (sql_screen.c): its statement (owned) and the window of rows in aux[0] */

@@ -44,7 +44,9 @@ void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf
         Format_ratio(buf, cap, cell->d);
         break;
     default:
-        if (isinf(cell->d)) {
+        if (cell->s) { /* a narrow form the table's maker chose; d stays for sorting */
+            snprintf(buf, cap, "%s", cell->s);
+        } else if (isinf(cell->d)) {
             snprintf(buf, cap, "inf");
         } else {
             snprintf(buf, cap, "%.4g", cell->d);

@@ -14,6 +14,7 @@
 #include "dcutop/canvas.h"
 #include "dcutop/diff.h"
 #include "dcutop/diff_view.h"
+#include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
@@ -370,6 +371,75 @@ static void summary_view(void** state) {
     DiffSide_delete(b);
 }
 
+/* Kernels that differ by one word, each alone on its side: each side's own keys do not tell
+ * them apart; once compared, every fit of their names does (issue 21). */
+static void names_across_sides(void** state) {
+    (void)state;
+    static const KSpec ka[] = {
+        {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT", "gemm", 1, 10, 2000, 1},
+        {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNN", "gemm", 1, 10, 1000, 1}};
+    static const KSpec kb[] = {
+        {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_gelubias_TNT", "gemm", 1, 10, 2300, 1},
+        {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNN", "gemm", 1, 10, 1000, 1}};
+    ShortName_forget();
+    /* each side registered alone, as its own database's ShortName_assignAll does */
+    const char* na[] = {ka[0].name, ka[1].name};
+    const char* nb[] = {kb[0].name, kb[1].name};
+    ShortName_registerAcross(na, 2);
+    ShortName_registerAcross(nb, 2);
+    DiffSide* a = side("A", ka, 2, 1);
+    DiffSide* b = side("B", kb, 2, 1);
+    const DiffSide* const as[1] = {a};
+    const DiffSide* const bs[1] = {b};
+    Diff* d = NULL;
+    DcuError err;
+    assert_int_equal(Diff_compute(as, 1, bs, 1, DIFF_MATCH_FULL, &d, &err), DCU_OK);
+    for (int w = 16; w <= 40; w += 4) {
+        char fa[128], fb[128];
+        ShortName_fit(ka[0].name, NULL, w, fa, sizeof(fa));
+        ShortName_fit(kb[0].name, NULL, w, fb, sizeof(fb));
+        assert_string_not_equal(fa, fb);
+        assert_non_null(strstr(fb, "gelu"));
+    }
+    Diff_delete(d);
+    DiffSide_delete(a);
+    DiffSide_delete(b);
+    ShortName_forget();
+}
+
+/* v on an A-B-B-A: each category's kernels summed per run, judged as a layer is. */
+static void abba_categories(void** state) {
+    (void)state;
+    static const KSpec slow[] = {{"gemm_k(float*)", "gemm", 1, 40, 1000, 1.5},
+                                 {"add_k(float*)", "elementwise", 0, 40, 500, 1}};
+    DiffSide* a = side("A", base_k, 2, 1);
+    DiffSide* b = side("B", slow, 2, 1);
+    const DiffSide* const runs[4] = {a, b, b, a};
+    Abba* ab = NULL;
+    DcuError err;
+    assert_int_equal(Abba_compute(runs, DIFF_MATCH_FULL, &ab, &err), DCU_OK);
+    ResultSet* rs = Abba_categoryTable(ab);
+    assert_int_equal(rs->nrows, 2);
+    int cn = ResultSet_columnIndex(rs, "name"), ce = ResultSet_columnIndex(rs, "effect");
+    assert_string_equal(ResultSet_cellc(rs, 0, cn)->s, "gemm"); /* largest |effect| first */
+    assert_double_near(ResultSet_cellc(rs, 0, ce)->d,
+                       (double)(b->k[0].total_ns - a->k[0].total_ns) / 1e6, 1e-12);
+    assert_string_equal(ResultSet_cellc(rs, 0, ResultSet_columnIndex(rs, "verdict"))->s,
+                        "trusted");
+    assert_string_equal(ResultSet_cellc(rs, 1, cn)->s, "elementwise");
+    assert_string_equal(ResultSet_cellc(rs, 1, ResultSet_columnIndex(rs, "verdict"))->s,
+                        "untrusted"); /* no change: not beyond its noise (0) */
+    ResultSet_delete(rs);
+    /* the kernel rows keep each side's full name: Enter opens the right detail */
+    for (int i = ab->nhead; i < ab->nrows; i++) {
+        assert_non_null(ab->rows[i].a_name);
+        assert_non_null(ab->rows[i].b_name);
+    }
+    Abba_delete(ab);
+    DiffSide_delete(a);
+    DiffSide_delete(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(self_is_zero),
@@ -379,6 +449,8 @@ int main(void) {
         cmocka_unit_test(repeats_and_stats_only),
         cmocka_unit_test(bootstrap_is_deterministic),
         cmocka_unit_test(abba_drift),
+        cmocka_unit_test(names_across_sides),
+        cmocka_unit_test(abba_categories),
         cmocka_unit_test(side_from_db),
         cmocka_unit_test(summary_view),
     };

@@ -163,6 +163,8 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         const DiffRow* dr = &d->rows[k];
         AbbaRow* r = add(a, &cap, dr->name, "kernel");
         r->category = xstrdup(dr->category ? dr->category : "");
+        r->a_name = dr->a_name ? xstrdup(dr->a_name) : NULL;
+        r->b_name = dr->b_name ? xstrdup(dr->b_name) : NULL;
         r->v[0] = dr->va[0] / 1e6;
         r->v[3] = dr->va[1] / 1e6;
         r->v[1] = dr->vb[0] / 1e6;
@@ -259,6 +261,8 @@ void Abba_delete(Abba* this) {
     for (int i = 0; i < this->nrows; i++) {
         free(this->rows[i].name);
         free(this->rows[i].category);
+        free(this->rows[i].a_name);
+        free(this->rows[i].b_name);
     }
     free(this->rows);
     free(this);
@@ -278,10 +282,9 @@ static const RsColumn abba_cols[B_NCOLS] = {
     {"verdict", "Verdict", CT_TEXT},
 };
 
-ResultSet* Abba_table(const Abba* a) {
-    ResultSet* rs = ResultSet_new("abba", abba_cols, B_NCOLS);
-    for (int i = 0; i < a->nrows; i++) {
-        const AbbaRow* x = &a->rows[i];
+static void fill(ResultSet* rs, const AbbaRow* rows, int n) {
+    for (int i = 0; i < n; i++) {
+        const AbbaRow* x = &rows[i];
         int r = ResultSet_addRow(rs);
         ResultSet_setText(rs, r, B_NAME, x->name);
         ResultSet_setText(rs, r, B_LAYER, x->layer);
@@ -295,6 +298,44 @@ ResultSet* Abba_table(const Abba* a) {
         }
         ResultSet_setText(rs, r, B_VERDICT, x->trusted ? "trusted" : "untrusted");
     }
+}
+
+ResultSet* Abba_table(const Abba* a) {
+    ResultSet* rs = ResultSet_new("abba", abba_cols, B_NCOLS);
+    fill(rs, a->rows, a->nrows);
     rs->pinned = a->nhead;
+    return rs;
+}
+
+ResultSet* Abba_categoryTable(const Abba* a) {
+    AbbaRow* c = xcalloc((size_t)(a->nrows ? a->nrows : 1), sizeof(AbbaRow));
+    int n = 0;
+    for (int i = a->nhead; i < a->nrows; i++) {
+        const AbbaRow* k = &a->rows[i];
+        const char* cat = k->category && *k->category ? k->category : "other";
+        int j = 0;
+        while (j < n && strcmp(c[j].name, cat) != 0) {
+            j++;
+        }
+        if (j == n) {
+            c[n].name = xstrdup(cat);
+            c[n++].layer = "category";
+        }
+        for (int v = 0; v < 4; v++) {
+            c[j].v[v] += k->v[v];
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        finish(&c[j]);
+    }
+    if (n > 1) {
+        qsort(c, (size_t)n, sizeof(AbbaRow), cmp_effect);
+    }
+    ResultSet* rs = ResultSet_new("abba_categories", abba_cols, B_NCOLS);
+    fill(rs, c, n);
+    for (int j = 0; j < n; j++) {
+        free(c[j].name);
+    }
+    free(c);
     return rs;
 }

@@ -9,6 +9,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/filter.h"
+#include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 
 /* ---- statistics ---------------------------------------------------------------------- */
@@ -413,12 +414,37 @@ static DiffStat side_stat(const DiffSide* const* s, int n, int steps) {
     return stat_of(v, m == n ? m : 0); /* a side with a run lacking it: not comparable */
 }
 
+/* Every kernel of every run, both sides together, to the shortener: names that look alike
+ * across the sides get the words that tell them apart (see ShortName_registerAcross). */
+static void names_across(const DiffSide* const* a, int na, const DiffSide* const* b, int nb) {
+    int n = 0;
+    for (int i = 0; i < na; i++) {
+        n += a[i]->nk;
+    }
+    for (int i = 0; i < nb; i++) {
+        n += b[i]->nk;
+    }
+    const char** names = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
+    int m = 0;
+    for (int side = 0; side < 2; side++) {
+        const DiffSide* const* s = side ? b : a;
+        for (int i = 0; i < (side ? nb : na); i++) {
+            for (int k = 0; k < s[i]->nk; k++) {
+                names[m++] = s[i]->k[k].name;
+            }
+        }
+    }
+    ShortName_registerAcross(names, m);
+    free(names);
+}
+
 DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* b, int nb,
                        DiffMatch match, Diff** out, DcuError* err) {
     *out = NULL;
     if (na < 1 || nb < 1 || na > 64 || nb > 64) {
         return Error_set(err, DCU_ERR_USAGE, "a comparison needs 1 to 64 runs a side");
     }
+    names_across(a, na, b, nb);
     Builder bl = {NULL, 0, 0, NULL, NULL, na, nb};
     for (int i = 0; i < na; i++) {
         add_side(&bl, a[i], i, 0, match);

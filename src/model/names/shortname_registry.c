@@ -246,3 +246,59 @@ DcuStatus ShortName_assignAll(TraceDb* db, DcuError* err) {
     return s;
 }
 
+
+/* ---- a comparison: the names of both sides at once ----------------------------------------
+ * Each side's kernels got their keys among that side's kernels only: a kernel new in B and
+ * one gone from A that differ by one word ("…coopA_gelubias_TNT", "…coopA_bias_TNT") may
+ * each be alone on its side and keep keys that do not tell them apart. */
+
+static int cmp_cstr(const void* a, const void* b) {
+    return strcmp(*(const char* const*)a, *(const char*const*)b);
+}
+
+void ShortName_registerAcross(const char* const* full, int n) {
+    if (n < 2) {
+        return;
+    }
+    /* the short name of each, as registered (else its base form), once each */
+    char** shrt = xmalloc(sizeof(char*) * (size_t)n);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const char *rf, *rs, *rk;
+        shrt[m++] = ShortName_lookup(full[i], &rf, &rs, &rk) ? xstrdup(rs) : ShortName_base(full[i]);
+    }
+    qsort(shrt, (size_t)m, sizeof(char*), cmp_cstr);
+    int u = 0;
+    for (int i = 0; i < m; i++) {
+        if (u > 0 && strcmp(shrt[u - 1], shrt[i]) == 0) {
+            free(shrt[i]);
+            continue;
+        }
+        shrt[u++] = shrt[i];
+    }
+    char** keys = ShortName_keysFor((const char* const*)shrt, u);
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < n; i++) {
+        const RegEntry* e = reg_find(full[i]);
+        char* own = e ? NULL : ShortName_base(full[i]);
+        const char* s = e ? e->shrt : own;
+        const char* const* hit = bsearch(&s, shrt, (size_t)u, sizeof(char*), cmp_cstr);
+        if (hit) {
+            const char* k = keys[hit - (const char* const*)shrt];
+            char* f = xstrdup(full[i]); /* reg_put may move the entry e points into */
+            char* sh = xstrdup(s);
+            reg_put(f, f, sh, k);
+            reg_put(sh, f, sh, k);
+            free(f);
+            free(sh);
+        }
+        free(own);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    for (int i = 0; i < u; i++) {
+        free(shrt[i]);
+        free(keys[i]);
+    }
+    free(keys);
+    free(shrt);
+}
