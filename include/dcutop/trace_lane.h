@@ -12,7 +12,7 @@
  *   queue empty   the share of a lane's active window (its first launch call start to its
  *                 last op end) during which its depth is 0; over several lanes the empty times
  *                 and the windows are summed.
- *   launching     thread of a lane: the (pid, tid) that made most of its launch calls.
+ *   launching     thread of a lane's ops: the (pid, tid) that made most of their launch calls.
  *   host activity on a thread: its CPU ops (Kineto cpu_op), ranges (roctx/hiptx, rocpd
  *                 regions) and API calls (cuda_runtime, HIP API, RPD api ops). */
 #ifndef DCUTOP_TRACE_LANE_H
@@ -62,13 +62,31 @@ typedef struct HostSpan_ {
     char name[96];      /* control characters neutralised, cut */
 } HostSpan;
 
-/* The launching thread of a lane; 0 when none of its ops has a launch call. */
-int HostLane_thread(TraceDb* db, const TraceLane* lane, int64_t* pid, int64_t* tid);
+/* The launching thread of the lane's ops that start in [lo, hi) (INT64_MIN, INT64_MAX: the
+ * whole lane); 0 when none of them has a launch call. */
+int HostLane_thread(TraceDb* db, const TraceLane* lane, int64_t lo, int64_t hi, int64_t* pid,
+                    int64_t* tid);
 
 /* The host activity of thread (pid, tid) in the run of the lane's file that overlaps
  * [lo, hi) (at most max spans, the longest kept), by start. *out owned (free()). */
 DcuStatus HostLane_spans(TraceDb* db, const TraceLane* lane, int64_t pid, int64_t tid,
                          int64_t lo, int64_t hi, int max, HostSpan** out, int* n,
                          DcuError* err);
+
+/* A device idle gap of the lane's device with its cause (idle.h, IDLE_GAPS): [g0, g1) ns on
+ * the trace clock, the cause name, and the host activity that took most of it. */
+typedef struct TraceGap_ {
+    int64_t g0, g1;
+    char cause[24];
+    char host[96];
+    int64_t host_ns;
+} TraceGap;
+
+/* The idle gaps of the lane's device (its run and gpu), by g1. *out owned (free()).
+ * Errors: those of Idle_view. */
+DcuStatus TraceGap_lane(TraceDb* db, const TraceLane* lane, TraceGap** out, int64_t* n,
+                        DcuError* err);
+/* The gap that ends at t (an op's start), or NULL. */
+const TraceGap* TraceGap_endingAt(const TraceGap* g, int64_t n, int64_t t);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "dcutop/advice.h"
 #include "dcutop/shortname.h"
+#include "dcutop/trace_lane.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
 #include "screen.h"
@@ -339,6 +340,7 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
                 sd->runs = s->aux[4];
             }
         }
+        QueueDepth_emptyPct(db, &sd->queue_empty_pct, &sd->queue_lanes);
         sd->hotspots = s->aux[0];
         sd->categories = s->aux[1];
         sd->files = s->aux[2];

@@ -78,6 +78,8 @@ struct Screen_ {
     TraceLane* lanes; /* owned */
     int nlanes, lane;
     int64_t goto_abs; /* after opening, select the op starting here (trace clock); -1: none */
+    struct TraceExtra_* trace_x; /* the host lane, queue depth and gap causes (owned) */
+    int reserve;      /* rows drawn above the table (the Trace's strip): fewer rows a page */
     /* the Diff screen (diff_screen.c) */
     struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
     struct Abba_* abba;  /* owned */
