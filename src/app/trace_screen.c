@@ -234,7 +234,11 @@ static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
     const RsCell* gap = ResultSet_cellc(s->rs, sel, ResultSet_columnIndex(s->rs, "gap_ns"));
     const TraceGap* g = TraceGap_endingAt(x->gaps, x->ngaps, start);
     char a[32], b[32];
-    if (g) {
+    if (g && strcmp(g->cause, "unknown") == 0) {
+        Format_durationAuto(a, sizeof(a), g->g1 - g->g0);
+        snprintf(x->gap_line, sizeof(x->gap_line),
+                 "Gap before it: GPU idle %s, cause unknown (no launch call traced for it).", a);
+    } else if (g) {
         Format_durationAuto(a, sizeof(a), g->g1 - g->g0);
         Format_durationAuto(b, sizeof(b), g->host_ns);
         snprintf(x->gap_line, sizeof(x->gap_line),

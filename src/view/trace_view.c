@@ -139,7 +139,7 @@ void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
     } else {
         Canvas_put(c, y, LABEL_W, STYLE_DIM,
                    s->host_label ? "(no host activity traced in this window)"
-                                 : "(no host layer: no launch calls in the trace)",
+                                 : "(no host layer: no API call correlates with these ops)",
                    n);
     }
     Canvas_putf(c, y, LABEL_W + n + 1, STYLE_DIM, "%.9s", span);
