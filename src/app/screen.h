@@ -126,6 +126,10 @@ const char* App_previousScreenName(App* app);
 Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel);
 
+/* l and the Summary's "trace-gap" link: the Summary's largest gap (its first gap row, as
+ * Enter on that row opens it); without one, the largest gap of any Trace lane. */
+Reaction Summary_openLargestGap(App* app);
+
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);
 Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err);

@@ -186,10 +186,24 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
     return DCU_OK;
 }
 
+/* The row to open at: the first kernel from abs_start (a gap of the Summary is measured
+ * between kernels: a memset inside it is not the kernel after it), else the first op. */
+static int row_to_open(const ResultSet* rs, int64_t abs_start) {
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), kc = ResultSet_columnIndex(rs, "kind");
+    for (int r = 0; r < rs->nrows; r++) {
+        const RsCell* a = ResultSet_cellc(rs, r, ac);
+        const RsCell* k = ResultSet_cellc(rs, r, kc);
+        if (!a->null && a->i >= abs_start && k->s && strcmp(k->s, "kernel") == 0) {
+            return r;
+        }
+    }
+    return TraceQuery_rowAt(rs, abs_start);
+}
+
 static DcuStatus trace_open(Screen* s, App* app, DcuError* err) {
     DcuStatus st = TableScreen_open(s, app, err);
     if (st == DCU_OK && s->goto_abs >= 0 && s->rs) {
-        int r = TraceQuery_rowAt(s->rs, s->goto_abs);
+        int r = row_to_open(s->rs, s->goto_abs);
         if (r >= 0) {
             s->tv.selected = r;
             s->tv.scroll = r > 2 ? r - 2 : 0;
