@@ -67,11 +67,31 @@ typedef struct HostSpan_ {
 int HostLane_thread(TraceDb* db, const TraceLane* lane, int64_t lo, int64_t hi, int64_t* pid,
                     int64_t* tid);
 
+/* The same from memory, for a screen that asks at every move: the lane's ops with a launch
+ * call, by op start, read once (HostLane_launches; *out owned, free()). */
+typedef struct LaunchRef_ {
+    int64_t start;    /* the op's start, ns (trace clock) */
+    int64_t pid, tid; /* its launch call's thread */
+} LaunchRef;
+DcuStatus HostLane_launches(TraceDb* db, const TraceLane* lane, LaunchRef** out, int64_t* n,
+                            DcuError* err);
+int HostLane_threadIn(const LaunchRef* l, int64_t n, int64_t lo, int64_t hi, int64_t* pid,
+                      int64_t* tid);
+
 /* The host activity of thread (pid, tid) in the run of the lane's file that overlaps
- * [lo, hi) (at most max spans, the longest kept), by start. *out owned (free()). */
+ * [lo, hi) (at most max spans, the longest kept), by start. *out owned (free()). The first
+ * call adds indexes on the threads' start times (cpu_op, range, api_call): a window then
+ * reads only the spans that can reach it. */
 DcuStatus HostLane_spans(TraceDb* db, const TraceLane* lane, int64_t pid, int64_t tid,
                          int64_t lo, int64_t hi, int max, HostSpan** out, int* n,
                          DcuError* err);
+/* The same reading only spans that start from lo - longest on (longest: HostLane_longest of
+ * the thread, which a screen keeps while the thread stays the same). */
+DcuStatus HostLane_spansFrom(TraceDb* db, const TraceLane* lane, int64_t pid, int64_t tid,
+                             int64_t lo, int64_t hi, int64_t longest, int max,
+                             HostSpan** out, int* n, DcuError* err);
+/* The longest host span (ns) of thread (pid, tid), over every table and run. */
+int64_t HostLane_longest(TraceDb* db, int64_t pid, int64_t tid);
 
 /* A device idle gap of the lane's device with its cause (idle.h, IDLE_GAPS): [g0, g1) ns on
  * the trace clock, the cause name, and the host activity that took most of it. */

@@ -24,6 +24,9 @@ typedef struct TraceExtra_ {
     int has_thread;
     int64_t pid, tid;    /* the launching thread */
     char thread[64];
+    LaunchRef* launches; /* the lane's ops with launch calls, by start (owned) */
+    int64_t nlaunches;
+    int64_t longest;     /* HostLane_longest of the thread; -1: not read yet */
     TraceGap* gaps;      /* the device's idle gaps with causes (owned) */
     int64_t ngaps;
     int64_t lo, hi;      /* the window of the spans below */
@@ -38,6 +41,10 @@ static void extra_reset(TraceExtra* x) {
     QueueDepth_done(&x->queue);
     free(x->gaps);
     free(x->spans);
+    free(x->launches);
+    x->launches = NULL;
+    x->nlaunches = 0;
+    x->longest = -1;
     x->gaps = NULL;
     x->spans = NULL;
     x->ngaps = 0;
@@ -75,7 +82,13 @@ static DcuStatus extra_lane(Screen* s, App* app, DcuError* err) {
     if (st != DCU_OK) {
         return st;
     }
-    x->has_thread = HostLane_thread(App_db(app), l, INT64_MIN, INT64_MAX, &x->pid, &x->tid);
+    st = HostLane_launches(App_db(app), l, &x->launches, &x->nlaunches, err);
+    if (st != DCU_OK) {
+        return st;
+    }
+    x->has_thread = x->nlaunches > 0;
+    x->pid = x->nlaunches ? x->launches[0].pid : -1;
+    x->tid = x->nlaunches ? x->launches[0].tid : -1;
     x->lane = s->lane;
     return DCU_OK;
 }
@@ -337,9 +350,11 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         /* the thread that launched the ops in the window (backward passes launch from
          * another thread than the optimizer) */
         int64_t pid = x->pid, tid = x->tid;
-        if (HostLane_thread(App_db(app), &s->lanes[s->lane], lo, hi, &pid, &tid)) {
+        HostLane_threadIn(x->launches, x->nlaunches, lo, hi, &pid, &tid);
+        if (pid != x->pid || tid != x->tid || x->longest < 0) {
             x->pid = pid;
             x->tid = tid;
+            x->longest = HostLane_longest(App_db(app), pid, tid);
         }
         snprintf(x->thread, sizeof(x->thread), "%lld/%lld", (long long)x->pid,
                  (long long)x->tid);
@@ -348,8 +363,8 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         free(x->spans);
         x->spans = NULL;
         x->nspans = 0;
-        HostLane_spans(App_db(app), &s->lanes[s->lane], x->pid, x->tid, lo, hi, 4096,
-                       &x->spans, &x->nspans, &err);
+        HostLane_spansFrom(App_db(app), &s->lanes[s->lane], x->pid, x->tid, lo, hi,
+                           x->longest, 4096, &x->spans, &x->nspans, &err);
         x->lo = lo;
         x->hi = hi;
     }

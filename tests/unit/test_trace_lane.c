@@ -157,6 +157,25 @@ static void lane_of_a_kineto_step(void** state) {
     assert_int_equal(nh, 1);
     assert_string_equal(h[0].name, "aten::step");
     free(h);
+    /* from memory: the launches by op start, the thread of a window, the longest span */
+    LaunchRef* l = NULL;
+    int64_t nl2 = 0;
+    assert_int_equal(HostLane_launches(db, &lanes[0], &l, &nl2, &err), DCU_OK);
+    assert_int_equal(nl2, 3);
+    assert_true(l[0].start < l[1].start && l[1].start < l[2].start);
+    pid = tid = 0;
+    assert_true(HostLane_threadIn(l, nl2, t0 + 20000, t0 + 30000, &pid, &tid)); /* the memset */
+    assert_int_equal(pid, 9);
+    assert_int_equal(tid, 9);
+    assert_false(HostLane_threadIn(l, nl2, t0 + 60000, t0 + 70000, &pid, &tid));
+    free(l);
+    int64_t longest = HostLane_longest(db, 9, 9);
+    assert_int_equal(longest, 40000);
+    assert_int_equal(HostLane_spansFrom(db, &lanes[0], 9, 9, t0 + 38000, t0 + 39000, longest, 0,
+                                        &h, &nh, &err),
+                     DCU_OK);
+    assert_int_equal(nh, 1); /* aten::step, started 38 us before the window */
+    free(h);
     free(lanes);
     TraceDb_delete(db);
     free(p);

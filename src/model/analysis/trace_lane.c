@@ -219,6 +219,92 @@ int HostLane_thread(TraceDb* db, const TraceLane* lane, int64_t lo, int64_t hi, 
     return found;
 }
 
+static int cmp_launch(const void* a, const void* b) {
+    const LaunchRef *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+DcuStatus HostLane_launches(TraceDb* db, const TraceLane* lane, LaunchRef** out, int64_t* n,
+                            DcuError* err) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "WITH " LAUNCH_SQL " SELECT o.start_ns, lc.pid, lc.tid FROM ("
+                                  LANE_OPS_SQL ") o JOIN source_file f ON f.id = o.file"
+                                  " JOIN lc ON lc.run = f.run_id AND lc.corr = o.corr"
+                                  " WHERE o.file = ?1 AND o.gpu = ?2 AND o.lane = ?3",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_int64(st, 1, lane->file);
+    sqlite3_bind_int64(st, 2, lane->gpu);
+    sqlite3_bind_int64(st, 3, lane->stream);
+    LaunchRef* l = NULL;
+    int64_t k = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (k == cap) {
+            cap = cap ? cap * 2 : 1024;
+            l = xrealloc(l, sizeof(LaunchRef) * (size_t)cap);
+        }
+        l[k].start = sqlite3_column_int64(st, 0);
+        l[k].pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        l[k].tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+        k++;
+    }
+    if (rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "host lane: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        free(l);
+        return s;
+    }
+    if (k > 0) {
+        qsort(l, (size_t)k, sizeof(LaunchRef), cmp_launch);
+    }
+    *out = l;
+    *n = k;
+    return DCU_OK;
+}
+
+int HostLane_threadIn(const LaunchRef* l, int64_t n, int64_t lo, int64_t hi, int64_t* pid,
+                      int64_t* tid) {
+    int64_t a = 0, b = n;
+    while (a < b) { /* the first op from lo */
+        int64_t m = a + (b - a) / 2;
+        if (l[m].start < lo) {
+            a = m + 1;
+        } else {
+            b = m;
+        }
+    }
+    /* the most frequent thread among the ops in the window (a few hundred at most on a
+     * screen; a wider window is sampled by its first 512 ops) */
+    int64_t best = -1, best_n = 0;
+    for (int64_t i = a; i < n && l[i].start < hi && i < a + 512; i++) {
+        int64_t c = 0;
+        for (int64_t j = a; j < n && l[j].start < hi && j < a + 512; j++) {
+            c += l[j].pid == l[i].pid && l[j].tid == l[i].tid;
+        }
+        if (c > best_n) {
+            best = i;
+            best_n = c;
+        }
+        if (best_n * 2 > 512) {
+            break;
+        }
+    }
+    if (best < 0) {
+        return 0;
+    }
+    *pid = l[best].pid;
+    *tid = l[best].tid;
+    return 1;
+}
+
 static int cmp_span_start(const void* a, const void* b) {
     const HostSpan *x = a, *y = b;
     if (x->start != y->start) {
@@ -248,25 +334,78 @@ static void set_depths(HostSpan* h, int n) {
     }
 }
 
+/* Indexes on each thread's start times: a window reads the spans from lo - the longest
+ * span of the thread on, not the whole thread. They add no data (cached values stay). */
+static DcuStatus ensure_indexes(TraceDb* db, DcuError* err) {
+    TraceDbState before = TraceDb_state(db);
+    DcuStatus s = TraceDb_exec(
+        db,
+        "CREATE INDEX IF NOT EXISTS main.cpu_op_thread ON cpu_op(pid, tid, start_ns);"
+        "CREATE INDEX IF NOT EXISTS main.range_thread ON range(pid, tid, start_ns);"
+        "CREATE INDEX IF NOT EXISTS main.api_call_thread ON api_call(pid, tid, start_ns);",
+        err);
+    if (s == DCU_OK) {
+        TraceDb_keepCached(db, before, TraceDb_state(db));
+    }
+    return s;
+}
+
+int64_t HostLane_longest(TraceDb* db, int64_t pid, int64_t tid) {
+    sqlite3_stmt* st = NULL;
+    int64_t v = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT max(coalesce((SELECT max(end_ns - start_ns) FROM cpu_op"
+                        "  WHERE pid IS ?1 AND tid IS ?2), 0),"
+                        " coalesce((SELECT max(end_ns - start_ns) FROM range"
+                        "  WHERE pid IS ?1 AND tid IS ?2), 0),"
+                        " coalesce((SELECT max(end_ns - start_ns) FROM api_call"
+                        "  WHERE pid IS ?1 AND tid IS ?2), 0))",
+                        &st, NULL) != DCU_OK) {
+        return INT64_MAX / 4;
+    }
+    if (pid != -1) {
+        sqlite3_bind_int64(st, 1, pid);
+    }
+    if (tid != -1) {
+        sqlite3_bind_int64(st, 2, tid);
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        v = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v < 0 ? 0 : v;
+}
+
 DcuStatus HostLane_spans(TraceDb* db, const TraceLane* lane, int64_t pid, int64_t tid,
                          int64_t lo, int64_t hi, int max, HostSpan** out, int* n,
                          DcuError* err) {
+    return HostLane_spansFrom(db, lane, pid, tid, lo, hi, INT64_MAX / 4, max, out, n, err);
+}
+
+DcuStatus HostLane_spansFrom(TraceDb* db, const TraceLane* lane, int64_t pid, int64_t tid,
+                             int64_t lo, int64_t hi, int64_t longest, int max,
+                             HostSpan** out, int* n, DcuError* err) {
     *out = NULL;
     *n = 0;
+    /* ?6: no span that starts before it reaches lo */
     static const char sql[] =
         "WITH rf AS (SELECT id FROM source_file WHERE run_id IS"
         "  (SELECT run_id FROM source_file WHERE id = ?1))"
-        " SELECT start_ns, end_ns, 0, name FROM cpu_op WHERE file_id IN rf"
-        "  AND pid IS ?2 AND tid IS ?3 AND start_ns < ?5 AND end_ns > ?4"
-        " UNION ALL SELECT start_ns, end_ns, 1, name FROM range WHERE file_id IN rf"
-        "  AND pid IS ?2 AND tid IS ?3 AND start_ns < ?5 AND end_ns > ?4"
-        " UNION ALL SELECT start_ns, end_ns, 2, name FROM api_call WHERE file_id IN rf"
-        "  AND pid IS ?2 AND tid IS ?3 AND start_ns < ?5 AND end_ns > ?4";
+        " SELECT start_ns, end_ns, 0, name FROM cpu_op WHERE pid IS ?2 AND tid IS ?3"
+        "  AND start_ns >= ?6 AND start_ns < ?5 AND end_ns > ?4 AND file_id IN rf"
+        " UNION ALL SELECT start_ns, end_ns, 1, name FROM range WHERE pid IS ?2 AND tid IS ?3"
+        "  AND start_ns >= ?6 AND start_ns < ?5 AND end_ns > ?4 AND file_id IN rf"
+        " UNION ALL SELECT start_ns, end_ns, 2, name FROM api_call WHERE pid IS ?2 AND tid IS ?3"
+        "  AND start_ns >= ?6 AND start_ns < ?5 AND end_ns > ?4 AND file_id IN rf";
+    DcuStatus s = ensure_indexes(db, err);
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, sql, &st, err);
+    }
     if (s != DCU_OK) {
         return s;
     }
+    sqlite3_bind_int64(st, 6, lo - (longest < INT64_MAX / 4 ? longest : INT64_MAX / 4));
     sqlite3_bind_int64(st, 1, lane->file);
     if (pid != -1) {
         sqlite3_bind_int64(st, 2, pid);
