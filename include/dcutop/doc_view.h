@@ -76,6 +76,8 @@ typedef struct SummaryData_ {
     int64_t stacks_samples;      /* their calls (launches) */
     char stacks_hot[256];        /* the frame with the most self time */
     double stacks_hot_pct;       /* its share of stacks_ns */
+    double queue_empty_pct;      /* QueueDepth_emptyPct (trace_lane.h), 0..100 */
+    int queue_lanes;             /* the streams it is over; 0: no launch calls, no line */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 

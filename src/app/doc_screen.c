@@ -6,6 +6,7 @@
 
 #include "dcutop/advice.h"
 #include "dcutop/shortname.h"
+#include "dcutop/trace_lane.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
 #include "screen.h"
@@ -85,6 +86,44 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
                     xasprintf("Summary > gap before %s", label));
 }
 
+Reaction Summary_openLargestGap(App* app) {
+    /* the Summary's own first gap row (Timeline TL_GAPS, cached with the database), so that
+     * l and Enter on that row land on the same gap */
+    Timeline* tl = NULL;
+    ResultSet* gaps = NULL;
+    DcuError e;
+    Error_clear(&e);
+    Reaction r = REACT_NONE;
+    int opened = 0;
+    if (Timeline_new(App_db(app), &tl, &e) == DCU_OK && Timeline_summary(tl)->available &&
+        Timeline_view(tl, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &gaps, &e) == DCU_OK &&
+        gaps->nrows > 0) {
+        const RsCell* fid = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "file_id"));
+        const RsCell* gpu = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "gpu"));
+        const RsCell* stream = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "stream"));
+        const RsCell* at = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "at_ns"));
+        const RsCell* after = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "after"));
+        if (!fid->null && fid->i > 0) {
+            opened = 1;
+            r = Summary_openGap(app, fid->i, gpu->null ? -1 : gpu->i,
+                                stream->null ? -1 : stream->i, at->null ? 0 : at->i,
+                                after->s ? after->s : "");
+        }
+    }
+    ResultSet_delete(gaps);
+    Timeline_delete(tl);
+    if (opened) {
+        return r;
+    }
+    TraceLane lane;
+    int64_t abs_start;
+    if (!TraceQuery_largestGap(App_db(app), &lane, &abs_start)) {
+        App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+        return REACT_REDRAW;
+    }
+    return TraceScreen_openAt(app, &lane, abs_start);
+}
+
 /* Pushes a screen opened with a sort, or on the row whose column key reads want. */
 static Reaction open_table_at(App* app, const ScreenOps* ops, const char* sort, const char* key,
                               const char* want, char* crumb) {
@@ -115,13 +154,7 @@ static Reaction summary_screen(App* app, const char* target) {
         return App_open(app, &RunsScreen, NULL, NULL, xstrdup("Summary > Runs"));
     }
     if (strcmp(target, "trace-gap") == 0) {
-        TraceLane lane;
-        int64_t at;
-        if (!TraceQuery_largestGap(App_db(app), &lane, &at)) {
-            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
-            return REACT_REDRAW;
-        }
-        return TraceScreen_openAt(app, &lane, at);
+        return Summary_openLargestGap(app);
     }
     if (strcmp(target, "short-kernels") == 0) {
         return open_table_at(app, &HotspotsScreen, "avg_ns:asc", NULL, NULL,
@@ -344,6 +377,7 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
                 sd->runs = s->aux[4];
             }
         }
+        QueueDepth_emptyPct(db, &sd->queue_empty_pct, &sd->queue_lanes);
         sd->hotspots = s->aux[0];
         sd->categories = s->aux[1];
         sd->files = s->aux[2];

@@ -80,6 +80,8 @@ struct Screen_ {
     TraceLane* lanes; /* owned */
     int nlanes, lane;
     int64_t goto_abs; /* after opening, select the op starting here (trace clock); -1: none */
+    struct TraceExtra_* trace_x; /* the host lane, queue depth and gap causes (owned) */
+    int reserve;      /* rows drawn above the table (the Trace's strip): fewer rows a page */
     /* the Diff screen (diff_screen.c) */
     struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
     struct Abba_* abba;  /* owned */
@@ -127,6 +129,10 @@ const char* App_previousScreenName(App* app);
  * next kernel; with no file id (0), that kernel's detail. */
 Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel);
+
+/* l and the Summary's "trace-gap" link: the Summary's largest gap (its first gap row, as
+ * Enter on that row opens it); without one, the largest gap of any Trace lane. */
+Reaction Summary_openLargestGap(App* app);
 
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);

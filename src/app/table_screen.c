@@ -45,7 +45,7 @@ void TableScreen_clamp(Screen* s, App* app) {
         return;
     }
     int n = s->rs->nrows;
-    int page = App_bodyHeight(app) - 1 - (s->rs->footer ? 1 : 0);
+    int page = App_bodyHeight(app) - 1 - (s->rs->footer ? 1 : 0) - s->reserve;
     if (page < 1) {
         page = 1;
     }
@@ -412,7 +412,7 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     if (!s->rs) {
         return REACT_NONE;
     }
-    int page = App_bodyHeight(app) - 2 - (s->rs->footer ? 1 : 0);
+    int page = App_bodyHeight(app) - 2 - (s->rs->footer ? 1 : 0) - s->reserve;
     if (page < 1) {
         page = 1;
     }

@@ -6,12 +6,133 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/format.h"
 #include "dcutop/query.h"
+#include "dcutop/trace_lane.h"
+#include "dcutop/trace_view.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
 
 #define BAR_W 16
 #define PAGE_OPS 50000 /* ops held at a time: about 40 MB (trace_query.h) */
+
+/* What the strip above the table needs, per lane (computed when the lane changes) and per
+ * window (the host spans, read again only when the window moves). */
+typedef struct TraceExtra_ {
+    int lane;            /* the lane the rest is for; -1 none yet */
+    QueueDepth queue;
+    int has_thread;
+    int64_t pid, tid;    /* the launching thread */
+    char thread[64];
+    LaunchRef* launches; /* the lane's ops with launch calls, by start (owned) */
+    int64_t nlaunches;
+    int64_t longest;     /* HostLane_longest of the thread; -1: not read yet */
+    TraceGap* gaps;      /* the device's idle gaps with causes (owned) */
+    int64_t ngaps;
+    int64_t lo, hi;      /* the window of the spans below */
+    HostSpan* spans;     /* owned */
+    int nspans;
+    int64_t *op_start, *op_end; /* scratch for the view (owned) */
+    int capops;
+    char gap_line[320];
+} TraceExtra;
+
+static void extra_reset(TraceExtra* x) {
+    QueueDepth_done(&x->queue);
+    free(x->gaps);
+    free(x->spans);
+    free(x->launches);
+    x->launches = NULL;
+    x->nlaunches = 0;
+    x->longest = -1;
+    x->gaps = NULL;
+    x->spans = NULL;
+    x->ngaps = 0;
+    x->nspans = 0;
+    x->lo = x->hi = 0;
+    x->has_thread = 0;
+    x->lane = -1;
+}
+
+static void extra_delete(TraceExtra* x) {
+    if (x) {
+        extra_reset(x);
+        free(x->op_start);
+        free(x->op_end);
+        free(x);
+    }
+}
+
+/* The lane's queue depth, launching thread and gap causes, once per lane. */
+static DcuStatus extra_lane(Screen* s, App* app, DcuError* err) {
+    if (!s->trace_x) {
+        s->trace_x = xcalloc(1, sizeof(TraceExtra));
+        s->trace_x->lane = -1;
+    }
+    TraceExtra* x = s->trace_x;
+    if (x->lane == s->lane) {
+        return DCU_OK;
+    }
+    extra_reset(x);
+    const TraceLane* l = &s->lanes[s->lane];
+    DcuStatus st = QueueDepth_lane(App_db(app), l, &x->queue, err);
+    if (st == DCU_OK) {
+        st = TraceGap_lane(App_db(app), l, &x->gaps, &x->ngaps, err);
+    }
+    if (st != DCU_OK) {
+        return st;
+    }
+    st = HostLane_launches(App_db(app), l, &x->launches, &x->nlaunches, err);
+    if (st != DCU_OK) {
+        return st;
+    }
+    x->has_thread = x->nlaunches > 0;
+    x->pid = x->nlaunches ? x->launches[0].pid : -1;
+    x->tid = x->nlaunches ? x->launches[0].tid : -1;
+    x->lane = s->lane;
+    return DCU_OK;
+}
+
+static const RsColumn* cause_columns(const ResultSet* rs) {
+    static RsColumn cols[24];
+    static int n = 0;
+    if (n == 0 && rs->ncols < 23) {
+        memcpy(cols, rs->cols, sizeof(RsColumn) * (size_t)rs->ncols);
+        cols[rs->ncols] = (RsColumn){"cause", "Cause", CT_TEXT};
+        n = rs->ncols + 1;
+    }
+    return cols;
+}
+
+/* The page with a cause column: the cause of the device idle gap that ends where each op
+ * starts (idle.h), empty where the op follows no device idle gap. Moves the cells. */
+static ResultSet* with_causes(ResultSet* rs, const TraceExtra* x) {
+    ResultSet* n = ResultSet_new(rs->name, cause_columns(rs), rs->ncols + 1);
+    n->footer = rs->footer;
+    rs->footer = NULL;
+    ResultSet_reserve(n, rs->nrows);
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), gc = ResultSet_columnIndex(rs, "gap_ns");
+    int kc = ResultSet_columnIndex(rs, "kind");
+    for (int r = 0; r < rs->nrows; r++) {
+        int nr = ResultSet_addRow(n);
+        for (int c = 0; c < rs->ncols; c++) {
+            RsCell* from = ResultSet_cell(rs, r, c);
+            *ResultSet_cell(n, nr, c) = *from;
+            from->s = NULL;
+        }
+        const TraceGap* g = TraceGap_endingAt(x->gaps, x->ngaps, ResultSet_cellc(n, nr, ac)->i);
+        const RsCell* gap = ResultSet_cellc(n, nr, gc);
+        const RsCell* kind = ResultSet_cellc(n, nr, kc);
+        if (g) {
+            ResultSet_setText(n, nr, rs->ncols, g->cause);
+        } else if (!gap->null && gap->i > 0 && kind->s && strcmp(kind->s, "kernel") == 0) {
+            /* the queue waited while the device ran something else: not device idle */
+            ResultSet_setText(n, nr, rs->ncols, "other-stream");
+        }
+    }
+    ResultSet_delete(rs);
+    return n;
+}
 
 /* Fills the bar column: the op's duration against the longest on the lane, in eighths. */
 static void fill_bars(ResultSet* rs) {
@@ -67,14 +188,35 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
         *out = NULL;
         return st;
     }
+    st = extra_lane(s, app, err);
+    if (st != DCU_OK) {
+        ResultSet_delete(*out);
+        *out = NULL;
+        return st;
+    }
+    *out = with_causes(*out, s->trace_x);
     fill_bars(*out);
     return DCU_OK;
+}
+
+/* The row to open at: the first kernel from abs_start (a gap of the Summary is measured
+ * between kernels: a memset inside it is not the kernel after it), else the first op. */
+static int row_to_open(const ResultSet* rs, int64_t abs_start) {
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), kc = ResultSet_columnIndex(rs, "kind");
+    for (int r = 0; r < rs->nrows; r++) {
+        const RsCell* a = ResultSet_cellc(rs, r, ac);
+        const RsCell* k = ResultSet_cellc(rs, r, kc);
+        if (!a->null && a->i >= abs_start && k->s && strcmp(k->s, "kernel") == 0) {
+            return r;
+        }
+    }
+    return TraceQuery_rowAt(rs, abs_start);
 }
 
 static DcuStatus trace_open(Screen* s, App* app, DcuError* err) {
     DcuStatus st = TableScreen_open(s, app, err);
     if (st == DCU_OK && s->goto_abs >= 0 && s->rs) {
-        int r = TraceQuery_rowAt(s->rs, s->goto_abs);
+        int r = row_to_open(s->rs, s->goto_abs);
         if (r >= 0) {
             s->tv.selected = r;
             s->tv.scroll = r > 2 ? r - 2 : 0;
@@ -114,9 +256,132 @@ static Reaction trace_handle(Screen* s, App* app, Action a, DcuError* err) {
     return TableScreen_handle(s, app, a, err);
 }
 
+/* The selected op's gap in words, with its cause and the host activity that took most of it. */
+static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
+    const RsCell* gap = ResultSet_cellc(s->rs, sel, ResultSet_columnIndex(s->rs, "gap_ns"));
+    const TraceGap* g = TraceGap_endingAt(x->gaps, x->ngaps, start);
+    char a[32], b[32];
+    if (g && strcmp(g->cause, "unknown") == 0) {
+        Format_durationAuto(a, sizeof(a), g->g1 - g->g0);
+        snprintf(x->gap_line, sizeof(x->gap_line),
+                 "Gap before it: GPU idle %s, cause unknown (no launch call traced for it).", a);
+    } else if (g) {
+        Format_durationAuto(a, sizeof(a), g->g1 - g->g0);
+        Format_durationAuto(b, sizeof(b), g->host_ns);
+        snprintf(x->gap_line, sizeof(x->gap_line),
+                 "Gap before it: GPU idle %s, %s; host mostly in %.80s (%s)", a, g->cause,
+                 g->host, b);
+    } else if (gap->null) {
+        snprintf(x->gap_line, sizeof(x->gap_line), "The first op of this GPU/queue.");
+    } else if (gap->i > 0) {
+        const RsCell* kind = ResultSet_cellc(s->rs, sel, ResultSet_columnIndex(s->rs, "kind"));
+        int copy = kind->s && strcmp(kind->s, "copy") == 0;
+        Format_durationAuto(a, sizeof(a), gap->i);
+        snprintf(x->gap_line, sizeof(x->gap_line),
+                 copy ? "Gap before it: %s on this queue (a copy: the idle causes follow kernels)."
+                      : "Gap before it: %s on this queue while the GPU ran another queue "
+                        "(other-stream: not GPU idle).",
+                 a);
+    } else {
+        snprintf(x->gap_line, sizeof(x->gap_line), "No gap before it: the queue was busy.");
+    }
+}
+
+/* The window of the strip: the rows on screen in time order, else around the selected op;
+ * fills the view's op arrays with the lane's ops in it. */
+static void strip_window(Screen* s, TraceExtra* x, int page, int64_t* lo, int64_t* hi) {
+    const ResultSet* rs = s->rs;
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), dc = ResultSet_columnIndex(rs, "dur_ns");
+    int gc = ResultSet_columnIndex(rs, "gap_ns");
+    int sel = s->tv.selected, first = s->tv.scroll, last = first + page;
+    last = last > rs->nrows ? rs->nrows : last;
+    int64_t ss = ResultSet_cellc(rs, sel, ac)->i, se = ss + ResultSet_cellc(rs, sel, dc)->i;
+    if (!s->sort && first < last) {
+        *lo = ResultSet_cellc(rs, first, ac)->i;
+        *hi = *lo + 1;
+        for (int r = first; r < last; r++) {
+            int64_t e = ResultSet_cellc(rs, r, ac)->i + ResultSet_cellc(rs, r, dc)->i;
+            *hi = e > *hi ? e : *hi;
+        }
+    } else { /* sorted: the selected op and its gap, a quarter of that on each side */
+        const RsCell* g = ResultSet_cellc(rs, sel, gc);
+        int64_t span = se - ss + (g->null ? 0 : g->i), pad = span / 4 + 1;
+        *lo = ss - (g->null ? 0 : g->i) - pad;
+        *hi = se + pad;
+        first = 0;
+        last = rs->nrows;
+    }
+    if (x->capops < rs->nrows) {
+        x->capops = rs->nrows;
+        x->op_start = xrealloc(x->op_start, sizeof(int64_t) * (size_t)x->capops);
+        x->op_end = xrealloc(x->op_end, sizeof(int64_t) * (size_t)x->capops);
+    }
+}
+
+static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
+    TraceExtra* x = s->trace_x;
+    s->reserve = x && s->rs && s->rs->nrows > 0 && h > TRACE_STRIP_ROWS + 6 ? TRACE_STRIP_ROWS
+                                                                           : 0;
+    TableScreen_render(s, app, c, y0 + s->reserve, h - s->reserve);
+    if (!s->reserve) {
+        return;
+    }
+    const ResultSet* rs = s->rs;
+    int page = h - s->reserve - 1 - (rs->footer ? 1 : 0);
+    int64_t lo, hi;
+    strip_window(s, x, page, &lo, &hi);
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), dc = ResultSet_columnIndex(rs, "dur_ns");
+    TraceStrip st;
+    memset(&st, 0, sizeof(st));
+    st.lo = lo;
+    st.hi = hi;
+    st.sel = -1;
+    for (int r = 0; r < rs->nrows; r++) {
+        int64_t a = ResultSet_cellc(rs, r, ac)->i, e = a + ResultSet_cellc(rs, r, dc)->i;
+        if (a < hi && e >= lo) {
+            st.sel = r == s->tv.selected ? st.nops : st.sel;
+            x->op_start[st.nops] = a;
+            x->op_end[st.nops++] = e;
+        }
+    }
+    st.op_start = x->op_start;
+    st.op_end = x->op_end;
+    if (x->has_thread && (lo != x->lo || hi != x->hi)) {
+        /* the thread that launched the ops in the window (backward passes launch from
+         * another thread than the optimizer) */
+        int64_t pid = x->pid, tid = x->tid;
+        HostLane_threadIn(x->launches, x->nlaunches, lo, hi, &pid, &tid);
+        if (pid != x->pid || tid != x->tid || x->longest < 0) {
+            x->pid = pid;
+            x->tid = tid;
+            x->longest = HostLane_longest(App_db(app), pid, tid);
+        }
+        snprintf(x->thread, sizeof(x->thread), "%lld/%lld", (long long)x->pid,
+                 (long long)x->tid);
+        DcuError err;
+        Error_clear(&err);
+        free(x->spans);
+        x->spans = NULL;
+        x->nspans = 0;
+        HostLane_spansFrom(App_db(app), &s->lanes[s->lane], x->pid, x->tid, lo, hi,
+                           x->longest, 4096, &x->spans, &x->nspans, &err);
+        x->lo = lo;
+        x->hi = hi;
+    }
+    st.host = x->spans;
+    st.nhost = x->nspans;
+    st.host_label = x->has_thread ? x->thread : NULL;
+    st.queue = &x->queue;
+    gap_line(s, x, s->tv.selected, ResultSet_cellc(rs, s->tv.selected, ac)->i);
+    st.gap_line = x->gap_line;
+    TraceView_render(&st, c, y0, App_width(app));
+}
+
 static void trace_close(Screen* s) {
     free(s->lanes);
     s->lanes = NULL;
+    extra_delete(s->trace_x);
+    s->trace_x = NULL;
 }
 
 Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start) {
@@ -142,10 +407,10 @@ Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start) 
     return REACT_REDRAW;
 }
 
-static const char* const trace_keys[] = {"start_ns", "gap_ns", "dur_ns", "short_name",
+static const char* const trace_keys[] = {"start_ns", "gap_ns", "cause", "dur_ns", "short_name",
                                          "category", "bar", NULL};
-static const char* const trace_drop[] = {"bar", "category", NULL};
+static const char* const trace_drop[] = {"bar", "category", "cause", NULL};
 
 const ScreenOps TraceScreen = {"trace", "Trace", -1, trace_open, trace_handle,
-                               TableScreen_render, TableScreen_selection, trace_close,
+                               trace_render, TableScreen_selection, trace_close,
                                VIEW_COUNT, trace_keys, "short_name", trace_drop, 1};

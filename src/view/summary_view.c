@@ -353,6 +353,11 @@ static void timeline(Doc* d, const SummaryData* s, int width) {
               "median %s, max %s (same stream; l: the trace at the largest)", a, b);
     gap_rows(d, s, width);
     idle_gaps_line(d, LW, tl);
+    if (s->queue_lanes > 0) { /* HTA's queue length; the Trace draws it as its Queue row */
+        Doc_field(d, LW, "Queue depth", STYLE_NUMBER, "empty %.1f%% of the time (launched-but-"
+                  "unfinished kernels per stream, %d stream%s)", s->queue_empty_pct, s->queue_lanes,
+                  s->queue_lanes == 1 ? "" : "s");
+    }
     if (s->runs) {
         summary_runs(d, s->runs, LW, width);
     } else if (tl->iterations > 1) {

@@ -162,6 +162,13 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
 int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                    size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
                    int64_t bytes, int64_t start, int64_t end, int rank) {
+    return LoadEvent_copyOn(core, f, where, name, name_len, src, dst, stream, corr, bytes, start,
+                            end, LOAD_NULL, rank);
+}
+
+int LoadEvent_copyOn(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                     size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
+                     int64_t bytes, int64_t start, int64_t end, int64_t gpu, int rank) {
     int64_t dur = LOAD_NULL;
     if (name_len == 0) {
         reject(core, f, where, "empty copy kind");
@@ -189,6 +196,7 @@ int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char*
     bind_i(st, 8, start);
     bind_i(st, 9, end);
     sqlite3_bind_int64(st, 10, dur);
+    bind_i(st, 11, gpu);
     if (!step(core, f, st)) {
         return 0;
     }

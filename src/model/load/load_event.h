@@ -52,6 +52,11 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
 int LoadEvent_copy(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                    size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
                    int64_t bytes, int64_t start, int64_t end, int rank);
+/* The same for a copy or memset that a device executed (Kineto gpu_memcpy/gpu_memset): gpu is
+ * the device that ran it (copy.gpu), so that it joins that device's lanes and busy time. */
+int LoadEvent_copyOn(LoaderCore* core, LoadFile* f, const char* where, const char* name,
+                     size_t name_len, int64_t src, int64_t dst, int64_t stream, int64_t corr,
+                     int64_t bytes, int64_t start, int64_t end, int64_t gpu, int rank);
 /* event: "range" for a range with its start and end, "event" for one rocprofv2 roctx
  * push/pop/mark row that load_ranges.c pairs later. */
 int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char* domain,

@@ -345,8 +345,10 @@ static void kineto_event(J* j) {
         if (!times_us(j, &start, &end)) {
             return;
         }
-        if (LoadEvent_copy(core, f, j->where, name, nl, LOAD_NULL, dev, stream != LOAD_NULL ?
-                           stream : tid, corr, bytes, start, end, RANK_JSON) &&
+        /* the device that ran it, as for kernels (pid when the args do not say) */
+        if (LoadEvent_copyOn(core, f, j->where, name, nl, LOAD_NULL, dev,
+                             stream != LOAD_NULL ? stream : tid, corr, bytes, start, end,
+                             dev != LOAD_NULL ? dev : pid, RANK_JSON) &&
             ext != LOAD_NULL && corr != LOAD_NULL) {
             LoadEvent_extLink(core, f, corr, ext);
         }

@@ -58,7 +58,8 @@ static const char* const stmt_sql[ST_COUNT] = {
     [ST_COPYSTAT] = "INSERT INTO copy_stat(file_id, name, calls, total_ns, min_ns, max_ns,"
                     " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_COPY] = "INSERT INTO copy(file_id, name, src_agent, dst_agent, stream, corr_id, bytes,"
-                " start_ns, end_ns, dur_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                " start_ns, end_ns, dur_ns, gpu) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+                " ?11)",
     [ST_RANGE] = "INSERT INTO range(file_id, domain, name, pid, tid, corr_id, event, start_ns,"
                  " end_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_AGENT] = "INSERT INTO agent(file_id, node_id, type, name, product_name, cu_count,"

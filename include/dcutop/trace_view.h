@@ -1,0 +1,31 @@
+/* trace_view.h - the strip above the Trace screen's table (issue 22): in one time window,
+ * the launching thread's host activity (a host lane, names written where they fit), the
+ * device lane's ops, the queue depth as a sparkline, and a line on the selected op's gap.
+ * A pure view: it draws what it is given into the Canvas. */
+#ifndef DCUTOP_TRACE_VIEW_H
+#define DCUTOP_TRACE_VIEW_H
+
+#include <stdint.h>
+
+#include "dcutop/canvas.h"
+#include "dcutop/trace_lane.h"
+
+#define TRACE_STRIP_ROWS 4 /* host, device, queue, gap line */
+
+typedef struct TraceStrip_ {
+    int64_t lo, hi;             /* the window, ns (trace clock); hi > lo */
+    const HostSpan* host;       /* borrowed, by start; NULL/0: no host layer */
+    int nhost;
+    const char* host_label;     /* "host 1234/1234" or NULL (no launch call) */
+    const int64_t* op_start;    /* borrowed: the lane's ops in the window */
+    const int64_t* op_end;
+    int nops;
+    int sel;                    /* index of the selected op in op_*, -1 none */
+    const QueueDepth* queue;    /* borrowed; NULL or n = 0: no launch calls */
+    const char* gap_line;       /* the selected gap and its cause, or NULL */
+} TraceStrip;
+
+/* Draws TRACE_STRIP_ROWS rows from row y, w cells wide. */
+void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w);
+
+#endif

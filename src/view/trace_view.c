@@ -1,0 +1,159 @@
+/* trace_view.c - see trace_view.h. */
+#include "dcutop/trace_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/format.h"
+#include "dcutop/xalloc.h"
+
+#define LABEL_W 6 /* "Host  " */
+
+/* The time at the left edge of column i of n over [lo, hi). */
+static int64_t col_t(const TraceStrip* s, int i, int n) {
+    return s->lo + (int64_t)((double)(s->hi - s->lo) * (double)i / (double)n);
+}
+
+/* The innermost host span covering column [a, b): the deepest that overlaps it most; -1. */
+static int host_at(const TraceStrip* s, int64_t a, int64_t b) {
+    int best = -1;
+    int64_t best_cover = 0;
+    for (int i = 0; i < s->nhost; i++) {
+        const HostSpan* h = &s->host[i];
+        if (h->start >= b) {
+            break;
+        }
+        int64_t x = h->start > a ? h->start : a, y = h->end < b ? h->end : b;
+        if (y <= x) {
+            continue;
+        }
+        int64_t cover = y - x;
+        if (best < 0 || h->depth > s->host[best].depth ||
+            (h->depth == s->host[best].depth && cover > best_cover)) {
+            best = i;
+            best_cover = cover;
+        }
+    }
+    return best;
+}
+
+static Style kind_style(int kind) {
+    return kind == 2 ? STYLE_CATEGORY : STYLE_NONGEMM;
+}
+
+/* The host lane: runs of columns under one span carry its name where it fits. */
+static void host_row(const TraceStrip* s, Canvas* c, int y, int n) {
+    int* at = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) {
+        at[i] = host_at(s, col_t(s, i, n), col_t(s, i + 1, n) > col_t(s, i, n)
+                                               ? col_t(s, i + 1, n)
+                                               : col_t(s, i, n) + 1);
+    }
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && at[j] == at[i]) {
+            j++;
+        }
+        if (at[i] < 0) {
+            for (int k = i; k < j; k++) {
+                Canvas_put(c, y, LABEL_W + k, STYLE_DIM, "·", 1);
+            }
+        } else {
+            const HostSpan* h = &s->host[at[i]];
+            Style st = kind_style(h->kind);
+            if (j - i >= 4) {
+                char cut[128];
+                Format_cutName(h->name, j - i - 2, cut, sizeof(cut));
+                Canvas_put(c, y, LABEL_W + i, st, "▕", 1);
+                for (int k = i + 1; k < j - 1; k++) {
+                    Canvas_put(c, y, LABEL_W + k, st, " ", 1);
+                }
+                Canvas_put(c, y, LABEL_W + i + 1, st, cut, j - i - 2);
+                Canvas_put(c, y, LABEL_W + j - 1, st, "▏", 1);
+            } else {
+                for (int k = i; k < j; k++) {
+                    Canvas_put(c, y, LABEL_W + k, st, h->kind == 2 ? "▒" : "█", 1);
+                }
+            }
+        }
+        i = j;
+    }
+    free(at);
+}
+
+/* The device lane: a block where an op runs, the selected op in the selection style. */
+static void device_row(const TraceStrip* s, Canvas* c, int y, int n) {
+    for (int i = 0; i < n; i++) {
+        int64_t a = col_t(s, i, n), b = col_t(s, i + 1, n);
+        b = b > a ? b : a + 1;
+        int hit = -1;
+        for (int k = 0; k < s->nops; k++) {
+            if (s->op_start[k] < b && s->op_end[k] >= a &&
+                (hit < 0 || k == s->sel)) {
+                hit = k;
+            }
+        }
+        if (hit < 0) {
+            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, " ", 1);
+        } else {
+            Canvas_put(c, y, LABEL_W + i, hit == s->sel ? STYLE_SELECTED : STYLE_BAR, "█", 1);
+        }
+    }
+}
+
+/* The queue depth: the largest depth in each column, as eighths of the window's largest. */
+static void queue_row(const TraceStrip* s, Canvas* c, int y, int n, int64_t* top) {
+    static const char* const ticks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    int64_t* d = xmalloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    *top = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t a = col_t(s, i, n), b = col_t(s, i + 1, n);
+        d[i] = QueueDepth_maxIn(s->queue, a, b > a ? b : a + 1);
+        *top = d[i] > *top ? d[i] : *top;
+    }
+    for (int i = 0; i < n; i++) {
+        if (d[i] == 0) {
+            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, "_", 1);
+        } else {
+            int k = (int)((d[i] * 8 - 1) / *top);
+            Canvas_put(c, y, LABEL_W + i, STYLE_NUMBER, ticks[k > 7 ? 7 : k], 1);
+        }
+    }
+    free(d);
+}
+
+void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
+    for (int r = 0; r < TRACE_STRIP_ROWS; r++) {
+        Canvas_fillRow(c, y + r, 0, STYLE_DEFAULT);
+    }
+    int n = w - LABEL_W - 10; /* the right margin holds the scale */
+    if (n < 10 || s->hi <= s->lo) {
+        return;
+    }
+    char span[32];
+    Format_durationAuto(span, sizeof(span), s->hi - s->lo);
+    Canvas_put(c, y, 0, STYLE_LABEL, "Host", LABEL_W);
+    if (s->host_label && s->nhost > 0) {
+        host_row(s, c, y, n);
+    } else {
+        Canvas_put(c, y, LABEL_W, STYLE_DIM,
+                   s->host_label ? "(no host activity traced in this window)"
+                                 : "(no host layer: no API call correlates with these ops)",
+                   n);
+    }
+    Canvas_putf(c, y, LABEL_W + n + 1, STYLE_DIM, "%.9s", span);
+    Canvas_put(c, y + 1, 0, STYLE_LABEL, "GPU", LABEL_W);
+    device_row(s, c, y + 1, n);
+    Canvas_put(c, y + 2, 0, STYLE_LABEL, "Queue", LABEL_W);
+    if (s->queue && s->queue->n > 0) {
+        int64_t top = 0;
+        queue_row(s, c, y + 2, n, &top);
+        Canvas_putf(c, y + 2, LABEL_W + n + 1, STYLE_DIM, "max %lld", (long long)top);
+    } else {
+        Canvas_put(c, y + 2, LABEL_W, STYLE_DIM, "(no launch calls: no queue depth)", n);
+    }
+    if (s->gap_line) {
+        Canvas_put(c, y + 3, 0, STYLE_DEFAULT, s->gap_line, w);
+    }
+}
