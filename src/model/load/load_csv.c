@@ -996,7 +996,13 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     c.core = core;
     c.f = f;
     const char* slash = strrchr(f->path, '/');
-    c.base = slash ? slash + 1 : f->path;
+    /* the name without ".gz": a .csv.gz is known by the name of the CSV inside */
+    char* base = xstrdup(slash ? slash + 1 : f->path);
+    size_t bl = strlen(base);
+    if (bl > 3 && strcmp(base + bl - 3, ".gz") == 0) {
+        base[bl - 3] = '\0';
+    }
+    c.base = base;
     DcuStatus s = CsvReader_readFile(f->path, on_row, progress, &c, err);
     if (s == DCU_OK && !c.header_done) {
         f->format = "skipped";
@@ -1009,5 +1015,6 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     free(c.counter_names);
     free(c.counter_cols);
     free(c.joined);
+    free(base);
     return s;
 }
