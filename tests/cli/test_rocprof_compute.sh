@@ -1,0 +1,90 @@
+#!/bin/sh
+# test_rocprof_compute.sh - rocprof-compute outputs (issue 24) on the real roc-optiq sample:
+# the workload folder (pmc_perf.csv per dispatch with launch parameters, roofline.csv as
+# measured peaks, sysinfo.csv as the device) and the analysis database (kernels, dispatches,
+# metric values, roofline points), checked against the files themselves: awk over the CSVs
+# and the sqlite3 CLI over the database (read-only).
+. tests/cli/lib.sh
+S=$REAL/rocprof-compute-optiq
+DB=$S/rocprof_compute_23ed6f36.db
+W=$S/workload-csv
+if [ ! -f "$DB" ] || ! command -v sqlite3 >/dev/null 2>&1; then
+    ok "rocprof-compute sample or sqlite3 CLI not found - skipped"
+    exit 0
+fi
+sq() { sqlite3 -readonly -separator '|' "file:$1?immutable=1" "$2"; }
+dq() { "$DCUTOP" --sql "$1" --format csv "$S" | tail -n +2 | tr -d '\r"' | tr , '|'; }
+
+"$DCUTOP" --export files "$S" | tr -d '\r"' >"$TMP/files.csv"
+check "pmc_perf.csv loads as per-dispatch PMC data" \
+    grep -q 'pmc_perf.csv,rocprof-compute pmc_perf.csv (PMC per dispatch),kernel,8,0' "$TMP/files.csv"
+check "roofline.csv loads as measured peaks" \
+    grep -q 'roofline.csv,rocprof-compute roofline.csv (measured peaks),agent,8,0,used' "$TMP/files.csv"
+check "sysinfo.csv loads as the device" \
+    grep -q 'sysinfo.csv,rocprof-compute sysinfo.csv (device),agent,1,0,used' "$TMP/files.csv"
+check "the analysis database loads" \
+    grep -q 'rocprof_compute_23ed6f36.db,rocprof-compute analysis database,agent+kernel,11,0' "$TMP/files.csv"
+
+# launch parameters of pmc_perf.csv, row by row (grid, workgroup, LDS, VGPR, SGPR; read by
+# the sqlite3 CLI: kernel names hold commas)
+sqlite3 :memory: ".import --csv $W/pmc_perf.csv p" \
+    "SELECT Grid_Size, Workgroup_Size, LDS_Per_Workgroup, Arch_VGPR, SGPR FROM p" |
+    sort >"$TMP/launch.want"
+dq "SELECT d.grid, d.workgroup, d.lds, d.vgpr, d.sgpr FROM main.dispatch d JOIN main.source_file f
+    ON f.id = d.file_id WHERE f.name LIKE '%pmc_perf.csv'" | sort >"$TMP/launch.got"
+check "pmc_perf.csv launch parameters per dispatch" cmp -s "$TMP/launch.want" "$TMP/launch.got"
+
+# sysinfo.csv: model, arch, CUs, clocks (read by the sqlite3 CLI: a field holds a comma)
+sqlite3 :memory: ".import --csv $W/sysinfo.csv s" \
+    "SELECT gpu_model, gpu_arch, cu_per_gpu, max_sclk, max_mclk FROM s" >"$TMP/sys.want"
+dq "SELECT model, arch, cus, CAST(sclk_mhz AS INTEGER), CAST(mclk_mhz AS INTEGER)
+    FROM main.device_info d JOIN main.source_file f ON f.id = d.file_id
+    WHERE f.name LIKE '%sysinfo.csv'" >"$TMP/sys.got"
+same "sysinfo.csv names the device" "$(cat "$TMP/sys.want")" "$(cat "$TMP/sys.got")"
+
+# measured peaks: every figure of every device row of roofline.csv (relative error 1e-9)
+awk -F, 'NR == 1 { for (i = 2; i <= NF; i++) h[i] = $i; next }
+    { for (i = 2; i <= NF; i++) if (h[i] !~ /(Low|High)$/) print $1 "|" h[i] "|" $i }' \
+    "$W/roofline.csv" | sort >"$TMP/peaks.want"
+dq "SELECT device, metric, value FROM main.measured_peak m JOIN main.source_file f
+    ON f.id = m.file_id WHERE f.name LIKE '%roofline.csv'" | sort >"$TMP/peaks.got"
+# match A B: every key (all fields but the last) has the same number in both, and no more
+match() {
+    awk -F'|' 'NR == FNR { k = $0; sub(/\|[^|]*$/, "", k); w[k] = $NF; n++; next }
+        { k = $0; sub(/\|[^|]*$/, "", k); if (!(k in w)) exit 1; d = w[k] - $NF; if (d < 0) d = -d
+          a = w[k] < 0 ? -w[k] : w[k]; if (d > 1e-9 * a + 1e-12) exit 1; m++ }
+        END { exit !(m == n && n > 0) }' "$1" "$2"
+}
+check "measured peaks equal roofline.csv ($(wc -l <"$TMP/peaks.want") figures)" \
+    match "$TMP/peaks.want" "$TMP/peaks.got"
+
+# the analysis database: dispatches per kernel, by the database's own names
+sq "$DB" "SELECT hex(k.kernel_name), count(*), sum(d.end_timestamp - d.start_timestamp)
+    FROM compute_dispatch d JOIN compute_kernel k USING(kernel_uuid) GROUP BY 1" | sort >"$TMP/k.want"
+dq "SELECT hex(k.name), count(*), sum(d.dur_ns) FROM main.dispatch d JOIN main.kernel k
+    ON k.id = d.kernel_id JOIN main.source_file f ON f.id = d.file_id
+    WHERE f.name LIKE '%.db' GROUP BY k.id" | sort >"$TMP/k.got"
+check "database dispatches per kernel" cmp -s "$TMP/k.want" "$TMP/k.got"
+
+# Speed-of-Light metric values per kernel, by the database's metric names
+sq "$DB" "SELECT k.kernel_uuid, m.metric_id, m.name, v.value_name, printf('%.9g', v.value)
+    FROM compute_kernel_metric_value v JOIN compute_metric_definition m USING(metric_uuid)
+    JOIN compute_kernel k ON k.kernel_uuid = v.kernel_uuid
+    WHERE m.sub_table_name LIKE '%Speed-of-Light%'" | cut -d'|' -f2- | sort >"$TMP/sol.want"
+dq "SELECT metric_id, name, value_name, printf('%.9g', value) FROM main.compute_metric
+    WHERE sub_table LIKE '%Speed-of-Light%'" | sort >"$TMP/sol.got"
+check "Speed-of-Light values equal the database's ($(wc -l <"$TMP/sol.want") values)" \
+    cmp -s "$TMP/sol.want" "$TMP/sol.got"
+
+# the database's roofline benchmark: its measured peaks
+sq "$DB" "SELECT j.key, printf('%.6g', j.value) FROM compute_workload w,
+    json_each(w.roofline_bench_extdata) j" | sort >"$TMP/bench.want"
+dq "SELECT metric, printf('%.6g', value) FROM main.measured_peak m JOIN main.source_file f
+    ON f.id = m.file_id WHERE f.name LIKE '%.db'" | sort >"$TMP/bench.got"
+check "the database's measured peaks" cmp -s "$TMP/bench.want" "$TMP/bench.got"
+
+# a kernel of the database and the same kernel of pmc_perf.csv are one kernel (by name)
+n=$(dq "SELECT count(DISTINCT d.kernel_id) FROM main.dispatch d JOIN main.source_file f
+    ON f.id = d.file_id WHERE f.name LIKE '%pmc_perf.csv' AND d.kernel_id IN
+    (SELECT kernel_id FROM main.compute_metric)")
+same "kernels join across the database and pmc_perf.csv by name" 2 "$n"
