@@ -88,3 +88,41 @@ n=$(dq "SELECT count(DISTINCT d.kernel_id) FROM main.dispatch d JOIN main.source
     ON f.id = d.file_id WHERE f.name LIKE '%pmc_perf.csv' AND d.kernel_id IN
     (SELECT kernel_id FROM main.compute_metric)")
 same "kernels join across the database and pmc_perf.csv by name" 2 "$n"
+
+# measured peaks win over the table for the device sysinfo.csv names: the Qwen trace (an
+# MI300X) beside this roofline.csv, its sysinfo.csv renamed to MI300X; each figure says where
+# it came from, and % of peak follows the measured HBM bandwidth
+QWEN=$REAL/pytorch-kineto-mi300-qwen
+if [ -d "$QWEN" ]; then
+    mkdir -p "$TMP/m/rc"
+    cp "$QWEN"/*.json.gz "$TMP/m/"
+    cp "$W/roofline.csv" "$TMP/m/rc/"
+    sed 's/,MI308X,/,MI300X,/' "$W/sysinfo.csv" >"$TMP/m/rc/sysinfo.csv"
+    hbm=$(awk -F, 'NR == 2 { print $2 }' "$W/roofline.csv")
+    f16=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "MFMAF16Flops") c = i }
+        NR == 2 { print $c / 1000 }' "$W/roofline.csv")
+    "$DCUTOP" -q --report --view efficiency --width 300 "$TMP/m" >"$TMP/m.txt"
+    check "Efficiency: HBM and fp16 from roofline.csv, the rest from the table" \
+        grep -q "fp16 $f16,.* $(printf '%g' "$hbm") GB/s (peaks measured by rocprof-compute, rc/roofline.csv: fp16, fp32, HBM; others: built-in line" "$TMP/m.txt"
+    "$DCUTOP" -q --export efficiency "$TMP/m" | tr -d '\r' >"$TMP/m.csv"
+    check "--export efficiency says where each peak came from" \
+        grep -q '"bf16: table (built-in line [0-9]*); HBM: measured (rc/roofline.csv)"' "$TMP/m.csv"
+    python3 - "$TMP/m.csv" "$hbm" <<'PY' >"$TMP/check" 2>&1
+import csv, sys
+hbm = float(sys.argv[2])
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["op"] == "aten::mul" and x["bound"] == "memory"][0]
+by, ns = int(r["bytes"]), int(r["kernel_ns"])
+assert abs(float(r["pct_peak"]) - 100 * (by / hbm) / ns) < 1e-4, (r["pct_peak"], 100 * by / hbm / ns)
+print("fine")
+PY
+    same "% of peak of a memory-bound op against the measured HBM bandwidth" "fine" "$(cat "$TMP/check")"
+    # a device rocprof-compute did not measure, and no table line: no peak known, and how
+    zcat "$QWEN"/*.json.gz | sed 's/AMD Instinct MI300X VF/Hygon K100_AI/' | gzip >"$TMP/h.json.gz"
+    "$DCUTOP" -q --report --view efficiency --width 300 "$TMP/h.json.gz" >"$TMP/h.txt"
+    check "a DCU without figures: no peak known" grep -q "K100_AI: no peak known" "$TMP/h.txt"
+    check "... says how to get one (roofline.csv or a peaks line)" \
+        grep -q "roofline.csv.*NAME<TAB>bf16 fp16 fp32 fp8 GBps" "$TMP/h.txt"
+    check "... and shows achieved TFLOP/s anyway" grep -q "aten::mm .* 466.4" "$TMP/h.txt"
+else
+    ok "Qwen trace not found - measured peaks on Efficiency skipped"
+fi
