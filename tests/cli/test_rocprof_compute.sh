@@ -126,3 +126,27 @@ PY
 else
     ok "Qwen trace not found - measured peaks on Efficiency skipped"
 fi
+
+# the Kernel detail of a database kernel: its roofline point and Speed-of-Light metrics, by
+# the database's names, with the database's values (printed %.6g)
+printf '# kernel detail\n<Tab>\n/sobol<Enter>\n<Enter>\n:dump kernel\n' >"$TMP/k.keys"
+"$DCUTOP" --headless --size 160x200 --keys "$TMP/k.keys" "$S" >"$TMP/k.txt" 2>&1
+want=$(sq "$DB" "SELECT printf('%.6g', v.value) FROM compute_kernel_metric_value v
+    JOIN compute_metric_definition m USING(metric_uuid) JOIN compute_kernel k USING(kernel_uuid)
+    WHERE k.kernel_name LIKE '%generate_sobol%' AND m.name = 'VALU Utilization'
+    AND m.sub_table_name = 'System Speed-of-Light' AND v.value_name = 'Avg'")
+check "Kernel detail: VALU Utilization Avg $want (the database's value)" \
+    grep -q "VALU Utilization  *Avg $want, Peak 100" "$TMP/k.txt"
+check "Kernel detail: the sub-tables by their titles" grep -q "^  L2 Speed-of-Light" "$TMP/k.txt"
+gf=$(sq "$DB" "SELECT printf('%.4g', r.total_flops) FROM compute_kernel_roofline_data r
+    JOIN compute_kernel k USING(kernel_uuid) WHERE k.kernel_name LIKE '%generate_sobol%'")
+check "Kernel detail: its point on the measured roofline ($gf GFLOP/s)" \
+    grep -q "Roofline  *$gf GFLOP/s at" "$TMP/k.txt"
+
+# --export compute: every Speed-of-Light value and roofline point, per kernel
+"$DCUTOP" --export compute "$S" | tr -d '\r' >"$TMP/c.csv"
+n_sol=$(sq "$DB" "SELECT count(*) FROM compute_kernel_metric_value v JOIN compute_metric_definition
+    m USING(metric_uuid) WHERE m.sub_table_name LIKE '%Speed-of-Light%'")
+n_roof=$(sq "$DB" "SELECT 4 * count(*) FROM compute_kernel_roofline_data")
+same "--export compute: one row per value and roofline figure" "$((n_sol + n_roof + 1))" \
+    "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))))' "$TMP/c.csv")"
