@@ -26,6 +26,14 @@ typedef struct ComputeRoof_ {
 } ComputeRoof;
 int ComputeMetrics_roofline(TraceDb* db, const char* kernel, ComputeRoof* out);
 
+/* Every kernel with a roofline point, most GFLOP/s first: columns name, short_name, gflops,
+ * ai_hbm, ai_l2, ai_l1, roof_gflops (the measured roof at its HBM intensity: min(FP32
+ * GFLOP/s, ai_hbm * HBM GB/s); NULL when a roof is missing), pct_roof. *fp32_gflops and
+ * *hbm_gbps get the measured roofs of the first database (0 when absent). Empty set when no
+ * database was loaded. */
+DcuStatus ComputeMetrics_points(TraceDb* db, ResultSet** out, double* fp32_gflops,
+                                double* hbm_gbps, DcuError* err);
+
 /* --export compute: one row per kernel and value: kernel, short_name, table, metric_id,
  * metric, value_name, value, unit; the Speed-of-Light tables, then each kernel's roofline
  * point (table 'Roofline point': 'Performance' GFLOP/s, 'AI L1', 'AI L2', 'AI HBM' FLOP/byte).

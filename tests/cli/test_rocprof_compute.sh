@@ -150,3 +150,18 @@ n_sol=$(sq "$DB" "SELECT count(*) FROM compute_kernel_metric_value v JOIN comput
 n_roof=$(sq "$DB" "SELECT 4 * count(*) FROM compute_kernel_roofline_data")
 same "--export compute: one row per value and roofline figure" "$((n_sol + n_roof + 1))" \
     "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))))' "$TMP/c.csv")"
+
+# each database kernel as a point on the measured roofline: the report's table (GFLOP/s and
+# HBM intensity from compute_kernel_roofline_data, % of min(FP32, AI x HBM) from the
+# database's benchmark) and the Efficiency screen's plot
+"$DCUTOP" -q --report --view efficiency --width 200 "$S" >"$TMP/e.txt"
+roof=$(sq "$DB" "SELECT printf('%.4g', min(json_extract(w.roofline_bench_extdata, '$.FP32Flops'),
+    r.hbm_cache_data * json_extract(w.roofline_bench_extdata, '$.HBMBw')))
+    FROM compute_kernel_roofline_data r JOIN compute_kernel k USING(kernel_uuid), compute_workload w
+    WHERE k.kernel_name LIKE '%generate_sobol%'")
+check "report: generate_sobol on the measured roofline (roof $roof GFLOP/s)" \
+    grep -q "generate_sobol_kernel.* 468.1 .* 0.4987 .* $roof " "$TMP/e.txt"
+printf '# eff\nF\n:dump eff\n' >"$TMP/e.keys"
+"$DCUTOP" --headless --size 100x30 --keys "$TMP/e.keys" "$S" >"$TMP/e.scr" 2>&1
+check "Efficiency screen: the database's kernels on its measured roofline" \
+    grep -q "rocprof-compute kernels: FP32 137.433 TFLOP/s, HBM" "$TMP/e.scr"

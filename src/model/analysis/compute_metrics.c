@@ -2,6 +2,7 @@
  * (compute_metrics.h), read from compute_metric, compute_roofline and measured_peak. */
 #include "dcutop/compute_metrics.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const RsColumn cols[] = {
@@ -126,4 +127,56 @@ DcuStatus ComputeMetrics_export(TraceDb* db, const QueryOpts* o, ResultSet** out
         sqlite3_bind_text(st, 1, o->filter, -1, SQLITE_TRANSIENT);
     }
     return fill(db, st, C_KERNEL, out, err);
+}
+
+static const RsColumn point_cols[] = {
+    {"name", "Kernel", CT_TEXT},          {"short_name", "Kernel", CT_TEXT},
+    {"gflops", "GFLOP/s", CT_REAL},       {"ai_hbm", "FLOP/B HBM", CT_REAL},
+    {"ai_l2", "FLOP/B L2", CT_REAL},      {"ai_l1", "FLOP/B L1", CT_REAL},
+    {"roof_gflops", "Roof GFLOP/s", CT_REAL}, {"pct_roof", "%Roof", CT_PCT},
+};
+
+DcuStatus ComputeMetrics_points(TraceDb* db, ResultSet** out, double* fp32_gflops,
+                                double* hbm_gbps, DcuError* err) {
+    *out = NULL;
+    *fp32_gflops = *hbm_gbps = 0;
+    int64_t fid = TraceDb_scalarInt(db, "SELECT min(file_id) FROM compute_roofline");
+    if (fid > 0) {
+        *fp32_gflops = peak_of(db, fid, "FP32Flops");
+        *hbm_gbps = peak_of(db, fid, "HBMBw");
+    }
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT k.name, k.short_name, r.gflops, r.ai_hbm, r.ai_l2,"
+                                  " r.ai_l1 FROM compute_roofline r JOIN kernel k"
+                                  " ON k.id = r.kernel_id ORDER BY r.gflops DESC, k.name",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new("compute_roofline", point_cols, 8);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
+        ResultSet_setText(rs, r, 1, (const char*)sqlite3_column_text(st, 1));
+        for (int c = 2; c < 6; c++) {
+            if (sqlite3_column_type(st, c) != SQLITE_NULL) {
+                ResultSet_setReal(rs, r, c, sqlite3_column_double(st, c));
+            }
+        }
+        double ai = sqlite3_column_double(st, 3), gf = sqlite3_column_double(st, 2);
+        if (*fp32_gflops > 0 && *hbm_gbps > 0 && ai > 0) {
+            double roof = ai * *hbm_gbps < *fp32_gflops ? ai * *hbm_gbps : *fp32_gflops;
+            ResultSet_setReal(rs, r, 6, roof);
+            ResultSet_setReal(rs, r, 7, 100.0 * gf / roof);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        ResultSet_delete(rs);
+        return Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    *out = rs;
+    return DCU_OK;
 }
