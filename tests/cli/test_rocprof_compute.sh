@@ -165,3 +165,25 @@ printf '# eff\nF\n:dump eff\n' >"$TMP/e.keys"
 "$DCUTOP" --headless --size 100x30 --keys "$TMP/e.keys" "$S" >"$TMP/e.scr" 2>&1
 check "Efficiency screen: the database's kernels on its measured roofline" \
     grep -q "rocprof-compute kernels: FP32 137.433 TFLOP/s, HBM" "$TMP/e.scr"
+
+# a hostile analysis database: kernels without names, dispatches without kernels, bad JSON,
+# infinite and negative peaks: nothing crashes, the good rows load, the rest is counted
+sqlite3 "$TMP/h.db" "CREATE TABLE compute_kernel(kernel_uuid, workload_id, kernel_name);
+CREATE TABLE compute_dispatch(dispatch_uuid, kernel_uuid, dispatch_id, gpu_id, start_timestamp,
+  end_timestamp);
+CREATE TABLE compute_workload(workload_id, name, sub_name, sys_info_extdata, roofline_bench_extdata);
+CREATE TABLE compute_kernel_roofline_data(roofline_uuid, kernel_uuid, total_flops, l1_cache_data,
+  l2_cache_data, hbm_cache_data);
+INSERT INTO compute_kernel VALUES(1, 1, 'k1'), (3, 1, NULL), (5, 1, 123), (7, 1, X'6b0a1b5b3331');
+INSERT INTO compute_dispatch VALUES(1, 1, 0, 0, 100, 200), (4, 99, 3, 0, 1, 2), (5, 3, 4, 0, 1, 5),
+  (6, 5, 5, 0, 1, 9e300), (7, 7, 6, 'a', 'b', 'c'), (8, 1, 7, 0, 300, 250);
+INSERT INTO compute_workload VALUES(1, 'w', 's', '{not json', '[1,2'), (2, 'w', 's',
+  '{\"gpu_model\": \"X\", \"cu_per_gpu\": \"lots\"}',
+  '{\"HBMBw\": 1e400, \"FP32Flops\": -5, \"L2Bw\": \"fast\", \"LDSBw\": 7}');
+INSERT INTO compute_kernel_roofline_data VALUES(1, 1, 'NaN', 1e999, -1e999, NULL), (2, 42, 1, 1, 1, 1);"
+"$DCUTOP" --export files "$TMP/h.db" 2>"$TMP/h.err" | tr -d '"' >"$TMP/h.csv"
+check "hostile database: loads what is good" grep -q 'rocprof-compute analysis database,agent+kernel,2,' "$TMP/h.csv"
+check "... and says what it left out" grep -q '4 dispatches without a named kernel not loaded' "$TMP/h.err"
+same "... only the finite, non-negative peak" "LDSBw|7.0" \
+    "$("$DCUTOP" --sql 'SELECT metric, value FROM main.measured_peak' --format csv "$TMP/h.db" 2>/dev/null |
+        tail -n +2 | tr -d '\r"' | tr , '|')"

@@ -184,7 +184,7 @@ static void roofline_row(ComputeCsv* c, const CsvRow* r) {
     int stored = 0;
     for (int i = 0; i < r->n; i++) {
         double v;
-        if (!c->is_peak[i] || !num(&r->f[i], &v)) {
+        if (!c->is_peak[i] || !num(&r->f[i], &v) || v < 0) { /* 0: not measured */
             continue;
         }
         sqlite3_stmt* st = c->ins;
@@ -337,6 +337,18 @@ static void db_dispatches(Db* d) {
         }
     }
     in_done(d, "compute_dispatch", st, rc);
+    /* dispatches the join above left out: no kernel row, or a kernel without a name */
+    st = in_prepare(d, "compute_dispatch",
+                    "SELECT count(*) FROM compute_dispatch x WHERE NOT EXISTS (SELECT 1 FROM"
+                    " compute_kernel k WHERE k.kernel_uuid = x.kernel_uuid"
+                    " AND typeof(k.kernel_name) = 'text')");
+    if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        int64_t n = sqlite3_column_int64(st, 0);
+        Load_reject(d->core, d->f, 0, "%lld dispatch%s without a named kernel not loaded",
+                    (long long)n, n == 1 ? "" : "es");
+        d->f->rejected += n - 1; /* one message for them all */
+    }
+    sqlite3_finalize(st);
 }
 
 /* The kernel.id of a compute_kernel row: its own dispatches', else its name's. */
@@ -455,7 +467,7 @@ static void db_workload(Db* d) {
                     "SELECT j.key, j.value FROM compute_workload w,"
                     " json_each(w.roofline_bench_extdata) j"
                     " WHERE json_valid(w.roofline_bench_extdata)"
-                    " AND j.type IN ('real', 'integer') ORDER BY w.workload_id, j.id");
+                    " AND j.type IN ('real', 'integer') AND j.value >= 0 ORDER BY w.workload_id, j.id");
     if (st && TraceDb_prepare(d->core->db,
                               "INSERT INTO measured_peak(file_id, device, metric, value, unit)"
                               " VALUES(?1, NULL, ?2, ?3, ?4)",
