@@ -8,6 +8,7 @@
 #include "dcutop/canvas.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
+#include "dcutop/compute_metrics.h"
 #include "dcutop/result_set.h"
 #include "dcutop/timeline.h"
 
@@ -86,6 +87,8 @@ typedef struct KernelExtras_ {
     const ResultSet* paths;  /* top call paths: path, calls, time_ns, pct (stacks.h) */
     const ResultSet* ranges; /* top range paths, same columns */
     const ResultSet* timing; /* timeline rows for this kernel (short dispatches), may be NULL */
+    const ResultSet* compute; /* rocprof-compute Speed-of-Light rows (ComputeMetrics_kernel) */
+    const ComputeRoof* roof;  /* its roofline point, NULL: none */
 } KernelExtras;
 Doc* KernelView_build(const KernelDetail* d, const KernelExtras* x, int width);
 

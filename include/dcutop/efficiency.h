@@ -34,8 +34,14 @@ typedef struct EffDevice_ {
 /* The device most modelled kernel time ran on; 0 when there is none (no modelled op). */
 int Efficiency_device(TraceDb* db, EffDevice* out);
 
+/* Where figure fig of p came from (fig: a PEAK_* type, or PEAK_NTYPES for the bandwidth):
+ * "measured (FILE)" (rocprof-compute's roofline), "table (built-in line N)", "user file
+ * (FILE line N)", "--peak", or "no peak known". */
+void Efficiency_figureSource(const PeakFigures* p, int fig, char* buf, size_t cap);
+
 /* One row per op name, shape and dtype, sorted by time lost against peak (lost_ns).
  * Columns: op, shape, dtype, calls, flops, bytes, kernel_ns, tflops, gbps, pct_peak, bound,
+ * peak_source (where the dtype's roof and the bandwidth came from: Efficiency_figureSource),
  * then (unless export_only) kind, intensity, peak_ns, lost_ns. Filter (o->filter) over the
  * op name; o->sort a column key. pct_peak, bound, peak_ns and lost_ns are NULL where the
  * device's peaks are unknown. */

@@ -16,6 +16,9 @@ typedef struct PeakFigures_ {
     double gbps;                /* HBM bandwidth, GB/s; 0 = not known */
     int line;                   /* line of the table entry, 0 for --peak */
     char source[64];            /* "built-in", the file name, or "--peak" */
+    unsigned measured;          /* bit i: tflops[i] was measured, bit PEAK_NTYPES: gbps
+                                 * (rocprof-compute's roofline, efficiency.c); 0: none */
+    char measured_from[64];     /* the file the measured figures came from */
 } PeakFigures;
 
 typedef struct Peaks_ Peaks; /* owns the compiled patterns */

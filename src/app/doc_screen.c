@@ -404,6 +404,7 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         if (Stacks_available(db, STACKS_SRC_RANGES)) {
             Stacks_kernelPaths(db, STACKS_SRC_RANGES, s->kernel, 0, 8, &s->aux[1], &e2);
         }
+        ComputeMetrics_kernel(db, s->kernel, &s->aux[2], &e2); /* rocprof-compute, if any */
     }
     s->has_data = 1;
     return DCU_OK;
@@ -422,7 +423,9 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
     if (s->ops == &SummaryScreen) {
         s->doc = SummaryView_build(&s->summary, w);
     } else if (s->ops == &KernelScreen) {
-        KernelExtras x = {s->aux[0], s->aux[1], NULL};
+        ComputeRoof roof;
+        int has_roof = ComputeMetrics_roofline(App_db(app), s->kernel, &roof);
+        KernelExtras x = {s->aux[0], s->aux[1], NULL, s->aux[2], has_roof ? &roof : NULL};
         s->doc = KernelView_build(&s->detail, &x, w);
     } else {
         /* help for the screen below it */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/compute_metrics.h"
 #include "dcutop/efficiency_view.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -77,12 +78,36 @@ static void roofline(Screen* s, const EffDevice* d, Canvas* c, int y, int w, int
     free(p);
 }
 
+/* Without shapes: the kernels of a rocprof-compute analysis database on its measured
+ * roofline (FP32 roof and HBM bandwidth), when one was loaded. */
+static void compute_roofline(TraceDb* db, Canvas* c, int y, int w, int h) {
+    ResultSet* rs = NULL;
+    double fp32 = 0, hbm = 0;
+    DcuError e;
+    if (h < 5 || ComputeMetrics_points(db, &rs, &fp32, &hbm, &e) != DCU_OK || rs->nrows == 0) {
+        ResultSet_delete(rs);
+        return;
+    }
+    RooflinePoint* p = xcalloc((size_t)rs->nrows, sizeof(*p));
+    for (int r = 0; r < rs->nrows; r++) {
+        p[r].x = ResultSet_cellc(rs, r, ResultSet_columnIndex(rs, "ai_hbm"))->d;
+        p[r].y = ResultSet_cellc(rs, r, ResultSet_columnIndex(rs, "gflops"))->d / 1e3;
+    }
+    char label[128];
+    snprintf(label, sizeof(label), "rocprof-compute kernels: FP32 %g TFLOP/s, HBM %g GB/s",
+             fp32 / 1e3, hbm);
+    RooflineView_render(c, y, 0, w, h, p, rs->nrows, -1, fp32 / 1e3, hbm, label);
+    free(p);
+    ResultSet_delete(rs);
+}
+
 static void es_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int w = App_width(app);
     TraceDb* db = App_db(app);
     if (s->has_data == 2) {
         Canvas_put(c, y0 + 1, 1, STYLE_TITLE, "Efficiency", -1);
-        put_wrapped(c, y0 + 3, h - 3, w, STYLE_DEFAULT, Efficiency_noShapesText());
+        int used = put_wrapped(c, y0 + 3, h - 3, w, STYLE_DEFAULT, Efficiency_noShapesText());
+        compute_roofline(db, c, y0 + 4 + used, w, h - 4 - used);
         return;
     }
     EffDevice d;

@@ -27,10 +27,29 @@ void EfficiencyView_deviceLine(const EffDevice* d, char* buf, size_t cap) {
     if (n < cap && !any && d->peak.gbps <= 0) {
         /* a table line that leaves every figure empty (not published), or no line at all */
         n += (size_t)snprintf(buf + n, cap - n, "%s",
-                              d->peak.source[0] ? " no published peak figures"
-                                                : " not in the peaks table");
+                              d->peak.source[0] ? " no peak known (no published figures)"
+                                                : " no peak known (not in the peaks table)");
     }
-    if (n < cap && d->peak.source[0]) {
+    if (n < cap && d->peak.measured) {
+        /* which figures rocprof-compute measured, then where the others came from */
+        static const char* const fig[PEAK_NTYPES + 1] = {"bf16", "fp16", "fp32", "fp8", "HBM"};
+        n += (size_t)snprintf(buf + n, cap - n, " (peaks measured by rocprof-compute, %s:",
+                              d->peak.measured_from);
+        for (int i = 0, k = 0; i <= PEAK_NTYPES && n < cap; i++) {
+            if (d->peak.measured & (1u << i)) {
+                n += (size_t)snprintf(buf + n, cap - n, "%s %s", k++ ? "," : "", fig[i]);
+            }
+        }
+        if (n < cap && d->peak.source[0]) {
+            n += (size_t)snprintf(buf + n, cap - n, "; others: %s", d->peak.source);
+            if (n < cap && d->peak.line > 0) {
+                n += (size_t)snprintf(buf + n, cap - n, " line %d", d->peak.line);
+            }
+        }
+        if (n < cap) {
+            snprintf(buf + n, cap - n, ")");
+        }
+    } else if (n < cap && d->peak.source[0]) {
         if (d->peak.line > 0) {
             snprintf(buf + n, cap - n, " (peaks: %s line %d)", d->peak.source, d->peak.line);
         } else {
@@ -40,8 +59,12 @@ void EfficiencyView_deviceLine(const EffDevice* d, char* buf, size_t cap) {
 }
 
 const char* EfficiencyView_noPeakText(void) {
-    return "No peak figures for this device: achieved TFLOP/s and GB/s only. Give --peak "
-           "TFLOPS,GBps, or add a line to $XDG_CONFIG_HOME/dcutop/peaks.";
+    return "No peak known for this device: achieved TFLOP/s and GB/s only. To get one, load "
+           "a rocprof-compute workload folder of this device with the trace (its roofline.csv "
+           "holds the measured peaks, its sysinfo.csv names the device), or add a line "
+           "'NAME<TAB>bf16 fp16 fp32 fp8 GBps' (dense TFLOP/s and HBM GB/s, '-' unknown; NAME "
+           "a regex matched in the device name) to $XDG_CONFIG_HOME/dcutop/peaks or a --peaks "
+           "FILE, or give --peak TFLOPS,GBps.";
 }
 
 /* Text of a cell, "" when NULL. */

@@ -165,6 +165,74 @@ static void rule_and_stats(Doc* d, const KernelDetail* k, int lw) {
     }
 }
 
+/* rocprof-compute's view of the kernel (an analysis database): its point on the measured
+ * roofline, then its Speed-of-Light metrics by the database's own names, one line per
+ * metric with its values ("Avg 12.5, Peak 100, Pct of Peak 12.5 Percent"). */
+static void compute_section(Doc* d, const KernelExtras* x, int width) {
+    const ComputeRoof* r = x->roof;
+    const ResultSet* rs = x->compute;
+    if (!r && (!rs || rs->nrows == 0)) {
+        return;
+    }
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  rocprof-compute");
+    Doc_add(d, STYLE_DIM, "  (analysis database; metrics by its own names)");
+    if (r) {
+        Doc_field(d, 12, "Roofline", STYLE_NUMBER, "%.4g GFLOP/s at %.3g FLOP/byte (HBM);"
+                  " L2 %.3g, L1 %.3g", r->gflops, r->ai_hbm, r->ai_l2, r->ai_l1);
+        if (r->hbm_gbps > 0 && r->fp32_gflops > 0 && r->ai_hbm > 0) {
+            double roof = r->ai_hbm * r->hbm_gbps < r->fp32_gflops ? r->ai_hbm * r->hbm_gbps
+                                                                    : r->fp32_gflops;
+            Doc_field(d, 12, "", STYLE_NUMBER, "%.2f%% of the measured roof there (%.4g"
+                      " GFLOP/s: HBM %.4g GB/s, FP32 %.4g GFLOP/s)", 100.0 * r->gflops / roof,
+                      roof, r->hbm_gbps, r->fp32_gflops);
+        }
+    }
+    const char* table = NULL;
+    const char* metric = NULL;
+    char line[512];
+    size_t n = 0;
+    for (int i = 0; rs && i <= rs->nrows; i++) {
+        const RsCell* mt = i < rs->nrows ? cell(rs, i, "metric") : NULL;
+        const RsCell* tb = i < rs->nrows ? cell(rs, i, "table") : NULL;
+        int same = mt && metric && tb && table && mt->s && tb->s && strcmp(mt->s, metric) == 0 &&
+                   strcmp(tb->s, table) == 0;
+        if (!same && metric) { /* the metric before is complete */
+            const RsCell* un = cell(rs, i - 1, "unit");
+            if (un && un->s && n < sizeof(line)) {
+                snprintf(line + n, sizeof(line) - n, "  (%s)", un->s);
+            }
+            char lab[40];
+            Format_fit(metric, 30, 0, lab, sizeof(lab));
+            Doc_line(d);
+            Doc_add(d, STYLE_LABEL, "    %-30s ", lab);
+            Doc_add(d, STYLE_NUMBER, "%.*s", width > 40 ? width - 36 : 8, line);
+            metric = NULL;
+            n = 0;
+        }
+        if (!mt) {
+            break;
+        }
+        if (tb && tb->s && (!table || strcmp(tb->s, table) != 0)) {
+            table = tb->s;
+            Doc_line(d);
+            Doc_add(d, STYLE_LABEL, "  %s", table);
+        }
+        const RsCell* vn = cell(rs, i, "value_name");
+        const RsCell* v = cell(rs, i, "value");
+        metric = mt->s ? mt->s : "";
+        char num[32] = "-";
+        if (v && !v->null) {
+            snprintf(num, sizeof(num), "%.6g", v->d);
+        }
+        if (n < sizeof(line)) {
+            n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", n ? ", " : "",
+                                  vn && vn->s ? vn->s : "", num);
+        }
+    }
+}
+
 Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc* d = Doc_new();
     char a[64], b[64];
@@ -242,6 +310,7 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     if (x) {
         paths(d, "Top call paths", x->paths, width);
         paths(d, "Ranges it ran in", x->ranges, width);
+        compute_section(d, x, width);
     }
     if (k->n_counters > 0) {
         Doc_line(d);

@@ -86,7 +86,7 @@ done
 
 # the export's columns, in the issue's order
 hdr=$("$DCUTOP" -q --export efficiency "$QWEN" | head -1 | tr -d '\r')
-same "export columns" "op,shape,dtype,calls,flops,bytes,kernel_ns,tflops,gbps,pct_peak,bound" "$hdr"
+same "export columns" "op,shape,dtype,calls,flops,bytes,kernel_ns,tflops,gbps,pct_peak,bound,peak_source" "$hdr"
 
 # % of peak of the biggest Qwen GEMM, by hand: 48 calls of M=8944 N=2816 K=1024 bf16 on an
 # MI300X (1307.4 TFLOP/s bf16, 5300 GB/s): compute-bound, time at peak = FLOPs / 1307.4e12
@@ -130,7 +130,7 @@ n_pct=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); p
 case $n_pct in "0 "[1-9]*) ok "unknown device: TFLOP/s shown, no % of peak" ;; *) notok "unknown device: $n_pct" ;; esac
 "$DCUTOP" -q --report --view efficiency "$TMP/u/t.json.gz" >"$TMP/u.txt"
 check "unknown device: the report asks for --peak" grep -q -- "--peak TFLOPS,GBps" "$TMP/u.txt"
-check "unknown device: named as the trace names it" grep -q "Mystery GPU 9000: not in the peaks table" "$TMP/u.txt"
+check "unknown device: named as the trace names it" grep -q "Mystery GPU 9000: no peak known (not in the peaks table)" "$TMP/u.txt"
 # ... and a peaks file of one's own names it
 mkdir -p "$TMP/xdg/dcutop"
 printf '# measured\nMystery\t200 200 50 - 2000\n' >"$TMP/xdg/dcutop/peaks"
@@ -207,7 +207,7 @@ mkdir -p "$TMP/k"
 zcat "$QWEN" | sed 's/AMD Instinct MI300X VF/K100_AI/' | gzip >"$TMP/k/t.json.gz"
 "$DCUTOP" -q --report --view efficiency "$TMP/k/t.json.gz" >"$TMP/k.txt"
 check "K100_AI: named, no published figures, asks for --peak" \
-    grep -q "K100_AI: no published peak figures (peaks: built-in line" "$TMP/k.txt"
+    grep -q "K100_AI: no peak known (no published figures) (peaks: built-in line" "$TMP/k.txt"
 "$DCUTOP" -q --export efficiency "$TMP/k/t.json.gz" >"$TMP/k.csv"
 same "K100_AI: no % of peak in the export" "0" \
     "$(python3 -c 'import csv,sys; print(sum(1 for x in csv.DictReader(open(sys.argv[1])) if x["pct_peak"]))' "$TMP/k.csv")"

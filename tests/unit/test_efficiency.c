@@ -125,10 +125,11 @@ static void ops_against_h200(void** state) {
     assert_string_equal(cell(rs, 1, "bound")->s, "memory");
     assert_float_equal(cell(rs, 1, "pct_peak")->d, 13.1072, 1e-9);
     ResultSet_delete(rs);
-    /* the export form: exactly the issue's columns */
+    /* the export form: the issue's columns, then where the peaks came from (issue 24) */
     assert_int_equal(Efficiency_query(db, &q, 1, &rs, &err), DCU_OK);
-    assert_int_equal(rs->ncols, 11);
+    assert_int_equal(rs->ncols, 12);
     assert_string_equal(rs->cols[10].key, "bound");
+    assert_string_equal(rs->cols[11].key, "peak_source");
     ResultSet_delete(rs);
     /* a filter over the op name */
     q.filter = "add";

@@ -36,7 +36,73 @@ typedef struct DevCache_ {
     int matched;
 } DevCache;
 
-static const DevCache* device_peaks(DevCache** cache, int* n, const char* name,
+/* The measured figure of the roofline benchmark named metric (GFLOP/s or GB/s) in file
+ * fid, lowest device index first (rocprof-compute reads the first row); 0 when absent. */
+static double measured_value(TraceDb* db, int64_t fid, const char* metric) {
+    sqlite3_stmt* st = NULL;
+    double v = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT value FROM measured_peak WHERE file_id = ?1 AND metric = ?2"
+                        " AND value > 0 ORDER BY device LIMIT 1",
+                        &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, fid);
+        sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            v = sqlite3_column_double(st, 0);
+        }
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Overlays the peaks rocprof-compute measured on this device (roofline.csv named by the
+ * sysinfo.csv of its folder, or an analysis database's benchmark): the file whose device
+ * model appears in the trace's device name. Measured figures win over the table's. */
+static void overlay_measured(TraceDb* db, const char* device, PeakFigures* fig) {
+    if (!device || !*device) {
+        return;
+    }
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(
+            db,
+            "SELECT m.fid, f.name FROM (SELECT DISTINCT file_id AS fid FROM measured_peak) m"
+            " JOIN source_file f ON f.id = m.fid"
+            " JOIN device_info i ON i.file_id = m.fid OR i.file_id IN"
+            "  (SELECT g.id FROM source_file g WHERE g.dir = f.dir)"
+            " WHERE length(i.model) > 0 AND instr(lower(?1), lower(i.model)) > 0"
+            " ORDER BY i.file_id = m.fid DESC, m.fid LIMIT 1",
+            &st, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_text(st, 1, device, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t fid = sqlite3_column_int64(st, 0);
+        /* rocprof-compute's names: the matrix (MFMA) peak per type, fp32 the larger of the
+         * matrix and vector ones (as the table's fp32 is the matrix peak) */
+        double v[PEAK_NTYPES + 1] = {
+            measured_value(db, fid, "MFMABF16Flops"), measured_value(db, fid, "MFMAF16Flops"),
+            fmax(measured_value(db, fid, "MFMAF32Flops"), measured_value(db, fid, "FP32Flops")),
+            measured_value(db, fid, "MFMAF8Flops"), measured_value(db, fid, "HBMBw")};
+        for (int i = 0; i <= PEAK_NTYPES; i++) {
+            if (v[i] <= 0) {
+                continue;
+            }
+            if (i < PEAK_NTYPES) {
+                fig->tflops[i] = v[i] / 1e3; /* GFLOP/s */
+            } else {
+                fig->gbps = v[i];
+            }
+            fig->measured |= 1u << i;
+        }
+        if (fig->measured) {
+            snprintf(fig->measured_from, sizeof(fig->measured_from), "%s",
+                     (const char*)sqlite3_column_text(st, 1));
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+static const DevCache* device_peaks(TraceDb* db, DevCache** cache, int* n, const char* name,
                                     const Peaks* peaks, const PeakFigures* override) {
     const char* key = name ? name : "";
     for (int i = 0; i < *n; i++) {
@@ -52,6 +118,11 @@ static const DevCache* device_peaks(DevCache** cache, int* n, const char* name,
         c->matched = 1;
     } else {
         c->matched = name && Peaks_lookup(peaks, name, &c->fig);
+        if (!c->matched) {
+            memset(&c->fig, 0, sizeof(c->fig));
+        }
+        overlay_measured(db, name, &c->fig);
+        c->matched |= c->fig.measured != 0;
     }
     return c;
 }
@@ -138,7 +209,7 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
             continue;
         }
         const char* dev = (const char*)sqlite3_column_text(ops, 8);
-        const DevCache* dc = device_peaks(&cache, &ncache, dev, peaks, override);
+        const DevCache* dc = device_peaks(db, &cache, &ncache, dev, peaks, override);
         double pf = PeakFigures_tflops(&dc->fig, p.dtype), pb = dc->fig.gbps;
         /* ns at peak: FLOPs / (TFLOP/s * 1e3 per ns), bytes / (GB/s per ns). A memory-bound
          * op of a type without a floating-point roof (integers) is judged on bytes alone. */
@@ -200,19 +271,24 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
     if (s == DCU_OK) {
         s = TraceDb_prepare(db,
                             "INSERT INTO eff_device(ord, name, source, line, bf16, fp16, fp32,"
-                            " fp8, gbps, kernel_ns) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                            " fp8, gbps, kernel_ns, measured, measured_from)"
+                            " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
                             &di, err);
     }
     for (int ord = 0; s == DCU_OK && sqlite3_step(dv) == SQLITE_ROW; ord++) {
         const char* dev = (const char*)sqlite3_column_text(dv, 0);
-        const DevCache* dc = device_peaks(&cache, &ncache, dev, peaks, override);
+        const DevCache* dc = device_peaks(db, &cache, &ncache, dev, peaks, override);
         sqlite3_bind_int(di, 1, ord);
         if (dev) {
             sqlite3_bind_text(di, 2, dev, -1, SQLITE_TRANSIENT);
         }
-        if (dc->matched) {
+        if (dc->matched && dc->fig.source[0]) {
             sqlite3_bind_text(di, 3, dc->fig.source, -1, SQLITE_TRANSIENT);
             sqlite3_bind_int(di, 4, dc->fig.line);
+        }
+        sqlite3_bind_int(di, 11, (int)dc->fig.measured);
+        if (dc->fig.measured) {
+            sqlite3_bind_text(di, 12, dc->fig.measured_from, -1, SQLITE_TRANSIENT);
         }
         for (int i = 0; i < PEAK_NTYPES; i++) {
             if (dc->fig.tflops[i] > 0) {
@@ -240,47 +316,100 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
     return s;
 }
 
+#define DEVICE_COLS                                                                            \
+    "SELECT coalesce(name, ''), coalesce(source, ''), coalesce(line, 0), bf16, fp16, fp32,"   \
+    " fp8, gbps, measured, coalesce(measured_from, '') FROM eff_device"
+
+static void read_device(sqlite3_stmt* st, EffDevice* out) {
+    memset(out, 0, sizeof(*out));
+    snprintf(out->name, sizeof(out->name), "%s", sqlite3_column_text(st, 0));
+    snprintf(out->peak.source, sizeof(out->peak.source), "%s", sqlite3_column_text(st, 1));
+    out->peak.line = sqlite3_column_int(st, 2);
+    int any = 0;
+    for (int i = 0; i < PEAK_NTYPES; i++) {
+        out->peak.tflops[i] = sqlite3_column_double(st, 3 + i);
+        any |= out->peak.tflops[i] > 0;
+    }
+    out->peak.gbps = sqlite3_column_double(st, 7);
+    out->peak.measured = (unsigned)sqlite3_column_int(st, 8);
+    snprintf(out->peak.measured_from, sizeof(out->peak.measured_from), "%s",
+             sqlite3_column_text(st, 9));
+    out->has_peak = any && out->peak.gbps > 0;
+}
+
 int Efficiency_device(TraceDb* db, EffDevice* out) {
     memset(out, 0, sizeof(*out));
     sqlite3_stmt* st = NULL;
-    if (TraceDb_prepare(db,
-                        "SELECT coalesce(name, ''), coalesce(source, ''), coalesce(line, 0),"
-                        " bf16, fp16, fp32, fp8, gbps FROM eff_device ORDER BY ord LIMIT 1",
-                        &st, NULL) != DCU_OK) {
+    if (TraceDb_prepare(db, DEVICE_COLS " ORDER BY ord LIMIT 1", &st, NULL) != DCU_OK) {
         return 0;
     }
     int found = sqlite3_step(st) == SQLITE_ROW;
     if (found) {
-        snprintf(out->name, sizeof(out->name), "%s", sqlite3_column_text(st, 0));
-        snprintf(out->peak.source, sizeof(out->peak.source), "%s", sqlite3_column_text(st, 1));
-        out->peak.line = sqlite3_column_int(st, 2);
-        int any = 0;
-        for (int i = 0; i < PEAK_NTYPES; i++) {
-            out->peak.tflops[i] = sqlite3_column_double(st, 3 + i);
-            any |= out->peak.tflops[i] > 0;
-        }
-        out->peak.gbps = sqlite3_column_double(st, 7);
-        out->has_peak = any && out->peak.gbps > 0;
+        read_device(st, out);
     }
     sqlite3_finalize(st);
     return found;
 }
 
+void Efficiency_figureSource(const PeakFigures* p, int fig, char* buf, size_t cap) {
+    int known = fig < PEAK_NTYPES ? p->tflops[fig] > 0 : p->gbps > 0;
+    if (p->measured & (1u << fig)) {
+        snprintf(buf, cap, "measured (%s)", p->measured_from);
+    } else if (!known) {
+        snprintf(buf, cap, "no peak known");
+    } else if (strcmp(p->source, "built-in") == 0) {
+        snprintf(buf, cap, "table (built-in line %d)", p->line);
+    } else if (p->line > 0) {
+        snprintf(buf, cap, "user file (%s line %d)", p->source, p->line);
+    } else {
+        snprintf(buf, cap, "%s", p->source);
+    }
+}
+
+/* "bf16: measured (workload/roofline.csv); HBM: table (built-in line 47)" for a row of
+ * dtype on the device named dev (NULL: none). */
+static void row_source(TraceDb* db, const char* dev, const char* dtype, char* buf, size_t cap) {
+    static const char* const names[PEAK_NTYPES] = {"bf16", "fp16", "fp32", "fp8"};
+    EffDevice d;
+    memset(&d, 0, sizeof(d));
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db, DEVICE_COLS " WHERE name IS ?1 LIMIT 1", &st, NULL) == DCU_OK) {
+        if (dev) {
+            sqlite3_bind_text(st, 1, dev, -1, SQLITE_TRANSIENT);
+        }
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            read_device(st, &d);
+        }
+    }
+    sqlite3_finalize(st);
+    char a[128] = "", b[128];
+    for (int i = 0; dtype && i < PEAK_NTYPES; i++) {
+        if (strcmp(dtype, names[i]) == 0) {
+            char t[112];
+            Efficiency_figureSource(&d.peak, i, t, sizeof(t));
+            snprintf(a, sizeof(a), "%s: %s; ", names[i], t);
+        }
+    }
+    Efficiency_figureSource(&d.peak, PEAK_NTYPES, b, sizeof(b));
+    snprintf(buf, cap, "%sHBM: %s", a, b);
+}
+
 /* ---- the grouped table ------------------------------------------------------------------ */
 
 enum { E_OP, E_SHAPE, E_DTYPE, E_CALLS, E_FLOPS, E_BYTES, E_NS, E_TFLOPS, E_GBPS, E_PCT, E_BOUND,
-       E_KIND, E_AI, E_PEAK, E_LOST, E_NCOLS };
+       E_SRC, E_KIND, E_AI, E_PEAK, E_LOST, E_NCOLS };
 static const RsColumn eff_cols[E_NCOLS] = {
     {"op", "Op", CT_TEXT},           {"shape", "Shape", CT_TEXT},
     {"dtype", "Type", CT_TEXT},      {"calls", "Calls", CT_INT},
     {"flops", "FLOPs", CT_REAL},     {"bytes", "Bytes", CT_BYTES},
     {"kernel_ns", "Time", CT_NS},    {"tflops", "TFLOP/s", CT_REAL},
     {"gbps", "GB/s", CT_REAL},       {"pct_peak", "%Peak", CT_PCT},
-    {"bound", "Bound", CT_TEXT},     {"kind", "Model", CT_TEXT},
+    {"bound", "Bound", CT_TEXT},     {"peak_source", "Peaks from", CT_TEXT},
+    {"kind", "Model", CT_TEXT},
     {"intensity", "FLOP/B", CT_REAL}, {"peak_ns", "AtPeak", CT_NS},
     {"lost_ns", "Lost", CT_NS},
 };
-#define E_EXPORT_COLS (E_BOUND + 1)
+#define E_EXPORT_COLS (E_SRC + 1)
 
 /* The first ncols columns of rs, same rows and order; rs is consumed. */
 static ResultSet* narrow(ResultSet* rs, int ncols) {
@@ -309,7 +438,7 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
         "   total(max(p.compute_ns, p.memory_ns)) END,"
         " CASE WHEN count(p.compute_ns) = count(*) AND count(p.memory_ns) = count(*) THEN"
         "   CASE WHEN total(p.compute_ns) >= total(p.memory_ns) THEN 'compute'"
-        "   ELSE 'memory' END END"
+        "   ELSE 'memory' END END, max(p.device)"
         " FROM op_perf p JOIN cpu_op c ON c.id = p.op_id"
         " WHERE (?1 IS NULL OR regexp(?1, c.name))"
         " GROUP BY c.name, p.shape, p.dtype",
@@ -346,6 +475,10 @@ DcuStatus Efficiency_query(TraceDb* db, const QueryOpts* o, int export_only, Res
             ResultSet_setText(rs, r, E_BOUND, (const char*)sqlite3_column_text(st, 9));
         }
         ResultSet_setText(rs, r, E_KIND, (const char*)sqlite3_column_text(st, 7));
+        char src[320];
+        row_source(db, (const char*)sqlite3_column_text(st, 10),
+                   (const char*)sqlite3_column_text(st, 2), src, sizeof(src));
+        ResultSet_setText(rs, r, E_SRC, src);
         if (bytes > 0) {
             ResultSet_setReal(rs, r, E_AI, flops / bytes);
         }

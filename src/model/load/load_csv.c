@@ -13,6 +13,7 @@
 #include "dcutop/csv_reader.h"
 #include "dcutop/names.h"
 #include "dcutop/xalloc.h"
+#include "load_compute.h"
 #include "load_event.h"
 #include "load_internal.h"
 
@@ -87,7 +88,8 @@ typedef enum {
     K_ROCTX2,    /* rocprofv2 roctx events */
     K_COPY,      /* one memory copy per row */
     K_HCC_OPS,   /* rocprofv2 HIP activity: kernels and copies */
-    K_AGENT
+    K_AGENT,
+    K_COMPUTE    /* rocprof-compute roofline.csv / sysinfo.csv (load_compute.c) */
 } Kind;
 
 typedef enum { STATS_GUESS, STATS_KERNEL, STATS_API, STATS_COPY } StatsKind;
@@ -109,6 +111,7 @@ typedef struct Ctx_ {
     int kernel_rank;         /* preference among per-dispatch kernel files */
     char* joined;            /* scratch for names re-joined from split fields */
     size_t joined_cap;
+    ComputeCsv* compute;     /* K_COMPUTE: load_compute.c's state (owned) */
 } Ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -825,6 +828,9 @@ static int on_header(Ctx* c, const CsvRow* r) {
         int v2 = c->where[F_GPU] >= 0 && r->n > 0 && r->f[0].len > 0 &&
                  (r->f[0].s[0] == 'D' || r->f[0].s[0] == 'd') && !has(c, F_NAME);
         fmt = v2 ? "rocprofv2 kernel trace" : "rocprof v1 results.csv";
+        if (v2 && strncmp(c->base, "pmc_perf", 8) == 0) { /* rocprof-compute's joined passes */
+            fmt = "rocprof-compute pmc_perf.csv (PMC per dispatch)";
+        }
         c->kernel_rank = 3;
         if (!has(c, F_START) && !has(c, F_DUR)) {
             c->kind = K_SKIP;
@@ -862,6 +868,11 @@ static int on_header(Ctx* c, const CsvRow* r) {
                 c->where[F_AGENT_NAME] = i;
             }
         }
+    }
+    int ck = fmt ? 0 : LoadCompute_sniffCsv(r);
+    if (ck > 0) {
+        c->kind = K_COMPUTE;
+        c->compute = LoadCompute_begin(c->core, c->f, r, ck, &fmt);
     }
     if (!fmt) {
         c->kind = K_UNKNOWN;
@@ -976,6 +987,9 @@ static int on_row(const CsvRow* r, void* data) {
     case K_AGENT:
         row_agent(c, &row);
         break;
+    case K_COMPUTE:
+        LoadCompute_row(c->compute, r);
+        break;
     default:
         return 1;
     }
@@ -996,7 +1010,13 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     c.core = core;
     c.f = f;
     const char* slash = strrchr(f->path, '/');
-    c.base = slash ? slash + 1 : f->path;
+    /* the name without ".gz": a .csv.gz is known by the name of the CSV inside */
+    char* base = xstrdup(slash ? slash + 1 : f->path);
+    size_t bl = strlen(base);
+    if (bl > 3 && strcmp(base + bl - 3, ".gz") == 0) {
+        base[bl - 3] = '\0';
+    }
+    c.base = base;
     DcuStatus s = CsvReader_readFile(f->path, on_row, progress, &c, err);
     if (s == DCU_OK && !c.header_done) {
         f->format = "skipped";
@@ -1009,5 +1029,7 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     free(c.counter_names);
     free(c.counter_cols);
     free(c.joined);
+    LoadCompute_end(c.compute);
+    free(base);
     return s;
 }

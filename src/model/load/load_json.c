@@ -27,17 +27,12 @@
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "gz_limit.h"
 #include "json_feed.h"
 #include "load_event.h"
 
 #define BLOCK (64 * 1024)
 
-/* A .gz may expand to GZ_RATIO times its size on disk beyond GZ_FLOOR, and never past
- * GZ_CAP: honest traces compress 10-25:1, a gzip bomb about 1000:1. Past the limit reading
- * stops and the events read so far are kept, as for a truncated file. */
-#define GZ_RATIO 200
-#define GZ_FLOOR (256ULL << 20)
-#define GZ_CAP (64ULL << 30)
 
 /* Per stored field of an event, beside its bytes: what an Arg costs in memory. */
 #define FIELD_OVERHEAD 64
@@ -1198,14 +1193,6 @@ static int not_json(const unsigned char* b, int n) {
     return i < n && b[i] != '{' && b[i] != '[';
 }
 
-/* Most bytes a .gz may expand to (GZ_RATIO, GZ_FLOOR, GZ_CAP). */
-static uint64_t gz_limit(const char* path) {
-    struct stat st;
-    uint64_t disk = stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
-    uint64_t lim = disk > GZ_CAP / GZ_RATIO ? GZ_CAP : disk * GZ_RATIO;
-    return lim < GZ_FLOOR ? GZ_FLOOR : lim;
-}
-
 /* Streams the file into yajl. Returns 1 when the document was read to its end, 0 when
  * reading stopped (j->error says why), -1 when the file is not JSON (f->note says so). */
 static int read_stream(J* j, gzFile gz, yajl_handle h) {
@@ -1213,7 +1200,7 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
     JsonFeed fd;
     JsonFeed_init(&fd, j->cap);
     unsigned char* block = xmalloc(BLOCK);
-    uint64_t limit = gzdirect(gz) ? UINT64_MAX : gz_limit(j->f->path), total = 0;
+    uint64_t limit = gzdirect(gz) ? UINT64_MAX : GzLimit_bytes(j->f->path), total = 0;
     int rc = 1;
     for (;;) {
         int n = gzread(gz, block, BLOCK);

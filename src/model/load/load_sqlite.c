@@ -30,6 +30,7 @@
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "load_compute.h"
 #include "load_event.h"
 
 typedef struct Obj_ {
@@ -1347,6 +1348,8 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             load_rocpd(&s);
         } else if (has_table(&s, "rocpd_op") && has_table(&s, "rocpd_string")) {
             LoadRpd_read(core, f, s.db);
+        } else if (LoadCompute_isDb(s.db)) {
+            LoadCompute_readDb(core, f, s.db);
         } else if (has_prefix(&s, "HIPOPS_") || has_prefix(&s, "HIPCOPY_") ||
                    has_prefix(&s, "HIP_") || has_table(&s, "ROCPROF_KERNEL")) {
             load_hipprof(&s);

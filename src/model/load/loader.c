@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "dcutop/folder_walk.h"
 #include "dcutop/names.h"
@@ -173,7 +175,28 @@ static int is_doc_file(const char* path) {
 }
 
 /* Markers returned by sniff_other for the formats read by load_sqlite.c / load_json.c. */
-static const char sniffed_sqlite[] = "sqlite", sniffed_json[] = "json";
+static const char sniffed_sqlite[] = "sqlite", sniffed_json[] = "json", sniffed_gzip[] = "gzip";
+
+/* The first bytes of a gzip file, decompressed, into head (cap bytes); how many (0 when
+ * they cannot be read). */
+static size_t gzip_head(const char* path, unsigned char* head, size_t cap) {
+    FILE* fp = SafeFile_fopen(path, NULL);
+    if (!fp) {
+        return 0;
+    }
+    int fd = dup(fileno(fp));
+    fclose(fp);
+    gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!gz) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return 0;
+    }
+    int got = gzread(gz, head, (unsigned)cap);
+    gzclose(gz);
+    return got > 0 ? (size_t)got : 0;
+}
 
 /* Non-CSV content recognised by its first bytes. NULL: try CSV. */
 static const char* sniff_other(const unsigned char* b, size_t n, const char** note) {
@@ -181,7 +204,7 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
         return sniffed_sqlite;
     }
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-        return sniffed_json; /* gzip: load_json.c looks inside */
+        return sniffed_gzip; /* read_file looks inside */
     }
     size_t i = 0;
     if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
@@ -261,6 +284,18 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
     int steps = n == 0 ? 0 : LoadSteps_sniff(f->path, head, n);
     int sform;
+    if (other == sniffed_gzip) { /* .json.gz to the JSON reader, .csv.gz to the CSV one */
+        unsigned char inner[512];
+        size_t m = gzip_head(f->path, inner, sizeof(inner));
+        const char* inside = m == 0 ? NULL : sniff_other(inner, m, &note);
+        if (inside == sniffed_sqlite || inside == sniffed_gzip) {
+            f->format = "skipped";
+            f->note = xstrdup("gzip file that holds no CSV or JSON trace");
+            return DCU_OK;
+        }
+        return m == 0 || inside == sniffed_json ? LoadJson_file(core, f, ferr)
+                                                : LoadCsv_file(core, f, ferr);
+    }
     if (steps > 0) {
         return LoadSteps_file(core, f, steps, ferr);
     } else if (other == sniffed_sqlite) {

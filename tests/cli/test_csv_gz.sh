@@ -1,0 +1,33 @@
+#!/bin/sh
+# test_csv_gz.sh - every CSV input may be .csv.gz (issue 24): each bundled CSV sample
+# (sample-traces/ and tests/data/real/), with every .csv gzipped in $TMP, gives the same
+# report as the plain files, byte for byte once the names are mapped back (.csv.gz -> .csv;
+# runs of blanks squeezed, since a longer name widens the Files column). Also: a .gz
+# holding binary is not loaded.
+. tests/cli/lib.sh
+D=$(cd "$(dirname "$DCUTOP")" && pwd)/$(basename "$DCUTOP")
+n=0
+for dir in sample-traces/* "$REAL"/*; do
+    [ -d "$dir" ] || continue
+    ls "$dir"/*.csv >/dev/null 2>&1 || continue
+    name=$(basename "$(dirname "$dir")")-$(basename "$dir")
+    mkdir -p "$TMP/plain/$name" "$TMP/gz/$name"
+    cp "$dir"/*.csv "$TMP/plain/$name/"
+    cp "$dir"/*.csv "$TMP/gz/$name/"
+    gzip -n "$TMP/gz/$name"/*.csv
+    (cd "$TMP/plain" && "$D" --report --width 400 "$name") | tr -s ' ' >"$TMP/plain.txt" 2>&1
+    (cd "$TMP/gz" && "$D" --report --width 400 "$name") | sed 's/\.csv\.gz/.csv/g' |
+        tr -s ' ' >"$TMP/gz.txt" 2>&1
+    if cmp -s "$TMP/plain.txt" "$TMP/gz.txt" && grep -q 'Hotspots\|Files' "$TMP/plain.txt"; then
+        ok "$name: .csv.gz gives the same report"
+    else
+        notok "$name: .csv.gz gives the same report"
+        diff "$TMP/plain.txt" "$TMP/gz.txt" | head -10 | sed 's/^/#   /'
+    fi
+    n=$((n + 1))
+done
+[ "$n" -ge 4 ] && ok "$n CSV samples compared" || notok "only $n CSV samples found"
+
+printf '\000\001\002binary' | gzip >"$TMP/bin.csv.gz"
+exits "a .gz holding binary loads nothing" 1 "$DCUTOP" --export files "$TMP/bin.csv.gz"
+check "... and says so" grep -q 'skipped' "$TMP/err"
