@@ -863,6 +863,9 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         " CASE"
         "  WHEN f.format = 'unreadable' THEN 'error: ' || coalesce(f.note, '')"
         "  WHEN f.rows_read = 0 THEN 'skipped: ' || coalesce(f.note, 'no rows')"
+        /* rows attached to another file's (counter_collection.csv: its note says where) */
+        "  WHEN f.note IS NOT NULL AND NOT EXISTS (SELECT 1 FROM source_layer l"
+        "   WHERE l.file_id = f.id) THEN 'used: ' || f.note"
         /* a PMC run beside a run that gives kernel times: its counters only (used_file) */
         "  WHEN EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id AND u.layer = 'counter')"
         "   AND NOT EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id"
