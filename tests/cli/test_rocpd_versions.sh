@@ -48,6 +48,16 @@ for i in range(3):
                "VALUES(?, 3289078373, 32432, 32432, ?, ?, ?, 1, 0, ?, 1, 1, ?)" % u,
                (g, t0 + 5000 * i, t0 + 5000 * i + 2000, s("MEMORY_COPY_HOST_TO_DEVICE"),
                 4096 << i, e))
+# allocations: 1 MiB at A, 2 MiB at B, free A, 4 MiB at C: 6 MiB live at the peak; a scratch
+# block (64 MiB) does not count in the device memory peak
+for i, (op, level, addr, size) in enumerate((("ALLOC", "REAL", 0xA000, 1 << 20),
+        ("ALLOC", "REAL", 0xB000, 2 << 20), ("FREE", "REAL", 0xA000, 0),
+        ("ALLOC", "SCRATCH", 0xD000, 64 << 20), ("ALLOC", "REAL", 0xC000, 4 << 20))):
+    e = event("MEMORY_ALLOCATION", 300 + i)
+    db.execute("INSERT INTO rocpd_memory_allocate%s(guid, nid, pid, tid, agent_id, type, level, "
+               "start, end, address, size, queue_id, stream_id, event_id) "
+               "VALUES(?, 3289078373, 32432, 32432, 1, ?, ?, ?, ?, ?, ?, 1, 1, ?)" % u,
+               (g, op, level, t0 + 100 * i, t0 + 100 * i + 10, addr, size, e))
 for p, name in ((1, "SQ_WAVES"), (2, "GRBM_GUI_ACTIVE")):
     db.execute("INSERT INTO rocpd_info_pmc%s(id, guid, nid, pid, agent_id, name, symbol) "
                "VALUES(?, ?, 3289078373, 32432, 1, ?, ?)" % u, (p, g, name, name))
@@ -98,6 +108,22 @@ same "schema 3: 6 PMC values (3 dispatches x 2 counters)" 6 "$(grep -c 'SQ_WAVES
 check "schema 4.1.0: the same PMC values" cmp -s "$TMP/p3.txt" "$TMP/p4.txt"
 same "the file is marked as a PMC run" 1 \
     "$("$DCUTOP" --sql "SELECT pmc FROM files" "$V4" | sed -n 3p | tr -d ' ')"
+
+# memory allocations: the peak of live device memory, in the report
+for v in 3 4; do
+    eval db=\$V$v
+    "$DCUTOP" --report "$db" 2>/dev/null | grep '^Device memory' >"$TMP/mem.$v"
+done
+same "schema 3: device memory peak and allocations" \
+    "Device memory 6.0 MiB live at the peak, 4 allocations" "$(cat "$TMP/mem.3")"
+same "schema 4.1.0: the same (agent and pid through the track)" "$(cat "$TMP/mem.3")" \
+    "$(cat "$TMP/mem.4")"
+printf ':dump summary\n' >"$TMP/summary.keys"
+check "the Summary screen has the memory row" sh -c '"$1" --headless --size 110x70 --keys "$2" "$3" |
+    grep -q "Memory  *6.0 MiB live at the peak, 4 allocations"' sh "$DCUTOP" "$TMP/summary.keys" "$V4"
+same "4.1.0: every allocation with its agent and pid" "5" \
+    "$(sqlite3 "$V4" "SELECT count(*) FROM memory_allocations WHERE agent_absolute_index = 1 AND
+        pid = 32432")"
 
 # an unknown version whose kernels view keeps only a track: pid and agent come through
 # rocpd_track, and the columns it could not map are said

@@ -61,7 +61,13 @@ def main():
         sel = [c for c in moved if c in have]
         by_id = {r[0]: dict(zip(sel, r[1:])) for r in
                  old.execute("SELECT id, %s FROM %s" % (", ".join(sel), t))}
-        copy(old, new, t, lambda d: {"track_id": track(by_id[d["id"]])})
+        if "name_id" in cols(new, t) and "name_id" not in have:
+            # 4.1.0 names allocations (3.x did not): the category of their event
+            cats = dict(old.execute("SELECT id, category_id FROM rocpd_event"))
+            copy(old, new, t, lambda d: {"track_id": track(by_id[d["id"]]),
+                                         "name_id": cats.get(d["event_id"])})
+        else:
+            copy(old, new, t, lambda d: {"track_id": track(by_id[d["id"]])})
     new.commit()
 
 

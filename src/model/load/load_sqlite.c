@@ -1607,6 +1607,117 @@ static void rocpd_pmc(Src* s, const I64Map* ids) {
     }
 }
 
+enum { A_OP, A_LEVEL, A_PID, A_AGENT, A_ADDR, A_SIZE, A_START, A_END, A_COUNT };
+
+static const RocpdField alloc_fields[A_COUNT] = {
+    {"type", "type", 1, 0},
+    {"level", "level", 1, 0},
+    {"pid", "pid|@track.pid", 0, 0},
+    {"agent", "agent_abs_index|agent_absolute_index|@trackagent", 0, 0},
+    {"address", "address", 0, 0},
+    {"size", "size", 0, 1},
+    {"start", "start", 0, 1},
+    {"end", "end", 0, 0},
+};
+
+/* Live bytes of one memory level while the allocations are read in time order: address ->
+ * size of the block allocated there (I64Map values index sizes[], 0 once freed). */
+typedef struct Live_ {
+    I64Map* at;
+    int64_t* sizes;
+    size_t n;
+    int64_t bytes;
+} Live;
+
+/* Applies one operation; returns the level's live bytes after it. */
+static int64_t live_apply(Live* l, int is_free, int64_t addr, int64_t size) {
+    int64_t k = addr != LOAD_NULL ? I64Map_get(l->at, addr) : 0;
+    if (k > 0 && l->sizes[k - 1] > 0) { /* a block at this address: freed or replaced */
+        l->bytes -= l->sizes[k - 1];
+        l->sizes[k - 1] = 0;
+    } else if (is_free && size != LOAD_NULL && size > 0 && size <= l->bytes) {
+        l->bytes -= size; /* a free of a block allocated before the trace started */
+    }
+    if (!is_free && size != LOAD_NULL && size > 0 && size < LOAD_MAX_AMOUNT) {
+        l->bytes += size;
+        if (addr != LOAD_NULL) {
+            if (k <= 0) {
+                l->sizes = xrealloc(l->sizes, sizeof(int64_t) * (l->n + 1));
+                k = (int64_t)++l->n;
+                I64Map_put(l->at, addr, k);
+            }
+            l->sizes[k - 1] = size;
+        }
+    }
+    return l->bytes;
+}
+
+/* The memory_allocations view: each operation, with the bytes live at its level after it
+ * (the Summary's peak). */
+static void rocpd_allocs(Src* s) {
+    Tab t = {0};
+    RocpdView v;
+    sqlite3_stmt* ins = NULL;
+    Live live[3] = {{0}}; /* REAL (or unnamed), VIRTUAL, SCRATCH */
+    if (rocpd_open(&v, s, "memory_allocations", &t, alloc_fields, A_COUNT, 0) &&
+        sqlite3_prepare_v2(TraceDb_handle(s->core->db),
+                           "INSERT INTO mem_alloc(file_id, pid, agent, op, level, address, bytes,"
+                           " start_ns, end_ns, live_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                           " ?9, ?10)", -1, &ins, NULL) == SQLITE_OK) {
+        for (int i = 0; i < 3; i++) {
+            live[i].at = I64Map_new();
+        }
+        while (tab_next(&t)) {
+            size_t ol, ll;
+            const char* op = get_text(&t, A_OP, &ol);
+            const char* level = get_text(&t, A_LEVEL, &ll);
+            int64_t x[A_COUNT];
+            int ok = 1;
+            for (int i = A_PID; ok && i < A_COUNT; i++) {
+                ok = get_int(&t, i, &x[i]);
+            }
+            if (!ok) {
+                continue;
+            }
+            int lv = ll >= 7 && strncasecmp(level, "VIRTUAL", 7) == 0   ? 1
+                     : ll >= 7 && strncasecmp(level, "SCRATCH", 7) == 0 ? 2
+                                                                        : 0;
+            int is_free = ol >= 4 && (strncasecmp(op, "FREE", 4) == 0 ||
+                                      strncasecmp(op, "RECLAIM", 7) == 0);
+            int64_t now = live_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
+            sqlite3_bind_int64(ins, 1, s->f->id);
+            const int64_t iv[] = {x[A_PID], x[A_AGENT]};
+            for (int i = 0; i < 2; i++) {
+                if (iv[i] != LOAD_NULL) {
+                    sqlite3_bind_int64(ins, 2 + i, iv[i]);
+                }
+            }
+            sqlite3_bind_text(ins, 4, Names_sanitize(op, ol), -1, free);
+            sqlite3_bind_text(ins, 5, Names_sanitize(level, ll), -1, free);
+            const int64_t nv[] = {x[A_ADDR], x[A_SIZE], x[A_START], x[A_END], now};
+            for (int i = 0; i < 5; i++) {
+                if (nv[i] != LOAD_NULL) {
+                    sqlite3_bind_int64(ins, 6 + i, nv[i]);
+                }
+            }
+            if (sqlite3_step(ins) == SQLITE_DONE) {
+                s->f->rows++;
+            }
+            sqlite3_reset(ins);
+            sqlite3_clear_bindings(ins);
+        }
+    }
+    if (t.st) {
+        tab_close(&t);
+    }
+    sqlite3_finalize(ins);
+    for (int i = 0; i < 3; i++) {
+        I64Map_delete(live[i].at);
+        free(live[i].sizes);
+    }
+    view_done(&v);
+}
+
 /* The rocpd_info_agent view: the devices. */
 static void rocpd_agents(Src* s) {
     Tab t;
@@ -1662,6 +1773,7 @@ static void load_rocpd(Src* s) {
     I64Map_delete(ids);
     rocpd_regions(s);
     rocpd_copies(s);
+    rocpd_allocs(s);
     rocpd_agents(s);
 }
 
