@@ -38,6 +38,8 @@ typedef struct Totals_ {
     int64_t var_kernels;   /* kernels that have a figure; 0: variability is n/a */
     int64_t var_base_ns;   /* device kernel time of those kernels */
     int64_t outliers;      /* dispatches with |z| > 3 */
+    int64_t mem_allocs;    /* memory allocations (rocpd memory_allocations), 0: none loaded */
+    int64_t mem_peak_bytes; /* the most bytes live at once (level REAL) in any one file */
 } Totals;
 
 /* Names of views, for --export and --view: "files", "hotspots", ... */

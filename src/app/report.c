@@ -454,6 +454,11 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
                      " calls (host layer: never added to kernel time)\n",
                 a, t->api_calls);
     }
+    if (t->mem_allocs > 0) {
+        Format_bytes(a, sizeof(a), t->mem_peak_bytes);
+        fprintf(out, "Device memory %s live at the peak, %" PRId64 " allocations\n", a,
+                t->mem_allocs);
+    }
     if (t->pmc) {
         fputs("WARNING: kernel times come from a PMC (counter) run; instrumented timings are "
               "not performance (a 0.0185 ms kernel measured 1.48 ms).\n",

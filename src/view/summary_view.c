@@ -313,6 +313,11 @@ static void host(Doc* d, const SummaryData* s) {
         Doc_field(d, LW, "Copies", STYLE_NUMBER, "%s in %" PRId64 " copies", a, t->copy_calls);
         Doc_link(d, DOC_LINK_SCREEN, "copies");
     }
+    if (t->mem_allocs > 0) {
+        Format_bytes(a, sizeof(a), t->mem_peak_bytes);
+        Doc_field(d, LW, "Memory", STYLE_NUMBER, "%s live at the peak, %" PRId64 " allocations",
+                  a, t->mem_allocs);
+    }
 }
 
 /* The largest gaps, each a link to the gap (until the Trace screen: its next kernel). */

@@ -265,12 +265,12 @@ awk -F'"' 'FNR > 1 { split($3, f, ","); print $2 "\t" f[6] "\t" f[7] }' "$V3/hip
 csvq "$TMP/vsapi.csv" 'select name, min_ns, max_ns from t' | LC_ALL=C sort >"$TMP/vsm.act"
 same_text "rocprofv3 hip_api_stats.csv alone: MinNs,MaxNs kept" "$(cat "$TMP/vsm.exp")" "$(cat "$TMP/vsm.act")"
 dexp vf files "$V3" || notok "rocprofv3: --export files exits 0"
-check_file rocprofv3 "$TMP/vf.csv" kernel_trace.csv 'rocprofv3.*kernel trace' kernel "$(rows_of "$V3/kernel_trace.csv")" '^used$'
+check_file rocprofv3 "$TMP/vf.csv" kernel_trace.csv 'rocprofv3.*kernel trace' kernel "$(rows_of "$V3/kernel_trace.csv")" '^used [(]PMC counters[)]$'
 check_file rocprofv3 "$TMP/vf.csv" hip_runtime_trace.csv 'rocprofv3.*api' api "$(rows_of "$V3/hip_runtime_trace.csv")" '^used$'
 check_file rocprofv3 "$TMP/vf.csv" hip_compile_trace.csv 'rocprofv3.*api' api "$(rows_of "$V3/hip_compile_trace.csv")" '^used$'
 check_file rocprofv3 "$TMP/vf.csv" hsa_api_trace.csv 'rocprofv3.*api' api "$(rows_of "$V3/hsa_api_trace.csv")" '^used$'
 check_file rocprofv3 "$TMP/vf.csv" hip_api_stats.csv 'rocprofv3.*api.*stats' api "$(rows_of "$V3/hip_api_stats.csv")" '^superseded by '
 check_file rocprofv3 "$TMP/vf.csv" marker_api_trace.csv 'rocprofv3.*marker' range "$(rows_of "$V3/marker_api_trace.csv")" '^used$'
 check_file rocprofv3 "$TMP/vf.csv" memory_copy_trace.csv 'rocprofv3.*copy' copy "$(rows_of "$V3/memory_copy_trace.csv")" '^used$'
-check_file rocprofv3 "$TMP/vf.csv" counter_collection.csv 'counter' '' '' '^skipped'
-check_file rocprofv3 "$TMP/vf.csv" kernel_names.csv 'counter' '' '' '^skipped'
+check_file rocprofv3 "$TMP/vf.csv" counter_collection.csv 'counter' '' 7 '^used: 7 of 7 counter values'
+check_file rocprofv3 "$TMP/vf.csv" kernel_names.csv 'counter' '' 4 '^used: 0 of 4 counter values'

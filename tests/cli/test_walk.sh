@@ -131,7 +131,7 @@ same "a hard link is listed as the same file" "skipped: same file as run1/kernel
     "$(files_col "$LK" status run1/zz_hardlink_trace.csv)"
 same "a file symlink is listed as the same file" "skipped: same file as run1/kernel_trace.csv" \
     "$(files_col "$LK" status run1/alias.csv)"
-same "the real file is the one loaded" "used" "$(files_col "$LK" status run1/kernel_trace.csv)"
+same "the real file is the one loaded" "used (PMC counters)" "$(files_col "$LK" status run1/kernel_trace.csv)"
 # a link leading out of the folder is followed, once
 mkdir -p "$TMP/outside" "$TMP/viaout"
 cp "$V3"/*.csv "$TMP/outside/"
@@ -140,7 +140,7 @@ ln -s ../outside "$TMP/viaout/b"
 mv "$PL/run1" "$PL/a"   # the same names as through the link "a"
 REF=$(figures "$PL")
 figsame "a folder outside reached by two links: loaded once" "$(figures "$TMP/viaout")"
-same "... through the first link" "used" "$(files_col "$TMP/viaout" status a/kernel_trace.csv)"
+same "... through the first link" "used (PMC counters)" "$(files_col "$TMP/viaout" status a/kernel_trace.csv)"
 same "... the second listed" "skipped: same folder as a" "$(files_col "$TMP/viaout" status b)"
 
 # ------------------------------------------------------------ 3. depth

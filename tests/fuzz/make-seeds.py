@@ -181,6 +181,21 @@ for src, tag in ((f"{REAL}/kokkos-rocprof-v1-hiptrace-rocm4/results.db", "rocpro
         put("sqlite", tag, small_db(src, 8))
     except (OSError, sqlite3.Error) as e:
         print("skip", src, e, file=sys.stderr)
+# rocpd 4.1.0 (track_id, renamed columns): the rocpd sample migrated by tests/tools/rocpd3to4.py
+def rocpd4_db():
+    import subprocess
+    fd, path = tempfile.mkstemp(suffix=".db")
+    os.close(fd)
+    os.unlink(path)
+    subprocess.run([sys.executable, "tests/tools/rocpd3to4.py",
+                    f"{REAL}/llamacpp-rocprofv3-rocpd/32432_results.db",
+                    "tests/data/rocpd-4.1.0/schema.sql", path], check=True)
+    data = small_db(path, 8)
+    os.unlink(path)
+    return data
+
+
+put("sqlite", "rocpd-4.1.0", rocpd4_db())
 hp = sqlite3.connect(":memory:")
 fd, path = tempfile.mkstemp(suffix=".db")
 os.close(fd)

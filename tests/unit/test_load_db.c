@@ -270,15 +270,15 @@ static void rocpd_views_and_version(void** state) {
     assert_int_equal(TestUtil_int(db, "SELECT bytes FROM copy WHERE dst_agent = 1"), 1048576);
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM load_message"), 0);
     TraceDb_delete(db);
-    /* an unknown schema_version still reads the views, with a message */
+    /* an unknown schema_version (3 and 4 are known) still reads the views, with a message */
     sqlite3* h = NULL;
     assert_int_equal(sqlite3_open(p, &h), SQLITE_OK);
-    sqlite3_exec(h, "UPDATE rocpd_metadata SET value = '4.1.0'", NULL, NULL, NULL);
+    sqlite3_exec(h, "UPDATE rocpd_metadata SET value = '5.0.0'", NULL, NULL, NULL);
     sqlite3_close(h);
     db = TestUtil_load(p, &s);
     assert_int_equal(s, DCU_OK);
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM load_message WHERE message LIKE"
-                                      " '%schema_version 4.1.0%'"),
+                                      " '%schema_version 5.0.0%'"),
                      1);
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 2);
     TraceDb_delete(db);

@@ -251,7 +251,12 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         " (SELECT CAST(total(var_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(var_ns) FROM kernel_summary),"
         " (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary WHERE var_ns IS NOT NULL),"
-        " (SELECT CAST(total(outliers) AS INTEGER) FROM kernel_summary)",
+        " (SELECT CAST(total(outliers) AS INTEGER) FROM kernel_summary),"
+        " (SELECT count(*) FROM mem_alloc m JOIN source_file f ON f.id = m.file_id"
+        "    WHERE f.run_id IN (SELECT run_id FROM run_scope) AND m.op LIKE 'ALLOC%'),"
+        " (SELECT coalesce(max(m.live_bytes), 0) FROM mem_alloc m JOIN source_file f"
+        "    ON f.id = m.file_id WHERE f.run_id IN (SELECT run_id FROM run_scope)"
+        "    AND coalesce(m.level, '') NOT IN ('VIRTUAL', 'SCRATCH'))",
         &st, err);
     if (s != DCU_OK) {
         return s;
@@ -274,6 +279,8 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         t->var_kernels = sqlite3_column_int64(st, 14);
         t->var_base_ns = sqlite3_column_int64(st, 15);
         t->outliers = sqlite3_column_int64(st, 16);
+        t->mem_allocs = sqlite3_column_int64(st, 17);
+        t->mem_peak_bytes = sqlite3_column_int64(st, 18);
     } else {
         s = step_error(db, err);
     }
@@ -863,6 +870,9 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         " CASE"
         "  WHEN f.format = 'unreadable' THEN 'error: ' || coalesce(f.note, '')"
         "  WHEN f.rows_read = 0 THEN 'skipped: ' || coalesce(f.note, 'no rows')"
+        /* rows attached to another file's (counter_collection.csv: its note says where) */
+        "  WHEN f.note IS NOT NULL AND NOT EXISTS (SELECT 1 FROM source_layer l"
+        "   WHERE l.file_id = f.id) THEN 'used: ' || f.note"
         /* a PMC run beside a run that gives kernel times: its counters only (used_file) */
         "  WHEN EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id AND u.layer = 'counter')"
         "   AND NOT EXISTS (SELECT 1 FROM used_file u WHERE u.file_id = f.id"

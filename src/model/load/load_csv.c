@@ -89,7 +89,8 @@ typedef enum {
     K_COPY,      /* one memory copy per row */
     K_HCC_OPS,   /* rocprofv2 HIP activity: kernels and copies */
     K_AGENT,
-    K_COMPUTE    /* rocprof-compute roofline.csv / sysinfo.csv (load_compute.c) */
+    K_COMPUTE,   /* rocprof-compute roofline.csv / sysinfo.csv (load_compute.c) */
+    K_COUNTER    /* rocprofv3 counter_collection.csv: one row per dispatch and counter */
 } Kind;
 
 typedef enum { STATS_GUESS, STATS_KERNEL, STATS_API, STATS_COPY } StatsKind;
@@ -112,6 +113,7 @@ typedef struct Ctx_ {
     char* joined;            /* scratch for names re-joined from split fields */
     size_t joined_cap;
     ComputeCsv* compute;     /* K_COMPUTE: load_compute.c's state (owned) */
+    sqlite3_stmt* stage;     /* K_COUNTER: INSERT into temp.counter_stage */
 } Ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -732,6 +734,101 @@ static void row_agent(Ctx* c, const Row* row) {
     }
 }
 
+/* ---- counter_collection.csv ------------------------------------------------------- */
+
+/* rocprofv3's counter_collection.csv holds one row per dispatch and counter, without times:
+ * its values are staged in temp.counter_stage and attached, once every file is read and runs
+ * are known, to the dispatch of the same run's kernel trace with the same Dispatch_Id and
+ * kernel name (LoadCsv_linkCounters): one row per dispatch in the PMC layer. */
+static const char stage_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS counter_stage(file_id INTEGER, seq INTEGER, kernel TEXT,"
+    " name TEXT, value REAL)";
+
+static int counter_open(Ctx* c) {
+    sqlite3* db = TraceDb_handle(c->core->db);
+    if (sqlite3_exec(db, stage_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO temp.counter_stage VALUES(?1, ?2, ?3, ?4, ?5)", -1,
+                           &c->stage, NULL) != SQLITE_OK) {
+        c->f->note = xasprintf("counter values not staged: %s", sqlite3_errmsg(db));
+        return 0;
+    }
+    c->f->pmc = 1;
+    return 1;
+}
+
+static void row_counter(Ctx* c, const Row* row) {
+    int64_t seq;
+    size_t kn, cn, vn;
+    if (!get_req(c, row, F_INDEX, &seq)) {
+        return;
+    }
+    const char* k = text_of(c, row, F_KERNEL_NAME, &kn);
+    trim(&k, &kn);
+    const char* cname = text_of(c, row, F_COUNTER_NAME, &cn);
+    trim(&cname, &cn);
+    const char* v = text_of(c, row, F_COUNTER_VALUE, &vn);
+    trim(&v, &vn);
+    char num[64];
+    char* e = NULL;
+    double val = 0;
+    if (vn > 0 && vn < sizeof(num)) {
+        memcpy(num, v, vn);
+        num[vn] = '\0';
+        errno = 0;
+        val = strtod(num, &e);
+    }
+    if (cn == 0 || !e || e == num || *e != '\0' || errno != 0 || !isfinite(val)) {
+        char* shown = Names_sanitize(v, vn > 40 ? 40 : vn);
+        Load_reject(c->core, c->f, row->r->line, "counter value not a number '%s'", shown);
+        free(shown);
+        return;
+    }
+    sqlite3_bind_int64(c->stage, 1, c->f->id);
+    sqlite3_bind_int64(c->stage, 2, seq);
+    sqlite3_bind_text(c->stage, 3, Names_normalize(k, kn), -1, free);
+    sqlite3_bind_text(c->stage, 4, Names_sanitize(cname, cn), -1, free);
+    sqlite3_bind_double(c->stage, 5, val);
+    if (step(c, c->stage)) {
+        c->f->rows++;
+    }
+    sqlite3_clear_bindings(c->stage);
+}
+
+static const char link_sql[] =
+    "CREATE TEMP TABLE counter_link AS SELECT s.rowid AS sid, min(d.id) AS did\n"
+    "  FROM temp.counter_stage s JOIN source_file sf ON sf.id = s.file_id\n"
+    "  JOIN source_file df ON df.run_id = sf.run_id AND df.id <> sf.id\n"
+    "  JOIN dispatch d ON d.file_id = df.id AND d.seq = s.seq\n"
+    "  JOIN kernel k ON k.id = d.kernel_id AND k.name = s.kernel\n"
+    "  GROUP BY s.rowid;\n"
+    "INSERT INTO dispatch_counter(dispatch_id, name, value)\n"
+    "  SELECT l.did, s.name, s.value FROM temp.counter_link l\n"
+    "  JOIN temp.counter_stage s ON s.rowid = l.sid ORDER BY l.did, s.rowid;\n"
+    /* the kernel trace now carries counters: its run is a PMC run (times distorted) */
+    "UPDATE source_file SET pmc = 1 WHERE id IN (SELECT DISTINCT d.file_id\n"
+    "  FROM temp.counter_link l JOIN dispatch d ON d.id = l.did);\n"
+    "UPDATE source_file SET note = (SELECT count(l.sid) || ' of ' || count(*)\n"
+    "    || ' counter values attached to the dispatches of the kernel trace of the same run'\n"
+    "    || CASE WHEN count(l.sid) < count(*) THEN ' (the others name a Dispatch_Id and kernel'\n"
+    "       || ' that no kernel trace of the run holds: not kept)' ELSE '' END\n"
+    "    FROM temp.counter_stage s LEFT JOIN temp.counter_link l ON l.sid = s.rowid\n"
+    "    WHERE s.file_id = source_file.id)\n"
+    "  WHERE id IN (SELECT file_id FROM temp.counter_stage);\n"
+    "DROP TABLE temp.counter_link;\n"
+    "DROP TABLE temp.counter_stage;\n";
+
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err) {
+    sqlite3* db = TraceDb_handle(core->db);
+    sqlite3_stmt* st = NULL;
+    int staged = sqlite3_prepare_v2(db, "SELECT 1 FROM temp.counter_stage LIMIT 1", -1, &st,
+                                    NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    if (!staged) {
+        return DCU_OK; /* no counter_collection.csv was read */
+    }
+    return TraceDb_exec(core->db, link_sql, err);
+}
+
 /* ---- header recognition ---------------------------------------------------------- */
 
 static const char* stats_format(Ctx* c, int dcutop_export) {
@@ -818,10 +915,8 @@ static int on_header(Ctx* c, const CsvRow* r) {
         c->kind = K_STATS;
         fmt = stats_format(c, dcutop_export);
     } else if (has(c, F_COUNTER_NAME) && has(c, F_COUNTER_VALUE)) {
-        c->kind = K_SKIP;
         fmt = "rocprofv3 counter collection";
-        c->f->note = xstrdup("PMC counter values per dispatch; kernel times come from the "
-                             "kernel trace (PMC runs distort timings)");
+        c->kind = counter_open(c) ? K_COUNTER : K_SKIP;
     } else if (has(c, F_KERNEL_NAME) && has(c, F_INDEX) && c->where[F_KIND] < 0 &&
                has(c, F_START) == has(c, F_END) && c->where[F_OPERATION] < 0) {
         c->kind = K_DISPATCH;
@@ -990,6 +1085,9 @@ static int on_row(const CsvRow* r, void* data) {
     case K_COMPUTE:
         LoadCompute_row(c->compute, r);
         break;
+    case K_COUNTER:
+        row_counter(c, &row);
+        break;
     default:
         return 1;
     }
@@ -1030,6 +1128,7 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     free(c.counter_cols);
     free(c.joined);
     LoadCompute_end(c.compute);
+    sqlite3_finalize(c.stage);
     free(base);
     return s;
 }

@@ -141,5 +141,8 @@ DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err);
 /* Reads a CSV trace file. Sets f->format ("skipped" + f->note when not a known format).
  * Returns DCU_ERR_IO only when the file cannot be read. */
 DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err);
+/* After runs are assigned: attaches the staged values of counter_collection.csv files to the
+ * dispatches of their run's kernel trace (dispatch_counter), by Dispatch_Id and kernel name. */
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err);
 
 #endif

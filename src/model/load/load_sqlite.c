@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "dcutop/csv_reader.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
@@ -1158,74 +1159,330 @@ static void load_hipprof(Src* s) {
 
 /* ---- rocpd (rocprofv3) -------------------------------------------------------------------- */
 
+/* The domain of a region by its category (3.x upper case, 4.x lower case). */
 static const char* region_domain(const char* cat, int* is_marker) {
     *is_marker = 0;
     if (!cat) {
         return "HIP";
     }
-    if (strncmp(cat, "MARKER", 6) == 0 || strncmp(cat, "ROCTX", 5) == 0) {
+    if (strncasecmp(cat, "MARKER", 6) == 0 || strncasecmp(cat, "ROCTX", 5) == 0) {
         *is_marker = 1;
         return "MARKER";
     }
-    if (strncmp(cat, "HIP_COMPILER", 12) == 0) {
+    if (strncasecmp(cat, "HIP_COMPILER", 12) == 0) {
         return "HIP_COMPILER";
     }
-    if (strncmp(cat, "HIP", 3) == 0) {
+    if (strncasecmp(cat, "HIP", 3) == 0) {
         return "HIP";
     }
-    if (strncmp(cat, "HSA", 3) == 0) {
+    if (strncasecmp(cat, "HSA", 3) == 0) {
         return "HSA";
     }
-    if (strncmp(cat, "RCCL", 4) == 0) {
+    if (strncasecmp(cat, "RCCL", 4) == 0) {
         return "RCCL";
     }
     return "OTHER";
 }
 
-/* The kernels view: one row per dispatch. */
-static void rocpd_kernels(Src* s) {
+/* rocpd's views changed names between schema versions (3.x agent_abs_index, corr_id,
+ * lds_size, vgpr_count; the 4.x line agent_absolute_index, correlation_id, lds_block_size,
+ * arch_vgpr_count, and pid/tid/agent/queue/stream behind a track_id). The loader reads the
+ * columns a view has (pragma_table_info) and maps each of dcutop's fields through a list of
+ * alternatives, first present wins:
+ *   "a|b"         column a, else column b;
+ *   "x*y*z"       the product of the columns (all present);
+ *   "@track.c"    column c of the rocpd_track row of the view's track_id;
+ *   "@agent.c"    rocpd_info_agent's absolute_index for the view's agent id column c;
+ *   "@trackagent" the same for the agent of the view's track.
+ * A field no alternative maps is read as NULL and said in one message per view; a view that
+ * lacks a required field is not read. */
+typedef struct RocpdField_ {
+    const char* field;   /* dcutop's name, for messages */
+    const char* alts;
+    int text;            /* 1: a name, cut to LOAD_MAX_NAME_BYTES in the query */
+    int required;        /* 1: the view is not read without it */
+} RocpdField;
+
+typedef struct Cols_ {
+    char** name;
+    int n;
+} Cols;
+
+static void cols_free(Cols* c) {
+    for (int i = 0; i < c->n; i++) {
+        free(c->name[i]);
+    }
+    free(c->name);
+    c->name = NULL;
+    c->n = 0;
+}
+
+/* The columns of a table or view (empty when it has none or cannot be compiled). */
+static void cols_read(Src* s, const char* view, Cols* c) {
+    memset(c, 0, sizeof(*c));
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return;
+    }
+    sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW && c->n < 4096) {
+        const char* n = (const char*)sqlite3_column_text(st, 0);
+        if (n) {
+            c->name = xrealloc(c->name, sizeof(char*) * (size_t)(c->n + 1));
+            c->name[c->n++] = xstrdup(n);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+static int cols_has(const Cols* c, const char* name, size_t n) {
+    for (int i = 0; i < c->n; i++) {
+        if (strlen(c->name[i]) == n && strncasecmp(c->name[i], name, n) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct RocpdView_ {
+    Src* s;
+    const char* view;
+    Cols cols;    /* the view's */
+    Cols track;   /* rocpd_track's (empty when the database has none) */
+    int agents;   /* 1: rocpd_info_agent has absolute_index */
+} RocpdView;
+
+/* n bytes at s as a string in buf (alias names are short). */
+static const char* part(char* buf, size_t bn, const char* s, size_t n) {
+    snprintf(buf, bn, "%.*s", (int)n, s);
+    return buf;
+}
+
+/* Appends the SQL of one alternative (n bytes at alt); 0 when the view cannot give it. */
+static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q) {
+    char b[64];
+    static const char agent_q[] = "(SELECT \"absolute_index\" FROM \"rocpd_info_agent\" "
+                                  "WHERE \"id\" = ";
+    if (n > 7 && strncmp(alt, "@track.", 7) == 0) {
+        if (!cols_has(&v->cols, "track_id", 8) || !cols_has(&v->track, alt + 7, n - 7)) {
+            return 0;
+        }
+        sqlite3_str_appendf(q, "(SELECT \"%w\" FROM \"rocpd_track\" WHERE \"id\" = "
+                               "dcutop_v.\"track_id\")", part(b, sizeof(b), alt + 7, n - 7));
+        return 1;
+    }
+    if (n > 7 && strncmp(alt, "@agent.", 7) == 0) {
+        if (!v->agents || !cols_has(&v->cols, alt + 7, n - 7)) {
+            return 0;
+        }
+        sqlite3_str_appendf(q, "%sdcutop_v.\"%w\")", agent_q, part(b, sizeof(b), alt + 7, n - 7));
+        return 1;
+    }
+    if (n == 11 && strncmp(alt, "@trackagent", 11) == 0) {
+        if (!v->agents || !cols_has(&v->cols, "track_id", 8) ||
+            !cols_has(&v->track, "agent_id", 8)) {
+            return 0;
+        }
+        sqlite3_str_appendf(q, "%s(SELECT \"agent_id\" FROM \"rocpd_track\" WHERE \"id\" = "
+                               "dcutop_v.\"track_id\"))", agent_q);
+        return 1;
+    }
+    /* a column or a product of columns: every part present */
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && alt[j] != '*') {
+            j++;
+        }
+        if (!cols_has(&v->cols, alt + i, j - i)) {
+            return 0;
+        }
+        i = j + 1;
+    }
+    sqlite3_str_appendchar(q, 1, '(');
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && alt[j] != '*') {
+            j++;
+        }
+        sqlite3_str_appendf(q, "%sdcutop_v.\"%w\"", i ? " * " : "",
+                            part(b, sizeof(b), alt + i, j - i));
+        i = j + 1;
+    }
+    sqlite3_str_appendchar(q, 1, ')');
+    return 1;
+}
+
+static void view_done(RocpdView* v) {
+    cols_free(&v->cols);
+    cols_free(&v->track);
+}
+
+/* The SQL of the first alternative of alts that v can give, or NULL (sqlite3_free it). */
+static char* field_sql(const RocpdView* v, const char* alts) {
+    for (const char* a = alts; *a;) {
+        size_t n = strcspn(a, "|");
+        sqlite3_str* e = sqlite3_str_new(v->s->db);
+        int got = alt_sql(v, a, n, e);
+        char* sql = sqlite3_str_finish(e);
+        if (got && sql) {
+            return sql;
+        }
+        sqlite3_free(sql);
+        a += n;
+        if (*a == '|') {
+            a++;
+        }
+    }
+    return NULL;
+}
+
+/* Opens view for the fields (column i of a row is fields[i]); 0 when the database has no such
+ * view or it lacks a required field. Unmapped fields are said in a message unless quiet. */
+static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const RocpdField* fields,
+                      int nf, int quiet) {
+    memset(v, 0, sizeof(*v));
+    v->s = s;
+    v->view = view;
+    if (!has_view(s, view)) {
+        return 0;
+    }
+    cols_read(s, view, &v->cols);
+    if (has_view(s, "rocpd_track")) {
+        cols_read(s, "rocpd_track", &v->track);
+    }
+    if (has_view(s, "rocpd_info_agent")) {
+        Cols ag;
+        cols_read(s, "rocpd_info_agent", &ag);
+        v->agents = cols_has(&ag, "absolute_index", 14);
+        cols_free(&ag);
+    }
+    sqlite3_str* q = sqlite3_str_new(s->db);
+    sqlite3_str* cut = sqlite3_str_new(s->db);
+    sqlite3_str* miss = sqlite3_str_new(s->db);
+    char* order = NULL;
+    int ok = 1;
+    sqlite3_str_appendall(q, "SELECT ");
+    for (int i = 0; i < nf; i++) {
+        char* e = field_sql(v, fields[i].alts);
+        if (!e) {
+            sqlite3_str_appendf(miss, "%s%s (%s)", sqlite3_str_length(miss) ? ", " : "",
+                                fields[i].field, fields[i].alts);
+            ok = ok && !fields[i].required;
+            sqlite3_str_appendall(q, "NULL");
+        } else if (fields[i].text) {
+            sqlite3_str_appendf(q, "substr(%s, 1, ?1)", e);
+            sqlite3_str_appendf(cut, "%slength(%s) > ?1", sqlite3_str_length(cut) ? " OR " : "",
+                                e);
+        } else {
+            sqlite3_str_appendall(q, e);
+        }
+        if (e && strcmp(fields[i].field, "start") == 0) {
+            order = xstrdup(e);
+        }
+        sqlite3_free(e);
+        sqlite3_str_appendall(q, ", ");
+    }
+    char* cuts = sqlite3_str_finish(cut);
+    sqlite3_str_appendf(q, "(%s) AS dcutop_cut FROM \"%w\" AS dcutop_v", cuts && *cuts ? cuts : "0",
+                        view);
+    if (order) {
+        sqlite3_str_appendf(q, " ORDER BY %s", order);
+    }
+    sqlite3_free(cuts);
+    free(order);
+    char* sql = sqlite3_str_finish(q);
+    char* missing = sqlite3_str_finish(miss);
+    if (missing && *missing && (!quiet || ok)) {
+        Load_message(s->core, s->f, "rocpd view %s: no column for %s: %s", view, missing,
+                     ok ? "read without them" : "not read");
+    }
+    sqlite3_free(missing);
+    int opened = ok && sql && tab_open(s, t, view, sql) == DCU_OK;
+    sqlite3_free(sql);
+    return opened;
+}
+
+enum { K_NAME, K_SEQ, K_GPU, K_QUEUE, K_STREAM, K_PID, K_TID, K_CORR, K_START, K_END, K_GRID,
+       K_WG, K_LDS, K_SCRATCH, K_VGPR, K_SGPR, K_COUNT };
+
+static const RocpdField kernel_fields[K_COUNT] = {
+    {"name", "name|kernel_name|display_name", 1, 1},
+    {"dispatch_id", "dispatch_id", 0, 0},
+    {"agent", "agent_abs_index|agent_absolute_index|@agent.agent_id|@trackagent", 0, 0},
+    {"queue", "queue_id|@track.queue_id", 0, 0},
+    {"stream", "stream_id|@track.stream_id", 0, 0},
+    {"pid", "pid|@track.pid", 0, 0},
+    {"tid", "tid|@track.tid", 0, 0},
+    {"correlation_id", "corr_id|correlation_id", 0, 0},
+    {"start", "start", 0, 1},
+    {"end", "end", 0, 1},
+    /* grid_x..z count work-items in 3.x and 4.x; 4.x's grid_size_x..z count blocks */
+    {"grid", "grid_x*grid_y*grid_z|ocl_grid_size|"
+             "grid_size_x*grid_size_y*grid_size_z*workgroup_x*workgroup_y*workgroup_z", 0, 0},
+    {"workgroup", "workgroup_x*workgroup_y*workgroup_z|block_size|ocl_workgroup_size", 0, 0},
+    {"lds", "lds_size|lds_block_size", 0, 0},
+    {"scratch", "scratch_size", 0, 0},
+    {"vgpr", "vgpr_count|arch_vgpr_count", 0, 0},
+    {"sgpr", "sgpr_count", 0, 0},
+};
+
+/* The kernels view: one row per dispatch. rocpd's dispatch_id -> dispatch.id goes to ids
+ * (for the PMC values of rocpd_pmc). */
+static void rocpd_kernels(Src* s, I64Map* ids) {
     Tab t;
-    if (has_view(s, "kernels") &&
-        tab_open(s, &t, "kernels",
-                 "SELECT substr(name, 1, ?1), dispatch_id, agent_abs_index, queue_id, stream_id,"
-                 " pid, tid, corr_id, start, end, grid_x * grid_y * grid_z,"
-                 " workgroup_x * workgroup_y * workgroup_z, lds_size, scratch_size, vgpr_count,"
-                 " sgpr_count, length(name) > ?1 AS dcutop_cut FROM kernels ORDER BY start") == DCU_OK) {
+    RocpdView v;
+    if (rocpd_open(&v, s, "kernels", &t, kernel_fields, K_COUNT, 0)) {
         while (tab_next(&t)) {
             LoadDispatch d;
             LoadDispatch_init(&d);
             size_t nl;
-            const char* name = get_text(&t, 0, &nl);
-            int64_t* v[] = {&d.seq, &d.gpu, &d.queue, &d.stream, &d.pid, &d.tid, &d.corr,
-                            &d.start, &d.end, &d.grid, &d.workgroup, &d.lds, &d.scratch,
-                            &d.vgpr, &d.sgpr};
+            const char* name = get_text(&t, K_NAME, &nl);
+            int64_t* val[K_COUNT] = {NULL,    &d.seq,  &d.gpu,   &d.queue, &d.stream,
+                                     &d.pid,  &d.tid,  &d.corr,  &d.start, &d.end,
+                                     &d.grid, &d.workgroup, &d.lds, &d.scratch, &d.vgpr,
+                                     &d.sgpr};
             int ok = 1;
-            for (int i = 0; ok && i < 15; i++) {
-                ok = get_int(&t, i + 1, v[i]);
+            for (int i = K_SEQ; ok && i < K_COUNT; i++) {
+                ok = get_int(&t, i, val[i]);
             }
-            if (ok) {
-                LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &d, RANK_DB);
+            int64_t seq = d.seq;
+            int64_t id = ok ? LoadEvent_dispatch(s->core, s->f, t.where, name, nl, &d, RANK_DB)
+                            : 0;
+            if (id > 0 && seq != LOAD_NULL) {
+                I64Map_put(ids, seq, id);
             }
         }
         tab_close(&t);
     }
+    view_done(&v);
 }
+
+enum { R_CAT, R_NAME, R_PID, R_TID, R_CORR, R_START, R_END, R_COUNT };
+
+static const RocpdField region_fields[R_COUNT] = {
+    {"category", "category", 1, 0},
+    {"name", "name", 1, 1},
+    {"pid", "pid|@track.pid", 0, 0},
+    {"tid", "tid|@track.tid", 0, 0},
+    {"correlation_id", "corr_id|correlation_id", 0, 0},
+    {"start", "start", 0, 1},
+    {"end", "end", 0, 1},
+};
 
 /* The regions view: API calls, and markers as ranges. */
 static void rocpd_regions(Src* s) {
     Tab t;
-    if (has_view(s, "regions") &&
-        tab_open(s, &t, "regions",
-                 "SELECT substr(category, 1, ?1), substr(name, 1, ?1), pid, tid, corr_id, start,"
-                 " end, length(category) > ?1 OR length(name) > ?1 AS dcutop_cut FROM regions"
-                 " ORDER BY start") == DCU_OK) {
+    RocpdView v;
+    if (rocpd_open(&v, s, "regions", &t, region_fields, R_COUNT, 0)) {
         while (tab_next(&t)) {
             size_t cl, nl;
-            const char* cat = get_text(&t, 0, &cl);
-            const char* name = get_text(&t, 1, &nl);
+            const char* cat = get_text(&t, R_CAT, &cl);
+            const char* name = get_text(&t, R_NAME, &nl);
             int64_t pid, tid, corr, b, e;
-            if (!get_int(&t, 2, &pid) || !get_int(&t, 3, &tid) || !get_int(&t, 4, &corr) ||
-                !get_int(&t, 5, &b) || !get_int(&t, 6, &e)) {
+            if (!get_int(&t, R_PID, &pid) || !get_int(&t, R_TID, &tid) ||
+                !get_int(&t, R_CORR, &corr) || !get_int(&t, R_START, &b) ||
+                !get_int(&t, R_END, &e)) {
                 continue;
             }
             int marker;
@@ -1240,31 +1497,226 @@ static void rocpd_regions(Src* s) {
         }
         tab_close(&t);
     }
+    view_done(&v);
 }
+
+enum { C_NAME, C_SRC, C_DST, C_STREAM, C_CORR, C_SIZE, C_START, C_END, C_COUNT };
+
+static const RocpdField copy_fields[C_COUNT] = {
+    {"name", "name", 1, 1},
+    {"src_agent", "src_agent_abs_index|src_agent_absolute_index|@agent.src_agent_id", 0, 0},
+    {"dst_agent", "dst_agent_abs_index|dst_agent_absolute_index|@agent.dst_agent_id", 0, 0},
+    {"stream", "stream_id|@track.stream_id", 0, 0},
+    {"correlation_id", "corr_id|correlation_id", 0, 0},
+    {"size", "size", 0, 0},
+    {"start", "start", 0, 1},
+    {"end", "end", 0, 1},
+};
 
 /* The memory_copies view. */
 static void rocpd_copies(Src* s) {
     Tab t;
-    if (has_view(s, "memory_copies") &&
-        tab_open(s, &t, "memory_copies",
-                 "SELECT substr(name, 1, ?1), src_agent_abs_index, dst_agent_abs_index,"
-                 " stream_id, corr_id, size, start, end, length(name) > ?1 AS dcutop_cut"
-                 " FROM memory_copies ORDER BY start") == DCU_OK) {
+    RocpdView v;
+    if (rocpd_open(&v, s, "memory_copies", &t, copy_fields, C_COUNT, 0)) {
         while (tab_next(&t)) {
             size_t nl;
-            const char* name = get_text(&t, 0, &nl);
-            int64_t v[7];
+            const char* name = get_text(&t, C_NAME, &nl);
+            int64_t x[C_COUNT];
             int ok = 1;
-            for (int i = 0; ok && i < 7; i++) {
-                ok = get_int(&t, i + 1, &v[i]);
+            for (int i = C_SRC; ok && i < C_COUNT; i++) {
+                ok = get_int(&t, i, &x[i]);
             }
             if (ok) {
-                LoadEvent_copy(s->core, s->f, t.where, name, nl, v[0], v[1], v[2], v[3], v[4],
-                               v[5], v[6], RANK_DB);
+                LoadEvent_copy(s->core, s->f, t.where, name, nl, x[C_SRC], x[C_DST],
+                               x[C_STREAM], x[C_CORR], x[C_SIZE], x[C_START], x[C_END],
+                               RANK_DB);
             }
         }
         tab_close(&t);
     }
+    view_done(&v);
+}
+
+enum { P_DISPATCH, P_NAME, P_VALUE, P_COUNT };
+
+static const RocpdField pmc_fields[P_COUNT] = {
+    {"dispatch_id", "dispatch_id", 0, 1},
+    {"counter", "pmc_name|counter_name|name", 1, 1},
+    {"value", "pmc_value|counter_value|value", 0, 1},
+};
+
+/* Value of a PMC column as a double; 0 when NULL or not a number. */
+static int get_real(Tab* t, int c, double* out) {
+    int ty = sqlite3_column_type(t->st, c);
+    if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
+        *out = sqlite3_column_double(t->st, c);
+        return isfinite(*out);
+    }
+    if (ty == SQLITE_TEXT) {
+        const char* x = (const char*)sqlite3_column_text(t->st, c);
+        char* e = NULL;
+        errno = 0;
+        *out = x ? strtod(x, &e) : 0;
+        return x && e != x && *e == '\0' && errno == 0 && isfinite(*out);
+    }
+    return 0;
+}
+
+/* PMC counter values per dispatch: 4.x kernel_pmc_events, 3.x pmc_events or
+ * counters_collection (the first view that maps; each holds the same values). */
+static void rocpd_pmc(Src* s, const I64Map* ids) {
+    static const char* const views[] = {"kernel_pmc_events", "pmc_events", "counters_collection"};
+    for (size_t k = 0; k < sizeof(views) / sizeof(views[0]); k++) {
+        Tab t;
+        RocpdView v;
+        int64_t kept = 0, orphan = 0;
+        if (!rocpd_open(&v, s, views[k], &t, pmc_fields, P_COUNT, 1)) {
+            view_done(&v);
+            continue;
+        }
+        while (tab_next(&t)) {
+            int64_t disp;
+            double val;
+            size_t nl;
+            const char* name = get_text(&t, P_NAME, &nl);
+            if (!get_int(&t, P_DISPATCH, &disp) || disp == LOAD_NULL || nl == 0) {
+                continue;
+            }
+            if (!get_real(&t, P_VALUE, &val)) {
+                Load_reject(s->core, s->f, 0, "%s: counter value not a number", t.where);
+                continue;
+            }
+            int64_t id = I64Map_get(ids, disp);
+            if (id <= 0) {
+                orphan++;
+                continue;
+            }
+            char* clean = Names_sanitize(name, nl);
+            kept += LoadEvent_counter(s->core, s->f, id, clean, val);
+            free(clean);
+        }
+        tab_close(&t);
+        view_done(&v);
+        if (orphan > 0) {
+            Load_message(s->core, s->f, "rocpd view %s: %lld counter values of dispatches not in "
+                                        "the kernels view: not kept", views[k],
+                         (long long)orphan);
+        }
+        if (kept > 0 || orphan > 0) {
+            return;
+        }
+    }
+}
+
+enum { A_OP, A_LEVEL, A_PID, A_AGENT, A_ADDR, A_SIZE, A_START, A_END, A_COUNT };
+
+static const RocpdField alloc_fields[A_COUNT] = {
+    {"type", "type", 1, 0},
+    {"level", "level", 1, 0},
+    {"pid", "pid|@track.pid", 0, 0},
+    {"agent", "agent_abs_index|agent_absolute_index|@trackagent", 0, 0},
+    {"address", "address", 0, 0},
+    {"size", "size", 0, 1},
+    {"start", "start", 0, 1},
+    {"end", "end", 0, 0},
+};
+
+/* Live bytes of one memory level while the allocations are read in time order: address ->
+ * size of the block allocated there (I64Map values index sizes[], 0 once freed). */
+typedef struct Live_ {
+    I64Map* at;
+    int64_t* sizes;
+    size_t n;
+    int64_t bytes;
+} Live;
+
+/* Applies one operation; returns the level's live bytes after it. */
+static int64_t live_apply(Live* l, int is_free, int64_t addr, int64_t size) {
+    int64_t k = addr != LOAD_NULL ? I64Map_get(l->at, addr) : 0;
+    if (k > 0 && l->sizes[k - 1] > 0) { /* a block at this address: freed or replaced */
+        l->bytes -= l->sizes[k - 1];
+        l->sizes[k - 1] = 0;
+    } else if (is_free && size != LOAD_NULL && size > 0 && size <= l->bytes) {
+        l->bytes -= size; /* a free of a block allocated before the trace started */
+    }
+    if (!is_free && size != LOAD_NULL && size > 0 && size < LOAD_MAX_AMOUNT) {
+        l->bytes += size;
+        if (addr != LOAD_NULL) {
+            if (k <= 0) {
+                l->sizes = xrealloc(l->sizes, sizeof(int64_t) * (l->n + 1));
+                k = (int64_t)++l->n;
+                I64Map_put(l->at, addr, k);
+            }
+            l->sizes[k - 1] = size;
+        }
+    }
+    return l->bytes;
+}
+
+/* The memory_allocations view: each operation, with the bytes live at its level after it
+ * (the Summary's peak). */
+static void rocpd_allocs(Src* s) {
+    Tab t = {0};
+    RocpdView v;
+    sqlite3_stmt* ins = NULL;
+    Live live[3] = {{0}}; /* REAL (or unnamed), VIRTUAL, SCRATCH */
+    if (rocpd_open(&v, s, "memory_allocations", &t, alloc_fields, A_COUNT, 0) &&
+        sqlite3_prepare_v2(TraceDb_handle(s->core->db),
+                           "INSERT INTO mem_alloc(file_id, pid, agent, op, level, address, bytes,"
+                           " start_ns, end_ns, live_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                           " ?9, ?10)", -1, &ins, NULL) == SQLITE_OK) {
+        for (int i = 0; i < 3; i++) {
+            live[i].at = I64Map_new();
+        }
+        while (tab_next(&t)) {
+            size_t ol, ll;
+            const char* op = get_text(&t, A_OP, &ol);
+            const char* level = get_text(&t, A_LEVEL, &ll);
+            int64_t x[A_COUNT];
+            int ok = 1;
+            for (int i = A_PID; ok && i < A_COUNT; i++) {
+                ok = get_int(&t, i, &x[i]);
+            }
+            if (!ok) {
+                continue;
+            }
+            int lv = ll >= 7 && strncasecmp(level, "VIRTUAL", 7) == 0   ? 1
+                     : ll >= 7 && strncasecmp(level, "SCRATCH", 7) == 0 ? 2
+                                                                        : 0;
+            int is_free = ol >= 4 && (strncasecmp(op, "FREE", 4) == 0 ||
+                                      strncasecmp(op, "RECLAIM", 7) == 0);
+            int64_t now = live_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
+            sqlite3_bind_int64(ins, 1, s->f->id);
+            const int64_t iv[] = {x[A_PID], x[A_AGENT]};
+            for (int i = 0; i < 2; i++) {
+                if (iv[i] != LOAD_NULL) {
+                    sqlite3_bind_int64(ins, 2 + i, iv[i]);
+                }
+            }
+            sqlite3_bind_text(ins, 4, Names_sanitize(op, ol), -1, free);
+            sqlite3_bind_text(ins, 5, Names_sanitize(level, ll), -1, free);
+            const int64_t nv[] = {x[A_ADDR], x[A_SIZE], x[A_START], x[A_END], now};
+            for (int i = 0; i < 5; i++) {
+                if (nv[i] != LOAD_NULL) {
+                    sqlite3_bind_int64(ins, 6 + i, nv[i]);
+                }
+            }
+            if (sqlite3_step(ins) == SQLITE_DONE) {
+                s->f->rows++;
+            }
+            sqlite3_reset(ins);
+            sqlite3_clear_bindings(ins);
+        }
+    }
+    if (t.st) {
+        tab_close(&t);
+    }
+    sqlite3_finalize(ins);
+    for (int i = 0; i < 3; i++) {
+        I64Map_delete(live[i].at);
+        free(live[i].sizes);
+    }
+    view_done(&v);
 }
 
 /* The rocpd_info_agent view: the devices. */
@@ -1312,13 +1764,17 @@ static void load_rocpd(Src* s) {
         snprintf(version, sizeof(version), "%s", (const char*)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    if (version[0] != '3') {
-        Load_message(s->core, s->f, "rocpd schema_version %s: only version 3 is known; reading "
-                                    "its views anyway", version);
+    if (version[0] != '3' && version[0] != '4') {
+        Load_message(s->core, s->f, "rocpd schema_version %s: versions 3 and 4 are known; "
+                                    "reading the columns that map", version);
     }
-    rocpd_kernels(s);
+    I64Map* ids = I64Map_new();
+    rocpd_kernels(s, ids);
+    rocpd_pmc(s, ids);
+    I64Map_delete(ids);
     rocpd_regions(s);
     rocpd_copies(s);
+    rocpd_allocs(s);
     rocpd_agents(s);
 }
 

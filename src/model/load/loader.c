@@ -445,6 +445,9 @@ static DcuStatus finish_runs(Loader* this, DcuError* err) {
                                   this->nroots, err);
     free(rf);
     if (s == DCU_OK) {
+        s = LoadCsv_linkCounters(&this->core, err);
+    }
+    if (s == DCU_OK) {
         s = LoadRuns_finish(&this->core, err);
     }
     if (s == DCU_OK) {
