@@ -131,7 +131,7 @@ bench:
 	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(BUILD)/bench/gen_results_csv $(BUILD)/bench/gen_kineto_json \
-	    $(BUILD)/bench/json_libs $(BUILD)/bench/csv_bare
+	    $(BUILD)/bench/json_libs $(BUILD)/bench/csv_bare $(BUILD)/bench/duckdb_csv
 	@BUILD=$(BUILD) sh bench/run.sh
 $(BUILD)/bench/gen_results_csv: bench/gen_results_csv.c
 	@mkdir -p $(dir $@)
@@ -143,6 +143,10 @@ $(BUILD)/bench/gen_kineto_json: bench/gen_kineto_json.c
 $(BUILD)/bench/csv_bare: bench/csv_bare.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $< -lcsv
+# DuckDB's C library through dlopen (bench/fetch_duckdb.sh fetches it; never committed)
+$(BUILD)/bench/duckdb_csv: bench/duckdb_csv.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< -ldl
 # yajl (what dcutop uses) against json-c on the same file; json-c only for this measurement
 $(BUILD)/bench/json_libs: bench/json_libs.c
 	@mkdir -p $(dir $@)

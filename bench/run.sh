@@ -326,6 +326,12 @@ for k, (c, t) in sorted(agg.items(), key=lambda x: -x[1][1]): print(c, t, k[:60]
     fi
 fi
 
+# ---------------------------------------------------------------- DuckDB (issue 23)
+# dcutop against DuckDB's C library (fetched from npm by bench/fetch_duckdb.sh) at all
+# threads and at 1, on the traces above; MET/MISSED per goal of issue 23.
+echo
+BUILD=${BUILD:-build} sh bench/duckdb_bench.sh "$N"
+
 # ---------------------------------------------------------------- optional TUI section
 if [ -x bench/tui_bench.sh ]; then
     echo

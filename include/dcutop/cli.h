@@ -38,6 +38,7 @@ typedef struct Cli_ {
     int strict;
     int64_t max_event_size;  /* --max-event-size, bytes; 0: the loader's default */
     int64_t db_memory;       /* --db-memory, bytes (TraceDb_open); 0: all in memory */
+    int threads;             /* --threads (CsvReader_setThreads); 0: the CPUs available */
     UserSqlBudget sql_budget; /* DCUTOP_SQL_BUDGET, else the defaults of user_sql.h */
     int quiet;
     int top;

@@ -35,6 +35,21 @@ typedef void (*CsvProgressFn)(uint64_t bytes_done, void* ctx);
 DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
                              void* ctx, DcuError* err);
 
+/* The same with the file cut into chunks of about chunk_bytes, each parsed by its own
+ * libcsv parser on one of threads - 1 worker threads (at most 15), the rows handed to
+ * on_row in file order on the calling thread: the same rows and line numbers as one parser
+ * (a cut that falls inside a quoted field is found and mended). CsvReader_readFile does this for a
+ * large file when more than 2 threads are allowed; the tests call it directly. */
+DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
+                                    CsvRowFn on_row, CsvProgressFn progress, void* ctx,
+                                    DcuError* err);
+
+/* --threads: how many threads a CSV read may use (0: the CPUs available). 1: the calling
+ * thread alone; 2: one reader thread beside it; more: chunks parsed in parallel. */
+void CsvReader_setThreads(int n);
+/* The threads a read uses: the last CsvReader_setThreads, else the CPUs available. */
+int CsvReader_threads(void);
+
 /* Reads the first line of a file (BOM and line end stripped) into buf, for sniffing.
  * Returns the number of bytes read from the file start (0 on error). */
 size_t CsvReader_peek(const char* path, unsigned char* buf, size_t cap);

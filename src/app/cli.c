@@ -79,6 +79,8 @@ static const char usage[] =
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
     "      --db-memory SIZE   most memory the trace database holds; the rest goes to a\n"
     "                         temporary file in TMPDIR (default 512M; 1M to 1P; 0: no bound)\n"
+    "      --threads N        threads that parse a large CSV (default: the CPUs available;\n"
+    "                         1 to 1024)\n"
     "      --gap-buckets LIST GPU idle gap sizes, upper bounds (default\n"
     "                         10us,20us,50us,100us,1ms,10ms)\n"
     "      --roi SPEC         region of interest for every view: START..END (ms, us, ns, s\n"
@@ -142,7 +144,7 @@ enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OP
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
 
-enum { OPT_MAX_EVENT_SIZE = 600, OPT_DB_MEMORY }; /* input limits */
+enum { OPT_MAX_EVENT_SIZE = 600, OPT_DB_MEMORY, OPT_THREADS }; /* input limits */
 enum { OPT_SQL = 900 };            /* user SQL */
 
 enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
@@ -452,6 +454,11 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
                            "--db-memory needs 0 (no bound) or a size from 1M to 1P, e.g. 2G");
         }
         return 1;
+    case OPT_THREADS:
+        if (!parse_int(arg, 1, 1024, &cli->threads)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--threads needs a number from 1 to 1024");
+        }
+        return 1;
     case OPT_AMDAHL_BASIS:
         if (strcmp(arg, "kernel") != 0 && strcmp(arg, "wall") != 0) {
             *s = Error_set(err, DCU_ERR_USAGE, "--amdahl-basis must be kernel or wall");
@@ -494,6 +501,7 @@ static const struct option longopts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"max-event-size", required_argument, NULL, OPT_MAX_EVENT_SIZE},
     {"db-memory", required_argument, NULL, OPT_DB_MEMORY},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"tree", required_argument, NULL, OPT_TREE},
     {"fold", no_argument, NULL, OPT_FOLD},
     {"amdahl-basis", required_argument, NULL, OPT_AMDAHL_BASIS},

@@ -13,6 +13,7 @@
 #include "dcutop/cli.h"
 #include "dcutop/gap_buckets.h"
 #include "dcutop/idle.h"
+#include "dcutop/csv_reader.h"
 #include "dcutop/diff.h"
 #include "dcutop/compute_metrics.h"
 #include "dcutop/efficiency.h"
@@ -995,6 +996,7 @@ int main(int argc, char** argv) {
         return EXIT_USAGE;
     }
     UserSql_setBudget(&ss.cli.sql_budget);
+    CsvReader_setThreads(ss.cli.threads);
     int rc = run_mode(&ss, &err);
     if (fflush(stdout) != 0 && rc == EXIT_OK) {
         rc = EXIT_RUNTIME;

@@ -5,10 +5,14 @@
  * loader parses numbers and talks to SQLite, which therefore stays on one thread). Parsing
  * and inserting overlap, which is most of the load time of a large trace on two cores.
  * Every file goes through zlib's gzread, which reads a plain file as it is and a gzip file
- * (.csv.gz) decompressed, within the limits of gz_limit.h. */
+ * (.csv.gz) decompressed, within the limits of gz_limit.h; only a plain file can be cut into
+ * chunks for parallel parsers (a gzip stream is read in order). */
+#define _GNU_SOURCE /* sched_getaffinity: the CPUs this process may run on */
 #include "dcutop/csv_reader.h"
 
 #include <csv.h>
+#include <sched.h>
+#include <unistd.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +67,7 @@ typedef struct Producer_ {
     Shared* sh;
     Batch* cur;
     int cur_idx;
+    int whole; /* a chunk's parser: cur holds the whole chunk, never handed over */
     /* the row being built */
     int row_first, row_n, too_wide;
     long line, row_line;
@@ -106,8 +111,9 @@ static int take_free(Shared* sh) {
     return idx;
 }
 
-/* Hands each row of b to on_row, then reports progress; 1 when on_row asked to stop. */
-static int consume(Shared* sh, const Batch* b) {
+/* Hands each row of b to on_row, then reports progress; 1 when on_row asked to stop.
+ * line_base: lines before the rows' first line (a chunk's rows count from its start). */
+static int consume(Shared* sh, const Batch* b, long line_base) {
     int stop = 0;
     for (int r = 0; r < b->nrows && !stop; r++) {
         int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
@@ -116,7 +122,7 @@ static int consume(Shared* sh, const Batch* b) {
             sh->fields[k].s = b->buf + b->foff[fi];
             sh->fields[k].len = b->flen[fi];
         }
-        CsvRow row = {sh->fields, n, b->rwide[r], b->rline[r]};
+        CsvRow row = {sh->fields, n, b->rwide[r], line_base + b->rline[r]};
         if (sh->on_row(&row, sh->ctx)) {
             stop = 1;
         }
@@ -132,7 +138,7 @@ static void hand_over(Producer* p, int last) {
     p->cur->bytes_done = p->done;
     p->cur->last = last;
     if (sh->sync) { /* one thread: consume now, and the batch is free again */
-        if (consume(sh, p->cur)) {
+        if (consume(sh, p->cur, 0)) {
             sh->stop = 1;
         }
         sh->freelist[sh->nfree++] = p->cur_idx;
@@ -226,7 +232,7 @@ static void on_row_end(int c, void* data) {
     p->row_n = 0;
     p->too_wide = 0;
     p->row_line = 0;
-    if (b->nrows >= BATCH_ROWS || b->len >= BATCH_BYTES) {
+    if (!p->whole && (b->nrows >= BATCH_ROWS || b->len >= BATCH_BYTES)) {
         hand_over(p, 0);
     }
 }
@@ -337,8 +343,336 @@ static void* produce(void* arg) {
     return NULL;
 }
 
-DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
-                             void* ctx, DcuError* err) {
+/* ---- the parallel reader: chunks parsed by worker threads, rows consumed in order ----
+ *
+ * The file is cut every `step` bytes, each cut moved to just after the next '\n'. A cut
+ * may fall inside a quoted field that holds newlines; the chunk before it then shows it:
+ * its parser, started at a true row start, is not at a row start when it reaches the cut,
+ * so it reads on to the first newline that ends a row, and the consumer parses the next
+ * chunk again from there (its worker's guess is dropped). Chunk 0 starts at a true row
+ * start, so by induction every row is parsed once, from a true row start, with the same
+ * libcsv state machine as one sequential parser: the same rows, fields and line numbers. */
+
+static int g_threads; /* --threads; 0: the CPUs available */
+
+void CsvReader_setThreads(int n) {
+    g_threads = n > 0 ? n : 0;
+}
+
+int CsvReader_threads(void) {
+    if (g_threads > 0) {
+        return g_threads;
+    }
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+        return CPU_COUNT(&set);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* MAX_WORKERS: the loading thread, not the parse, bounds a read beyond a few workers (8
+ * threads load a 1M-dispatch CSV as fast as 16 on a 16-core host); the cap keeps the chunks
+ * in flight (2 per worker, 1-2 MiB each) small on a machine with a hundred CPUs. */
+enum { CHUNK_BYTES = 1 << 20, CHUNKED_MIN = 8 << 20, READ_BLOCK = 1 << 16, MAX_WORKERS = 15 };
+
+typedef struct Chunk_ {
+    Batch* b;            /* its rows; rline counts from 1 at the chunk's start */
+    uint64_t start, end; /* the bytes parsed: [start, end) */
+    long lines;          /* '\n' in [start, end) */
+    DcuStatus status;
+    const char* why; /* with status: libcsv's or strerror's text */
+    long err_line;   /* relative, as rline */
+    long index;      /* the chunk the slot holds */
+    int done;
+} Chunk;
+
+typedef struct Chunks_ {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int fd;
+    uint64_t size, step;
+    long nchunks, next, consumed; /* next: the first chunk no worker has taken */
+    int window;                   /* chunks parsed ahead of the consumer, at most */
+    Chunk* slots;                 /* chunk k lives in slots[k % window] */
+    int stop;
+} Chunks;
+
+/* The first offset after a '\n' at pos - 1 or later (0 for 0; size when there is none). */
+static uint64_t chunk_cut(const Chunks* c, uint64_t pos) {
+    if (pos == 0 || pos >= c->size) {
+        return pos == 0 ? 0 : c->size;
+    }
+    char buf[4096];
+    uint64_t off = pos - 1;
+    while (off < c->size) {
+        ssize_t got = pread(c->fd, buf, sizeof(buf), (off_t)off);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            break; /* a read error shows again when the chunk is read */
+        }
+        const char* nl = memchr(buf, '\n', (size_t)got);
+        if (nl) {
+            return off + (uint64_t)(nl - buf) + 1;
+        }
+        off += (uint64_t)got;
+    }
+    return c->size;
+}
+
+/* Feeds one block to cp a line at a time; 1 when the parse ends here (a row ended at or
+ * after `until`, or an error). *used: the bytes taken. */
+static int feed_block(struct csv_parser* cp, Producer* p, const unsigned char* block, size_t got,
+                      uint64_t off, uint64_t until, size_t* used, Chunk* out) {
+    size_t i = 0;
+    if (off == 0 && got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
+        i = 3;
+    }
+    while (i < got) {
+        const unsigned char* nl = memchr(block + i, '\n', got - i);
+        size_t seg = nl ? (size_t)(nl - (block + i)) + 1 : got - i;
+        if (csv_parse(cp, block + i, seg, on_field, on_row_end, p) != seg) {
+            out->status = DCU_ERR_NOMEM;
+            out->why = csv_strerror(csv_error(cp));
+            out->err_line = p->line;
+            *used = i;
+            return 1;
+        }
+        i += seg;
+        if (nl) {
+            p->line++;
+            if (off + i >= until && cp->pstate == 0) { /* libcsv's ROW_NOT_BEGUN */
+                *used = i;
+                return 1;
+            }
+        }
+    }
+    *used = i;
+    return 0;
+}
+
+/* Parses from start (a true row start) to the first row end at or after until, or to the
+ * end of the file, into out. */
+static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* out) {
+    batch_reset(out->b);
+    out->start = out->end = start;
+    out->lines = 0;
+    out->status = DCU_OK;
+    if (start >= until) {
+        return;
+    }
+    Producer p = {0};
+    p.whole = 1;
+    p.cur = out->b;
+    p.cur_idx = -1;
+    p.line = 1;
+    struct csv_parser cp;
+    if (csv_init(&cp, 0) != 0) {
+        out->status = DCU_ERR_NOMEM;
+        out->why = "csv_init failed";
+        out->err_line = 1;
+        return;
+    }
+    csv_set_space_func(&cp, no_space);
+    unsigned char* block = xmalloc(READ_BLOCK);
+    uint64_t off = start;
+    for (;;) {
+        ssize_t got = pread(c->fd, block, READ_BLOCK, (off_t)off);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got < 0) {
+            out->status = DCU_ERR_IO;
+            out->why = strerror(errno);
+            out->err_line = p.line;
+            break;
+        }
+        if (got == 0) {
+            csv_fini(&cp, on_field, on_row_end, &p);
+            break;
+        }
+        size_t used;
+        int end = feed_block(&cp, &p, block, (size_t)got, off, until, &used, out);
+        off += used;
+        if (end) {
+            break;
+        }
+    }
+    out->end = off;
+    out->lines = p.line - 1;
+    csv_free(&cp);
+    free(block);
+}
+
+static void* chunk_worker(void* arg) {
+    Chunks* c = arg;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->stop && c->next < c->nchunks && c->next >= c->consumed + c->window) {
+            pthread_cond_wait(&c->cv, &c->mu);
+        }
+        if (c->stop || c->next >= c->nchunks) {
+            break;
+        }
+        long k = c->next++;
+        Chunk* ch = &c->slots[k % c->window];
+        pthread_mutex_unlock(&c->mu);
+        uint64_t from = chunk_cut(c, (uint64_t)k * c->step);
+        uint64_t until = chunk_cut(c, (uint64_t)(k + 1) * c->step);
+        chunk_parse(c, from, until, ch);
+        pthread_mutex_lock(&c->mu);
+        ch->index = k;
+        ch->done = 1;
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* Waits for chunk k; the slot, or redo re-parsed from pos when the chunk before ran past
+ * this one's start; NULL when that chunk lay wholly inside the one before. */
+static Chunk* chunk_take(Chunks* c, long k, uint64_t pos, Chunk* redo) {
+    Chunk* ch = &c->slots[k % c->window];
+    pthread_mutex_lock(&c->mu);
+    while (!(ch->done && ch->index == k)) {
+        pthread_cond_wait(&c->cv, &c->mu);
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (ch->start == pos) {
+        return ch;
+    }
+    uint64_t until = chunk_cut(c, (uint64_t)(k + 1) * c->step);
+    if (pos >= until) {
+        return NULL;
+    }
+    chunk_parse(c, pos, until, redo);
+    return redo;
+}
+
+static void chunk_release(Chunks* c, long k) {
+    pthread_mutex_lock(&c->mu);
+    c->slots[k % c->window].done = 0;
+    c->consumed = k + 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The consumer: every chunk's rows in file order; DCU_OK, or the first chunk's error. */
+static DcuStatus chunks_consume(Chunks* c, Shared* sh, DcuError* err) {
+    Chunk redo = {0};
+    redo.b = xcalloc(1, sizeof(Batch));
+    uint64_t pos = 0;
+    long base = 0;
+    DcuStatus s = DCU_OK;
+    for (long k = 0; k < c->nchunks && s == DCU_OK; k++) {
+        Chunk* ch = chunk_take(c, k, pos, &redo);
+        if (ch && ch->status != DCU_OK) {
+            s = Error_set(err, ch->status, "%s:%ld: %s%s", sh->path, base + ch->err_line,
+                          ch->status == DCU_ERR_IO ? "read error: " : "", ch->why);
+        }
+        int stop = 0;
+        if (ch) {
+            ch->b->bytes_done = ch->end;
+            stop = consume(sh, ch->b, base); /* rows before an error are kept, as one parser */
+            pos = ch->end;
+            base += ch->lines;
+        }
+        chunk_release(c, k);
+        if (stop) {
+            break;
+        }
+    }
+    batch_free(redo.b);
+    return s;
+}
+
+/* Reads the open file f of `size` bytes with `workers` parser threads. */
+static DcuStatus read_chunked(FILE* f, uint64_t size, size_t step, int workers, Shared* sh,
+                              DcuError* err) {
+    Chunks c;
+    memset(&c, 0, sizeof(c));
+    workers = workers < MAX_WORKERS ? workers : MAX_WORKERS;
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    c.fd = fileno(f);
+    c.size = size;
+    c.step = step ? step : 1;
+    c.nchunks = (long)((size + c.step - 1) / c.step);
+    c.window = workers * 2 + 2;
+    c.slots = xcalloc((size_t)c.window, sizeof(Chunk));
+    for (int i = 0; i < c.window; i++) {
+        c.slots[i].b = xcalloc(1, sizeof(Batch));
+        c.slots[i].index = -1;
+    }
+    pthread_t* th = xcalloc((size_t)workers, sizeof(pthread_t));
+    int started = 0;
+    while (started < workers && pthread_create(&th[started], NULL, chunk_worker, &c) == 0) {
+        started++;
+    }
+    DcuStatus s;
+    if (started == 0) {
+        s = Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader threads", sh->path);
+    } else {
+        s = chunks_consume(&c, sh, err);
+    }
+    pthread_mutex_lock(&c.mu);
+    c.stop = 1;
+    pthread_cond_broadcast(&c.cv);
+    pthread_mutex_unlock(&c.mu);
+    for (int i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+    }
+    for (int i = 0; i < c.window; i++) {
+        batch_free(c.slots[i].b);
+    }
+    free(c.slots);
+    free(th);
+    pthread_mutex_destroy(&c.mu);
+    pthread_cond_destroy(&c.cv);
+    return s;
+}
+
+/* The reader thread and the calling thread (issue 11's pipeline). */
+static DcuStatus read_pipelined(Shared* sh, ProducerArgs* args, DcuError* err) {
+    pthread_t th;
+    if (pthread_create(&th, NULL, produce, args) != 0) {
+        return Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader thread", sh->path);
+    }
+    int stop = 0, last = 0;
+    while (!last) {
+        pthread_mutex_lock(&sh->mu);
+        while (sh->nfull == 0) {
+            pthread_cond_wait(&sh->cv, &sh->mu);
+        }
+        int idx = sh->full[sh->head];
+        sh->head = (sh->head + 1) % N_BATCHES;
+        sh->nfull--;
+        pthread_mutex_unlock(&sh->mu);
+        Batch* b = sh->batches[idx];
+        last = b->last;
+        stop = consume(sh, b, 0);
+        pthread_mutex_lock(&sh->mu);
+        sh->freelist[sh->nfree++] = idx;
+        if (stop) {
+            sh->stop = 1;
+        }
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+        if (stop) {
+            break; /* the producer sees stop and ends; its last batch is not needed */
+        }
+    }
+    pthread_join(th, NULL);
+    return sh->status != DCU_OK ? Error_set(err, sh->status, "%s", sh->msg) : DCU_OK;
+}
+
+/* threads 1: this thread alone; 2: the pipeline; more: threads - 1 chunk parsers. A small
+ * file is read on this thread: a thread's start costs more than the overlap saves (a folder
+ * of 100,000 small files). force_chunks: chunks of `step` bytes whatever the size. */
+static DcuStatus read_file(const char* path, size_t step, int threads, int force_chunks,
+                           CsvRowFn on_row, CsvProgressFn progress, void* ctx, DcuError* err) {
     DcuError oe;
     FILE* f = SafeFile_fopen(path, &oe); /* never a FIFO or device */
     if (!f) {
@@ -357,10 +691,9 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
     sh.progress = progress;
     sh.ctx = ctx;
     sh.fields = xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS);
-    /* A thread pays off on large files; on a small one its start costs more than the
-     * overlap saves (a folder of 100,000 small files). */
     struct stat st;
-    sh.sync = fstat(fileno(f), &st) == 0 && st.st_size <= SYNC_BYTES;
+    int64_t size = fstat(fileno(f), &st) == 0 ? (int64_t)st.st_size : -1;
+    sh.sync = !force_chunks && (size <= SYNC_BYTES || threads <= 1);
     int fd = dup(fileno(f));
     gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL; /* owns fd; gzclose closes it */
     if (!gz) {
@@ -378,47 +711,20 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
     }
     gzbuffer(gz, 1 << 16);
     ProducerArgs args = {&sh, gz, UINT64_MAX};
-    if (!gzdirect(gz)) {
+    int plain = gzdirect(gz); /* chunks read the file itself with pread: plain files only */
+    if (!plain) {
         args.limit = GzLimit_bytes(path);
     }
-    pthread_t th;
     DcuStatus s = DCU_OK;
     if (sh.sync) {
         produce(&args);
         if (sh.status != DCU_OK) {
             s = Error_set(err, sh.status, "%s", sh.msg);
         }
-    } else if (pthread_create(&th, NULL, produce, &args) != 0) {
-        s = Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader thread", path);
+    } else if (plain && size >= 0 && (force_chunks || (threads > 2 && size >= CHUNKED_MIN))) {
+        s = read_chunked(f, (uint64_t)size, step, threads > 1 ? threads - 1 : 1, &sh, err);
     } else {
-        int stop = 0, last = 0;
-        while (!last) {
-            pthread_mutex_lock(&sh.mu);
-            while (sh.nfull == 0) {
-                pthread_cond_wait(&sh.cv, &sh.mu);
-            }
-            int idx = sh.full[sh.head];
-            sh.head = (sh.head + 1) % N_BATCHES;
-            sh.nfull--;
-            pthread_mutex_unlock(&sh.mu);
-            Batch* b = sh.batches[idx];
-            last = b->last;
-            stop = consume(&sh, b);
-            pthread_mutex_lock(&sh.mu);
-            sh.freelist[sh.nfree++] = idx;
-            if (stop) {
-                sh.stop = 1;
-            }
-            pthread_cond_broadcast(&sh.cv);
-            pthread_mutex_unlock(&sh.mu);
-            if (stop) {
-                break; /* the producer sees stop and ends; its last batch is not needed */
-            }
-        }
-        pthread_join(th, NULL);
-        if (sh.status != DCU_OK) {
-            s = Error_set(err, sh.status, "%s", sh.msg);
-        }
+        s = read_pipelined(&sh, &args, err);
     }
     for (int i = 0; i < N_BATCHES; i++) {
         batch_free(sh.batches[i]);
@@ -429,6 +735,17 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
     gzclose(gz);
     fclose(f);
     return s;
+}
+
+DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
+                             void* ctx, DcuError* err) {
+    return read_file(path, CHUNK_BYTES, CsvReader_threads(), 0, on_row, progress, ctx, err);
+}
+
+DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
+                                    CsvRowFn on_row, CsvProgressFn progress, void* ctx,
+                                    DcuError* err) {
+    return read_file(path, chunk_bytes, threads < 2 ? 2 : threads, 1, on_row, progress, ctx, err);
 }
 
 size_t CsvReader_peek(const char* path, unsigned char* buf, size_t cap) {
