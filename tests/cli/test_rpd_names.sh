@@ -58,3 +58,5 @@ printf '2\n/paged\n<Enter>\n<Enter>\n:dump detail\n' >"$TMP/k.keys"
 check "Kernel detail: the demangled full name" grep -q '^    void paged_attention_ll4mi_QKV_kernel<__hip_bfloat16' "$TMP/k.out"
 check "Kernel detail: the raw (mangled) name below it" sh -c \
     "grep -A1 '^  Raw name' '$TMP/k.out' | grep -q '^    _Z32paged_attention_ll4mi_QKV_kernelI14__hip_bfloat16'"
+same "--sql: the kernels view keeps the mangled symbol in name_raw" "$PA" \
+    "$("$DCUTOP" -q --sql "SELECT name_raw FROM kernels WHERE name LIKE 'void paged%'" --format csv "$TMP/m.rpd" | sed -n 2p)"
