@@ -24,6 +24,9 @@ check "API view: the profiler's rows come after every application call" sh -c \
     "awk '/^  (HIP|HSA|OTHER|PROFILER) /{print \$1}' '$TMP/api.txt' | uniq | tail -1 | grep -qx PROFILER"
 check "API view: a line says why they are apart" grep -q 'not host API time' "$TMP/api.txt"
 dexp api api "$R" || notok "rpd: --export api exits 0"
+dexp apis api --sort calls:asc "$R" || notok "rpd: --export api --sort exits 0"
+same "API export sorted by calls: the profiler's rows stay last" "HIP PROFILER" \
+    "$(csvq "$TMP/apis.csv" "select domain from t" | uniq | tr '\n' ' ' | sed 's/ $//')"
 same "API export: five profiler rows, none with a share of host API time" "5 0" \
     "$(csvq "$TMP/api.csv" "select count(*) || ' ' || sum(pct <> '') from t where domain = 'PROFILER'")"
 same "API export: the application's shares add up to 100%" "100" \
