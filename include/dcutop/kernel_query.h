@@ -15,6 +15,7 @@
 typedef struct KernelDetail_ {
     int64_t id;
     char* name;        /* full normalised name (owned) */
+    char* name_raw;    /* the name as the trace gave it, e.g. the mangled symbol (owned) */
     char* short_name;  /* (owned) */
     char* category;    /* (owned) */
     char* rule_source; /* (owned, NULL when no rule matched) */

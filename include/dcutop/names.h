@@ -28,6 +28,12 @@ int Names_cellWidth(unsigned int cp);
  * surrounding double quotes removed, then a trailing " [clone .kd]" or ".kd" removed. */
 char* Names_normalize(const char* s, size_t n);
 
+/* An Itanium-mangled C++ name (_ZN7ck_tile6kentry..., _Z32paged_attention_ll4mi_QKV_kernelI...)
+ * demangled by libstdc++'s abi::__cxa_demangle (src/model/names/demangle.cc): a new heap
+ * string (raw demangler output: sanitize it before storing), or NULL when s (n bytes) is not
+ * a mangled name, does not demangle, or is longer than 64 KiB. */
+char* Names_demangle(const char* s, size_t n);
+
 /* The short name: return type and argument list dropped, template arguments kept,
  * e.g. "void at::native::foo<4, F>(int, F)" -> "at::native::foo<4, F>".
  * Parentheses inside <...> (lambdas, function types) do not end the name. */

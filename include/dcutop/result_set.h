@@ -36,6 +36,7 @@ typedef struct ResultSet_ {
     RsCell* cells; /* nrows * ncols */
     char* footer;  /* optional line printed under the table (owned, may be NULL) */
     int pinned;    /* rows [0, pinned) stay on top when sorting (group totals) */
+    int trailing;  /* rows [nrows - trailing, nrows) stay at the bottom (listed apart) */
     RsColumn* own_cols; /* ResultSet_newDynamic: the column table cols points to (owned) */
     char** own_keys;    /* ... and its key strings (owned) */
 } ResultSet;

@@ -36,6 +36,11 @@ void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const*
  * smaller when most values would read 0.00 in it. */
 TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows);
 
+/* 1 if rs lists host API calls, whose names keep their qualifier when cut (Format_cutEnd):
+ * OpTable::writeRows and KernelApiTable::writeRows are different calls. Kernel names are
+ * cut in the middle with namespaces dropped (Format_cutName). */
+int TableView_qualifiedNames(const ResultSet* rs);
+
 /* Formats one cell as the table shows it. */
 void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap);
 

@@ -11,6 +11,11 @@
 
 #define TRACE_DB_SCHEMA_VERSION 1
 
+/* api_call.domain of the profiler's own work recorded as API calls (rpd_tracer's
+ * OpTable::writeRows, hcc_activity_callback, run_to_completion): listed in the API view
+ * apart from the application's calls and left out of host API time. */
+#define API_DOMAIN_PROFILER "PROFILER"
+
 typedef struct TraceDb_ TraceDb; /* opaque; see trace_db.c */
 
 /* The page cache a database may hold when the caller names no bound (--db-memory). */

@@ -163,7 +163,7 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
                     rest = wrap_first(buf, w[i], cell, sizeof(cell));
                     snprintf(wrapped, sizeof(wrapped), "%s", rest);
                     rest = wrapped;
-                } else if (i == fi) {
+                } else if (i == fi && !TableView_qualifiedNames(rs)) {
                     Format_cutName(buf, w[i], cell, sizeof(cell));
                 } else {
                     Format_cutEnd(buf, w[i], cell, sizeof(cell)); /* narrowed to fit */

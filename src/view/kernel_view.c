@@ -243,6 +243,11 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc_line(d);
     Doc_add(d, STYLE_LABEL, "  Full name");
     wrapped(d, k->name ? k->name : "", width, 4);
+    if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");
+        wrapped(d, k->name_raw, width, 4);
+    }
     Doc_line(d);
     rule_and_stats(d, k, lw);
     if (k->has_var) {

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+int TableView_qualifiedNames(const ResultSet* rs) {
+    return rs->name && strncmp(rs->name, "api", 3) == 0;
+}
+
 void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap) {
     const RsCell* cell = ResultSet_cellc(rs, r, c);
     if (cell->null) {
@@ -256,7 +260,8 @@ void TableView_render(const TableViewState* st, const TableLayout* l, const Resu
             int right = rs->cols[col].type != CT_TEXT;
             TableView_cellText(rs, r, col, l->unit[i], buf, sizeof(buf));
             const char* key = rs->cols[col].key;
-            if (strcmp(key, "name") == 0 || strcmp(key, "short_name") == 0) {
+            if ((strcmp(key, "name") == 0 || strcmp(key, "short_name") == 0) &&
+                !TableView_qualifiedNames(rs)) {
                 Format_cutName(buf, l->width[i], cut, sizeof(cut)); /* names: the middle */
             } else {
                 Format_cutEnd(buf, l->width[i], cut, sizeof(cut)); /* sentences: the end */

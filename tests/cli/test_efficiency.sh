@@ -151,7 +151,7 @@ check "no shapes: the export says why on stderr" grep -q "record_shapes=True" "$
 # CSV-only traces: no efficiency columns in hotspots (exports unchanged)
 hh=$("$DCUTOP" -q --export hotspots sample-traces/dcu-weather-transformer | head -1 | tr -d '\r')
 same "hotspots without shapes: columns unchanged" \
-    "name,short_name,category,calls,total_ns,avg_ns,min_ns,max_ns,stddev_ns,pct,cum_pct,ceiling,var_ns,golden_ns,outliers" "$hh"
+    "name,short_name,category,calls,total_ns,avg_ns,min_ns,max_ns,stddev_ns,pct,cum_pct,ceiling,var_ns,golden_ns,outliers,name_raw" "$hh"
 # with shapes: per kernel, pct_peak through its op (sum over kernels equals the ops' time)
 "$DCUTOP" -q --export hotspots "$TRAIN" >"$TMP/h.csv"
 "$DCUTOP" -q --export efficiency "$TRAIN" >"$TMP/t.csv"

@@ -141,7 +141,7 @@ dexp rfc_copies copies "$V3"
 check "--export copies: every line ends in CRLF" crlf "$TMP/rfc_copies.csv"
 dexp rfc_q hotspots "$TMP/quote"
 check "--export: embedded quotes are doubled" grep -qF '"void k<operator"""" _km>(int, float)"' "$TMP/rfc_q.csv"
-same "--export: header row is the column keys" "name,short_name,category,calls,total_ns,avg_ns,min_ns,max_ns,stddev_ns,pct,cum_pct,ceiling,var_ns,golden_ns,outliers" \
+same "--export: header row is the column keys" "name,short_name,category,calls,total_ns,avg_ns,min_ns,max_ns,stddev_ns,pct,cum_pct,ceiling,var_ns,golden_ns,outliers,name_raw" \
     "$(head -1 "$TMP/rfc_q.csv" | tr -d '\r')"
 if command -v python3 >/dev/null 2>&1; then
     for f in rfc_hotspots rfc_categories rfc_api rfc_files rfc_copies rfc_q; do

@@ -6,6 +6,7 @@
 # max(0, dur - golden) taken literally, one group per kernel and per run's dispatch file).
 # Also: stats-only data is null / n/a (never 0), the export and sort columns, the text report.
 . tests/cli/lib.sh
+. tests/cli/csvlib.inc
 XDG_CONFIG_HOME=$TMP/xdg
 export XDG_CONFIG_HOME
 
@@ -109,7 +110,7 @@ for r in a:100:110 b:200:230; do
 done
 "$DCUTOP" -q --export hotspots "$TMP/two" >"$TMP/two.csv"
 same "two runs: variability 10 + 30, golden 100 (the shortest of the runs' goldens)" \
-    "40,100,0" "$(tail -1 "$TMP/two.csv" | tr -d '\r' | awk -F, '{ print $(NF-2) "," $(NF-1) "," $NF }')"
+    "40,100,0" "$(csvq "$TMP/two.csv" "select var_ns || ',' || golden_ns || ',' || outliers from t" | tail -1)"
 compare "two generated runs" "$TMP/two"
 "$DCUTOP" -q --report "$TMP/two" >"$TMP/two.txt"
 check "two runs: the text report lists variability per run" \
@@ -134,8 +135,8 @@ check "stats only: no Var column in the text hotspots" sh -c "! grep -q 'Var(' '
 # ---------------------------------------------------------------- export, sort, text report
 "$DCUTOP" -q --export hotspots --sort var_ns "$W" >"$TMP/s.csv"
 check "--export hotspots --sort var_ns exits 0" [ $? -eq 0 ]
-check "--sort var_ns: largest variability first" sh -c "tail -n +2 '$TMP/s.csv' | tr -d '\r' |
-    awk -F, '{ print \$(NF-2) }' | sort -c -n -r"
+csvq "$TMP/s.csv" "select var_ns from t" >"$TMP/s.var"
+check "--sort var_ns: largest variability first" sort -c -n -r "$TMP/s.var"
 "$DCUTOP" -q --report --width 120 "$W" >"$TMP/w.txt"
 "$DCUTOP" -q --report --format json "$W" >"$TMP/v.json"
 vt=$(sqlite3 -batch -init /dev/null :memory: \

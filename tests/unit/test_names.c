@@ -9,6 +9,87 @@
 
 #include "dcutop/format.h"
 #include "dcutop/names.h"
+#include "dcutop/trace_db.h"
+#include "testutil.h"
+
+/* Itanium symbols as g++ and hipcc emit them (checked with c++filt). */
+#define PA_MANGLED                                                                          \
+    "_Z32paged_attention_ll4mi_QKV_kernelI14__hip_bfloat16S0_Li16ELi128ELi256ELb0ELi8EEvPKT_" \
+    "PKT0_S6_ifPKiPS1_"
+#define PA_DEMANGLED                                                                        \
+    "void paged_attention_ll4mi_QKV_kernel<__hip_bfloat16, __hip_bfloat16, 16, 128, 256, "  \
+    "false, 8>(__hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16 const*, int, "  \
+    "float, int const*, __hip_bfloat16*)"
+#define CK_MANGLED "_ZN7ck_tile6kentryILi256ELi1ENS_12Rmsnorm2dFwdILi128EfEEJifEEEvDpT2_"
+#define CK_DEMANGLED                                                                        \
+    "void ck_tile::kentry<256, 1, ck_tile::Rmsnorm2dFwd<128, float>, int, float>(int, float)"
+
+static void demangle_with_libstdcxx(void** state) {
+    (void)state;
+    char* d = Names_demangle(PA_MANGLED, strlen(PA_MANGLED));
+    assert_non_null(d);
+    assert_string_equal(d, PA_DEMANGLED);
+    free(d);
+    d = Names_demangle(CK_MANGLED, strlen(CK_MANGLED));
+    assert_non_null(d);
+    assert_string_equal(d, CK_DEMANGLED);
+    free(d);
+    /* only the first n bytes count */
+    d = Names_demangle("_Z3fooix", 7);
+    assert_non_null(d);
+    assert_string_equal(d, "foo(int)");
+    free(d);
+    /* not mangled, broken, empty, embedded NUL, too long: NULL, the name stays as it is */
+    const char* no[] = {"Cijk_Ailk_Bljk_SB_MT128x64x16", "_Z", "_Zfoo", "_Z3fo", "", "Z3fooi"};
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        assert_null(Names_demangle(no[i], strlen(no[i])));
+    }
+    assert_null(Names_demangle("_Z3f\0oi", 7));
+    size_t big = 65 * 1024;
+    char* longname = malloc(big + 1);
+    memcpy(longname, "_Z3fooi", 7);
+    memset(longname + 7, 'i', big - 7);
+    longname[big] = '\0';
+    assert_null(Names_demangle(longname, big));
+    free(longname);
+}
+
+/* A trace with mangled kernel names: the kernel table holds them demangled, with the
+ * symbol in name_raw, and the rules see the demangled text. */
+static void loader_demangles_and_keeps_raw(void** state) {
+    (void)state;
+    char* dir = TestUtil_tempDir();
+    const char csv[] =
+        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\","
+        "\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",1,1,7,1,1,\"" PA_MANGLED "\",1,1000,3000\n"
+        "\"KERNEL_DISPATCH\",1,1,7,2,2,\"" CK_MANGLED ".kd\",2,4000,5000\n"
+        "\"KERNEL_DISPATCH\",1,1,7,3,3,\"_Zbroken_kernel\",3,6000,7000\n"
+        "\"KERNEL_DISPATCH\",1,1,7,4,4,\"Cijk_Ailk_Bljk_SB_MT128x64x16\",4,8000,9000\n";
+    char* path = TestUtil_writeFile(dir, "kernel_trace.csv", csv, sizeof(csv) - 1);
+    DcuStatus st;
+    TraceDb* db = TestUtil_load(path, &st);
+    assert_int_equal(st, DCU_OK);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel"), 4);
+    char* t = TestUtil_text(db, "SELECT name || '|' || name_raw || '|' || category FROM kernel"
+                                " WHERE name_raw LIKE '_Z32%'");
+    assert_string_equal(t, PA_DEMANGLED "|" PA_MANGLED "|attention");
+    free(t);
+    t = TestUtil_text(db, "SELECT name || '|' || name_raw || '|' || short_name || '|' || category"
+                          " FROM kernel WHERE name_raw LIKE '_ZN7ck_tile%'");
+    assert_string_equal(t, CK_DEMANGLED "|" CK_MANGLED
+                           "|kentry<256, 1, Rmsnorm2dFwd<128, float>, int, float>"
+                           "|norm");
+    free(t);
+    /* what does not demangle, and what is not mangled, keeps its name; name_raw = name */
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel WHERE name = name_raw"), 2);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM kernel WHERE name = '_Zbroken_kernel'"),
+                     1);
+    TraceDb_delete(db);
+    free(path);
+    TestUtil_rmTree(dir);
+    free(dir);
+}
 
 static void normalize_strips_kd(void** state) {
     (void)state;
@@ -138,6 +219,8 @@ static void cut_in_template_middle(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(normalize_strips_kd),
+        cmocka_unit_test(demangle_with_libstdcxx),
+        cmocka_unit_test(loader_demangles_and_keeps_raw),
         cmocka_unit_test(short_names),
         cmocka_unit_test(sanitize_controls_and_bad_utf8),
         cmocka_unit_test(sanitize_format_chars),

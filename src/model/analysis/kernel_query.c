@@ -54,6 +54,7 @@ int KernelQuery_indexWhenIdle(TraceDb* db, int (*stop)(void)) {
 
 void KernelDetail_done(KernelDetail* d) {
     free(d->name);
+    free(d->name_raw);
     free(d->short_name);
     free(d->category);
     free(d->rule_source);
@@ -160,7 +161,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
         "SELECT k.id, k.name, k.short_name, coalesce(k.category, 'other'), k.rule_source,"
         " k.rule_line, s.calls, s.total_ns, s.min_ns, s.max_ns, s.sumsq, s.has_sq,"
         " s.per_dispatch, (SELECT total(total_ns) FROM kernel_summary),"
-        " s.golden_ns, s.var_ns, s.outliers, k.rule_pattern"
+        " s.golden_ns, s.var_ns, s.outliers, k.rule_pattern, k.name_raw"
         " FROM kernel k JOIN kernel_summary s ON s.kernel_id = k.id WHERE k.name = ?1",
         &st, err);
     if (s != DCU_OK) {
@@ -191,6 +192,7 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->var_ns = sqlite3_column_int64(st, 15);
     d->outliers = sqlite3_column_int64(st, 16);
     d->rule_pattern = col_text(st, 17);
+    d->name_raw = col_text(st, 18);
     sqlite3_finalize(st);
     d->avg_ns = d->calls ? (double)d->total_ns / (double)d->calls : 0;
     if (has_sq == d->calls && d->calls > 0) {

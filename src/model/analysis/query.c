@@ -29,7 +29,7 @@ int Query_viewByName(const char* name) {
 /* ---- column tables -------------------------------------------------------------- */
 
 enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL,
-       H_VAR, H_GOLDEN, H_OUTLIERS, H_FLOPS, H_BYTES, H_AI, H_TFLOPS, H_GBPS, H_PEAKPCT, H_BOUND,
+       H_VAR, H_GOLDEN, H_OUTLIERS, H_RAW, H_FLOPS, H_BYTES, H_AI, H_TFLOPS, H_GBPS, H_PEAKPCT, H_BOUND,
        H_ATPEAK };
 static const RsColumn hot_cols[] = {
     {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},
@@ -41,6 +41,8 @@ static const RsColumn hot_cols[] = {
     /* variability inside one run (variab.h); NULL for kernels known from stats only */
     {"var_ns", "Var", CT_NS},            {"golden_ns", "Golden", CT_NS},
     {"outliers", "Outliers", CT_INT},
+    /* the name as the trace gave it: the mangled symbol of a demangled name */
+    {"name_raw", "Raw name", CT_TEXT},
     /* efficiency (efficiency.h), only when the trace has modelled ops: over the dispatches
      * linked to an op with recorded shapes */
     {"flops", "FLOPs", CT_REAL},         {"bytes", "Bytes", CT_BYTES},
@@ -233,7 +235,8 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         db,
         /* each summary view grouped once (they group every API call and copy) */
         "WITH api AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
-        "   CAST(total(calls) AS INTEGER) AS c FROM api_summary_v),"
+        "   CAST(total(calls) AS INTEGER) AS c FROM api_summary_v"
+        "   WHERE domain <> '" API_DOMAIN_PROFILER "'),"
         " cp AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
         "   CAST(total(calls) AS INTEGER) AS c FROM copy_summary_v)"
         " SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
@@ -348,7 +351,7 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         " CASE WHEN s.has_sq = s.calls AND s.calls > 0 THEN"
         "   dcu_sqrt(s.sumsq / s.calls - (s.total_ns * 1.0 / s.calls) * (s.total_ns * 1.0 / s.calls))"
         " END, s.var_ns, s.golden_ns, s.outliers,"
-        " kp.flops, kp.bytes, kp.dur_ns, kp.compute_ns, kp.memory_ns"
+        " kp.flops, kp.bytes, kp.dur_ns, kp.compute_ns, kp.memory_ns, coalesce(k.name_raw, k.name)"
         " FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
         " LEFT JOIN kernel_perf kp ON kp.kernel_id = s.kernel_id"
         /* the columns shown: the name (full and short) and the category (/gemm finds them) */
@@ -366,7 +369,7 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         sqlite3_bind_text(st, 2, o->category, -1, SQLITE_TRANSIENT);
     }
     int eff = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_perf)") == 1;
-    ResultSet* rs = ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_OUTLIERS + 1);
+    ResultSet* rs = ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_RAW + 1);
     int basis_id = Query_amdahlBasis(db);
     double basis = basis_id ? (double)Query_basisNs(db, basis_id) : total;
     char wait[64];
@@ -380,6 +383,7 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         for (int c = H_VAR; c <= H_OUTLIERS; c++) {
             set_col(rs, r, c, st, c - H_VAR + H_SD + 1);
         }
+        set_col(rs, r, H_RAW, st, H_SD + 9);
         /* the share and the ceiling over the same basis (one basis at a time) */
         double p = basis > 0 ? ResultSet_cell(rs, r, H_TOTAL)->i / basis : 0;
         ResultSet_setReal(rs, r, H_PCT, 100.0 * p);
@@ -788,26 +792,34 @@ static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuErro
     double total = Query_totals(db, &tot, NULL) == DCU_OK
                        ? (double)tot.api_ns
                        : (double)TraceDb_scalarInt(
-                             db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v");
+                             db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v"
+                                 " WHERE domain <> '" API_DOMAIN_PROFILER "'");
     sqlite3_stmt* st = NULL;
+    /* the profiler's own calls last, with no share of host API time */
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT domain, name, calls, total_ns, total_ns * 1.0 / nullif(calls, 0), min_ns, max_ns,"
-        " CASE WHEN per_call THEN 'per-call' ELSE 'stats' END"
-        " FROM api_summary_v WHERE ?1 IS NULL OR regexp(?1, name) ORDER BY total_ns DESC, name",
+        " CASE WHEN per_call THEN 'per-call' ELSE 'stats' END,"
+        " domain = '" API_DOMAIN_PROFILER "'"
+        " FROM api_summary_v WHERE ?1 IS NULL OR regexp(?1, name)"
+        " ORDER BY domain = '" API_DOMAIN_PROFILER "', total_ns DESC, name",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     bind_filter(st, 1, o);
     ResultSet* rs = ResultSet_new("api", api_cols, NCOLS(api_cols));
-    int rc;
+    int rc, profiler = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int r = ResultSet_addRow(rs);
         for (int c = A_DOMAIN; c <= A_MAX; c++) {
             set_col(rs, r, c, st, c);
         }
         set_col(rs, r, A_SRC, st, 7);
+        if (sqlite3_column_int(st, 8)) {
+            profiler++;
+            continue; /* %API stays NULL: not host API time */
+        }
         double p = total > 0 ? ResultSet_cell(rs, r, A_TOTAL)->i / total : 0;
         ResultSet_setReal(rs, r, A_PCT, 100.0 * p);
     }
@@ -818,6 +830,11 @@ static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuErro
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
+    }
+    rs->trailing = profiler;
+    if (profiler) {
+        rs->footer = xstrdup(API_DOMAIN_PROFILER " rows (last): the profiler's own work, such as"
+                             " rpd_tracer writing its tables; not host API time");
     }
     return finish(rs, o, "total_ns", out, err);
 }

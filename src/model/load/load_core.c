@@ -15,24 +15,35 @@ int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
         return id;
     }
     char* norm = Names_normalize(raw, len);
-    size_t nl = strlen(norm);
-    id = Intern_get(core->kernels, norm, nl);
+    /* a mangled name (rocprof, RPD, HIP code objects) is stored demangled, the symbol kept */
+    char* full = NULL;
+    char* dm = Names_demangle(norm, strlen(norm));
+    if (dm) {
+        full = Names_sanitize(dm, strlen(dm));
+        free(dm);
+    }
+    const char* name = full ? full : norm;
+    size_t nl = strlen(name);
+    id = Intern_get(core->kernels, name, nl);
     if (!id) {
         id = core->next_kernel_id++;
-        char* shrt = Names_short(norm);
+        char* shrt = Names_short(name);
         sqlite3_stmt* st = core->st[ST_KERNEL];
         sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_text(st, 2, norm, (int)nl, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, name, (int)nl, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, shrt, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, norm, -1, SQLITE_STATIC);
         int rc = sqlite3_step(st);
         sqlite3_reset(st);
         free(shrt);
         if (rc != SQLITE_DONE) {
+            free(full);
             free(norm);
             return 0;
         }
-        Intern_put(core->kernels, norm, nl, id);
+        Intern_put(core->kernels, name, nl, id);
     }
+    free(full);
     free(norm);
     Intern_put(core->raw_kernels, raw, len, id);
     return id;

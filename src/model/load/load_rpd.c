@@ -272,6 +272,25 @@ static int read_ops(Rpd* r) {
     return 1;
 }
 
+/* rpd_tracer's overhead records (rocmProfileData rpd_tracer Logger::createOverheadRecord,
+ * domain "rpd_tracer", category "overhead" in newer files): the time it spent writing its
+ * own tables (OpTable::writeRows, KernelApiTable::writeRows, ...), in its roctracer
+ * callback (hcc_activity_callback), draining (run_to_completion) or blocked on a full
+ * buffer (BLOCKING). Not the application's host API time. */
+static int profiler_internal(const char* name) {
+    static const char* const exact[] = {"hcc_activity_callback", "run_to_completion", "BLOCKING",
+                                        "ClrDataSource::chunkCallback",
+                                        "RemoteDataSource::write"};
+    for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+        if (strcmp(name, exact[i]) == 0) {
+            return 1;
+        }
+    }
+    size_t n = strlen(name);
+    static const char suffix[] = "Table::writeRows";
+    return n >= sizeof(suffix) - 1 && strcmp(name + n - (sizeof(suffix) - 1), suffix) == 0;
+}
+
 static const char* api_domain(const char* name) {
     if (strncmp(name, "hip", 3) == 0) {
         return "HIP";
@@ -279,7 +298,7 @@ static const char* api_domain(const char* name) {
     if (strncmp(name, "hsa_", 4) == 0) {
         return "HSA";
     }
-    return "OTHER"; /* rpd_tracer's own rows (OpTable::writeRows), callbacks */
+    return profiler_internal(name) ? API_DOMAIN_PROFILER : "OTHER";
 }
 
 static void store_api(Rpd* r, sqlite3_stmt* st, const char* where) {

@@ -46,7 +46,7 @@ static const char* const layer_names[LAYER_COUNT] = {"kernel", "api", "copy", "r
                                                      "stack", "steps"};
 
 static const char* const stmt_sql[ST_COUNT] = {
-    [ST_KERNEL] = "INSERT INTO kernel(id, name, short_name) VALUES(?1, ?2, ?3)",
+    [ST_KERNEL] = "INSERT INTO kernel(id, name, short_name, name_raw) VALUES(?1, ?2, ?3, ?4)",
     [ST_DISPATCH] = "INSERT INTO dispatch(file_id, kernel_id, seq, gpu, queue, stream, pid, tid,"
                     " corr_id, start_ns, end_ns, dur_ns, grid, workgroup, lds, scratch, vgpr,"
                     " sgpr) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",

@@ -318,7 +318,7 @@ DcuStatus RuleSet_apply(RuleSet* this, TraceDb* db, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    if ((s = TraceDb_prepare(db, "SELECT id, name FROM kernel", &sel, err)) != DCU_OK ||
+    if ((s = TraceDb_prepare(db, "SELECT id, name, name_raw FROM kernel", &sel, err)) != DCU_OK ||
         (s = TraceDb_prepare(db,
                              "UPDATE kernel SET category = ?1, rule_line = ?2, rule_source = ?3,"
                              " rule_pattern = ?5 WHERE id = ?4",
@@ -331,6 +331,11 @@ DcuStatus RuleSet_apply(RuleSet* this, TraceDb* db, DcuError* err) {
         const char* name = (const char*)sqlite3_column_text(sel, 1);
         int len = sqlite3_column_bytes(sel, 1);
         CategoryMatch m = RuleSet_classify(this, name ? name : "", name ? (size_t)len : 0);
+        /* a demangled name no rule knows: rules written for the mangled form still apply */
+        const char* raw = (const char*)sqlite3_column_text(sel, 2);
+        if (m.line == 0 && raw && (!name || strcmp(raw, name) != 0)) {
+            m = RuleSet_classify(this, raw, (size_t)sqlite3_column_bytes(sel, 2));
+        }
         sqlite3_bind_text(upd, 1, m.category, -1, SQLITE_TRANSIENT);
         if (m.line) {
             sqlite3_bind_int(upd, 2, m.line);

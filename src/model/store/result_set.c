@@ -195,7 +195,7 @@ static void order_by_int(const ResultSet* this, int col, int desc, int* order, i
 }
 
 void ResultSet_sort(ResultSet* this, int col, int desc) {
-    int n = this->nrows - this->pinned;
+    int n = this->nrows - this->pinned - this->trailing;
     if (n <= 1 || col < 0 || col >= this->ncols) {
         return;
     }

@@ -64,7 +64,7 @@ static const char views[] =
     "    100.0 * s.total_ns / nullif(" KTOTAL ", 0) AS share_pct,\n"
     "    CASE WHEN s.total_ns < " KTOTAL " THEN " KTOTAL " / (" KTOTAL " - s.total_ns) END\n"
     "      AS ceiling,\n"
-    "    s.per_dispatch AS per_dispatch\n"
+    "    s.per_dispatch AS per_dispatch, coalesce(k.name_raw, k.name) AS name_raw\n"
     "  FROM main.kernel_summary s JOIN main.kernel k ON k.id = s.kernel_id\n"
     "    LEFT JOIN main.category c ON c.name = coalesce(k.category, 'other');\n"
     "CREATE TEMP VIEW dispatches AS\n"

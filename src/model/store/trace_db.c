@@ -99,7 +99,10 @@ static const char schema[] =
     /* interned kernel names */
     "CREATE TABLE kernel(\n"
     "  id INTEGER PRIMARY KEY,\n"
-    "  name TEXT NOT NULL UNIQUE,   -- normalised full name (no ' [clone .kd]' / '.kd'), sanitized\n"
+    "  name TEXT NOT NULL UNIQUE,   -- normalised full name (no ' [clone .kd]' / '.kd'), sanitized,\n"
+    "                               -- demangled when the trace gave an Itanium-mangled _Z name\n"
+    "  name_raw TEXT,               -- the name as the trace gave it (normalised, sanitized): the\n"
+    "                               -- mangled symbol of a demangled name, else equal to name\n"
     "  short_name TEXT NOT NULL,    -- unique; return type, arguments, namespaces dropped\n"
     "  short_keys TEXT,             -- byte ranges of short_name that tell it apart\n"
     "  category TEXT,               -- set by the categorizer after loading\n"
