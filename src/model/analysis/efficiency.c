@@ -169,6 +169,59 @@ static DcuStatus link_dispatches(TraceDb* db, DcuError* err) {
         err);
 }
 
+/* eff_device: the devices, most modelled time first, with the figures used. */
+static DcuStatus store_devices(TraceDb* db, DevCache** cache, int* ncache, const Peaks* peaks,
+                               const PeakFigures* override, DcuError* err) {
+    DcuStatus s = DCU_OK;
+    sqlite3_stmt* dv = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT device, CAST(total(kernel_ns) AS INTEGER) FROM op_perf"
+                                " GROUP BY device ORDER BY 2 DESC, device",
+                            &dv, err);
+    }
+    sqlite3_stmt* di = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "INSERT INTO eff_device(ord, name, source, line, bf16, fp16, fp32,"
+                            " fp8, gbps, kernel_ns, measured, measured_from)"
+                            " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+                            &di, err);
+    }
+    for (int ord = 0; s == DCU_OK && sqlite3_step(dv) == SQLITE_ROW; ord++) {
+        const char* dev = (const char*)sqlite3_column_text(dv, 0);
+        const DevCache* dc = device_peaks(db, cache, ncache, dev, peaks, override);
+        sqlite3_bind_int(di, 1, ord);
+        if (dev) {
+            sqlite3_bind_text(di, 2, dev, -1, SQLITE_TRANSIENT);
+        }
+        if (dc->matched && dc->fig.source[0]) {
+            sqlite3_bind_text(di, 3, dc->fig.source, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(di, 4, dc->fig.line);
+        }
+        sqlite3_bind_int(di, 11, (int)dc->fig.measured);
+        if (dc->fig.measured) {
+            sqlite3_bind_text(di, 12, dc->fig.measured_from, -1, SQLITE_TRANSIENT);
+        }
+        for (int i = 0; i < PEAK_NTYPES; i++) {
+            if (dc->fig.tflops[i] > 0) {
+                sqlite3_bind_double(di, 5 + i, dc->fig.tflops[i]);
+            }
+        }
+        if (dc->fig.gbps > 0) {
+            sqlite3_bind_double(di, 9, dc->fig.gbps);
+        }
+        sqlite3_bind_int64(di, 10, sqlite3_column_int64(dv, 1));
+        if (sqlite3_step(di) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
+        }
+        sqlite3_reset(di);
+        sqlite3_clear_bindings(di);
+    }
+    sqlite3_finalize(dv);
+    sqlite3_finalize(di);
+    return s;
+}
+
 DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
                            DcuError* err) {
     if (!Efficiency_hasShapes(db)) { /* nothing to model: no cost for other traces */
@@ -260,53 +313,9 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
             "DROP TABLE temp.d2op;",
             err);
     }
-    /* the devices, most modelled time first */
-    sqlite3_stmt* dv = NULL;
     if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "SELECT device, CAST(total(kernel_ns) AS INTEGER) FROM op_perf"
-                                " GROUP BY device ORDER BY 2 DESC, device",
-                            &dv, err);
+        s = store_devices(db, &cache, &ncache, peaks, override, err);
     }
-    sqlite3_stmt* di = NULL;
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "INSERT INTO eff_device(ord, name, source, line, bf16, fp16, fp32,"
-                            " fp8, gbps, kernel_ns, measured, measured_from)"
-                            " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-                            &di, err);
-    }
-    for (int ord = 0; s == DCU_OK && sqlite3_step(dv) == SQLITE_ROW; ord++) {
-        const char* dev = (const char*)sqlite3_column_text(dv, 0);
-        const DevCache* dc = device_peaks(db, &cache, &ncache, dev, peaks, override);
-        sqlite3_bind_int(di, 1, ord);
-        if (dev) {
-            sqlite3_bind_text(di, 2, dev, -1, SQLITE_TRANSIENT);
-        }
-        if (dc->matched && dc->fig.source[0]) {
-            sqlite3_bind_text(di, 3, dc->fig.source, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int(di, 4, dc->fig.line);
-        }
-        sqlite3_bind_int(di, 11, (int)dc->fig.measured);
-        if (dc->fig.measured) {
-            sqlite3_bind_text(di, 12, dc->fig.measured_from, -1, SQLITE_TRANSIENT);
-        }
-        for (int i = 0; i < PEAK_NTYPES; i++) {
-            if (dc->fig.tflops[i] > 0) {
-                sqlite3_bind_double(di, 5 + i, dc->fig.tflops[i]);
-            }
-        }
-        if (dc->fig.gbps > 0) {
-            sqlite3_bind_double(di, 9, dc->fig.gbps);
-        }
-        sqlite3_bind_int64(di, 10, sqlite3_column_int64(dv, 1));
-        if (sqlite3_step(di) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
-        }
-        sqlite3_reset(di);
-        sqlite3_clear_bindings(di);
-    }
-    sqlite3_finalize(dv);
-    sqlite3_finalize(di);
     for (int i = 0; i < ncache; i++) {
         free(cache[i].name);
     }

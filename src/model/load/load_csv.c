@@ -891,6 +891,28 @@ static const char* stats_format(Ctx* c, int dcutop_export) {
     return v3 ? "stats CSV (8 columns)" : "stats CSV (5 columns)";
 }
 
+/* Marks the file skipped, its note quoting the start of the header row. */
+static void unknown_header(Ctx* c, const CsvRow* r) {
+    c->kind = K_UNKNOWN;
+    char h[81];
+    size_t l = 0;
+    for (int i = 0; i < r->n && l + 2 < sizeof(h); i++) {
+        size_t fl = r->f[i].len;
+        if (l + fl + 2 >= sizeof(h)) {
+            fl = sizeof(h) - l - 2;
+        }
+        if (i) {
+            h[l++] = ',';
+        }
+        memcpy(h + l, r->f[i].s, fl);
+        l += fl;
+    }
+    char* shown = Names_sanitize(h, l);
+    c->f->format = "skipped";
+    c->f->note = xasprintf("unrecognised CSV header '%s' (see FORMATS in README)", shown);
+    free(shown);
+}
+
 static int on_header(Ctx* c, const CsvRow* r) {
     c->ncols = r->n;
     c->col = xcalloc((size_t)r->n, sizeof(Field));
@@ -970,24 +992,7 @@ static int on_header(Ctx* c, const CsvRow* r) {
         c->compute = LoadCompute_begin(c->core, c->f, r, ck, &fmt);
     }
     if (!fmt) {
-        c->kind = K_UNKNOWN;
-        char h[81];
-        size_t l = 0;
-        for (int i = 0; i < r->n && l + 2 < sizeof(h); i++) {
-            size_t fl = r->f[i].len;
-            if (l + fl + 2 >= sizeof(h)) {
-                fl = sizeof(h) - l - 2;
-            }
-            if (i) {
-                h[l++] = ',';
-            }
-            memcpy(h + l, r->f[i].s, fl);
-            l += fl;
-        }
-        char* shown = Names_sanitize(h, l);
-        c->f->format = "skipped";
-        c->f->note = xasprintf("unrecognised CSV header '%s' (see FORMATS in README)", shown);
-        free(shown);
+        unknown_header(c, r);
         return 1;
     }
     c->f->format = fmt;
