@@ -103,9 +103,12 @@ static ResultSet* abba_narrow(ResultSet* all) {
         }
     }
     int us = mx < 1000; /* under a second: microseconds */
+    static char name_title[64]; /* "Name (us)", or "Category (us)" in the category view */
     for (int c = 0; c < nc; c++) {
         if (strcmp(all->cols[c].key, "name") == 0) {
-            narrow_cols[c].title = us ? "Name (us)" : "Name (ms)";
+            snprintf(name_title, sizeof(name_title), "%s (%s)", all->cols[c].title,
+                     us ? "us" : "ms");
+            narrow_cols[c].title = name_title;
         }
     }
     ResultSet* rs = ResultSet_new(all->name, narrow_cols, nc);
