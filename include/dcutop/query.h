@@ -19,7 +19,8 @@ typedef struct QueryOpts_ {
     const char* sort;       /* column key (optionally ":asc" / ":desc"); NULL = default */
     const WhatIf* what_if;  /* categories view: factors per category or group (borrowed) */
     int n_what_if;
-    const char* category;   /* hotspots: only this category, or the group "GEMM" / "non-GEMM" */
+    const char* category;   /* hotspots, categories: only this category, or the group "GEMM" /
+                             * "non-GEMM" (by the categoriser's verdict, not the name) */
     int64_t run;            /* files: only this run's files (0: the runs of the scope) */
 } QueryOpts;
 
@@ -43,6 +44,9 @@ typedef struct Totals_ {
 /* Names of views, for --export and --view: "files", "hotspots", ... */
 const char* Query_viewName(ViewId v);
 int Query_viewByName(const char* name); /* -1 if unknown */
+
+/* DCU_OK for NULL, "GEMM", "non-GEMM" or a category of the rule set; else DCU_ERR_USAGE. */
+DcuStatus Query_checkCategory(TraceDb* db, const char* name, DcuError* err);
 
 DcuStatus Query_totals(TraceDb* db, Totals* out, DcuError* err);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dcutop/gap_buckets.h"
 #include "dcutop/script.h"
@@ -63,7 +64,11 @@ static const char usage[] =
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
     "      --sort COL[:asc|:desc]  sort by a column key (see --export headers)\n"
-    "      --top N            hotspot rows in the text report (default 20, 0 = all)\n"
+    "      --top N            rows of every table of --export and --report (default: all,\n"
+    "                         but 20 hotspot rows in the text report; 0 = all)\n"
+    "      --group G          kernels of one group by their category: GEMM or non-GEMM\n"
+    "      --category NAME    kernels of one category (see --dump-rules); with --group,\n"
+    "                         these select the rows of kernel tables and of Categories\n"
     "      --width N          text report width (default: $COLUMNS or 120)\n"
     "      --rules FILE       category rules (default: $XDG_CONFIG_HOME/dcutop/categories.rules\n"
     "                         if present, ahead of the built-in rules)\n"
@@ -139,6 +144,7 @@ enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600, OPT_DB_MEMORY }; /* input limits */
 enum { OPT_SQL = 900 };            /* user SQL */
+enum { OPT_GROUP = 2100, OPT_CATEGORY }; /* kernels by the categoriser's verdict */
 
 enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
 
@@ -441,6 +447,26 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     }
 }
 
+/* --group GEMM|non-GEMM or --category NAME: one selection (the category table checks a name
+ * once the trace is loaded, main.c). */
+static DcuStatus parse_selection(Cli* cli, int group, const char* arg, DcuError* err) {
+    if (cli->category) {
+        return Error_set(err, DCU_ERR_USAGE, "give one of --group or --category, once");
+    }
+    if (!group) {
+        cli->category = arg;
+        return DCU_OK;
+    }
+    if (strcasecmp(arg, "GEMM") == 0 || strcasecmp(arg, "gemm-group") == 0) {
+        cli->category = "GEMM";
+    } else if (strcasecmp(arg, "non-GEMM") == 0 || strcasecmp(arg, "nonGEMM") == 0) {
+        cli->category = "non-GEMM";
+    } else {
+        return Error_set(err, DCU_ERR_USAGE, "--group must be GEMM or non-GEMM");
+    }
+    return DCU_OK;
+}
+
 /* The long options (getopt_long); their help is the usage text above. */
 static const struct option longopts[] = {
     {"report", no_argument, NULL, OPT_REPORT},
@@ -455,6 +481,8 @@ static const struct option longopts[] = {
     {"filter", required_argument, NULL, OPT_FILTER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"category", required_argument, NULL, OPT_CATEGORY},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"rules", required_argument, NULL, OPT_RULES},
     {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
@@ -542,7 +570,16 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
                 return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
             }
+            cli->top_set = 1;
             break;
+        case OPT_GROUP:
+        case OPT_CATEGORY: {
+            DcuStatus gs = parse_selection(cli, c == OPT_GROUP, optarg, err);
+            if (gs != DCU_OK) {
+                return gs;
+            }
+            break;
+        }
         case OPT_WIDTH:
             if (!parse_int(optarg, 40, 10000, &cli->width)) {
                 return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");

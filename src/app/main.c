@@ -333,7 +333,7 @@ static int load_traces(Session* ss, DcuError* err) {
 }
 
 static QueryOpts query_opts(const Cli* cli) {
-    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, NULL, 0};
+    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0};
 }
 
 static int run_export(Session* ss, DcuError* err) {
@@ -346,6 +346,9 @@ static int run_export(Session* ss, DcuError* err) {
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,
                                                       err);
+    if (s == DCU_OK && cli->top_set) {
+        ResultSet_keepTop(rs, cli->top); /* the user's --top, in every view */
+    }
     if (s == DCU_OK && ss->export_eff && !cli->quiet && !Efficiency_hasShapes(ss->db)) {
         fprintf(stderr, "dcutop: %s\n", Efficiency_noShapesText());
     }
@@ -417,7 +420,7 @@ static int run_interactive(Session* ss, DcuError* err) {
 static int run_report(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     ReportOpts ro = {cli->format, cli->width, cli->top, ss->view, query_opts(cli), ss->title,
-                     ss->stacks};
+                     ss->stacks, cli->top_set ? cli->top : 0};
     Output o;
     if (output_open(&o, cli->output, out_flags(cli), err) != DCU_OK) {
         return fail(err, status_exit(err->code));
@@ -758,9 +761,12 @@ static int check_outputs(const Cli* cli, DcuError* err) {
     return EXIT_OK;
 }
 
-/* Checks the what-if names before anything is written. */
+/* Checks the what-if and --category names before anything is written. */
 static int check_what_if(Session* ss, DcuError* err) {
     double sp;
+    if (Query_checkCategory(ss->db, ss->cli.category, err) != DCU_OK) {
+        return fail(err, EXIT_USAGE);
+    }
     if (ss->cli.n_what_if > 0 &&
         Query_projection(ss->db, ss->cli.what_if, ss->cli.n_what_if, &sp, err) != DCU_OK) {
         return fail(err, EXIT_USAGE);

@@ -447,6 +447,25 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
     return s;
 }
 
+static int is_group_name(const char* n, int* gemm);
+
+DcuStatus Query_checkCategory(TraceDb* db, const char* name, DcuError* err) {
+    if (!name || strcmp(name, "GEMM") == 0 || strcmp(name, "non-GEMM") == 0) {
+        return DCU_OK;
+    }
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT 1 FROM category WHERE name = ?1", &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found ? DCU_OK
+                 : Error_set(err, DCU_ERR_USAGE,
+                             "--category: unknown category '%s' (see --dump-rules)", name);
+}
+
 static int is_group_name(const char* n, int* gemm) {
     if (strcmp(n, "gemm-group") == 0 || strcmp(n, "GEMM") == 0) {
         *gemm = 1;
@@ -701,8 +720,19 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     WhatIf* wr = resolve_what_if(db, w, nw); /* "X%peak" entries as factors */
     int basis_id = Query_amdahlBasis(db);
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
+    const char* sel = o ? o->category : NULL;
+    int sel_gemm = -1; /* the selection's group: both rows when none, else that one */
+    for (int i = 0; sel && i < nr; i++) {
+        sel_gemm = strcmp(rows[i].name, sel) == 0 ? rows[i].is_gemm : sel_gemm;
+    }
+    if (sel && is_group_name(sel, &sel_gemm) == 0 && sel_gemm < 0) {
+        sel_gemm = 2; /* a category without kernels: no group row either */
+    }
     /* the two groups first: they are what the method is about (PRODUCT.md 1) */
     for (int g = 1; g >= 0; g--) {
+        if (sel && sel_gemm != g) {
+            continue;
+        }
         CatRow sum = {.is_gemm = g};
         snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
         for (int i = 0; i < nr; i++) {
@@ -725,9 +755,13 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         }
         cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
     }
-    rs->pinned = 2;
+    rs->pinned = rs->nrows;
     for (int i = 0; i < nr; i++) {
         if (f && !Filter_matches(f, rows[i].name, strlen(rows[i].name))) {
+            continue;
+        }
+        if (sel && !(strcmp(rows[i].name, sel) == 0 ||
+                     (is_group_name(sel, &sel_gemm) && rows[i].is_gemm == sel_gemm))) {
             continue;
         }
         int given;
@@ -739,7 +773,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         /* over wall time, GPU idle is a part of the run like a category: its ceiling says
          * what removing every gap could gain (gap_buckets.h) */
         int64_t idle = Timeline_idleNs(db);
-        if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
+        if (idle > 0 && !sel && (!f || Filter_matches(f, "GPU idle", 8))) {
             CatRow idle_row = {.name = "GPU idle", .total = idle};
             int64_t wall = Timeline_wallNs(db); /* the real wall: idle's share of it */
             cat_row(rs, &idle_row, "idle", wall, wall, 0, 1.0, NULL);
