@@ -906,6 +906,8 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         "     (SELECT name FROM source_file WHERE id = l.superseded_by), '; ') || ')'"
         "     FROM source_layer l WHERE l.file_id = f.id AND NOT l.used), '')"
         "     || CASE WHEN f.pmc THEN ' (PMC counters)' ELSE '' END"
+        /* flagged while loading (load_runs.c): far below its own stats */
+        "     || CASE WHEN f.note LIKE 'WARNING: %' THEN '; ' || f.note ELSE '' END"
         "  ELSE 'superseded by ' || coalesce((SELECT group_concat(p, ', ') FROM (SELECT DISTINCT"
         "     (SELECT name FROM source_file WHERE id = l.superseded_by) AS p FROM source_layer l"
         "     WHERE l.file_id = f.id)), '?') || ' (finer-grained data preferred)'"
