@@ -34,6 +34,9 @@ typedef struct Totals_ {
     int64_t files, files_loaded, rows_rejected;
     int pmc;               /* some used kernel file came from a PMC run */
     int64_t gemm_ns;       /* GEMM group time */
+    int64_t wait_ns;       /* time waiting for a straggler rank (the wait category, ranks.h):
+                            * not work, so no group's ceiling counts it */
+    int wait_gemm;         /* 1 when that category is in the GEMM group */
     /* variability inside one run (variab.h), over the kernels with dispatches */
     int64_t var_ns;        /* summed time above golden */
     int64_t var_kernels;   /* kernels that have a figure; 0: variability is n/a */

@@ -248,6 +248,12 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         "    ON u.file_id = f.id AND u.layer = 'kernel'),"
         " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
         "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm),"
+        /* the time waiting for a straggler (ranks.h Ranks_storeWaiting) and its group */
+        " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
+        "    ON k.id = s.kernel_id WHERE k.category = (SELECT value FROM meta"
+        "    WHERE key = 'wait_category')),"
+        " (SELECT coalesce(max(c.is_gemm), 0) FROM category c WHERE c.name = (SELECT value"
+        "    FROM meta WHERE key = 'wait_category')),"
         " (SELECT CAST(total(var_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(var_ns) FROM kernel_summary),"
         " (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary WHERE var_ns IS NOT NULL),"
@@ -270,10 +276,12 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         t->rows_rejected = sqlite3_column_int64(st, 10);
         t->pmc = sqlite3_column_int(st, 11);
         t->gemm_ns = sqlite3_column_int64(st, 12);
-        t->var_ns = sqlite3_column_int64(st, 13);
-        t->var_kernels = sqlite3_column_int64(st, 14);
-        t->var_base_ns = sqlite3_column_int64(st, 15);
-        t->outliers = sqlite3_column_int64(st, 16);
+        t->wait_ns = sqlite3_column_int64(st, 13);
+        t->wait_gemm = sqlite3_column_int(st, 14);
+        t->var_ns = sqlite3_column_int64(st, 15);
+        t->var_kernels = sqlite3_column_int64(st, 16);
+        t->var_base_ns = sqlite3_column_int64(st, 17);
+        t->outliers = sqlite3_column_int64(st, 18);
     } else {
         s = step_error(db, err);
     }
@@ -326,7 +334,8 @@ static void wait_category(TraceDb* db, char* buf, size_t cap) {
 
 /* The footer that says why the wait category has no ceiling. */
 static char* wait_footer(const char* wait) {
-    return xasprintf("%s kernels: waiting for a straggler rank (Ranks, 9), not work: no ceiling",
+    return xasprintf("%s kernels: waiting for a straggler rank (Ranks, 9), not work: no ceiling, "
+                     "and none in their group's",
                      wait);
 }
 
@@ -402,6 +411,7 @@ typedef struct CatRow_ {
     char name[64];
     int is_gemm;
     int64_t kernels, calls, total;
+    int64_t wait; /* a group's time waiting for a straggler (the wait category's): no ceiling */
     int64_t var, var_kernels; /* variability of its kernels that have one, and how many */
 } CatRow;
 
@@ -432,6 +442,7 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
             *rows = xrealloc(*rows, sizeof(CatRow) * (size_t)cap);
         }
         CatRow* c = &(*rows)[(*n)++];
+        memset(c, 0, sizeof(*c));
         snprintf(c->name, sizeof(c->name), "%s", (const char*)sqlite3_column_text(st, 0));
         c->is_gemm = sqlite3_column_int(st, 1);
         c->kernels = sqlite3_column_int64(st, 2);
@@ -653,6 +664,8 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
     int64_t t = c->total;
     (void)total;
     double pb = basis > 0 ? (double)t / (double)basis : 0; /* share of the Amdahl basis */
+    /* a group's ceiling and speedup are over its work: waiting is never an opportunity */
+    double pw = basis > 0 ? (double)(t - c->wait) / (double)basis : 0;
     ResultSet_setText(rs, r, C_CAT, c->name);
     ResultSet_setText(rs, r, C_GROUP, group);
     ResultSet_setInt(rs, r, C_KERNELS, c->kernels);
@@ -670,10 +683,10 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
         }
         return;
     }
-    ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pb));
+    ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pw));
     if (given) {
         ResultSet_setReal(rs, r, C_K, k);
-        ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(pb, k));
+        ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(pw, k));
     }
 }
 
@@ -742,6 +755,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
                 sum.total += rows[i].total;
                 sum.var += rows[i].var;
                 sum.var_kernels += rows[i].var_kernels;
+                sum.wait += wait[0] && strcmp(rows[i].name, wait) == 0 ? rows[i].total : 0;
             }
         }
         int given = 0;
