@@ -467,6 +467,69 @@ static DcuStatus parse_selection(Cli* cli, int group, const char* arg, DcuError*
     return DCU_OK;
 }
 
+/* The options of the report, tables and screens that Cli_parse passes on: 1 when c is one
+ * (*s its status), 0 otherwise. */
+static int table_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuError* err) {
+    *s = DCU_OK;
+    switch (c) {
+    case OPT_FORCE:
+        cli->force = 1;
+        return 1;
+    case OPT_FORMAT:
+        if (!parse_format(arg, &cli->format)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
+        }
+        return 1;
+    case OPT_TOP:
+        if (!parse_int(arg, 0, 1000000000, &cli->top)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
+        }
+        cli->top_set = 1;
+        return 1;
+    case OPT_GROUP:
+    case OPT_CATEGORY:
+        *s = parse_selection(cli, c == OPT_GROUP, arg, err);
+        return 1;
+    case OPT_WIDTH:
+        if (!parse_int(arg, 40, 10000, &cli->width)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
+        }
+        return 1;
+    case OPT_GEMM_LIKE:
+        cli->gemm_like = 1;
+        return 1;
+    case OPT_WHAT_IF:
+        *s = WhatIf_parse(arg, cli->what_if, CLI_MAX_WHATIF, &cli->n_what_if, err);
+        return 1;
+    case OPT_STRICT:
+        cli->strict = 1;
+        return 1;
+    case OPT_TREE:
+        if ((cli->tree_mode = Stacks_modeByName(arg)) < 0) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
+        }
+        return 1;
+    case OPT_FOLD:
+        cli->fold = 1;
+        return 1;
+    case OPT_HEADLESS:
+        cli->headless = 1;
+        return 1;
+    case OPT_SIZE:
+        /* the key scripts' :resize syntax; a start screen needs at least 20x6 */
+        if (!Script_parseSize(arg, &cli->size_w, &cli->size_h) || cli->size_w < 20 ||
+            cli->size_h < 6) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
+        }
+        return 1;
+    case OPT_NO_COLOR:
+        cli->no_color = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The long options (getopt_long); their help is the usage text above. */
 static const struct option longopts[] = {
     {"report", no_argument, NULL, OPT_REPORT},
@@ -558,67 +621,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 goto conflict;
             }
             break;
-        case OPT_FORCE:
-            cli->force = 1;
-            break;
-        case OPT_FORMAT:
-            if (!parse_format(optarg, &cli->format)) {
-                return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
-            }
-            break;
-        case OPT_TOP:
-            if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
-                return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
-            }
-            cli->top_set = 1;
-            break;
-        case OPT_GROUP:
-        case OPT_CATEGORY: {
-            DcuStatus gs = parse_selection(cli, c == OPT_GROUP, optarg, err);
-            if (gs != DCU_OK) {
-                return gs;
-            }
-            break;
-        }
-        case OPT_WIDTH:
-            if (!parse_int(optarg, 40, 10000, &cli->width)) {
-                return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
-            }
-            break;
-        case OPT_GEMM_LIKE:
-            cli->gemm_like = 1;
-            break;
-        case OPT_WHAT_IF: {
-            DcuStatus s = WhatIf_parse(optarg, cli->what_if, CLI_MAX_WHATIF, &cli->n_what_if, err);
-            if (s != DCU_OK) {
-                return s;
-            }
-            break;
-        }
-        case OPT_STRICT:
-            cli->strict = 1;
-            break;
-        case OPT_TREE:
-            if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
-                return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
-            }
-            break;
-        case OPT_FOLD:
-            cli->fold = 1;
-            break;
-        case OPT_HEADLESS:
-            cli->headless = 1;
-            break;
-        case OPT_SIZE:
-            /* the key scripts' :resize syntax; a start screen needs at least 20x6 */
-            if (!Script_parseSize(optarg, &cli->size_w, &cli->size_h) || cli->size_w < 20 ||
-                cli->size_h < 6) {
-                return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
-            }
-            break;
-        case OPT_NO_COLOR:
-            cli->no_color = 1;
-            break;
         case OPT_DIFF:
         case OPT_ABBA:
         case OPT_MATCH:
@@ -646,7 +648,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return Error_set(err, DCU_ERR_USAGE, "option %s needs a value", argv[optind - 1]);
         default: {
             DcuStatus s;
-            if (!valued_option(cli, c, optarg, &s, err)) {
+            if (!table_option(cli, c, optarg, &s, err) && !valued_option(cli, c, optarg, &s, err)) {
                 return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
             }
             if (s != DCU_OK) {

@@ -708,6 +708,46 @@ void Query_whatIfSpec(const WhatIf* w, const WhatIf* resolved, int n, char* buf,
     }
 }
 
+/* The group rows of a --group / --category selection: 1 GEMM, 0 non-GEMM, -1 both (no
+ * selection), 2 neither (a category without kernels). */
+static int selected_group(const CatRow* rows, int nr, const char* sel) {
+    int g = -1;
+    if (!sel || is_group_name(sel, &g)) {
+        return g;
+    }
+    for (int i = 0; i < nr; i++) {
+        g = strcmp(rows[i].name, sel) == 0 ? rows[i].is_gemm : g;
+    }
+    return g < 0 ? 2 : g;
+}
+
+/* The GEMM (g 1) or non-GEMM (g 0) row: its categories summed, its waiting kept apart. */
+static void group_row(ResultSet* rs, const CatRow* rows, int nr, int g, const WhatIf* wr,
+                      int nw, const char* wait, int64_t total, int64_t basis) {
+    CatRow sum = {.is_gemm = g};
+    snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
+    for (int i = 0; i < nr; i++) {
+        if (rows[i].is_gemm == g) {
+            sum.kernels += rows[i].kernels;
+            sum.calls += rows[i].calls;
+            sum.total += rows[i].total;
+            sum.var += rows[i].var;
+            sum.var_kernels += rows[i].var_kernels;
+            sum.wait += wait[0] && strcmp(rows[i].name, wait) == 0 ? rows[i].total : 0;
+        }
+    }
+    int given = 0;
+    double fk = 1.0;
+    for (int i = 0; i < nw; i++) {
+        int gg;
+        if (is_group_name(wr[i].name, &gg) && gg == g) {
+            given = 1;
+            fk = wr[i].k;
+        }
+    }
+    cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
+}
+
 static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     const WhatIf* w = o ? o->what_if : NULL;
     int nw = o ? o->n_what_if : 0;
@@ -734,40 +774,12 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     int basis_id = Query_amdahlBasis(db);
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
     const char* sel = o ? o->category : NULL;
-    int sel_gemm = -1; /* the selection's group: both rows when none, else that one */
-    for (int i = 0; sel && i < nr; i++) {
-        sel_gemm = strcmp(rows[i].name, sel) == 0 ? rows[i].is_gemm : sel_gemm;
-    }
-    if (sel && is_group_name(sel, &sel_gemm) == 0 && sel_gemm < 0) {
-        sel_gemm = 2; /* a category without kernels: no group row either */
-    }
+    int sel_gemm = selected_group(rows, nr, sel);
     /* the two groups first: they are what the method is about (PRODUCT.md 1) */
     for (int g = 1; g >= 0; g--) {
-        if (sel && sel_gemm != g) {
-            continue;
+        if (!sel || sel_gemm == g) {
+            group_row(rs, rows, nr, g, wr, nw, wait, total, basis);
         }
-        CatRow sum = {.is_gemm = g};
-        snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
-        for (int i = 0; i < nr; i++) {
-            if (rows[i].is_gemm == g) {
-                sum.kernels += rows[i].kernels;
-                sum.calls += rows[i].calls;
-                sum.total += rows[i].total;
-                sum.var += rows[i].var;
-                sum.var_kernels += rows[i].var_kernels;
-                sum.wait += wait[0] && strcmp(rows[i].name, wait) == 0 ? rows[i].total : 0;
-            }
-        }
-        int given = 0;
-        double fk = 1.0;
-        for (int i = 0; i < nw; i++) {
-            int gg;
-            if (is_group_name(wr[i].name, &gg) && gg == g) {
-                given = 1;
-                fk = wr[i].k;
-            }
-        }
-        cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
     }
     rs->pinned = rs->nrows;
     for (int i = 0; i < nr; i++) {
