@@ -34,6 +34,7 @@
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
+#include "screen.h"
 #include "compare_runs.h"
 
 /* What every mode works on once the command line is understood and the traces are loaded. */
@@ -395,6 +396,14 @@ static int run_interactive(Session* ss, DcuError* err) {
     App* app = App_new(db, km, &ao, w, h);
     if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
         App_openRanks(app); /* a job opens on its ranks, however its files were given */
+    }
+    if (ss->cmp.n[1] == 0 && cli->category) { /* --group / --category: its kernels first */
+        App_open(app, &HotspotsScreen, NULL, cli->category,
+                 xasprintf("%s kernels (--%s)", cli->category,
+                           strcmp(cli->category, "GEMM") == 0 ||
+                                   strcmp(cli->category, "non-GEMM") == 0
+                               ? "group"
+                               : "category"));
     }
     if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],

@@ -68,3 +68,14 @@ exits "--group and --category together: exit 2" 2 $DCUTOP --export hotspots --gr
 # user text is bound, never pasted into SQL
 exits "--category with a quote: a usage error, not an SQL error" 2 \
     $DCUTOP --export hotspots --category "x' OR '1'='1" "$T"
+
+# ---- the TUI starts on the selection's kernels (headless); Esc goes back to the Summary
+printf ':dump start\n<Esc>\n:dump back\n' >"$TMP/g.keys"
+$DCUTOP --headless --size 100x24 --keys "$TMP/g.keys" --group non-GEMM "$T" >"$TMP/tui"
+sed -n '/--- start/,/--- back/p' "$TMP/tui" >"$TMP/start"
+check "TUI --group non-GEMM: starts on the non-GEMM kernels" grep -q "> non-GEMM kernels (--group)" "$TMP/start"
+same "TUI --group non-GEMM: both implicit_gemm conv kernels, no GEMM kernel" "2 0" \
+    "$(grep -c 'implicit_gemm' "$TMP/start") $(grep -c 'Cijk\|nvjet' "$TMP/start")"
+check "TUI --group: Esc goes back to the Summary" sh -c "sed -n '/--- back/,\$p' '$TMP/tui' | grep -q 'What to optimise first'"
+$DCUTOP --headless --size 100x24 --keys "$TMP/g.keys" --category softmax "$T" >"$TMP/tui2"
+check "TUI --category softmax: starts on its kernels" grep -q "softmax_warp_forward" "$TMP/tui2"
