@@ -484,6 +484,9 @@ static DiffReportOpts diff_report_opts(const Cli* cli) {
 
 /* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
 static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
+    if (cli->top_set) {
+        ResultSet_keepTop(rs, cli->top); /* --top N: in every export */
+    }
     DcuStatus s = cli->output && strcmp(cli->output, "-") != 0
                       ? Export_csvFile(rs, cli->output, out_flags(cli), err)
                       : Export_csv(rs, stdout, err);

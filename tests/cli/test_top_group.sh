@@ -79,3 +79,8 @@ same "TUI --group non-GEMM: both implicit_gemm conv kernels, no GEMM kernel" "2 
 check "TUI --group: Esc goes back to the Summary" sh -c "sed -n '/--- back/,\$p' '$TMP/tui' | grep -q 'What to optimise first'"
 $DCUTOP --headless --size 100x24 --keys "$TMP/g.keys" --category softmax "$T" >"$TMP/tui2"
 check "TUI --category softmax: starts on its kernels" grep -q "softmax_warp_forward" "$TMP/tui2"
+
+# ---- --top in a comparison's export too
+W=sample-traces/dcu-weather-transformer
+n=$($DCUTOP --diff "$W" "$W" --export diff --top 3 2>/dev/null | rows)
+same "--diff A B --export diff --top 3: 3 rows" 3 "$n"
