@@ -41,7 +41,9 @@ typedef struct Cli_ {
     int threads;             /* --threads (CsvReader_setThreads); 0: the CPUs available */
     UserSqlBudget sql_budget; /* DCUTOP_SQL_BUDGET, else the defaults of user_sql.h */
     int quiet;
-    int top;
+    int top;                 /* --top N (default 20: the text report's hotspot rows) */
+    int top_set;             /* --top given: every export and report table keeps N rows */
+    const char* category;    /* --category NAME, or --group as "GEMM" / "non-GEMM"; NULL: all */
     int width;
     WhatIf what_if[CLI_MAX_WHATIF];
     int n_what_if;

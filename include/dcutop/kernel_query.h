@@ -11,6 +11,13 @@
 #include "dcutop/trace_db.h"
 
 #define KQ_BUCKETS 12
+#define KQ_SHAPES 8 /* launch shapes listed in the detail, most time first */
+
+/* Variability at one launch shape (kernel_var_shape): its own golden and time above it. */
+typedef struct KernelShape_ {
+    int64_t grid, workgroup; /* -1: not recorded */
+    int64_t dispatches, total_ns, golden_ns, var_ns, outliers;
+} KernelShape;
 
 typedef struct KernelDetail_ {
     int64_t id;
@@ -43,6 +50,10 @@ typedef struct KernelDetail_ {
     /* variability inside one run (variab.h); has_var 0: n/a (no dispatches) */
     int has_var;
     int64_t golden_ns, var_ns, outliers;
+    /* the launch shapes its dispatches ran at (grid, workgroup), each with its own golden:
+     * n_shapes in all, the first KQ_SHAPES by time in shape[] (only when n_shapes > 1) */
+    int n_shapes;
+    KernelShape shape[KQ_SHAPES];
     /* efficiency (efficiency.h), through the aten ops its dispatches came from;
      * eff_dispatches 0: none has a modelled op */
     int64_t eff_dispatches, eff_ns; /* those dispatches and their time */

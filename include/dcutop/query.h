@@ -19,7 +19,8 @@ typedef struct QueryOpts_ {
     const char* sort;       /* column key (optionally ":asc" / ":desc"); NULL = default */
     const WhatIf* what_if;  /* categories view: factors per category or group (borrowed) */
     int n_what_if;
-    const char* category;   /* hotspots: only this category, or the group "GEMM" / "non-GEMM" */
+    const char* category;   /* hotspots, categories: only this category, or the group "GEMM" /
+                             * "non-GEMM" (by the categoriser's verdict, not the name) */
     int64_t run;            /* files: only this run's files (0: the runs of the scope) */
 } QueryOpts;
 
@@ -33,6 +34,9 @@ typedef struct Totals_ {
     int64_t files, files_loaded, rows_rejected;
     int pmc;               /* some used kernel file came from a PMC run */
     int64_t gemm_ns;       /* GEMM group time */
+    int64_t wait_ns;       /* time waiting for a straggler rank (the wait category, ranks.h):
+                            * not work, so no group's ceiling counts it */
+    int wait_gemm;         /* 1 when that category is in the GEMM group */
     /* variability inside one run (variab.h), over the kernels with dispatches */
     int64_t var_ns;        /* summed time above golden */
     int64_t var_kernels;   /* kernels that have a figure; 0: variability is n/a */
@@ -45,6 +49,9 @@ typedef struct Totals_ {
 /* Names of views, for --export and --view: "files", "hotspots", ... */
 const char* Query_viewName(ViewId v);
 int Query_viewByName(const char* name); /* -1 if unknown */
+
+/* DCU_OK for NULL, "GEMM", "non-GEMM" or a category of the rule set; else DCU_ERR_USAGE. */
+DcuStatus Query_checkCategory(TraceDb* db, const char* name, DcuError* err);
 
 DcuStatus Query_totals(TraceDb* db, Totals* out, DcuError* err);
 

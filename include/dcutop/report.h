@@ -36,6 +36,7 @@ typedef struct ReportOpts_ {
     QueryOpts query;  /* filter/sort/what-if applied to the tables */
     const char* title;
     StacksOpts stacks; /* --tree, --fold: how the stacks and ranges sections are drawn */
+    int top_all;      /* --top given: every table (any format) keeps this many rows; 0 all */
 } ReportOpts;
 
 DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);

@@ -52,6 +52,8 @@ void ResultSet_setColumn(ResultSet* this, int c, const char* key, ColType type);
 int ResultSet_addRow(ResultSet* this);
 /* Room for `rows` rows in all, when the count is known: no copy of the cells as they grow. */
 void ResultSet_reserve(ResultSet* this, int rows);
+/* Keeps the pinned rows and the first n others, in their order (--top N); n <= 0 keeps all. */
+void ResultSet_keepTop(ResultSet* this, int n);
 RsCell* ResultSet_cell(ResultSet* this, int row, int col);
 const RsCell* ResultSet_cellc(const ResultSet* this, int row, int col);
 void ResultSet_setText(ResultSet* this, int row, int col, const char* s);

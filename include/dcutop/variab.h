@@ -1,8 +1,10 @@
 /* variab.h - variability inside one run, per kernel (RAPTOR's "VarSum" from ROCm's
  * rocmProfileData: the time a kernel spent above its fastest non-outlier instance).
  *
- * Definitions, per kernel and per run (one per-dispatch file in use: a run's dispatch
- * record; used_file decides which, so scope and supersession apply):
+ * Definitions, per kernel, launch shape and run (one per-dispatch file in use: a run's
+ * dispatch record; used_file decides which, so scope and supersession apply). The shape is
+ * the dispatch's (grid, workgroup) where recorded (NULL is a shape of its own): a kernel run
+ * at several sizes has a golden per size, so a slow size is not variability of a fast one:
  *   z        = (duration - mean) / sd, sd the population standard deviation of the kernel's
  *              durations in that run (as scipy.stats.zscore, which RAPTOR uses);
  *              sd = 0 makes every z 0
@@ -11,8 +13,8 @@
  *   variab.  = sum over the run's dispatches of max(0, duration - golden): the time above
  *              golden. Fast outliers (below golden) add nothing; slow ones add all their
  *              excess.
- * A kernel's figures sum the runs: var_ns and outliers are sums, golden_ns is the shortest
- * of the runs' goldens. With n <= 10 dispatches no |z| can exceed sqrt(n - 1) <= 3, so the
+ * A kernel's figures sum the shapes and runs: var_ns and outliers are sums, golden_ns is
+ * the shortest of their goldens (kernel_var_shape keeps each shape's, all runs summed). With n <= 10 dispatches no |z| can exceed sqrt(n - 1) <= 3, so the
  * golden is the plain minimum; one dispatch gives 0. Kernels known only from aggregated
  * stats files have no dispatches: their three columns stay NULL (n/a), never 0.
  * The z test is exact (integer arithmetic) while count * longest duration <= 2^61 ns in a

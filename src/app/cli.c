@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dcutop/gap_buckets.h"
 #include "dcutop/script.h"
@@ -64,7 +65,11 @@ static const char usage[] =
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
     "      --sort COL[:asc|:desc]  sort by a column key (see --export headers)\n"
-    "      --top N            hotspot rows in the text report (default 20, 0 = all)\n"
+    "      --top N            rows of every table of --export and --report (default: all,\n"
+    "                         but 20 hotspot rows in the text report; 0 = all)\n"
+    "      --group G          kernels of one group by their category: GEMM or non-GEMM\n"
+    "      --category NAME    kernels of one category (see --dump-rules); with --group,\n"
+    "                         these select the rows of kernel tables and of Categories\n"
     "      --width N          text report width (default: $COLUMNS or 120)\n"
     "      --rules FILE       category rules (default: $XDG_CONFIG_HOME/dcutop/categories.rules\n"
     "                         if present, ahead of the built-in rules)\n"
@@ -146,6 +151,7 @@ enum { OPT_FORCE = 500 };          /* outputs */
 
 enum { OPT_MAX_EVENT_SIZE = 600, OPT_DB_MEMORY, OPT_THREADS }; /* input limits */
 enum { OPT_SQL = 900 };            /* user SQL */
+enum { OPT_GROUP = 2100, OPT_CATEGORY }; /* kernels by the categoriser's verdict */
 
 enum { OPT_GAP_BUCKETS = 700, OPT_ROI, OPT_ROI_FROM, OPT_ROI_TO }; /* timeline, ROI */
 
@@ -480,6 +486,89 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     }
 }
 
+/* --group GEMM|non-GEMM or --category NAME: one selection (the category table checks a name
+ * once the trace is loaded, main.c). */
+static DcuStatus parse_selection(Cli* cli, int group, const char* arg, DcuError* err) {
+    if (cli->category) {
+        return Error_set(err, DCU_ERR_USAGE, "give one of --group or --category, once");
+    }
+    if (!group) {
+        cli->category = arg;
+        return DCU_OK;
+    }
+    if (strcasecmp(arg, "GEMM") == 0 || strcasecmp(arg, "gemm-group") == 0) {
+        cli->category = "GEMM";
+    } else if (strcasecmp(arg, "non-GEMM") == 0 || strcasecmp(arg, "nonGEMM") == 0) {
+        cli->category = "non-GEMM";
+    } else {
+        return Error_set(err, DCU_ERR_USAGE, "--group must be GEMM or non-GEMM");
+    }
+    return DCU_OK;
+}
+
+/* The options of the report, tables and screens that Cli_parse passes on: 1 when c is one
+ * (*s its status), 0 otherwise. */
+static int table_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuError* err) {
+    *s = DCU_OK;
+    switch (c) {
+    case OPT_FORCE:
+        cli->force = 1;
+        return 1;
+    case OPT_FORMAT:
+        if (!parse_format(arg, &cli->format)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
+        }
+        return 1;
+    case OPT_TOP:
+        if (!parse_int(arg, 0, 1000000000, &cli->top)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
+        }
+        cli->top_set = 1;
+        return 1;
+    case OPT_GROUP:
+    case OPT_CATEGORY:
+        *s = parse_selection(cli, c == OPT_GROUP, arg, err);
+        return 1;
+    case OPT_WIDTH:
+        if (!parse_int(arg, 40, 10000, &cli->width)) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
+        }
+        return 1;
+    case OPT_GEMM_LIKE:
+        cli->gemm_like = 1;
+        return 1;
+    case OPT_WHAT_IF:
+        *s = WhatIf_parse(arg, cli->what_if, CLI_MAX_WHATIF, &cli->n_what_if, err);
+        return 1;
+    case OPT_STRICT:
+        cli->strict = 1;
+        return 1;
+    case OPT_TREE:
+        if ((cli->tree_mode = Stacks_modeByName(arg)) < 0) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
+        }
+        return 1;
+    case OPT_FOLD:
+        cli->fold = 1;
+        return 1;
+    case OPT_HEADLESS:
+        cli->headless = 1;
+        return 1;
+    case OPT_SIZE:
+        /* the key scripts' :resize syntax; a start screen needs at least 20x6 */
+        if (!Script_parseSize(arg, &cli->size_w, &cli->size_h) || cli->size_w < 20 ||
+            cli->size_h < 6) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
+        }
+        return 1;
+    case OPT_NO_COLOR:
+        cli->no_color = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The long options (getopt_long); their help is the usage text above. */
 static const struct option longopts[] = {
     {"report", no_argument, NULL, OPT_REPORT},
@@ -494,6 +583,8 @@ static const struct option longopts[] = {
     {"filter", required_argument, NULL, OPT_FILTER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"category", required_argument, NULL, OPT_CATEGORY},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"rules", required_argument, NULL, OPT_RULES},
     {"gemm-like", no_argument, NULL, OPT_GEMM_LIKE},
@@ -572,58 +663,6 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
                 goto conflict;
             }
             break;
-        case OPT_FORCE:
-            cli->force = 1;
-            break;
-        case OPT_FORMAT:
-            if (!parse_format(optarg, &cli->format)) {
-                return Error_set(err, DCU_ERR_USAGE, "--format must be text, csv or json");
-            }
-            break;
-        case OPT_TOP:
-            if (!parse_int(optarg, 0, 1000000000, &cli->top)) {
-                return Error_set(err, DCU_ERR_USAGE, "--top needs a number >= 0");
-            }
-            break;
-        case OPT_WIDTH:
-            if (!parse_int(optarg, 40, 10000, &cli->width)) {
-                return Error_set(err, DCU_ERR_USAGE, "--width needs a number from 40 to 10000");
-            }
-            break;
-        case OPT_GEMM_LIKE:
-            cli->gemm_like = 1;
-            break;
-        case OPT_WHAT_IF: {
-            DcuStatus s = WhatIf_parse(optarg, cli->what_if, CLI_MAX_WHATIF, &cli->n_what_if, err);
-            if (s != DCU_OK) {
-                return s;
-            }
-            break;
-        }
-        case OPT_STRICT:
-            cli->strict = 1;
-            break;
-        case OPT_TREE:
-            if ((cli->tree_mode = Stacks_modeByName(optarg)) < 0) {
-                return Error_set(err, DCU_ERR_USAGE, "--tree must be calls, callers or callees");
-            }
-            break;
-        case OPT_FOLD:
-            cli->fold = 1;
-            break;
-        case OPT_HEADLESS:
-            cli->headless = 1;
-            break;
-        case OPT_SIZE:
-            /* the key scripts' :resize syntax; a start screen needs at least 20x6 */
-            if (!Script_parseSize(optarg, &cli->size_w, &cli->size_h) || cli->size_w < 20 ||
-                cli->size_h < 6) {
-                return Error_set(err, DCU_ERR_USAGE, "--size needs WxH, e.g. 100x30");
-            }
-            break;
-        case OPT_NO_COLOR:
-            cli->no_color = 1;
-            break;
         case OPT_DIFF:
         case OPT_ABBA:
         case OPT_MATCH:
@@ -653,7 +692,7 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             return Error_set(err, DCU_ERR_USAGE, "option %s needs a value", argv[optind - 1]);
         default: {
             DcuStatus s;
-            if (!valued_option(cli, c, optarg, &s, err)) {
+            if (!table_option(cli, c, optarg, &s, err) && !valued_option(cli, c, optarg, &s, err)) {
                 return Error_set(err, DCU_ERR_USAGE, "unknown option %s", argv[optind - 1]);
             }
             if (s != DCU_OK) {

@@ -37,6 +37,7 @@
 #include "dcutop/theme.h"
 #include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
+#include "screen.h"
 #include "compare_runs.h"
 
 /* What every mode works on once the command line is understood and the traces are loaded. */
@@ -340,7 +341,7 @@ static int load_traces(Session* ss, DcuError* err) {
 }
 
 static QueryOpts query_opts(const Cli* cli) {
-    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, NULL, 0};
+    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0};
 }
 
 static int run_export(Session* ss, DcuError* err) {
@@ -354,6 +355,9 @@ static int run_export(Session* ss, DcuError* err) {
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,
                                                       err);
+    if (s == DCU_OK && cli->top_set) {
+        ResultSet_keepTop(rs, cli->top); /* the user's --top, in every view */
+    }
     if (s == DCU_OK && ss->export_eff && !cli->quiet && !Efficiency_hasShapes(ss->db)) {
         fprintf(stderr, "dcutop: %s\n", Efficiency_noShapesText());
     }
@@ -421,6 +425,14 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (ss->cmp.n[1] == 0 && Runs_count(db) >= 2 && Ranks_isJobDb(db)) {
         App_openRanks(app); /* a job opens on its ranks, however its files were given */
     }
+    if (ss->cmp.n[1] == 0 && cli->category) { /* --group / --category: its kernels first */
+        App_open(app, &HotspotsScreen, NULL, cli->category,
+                 xasprintf("%s kernels (--%s)", cli->category,
+                           strcmp(cli->category, "GEMM") == 0 ||
+                                   strcmp(cli->category, "non-GEMM") == 0
+                               ? "group"
+                               : "category"));
+    }
     if (cli->mark_a) {
         premark(app, db, cli);
     }
@@ -455,7 +467,7 @@ static int run_interactive(Session* ss, DcuError* err) {
 static int run_report(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     ReportOpts ro = {cli->format, cli->width, cli->top, ss->view, query_opts(cli), ss->title,
-                     ss->stacks};
+                     ss->stacks, cli->top_set ? cli->top : 0};
     Output o;
     if (output_open(&o, cli->output, out_flags(cli), err) != DCU_OK) {
         return fail(err, status_exit(err->code));
@@ -509,6 +521,9 @@ static DiffReportOpts diff_report_opts(const Cli* cli, const char* a, const char
 
 /* Writes a ResultSet as --export does: CSV to -o FILE (through a temp file) or stdout. */
 static int export_table(const Cli* cli, ResultSet* rs, DcuError* err) {
+    if (cli->top_set) {
+        ResultSet_keepTop(rs, cli->top); /* --top N: in every export */
+    }
     DcuStatus s = cli->output && strcmp(cli->output, "-") != 0
                       ? Export_csvFile(rs, cli->output, out_flags(cli), err)
                       : Export_csv(rs, stdout, err);
@@ -906,9 +921,12 @@ static int check_outputs(const Cli* cli, DcuError* err) {
     return EXIT_OK;
 }
 
-/* Checks the what-if names before anything is written. */
+/* Checks the what-if and --category names before anything is written. */
 static int check_what_if(Session* ss, DcuError* err) {
     double sp;
+    if (Query_checkCategory(ss->db, ss->cli.category, err) != DCU_OK) {
+        return fail(err, EXIT_USAGE);
+    }
     if (ss->cli.n_what_if > 0 &&
         Query_projection(ss->db, ss->cli.what_if, ss->cli.n_what_if, &sp, err) != DCU_OK) {
         return fail(err, EXIT_USAGE);

@@ -79,6 +79,9 @@ static DcuStatus section(TraceDb* db, ViewId v, const ReportOpts* o, FILE* out,
     if (s != DCU_OK) {
         return s;
     }
+    if (v != VIEW_FILES) {
+        ResultSet_keepTop(rs, o->top_all);
+    }
     if (o->format == FMT_CSV) {
         fprintf(out, "# %s\r\n", Query_viewName(v));
         s = Export_csv(rs, out, err);

@@ -46,6 +46,7 @@ DcuStatus Report_efficiency(TraceDb* db, const ReportOpts* o, FILE* out, DcuErro
     if (s != DCU_OK) {
         return s;
     }
+    ResultSet_keepTop(rs, o->top_all);
     if (o->format == FMT_CSV) {
         fputs("# efficiency\r\n", out);
         s = Export_csv(rs, out, err);

@@ -46,6 +46,7 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
         if (s != DCU_OK) {
             break;
         }
+        ResultSet_keepTop(rs, o->top_all);
         if (o->format == FMT_CSV) {
             fprintf(out, "# %s\r\n", secs[i].json);
             s = Export_csv(rs, out, err);

@@ -233,6 +233,34 @@ static void compute_section(Doc* d, const KernelExtras* x, int width) {
     }
 }
 
+/* A kernel that ran at several launch shapes: each has its own golden, and its variability
+ * is the sum of theirs (a slow shape is not variability of a fast one). */
+static void shape_fields(Doc* d, const KernelDetail* k, int lw) {
+    char g[64], v[64], sh[64];
+    Doc_field(d, lw, "Shapes", STYLE_NUMBER, "%d launch shapes", k->n_shapes);
+    Doc_add(d, STYLE_DIM, "  golden and variability per shape (grid x workgroup)");
+    int n = k->n_shapes < KQ_SHAPES ? k->n_shapes : KQ_SHAPES;
+    for (int i = 0; i < n; i++) {
+        const KernelShape* s = &k->shape[i];
+        if (s->grid < 0 && s->workgroup < 0) {
+            snprintf(sh, sizeof(sh), "not recorded");
+        } else {
+            snprintf(sh, sizeof(sh), "%" PRId64 " x %" PRId64, s->grid, s->workgroup);
+        }
+        Format_durationAuto(g, sizeof(g), s->golden_ns);
+        Format_durationAuto(v, sizeof(v), s->var_ns);
+        Doc_line(d);
+        Doc_add(d, STYLE_DEFAULT,
+                "    %-18s %6" PRId64 " dispatches  golden %-9s  variability %-9s (%.2f%%)", sh,
+                s->dispatches, g, v,
+                s->total_ns > 0 ? 100.0 * (double)s->var_ns / (double)s->total_ns : 0.0);
+    }
+    if (k->n_shapes > n) {
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "    ... and %d more shapes", k->n_shapes - n);
+    }
+}
+
 Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc* d = Doc_new();
     char a[64], b[64];
@@ -253,12 +281,17 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     if (k->has_var) {
         Format_durationAuto(a, sizeof(a), k->golden_ns);
         Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
-        Doc_add(d, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)");
+        Doc_add(d, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)%s",
+                k->n_shapes > 1 ? ", of its fastest shape" : "");
         Format_durationAuto(a, sizeof(a), k->var_ns);
         Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
                   k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
-        Doc_add(d, STYLE_DIM, "  above golden; %" PRId64 " outlier%s (|z| > 3)", k->outliers,
+        Doc_add(d, STYLE_DIM, "  above golden%s; %" PRId64 " outlier%s (|z| > 3)",
+                k->n_shapes > 1 ? " (each shape's own)" : "", k->outliers,
                 k->outliers == 1 ? "" : "s");
+        if (k->n_shapes > 1) {
+            shape_fields(d, k, lw);
+        }
     } else {
         Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
     }

@@ -3,7 +3,8 @@
 # per kernel golden, time above golden and |z| > 3 outliers in --report --format json, checked
 # against the definition computed independently by the sqlite3 CLI over the --save-db output
 # of the same trace (float two-pass statistics, golden = min over the non-outliers, sum of
-# max(0, dur - golden) taken literally, one group per kernel and per run's dispatch file).
+# max(0, dur - golden) taken literally, one group per kernel, launch shape (grid, workgroup)
+# and run's dispatch file).
 # Also: stats-only data is null / n/a (never 0), the export and sort columns, the text report.
 . tests/cli/lib.sh
 . tests/cli/csvlib.inc
@@ -14,22 +15,24 @@ W=sample-traces/dcu-weather-transformer
 
 # The definition, over a saved database: name<TAB>golden<TAB>variability<TAB>outliers
 INDEPENDENT="
-WITH d AS (SELECT k.name, x.file_id, x.dur_ns AS dur FROM dispatch x JOIN kernel k
+WITH d AS (SELECT k.name, x.file_id, coalesce(x.grid, -9) AS gr, coalesce(x.workgroup, -9) AS wg,
+           x.dur_ns AS dur FROM dispatch x JOIN kernel k
            ON k.id = x.kernel_id WHERE x.file_id IN (SELECT file_id FROM source_layer
            WHERE layer = 'kernel' AND used)),
-m AS (SELECT name, file_id, avg(dur) AS mean FROM d GROUP BY 1, 2),
-v AS (SELECT d.name, d.file_id, m.mean, avg((d.dur - m.mean) * (d.dur - m.mean)) AS var
-      FROM d JOIN m USING (name, file_id) GROUP BY 1, 2),
-c AS (SELECT d.name, d.file_id, d.dur, (d.dur - v.mean) * (d.dur - v.mean) > 9 * v.var AS outl
-      FROM d JOIN v USING (name, file_id)),
-g AS (SELECT name, file_id, min(CASE WHEN NOT outl THEN dur END) AS golden, sum(outl) AS outl
-      FROM c GROUP BY 1, 2),
-r AS (SELECT c.name, g.golden, g.outl, sum(max(0, c.dur - g.golden)) AS var
-      FROM c JOIN g USING (name, file_id) GROUP BY c.name, c.file_id)
+m AS (SELECT name, file_id, gr, wg, avg(dur) AS mean FROM d GROUP BY 1, 2, 3, 4),
+v AS (SELECT d.name, d.file_id, d.gr, d.wg, m.mean, avg((d.dur - m.mean) * (d.dur - m.mean)) AS var
+      FROM d JOIN m USING (name, file_id, gr, wg) GROUP BY 1, 2, 3, 4),
+c AS (SELECT d.name, d.file_id, d.gr, d.wg, d.dur, (d.dur - v.mean) * (d.dur - v.mean) > 9 * v.var AS outl
+      FROM d JOIN v USING (name, file_id, gr, wg)),
+g AS (SELECT name, file_id, gr, wg, min(CASE WHEN NOT outl THEN dur END) AS golden, sum(outl) AS outl,
+      count(*) AS n FROM c GROUP BY 1, 2, 3, 4),
+s AS (SELECT c.name, c.file_id, g.n, g.golden, g.outl, sum(max(0, c.dur - g.golden)) AS var
+      FROM c JOIN g USING (name, file_id, gr, wg) GROUP BY c.name, c.file_id, c.gr, c.wg),
+r AS (SELECT name, file_id, sum(n) AS n, min(golden) AS golden, sum(outl) AS outl, sum(var) AS var
+      FROM s GROUP BY name, file_id)
 SELECT name, min(golden), sum(var), sum(outl) FROM r GROUP BY name ORDER BY name;"
 # ... and per run: file<TAB>kernels<TAB>dispatches<TAB>variability<TAB>outliers
 INDEPENDENT_RUNS=$(echo "$INDEPENDENT" | sed \
-    -e 's/^r AS (SELECT c.name, g.golden/r AS (SELECT c.name, c.file_id, count(*) AS n, g.golden/' \
     -e 's/^SELECT name, min(golden).*/SELECT f.name, count(*), sum(n), sum(var), sum(outl) FROM r JOIN source_file f ON f.id = r.file_id GROUP BY r.file_id ORDER BY r.file_id;/')
 
 # The same four fields from the report's hotspots, for kernels that have a figure

@@ -148,6 +148,63 @@ static void kernel_efficiency(TraceDb* db, KernelDetail* d) {
     sqlite3_finalize(st);
 }
 
+/* Its launch shapes (variab.c, kernel_var_shape); none listed when it has only one. */
+static void kernel_shapes(TraceDb* db, KernelDetail* d) {
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT coalesce(grid, -1), coalesce(workgroup, -1), dispatches,"
+                        " total_ns, golden_ns, var_ns, outliers, count(*) OVER ()"
+                        " FROM kernel_var_shape WHERE kernel_id = ?1"
+                        " ORDER BY total_ns DESC, grid, workgroup",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(st, 1, d->id);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        d->n_shapes = sqlite3_column_int(st, 7);
+        if (n < KQ_SHAPES) {
+            KernelShape* k = &d->shape[n++];
+            k->grid = sqlite3_column_int64(st, 0);
+            k->workgroup = sqlite3_column_int64(st, 1);
+            k->dispatches = sqlite3_column_int64(st, 2);
+            k->total_ns = sqlite3_column_int64(st, 3);
+            k->golden_ns = sqlite3_column_int64(st, 4);
+            k->var_ns = sqlite3_column_int64(st, 5);
+            k->outliers = sqlite3_column_int64(st, 6);
+        }
+    }
+    sqlite3_finalize(st);
+    if (d->n_shapes < 2) {
+        d->n_shapes = 0;
+    }
+}
+
+/* The files that fed it: those with its dispatches, from the per-file sums, unless a region
+ * of interest cuts the dispatches (a scan of them was a third of a drill-in at 1M). */
+static void kernel_sources(TraceDb* db, KernelDetail* d) {
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(
+            db,
+            Roi_active(db, NULL)
+                ? "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
+                  " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
+                  " WHERE f.id IN (SELECT file_id FROM dispatch WHERE kernel_id = ?1"
+                  "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)"
+                : "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
+                  " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
+                  " WHERE f.id IN (SELECT file_id FROM dispatch_agg WHERE kernel_id = ?1"
+                  "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)",
+            &st, NULL) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(st, 1, d->id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        d->sources = col_text(st, 0);
+    }
+    sqlite3_finalize(st);
+}
+
 DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, DcuError* err) {
     memset(d, 0, sizeof(*d));
     d->stddev_ns = -1;
@@ -207,28 +264,10 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
         return s;
     }
     kernel_efficiency(db, d);
-    /* the files that fed it */
-    /* the files with its dispatches: from the per-file sums, unless a region of interest
-     * cuts the dispatches (a scan of them was a third of a drill-in at 1M) */
-    s = TraceDb_prepare(
-        db,
-        Roi_active(db, NULL)
-            ? "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
-              " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
-              " WHERE f.id IN (SELECT file_id FROM dispatch WHERE kernel_id = ?1"
-              "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)"
-            : "SELECT group_concat(name, ', ') FROM (SELECT DISTINCT f.name FROM source_file f"
-              " JOIN used_file u ON u.file_id = f.id AND u.layer = 'kernel'"
-              " WHERE f.id IN (SELECT file_id FROM dispatch_agg WHERE kernel_id = ?1"
-              "  UNION SELECT file_id FROM kernel_stat WHERE kernel_id = ?1) ORDER BY f.id)",
-        &st, err);
-    if (s == DCU_OK) {
-        sqlite3_bind_int64(st, 1, d->id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            d->sources = col_text(st, 0);
-        }
-        sqlite3_finalize(st);
+    if (d->has_var) {
+        kernel_shapes(db, d);
     }
+    kernel_sources(db, d);
     /* PMC counters: mean per counter */
     s = TraceDb_prepare(db,
                         "SELECT c.name, avg(c.value) FROM dispatch_counter c JOIN dispatch d"

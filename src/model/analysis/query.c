@@ -251,6 +251,12 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         "    ON u.file_id = f.id AND u.layer = 'kernel'),"
         " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
         "    ON k.id = s.kernel_id JOIN category c ON c.name = k.category WHERE c.is_gemm),"
+        /* the time waiting for a straggler (ranks.h Ranks_storeWaiting) and its group */
+        " (SELECT CAST(total(s.total_ns) AS INTEGER) FROM kernel_summary s JOIN kernel k"
+        "    ON k.id = s.kernel_id WHERE k.category = (SELECT value FROM meta"
+        "    WHERE key = 'wait_category')),"
+        " (SELECT coalesce(max(c.is_gemm), 0) FROM category c WHERE c.name = (SELECT value"
+        "    FROM meta WHERE key = 'wait_category')),"
         " (SELECT CAST(total(var_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(var_ns) FROM kernel_summary),"
         " (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary WHERE var_ns IS NOT NULL),"
@@ -278,12 +284,14 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         t->rows_rejected = sqlite3_column_int64(st, 10);
         t->pmc = sqlite3_column_int(st, 11);
         t->gemm_ns = sqlite3_column_int64(st, 12);
-        t->var_ns = sqlite3_column_int64(st, 13);
-        t->var_kernels = sqlite3_column_int64(st, 14);
-        t->var_base_ns = sqlite3_column_int64(st, 15);
-        t->outliers = sqlite3_column_int64(st, 16);
-        t->mem_allocs = sqlite3_column_int64(st, 17);
-        t->mem_peak_bytes = sqlite3_column_int64(st, 18);
+        t->wait_ns = sqlite3_column_int64(st, 13);
+        t->wait_gemm = sqlite3_column_int(st, 14);
+        t->var_ns = sqlite3_column_int64(st, 15);
+        t->var_kernels = sqlite3_column_int64(st, 16);
+        t->var_base_ns = sqlite3_column_int64(st, 17);
+        t->outliers = sqlite3_column_int64(st, 18);
+        t->mem_allocs = sqlite3_column_int64(st, 19);
+        t->mem_peak_bytes = sqlite3_column_int64(st, 20);
     } else {
         s = step_error(db, err);
     }
@@ -336,7 +344,8 @@ static void wait_category(TraceDb* db, char* buf, size_t cap) {
 
 /* The footer that says why the wait category has no ceiling. */
 static char* wait_footer(const char* wait) {
-    return xasprintf("%s kernels: waiting for a straggler rank (Ranks, 9), not work: no ceiling",
+    return xasprintf("%s kernels: waiting for a straggler rank (Ranks, 9), not work: no ceiling, "
+                     "and none in their group's",
                      wait);
 }
 
@@ -413,6 +422,7 @@ typedef struct CatRow_ {
     char name[64];
     int is_gemm;
     int64_t kernels, calls, total;
+    int64_t wait; /* a group's time waiting for a straggler (the wait category's): no ceiling */
     int64_t var, var_kernels; /* variability of its kernels that have one, and how many */
 } CatRow;
 
@@ -443,6 +453,7 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
             *rows = xrealloc(*rows, sizeof(CatRow) * (size_t)cap);
         }
         CatRow* c = &(*rows)[(*n)++];
+        memset(c, 0, sizeof(*c));
         snprintf(c->name, sizeof(c->name), "%s", (const char*)sqlite3_column_text(st, 0));
         c->is_gemm = sqlite3_column_int(st, 1);
         c->kernels = sqlite3_column_int64(st, 2);
@@ -456,6 +467,25 @@ static DcuStatus load_categories(TraceDb* db, CatRow** rows, int* n, int64_t* to
     }
     sqlite3_finalize(st);
     return s;
+}
+
+static int is_group_name(const char* n, int* gemm);
+
+DcuStatus Query_checkCategory(TraceDb* db, const char* name, DcuError* err) {
+    if (!name || strcmp(name, "GEMM") == 0 || strcmp(name, "non-GEMM") == 0) {
+        return DCU_OK;
+    }
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT 1 FROM category WHERE name = ?1", &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found ? DCU_OK
+                 : Error_set(err, DCU_ERR_USAGE,
+                             "--category: unknown category '%s' (see --dump-rules)", name);
 }
 
 static int is_group_name(const char* n, int* gemm) {
@@ -645,6 +675,8 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
     int64_t t = c->total;
     (void)total;
     double pb = basis > 0 ? (double)t / (double)basis : 0; /* share of the Amdahl basis */
+    /* a group's ceiling and speedup are over its work: waiting is never an opportunity */
+    double pw = basis > 0 ? (double)(t - c->wait) / (double)basis : 0;
     ResultSet_setText(rs, r, C_CAT, c->name);
     ResultSet_setText(rs, r, C_GROUP, group);
     ResultSet_setInt(rs, r, C_KERNELS, c->kernels);
@@ -662,10 +694,10 @@ static void cat_row(ResultSet* rs, const CatRow* c, const char* group, int64_t t
         }
         return;
     }
-    ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pb));
+    ResultSet_setReal(rs, r, C_CEIL, Amdahl_ceiling(pw));
     if (given) {
         ResultSet_setReal(rs, r, C_K, k);
-        ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(pb, k));
+        ResultSet_setReal(rs, r, C_SPEEDUP, Amdahl_speedup(pw, k));
     }
 }
 
@@ -685,6 +717,46 @@ void Query_whatIfSpec(const WhatIf* w, const WhatIf* resolved, int n, char* buf,
         }
         strncat(buf, part, cap - strlen(buf) - 1);
     }
+}
+
+/* The group rows of a --group / --category selection: 1 GEMM, 0 non-GEMM, -1 both (no
+ * selection), 2 neither (a category without kernels). */
+static int selected_group(const CatRow* rows, int nr, const char* sel) {
+    int g = -1;
+    if (!sel || is_group_name(sel, &g)) {
+        return g;
+    }
+    for (int i = 0; i < nr; i++) {
+        g = strcmp(rows[i].name, sel) == 0 ? rows[i].is_gemm : g;
+    }
+    return g < 0 ? 2 : g;
+}
+
+/* The GEMM (g 1) or non-GEMM (g 0) row: its categories summed, its waiting kept apart. */
+static void group_row(ResultSet* rs, const CatRow* rows, int nr, int g, const WhatIf* wr,
+                      int nw, const char* wait, int64_t total, int64_t basis) {
+    CatRow sum = {.is_gemm = g};
+    snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
+    for (int i = 0; i < nr; i++) {
+        if (rows[i].is_gemm == g) {
+            sum.kernels += rows[i].kernels;
+            sum.calls += rows[i].calls;
+            sum.total += rows[i].total;
+            sum.var += rows[i].var;
+            sum.var_kernels += rows[i].var_kernels;
+            sum.wait += wait[0] && strcmp(rows[i].name, wait) == 0 ? rows[i].total : 0;
+        }
+    }
+    int given = 0;
+    double fk = 1.0;
+    for (int i = 0; i < nw; i++) {
+        int gg;
+        if (is_group_name(wr[i].name, &gg) && gg == g) {
+            given = 1;
+            fk = wr[i].k;
+        }
+    }
+    cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
 }
 
 static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
@@ -712,33 +784,21 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     WhatIf* wr = resolve_what_if(db, w, nw); /* "X%peak" entries as factors */
     int basis_id = Query_amdahlBasis(db);
     int64_t basis = basis_id ? Query_basisNs(db, basis_id) : total;
+    const char* sel = o ? o->category : NULL;
+    int sel_gemm = selected_group(rows, nr, sel);
     /* the two groups first: they are what the method is about (PRODUCT.md 1) */
     for (int g = 1; g >= 0; g--) {
-        CatRow sum = {.is_gemm = g};
-        snprintf(sum.name, sizeof(sum.name), "%s", g ? "GEMM" : "non-GEMM");
-        for (int i = 0; i < nr; i++) {
-            if (rows[i].is_gemm == g) {
-                sum.kernels += rows[i].kernels;
-                sum.calls += rows[i].calls;
-                sum.total += rows[i].total;
-                sum.var += rows[i].var;
-                sum.var_kernels += rows[i].var_kernels;
-            }
+        if (!sel || sel_gemm == g) {
+            group_row(rs, rows, nr, g, wr, nw, wait, total, basis);
         }
-        int given = 0;
-        double fk = 1.0;
-        for (int i = 0; i < nw; i++) {
-            int gg;
-            if (is_group_name(wr[i].name, &gg) && gg == g) {
-                given = 1;
-                fk = wr[i].k;
-            }
-        }
-        cat_row(rs, &sum, "group", total, basis, given, fk, NULL);
     }
-    rs->pinned = 2;
+    rs->pinned = rs->nrows;
     for (int i = 0; i < nr; i++) {
         if (f && !Filter_matches(f, rows[i].name, strlen(rows[i].name))) {
+            continue;
+        }
+        if (sel && !(strcmp(rows[i].name, sel) == 0 ||
+                     (is_group_name(sel, &sel_gemm) && rows[i].is_gemm == sel_gemm))) {
             continue;
         }
         int given;
@@ -750,7 +810,7 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
         /* over wall time, GPU idle is a part of the run like a category: its ceiling says
          * what removing every gap could gain (gap_buckets.h) */
         int64_t idle = Timeline_idleNs(db);
-        if (idle > 0 && (!f || Filter_matches(f, "GPU idle", 8))) {
+        if (idle > 0 && !sel && (!f || Filter_matches(f, "GPU idle", 8))) {
             CatRow idle_row = {.name = "GPU idle", .total = idle};
             int64_t wall = Timeline_wallNs(db); /* the real wall: idle's share of it */
             cat_row(rs, &idle_row, "idle", wall, wall, 0, 1.0, NULL);
@@ -899,6 +959,8 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         "     (SELECT name FROM source_file WHERE id = l.superseded_by), '; ') || ')'"
         "     FROM source_layer l WHERE l.file_id = f.id AND NOT l.used), '')"
         "     || CASE WHEN f.pmc THEN ' (PMC counters)' ELSE '' END"
+        /* flagged while loading (load_runs.c): far below its own stats */
+        "     || CASE WHEN f.note LIKE 'WARNING: %' THEN '; ' || f.note ELSE '' END"
         "  ELSE 'superseded by ' || coalesce((SELECT group_concat(p, ', ') FROM (SELECT DISTINCT"
         "     (SELECT name FROM source_file WHERE id = l.superseded_by) AS p FROM source_layer l"
         "     WHERE l.file_id = f.id)), '?') || ' (finer-grained data preferred)'"

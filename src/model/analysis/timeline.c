@@ -1897,6 +1897,33 @@ static void amdahl_row(Timeline* t, ResultSet* rs, const char* name, const char*
     }
 }
 
+/* A group row: its time and shares, but ceilings over its work only (wait_ns: its time
+ * waiting for a straggler rank, ranks.h; waiting is never an opportunity). */
+static void amdahl_group(Timeline* t, ResultSet* rs, const char* name, int64_t ns,
+                         int64_t wait_ns, AmdahlBasis basis) {
+    amdahl_row(t, rs, name, "group", ns - wait_ns, basis);
+    int r = rs->nrows - 1;
+    int64_t kt = t->total_kernel_ns, wt = wall_denominator(t);
+    ResultSet_setInt(rs, r, 2, ns);
+    ResultSet_setReal(rs, r, 3, kt > 0 ? 100.0 * (double)ns / (double)kt : 0);
+    if (wt > 0) {
+        ResultSet_setReal(rs, r, 5, 100.0 * (double)ns / (double)wt);
+    }
+}
+
+/* The category whose time waits for a straggler rank (meta 'wait_category'), or "". */
+static void amdahl_wait(Timeline* t, char* buf, size_t cap) {
+    buf[0] = '\0';
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(t->db, "SELECT value FROM meta WHERE key = 'wait_category'", &st,
+                        NULL) == DCU_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            snprintf(buf, cap, "%s", (const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+}
+
 static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
@@ -1910,22 +1937,29 @@ static DcuStatus v_amdahl(Timeline* t, AmdahlBasis basis, ResultSet** out, DcuEr
         return s;
     }
     ResultSet* rs = ResultSet_new("amdahl", amdahl_cols, NCOLS(amdahl_cols));
-    int64_t g[2] = {0, 0};
+    int64_t g[2] = {0, 0}, gw[2] = {0, 0};
+    char wait[64];
+    amdahl_wait(t, wait, sizeof(wait));
     amdahl_row(t, rs, "GEMM", "group", 0, basis);
     amdahl_row(t, rs, "non-GEMM", "group", 0, basis);
     rs->pinned = 2;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int gemm = sqlite3_column_int(st, 1);
         int64_t ns = sqlite3_column_int64(st, 2);
+        const char* name = (const char*)sqlite3_column_text(st, 0);
+        int waiting = wait[0] && strcmp(name, wait) == 0;
         g[gemm ? 1 : 0] += ns;
-        amdahl_row(t, rs, (const char*)sqlite3_column_text(st, 0), gemm ? "GEMM" : "non-GEMM",
-                   ns, basis);
+        gw[gemm ? 1 : 0] += waiting ? ns : 0;
+        amdahl_row(t, rs, name, waiting ? "wait" : gemm ? "GEMM" : "non-GEMM", ns, basis);
+        for (int c = 4; waiting && c <= 7; c += c == 4 ? 2 : 1) { /* no ceiling: not work */
+            ResultSet_cell(rs, rs->nrows - 1, c)->null = 1;
+        }
     }
     sqlite3_finalize(st);
     /* fill the two group rows now that their sums are known */
     ResultSet* tmp = ResultSet_new("tmp", amdahl_cols, NCOLS(amdahl_cols));
-    amdahl_row(t, tmp, "GEMM", "group", g[1], basis);
-    amdahl_row(t, tmp, "non-GEMM", "group", g[0], basis);
+    amdahl_group(t, tmp, "GEMM", g[1], gw[1], basis);
+    amdahl_group(t, tmp, "non-GEMM", g[0], gw[0], basis);
     for (int r = 0; r < 2; r++) {
         for (int c = 0; c < rs->ncols; c++) {
             RsCell* dst = ResultSet_cell(rs, r, c);

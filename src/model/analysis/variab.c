@@ -13,10 +13,11 @@ typedef unsigned __int128 u128;
  * n*Q <= (n*dmax)^2 <= 2^122, and 9 * (n*Q - S^2) < 2^126. */
 #define EXACT_LIMIT ((u128)1 << 61)
 
-/* One kernel in one run. */
+/* One kernel at one launch shape in one run. */
 typedef struct Slot_ {
     int used;
     int64_t kernel_id, file_id;
+    int64_t grid, wg;     /* the launch shape (dispatch.grid, .workgroup); SHAPE_NONE: none */
     int64_t n, dmax;
     u128 total;           /* summed durations (never wraps: n < 2^63, d < 2^63) */
     u128 s, q;            /* sum and sum of squares of durations, exact while !wide */
@@ -37,33 +38,43 @@ typedef struct SlotMap_ {
     size_t cap, used; /* cap is a power of two */
 } SlotMap;
 
-static size_t hash(int64_t k, int64_t f) {
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ (uint64_t)f * 0xC2B2AE3D27D4EB4Full;
+/* A slot's key: kernel, run (its dispatch file) and launch shape. */
+typedef struct Key_ {
+    int64_t k, f, grid, wg;
+} Key;
+
+#define SHAPE_NONE INT64_MIN /* grid or workgroup not recorded (SQL NULL) */
+
+static size_t hash(const Key* x) {
+    uint64_t h = (uint64_t)x->k * 0x9E3779B97F4A7C15ull ^ (uint64_t)x->f * 0xC2B2AE3D27D4EB4Full;
+    h ^= (uint64_t)x->grid * 0x165667B19E3779F9ull ^ (uint64_t)x->wg * 0x27D4EB2F165667C5ull;
     return (size_t)(h ^ (h >> 29));
 }
 
-static Slot* find(SlotMap* m, int64_t k, int64_t f, int add);
+static Slot* find(SlotMap* m, const Key* x, int add);
 
 static void grow(SlotMap* m) {
     SlotMap big = {xcalloc(m->cap * 2, sizeof(Slot)), m->cap * 2, 0};
     for (size_t i = 0; i < m->cap; i++) {
         if (m->slot[i].used) {
-            *find(&big, m->slot[i].kernel_id, m->slot[i].file_id, 1) = m->slot[i];
+            Key x = {m->slot[i].kernel_id, m->slot[i].file_id, m->slot[i].grid, m->slot[i].wg};
+            *find(&big, &x, 1) = m->slot[i];
         }
     }
     free(m->slot);
     *m = big;
 }
 
-/* The slot of (k, f); with add, a new zeroed one when absent, else NULL. */
-static Slot* find(SlotMap* m, int64_t k, int64_t f, int add) {
+/* The slot of x; with add, a new zeroed one when absent, else NULL. */
+static Slot* find(SlotMap* m, const Key* x, int add) {
     if (add && (m->used + 1) * 2 > m->cap) {
         grow(m);
     }
     size_t mask = m->cap - 1;
-    for (size_t i = hash(k, f) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash(x) & mask;; i = (i + 1) & mask) {
         Slot* s = &m->slot[i];
-        if (s->used && s->kernel_id == k && s->file_id == f) {
+        if (s->used && s->kernel_id == x->k && s->file_id == x->f && s->grid == x->grid &&
+            s->wg == x->wg) {
             return s;
         }
         if (!s->used) {
@@ -72,8 +83,10 @@ static Slot* find(SlotMap* m, int64_t k, int64_t f, int add) {
             }
             memset(s, 0, sizeof(*s));
             s->used = 1;
-            s->kernel_id = k;
-            s->file_id = f;
+            s->kernel_id = x->k;
+            s->file_id = x->f;
+            s->grid = x->grid;
+            s->wg = x->wg;
             s->golden = -1;
             m->used++;
             return s;
@@ -142,8 +155,12 @@ static void classify(Slot* s, int64_t d) {
 /* One dispatch as read by pass 1, for pass 2 (issue 11: the second SQL scan of every
  * dispatch was half of this module's time; 16 bytes a dispatch of one file at a time). */
 typedef struct {
-    int64_t kernel_id, dur;
+    int64_t kernel_id, dur, grid, wg;
 } Seen;
+
+static int64_t shape_col(sqlite3_stmt* st, int c) {
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? SHAPE_NONE : sqlite3_column_int64(st, c);
+}
 
 /* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
  * so a file is done when its rows are, and memory holds one rank's rows, not the job's
@@ -154,11 +171,13 @@ static DcuStatus scan_file(sqlite3_stmt* st, int64_t file, SlotMap* m,
     int rc;
     int64_t n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        Seen x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        Seen x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), shape_col(st, 2),
+                  shape_col(st, 3)};
         if (x.dur < 0) {
             continue; /* the loader rejects negative durations; the table may be edited */
         }
-        add_duration(find(m, x.kernel_id, file, 1), x.dur);
+        Key key = {x.kernel_id, file, x.grid, x.wg};
+        add_duration(find(m, &key, 1), x.dur);
         if ((size_t)n == *cap) {
             *cap = *cap ? 2 * *cap : 4096;
             *seen = xrealloc(*seen, *cap * sizeof(Seen));
@@ -170,7 +189,8 @@ static DcuStatus scan_file(sqlite3_stmt* st, int64_t file, SlotMap* m,
         return DCU_ERR_SQL;
     }
     for (int64_t i = 0; i < n; i++) { /* pass 2: the thresholds need every duration first */
-        Slot* sl = find(m, (*seen)[i].kernel_id, file, 0);
+        Key key = {(*seen)[i].kernel_id, file, (*seen)[i].grid, (*seen)[i].wg};
+        Slot* sl = find(m, &key, 0);
         if (!sl->prepared) {
             prepare(sl);
             sl->prepared = 1;
@@ -188,7 +208,7 @@ static DcuStatus scan(TraceDb* db, SlotMap* m, DcuError* err) {
                                   " ORDER BY file_id",
                                   &files, err);
     if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "SELECT d.kernel_id, d.dur_ns FROM dispatch d WHERE "
+        s = TraceDb_prepare(db, "SELECT d.kernel_id, d.dur_ns, d.grid, d.workgroup FROM dispatch d WHERE "
                                 DISPATCH_OF_FILE("?1"),
                             &st, err);
     }
@@ -214,51 +234,83 @@ static int64_t clamp64(u128 v) {
     return v > (u128)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Each run's figures: a kernel_var_run row, and added to its kernel's summary row. */
+/* Each slot's figures, added to its kernel's run (kernel_var_run), its kernel's shape
+ * (kernel_var_shape: the shapes of all runs together) and its kernel's summary row. Sums add
+ * up; a golden is the shortest of the slots'. */
+static const char* const store_sql[4] = {
+    "INSERT INTO kernel_var_run(kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns,"
+    " outliers) VALUES(?1, ?5, ?6, ?7, ?2, ?3, ?4)"
+    " ON CONFLICT(kernel_id, file_id) DO UPDATE SET dispatches = dispatches + ?6,"
+    " total_ns = min(total_ns + ?7, 9223372036854775807), golden_ns = min(golden_ns, ?2),"
+    " var_ns = min(var_ns + ?3, 9223372036854775807), outliers = outliers + ?4",
+    "UPDATE kernel_summary SET golden_ns = min(coalesce(golden_ns, ?2), ?2),"
+    " var_ns = min(coalesce(var_ns, 0) + ?3, 9223372036854775807),"
+    " outliers = coalesce(outliers, 0) + ?4 WHERE kernel_id = ?1",
+    "UPDATE kernel_var_shape SET dispatches = dispatches + ?6,"
+    " total_ns = min(total_ns + ?7, 9223372036854775807), golden_ns = min(golden_ns, ?2),"
+    " var_ns = min(var_ns + ?3, 9223372036854775807), outliers = outliers + ?4"
+    " WHERE kernel_id = ?1 AND grid IS ?8 AND workgroup IS ?9",
+    "INSERT INTO kernel_var_shape(kernel_id, grid, workgroup, dispatches, total_ns, golden_ns,"
+    " var_ns, outliers) SELECT ?1, ?8, ?9, ?6, ?7, ?2, ?3, ?4 WHERE changes() = 0",
+};
+
+static void bind_shape(sqlite3_stmt* st, int i, int64_t v) {
+    if (v == SHAPE_NONE) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_int64(st, i, v);
+    }
+}
+
+static DcuStatus store_slot(sqlite3_stmt* const* st, const Slot* sl) {
+    u128 v = sl->hi_sum - (u128)sl->golden * (u128)sl->hi_n; /* each term >= golden */
+    for (int k = 0; k < 4; k++) {
+        sqlite3_bind_int64(st[k], 1, sl->kernel_id);
+        sqlite3_bind_int64(st[k], 2, sl->golden);
+        sqlite3_bind_int64(st[k], 3, clamp64(v));
+        sqlite3_bind_int64(st[k], 4, sl->outliers);
+        if (k != 1) {
+            sqlite3_bind_int64(st[k], 6, sl->n);
+            sqlite3_bind_int64(st[k], 7, clamp64(sl->total));
+        }
+        if (k == 0) {
+            sqlite3_bind_int64(st[k], 5, sl->file_id);
+        }
+        if (k >= 2) {
+            bind_shape(st[k], 8, sl->grid);
+            bind_shape(st[k], 9, sl->wg);
+        }
+        int rc = sqlite3_step(st[k]);
+        sqlite3_reset(st[k]);
+        if (rc != SQLITE_DONE) {
+            return DCU_ERR_SQL;
+        }
+    }
+    return DCU_OK;
+}
+
 static DcuStatus store(TraceDb* db, SlotMap* m, DcuError* err) {
-    static const char* const sql[2] = {
-        "INSERT INTO kernel_var_run(kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns,"
-        " outliers) VALUES(?1, ?5, ?6, ?7, ?2, ?3, ?4)",
-        "UPDATE kernel_summary SET golden_ns = min(coalesce(golden_ns, ?2), ?2),"
-        " var_ns = min(coalesce(var_ns, 0) + ?3, 9223372036854775807),"
-        " outliers = coalesce(outliers, 0) + ?4 WHERE kernel_id = ?1",
-    };
-    sqlite3_stmt* st[2] = {NULL, NULL};
-    DcuStatus s = TraceDb_prepare(db, sql[0], &st[0], err);
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db, sql[1], &st[1], err);
+    sqlite3_stmt* st[4] = {NULL, NULL, NULL, NULL};
+    DcuStatus s = DCU_OK;
+    for (int k = 0; k < 4 && s == DCU_OK; k++) {
+        s = TraceDb_prepare(db, store_sql[k], &st[k], err);
     }
     for (size_t i = 0; s == DCU_OK && i < m->cap; i++) {
         Slot* sl = &m->slot[i];
-        if (!sl->used || sl->golden < 0) {
-            continue;
-        }
-        u128 v = sl->hi_sum - (u128)sl->golden * (u128)sl->hi_n; /* each term >= golden */
-        for (int k = 0; k < 2 && s == DCU_OK; k++) {
-            sqlite3_bind_int64(st[k], 1, sl->kernel_id);
-            sqlite3_bind_int64(st[k], 2, sl->golden);
-            sqlite3_bind_int64(st[k], 3, clamp64(v));
-            sqlite3_bind_int64(st[k], 4, sl->outliers);
-            if (k == 0) {
-                sqlite3_bind_int64(st[k], 5, sl->file_id);
-                sqlite3_bind_int64(st[k], 6, sl->n);
-                sqlite3_bind_int64(st[k], 7, clamp64(sl->total));
-            }
-            if (sqlite3_step(st[k]) != SQLITE_DONE) {
-                s = Error_set(err, DCU_ERR_SQL, "variability: %s",
-                              sqlite3_errmsg(TraceDb_handle(db)));
-            }
-            sqlite3_reset(st[k]);
+        if (sl->used && sl->golden >= 0 && store_slot(st, sl) != DCU_OK) {
+            s = Error_set(err, DCU_ERR_SQL, "variability: %s",
+                          sqlite3_errmsg(TraceDb_handle(db)));
         }
     }
-    sqlite3_finalize(st[0]);
-    sqlite3_finalize(st[1]);
+    for (int k = 0; k < 4; k++) {
+        sqlite3_finalize(st[k]);
+    }
     return s;
 }
 
 DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
     DcuStatus s = TraceDb_exec(db,
-                               "DELETE FROM kernel_var_run;"
+                               "DELETE FROM kernel_var_run; DELETE FROM kernel_var_shape;"
                                "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL,"
                                " outliers = NULL",
                                err);

@@ -6,6 +6,8 @@
  *     a run of its own;
  *   - files with the same pid-like tag in their name (run_tag: result_1234.*, 1234_*,
  *     hip_api_trace_1234.csv) are one run;
+ *   - rocprof v1 files of two stems or more (X.csv, X.stats.csv, ... beside Y.stats.csv):
+ *     one run per stem, so that X.csv supersedes only X's stats;
  *   - files without a tag (rocprof v1 results.*, hipprof weather.*, step-times.json) join
  *     the folder's run when the folder holds exactly one run of the two kinds above, and
  *     form one run of their own otherwise (the only run of a folder without tags, or an
@@ -83,15 +85,74 @@ static char** root_labels(const char* const* roots, int nroots) {
     return v;
 }
 
+/* rocprof v1 names one run's files by one stem: X.csv, X.stats.csv, X.hip_stats.csv,
+ * X.hsa_stats.csv, X.copy_stats.csv, X.json, X.db (X.sysinfo.txt is in no run). The stem of
+ * an untagged rocprof v1 file (owned), NULL for any other file. */
+static char* v1_stem(const RunFile* f) {
+    if (f->tag[0] || strncmp(f->format, "rocprof v1 ", 11) != 0) {
+        return NULL;
+    }
+    static const char* const suffixes[] = {".hip_stats.csv", ".hsa_stats.csv", ".copy_stats.csv",
+                                           ".stats.csv", ".csv", ".json", ".db"};
+    const char* b = base_name(f->path);
+    size_t n = strlen(b);
+    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+        size_t l = strlen(suffixes[i]);
+        if (n > l && strcmp(b + n - l, suffixes[i]) == 0) {
+            return xstrndup(b, n - l);
+        }
+    }
+    return xstrdup(b);
+}
+
+/* 1 when the untagged rocprof v1 files of [a, b) have two stems or more: each stem is then a
+ * run (a results X.csv supersedes only X's stats, never another run's). */
+static int several_stems(RunFile** f, int a, int b) {
+    char* first = NULL;
+    int several = 0;
+    for (int i = a; i < b && !several; i++) {
+        char* st = v1_stem(f[i]);
+        if (st && first) {
+            several = strcmp(st, first) != 0;
+            free(st);
+        } else if (st) {
+            first = st;
+        }
+    }
+    free(first);
+    return several;
+}
+
+/* The run key of a file that is a run of its own or part of a tagged one (owned; tag_out:
+ * the run's tag, borrowed from f or stem), NULL for an untagged file. */
+static char* primary_key(const RunFile* f, const char* stem, const char** tag_out) {
+    if (self_contained(f->format)) {
+        *tag_out = base_name(f->path);
+        return xasprintf("F%lld", (long long)f->id);
+    }
+    if (f->tag[0]) {
+        *tag_out = f->tag;
+        return xasprintf("T%s", f->tag);
+    }
+    if (stem) {
+        *tag_out = stem;
+        return xasprintf("S%s", stem);
+    }
+    return NULL;
+}
+
 /* Splits the files of one folder [a, b) into runs, appending to *runs; sets each file's run
  * index (RunFile.run) into that array. */
 static void split_folder(RunFile** f, int a, int b, Run** runs, int* nruns) {
-    Intern* keys = Intern_new(); /* "T<tag>" / "F<file>" -> run index + 1 */
+    Intern* keys = Intern_new(); /* "T<tag>" / "F<file>" / "S<stem>" -> run index + 1 */
     int primary = 0, untagged = 0;
+    int stems = several_stems(f, a, b);
     for (int i = a; i < b; i++) {
-        if (self_contained(f[i]->format) || f[i]->tag[0]) {
-            char* key = self_contained(f[i]->format) ? xasprintf("F%lld", (long long)f[i]->id)
-                                                       : xasprintf("T%s", f[i]->tag);
+        char* stem = stems ? v1_stem(f[i]) : NULL;
+        const char* tag = NULL;
+        char* key = primary_key(f[i], stem, &tag);
+        f[i]->run = -1;
+        if (key) {
             int64_t k = Intern_get(keys, key, strlen(key));
             if (!k) {
                 *runs = xrealloc(*runs, sizeof(Run) * (size_t)(*nruns + 1));
@@ -101,7 +162,7 @@ static void split_folder(RunFile** f, int a, int b, Run** runs, int* nruns) {
                 r->root = f[i]->root;
                 r->dir = f[i]->dir;
                 r->reldir = f[i]->reldir;
-                r->tag = xstrdup(self_contained(f[i]->format) ? base_name(f[i]->path) : f[i]->tag);
+                r->tag = xstrdup(tag);
                 k = *nruns;
                 Intern_put(keys, key, strlen(key), k);
                 primary++;
@@ -111,6 +172,7 @@ static void split_folder(RunFile** f, int a, int b, Run** runs, int* nruns) {
         } else {
             untagged++;
         }
+        free(stem);
     }
     int rest = -1; /* run of the untagged files */
     if (untagged && primary == 1) {
@@ -127,7 +189,7 @@ static void split_folder(RunFile** f, int a, int b, Run** runs, int* nruns) {
         rest = *nruns - 1;
     }
     for (int i = a; i < b; i++) {
-        if (!self_contained(f[i]->format) && !f[i]->tag[0]) {
+        if (f[i]->run < 0) {
             f[i]->run = rest;
             if (f[i]->id < (*runs)[rest].first_file) {
                 (*runs)[rest].first_file = f[i]->id;
@@ -302,6 +364,33 @@ static const char supersede_sql[] =
     "    AND (b.grain < b.bg OR (b.grain = b.bg AND b.rank < b.br));\n"
     "DROP TABLE temp.best_layer;\n";
 
+/* A per-dispatch file whose total is far below the stats file of its run that it supersedes
+ * (fewer than half the calls, or less than half the time: a truncated or partial trace) is
+ * kept, but flagged: its note (shown by Files) and a load message say so. */
+static const char short_sql[] =
+    "CREATE TEMP TABLE short_pair AS\n"
+    "  WITH p AS (SELECT file_id AS coarse, superseded_by AS fine FROM source_layer\n"
+    "    WHERE layer = 'kernel' AND NOT used AND grain = 1 AND superseded_by IS NOT NULL),\n"
+    "  d AS (SELECT file_id, sum(calls) AS c, total(total_ns) AS t FROM dispatch_agg\n"
+    "    WHERE file_id IN (SELECT fine FROM p) GROUP BY file_id),\n"
+    "  k AS (SELECT file_id, sum(calls) AS c, total(total_ns) AS t FROM kernel_stat\n"
+    "    WHERE file_id IN (SELECT coarse FROM p) GROUP BY file_id)\n"
+    "  SELECT p.fine, p.coarse, coalesce(d.c, 0) AS dc, coalesce(d.t, 0) AS dt, k.c AS kc,\n"
+    "    k.t AS kt FROM p JOIN k ON k.file_id = p.coarse LEFT JOIN d ON d.file_id = p.fine\n"
+    "  WHERE coalesce(d.c, 0) * 2 < k.c OR coalesce(d.t, 0) * 2 < k.t;\n"
+    "CREATE TEMP TABLE short_text AS SELECT fine, group_concat(printf('%d of the %d calls, '\n"
+    "  || '%.0f of the %.0f ns in %s', dc, kc, dt, kt,\n"
+    "    (SELECT name FROM source_file WHERE id = coarse)), '; ') AS why\n"
+    "  FROM short_pair GROUP BY fine;\n"
+    "UPDATE source_file SET note = 'WARNING: per-dispatch total far below its stats: '\n"
+    "  || t.why || ' (truncated or partial?)' || coalesce('; ' || note, '')\n"
+    "  FROM temp.short_text t WHERE t.fine = source_file.id;\n"
+    "INSERT INTO load_message(file_id, line, message)\n"
+    "  SELECT fine, NULL, 'per-dispatch data far below its own stats (' || why\n"
+    "    || '): kept, but it may be truncated or partial' FROM temp.short_text ORDER BY fine;\n"
+    "DROP TABLE temp.short_pair;\n"
+    "DROP TABLE temp.short_text;\n";
+
 /* What each run holds: layers, mode, clock domain, file count. */
 static const char describe_sql[] =
     "UPDATE run SET files = (SELECT count(*) FROM source_file f WHERE f.run_id = run.id),\n"
@@ -339,6 +428,9 @@ DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err) {
                                err);
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db, supersede_sql, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_exec(core->db, short_sql, err);
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db, describe_sql, err);

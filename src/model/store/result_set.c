@@ -72,6 +72,21 @@ int ResultSet_addRow(ResultSet* this) {
     return this->nrows++;
 }
 
+void ResultSet_keepTop(ResultSet* this, int n) {
+    if (n <= 0) {
+        return;
+    }
+    int keep = this->pinned + n;
+    if (keep >= this->nrows) {
+        return;
+    }
+    for (size_t i = (size_t)keep * (size_t)this->ncols;
+         i < (size_t)this->nrows * (size_t)this->ncols; i++) {
+        free(this->cells[i].s);
+    }
+    this->nrows = keep;
+}
+
 RsCell* ResultSet_cell(ResultSet* this, int row, int col) {
     return &this->cells[(size_t)row * (size_t)this->ncols + (size_t)col];
 }

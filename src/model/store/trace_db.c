@@ -402,6 +402,15 @@ static const char schema[] =
     "  golden_ns INTEGER NOT NULL, var_ns INTEGER NOT NULL, outliers INTEGER NOT NULL,\n"
     "  PRIMARY KEY(kernel_id, file_id)\n"
     ");\n"
+    /* the same per launch shape (grid, workgroup; NULL when not recorded), all runs summed:
+     * each shape has its own golden, so mixed shapes are not taken for variability */
+    "CREATE TABLE kernel_var_shape(\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  grid INTEGER, workgroup INTEGER,\n"
+    "  dispatches INTEGER NOT NULL, total_ns INTEGER NOT NULL,\n"
+    "  golden_ns INTEGER NOT NULL, var_ns INTEGER NOT NULL, outliers INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX kernel_var_shape_kernel ON kernel_var_shape(kernel_id);\n"
     /* Files whose rows count, per layer: used, and in a run of the scope. Complementary
      * runs combine by layer (README "Runs"): when a run of the scope that is not a PMC run
      * gives the kernel layer, PMC runs give their counters (layer 'counter') but not their
