@@ -77,7 +77,7 @@ ours() {
 import csv, sys, collections
 idle = collections.Counter()
 for r in csv.DictReader(open(sys.argv[1])):
-    if r["cause"] != "other-stream":
+    if r["cause"] not in ("other-stream", "rank-wait"):
         print("%s\t%s\t%s\t%s" % (r["device"], r["cause"], r["gaps"], r["total_ns"]))
         idle[r["device"]] += int(r["total_ns"])
 for d, t in sorted(idle.items()):
@@ -87,7 +87,7 @@ adds_up() { # IDLE_CSV REPORT_JSON GAPS_CSV: "ok" when the figures agree
     python3 -c '
 import csv, json, sys, collections
 causes = sum(int(r["total_ns"]) for r in csv.DictReader(open(sys.argv[1]))
-             if r["cause"] != "other-stream")
+             if r["cause"] not in ("other-stream", "rank-wait"))
 tl = json.load(open(sys.argv[2]))["timeline"]["summary"]["idle_ns"]
 g, n = collections.Counter(), {}
 for r in csv.DictReader(open(sys.argv[3])):
@@ -115,6 +115,41 @@ for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
 done
 same "ddp-2rank: a sync gap found on rank 0 (cudaStreamSynchronize / D2H copy)" 1 \
     "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i6.csv")"
+
+# rank-wait (a collective waiting for a slower rank, not device idle): the n-th dispatch of a
+# comm kernel on each rank is one collective; its shortest duration over the ranks is the
+# transfer, the rest of each rank's duration the wait. Read from the raw events of both ranks.
+D=$R/pytorch-h200-ddp-2rank
+same "ddp-2rank: rank-wait per rank as the raw collectives give it (never in idle)" \
+    "$(python3 -c '
+import collections, decimal, gzip, json, re, sys
+comm = re.compile(r"(?<![A-Za-z])(?:nccl|rccl|msccl|hccl)[A-Z_]")
+per = []
+for p in sys.argv[1:]:
+    ev = json.load(gzip.open(p, "rt"), parse_float=decimal.Decimal)["traceEvents"]
+    ks = collections.defaultdict(list)
+    for e in sorted((e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"
+                     and comm.search(e["name"])), key=lambda e: e["ts"]):
+        ks[e["name"]].append(int(decimal.Decimal(str(e["dur"])) * 1000))
+    per.append(ks)
+for i, p in enumerate(sys.argv[1:]):
+    n = t = 0
+    for name, durs in per[i].items():
+        for k, d in enumerate(durs):
+            mn = min(o[name][k] for o in per if k < len(o.get(name, [])))
+            if d > mn:
+                n += 1; t += d - mn
+    if n:
+        print("%s %d %d" % (p.rsplit("/", 1)[1], n, t))' $D/rank0.trace.json.gz $D/rank1.trace.json.gz)" \
+    "$(python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] == "rank-wait":
+        print(r["run"], r["gaps"], r["total_ns"])' "$TMP/i6.csv")"
+check "ddp-2rank: rank 1 waits over 100 ms for rank 0 in its AllReduces" \
+    grep -q '"rank1.trace.json.gz",1,"rank-wait",24,1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],' "$TMP/i6.csv"
+"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank/rank1.trace.json.gz >"$TMP/one.csv"
+same "one rank alone: no other rank to wait for" 0 "$(grep -c rank-wait "$TMP/one.csv")"
 
 # launch delay: kernel start - call end clipped at 0, one row per dispatch with a launch call
 L=$R/pytorch-h200-climate-transformer/climate_train.trace.json.gz
