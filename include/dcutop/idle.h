@@ -13,6 +13,7 @@
  *                 its launch call is the API call with its correlation id in its file.
  *   causes        of one idle interval [g0, g1), first match wins:
  *     sync            a synchronising call (IDLE_SYNC_CALLS, or a blocking hipMemcpy /
+ *                     hipMemcpyWithStream (PyTorch's .item() / .cpu() on ROCm) /
  *                     cudaMemcpy that copies device to host or whose copy is not traced) on
  *                     the launching thread overlaps the interval and ended no later than
  *                     the next launch call started;
@@ -114,6 +115,7 @@ typedef struct IdleSummary_ {
     int64_t host_ns[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS];
     IdleGap top[IDLE_SUMMARY_GAPS];    /* the largest device-idle gaps, largest first */
     int ntop;
+    IdleGap largest[IDLE_CAUSE_COUNT]; /* the largest gap of each idle cause (gap_ns 0: none) */
 } IdleSummary;
 
 /* Fills *out (zeroed first). Errors: DCU_ERR_SQL. */

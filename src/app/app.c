@@ -1068,15 +1068,8 @@ static int screen_keys(App* app, Screen* s, Action a) {
             return REACT_REDRAW;
         }
         return open_scope_menu(app);
-    case ACT_TRACE_GAP: {
-        TraceLane lane;
-        int64_t at;
-        if (!TraceQuery_largestGap(app->db, &lane, &at)) {
-            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
-            return REACT_REDRAW;
-        }
-        return TraceScreen_openAt(app, &lane, at);
-    }
+    case ACT_TRACE_GAP:
+        return Summary_openLargestGap(app);
     case ACT_AMDAHL_BASIS:
         return toggle_basis(app);
     case ACT_ROI_START:

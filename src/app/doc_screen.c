@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/idle.h"
 #include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
@@ -85,6 +86,22 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
                     xasprintf("Summary > gap before %s", label));
 }
 
+Reaction Summary_openLargestGap(App* app) {
+    IdleSummary is;
+    DcuError e;
+    if (Idle_summary(App_db(app), &is, &e) == DCU_OK && is.ntop > 0 && is.top[0].file > 0) {
+        const IdleGap* g = &is.top[0];
+        return Summary_openGap(app, g->file, g->gpu, g->stream, g->at_ns, g->next);
+    }
+    TraceLane lane;
+    int64_t at;
+    if (!TraceQuery_largestGap(App_db(app), &lane, &at)) {
+        App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
+        return REACT_REDRAW;
+    }
+    return TraceScreen_openAt(app, &lane, at);
+}
+
 /* Pushes a screen opened with a sort, or on the row whose column key reads want. */
 static Reaction open_table_at(App* app, const ScreenOps* ops, const char* sort, const char* key,
                               const char* want, char* crumb) {
@@ -115,13 +132,7 @@ static Reaction summary_screen(App* app, const char* target) {
         return App_open(app, &RunsScreen, NULL, NULL, xstrdup("Summary > Runs"));
     }
     if (strcmp(target, "trace-gap") == 0) {
-        TraceLane lane;
-        int64_t at;
-        if (!TraceQuery_largestGap(App_db(app), &lane, &at)) {
-            App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
-            return REACT_REDRAW;
-        }
-        return TraceScreen_openAt(app, &lane, at);
+        return Summary_openLargestGap(app);
     }
     if (strcmp(target, "short-kernels") == 0) {
         return open_table_at(app, &HotspotsScreen, "avg_ns:asc", NULL, NULL,

@@ -124,6 +124,11 @@ const char* App_previousScreenName(App* app);
 Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel);
 
+/* `l`: the Summary's largest gap, a device's idle interval (idle.h; never a stream waiting
+ * while another stream of the device works), opened as Summary_openGap does; the largest gap
+ * of any lane when idle.h finds none. */
+Reaction Summary_openLargestGap(App* app);
+
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);
 Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err);

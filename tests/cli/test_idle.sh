@@ -104,6 +104,24 @@ for T in "$C" $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
     same "$(basename "$T"): every cause's gaps and total as the raw events give them" \
         "$(python3 tests/cli/idle_oracle.py "$T")" "$(ours "$TMP/i$i.csv")"
 done
+# the SQLite traces (an RPD and a rocprof v1 --hip-trace results.db) against a script of their
+# own over the raw tables (idle_oracle_raw.py): PyTorch's .item() on ROCm is a
+# hipMemcpyWithStream device to host, a sync
+oracle_raw= ours_raw=
+for T in $R/rpd-matmul/matmul_result.rpd $R/kokkos-rocprof-v1-hiptrace-rocm4/results.db; do
+    i=$((i + 1))
+    "$DCUTOP" -q --export idle "$(dirname "$T")" >"$TMP/i$i.csv"
+    oracle_raw="$oracle_raw$(basename "$(dirname "$T")")
+$(python3 tests/cli/idle_oracle_raw.py "$T")
+"
+    ours_raw="$ours_raw$(basename "$(dirname "$T")")
+$(ours "$TMP/i$i.csv")
+"
+done
+same "rpd-matmul, kokkos hip trace: every cause's gaps and total as the raw tables give them" \
+    "$oracle_raw" "$ours_raw"
+same "rpd-matmul: the four .item() copies (hipMemcpyWithStream D2H) make sync gaps" 1 \
+    "$(grep -c '"rpd-matmul",2,"sync",4,' "$TMP/i$((i - 1)).csv")"
 for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
     $R/pytorch-h200-ddp-2rank $R/rpd-matmul $R/kokkos-rocprof-v1-hiptrace-rocm4 "$C"; do
     i=$((i + 1))
@@ -114,13 +132,14 @@ for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
         "$(adds_up "$TMP/i$i.csv" "$TMP/r$i.json" "$TMP/g$i.csv")"
 done
 same "ddp-2rank: a sync gap found on rank 0 (cudaStreamSynchronize / D2H copy)" 1 \
-    "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i6.csv")"
+    "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i8.csv")"
 
 # rank-wait (a collective waiting for a slower rank, not device idle): the n-th dispatch of a
 # comm kernel on each rank is one collective; its shortest duration over the ranks is the
 # transfer, the rest of each rank's duration the wait. Read from the raw events of both ranks.
 D=$R/pytorch-h200-ddp-2rank
-same "ddp-2rank: rank-wait per rank as the raw collectives give it (never in idle)" \
+"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank/rank1.trace.json.gz >"$TMP/one.csv"
+same "ddp-2rank: rank-wait per rank as the raw collectives give it; none for one rank alone" \
     "$(python3 -c '
 import collections, decimal, gzip, json, re, sys
 comm = re.compile(r"(?<![A-Za-z])(?:nccl|rccl|msccl|hccl)[A-Z_]")
@@ -140,16 +159,16 @@ for i, p in enumerate(sys.argv[1:]):
             if d > mn:
                 n += 1; t += d - mn
     if n:
-        print("%s %d %d" % (p.rsplit("/", 1)[1], n, t))' $D/rank0.trace.json.gz $D/rank1.trace.json.gz)" \
+        print("%s %d %d" % (p.rsplit("/", 1)[1], n, t))' $D/rank0.trace.json.gz $D/rank1.trace.json.gz)
+alone 0" \
     "$(python3 -c '
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
     if r["cause"] == "rank-wait":
-        print(r["run"], r["gaps"], r["total_ns"])' "$TMP/i6.csv")"
+        print(r["run"], r["gaps"], r["total_ns"])' "$TMP/i8.csv")
+alone $(grep -c rank-wait "$TMP/one.csv")"
 check "ddp-2rank: rank 1 waits over 100 ms for rank 0 in its AllReduces" \
-    grep -q '"rank1.trace.json.gz",1,"rank-wait",24,1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],' "$TMP/i6.csv"
-"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank/rank1.trace.json.gz >"$TMP/one.csv"
-same "one rank alone: no other rank to wait for" 0 "$(grep -c rank-wait "$TMP/one.csv")"
+    grep -q '"rank1.trace.json.gz",1,"rank-wait",24,1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],' "$TMP/i8.csv"
 
 # launch delay: kernel start - call end clipped at 0, one row per dispatch with a launch call
 L=$R/pytorch-h200-climate-transformer/climate_train.trace.json.gz
@@ -179,3 +198,56 @@ print(" ".join(k for k in ("idle", "idle_top_gaps", "launch_stats") if d.get(k))
 exits "an unknown --view lists idle" 2 "$DCUTOP" -q --report --view nosuch "$L"
 "$DCUTOP" -q --report --view nosuch "$L" 2>"$TMP/e.txt"
 check "the --view error names idle" grep -q 'ranks, idle)' "$TMP/e.txt"
+
+# The Summary and the advice use the causes. The 2-rank job: the NCCL stream waits 43.1 ms on
+# rank 0 while the compute stream works: not device idle, so never a gap of the Summary (whose
+# gaps are device idle, each with its cause); that wait and rank 1's wait for rank 0 in its
+# AllReduces are shown apart.
+printf '1\n:dump s\n' >"$TMP/s.keys"
+"$DCUTOP" --headless --size 130x70 --keys "$TMP/s.keys" $R/pytorch-h200-ddp-2rank >"$TMP/s.txt"
+same "ddp-2rank Summary: the largest gaps are device idle (3.1 ms at most), each with a cause" \
+    "3.1 ms host-bound (fill_) vectorized_elementwise_kernel
+1.9 ms host-bound (ProfilerStep#0) multi_tensor_apply_kernel
+1.1 ms host-bound (Optimizer.step#AdamW.st…) multi_tensor_apply_kernel" \
+    "$(sed -n 's/^ *\([0-9.]* [mu]s\) idle at *[0-9.]* ms, \([a-z-]*\) \(([^)]*)\), before \([a-z_]*\).*/\1 \2 \3 \4/p' "$TMP/s.txt")"
+check "ddp-2rank Summary: idle causes with their ceilings" \
+    grep -q 'Idle causes    host-bound 34.1 ms (at most 1.12x), launch-overhead 6.5 ms (at most 1.02x), sync 1.6 ms (at most 1.01x)' "$TMP/s.txt"
+check "ddp-2rank Summary: the waits apart, never in idle" \
+    grep -q 'not idle: streams waiting while another stream works 201.0 ms; collectives waiting for a slower rank 121.2 ms' "$TMP/s.txt"
+# the advice: one opportunity per cause of 5% or more of the wall, share = cause / wall and
+# ceiling = 1 / (1 - share) from the export and the timeline's wall, with the fix of its cause
+adv() { # DIR: "cause share ceiling fix" per idle opportunity, from dcutop's advice CSV
+    "$DCUTOP" -q --report --view advice --format csv "$1" | python3 -c '
+import csv, sys
+fix = {"host-bound": "off the host loop", "launch-overhead": "CUDA/HIP graphs",
+       "sync": "remove or defer the sync"}
+rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))
+        if r["rule"] == "idle"]
+for r in rows:
+    c = r["what"].split(", ")[1].split(":")[0]
+    print(c, "%.2f" % float(r["share_pct"]), "%.3f" % float(r["ceiling"]),
+          fix.get(c, "?") in r["why"])'
+}
+expect_adv() { # IDLE_CSV REPORT_JSON
+    python3 -c '
+import csv, json, sys
+wall = json.load(open(sys.argv[2]))["timeline"]["summary"]["wall_ns"]
+tot = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] in ("host-bound", "launch-overhead", "sync", "unknown"):
+        tot[r["cause"]] = tot.get(r["cause"], 0) + int(r["total_ns"])
+for c, t in sorted(tot.items(), key=lambda x: -x[1]):
+    if t / wall >= 0.05:
+        print(c, "%.2f" % (100 * t / wall), "%.3f" % (1 / (1 - t / wall)), True)' "$@"
+}
+"$DCUTOP" -q --report --format json $R/rpd-matmul >"$TMP/rpd.json"
+"$DCUTOP" -q --export idle $R/rpd-matmul >"$TMP/rpd.csv"
+same "rpd-matmul advice: GPU idle split into host-bound, launch-overhead and sync, each its ceiling and fix" \
+    "$(expect_adv "$TMP/rpd.csv" "$TMP/rpd.json")" "$(adv $R/rpd-matmul)"
+"$DCUTOP" -q --report --format json $R/pytorch-h200-ddp-2rank >"$TMP/ddp.json"
+"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank >"$TMP/ddp.csv"
+same "ddp-2rank advice: host-bound alone reaches 5% of the wall" \
+    "$(expect_adv "$TMP/ddp.csv" "$TMP/ddp.json")" "$(adv $R/pytorch-h200-ddp-2rank)"
+"$DCUTOP" -q --report --view advice $R/pytorch-h200-ddp-2rank >"$TMP/adv.txt"
+check "ddp-2rank advice: the idle line names the host activity" \
+    grep -q 'GPU idle, host-bound: mostly in cudaLaunchKernel and DistributedDataPa' "$TMP/adv.txt"

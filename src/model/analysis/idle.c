@@ -694,7 +694,7 @@ static const char sync_sql[] =
     "  'cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventSynchronize',"
     "  'cuCtxSynchronize', 'cuStreamSynchronize', 'cuEventSynchronize', 'hipCtxSynchronize',"
     "  'hipMemcpyDtoH', 'cuMemcpyDtoH', 'cuMemcpyDtoH_v2')"
-    " OR (a.name IN ('hipMemcpy', 'cudaMemcpy') AND NOT EXISTS (SELECT 1 FROM copy c"
+    " OR (a.name IN ('hipMemcpy', 'cudaMemcpy', 'hipMemcpyWithStream') AND NOT EXISTS (SELECT 1 FROM copy c"
     "  WHERE c.file_id = a.file_id AND c.corr_id = a.corr_id AND NOT (c.name LIKE '%DtoH%'"
     "  OR c.name LIKE '%D2H%' OR c.name LIKE '%DEVICE_TO_HOST%' OR c.name LIKE"
     "  '%DeviceToHost%'))))";
@@ -715,6 +715,7 @@ typedef struct {
     IdleSummary* sum;  /* NULL when making a table */
     HostTally tally;
     const char* label; /* the run being walked */
+    int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
 } Walk;
 
 static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
@@ -754,10 +755,33 @@ static void out_top(Walk* w, Gap* dg, int64_t ndg) {
     }
 }
 
+static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
+    int64_t len = g->g1 - g->g0;
+    memset(t, 0, sizeof(*t));
+    const Disp* lane = g->next >= 0 ? &w->c->d[g->next] : g->prev >= 0 ? &w->c->d[g->prev] : NULL;
+    t->gpu = g->gpu;
+    t->stream = lane ? lane->stream : -1;
+    t->file = lane ? lane->file : 0;
+    if (lane && lane->file != w->ofile) {
+        w->ofile = lane->file;
+        w->origin = TraceQuery_origin(w->db, lane->file);
+    }
+    t->at_ns = g->g0 - (lane ? w->origin : 0);
+    t->gap_ns = len;
+    t->cause = (IdleCause)g->cause;
+    if (g->next >= 0 && w->c->d[g->next].kernel) {
+        snprintf(t->next, sizeof(t->next), "%s", w->c->d[g->next].kernel);
+    }
+    snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
+}
+
 /* Keeps g among the summary's largest gaps (best: its main host activity). */
 static void keep_top(Walk* w, const Gap* g, const char* best) {
     IdleSummary* s = w->sum;
     int64_t len = g->g1 - g->g0;
+    if (len > s->largest[g->cause].gap_ns) {
+        fill_gap(w, &s->largest[g->cause], g, best);
+    }
     int at = s->ntop;
     while (at > 0 && s->top[at - 1].gap_ns < len) {
         at--;
@@ -768,19 +792,7 @@ static void keep_top(Walk* w, const Gap* g, const char* best) {
     int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
     memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
     s->ntop = last + 1;
-    IdleGap* t = &s->top[at];
-    memset(t, 0, sizeof(*t));
-    const Disp* lane = g->next >= 0 ? &w->c->d[g->next] : g->prev >= 0 ? &w->c->d[g->prev] : NULL;
-    t->gpu = g->gpu;
-    t->stream = lane ? lane->stream : -1;
-    t->file = lane ? lane->file : 0;
-    t->at_ns = g->g0 - (lane ? TraceQuery_origin(w->db, lane->file) : 0);
-    t->gap_ns = len;
-    t->cause = (IdleCause)g->cause;
-    if (g->next >= 0 && w->c->d[g->next].kernel) {
-        snprintf(t->next, sizeof(t->next), "%s", w->c->d[g->next].kernel);
-    }
-    snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
+    fill_gap(w, &s->top[at], g, best);
 }
 
 static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
@@ -918,7 +930,7 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
             if (v == IDLE_CAUSES) {
                 rank_wait(db, &c);
             }
-            Walk w = {db, &c, v, rs, NULL, {0}, NULL};
+            Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
             s = walk(&w, err);
         }
     }
@@ -954,7 +966,7 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     Ctx c;
     memset(&c, 0, sizeof(c));
     DcuStatus s = read_dispatches(db, &c, err);
-    Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0}, NULL};
+    Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0}, NULL, 0, 0};
     if (s == DCU_OK) {
         rank_wait(db, &c);
         s = walk(&w, err);
