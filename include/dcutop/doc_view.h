@@ -84,6 +84,7 @@ typedef struct KernelExtras_ {
     const ResultSet* paths;  /* top call paths: path, calls, time_ns, pct (stacks.h) */
     const ResultSet* ranges; /* top range paths, same columns */
     const ResultSet* timing; /* timeline rows for this kernel (short dispatches), may be NULL */
+    const ResultSet* launch; /* its launch stats (Idle_launchStats: one row), may be NULL */
 } KernelExtras;
 Doc* KernelView_build(const KernelDetail* d, const KernelExtras* x, int width);
 

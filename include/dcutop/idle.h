@@ -85,6 +85,10 @@ typedef enum {
 /* The idle breakdown as one table. Errors: DCU_ERR_SQL. */
 DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
 
+/* The launch stats (IDLE_KERNELS' table) of one kernel, by its full name (kernel.name): one
+ * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel. */
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err);
+
 /* "host-bound", "launch-overhead", "sync", "other-stream", "rank-wait", "unknown". */
 const char* Idle_causeName(IdleCause c);
 /* 1 for the causes that are device idle (they add up to it). */

@@ -376,6 +376,9 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         if (Stacks_available(db, STACKS_SRC_RANGES)) {
             Stacks_kernelPaths(db, STACKS_SRC_RANGES, s->kernel, 0, 8, &s->aux[1], &e2);
         }
+        if (s->detail.per_dispatch && s->detail.name) { /* its launch calls (idle.h) */
+            Idle_launchStats(db, s->detail.name, &s->aux[2], &e2);
+        }
     }
     s->has_data = 1;
     return DCU_OK;
@@ -394,7 +397,7 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
     if (s->ops == &SummaryScreen) {
         s->doc = SummaryView_build(&s->summary, w);
     } else if (s->ops == &KernelScreen) {
-        KernelExtras x = {s->aux[0], s->aux[1], NULL};
+        KernelExtras x = {s->aux[0], s->aux[1], NULL, s->aux[2]};
         s->doc = KernelView_build(&s->detail, &x, w);
     } else {
         /* help for the screen below it */

@@ -54,6 +54,7 @@ typedef struct {
     int64_t nsy;
     char** names;
     int64_t nnames, capnames;
+    const char* only; /* launch stats of this kernel only (borrowed), NULL: all */
 } Ctx;
 
 static char* dup_col(sqlite3_stmt* st, int c) {
@@ -659,7 +660,8 @@ static void kernel_stats(const Ctx* c, ResultSet* rs) {
     int64_t* buf = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*buf));
     int64_t n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].call) {
+        if (c->d[i].call &&
+            (!c->only || (c->d[i].kernel && strcmp(c->d[i].kernel, c->only) == 0))) {
             p[n++] = &c->d[i];
         }
     }
@@ -983,4 +985,23 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     Intern_delete(w.tally.ix);
     ctx_done(&c);
     return s;
+}
+
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    Ctx c;
+    memset(&c, 0, sizeof(c));
+    c.only = kernel;
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    DcuStatus s = read_dispatches(db, &c, err);
+    if (s == DCU_OK) {
+        kernel_stats(&c, rs);
+    }
+    ctx_done(&c);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
 }
