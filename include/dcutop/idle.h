@@ -105,7 +105,7 @@ typedef struct IdleGap_ {
     int64_t gap_ns;
     IdleCause cause;
     char next[512];            /* the kernel after the gap ("" at a run's tail) */
-    char host[256];            /* the main host activity over it */
+    char host[256];            /* the main host activity over it; sync: the sync call */
 } IdleGap;
 
 /* Idle time by cause over every device of the scope: what the Summary and the advice read. */
@@ -114,7 +114,8 @@ typedef struct IdleSummary_ {
     int64_t ns[IDLE_CAUSE_COUNT];      /* total per cause */
     int64_t count[IDLE_CAUSE_COUNT];   /* gaps (rank-wait: collectives) per cause */
     int explained;                     /* 1: some gap had a launch call (a host layer) */
-    /* per cause, its largest host activities over its gaps ("(untraced)" included) */
+    /* per cause, its largest host activities over its gaps ("(untraced)" included); a sync
+     * gap counts whole for its synchronising call */
     char host[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS][128];
     int64_t host_ns[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS];
     IdleGap top[IDLE_SUMMARY_GAPS];    /* the largest device-idle gaps, largest first */

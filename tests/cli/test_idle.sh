@@ -249,6 +249,8 @@ same "rpd-matmul advice: GPU idle split into host-bound, launch-overhead and syn
 same "ddp-2rank advice: host-bound alone reaches 5% of the wall" \
     "$(expect_adv "$TMP/ddp.csv" "$TMP/ddp.json")" "$(adv $R/pytorch-h200-ddp-2rank)"
 "$DCUTOP" -q --report --view advice $R/pytorch-h200-ddp-2rank >"$TMP/adv.txt"
+check "rpd-matmul advice: a sync names its synchronising call (.item() on ROCm)" \
+    sh -c "'$DCUTOP' -q --report --view advice $R/rpd-matmul | grep -q 'GPU idle, sync: mostly in hipMemcpyWithStream'"
 check "ddp-2rank advice: the idle line names the host activity" \
     grep -q 'GPU idle, host-bound: mostly in cudaLaunchKernel and DistributedDataPa' "$TMP/adv.txt"
 

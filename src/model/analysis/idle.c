@@ -214,17 +214,19 @@ static int64_t upper(const Host* h, int64_t n, int64_t pid, int64_t tid, int64_t
 }
 
 /* A sync call on (pid, tid) overlapping [g0, g1) that ended by `by`. */
-static int sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1, int64_t by) {
+/* The latest such call (its name), NULL when none. */
+static const char* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
+                           int64_t by) {
     for (int64_t i = upper(c->sy, c->nsy, pid, tid, g1) - 1; i >= 0; i--) {
         const Host* x = &c->sy[i];
         if (x->pid != pid || x->tid != tid || x->maxend <= g0) {
             break;
         }
         if (x->end > g0 && x->end <= by) {
-            return 1;
+            return x->name;
         }
     }
-    return 0;
+    return NULL;
 }
 
 /* ---- rank-wait ------------------------------------------------------------------------- */
@@ -315,6 +317,7 @@ typedef struct {
     int64_t pid, tid; /* launching thread, -1 none */
     int64_t next;     /* index of the dispatch after the gap, -1 at the tail */
     int64_t prev;     /* index of the dispatch that ended last before it, -1 at the head */
+    const char* sync; /* sync: the synchronising call (borrowed from Ctx names), else NULL */
 } Gap;
 
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
@@ -333,14 +336,13 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
             }
             Gap* g = &(*dg)[(*ndg)++];
             *g = (Gap){c->d[d0].run, c->d[d0].gpu, reach, st, C_UNKNOWN, -1, -1,
-                       i < d1 ? i : -1, prev};
+                       i < d1 ? i : -1, prev, NULL};
             if (i < d1 && c->d[i].call) {
                 const Disp* nx = &c->d[i];
                 g->pid = nx->pid;
                 g->tid = nx->tid;
-                g->cause = sync_in(c, nx->pid, nx->tid, reach, st, nx->cs) ? C_SYNC
-                           : nx->cs > reach                              ? C_HOST
-                                                                         : C_LAUNCH;
+                g->sync = sync_in(c, nx->pid, nx->tid, reach, st, nx->cs);
+                g->cause = g->sync ? C_SYNC : nx->cs > reach ? C_HOST : C_LAUNCH;
             }
             sum->gaps[g->cause]++;
             sum->ns[g->cause] += st - reach;
@@ -805,9 +807,14 @@ static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
     }
     s->idle_ns += sum->idle;
     for (int64_t q = 0; q < ndg; q++) {
+        s->explained |= dg[q].pid != -1 || dg[q].tid != -1;
+        if (dg[q].sync) { /* the host blocked in that call: it is what to remove or defer */
+            tally_add(&w->tally, C_SYNC, dg[q].sync, dg[q].g1 - dg[q].g0);
+            keep_top(w, &dg[q], dg[q].sync);
+            continue;
+        }
         EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, &w->tally};
         host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
-        s->explained |= dg[q].pid != -1 || dg[q].tid != -1;
         keep_top(w, &dg[q], e.best);
     }
 }
