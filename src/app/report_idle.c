@@ -26,7 +26,8 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
         const char* const* keys;
         const char* flex;
     } secs[] = {
-        {IDLE_CAUSES, "idle", "Idle time per device and cause (other-stream: not device idle)",
+        {IDLE_CAUSES, "idle",
+         "Idle time per device and cause (other-stream, rank-wait: not device idle)",
          cause_keys, "run"},
         {IDLE_TOP, "idle_top_gaps", "Largest idle gaps per device, with their causes", top_keys,
          "next_kernel"},
@@ -41,7 +42,9 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
               "call.\n  host-bound: launched after the device went idle (HTA host wait); "
               "launch-overhead: launched before (HTA kernel wait, whole interval; HTA: below "
               "30 ns); sync: a synchronising call on the launching thread overlapped it; "
-              "unknown: no launch call.\n", out);
+              "unknown: no launch call. Not device idle, listed apart: other-stream (a stream "
+              "waits while another of the device works), rank-wait (a collective waits for a "
+              "slower rank of the job).\n", out);
     }
     for (size_t i = 0; s == DCU_OK && i < sizeof(secs) / sizeof(secs[0]); i++) {
         ResultSet* rs = NULL;
