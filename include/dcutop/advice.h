@@ -3,7 +3,8 @@
  * (device kernel time for kernels and categories, device wall time for idle time, launch
  * overhead and copies), its evidence and layer, and a one-line why. The rules live in one
  * table in advice.c; warnings (PMC timings, stats only, cold start) cap what the list may
- * claim. No curses: the Summary, --report, --view advice and JSON all read an AdviceList. */
+ * claim. GPU idle splits into its causes (idle.h), one opportunity each with the fix class
+ * of that cause. No curses: the Summary, --report, --view advice and JSON all read an AdviceList. */
 #ifndef DCUTOP_ADVICE_H
 #define DCUTOP_ADVICE_H
 
@@ -36,6 +37,7 @@ typedef struct Advice_ {
     char why[256];       /* one line */
     char target[1024];   /* what Enter opens: a category, a kernel's full name; "" = none */
     int capped;          /* 1: a warning limits the claim (cold start in the totals) */
+    int cause;           /* ADV_IDLE: the IdleCause of that part of idle time, -1: all of it */
 } Advice;
 
 typedef struct AdviceList_ {
@@ -43,6 +45,7 @@ typedef struct AdviceList_ {
     int n;
     char warnings[4][256]; /* what caps the ranking, one line each */
     int nwarn;
+    struct IdleSummary_* idle; /* owned, NULL without per-dispatch times: idle by cause */
 } AdviceList;
 
 /* Builds the list from a loaded trace. *out is owned (AdviceList_delete). */

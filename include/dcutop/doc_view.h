@@ -89,6 +89,7 @@ typedef struct KernelExtras_ {
     const ResultSet* timing; /* timeline rows for this kernel (short dispatches), may be NULL */
     const ResultSet* compute; /* rocprof-compute Speed-of-Light rows (ComputeMetrics_kernel) */
     const ComputeRoof* roof;  /* its roofline point, NULL: none */
+    const ResultSet* launch; /* its launch stats (Idle_launchStats: one row), may be NULL */
 } KernelExtras;
 Doc* KernelView_build(const KernelDetail* d, const KernelExtras* x, int width);
 

@@ -13,6 +13,7 @@
  *                 its launch call is the API call with its correlation id in its file.
  *   causes        of one idle interval [g0, g1), first match wins:
  *     sync            a synchronising call (IDLE_SYNC_CALLS, or a blocking hipMemcpy /
+ *                     hipMemcpyWithStream (PyTorch's .item() / .cpu() on ROCm) /
  *                     cudaMemcpy that copies device to host or whose copy is not traced) on
  *                     the launching thread overlaps the interval and ended no later than
  *                     the next launch call started;
@@ -27,8 +28,21 @@
  *   other-stream  per stream, the parts of the gaps between its consecutive kernels during
  *                 which another stream of the same device is busy: a wait, not device
  *                 idle, listed apart and never added to idle; summed over the streams, so
-                 its pct_idle (share of the device's idle time) may pass 100.
+ *                 its pct_idle (share of the device's idle time) may pass 100.
+ *   rank-wait     (runs that are ranks of one job, ranks.h) a collective waiting for a
+ *                 slower rank: the n-th dispatch of a comm kernel on each rank is one
+ *                 collective; its shortest duration over the ranks is the transfer, the
+ *                 rest of each rank's duration its wait. The device is busy then (the
+ *                 collective runs): listed for information, never added to idle. Durations
+ *                 only, so the ranks' clocks need not agree.
  *   launch delay  kernel start - launch call end, clipped at 0 (HTA's definition).
+ *   launch stats  per kernel, over its dispatches with a launch call (HTA
+ *                 get_cuda_kernel_launch_stats): the CPU launch duration (call end - call
+ *                 start) and the launch delay, each as median, p95 (nearest rank) and max;
+ *                 "short" dispatches, shorter on the GPU than their launch call on the CPU
+ *                 (HTA's short GPU kernels); launch-delay outliers, delay above
+ *                 IDLE_HTA_DELAY_CUTOFF_NS; launch-call outliers, call above
+ *                 IDLE_HTA_RUNTIME_CUTOFF_NS (HTA's defaults).
  *   host activity over a part of an interval: the innermost CPU op, range or API call on the
  *                 launching thread (the one that started latest covering that instant),
  *                 "(untraced)" where nothing covers it; the parts add up to the interval.
@@ -44,19 +58,73 @@
 
 #define IDLE_HTA_KERNEL_WAIT_NS 30 /* HTA get_idle_time_breakdown consecutive_kernel_delay */
 #define IDLE_TOP_GAPS 20           /* rows of the largest-gaps table */
+#define IDLE_HTA_RUNTIME_CUTOFF_NS 50000 /* HTA launch stats runtime_cutoff (50 us) */
+#define IDLE_HTA_DELAY_CUTOFF_NS 100000  /* HTA launch stats launch_delay_cutoff (100 us) */
+
+/* The causes, in the order of --export idle. */
+typedef enum {
+    IDLE_HOST_BOUND,
+    IDLE_LAUNCH_OVERHEAD,
+    IDLE_SYNC,
+    IDLE_OTHER_STREAM, /* not device idle */
+    IDLE_RANK_WAIT,    /* not device idle */
+    IDLE_UNKNOWN,
+    IDLE_CAUSE_COUNT
+} IdleCause;
 
 typedef enum {
     IDLE_CAUSES,   /* run, device, cause, gaps, total_ns, pct_idle (--export idle) */
     IDLE_LAUNCHES, /* one row per dispatch with a launch call (--export launches) */
     IDLE_GAPS,     /* one row per gap and host activity (--export idle-gaps) */
     IDLE_TOP,      /* the largest gaps with cause and main host activity */
-    IDLE_KERNELS,  /* launch delay per kernel: count, median, p95 (nearest rank), max; the
-                    * largest p95 first */
+    IDLE_KERNELS,  /* launch stats per kernel (see above): launches, call and delay median,
+                    * p95 and max, short, delay outliers; the largest p95 delay first */
     IDLE_VIEW_COUNT
 } IdleView;
 
 /* The idle breakdown as one table. Errors: DCU_ERR_SQL. */
 DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
+
+/* The launch stats (IDLE_KERNELS' table) of one kernel, by its full name (kernel.name): one
+ * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel. */
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err);
+
+/* "host-bound", "launch-overhead", "sync", "other-stream", "rank-wait", "unknown". */
+const char* Idle_causeName(IdleCause c);
+/* 1 for the causes that are device idle (they add up to it). */
+int Idle_causeIsIdle(IdleCause c);
+
+#define IDLE_SUMMARY_GAPS 3  /* the largest device-idle gaps kept in an IdleSummary */
+#define IDLE_SUMMARY_HOSTS 2 /* host activities kept per cause */
+
+/* One device-idle gap. Times in ns; at_ns relative to the next kernel's run start
+ * (TraceQuery_origin), as the timeline's times are. */
+typedef struct IdleGap_ {
+    int64_t file, gpu, stream; /* the lane of the kernel after the gap; file 0: none */
+    int64_t at_ns;             /* gap start, relative */
+    int64_t gap_ns;
+    IdleCause cause;
+    char next[512];            /* the kernel after the gap ("" at a run's tail) */
+    char host[256];            /* the main host activity over it; sync: the sync call */
+} IdleGap;
+
+/* Idle time by cause over every device of the scope: what the Summary and the advice read. */
+typedef struct IdleSummary_ {
+    int64_t idle_ns;                   /* the causes that are idle add up to it */
+    int64_t ns[IDLE_CAUSE_COUNT];      /* total per cause */
+    int64_t count[IDLE_CAUSE_COUNT];   /* gaps (rank-wait: collectives) per cause */
+    int explained;                     /* 1: some gap had a launch call (a host layer) */
+    /* per cause, its largest host activities over its gaps ("(untraced)" included); a sync
+     * gap counts whole for its synchronising call */
+    char host[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS][128];
+    int64_t host_ns[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS];
+    IdleGap top[IDLE_SUMMARY_GAPS];    /* the largest device-idle gaps, largest first */
+    int ntop;
+    IdleGap largest[IDLE_CAUSE_COUNT]; /* the largest gap of each idle cause (gap_ns 0: none) */
+} IdleSummary;
+
+/* Fills *out (zeroed first). Errors: DCU_ERR_SQL. */
+DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err);
 
 /* "idle", "launches", "idle-gaps", "idle-top", "launch-stats"; -1 / "?" when unknown. */
 int Idle_viewByName(const char* name);

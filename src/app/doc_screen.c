@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/idle.h"
 #include "dcutop/shortname.h"
 #include "dcutop/trace_lane.h"
 #include "dcutop/xalloc.h"
@@ -87,41 +88,19 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
 }
 
 Reaction Summary_openLargestGap(App* app) {
-    /* the Summary's own first gap row (Timeline TL_GAPS, cached with the database), so that
-     * l and Enter on that row land on the same gap */
-    Timeline* tl = NULL;
-    ResultSet* gaps = NULL;
+    IdleSummary is;
     DcuError e;
-    Error_clear(&e);
-    Reaction r = REACT_NONE;
-    int opened = 0;
-    if (Timeline_new(App_db(app), &tl, &e) == DCU_OK && Timeline_summary(tl)->available &&
-        Timeline_view(tl, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &gaps, &e) == DCU_OK &&
-        gaps->nrows > 0) {
-        const RsCell* fid = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "file_id"));
-        const RsCell* gpu = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "gpu"));
-        const RsCell* stream = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "stream"));
-        const RsCell* at = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "at_ns"));
-        const RsCell* after = ResultSet_cellc(gaps, 0, ResultSet_columnIndex(gaps, "after"));
-        if (!fid->null && fid->i > 0) {
-            opened = 1;
-            r = Summary_openGap(app, fid->i, gpu->null ? -1 : gpu->i,
-                                stream->null ? -1 : stream->i, at->null ? 0 : at->i,
-                                after->s ? after->s : "");
-        }
-    }
-    ResultSet_delete(gaps);
-    Timeline_delete(tl);
-    if (opened) {
-        return r;
+    if (Idle_summary(App_db(app), &is, &e) == DCU_OK && is.ntop > 0 && is.top[0].file > 0) {
+        const IdleGap* g = &is.top[0];
+        return Summary_openGap(app, g->file, g->gpu, g->stream, g->at_ns, g->next);
     }
     TraceLane lane;
-    int64_t abs_start;
-    if (!TraceQuery_largestGap(App_db(app), &lane, &abs_start)) {
+    int64_t at;
+    if (!TraceQuery_largestGap(App_db(app), &lane, &at)) {
         App_setStatus(app, 0, "No gap: the trace has no per-dispatch timestamps.");
         return REACT_REDRAW;
     }
-    return TraceScreen_openAt(app, &lane, abs_start);
+    return TraceScreen_openAt(app, &lane, at);
 }
 
 /* Pushes a screen opened with a sort, or on the row whose column key reads want. */
@@ -405,6 +384,9 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
             Stacks_kernelPaths(db, STACKS_SRC_RANGES, s->kernel, 0, 8, &s->aux[1], &e2);
         }
         ComputeMetrics_kernel(db, s->kernel, &s->aux[2], &e2); /* rocprof-compute, if any */
+        if (s->detail.per_dispatch && s->detail.name) { /* its launch calls (idle.h) */
+            Idle_launchStats(db, s->detail.name, &s->aux[3], &e2);
+        }
     }
     s->has_data = 1;
     return DCU_OK;
@@ -425,7 +407,8 @@ static DcuStatus build(Screen* s, App* app, DcuError* err) {
     } else if (s->ops == &KernelScreen) {
         ComputeRoof roof;
         int has_roof = ComputeMetrics_roofline(App_db(app), s->kernel, &roof);
-        KernelExtras x = {s->aux[0], s->aux[1], NULL, s->aux[2], has_roof ? &roof : NULL};
+        KernelExtras x = {s->aux[0], s->aux[1], NULL,
+                          s->aux[2], has_roof ? &roof : NULL, s->aux[3]};
         s->doc = KernelView_build(&s->detail, &x, w);
     } else {
         /* help for the screen below it */

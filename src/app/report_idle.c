@@ -13,7 +13,9 @@ static const char* const cause_keys[] = {"run", "device", "cause", "gaps", "tota
                                          "pct_idle", NULL};
 static const char* const top_keys[] = {"device", "gap_start_ns", "gap_ns", "cause",
                                        "host_activity", "host_ns", "next_kernel", NULL};
-static const char* const kern_keys[] = {"kernel", "launches", "median_ns", "p95_ns", "max_ns",
+static const char* const kern_keys[] = {"kernel",        "launches",      "median_ns",
+                                        "p95_ns",        "max_ns",        "call_median_ns",
+                                        "call_p95_ns",   "short",         "delay_outliers",
                                         NULL};
 
 DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
@@ -24,13 +26,15 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
         const char* const* keys;
         const char* flex;
     } secs[] = {
-        {IDLE_CAUSES, "idle", "Idle time per device and cause (other-stream: not device idle)",
+        {IDLE_CAUSES, "idle",
+         "Idle time per device and cause (other-stream, rank-wait: not device idle)",
          cause_keys, "run"},
         {IDLE_TOP, "idle_top_gaps", "Largest idle gaps per device, with their causes", top_keys,
          "next_kernel"},
         {IDLE_KERNELS, "launch_stats",
-         "Launch delay per kernel (kernel start - launch call end, clipped at 0)", kern_keys,
-         "kernel"},
+         "Launch delay per kernel (kernel start - launch call end, clipped at 0), its launch "
+         "call on the CPU, the dispatches shorter than their call, delays over 100 us",
+         kern_keys, "kernel"},
     };
     DcuStatus s = DCU_OK;
     if (o->format == FMT_TEXT) {
@@ -38,7 +42,9 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
               "call.\n  host-bound: launched after the device went idle (HTA host wait); "
               "launch-overhead: launched before (HTA kernel wait, whole interval; HTA: below "
               "30 ns); sync: a synchronising call on the launching thread overlapped it; "
-              "unknown: no launch call.\n", out);
+              "unknown: no launch call. Not device idle, listed apart: other-stream (a stream "
+              "waits while another of the device works), rank-wait (a collective waits for a "
+              "slower rank of the job).\n", out);
     }
     for (size_t i = 0; s == DCU_OK && i < sizeof(secs) / sizeof(secs[0]); i++) {
         ResultSet* rs = NULL;

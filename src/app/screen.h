@@ -68,7 +68,8 @@ struct Screen_ {
     SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
     Timeline* timeline;      /* Summary (owned) */
     ResultSet* aux[5];       /* Summary: hotspots, categories, files, gaps, per-run timeline
-                              * rows; Kernel: paths, ranges; Runs: the runs (owned) */
+                              * rows; Kernel: paths, ranges, rocprof-compute
+                              * metrics, launch stats; Runs: the runs (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;
     unsigned char* expanded; /* per node */
@@ -130,8 +131,9 @@ const char* App_previousScreenName(App* app);
 Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, int64_t at_ns,
                          const char* next_kernel);
 
-/* l and the Summary's "trace-gap" link: the Summary's largest gap (its first gap row, as
- * Enter on that row opens it); without one, the largest gap of any Trace lane. */
+/* `l`: the Summary's largest gap, a device's idle interval (idle.h; never a stream waiting
+ * while another stream of the device works), opened as Summary_openGap does; the largest gap
+ * of any lane when idle.h finds none. */
 Reaction Summary_openLargestGap(App* app);
 
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */

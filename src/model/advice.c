@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dcutop/amdahl.h"
+#include "dcutop/idle.h"
 #include "dcutop/query.h"
 #include "dcutop/ranks.h"
 #include "dcutop/runs.h"
@@ -40,11 +41,11 @@ typedef struct {
     const ResultSet* categories;
     const ResultSet* hotspots;
     const TimelineSummary* tl; /* NULL or available == 0: no per-dispatch timestamps */
-    const ResultSet* gaps;     /* TL_GAPS, largest first */
     const ResultSet* shorts;   /* TL_SHORT, per kernel */
     const ResultSet* copies;   /* TL_COPIES */
     double variability_pct;    /* hook for issue #6: NAN until the model has the figure */
     const Ranks* ranks;        /* the runs as ranks of one job; NULL with fewer than 2 runs */
+    const IdleSummary* idle;   /* idle time by cause; NULL without per-dispatch times */
 } Facts;
 
 typedef struct {
@@ -82,6 +83,7 @@ static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer
     a->basis = basis;
     a->share = share;
     a->ceiling = Amdahl_ceiling(share);
+    a->cause = -1;
     return a;
 }
 
@@ -191,8 +193,66 @@ static void rule_kernel(const Facts* f, Sink* k) {
     }
 }
 
+/* The fix class of each idle cause: what removes that kind of idle time. */
+static const char* const idle_why[IDLE_CAUSE_COUNT] = {
+    [IDLE_HOST_BOUND] = "the host launched late: move work off the host loop (data loading, "
+                        "Python, host copies) to workers or another thread, or capture the "
+                        "loop in a CUDA/HIP graph",
+    [IDLE_LAUNCH_OVERHEAD] = "kernels were queued but wait on the launch path: capture them in "
+                             "CUDA/HIP graphs or fuse the small kernels",
+    [IDLE_SYNC] = "the host blocked on a synchronisation (.item(), .cpu(), a blocking copy): "
+                  "remove or defer the sync, or overlap the copy (non_blocking, pinned memory)",
+    [IDLE_UNKNOWN] = "no host layer says why: synchronisations, data loading, Python overhead; "
+                     "profile the host (CPU ops, API calls) to split it",
+};
+
+/* "aten::to and Python": the largest host activities of a cause (untraced named so). */
+static void idle_hosts(const IdleSummary* s, int k, char* buf, size_t cap) {
+    buf[0] = '\0';
+    for (int j = 0; j < IDLE_SUMMARY_HOSTS && s->host_ns[k][j] > 0; j++) {
+        char nm[64];
+        const char* h = s->host[k][j];
+        if (strcmp(h, "(untraced)") == 0) {
+            snprintf(nm, sizeof(nm), "untraced host code");
+        } else {
+            ShortName_fit(h, NULL, 28, nm, sizeof(nm));
+        }
+        size_t l = strlen(buf);
+        snprintf(buf + l, cap - l, "%s%s", j ? " and " : "", nm);
+    }
+}
+
+/* One cause of GPU idle as an opportunity over wall time. */
+static void idle_cause(const Facts* f, Sink* k, int c, double p) {
+    const IdleSummary* s = f->idle;
+    Advice* a = add(k, ADV_IDLE, "idle", "timeline + host", "wall time", p);
+    a->cause = c;
+    char t[32], i[32], g[32], hosts[160];
+    dur_text(t, sizeof(t), s->ns[c]);
+    dur_text(i, sizeof(i), s->idle_ns);
+    idle_hosts(s, c, hosts, sizeof(hosts));
+    if (c == IDLE_UNKNOWN) {
+        snprintf(a->what, sizeof(a->what), "GPU idle, cause unknown");
+    } else {
+        snprintf(a->what, sizeof(a->what), "GPU idle, %s%s%s", Idle_causeName(c),
+                 hosts[0] ? ": mostly in " : "", hosts);
+    }
+    const IdleGap* lg = &s->largest[c];
+    dur_text(g, sizeof(g), lg->gap_ns);
+    char nm[64] = "the end of its run";
+    if (lg->next[0]) {
+        ShortName_fit(lg->next, NULL, 32, nm, sizeof(nm));
+    }
+    snprintf(a->evidence, sizeof(a->evidence),
+             "%s %s in %lld gaps of %s GPU idle; largest %s before %s", Idle_causeName(c), t,
+             (long long)s->count[c], i, g, nm);
+    snprintf(a->why, sizeof(a->why), "%s", idle_why[c]);
+    snprintf(a->target, sizeof(a->target), "%s", lg->next);
+}
+
 /* GPU idle: device wall minus the union of kernel intervals per device (never summed over
- * streams), so the ceiling is over wall time. */
+ * streams), so the ceilings are over wall time. With a host layer, one opportunity per cause
+ * of 5% or more of the wall (idle.h); else, or when no cause reaches it, idle as one. */
 static void rule_idle(const Facts* f, Sink* k) {
     const TimelineSummary* t = f->tl;
     if (!t || !t->available || t->wall_ns <= 0) {
@@ -202,22 +262,48 @@ static void rule_idle(const Facts* f, Sink* k) {
     if (p < MIN_SHARE) {
         return;
     }
+    int split = 0;
+    for (int c = 0; f->idle && f->idle->explained && c < IDLE_CAUSE_COUNT; c++) {
+        double q = (double)f->idle->ns[c] / (double)t->wall_ns;
+        if (Idle_causeIsIdle((IdleCause)c) && q >= MIN_SHARE) {
+            idle_cause(f, k, c, q);
+            split++;
+        }
+    }
+    if (split) {
+        return;
+    }
     Advice* a = add(k, ADV_IDLE, "idle", "timeline", "wall time", p);
     char i[32], w[32], g[32] = "";
     dur_text(i, sizeof(i), t->idle_ns);
     dur_text(w, sizeof(w), t->wall_ns);
     snprintf(a->what, sizeof(a->what), "GPU idle and launch gaps");
-    if (f->gaps && f->gaps->nrows > 0) {
-        dur_text(g, sizeof(g), ival(f->gaps, 0, "gap_ns"));
-        char nm[64];
-        ShortName_fit(text(f->gaps, 0, "after"), NULL, 32, nm, sizeof(nm));
+    const IdleGap* top = f->idle && f->idle->ntop > 0 ? &f->idle->top[0] : NULL;
+    if (top) {
+        dur_text(g, sizeof(g), top->gap_ns);
+        char nm[64] = "the end of its run";
+        if (top->next[0]) {
+            ShortName_fit(top->next, NULL, 32, nm, sizeof(nm));
+        }
         snprintf(a->evidence, sizeof(a->evidence),
                  "idle %s of %s device wall (union of kernels per device); largest gap %s "
                  "before %s", i, w, g, nm);
-        snprintf(a->target, sizeof(a->target), "%s", text(f->gaps, 0, "after"));
+        snprintf(a->target, sizeof(a->target), "%s", top->next);
     } else {
         snprintf(a->evidence, sizeof(a->evidence),
                  "idle %s of %s device wall (union of kernels per device)", i, w);
+    }
+    if (f->idle && f->idle->explained) { /* causes each under 5%: say them */
+        const char* sep = "; ";
+        for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
+            size_t l = strlen(a->evidence);
+            if (Idle_causeIsIdle((IdleCause)c) && f->idle->ns[c] > 0) {
+                dur_text(g, sizeof(g), f->idle->ns[c]);
+                snprintf(a->evidence + l, sizeof(a->evidence) - l, "%s%s %s", sep,
+                         Idle_causeName(c), g);
+                sep = ", ";
+            }
+        }
     }
     snprintf(a->why, sizeof(a->why), "the GPU waits for the host: synchronisations, data "
              "loading, Python overhead; overlap them or capture graphs");
@@ -418,16 +504,25 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
     f.hotspots = own[1];
     f.tl = Timeline_summary(tl);
     if (f.tl->available) {
-        static const TimelineView tv[] = {TL_GAPS, TL_SHORT, TL_COPIES};
-        for (int i = 0; i < 3; i++) {
+        static const TimelineView tv[] = {TL_SHORT, TL_COPIES};
+        for (int i = 0; i < 2; i++) {
             DcuError e2;
-            Timeline_view(tl, tv[i], NULL, AMDAHL_BASIS_KERNEL, &own[2 + i], &e2);
+            Timeline_view(tl, tv[i], NULL, AMDAHL_BASIS_KERNEL, &own[3 + i], &e2);
         }
-        f.gaps = own[2];
         f.shorts = own[3];
         f.copies = own[4];
     }
     AdviceList* l = xcalloc(1, sizeof(*l));
+    if (f.tl->available) { /* idle time by cause; without it idle stays one opportunity */
+        IdleSummary* is = xcalloc(1, sizeof(*is));
+        DcuError e4;
+        if (Idle_summary(db, is, &e4) == DCU_OK) {
+            l->idle = is;
+            f.idle = is;
+        } else {
+            free(is);
+        }
+    }
     Sink k = {l, 0};
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         rules[i].fn(&f, &k);
@@ -447,6 +542,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
 
 void AdviceList_delete(AdviceList* this) {
     if (this) {
+        free(this->idle);
         free(this->items);
         free(this);
     }

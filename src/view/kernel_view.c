@@ -261,6 +261,44 @@ static void shape_fields(Doc* d, const KernelDetail* k, int lw) {
     }
 }
 
+static int64_t ns_at(const ResultSet* rs, const char* key) {
+    int c = ResultSet_columnIndex(rs, key);
+    const RsCell* v = c >= 0 ? ResultSet_cellc(rs, 0, c) : NULL;
+    return !v || v->null ? 0 : v->i;
+}
+
+/* Launch statistics (idle.h, HTA's get_cuda_kernel_launch_stats): the CPU launch call, the
+ * launch delay, the dispatches shorter than their call, the outliers. */
+static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
+    if (!rs || rs->nrows < 1) {
+        return;
+    }
+    char a[32], b[32], c[32];
+    int64_t n = ns_at(rs, "launches"), sh = ns_at(rs, "short");
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  Launch statistics");
+    Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatch%s with a launch call; HTA's launch stats)", n,
+            n == 1 ? "" : "es");
+    Format_durationAuto(a, sizeof(a), ns_at(rs, "call_median_ns"));
+    Format_durationAuto(b, sizeof(b), ns_at(rs, "call_p95_ns"));
+    Format_durationAuto(c, sizeof(c), ns_at(rs, "call_max_ns"));
+    Doc_field(d, lw, "Launch call", STYLE_NUMBER, "median %s, p95 %s, max %s", a, b, c);
+    Doc_add(d, STYLE_DIM, "  on the CPU; %" PRId64 " over 50 us", ns_at(rs, "call_outliers"));
+    Format_durationAuto(a, sizeof(a), ns_at(rs, "median_ns"));
+    Format_durationAuto(b, sizeof(b), ns_at(rs, "p95_ns"));
+    Format_durationAuto(c, sizeof(c), ns_at(rs, "max_ns"));
+    Doc_field(d, lw, "Launch delay", ns_at(rs, "delay_outliers") ? STYLE_WARNING : STYLE_NUMBER,
+              "median %s, p95 %s, max %s", a, b, c);
+    Doc_add(d, STYLE_DIM, "  kernel start - call end; %" PRId64 " over 100 us",
+            ns_at(rs, "delay_outliers"));
+    Doc_field(d, lw, "Short", 2 * sh > n ? STYLE_WARNING : STYLE_NUMBER,
+              "%" PRId64 " of %" PRId64 " shorter on the GPU than their launch call", sh, n);
+    if (2 * sh > n) {
+        Doc_add(d, STYLE_DIM, ": launching costs more than running (fuse it, or a graph)");
+    }
+}
+
 Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc* d = Doc_new();
     char a[64], b[64];
@@ -346,6 +384,7 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
                               "kernel.");
     }
     if (x) {
+        launch_stats(d, x->launch, lw + 1);
         paths(d, "Top call paths", x->paths, width);
         paths(d, "Ranges it ran in", x->ranges, width);
         compute_section(d, x, width);

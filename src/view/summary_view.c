@@ -9,6 +9,7 @@
 #include "dcutop/amdahl.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/format.h"
+#include "dcutop/idle.h"
 
 static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
     int c = ResultSet_columnIndex(rs, key);
@@ -57,7 +58,7 @@ static void summary_runs(Doc* d, const ResultSet* runs, int lw, int width) {
 static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
     char a[64], label[64];
     Format_durationAuto(a, sizeof(a), tl->idle_ns);
-    Doc_field(d, lw, "Idle gaps", STYLE_NUMBER, "%lld, %s in all (GPU idle)",
+    Doc_field(d, lw, "Idle gaps", STYLE_NUMBER, "%lld, %s in all (GPU idle; l: the largest)",
               (long long)tl->idle_gaps, a);
     const GapBuckets* b = &tl->idle_buckets;
     for (int i = 0; i <= b->nbounds; i++) {
@@ -158,6 +159,18 @@ static void gap_link(Doc* d, const SummaryData* s, int r) {
     Doc_link(d, DOC_LINK_GAP, link);
 }
 
+/* An idle gap as a link, in gap_link's form: the lane of the kernel after it. */
+static void idle_gap_link(Doc* d, const IdleGap* g) {
+    char link[1200];
+    snprintf(link, sizeof(link), "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+             g->file, g->gpu, g->stream, g->at_ns, g->next);
+    Doc_link(d, DOC_LINK_GAP, link);
+}
+
+static const IdleSummary* idle_of(const SummaryData* s) {
+    return s->advice && s->advice->idle ? s->advice->idle : NULL;
+}
+
 /* What Enter on an opportunity opens: where its evidence is. Every opportunity leads
  * somewhere: GPU idle -> the Trace at the largest gap; a straggler -> Ranks on its rank; a
  * category -> its kernels; launch-bound -> the short kernels; copies -> Copies; a kernel ->
@@ -169,7 +182,11 @@ static void advice_link(Doc* d, const Advice* a, const SummaryData* s) {
         Doc_link(d, DOC_LINK_CATEGORY, a->target);
         break;
     case ADV_IDLE:
-        if (s->gaps && s->gaps->nrows > 0 && cell(s->gaps, 0, "file_id")) {
+        if (idle_of(s) && a->cause >= 0 && idle_of(s)->largest[a->cause].gap_ns > 0) {
+            idle_gap_link(d, &idle_of(s)->largest[a->cause]); /* its cause's largest gap */
+        } else if (idle_of(s) && idle_of(s)->ntop > 0) {
+            idle_gap_link(d, &idle_of(s)->top[0]);
+        } else if (s->gaps && s->gaps->nrows > 0 && cell(s->gaps, 0, "file_id")) {
             gap_link(d, s, 0);
         } else {
             Doc_link(d, DOC_LINK_SCREEN, "trace-gap");
@@ -325,24 +342,72 @@ static void host(Doc* d, const SummaryData* s) {
     }
 }
 
-/* The largest gaps, each a link to the gap (until the Trace screen: its next kernel). */
+/* The largest device-idle gaps (never a stream's wait while another stream of the device
+ * works), each with its cause and main host activity, a link to the gap. */
 static void gap_rows(Doc* d, const SummaryData* s, int width) {
-    char a[64], b[64];
-    for (int r = 0; s->gaps && r < s->gaps->nrows && r < 3; r++) {
-        const RsCell* g = cell(s->gaps, r, "gap_ns");
-        const RsCell* at = cell(s->gaps, r, "at_ns");
-        if (!g || g->null) {
+    const IdleSummary* is = idle_of(s);
+    char a[64], b[64], host[64], cut[512];
+    for (int r = 0; is && r < is->ntop; r++) {
+        const IdleGap* g = &is->top[r];
+        Format_durationAuto(a, sizeof(a), g->gap_ns);
+        Format_durationAuto(b, sizeof(b), g->at_ns);
+        Format_cutName(g->host, 24, host, sizeof(host));
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, ", LW, "", a, b);
+        Doc_add(d, STYLE_WARNING, "%s", Idle_causeName(g->cause));
+        int used = LW + 2 + 30 + (int)strlen(Idle_causeName(g->cause));
+        if (strcmp(g->host, "(untraced)") == 0) {
+            if (g->cause != IDLE_UNKNOWN) {
+                Doc_add(d, STYLE_DIM, " (untraced)");
+                used += 11;
+            }
+        } else {
+            Doc_add(d, STYLE_DIM, " (%s)", host);
+            used += (int)strlen(host) + 3;
+        }
+        Format_cutName(g->next[0] ? g->next : "the end of the run", width - used - 10 > 20
+                                                                        ? width - used - 10
+                                                                        : 20,
+                       cut, sizeof(cut));
+        Doc_add(d, STYLE_DIM, ", %s ", g->next[0] ? "before" : "until");
+        Doc_add(d, STYLE_NAME, "%s", cut);
+        idle_gap_link(d, g);
+    }
+}
+
+/* Idle time by cause (idle.h) with the ceiling of each, and the waits that are not idle. */
+static void idle_causes_line(Doc* d, const SummaryData* s) {
+    const IdleSummary* is = idle_of(s);
+    const TimelineSummary* tl = s->timeline;
+    if (!is || !is->explained || is->idle_ns <= 0) {
+        return;
+    }
+    char a[64], c[32];
+    Doc_field(d, LW, "Idle causes", STYLE_NUMBER, "%s", "");
+    const char* sep = "";
+    for (int k = 0; k < IDLE_CAUSE_COUNT; k++) {
+        if (!Idle_causeIsIdle((IdleCause)k) || is->ns[k] <= 0) {
             continue;
         }
-        char cut[512];
-        Format_cutName(text(s->gaps, r, "after"), width - 54 > 20 ? width - 54 : 20, cut,
-                       sizeof(cut));
-        Format_durationAuto(a, sizeof(a), g->i);
-        Format_durationAuto(b, sizeof(b), at && !at->null ? at->i : 0);
+        Format_durationAuto(a, sizeof(a), is->ns[k]);
+        Format_ratio(c, sizeof(c),
+                     Amdahl_ceiling(tl->wall_ns > 0 ? (double)is->ns[k] / (double)tl->wall_ns : 0));
+        Doc_add(d, STYLE_NUMBER, "%s%s %s (at most %s)", sep, Idle_causeName(k), a, c);
+        sep = ", ";
+    }
+    if (is->ns[IDLE_OTHER_STREAM] > 0 || is->ns[IDLE_RANK_WAIT] > 0) {
         Doc_line(d);
-        Doc_add(d, STYLE_DIM, "  %*s %9s idle at %9s, before ", LW, "", a, b);
-        Doc_add(d, STYLE_NAME, "%s", cut);
-        gap_link(d, s, r);
+        Doc_add(d, STYLE_DIM, "  %*s not idle: ", LW, "");
+        sep = "";
+        if (is->ns[IDLE_OTHER_STREAM] > 0) {
+            Format_durationAuto(a, sizeof(a), is->ns[IDLE_OTHER_STREAM]);
+            Doc_add(d, STYLE_DIM, "streams waiting while another stream works %s", a);
+            sep = "; ";
+        }
+        if (is->ns[IDLE_RANK_WAIT] > 0) {
+            Format_durationAuto(a, sizeof(a), is->ns[IDLE_RANK_WAIT]);
+            Doc_add(d, STYLE_DIM, "%scollectives waiting for a slower rank %s", sep, a);
+        }
     }
 }
 
@@ -360,14 +425,15 @@ static void timeline(Doc* d, const SummaryData* s, int width) {
     Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
     Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
     Doc_field(d, LW, "Launch gaps", STYLE_NUMBER,
-              "median %s, max %s (same stream; l: the trace at the largest)", a, b);
-    gap_rows(d, s, width);
+              "median %s, max %s (per stream: waits on other streams included)", a, b);
     idle_gaps_line(d, LW, tl);
     if (s->queue_lanes > 0) { /* HTA's queue length; the Trace draws it as its Queue row */
         Doc_field(d, LW, "Queue depth", STYLE_NUMBER, "empty %.1f%% of the time (launched-but-"
                   "unfinished kernels per stream, %d stream%s)", s->queue_empty_pct, s->queue_lanes,
                   s->queue_lanes == 1 ? "" : "s");
     }
+    idle_causes_line(d, s);
+    gap_rows(d, s, width);
     if (s->runs) {
         summary_runs(d, s->runs, LW, width);
     } else if (tl->iterations > 1) {

@@ -77,7 +77,7 @@ ours() {
 import csv, sys, collections
 idle = collections.Counter()
 for r in csv.DictReader(open(sys.argv[1])):
-    if r["cause"] != "other-stream":
+    if r["cause"] not in ("other-stream", "rank-wait"):
         print("%s\t%s\t%s\t%s" % (r["device"], r["cause"], r["gaps"], r["total_ns"]))
         idle[r["device"]] += int(r["total_ns"])
 for d, t in sorted(idle.items()):
@@ -87,7 +87,7 @@ adds_up() { # IDLE_CSV REPORT_JSON GAPS_CSV: "ok" when the figures agree
     python3 -c '
 import csv, json, sys, collections
 causes = sum(int(r["total_ns"]) for r in csv.DictReader(open(sys.argv[1]))
-             if r["cause"] != "other-stream")
+             if r["cause"] not in ("other-stream", "rank-wait"))
 tl = json.load(open(sys.argv[2]))["timeline"]["summary"]["idle_ns"]
 g, n = collections.Counter(), {}
 for r in csv.DictReader(open(sys.argv[3])):
@@ -104,6 +104,24 @@ for T in "$C" $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
     same "$(basename "$T"): every cause's gaps and total as the raw events give them" \
         "$(python3 tests/cli/idle_oracle.py "$T")" "$(ours "$TMP/i$i.csv")"
 done
+# the SQLite traces (an RPD and a rocprof v1 --hip-trace results.db) against a script of their
+# own over the raw tables (idle_oracle_raw.py): PyTorch's .item() on ROCm is a
+# hipMemcpyWithStream device to host, a sync
+oracle_raw= ours_raw=
+for T in $R/rpd-matmul/matmul_result.rpd $R/kokkos-rocprof-v1-hiptrace-rocm4/results.db; do
+    i=$((i + 1))
+    "$DCUTOP" -q --export idle "$(dirname "$T")" >"$TMP/i$i.csv"
+    oracle_raw="$oracle_raw$(basename "$(dirname "$T")")
+$(python3 tests/cli/idle_oracle_raw.py "$T")
+"
+    ours_raw="$ours_raw$(basename "$(dirname "$T")")
+$(ours "$TMP/i$i.csv")
+"
+done
+same "rpd-matmul, kokkos hip trace: every cause's gaps and total as the raw tables give them" \
+    "$oracle_raw" "$ours_raw"
+same "rpd-matmul: the four .item() copies (hipMemcpyWithStream D2H) make sync gaps" 1 \
+    "$(grep -c '"rpd-matmul",2,"sync",4,' "$TMP/i$((i - 1)).csv")"
 for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
     $R/pytorch-h200-ddp-2rank $R/rpd-matmul $R/kokkos-rocprof-v1-hiptrace-rocm4 "$C"; do
     i=$((i + 1))
@@ -114,7 +132,43 @@ for T in $R/pytorch-h200-climate-transformer/climate_train.trace.json.gz \
         "$(adds_up "$TMP/i$i.csv" "$TMP/r$i.json" "$TMP/g$i.csv")"
 done
 same "ddp-2rank: a sync gap found on rank 0 (cudaStreamSynchronize / D2H copy)" 1 \
-    "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i6.csv")"
+    "$(grep -c '"rank0.trace.json.gz",0,"sync",2,' "$TMP/i8.csv")"
+
+# rank-wait (a collective waiting for a slower rank, not device idle): the n-th dispatch of a
+# comm kernel on each rank is one collective; its shortest duration over the ranks is the
+# transfer, the rest of each rank's duration the wait. Read from the raw events of both ranks.
+D=$R/pytorch-h200-ddp-2rank
+"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank/rank1.trace.json.gz >"$TMP/one.csv"
+same "ddp-2rank: rank-wait per rank as the raw collectives give it; none for one rank alone" \
+    "$(python3 -c '
+import collections, decimal, gzip, json, re, sys
+comm = re.compile(r"(?<![A-Za-z])(?:nccl|rccl|msccl|hccl)[A-Z_]")
+per = []
+for p in sys.argv[1:]:
+    ev = json.load(gzip.open(p, "rt"), parse_float=decimal.Decimal)["traceEvents"]
+    ks = collections.defaultdict(list)
+    for e in sorted((e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"
+                     and comm.search(e["name"])), key=lambda e: e["ts"]):
+        ks[e["name"]].append(int(decimal.Decimal(str(e["dur"])) * 1000))
+    per.append(ks)
+for i, p in enumerate(sys.argv[1:]):
+    n = t = 0
+    for name, durs in per[i].items():
+        for k, d in enumerate(durs):
+            mn = min(o[name][k] for o in per if k < len(o.get(name, [])))
+            if d > mn:
+                n += 1; t += d - mn
+    if n:
+        print("%s %d %d" % (p.rsplit("/", 1)[1], n, t))' $D/rank0.trace.json.gz $D/rank1.trace.json.gz)
+alone 0" \
+    "$(python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] == "rank-wait":
+        print(r["run"], r["gaps"], r["total_ns"])' "$TMP/i8.csv")
+alone $(grep -c rank-wait "$TMP/one.csv")"
+check "ddp-2rank: rank 1 waits over 100 ms for rank 0 in its AllReduces" \
+    grep -q '"rank1.trace.json.gz",1,"rank-wait",24,1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],' "$TMP/i8.csv"
 
 # launch delay: kernel start - call end clipped at 0, one row per dispatch with a launch call
 L=$R/pytorch-h200-climate-transformer/climate_train.trace.json.gz
@@ -144,3 +198,100 @@ print(" ".join(k for k in ("idle", "idle_top_gaps", "launch_stats") if d.get(k))
 exits "an unknown --view lists idle" 2 "$DCUTOP" -q --report --view nosuch "$L"
 "$DCUTOP" -q --report --view nosuch "$L" 2>"$TMP/e.txt"
 check "the --view error names idle" grep -q 'ranks, idle)' "$TMP/e.txt"
+
+# The Summary and the advice use the causes. The 2-rank job: the NCCL stream waits 43.1 ms on
+# rank 0 while the compute stream works: not device idle, so never a gap of the Summary (whose
+# gaps are device idle, each with its cause); that wait and rank 1's wait for rank 0 in its
+# AllReduces are shown apart.
+printf '1\n:dump s\n' >"$TMP/s.keys"
+"$DCUTOP" --headless --size 130x70 --keys "$TMP/s.keys" $R/pytorch-h200-ddp-2rank >"$TMP/s.txt"
+same "ddp-2rank Summary: the largest gaps are device idle (3.1 ms at most), each with a cause" \
+    "3.1 ms host-bound (fill_) vectorized_elementwise_kernel
+1.9 ms host-bound (ProfilerStep#0) multi_tensor_apply_kernel
+1.1 ms host-bound (Optimizer.step#AdamW.st…) multi_tensor_apply_kernel" \
+    "$(sed -n 's/^ *\([0-9.]* [mu]s\) idle at *[0-9.]* ms, \([a-z-]*\) \(([^)]*)\), before \([a-z_]*\).*/\1 \2 \3 \4/p' "$TMP/s.txt")"
+check "ddp-2rank Summary: idle causes with their ceilings" \
+    grep -q 'Idle causes    host-bound 34.1 ms (at most 1.12x), launch-overhead 6.5 ms (at most 1.02x), sync 1.6 ms (at most 1.01x)' "$TMP/s.txt"
+check "ddp-2rank Summary: the waits apart, never in idle" \
+    grep -q 'not idle: streams waiting while another stream works 201.0 ms; collectives waiting for a slower rank 121.2 ms' "$TMP/s.txt"
+# the advice: one opportunity per cause of 5% or more of the wall, share = cause / wall and
+# ceiling = 1 / (1 - share) from the export and the timeline's wall, with the fix of its cause
+adv() { # DIR: "cause share ceiling fix" per idle opportunity, from dcutop's advice CSV
+    "$DCUTOP" -q --report --view advice --format csv "$1" | python3 -c '
+import csv, sys
+fix = {"host-bound": "off the host loop", "launch-overhead": "CUDA/HIP graphs",
+       "sync": "remove or defer the sync"}
+rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))
+        if r["rule"] == "idle"]
+for r in rows:
+    c = r["what"].split(", ")[1].split(":")[0]
+    print(c, "%.2f" % float(r["share_pct"]), "%.3f" % float(r["ceiling"]),
+          fix.get(c, "?") in r["why"])'
+}
+expect_adv() { # IDLE_CSV REPORT_JSON
+    python3 -c '
+import csv, json, sys
+wall = json.load(open(sys.argv[2]))["timeline"]["summary"]["wall_ns"]
+tot = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["cause"] in ("host-bound", "launch-overhead", "sync", "unknown"):
+        tot[r["cause"]] = tot.get(r["cause"], 0) + int(r["total_ns"])
+for c, t in sorted(tot.items(), key=lambda x: -x[1]):
+    if t / wall >= 0.05:
+        print(c, "%.2f" % (100 * t / wall), "%.3f" % (1 / (1 - t / wall)), True)' "$@"
+}
+"$DCUTOP" -q --report --format json $R/rpd-matmul >"$TMP/rpd.json"
+"$DCUTOP" -q --export idle $R/rpd-matmul >"$TMP/rpd.csv"
+same "rpd-matmul advice: GPU idle split into host-bound, launch-overhead and sync, each its ceiling and fix" \
+    "$(expect_adv "$TMP/rpd.csv" "$TMP/rpd.json")" "$(adv $R/rpd-matmul)"
+"$DCUTOP" -q --report --format json $R/pytorch-h200-ddp-2rank >"$TMP/ddp.json"
+"$DCUTOP" -q --export idle $R/pytorch-h200-ddp-2rank >"$TMP/ddp.csv"
+same "ddp-2rank advice: host-bound alone reaches 5% of the wall" \
+    "$(expect_adv "$TMP/ddp.csv" "$TMP/ddp.json")" "$(adv $R/pytorch-h200-ddp-2rank)"
+"$DCUTOP" -q --report --view advice $R/pytorch-h200-ddp-2rank >"$TMP/adv.txt"
+check "rpd-matmul advice: a sync names its synchronising call (.item() on ROCm)" \
+    sh -c "'$DCUTOP' -q --report --view advice $R/rpd-matmul | grep -q 'GPU idle, sync: mostly in hipMemcpyWithStream'"
+check "ddp-2rank advice: the idle line names the host activity" \
+    grep -q 'GPU idle, host-bound: mostly in cudaLaunchKernel and DistributedDataPa' "$TMP/adv.txt"
+
+# launch statistics per kernel (HTA get_cuda_kernel_launch_stats): CPU launch call and launch
+# delay (median, p95 nearest rank, max), dispatches shorter than their call, delays over
+# 100 us and calls over 50 us (HTA's cutoffs), from the raw Kineto events
+"$DCUTOP" -q --report --view idle --format csv "$L" | sed -n '/^# launch_stats/,$p' | tail -n +2 \
+    >"$TMP/ls.csv"
+same "climate: launch stats per kernel as the raw events give them" \
+    "$(python3 -c '
+import collections, decimal, gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1], "rt"), parse_float=decimal.Decimal)["traceEvents"]
+ns = lambda x: int(decimal.Decimal(str(x)) * 1000)
+call = {}
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"):
+        c = (e.get("args") or {}).get("correlation")
+        if c is not None and c not in call:
+            call[c] = (ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0)))
+per = collections.defaultdict(list)
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") == "kernel":
+        c = (e.get("args") or {}).get("correlation")
+        if c in call:
+            s = ns(e["ts"]); per[e["name"]].append((s, s + ns(e["dur"])) + call[c])
+def st(v):
+    v = sorted(v); k = len(v)
+    return ["%.1f" % ((v[(k - 1) // 2] + v[k // 2]) / 2), v[max((95 * k + 99) // 100, 1) - 1], v[-1]]
+for n, ds in sorted(per.items()):
+    dl = [max(0, s - ce) for s, e, cs, ce in ds]
+    cl = [ce - cs for s, e, cs, ce in ds]
+    print(len(ds), *st(dl), *st(cl), sum(e - s < ce - cs for s, e, cs, ce in ds),
+          sum(d > 100000 for d in dl), sum(c > 50000 for c in cl))' "$L" | sort)" \
+    "$(python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print(r["launches"], "%.1f" % float(r["median_ns"]), r["p95_ns"], r["max_ns"],
+          "%.1f" % float(r["call_median_ns"]), r["call_p95_ns"], r["call_max_ns"], r["short"],
+          r["delay_outliers"], r["call_outliers"])' "$TMP/ls.csv" | sort)"
+printf '2\n<Enter>\n:dump k\n' >"$TMP/k.keys"
+"$DCUTOP" --headless --size 110x60 --keys "$TMP/k.keys" "$L" >"$TMP/k.txt"
+check "Kernel detail: its launch statistics" grep -q 'Launch statistics  (108 dispatches with a launch call' "$TMP/k.txt"
+check "Kernel detail: short GPU kernels flagged (92 of 108 shorter than their launch call)" \
+    grep -q 'Short         92 of 108 shorter on the GPU than their launch call: launching costs more' "$TMP/k.txt"

@@ -1,5 +1,6 @@
 # test_summary_tmux.sh - issue 21 in a real terminal at 80x24: Enter on the Summary's first
-# opportunity ("GPU idle and launch gaps") opens the Trace at the largest idle gap; two rank
+# opportunity ("GPU idle, host-bound": nearly all of its idle time) opens the Trace at the largest
+# host-bound gap; two rank
 # files given as two arguments open as one job on the Ranks screen, and 9 shows both ranks;
 # Enter on the straggler opportunity opens Ranks on the straggler.
 . tests/cli/lib.sh
@@ -21,7 +22,7 @@ i = lines.index('# gaps\r') if '# gaps\r' in lines else lines.index('# gaps')
 row = next(csv.DictReader(lines[i + 1:]))
 print('%.2f' % (int(row['gap_ns']) / 1000))")
 start gap "'$CLIMATE'"
-check "80x24: the Summary opens with GPU idle as opportunity 1" wait_for "1.   8.97x   88.9% wall   GPU idle and launch gaps"
+check "80x24: the Summary opens with GPU idle, host-bound as opportunity 1" wait_for "1.   8.70x   88.5% wall   GPU idle, host-bound"
 tm send-keys -t dcu Enter
 check "Enter on Summary line 1: the Trace opens" wait_for "> Trace > climate_train.trace.json"
 check "Enter on Summary line 1: the largest gap ($gap_us us) is on screen" wait_for " $gap_us "

@@ -7,16 +7,37 @@
 
 #include <sqlite3.h>
 
+#include "dcutop/intern.h"
+#include "dcutop/ranks.h"
+#include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
 
-enum { C_HOST, C_LAUNCH, C_SYNC, C_OTHER_STREAM, C_UNKNOWN, C_COUNT };
-static const char* const cause_names[C_COUNT] = {"host-bound", "launch-overhead", "sync",
-                                                 "other-stream", "unknown"};
+enum {
+    C_HOST = IDLE_HOST_BOUND,
+    C_LAUNCH = IDLE_LAUNCH_OVERHEAD,
+    C_SYNC = IDLE_SYNC,
+    C_OTHER_STREAM = IDLE_OTHER_STREAM,
+    C_RANK_WAIT = IDLE_RANK_WAIT,
+    C_UNKNOWN = IDLE_UNKNOWN,
+    C_COUNT = IDLE_CAUSE_COUNT
+};
+static const char* const cause_names[C_COUNT] = {"host-bound",   "launch-overhead", "sync",
+                                                 "other-stream", "rank-wait",       "unknown"};
+
+const char* Idle_causeName(IdleCause c) {
+    return (unsigned)c < C_COUNT ? cause_names[c] : "?";
+}
+
+int Idle_causeIsIdle(IdleCause c) {
+    return c != IDLE_OTHER_STREAM && c != IDLE_RANK_WAIT && (unsigned)c < C_COUNT;
+}
 
 typedef struct {
     int64_t run, gpu, stream, start, end, file;
     char *kernel, *call;     /* owned; call NULL when no launch call */
     int64_t cs, ce, pid, tid; /* the launch call */
+    int comm;                 /* a collective (category comm) */
+    int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
 } Disp;
 
 typedef struct { /* a host interval on one thread */
@@ -33,6 +54,7 @@ typedef struct {
     int64_t nsy;
     char** names;
     int64_t nnames, capnames;
+    const char* only; /* launch stats of this kernel only (borrowed), NULL: all */
 } Ctx;
 
 static char* dup_col(sqlite3_stmt* st, int c) {
@@ -60,7 +82,8 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, DcuError* err) {
         "  FROM api_call a JOIN source_file f ON f.id = a.file_id"
         "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
         " SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
-        "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id"
+        "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
+        "  coalesce(k.category = 'comm', 0)"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
         " JOIN kernel k ON k.id = d.kernel_id"
         " LEFT JOIN lc ON lc.file_id = d.file_id AND lc.corr_id = d.corr_id"
@@ -99,6 +122,8 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, DcuError* err) {
         x->pid = col_i(st, 9, -1);
         x->tid = col_i(st, 10, -1);
         x->file = col_i(st, 11, 0);
+        x->comm = (int)col_i(st, 12, 0);
+        x->wait = 0;
         if (x->call && sqlite3_column_type(st, 7) == SQLITE_NULL) {
             free(x->call);
             x->call = NULL;
@@ -189,20 +214,98 @@ static int64_t upper(const Host* h, int64_t n, int64_t pid, int64_t tid, int64_t
 }
 
 /* A sync call on (pid, tid) overlapping [g0, g1) that ended by `by`. */
-static int sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1, int64_t by) {
+/* The latest such call (its name), NULL when none. */
+static const char* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
+                           int64_t by) {
     for (int64_t i = upper(c->sy, c->nsy, pid, tid, g1) - 1; i >= 0; i--) {
         const Host* x = &c->sy[i];
         if (x->pid != pid || x->tid != tid || x->maxend <= g0) {
             break;
         }
         if (x->end > g0 && x->end <= by) {
-            return 1;
+            return x->name;
         }
     }
-    return 0;
+    return NULL;
 }
 
-/* ---- output rows --------------------------------------------------------------------- */
+/* ---- rank-wait ------------------------------------------------------------------------- */
+
+static int cmp_comm(const void* a, const void* b) {
+    const Disp *x = *(Disp* const*)a, *y = *(Disp* const*)b;
+    int k = strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
+    if (k) {
+        return k;
+    }
+    if (x->run != y->run) {
+        return x->run < y->run ? -1 : 1;
+    }
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The collectives of one kernel name, runs contiguous in p[i..j): the k-th dispatch of each
+ * run is one collective; its shortest duration is the transfer, the rest each rank's wait. */
+static void wait_kernel(Disp** p, int64_t i, int64_t j) {
+    int64_t* first = xmalloc((size_t)(j - i + 1) * sizeof(int64_t));
+    int64_t nr = 0, maxlen = 0;
+    for (int64_t q = i; q < j; q++) {
+        if (q == i || p[q]->run != p[q - 1]->run) {
+            first[nr++] = q;
+        }
+    }
+    first[nr] = j;
+    for (int64_t r = 0; r < nr; r++) {
+        maxlen = first[r + 1] - first[r] > maxlen ? first[r + 1] - first[r] : maxlen;
+    }
+    for (int64_t k = 0; k < maxlen && nr > 1; k++) {
+        int64_t mn = INT64_MAX, have = 0;
+        for (int64_t r = 0; r < nr; r++) {
+            if (first[r] + k < first[r + 1]) {
+                const Disp* d = p[first[r] + k];
+                mn = d->end - d->start < mn ? d->end - d->start : mn;
+                have++;
+            }
+        }
+        for (int64_t r = 0; r < nr && have > 1; r++) {
+            if (first[r] + k < first[r + 1]) {
+                Disp* d = p[first[r] + k];
+                d->wait = d->end - d->start - mn;
+            }
+        }
+    }
+    free(first);
+}
+
+/* Sets Disp.wait of the comm dispatches when the runs are ranks of one job. */
+static void rank_wait(TraceDb* db, Ctx* c) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < c->nd; i++) {
+        n += c->d[i].comm;
+    }
+    if (n < 2 || !Ranks_isJobDb(db)) {
+        return;
+    }
+    Disp** p = xmalloc((size_t)n * sizeof(*p));
+    n = 0;
+    for (int64_t i = 0; i < c->nd; i++) {
+        if (c->d[i].comm) {
+            p[n++] = &c->d[i];
+        }
+    }
+    qsort(p, (size_t)n, sizeof(*p), cmp_comm);
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && strcmp(p[j]->kernel ? p[j]->kernel : "",
+                               p[i]->kernel ? p[i]->kernel : "") == 0) {
+            j++;
+        }
+        wait_kernel(p, i, j);
+        i = j;
+    }
+    free(p);
+}
+
+/* ---- gaps and causes ------------------------------------------------------------------- */
 
 typedef struct {
     int64_t gaps[C_COUNT], ns[C_COUNT], idle;
@@ -212,7 +315,100 @@ typedef struct {
     int64_t run, gpu, g0, g1;
     int cause;
     int64_t pid, tid; /* launching thread, -1 none */
+    int64_t next;     /* index of the dispatch after the gap, -1 at the tail */
+    int64_t prev;     /* index of the dispatch that ended last before it, -1 at the head */
+    const char* sync; /* sync: the synchronising call (borrowed from Ctx names), else NULL */
 } Gap;
+
+/* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
+ * [lo, first start), between the union's pieces, [last end, hi). *dg owned. */
+static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
+                        Gap** dg, int64_t* ndg, DevSum* sum) {
+    int64_t reach = lo, capdg = 0, prev = -1;
+    *dg = NULL;
+    *ndg = 0;
+    for (int64_t i = d0; i <= d1; i++) {
+        int64_t st = i < d1 ? c->d[i].start : hi;
+        if (st > reach) {
+            if (*ndg == capdg) {
+                capdg = capdg ? capdg * 2 : 256;
+                *dg = xrealloc(*dg, (size_t)capdg * sizeof(**dg));
+            }
+            Gap* g = &(*dg)[(*ndg)++];
+            *g = (Gap){c->d[d0].run, c->d[d0].gpu, reach, st, C_UNKNOWN, -1, -1,
+                       i < d1 ? i : -1, prev, NULL};
+            if (i < d1 && c->d[i].call) {
+                const Disp* nx = &c->d[i];
+                g->pid = nx->pid;
+                g->tid = nx->tid;
+                g->sync = sync_in(c, nx->pid, nx->tid, reach, st, nx->cs);
+                g->cause = g->sync ? C_SYNC : nx->cs > reach ? C_HOST : C_LAUNCH;
+            }
+            sum->gaps[g->cause]++;
+            sum->ns[g->cause] += st - reach;
+            sum->idle += st - reach;
+        }
+        if (i < d1 && c->d[i].end > reach) {
+            reach = c->d[i].end;
+            prev = i;
+        }
+    }
+}
+
+/* The idle time of the sorted, disjoint gaps inside [a, b). */
+static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
+    int64_t idle = 0;
+    for (int64_t q = 0; q < ndg; q++) {
+        int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
+        int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
+        if (y > x) {
+            idle += y - x;
+        }
+    }
+    return idle;
+}
+
+/* other-stream: per stream, the busy part of the gaps between its kernels; rank-wait: the
+ * waits of the device's collectives. */
+static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t ndg,
+                  DevSum* sum) {
+    int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
+    int64_t nstream = 0;
+    for (int64_t i = d0; i < d1; i++) {
+        int seen = 0;
+        for (int64_t j = 0; j < nstream && !seen; j++) {
+            seen = streams[j] == c->d[i].stream;
+        }
+        if (!seen) {
+            streams[nstream++] = c->d[i].stream;
+        }
+        if (c->d[i].wait > 0) {
+            sum->gaps[C_RANK_WAIT]++;
+            sum->ns[C_RANK_WAIT] += c->d[i].wait;
+        }
+    }
+    for (int64_t j = 0; j < nstream && nstream > 1; j++) {
+        int64_t last = INT64_MIN;
+        for (int64_t i = d0; i < d1; i++) {
+            if (c->d[i].stream != streams[j]) {
+                continue;
+            }
+            if (last != INT64_MIN && c->d[i].start > last) {
+                int64_t w = c->d[i].start - last - idle_within(dg, ndg, last, c->d[i].start);
+                if (w > 0) {
+                    sum->gaps[C_OTHER_STREAM]++;
+                    sum->ns[C_OTHER_STREAM] += w;
+                }
+            }
+            if (c->d[i].end > last) {
+                last = c->d[i].end;
+            }
+        }
+    }
+    free(streams);
+}
+
+/* ---- host activity ---------------------------------------------------------------------- */
 
 static const char* run_label(TraceDb* db, int64_t run, char* buf, size_t cap) {
     sqlite3_stmt* st = NULL;
@@ -231,6 +427,18 @@ static const char* run_label(TraceDb* db, int64_t run, char* buf, size_t cap) {
 /* Host activity over [g0, g1) on one thread: calls emit(name, ns) per maximal part. */
 typedef void (*EmitFn)(void* ctx, const char* name, int64_t ns);
 
+static void sort_points(int64_t* pts, int np) {
+    for (int i = 1; i < np; i++) { /* insertion sort: few points */
+        int64_t v = pts[i];
+        int j = i - 1;
+        while (j >= 0 && pts[j] > v) {
+            pts[j + 1] = pts[j];
+            j--;
+        }
+        pts[j + 1] = v;
+    }
+}
+
 static void host_parts(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
                        EmitFn emit, void* ectx) {
     enum { MAXI = 512 };
@@ -247,8 +455,7 @@ static void host_parts(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64
             }
         }
     }
-    /* breakpoints */
-    int64_t* pts = xmalloc((size_t)(2 * ni + 2) * sizeof(int64_t));
+    int64_t* pts = xmalloc((size_t)(2 * ni + 2) * sizeof(int64_t)); /* breakpoints */
     int np = 0;
     pts[np++] = g0;
     pts[np++] = g1;
@@ -256,15 +463,7 @@ static void host_parts(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64
         if (iv[i]->start > g0 && iv[i]->start < g1) pts[np++] = iv[i]->start;
         if (iv[i]->end > g0 && iv[i]->end < g1) pts[np++] = iv[i]->end;
     }
-    for (int i = 1; i < np; i++) { /* insertion sort: few points */
-        int64_t v = pts[i];
-        int j = i - 1;
-        while (j >= 0 && pts[j] > v) {
-            pts[j + 1] = pts[j];
-            j--;
-        }
-        pts[j + 1] = v;
-    }
+    sort_points(pts, np);
     const char* cur = NULL;
     int64_t acc = 0;
     for (int p = 0; p + 1 < np; p++) {
@@ -295,13 +494,44 @@ static void host_parts(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64
     free(pts);
 }
 
+/* Host activity per cause over every gap (the Summary's "mostly in ..."). */
 typedef struct {
-    ResultSet* rs;
+    Intern* ix; /* "cause\x1fname" -> index + 1 */
+    char** name;
+    int* cause;
+    int64_t* ns;
+    int64_t n, cap;
+} HostTally;
+
+typedef struct {
+    ResultSet* rs; /* NULL: no rows */
     const char* run;
     const Gap* g;
     const char* best;
     int64_t best_ns;
+    HostTally* tally; /* NULL: none */
 } EmitCtx;
+
+static void tally_add(HostTally* t, int cause, const char* name, int64_t ns) {
+    char key[600];
+    int len = snprintf(key, sizeof(key), "%d\x1f%s", cause, name);
+    size_t kl = len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1;
+    int64_t id = Intern_get(t->ix, key, kl);
+    if (!id) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 64;
+            t->name = xrealloc(t->name, (size_t)t->cap * sizeof(char*));
+            t->cause = xrealloc(t->cause, (size_t)t->cap * sizeof(int));
+            t->ns = xrealloc(t->ns, (size_t)t->cap * sizeof(int64_t));
+        }
+        t->name[t->n] = xstrdup(name);
+        t->cause[t->n] = cause;
+        t->ns[t->n] = 0;
+        id = ++t->n;
+        Intern_put(t->ix, key, kl, id);
+    }
+    t->ns[id - 1] += ns;
+}
 
 static void emit_row(void* p, const char* name, int64_t ns) {
     EmitCtx* e = p;
@@ -315,11 +545,16 @@ static void emit_row(void* p, const char* name, int64_t ns) {
         ResultSet_setText(e->rs, r, 5, name);
         ResultSet_setNs(e->rs, r, 6, (double)ns);
     }
+    if (e->tally) {
+        tally_add(e->tally, e->g->cause, name, ns);
+    }
     if (ns > e->best_ns) {
         e->best_ns = ns;
         e->best = name;
     }
 }
+
+/* ---- tables ------------------------------------------------------------------------------ */
 
 static const RsColumn cause_cols[] = {
     {"run", "Run", CT_TEXT},       {"device", "Device", CT_INT},
@@ -351,9 +586,12 @@ static const RsColumn top_cols[] = {
     {"host_ns", "Host time", CT_NS},   {"next_kernel", "Next kernel", CT_TEXT},
 };
 static const RsColumn kern_cols[] = {
-    {"kernel", "Kernel", CT_TEXT},     {"launches", "Launches", CT_INT},
-    {"median_ns", "Median delay", CT_NS}, {"p95_ns", "p95 delay", CT_NS},
-    {"max_ns", "Max delay", CT_NS},
+    {"kernel", "Kernel", CT_TEXT},           {"launches", "Launches", CT_INT},
+    {"median_ns", "Median delay", CT_NS},    {"p95_ns", "p95 delay", CT_NS},
+    {"max_ns", "Max delay", CT_NS},          {"call_median_ns", "Median call", CT_NS},
+    {"call_p95_ns", "p95 call", CT_NS},      {"call_max_ns", "Max call", CT_NS},
+    {"short", "Short", CT_INT},              {"delay_outliers", "Delay>100us", CT_INT},
+    {"call_outliers", "Call>50us", CT_INT},
 };
 
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -378,18 +616,54 @@ static int64_t delay_of(const Disp* d) {
     return d->start > d->ce ? d->start - d->ce : 0;
 }
 
+static int cmp_i64(const void* a, const void* b) {
+    int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+    return (x > y) - (x < y);
+}
 
 static int cmp_kernel(const void* a, const void* b) {
     const Disp *x = *(Disp* const*)a, *y = *(Disp* const*)b;
-    int c = strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
-    return c ? c : (delay_of(x) > delay_of(y)) - (delay_of(x) < delay_of(y));
+    return strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
+}
+
+/* Median, p95 (nearest rank) and max of v[0..k) into columns col, col+1, col+2 (sorts v). */
+static void put_stats(ResultSet* rs, int r, int col, int64_t* v, int64_t k) {
+    qsort(v, (size_t)k, sizeof(*v), cmp_i64);
+    int64_t r95 = (95 * k + 99) / 100;
+    ResultSet_setNs(rs, r, col, (double)(v[(k - 1) / 2] + v[k / 2]) / 2.0);
+    ResultSet_setNs(rs, r, col + 1, (double)v[r95 ? r95 - 1 : 0]);
+    ResultSet_setNs(rs, r, col + 2, (double)v[k - 1]);
+}
+
+/* One row of launch stats for the dispatches p[0..k) of one kernel. */
+static void kernel_row(ResultSet* rs, Disp* const* p, int64_t k, int64_t* buf) {
+    int64_t shorts = 0, dout = 0, cout = 0;
+    int r = ResultSet_addRow(rs);
+    ResultSet_setText(rs, r, 0, p[0]->kernel ? p[0]->kernel : "?");
+    ResultSet_setInt(rs, r, 1, k);
+    for (int64_t q = 0; q < k; q++) {
+        buf[q] = delay_of(p[q]);
+        dout += buf[q] > IDLE_HTA_DELAY_CUTOFF_NS;
+        shorts += p[q]->end - p[q]->start < p[q]->ce - p[q]->cs;
+    }
+    put_stats(rs, r, 2, buf, k);
+    for (int64_t q = 0; q < k; q++) {
+        buf[q] = p[q]->ce - p[q]->cs > 0 ? p[q]->ce - p[q]->cs : 0;
+        cout += buf[q] > IDLE_HTA_RUNTIME_CUTOFF_NS;
+    }
+    put_stats(rs, r, 5, buf, k);
+    ResultSet_setInt(rs, r, 8, shorts);
+    ResultSet_setInt(rs, r, 9, dout);
+    ResultSet_setInt(rs, r, 10, cout);
 }
 
 static void kernel_stats(const Ctx* c, ResultSet* rs) {
     Disp** p = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*p));
+    int64_t* buf = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*buf));
     int64_t n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].call) {
+        if (c->d[i].call &&
+            (!c->only || (c->d[i].kernel && strcmp(c->d[i].kernel, c->only) == 0))) {
             p[n++] = &c->d[i];
         }
     }
@@ -398,21 +672,14 @@ static void kernel_stats(const Ctx* c, ResultSet* rs) {
     }
     for (int64_t i = 0; i < n;) {
         int64_t j = i;
-        while (j < n && strcmp(p[j]->kernel ? p[j]->kernel : "", p[i]->kernel ? p[i]->kernel : "") == 0) {
+        while (j < n && cmp_kernel(&p[j], &p[i]) == 0) {
             j++;
         }
-        int64_t k = j - i; /* sorted by delay */
-        int64_t med2 = delay_of(p[i + (k - 1) / 2]) + delay_of(p[i + k / 2]);
-        int64_t r95 = (95 * k + 99) / 100; /* nearest rank */
-        int r = ResultSet_addRow(rs);
-        ResultSet_setText(rs, r, 0, p[i]->kernel ? p[i]->kernel : "?");
-        ResultSet_setInt(rs, r, 1, k);
-        ResultSet_setNs(rs, r, 2, (double)med2 / 2.0);
-        ResultSet_setNs(rs, r, 3, (double)delay_of(p[i + (r95 ? r95 - 1 : 0)]));
-        ResultSet_setNs(rs, r, 4, (double)delay_of(p[j - 1]));
+        kernel_row(rs, p + i, j - i, buf);
         i = j;
     }
     ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
+    free(buf);
     free(p);
 }
 
@@ -431,7 +698,7 @@ static const char sync_sql[] =
     "  'cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventSynchronize',"
     "  'cuCtxSynchronize', 'cuStreamSynchronize', 'cuEventSynchronize', 'hipCtxSynchronize',"
     "  'hipMemcpyDtoH', 'cuMemcpyDtoH', 'cuMemcpyDtoH_v2')"
-    " OR (a.name IN ('hipMemcpy', 'cudaMemcpy') AND NOT EXISTS (SELECT 1 FROM copy c"
+    " OR (a.name IN ('hipMemcpy', 'cudaMemcpy', 'hipMemcpyWithStream') AND NOT EXISTS (SELECT 1 FROM copy c"
     "  WHERE c.file_id = a.file_id AND c.corr_id = a.corr_id AND NOT (c.name LIKE '%DtoH%'"
     "  OR c.name LIKE '%D2H%' OR c.name LIKE '%DEVICE_TO_HOST%' OR c.name LIKE"
     "  '%DeviceToHost%'))))";
@@ -442,12 +709,164 @@ static int cmp_gap(const void* a, const void* b) {
     return p != q ? (p < q ? 1 : -1) : (x->g0 > y->g0) - (x->g0 < y->g0);
 }
 
-/* Walks every device of every run: gaps, causes, other-stream waits; fills the table v. */
-static DcuStatus walk(TraceDb* db, Ctx* c, IdleView v, ResultSet* rs, DcuError* err) {
+/* ---- the walk ------------------------------------------------------------------------------ */
+
+typedef struct {
+    TraceDb* db;
+    Ctx* c;
+    IdleView v;
+    ResultSet* rs;     /* the table of v; NULL when only summing */
+    IdleSummary* sum;  /* NULL when making a table */
+    HostTally tally;
+    const char* label; /* the run being walked */
+    int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
+} Walk;
+
+static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
+    for (int k = 0; k < C_COUNT; k++) {
+        if (!sum->gaps[k]) {
+            continue;
+        }
+        int r = ResultSet_addRow(w->rs);
+        ResultSet_setText(w->rs, r, 0, w->label);
+        ResultSet_setInt(w->rs, r, 1, gpu);
+        ResultSet_setText(w->rs, r, 2, cause_names[k]);
+        ResultSet_setInt(w->rs, r, 3, sum->gaps[k]);
+        ResultSet_setNs(w->rs, r, 4, (double)sum->ns[k]);
+        ResultSet_setReal(w->rs, r, 5,
+                          sum->idle ? 100.0 * (double)sum->ns[k] / (double)sum->idle : 0);
+    }
+}
+
+/* The largest IDLE_TOP_GAPS gaps of one device (dg is sorted largest first here). */
+static void out_top(Walk* w, Gap* dg, int64_t ndg) {
+    if (ndg) {
+        qsort(dg, (size_t)ndg, sizeof(*dg), cmp_gap);
+    }
+    for (int64_t q = 0; q < ndg && q < IDLE_TOP_GAPS; q++) {
+        EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, NULL};
+        host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+        const Disp* nx = dg[q].next >= 0 ? &w->c->d[dg[q].next] : NULL;
+        int r = ResultSet_addRow(w->rs);
+        ResultSet_setText(w->rs, r, 0, w->label);
+        ResultSet_setInt(w->rs, r, 1, dg[q].gpu);
+        ResultSet_setInt(w->rs, r, 2, dg[q].g0);
+        ResultSet_setNs(w->rs, r, 3, (double)(dg[q].g1 - dg[q].g0));
+        ResultSet_setText(w->rs, r, 4, cause_names[dg[q].cause]);
+        ResultSet_setText(w->rs, r, 5, e.best ? e.best : "(untraced)");
+        ResultSet_setNs(w->rs, r, 6, (double)e.best_ns);
+        ResultSet_setText(w->rs, r, 7, nx ? (nx->kernel ? nx->kernel : "?") : "");
+    }
+}
+
+static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
+    int64_t len = g->g1 - g->g0;
+    memset(t, 0, sizeof(*t));
+    const Disp* lane = g->next >= 0 ? &w->c->d[g->next] : g->prev >= 0 ? &w->c->d[g->prev] : NULL;
+    t->gpu = g->gpu;
+    t->stream = lane ? lane->stream : -1;
+    t->file = lane ? lane->file : 0;
+    if (lane && lane->file != w->ofile) {
+        w->ofile = lane->file;
+        w->origin = TraceQuery_origin(w->db, lane->file);
+    }
+    t->at_ns = g->g0 - (lane ? w->origin : 0);
+    t->gap_ns = len;
+    t->cause = (IdleCause)g->cause;
+    if (g->next >= 0 && w->c->d[g->next].kernel) {
+        snprintf(t->next, sizeof(t->next), "%s", w->c->d[g->next].kernel);
+    }
+    snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
+}
+
+/* Keeps g among the summary's largest gaps (best: its main host activity). */
+static void keep_top(Walk* w, const Gap* g, const char* best) {
+    IdleSummary* s = w->sum;
+    int64_t len = g->g1 - g->g0;
+    if (len > s->largest[g->cause].gap_ns) {
+        fill_gap(w, &s->largest[g->cause], g, best);
+    }
+    int at = s->ntop;
+    while (at > 0 && s->top[at - 1].gap_ns < len) {
+        at--;
+    }
+    if (at >= IDLE_SUMMARY_GAPS) {
+        return;
+    }
+    int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
+    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
+    s->ntop = last + 1;
+    fill_gap(w, &s->top[at], g, best);
+}
+
+static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
+    IdleSummary* s = w->sum;
+    for (int k = 0; k < C_COUNT; k++) {
+        s->ns[k] += sum->ns[k];
+        s->count[k] += sum->gaps[k];
+    }
+    s->idle_ns += sum->idle;
+    for (int64_t q = 0; q < ndg; q++) {
+        s->explained |= dg[q].pid != -1 || dg[q].tid != -1;
+        if (dg[q].sync) { /* the host blocked in that call: it is what to remove or defer */
+            tally_add(&w->tally, C_SYNC, dg[q].sync, dg[q].g1 - dg[q].g0);
+            keep_top(w, &dg[q], dg[q].sync);
+            continue;
+        }
+        EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, &w->tally};
+        host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+        keep_top(w, &dg[q], e.best);
+    }
+}
+
+static void out_launches(Walk* w, int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; i++) {
+        const Disp* d = &w->c->d[i];
+        if (!d->call) {
+            continue;
+        }
+        ResultSet* rs = w->rs;
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, w->label);
+        ResultSet_setInt(rs, r, 1, d->gpu);
+        ResultSet_setInt(rs, r, 2, d->stream);
+        ResultSet_setText(rs, r, 3, d->kernel ? d->kernel : "?");
+        ResultSet_setText(rs, r, 4, d->call);
+        ResultSet_setInt(rs, r, 5, d->cs);
+        ResultSet_setInt(rs, r, 6, d->ce);
+        ResultSet_setInt(rs, r, 7, d->start);
+        ResultSet_setInt(rs, r, 8, d->end);
+        ResultSet_setNs(rs, r, 9, (double)delay_of(d));
+    }
+}
+
+/* One device d[d0..d1) of a run spanning [lo, hi). */
+static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
+    DevSum sum;
+    memset(&sum, 0, sizeof(sum));
+    Gap* dg = NULL;
+    int64_t ndg = 0;
+    device_gaps(w->c, d0, d1, lo, hi, &dg, &ndg, &sum);
+    waits(w->c, d0, d1, dg, ndg, &sum);
+    if (w->sum) {
+        sum_device(w, dg, ndg, &sum);
+    } else if (w->v == IDLE_CAUSES) {
+        out_causes(w, w->c->d[d0].gpu, &sum);
+    } else if (w->v == IDLE_GAPS) {
+        for (int64_t q = 0; q < ndg; q++) {
+            EmitCtx e = {w->rs, w->label, &dg[q], NULL, 0, NULL};
+            host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+        }
+    } else if (w->v == IDLE_TOP) {
+        out_top(w, dg, ndg);
+    }
+    free(dg);
+}
+
+/* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
+static DcuStatus walk(Walk* w, DcuError* err) {
+    Ctx* c = w->c;
     DcuStatus s = DCU_OK;
-    Gap* top = NULL;
-    int64_t ntop = 0, captop = 0;
-    int64_t* ends = NULL;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
         int64_t r1 = r0, run = c->d[r0].run;
         int64_t lo = c->d[r0].start, hi = c->d[r0].end;
@@ -457,181 +876,45 @@ static DcuStatus walk(TraceDb* db, Ctx* c, IdleView v, ResultSet* rs, DcuError* 
             r1++;
         }
         char label[512];
-        run_label(db, run, label, sizeof(label));
+        w->label = run_label(w->db, run, label, sizeof(label));
         free(c->h);
         free(c->sy);
         c->h = c->sy = NULL;
         c->nh = c->nsy = 0;
-        if (v != IDLE_LAUNCHES && v != IDLE_KERNELS) {
-            s = read_hosts(db, c, host_sql, run, &c->h, &c->nh, err);
-            if (s == DCU_OK) {
-                s = read_hosts(db, c, sync_sql, run, &c->sy, &c->nsy, err);
-            }
+        if (w->v == IDLE_LAUNCHES && !w->sum) {
+            out_launches(w, r0, r1);
+            r0 = r1;
+            continue;
+        }
+        s = read_hosts(w->db, c, host_sql, run, &c->h, &c->nh, err);
+        if (s == DCU_OK) {
+            s = read_hosts(w->db, c, sync_sql, run, &c->sy, &c->nsy, err);
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
-            int64_t d1 = d0, gpu = c->d[d0].gpu;
-            while (d1 < r1 && c->d[d1].gpu == gpu) {
+            int64_t d1 = d0;
+            while (d1 < r1 && c->d[d1].gpu == c->d[d0].gpu) {
                 d1++;
             }
-            DevSum sum;
-            memset(&sum, 0, sizeof(sum));
-            /* idle intervals: [lo, first start), between the union's pieces, [last end, hi) */
-            int64_t reach = lo;
-            Gap* dg = NULL;
-            int64_t ndg = 0, capdg = 0;
-            for (int64_t i = d0; i <= d1; i++) {
-                int64_t st = i < d1 ? c->d[i].start : hi;
-                if (st > reach) {
-                    if (ndg == capdg) {
-                        capdg = capdg ? capdg * 2 : 256;
-                        dg = xrealloc(dg, (size_t)capdg * sizeof(*dg));
-                    }
-                    Gap* g = &dg[ndg++];
-                    *g = (Gap){run, gpu, reach, st, C_UNKNOWN, -1, -1};
-                    if (i < d1 && c->d[i].call) {
-                        const Disp* nx = &c->d[i];
-                        g->pid = nx->pid;
-                        g->tid = nx->tid;
-                        g->cause = sync_in(c, nx->pid, nx->tid, reach, st, nx->cs) ? C_SYNC
-                                   : nx->cs > reach                              ? C_HOST
-                                                                                 : C_LAUNCH;
-                    }
-                    sum.gaps[g->cause]++;
-                    sum.ns[g->cause] += st - reach;
-                    sum.idle += st - reach;
-                }
-                if (i < d1 && c->d[i].end > reach) {
-                    reach = c->d[i].end;
-                }
-            }
-            /* other-stream: per stream, the busy part of the gaps between its kernels */
-            int64_t nstream = 0;
-            ends = xrealloc(ends, (size_t)(2 * (d1 - d0) + 2) * sizeof(int64_t));
-            for (int64_t i = d0; i < d1; i++) {
-                int seen = 0;
-                for (int64_t j = 0; j < nstream && !seen; j++) {
-                    seen = ends[2 * j] == c->d[i].stream;
-                }
-                if (!seen) {
-                    ends[2 * nstream] = c->d[i].stream;
-                    ends[2 * nstream + 1] = INT64_MIN;
-                    nstream++;
-                }
-            }
-            for (int64_t j = 0; j < nstream && nstream > 1; j++) {
-                int64_t last = INT64_MIN;
-                for (int64_t i = d0; i < d1; i++) {
-                    if (c->d[i].stream != ends[2 * j]) {
-                        continue;
-                    }
-                    if (last != INT64_MIN && c->d[i].start > last) {
-                        int64_t a = last, b = c->d[i].start, idle = 0;
-                        for (int64_t q = 0; q < ndg; q++) { /* sorted, disjoint */
-                            int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
-                            int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
-                            if (y > x) {
-                                idle += y - x;
-                            }
-                        }
-                        if (b - a - idle > 0) {
-                            sum.gaps[C_OTHER_STREAM]++;
-                            sum.ns[C_OTHER_STREAM] += b - a - idle;
-                        }
-                    }
-                    if (c->d[i].end > last) {
-                        last = c->d[i].end;
-                    }
-                }
-            }
-            if (v == IDLE_CAUSES) {
-                for (int k = 0; k < C_COUNT; k++) {
-                    if (!sum.gaps[k]) {
-                        continue;
-                    }
-                    int r = ResultSet_addRow(rs);
-                    ResultSet_setText(rs, r, 0, label);
-                    ResultSet_setInt(rs, r, 1, gpu);
-                    ResultSet_setText(rs, r, 2, cause_names[k]);
-                    ResultSet_setInt(rs, r, 3, sum.gaps[k]);
-                    ResultSet_setNs(rs, r, 4, (double)sum.ns[k]);
-                    ResultSet_setReal(rs, r, 5,
-                                      sum.idle ? 100.0 * (double)sum.ns[k] / (double)sum.idle : 0);
-                }
-            } else if (v == IDLE_GAPS) {
-                for (int64_t q = 0; q < ndg; q++) {
-                    EmitCtx e = {rs, label, &dg[q], NULL, 0};
-                    host_parts(c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
-                }
-            } else if (v == IDLE_TOP) { /* the largest IDLE_TOP_GAPS of each device */
-                ntop = 0;
-                for (int64_t q = 0; q < ndg; q++) {
-                    if (ntop == captop) {
-                        captop = captop ? captop * 2 : 256;
-                        top = xrealloc(top, (size_t)captop * sizeof(*top));
-                    }
-                    top[ntop++] = dg[q];
-                }
-                if (ntop) {
-                    qsort(top, (size_t)ntop, sizeof(*top), cmp_gap);
-                }
-                if (ntop > IDLE_TOP_GAPS) {
-                    ntop = IDLE_TOP_GAPS;
-                }
-            }
-            if (v == IDLE_TOP) {
-                /* fill rows now for gaps of this device still in the list (host data is
-                 * per run): rows are sorted at the end */
-                for (int64_t q = 0; q < ntop; q++) {
-                    if (top[q].run != run || top[q].gpu != gpu) {
-                        continue;
-                    }
-                    EmitCtx e = {NULL, label, &top[q], NULL, 0};
-                    host_parts(c, top[q].pid, top[q].tid, top[q].g0, top[q].g1, emit_row, &e);
-                    const char* next = "";
-                    for (int64_t i = d0; i < d1; i++) {
-                        if (c->d[i].start == top[q].g1) {
-                            next = c->d[i].kernel ? c->d[i].kernel : "?";
-                            break;
-                        }
-                    }
-                    int r = ResultSet_addRow(rs);
-                    ResultSet_setText(rs, r, 0, label);
-                    ResultSet_setInt(rs, r, 1, gpu);
-                    ResultSet_setInt(rs, r, 2, top[q].g0);
-                    ResultSet_setNs(rs, r, 3, (double)(top[q].g1 - top[q].g0));
-                    ResultSet_setText(rs, r, 4, cause_names[top[q].cause]);
-                    ResultSet_setText(rs, r, 5, e.best ? e.best : "(untraced)");
-                    ResultSet_setNs(rs, r, 6, (double)e.best_ns);
-                    ResultSet_setText(rs, r, 7, next);
-                }
-            }
-            free(dg);
+            walk_device(w, d0, d1, lo, hi);
             d0 = d1;
-        }
-        if (v == IDLE_LAUNCHES) {
-            for (int64_t i = r0; i < r1; i++) {
-                const Disp* d = &c->d[i];
-                if (!d->call) {
-                    continue;
-                }
-                int r = ResultSet_addRow(rs);
-                ResultSet_setText(rs, r, 0, label);
-                ResultSet_setInt(rs, r, 1, d->gpu);
-                ResultSet_setInt(rs, r, 2, d->stream);
-                ResultSet_setText(rs, r, 3, d->kernel ? d->kernel : "?");
-                ResultSet_setText(rs, r, 4, d->call);
-                ResultSet_setInt(rs, r, 5, d->cs);
-                ResultSet_setInt(rs, r, 6, d->ce);
-                ResultSet_setInt(rs, r, 7, d->start);
-                ResultSet_setInt(rs, r, 8, d->end);
-                ResultSet_setNs(rs, r, 9, (double)delay_of(d));
-            }
         }
         r0 = r1;
     }
-    free(top);
-    free(ends);
     return s;
+}
+
+static void ctx_done(Ctx* c) {
+    for (int64_t i = 0; i < c->nd; i++) {
+        free(c->d[i].kernel);
+        free(c->d[i].call);
+    }
+    for (int64_t i = 0; i < c->nnames; i++) {
+        free(c->names[i]);
+    }
+    free(c->names);
+    free(c->d);
+    free(c->h);
+    free(c->sy);
 }
 
 DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
@@ -653,20 +936,75 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
         if (v == IDLE_KERNELS) {
             kernel_stats(&c, rs);
         } else {
-            s = walk(db, &c, v, rs, err);
+            if (v == IDLE_CAUSES) {
+                rank_wait(db, &c);
+            }
+            Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
+            s = walk(&w, err);
         }
     }
-    for (int64_t i = 0; i < c.nd; i++) {
-        free(c.d[i].kernel);
-        free(c.d[i].call);
+    ctx_done(&c);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
     }
-    for (int64_t i = 0; i < c.nnames; i++) {
-        free(c.names[i]);
+    *out = rs;
+    return DCU_OK;
+}
+
+/* The largest host activities of each cause into the summary. */
+static void tally_top(const HostTally* t, IdleSummary* s) {
+    for (int64_t i = 0; i < t->n; i++) {
+        int k = t->cause[i];
+        for (int j = 0; j < IDLE_SUMMARY_HOSTS; j++) {
+            if (t->ns[i] > s->host_ns[k][j]) {
+                for (int m = IDLE_SUMMARY_HOSTS - 1; m > j; m--) {
+                    s->host_ns[k][m] = s->host_ns[k][m - 1];
+                    memcpy(s->host[k][m], s->host[k][m - 1], sizeof(s->host[k][m]));
+                }
+                s->host_ns[k][j] = t->ns[i];
+                snprintf(s->host[k][j], sizeof(s->host[k][j]), "%s", t->name[i]);
+                break;
+            }
+        }
     }
-    free(c.names);
-    free(c.d);
-    free(c.h);
-    free(c.sy);
+}
+
+DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
+    memset(out, 0, sizeof(*out));
+    Ctx c;
+    memset(&c, 0, sizeof(c));
+    DcuStatus s = read_dispatches(db, &c, err);
+    Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0}, NULL, 0, 0};
+    if (s == DCU_OK) {
+        rank_wait(db, &c);
+        s = walk(&w, err);
+    }
+    if (s == DCU_OK) {
+        tally_top(&w.tally, out);
+    }
+    for (int64_t i = 0; i < w.tally.n; i++) {
+        free(w.tally.name[i]);
+    }
+    free(w.tally.name);
+    free(w.tally.cause);
+    free(w.tally.ns);
+    Intern_delete(w.tally.ix);
+    ctx_done(&c);
+    return s;
+}
+
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    Ctx c;
+    memset(&c, 0, sizeof(c));
+    c.only = kernel;
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    DcuStatus s = read_dispatches(db, &c, err);
+    if (s == DCU_OK) {
+        kernel_stats(&c, rs);
+    }
+    ctx_done(&c);
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
