@@ -96,13 +96,16 @@ static char* v1_stem(const RunFile* f) {
                                            ".stats.csv", ".csv", ".json", ".db"};
     const char* b = base_name(f->path);
     size_t n = strlen(b);
+    if (n > 3 && strcmp(b + n - 3, ".gz") == 0) {
+        n -= 3; /* X.csv.gz is X.csv gzipped: the same stem */
+    }
     for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
         size_t l = strlen(suffixes[i]);
-        if (n > l && strcmp(b + n - l, suffixes[i]) == 0) {
+        if (n > l && strncmp(b + n - l, suffixes[i], l) == 0) {
             return xstrndup(b, n - l);
         }
     }
-    return xstrdup(b);
+    return xstrndup(b, n);
 }
 
 /* 1 when the untagged rocprof v1 files of [a, b) have two stems or more: each stem is then a
