@@ -59,6 +59,7 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
     }
     if (o->format == FMT_CSV || o->format == FMT_JSON) {
         ResultSet* rs = Advice_toResultSet(l);
+        ResultSet_keepTop(rs, o->top_all);
         if (o->format == FMT_CSV) {
             fputs("# advice\r\n", out);
             s = Export_csv(rs, out, err);
@@ -83,7 +84,8 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
     if (l->n == 0) {
         put_line(out, "  (nothing holds 5% or more of its basis)", width);
     }
-    for (int i = 0; i < l->n; i++) {
+    int n = o->top_all > 0 && o->top_all < l->n ? o->top_all : l->n; /* --top: the first N */
+    for (int i = 0; i < n; i++) {
         const Advice* a = &l->items[i];
         Advice_ceilingText(a, c, sizeof(c));
         snprintf(buf, sizeof(buf), "  %d. at most %-6s%s %6.2f%% of %-11s  %s", i + 1, c,

@@ -52,6 +52,8 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     }
     ResultSet* rs = Ranks_table(j);
     ResultSet* mx = Ranks_matrix(j, 1);
+    ResultSet_keepTop(rs, o->top_all); /* --top; the verdict still weighs every rank */
+    ResultSet_keepTop(mx, o->top_all);
     char* verdict = Ranks_verdictText(j);
     if (o->format == FMT_CSV) {
         fputs("# ranks\r\n", out);

@@ -23,6 +23,7 @@ DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
     if (s != DCU_OK) {
         return s;
     }
+    ResultSet_keepTop(rs, o->top_all);
     if (o->format == FMT_CSV) {
         fputs("# runs\r\n", out);
         s = Export_csv(rs, out, err);

@@ -27,6 +27,7 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (s != DCU_OK) {
             break;
         }
+        ResultSet_keepTop(rs, o->top_all); /* --top: the first N ops of each lane */
         if (o->format == FMT_CSV) {
             fprintf(out, "# trace\r\n# lane: %s\r\n", lanes[i].label);
             s = Export_csv(rs, out, err);

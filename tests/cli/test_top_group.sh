@@ -84,3 +84,14 @@ check "TUI --category softmax: starts on its kernels" grep -q "softmax_warp_forw
 W=sample-traces/dcu-weather-transformer
 n=$($DCUTOP --diff "$W" "$W" --export diff --top 3 2>/dev/null | rows)
 same "--diff A B --export diff --top 3: 3 rows" 3 "$n"
+
+# ---- --top in the report views that were whole: each trace lane, the advice, the ranks
+DDP=$REAL/pytorch-h200-ddp-2rank
+lanes=$($DCUTOP -q --report --view trace --format csv "$DDP" | grep -c '^# lane:')
+ops=$($DCUTOP -q --report --view trace --format csv --top 2 "$DDP" | grep -v '^#' | grep -c '^[0-9-]')
+same "--view trace --top 2: 2 ops in each of the $lanes lanes" $((2 * lanes)) "$ops"
+adv=$($DCUTOP -q --report --view advice --top 1 "$DDP" | grep -c '^  [0-9]*\. at most')
+same "--view advice --top 1: one opportunity" 1 "$adv"
+rk=$($DCUTOP -q --report --view ranks --format json --top 1 "$DDP" | python3 -c "
+import json, sys; print(len(json.load(sys.stdin)['ranks']))")
+same "--view ranks --top 1: one rank row" 1 "$rk"
