@@ -34,6 +34,11 @@ char* Runs_label(TraceDb* db, int64_t id);
 /* Every label, ", "-separated, in run order (owned): for "unknown run" messages. */
 char* Runs_labels(TraceDb* db);
 
+/* The profiled program's command line when the loaded files name exactly one (rocpd's
+ * rocpd_info_process, a rocprof-compute sysinfo.csv), owned; NULL otherwise. Each run's own
+ * is the Runs table's "command" column. */
+char* Runs_command(TraceDb* db);
+
 /* The most runs loaded that give one layer (kernel, api or copy), whatever the scope: with
  * 2 or more, the header says how many runs there are and which the scope shows. */
 int Runs_sameLayer(TraceDb* db);

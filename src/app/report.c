@@ -632,6 +632,11 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
         }
     } else if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+        char* cmd = Runs_command(db);
+        if (cmd) {
+            fprintf(out, "Command: %s\n", cmd);
+            free(cmd);
+        }
         char roi[512];
         Roi_label(db, roi, sizeof(roi));
         if (roi[0]) {

@@ -13,6 +13,19 @@ static const char* const run_keys[] = {"run", "layers", "mode", "kernel_ns", "di
                                        "span_ns", "iterations", "cold_ratio", "pmc", "files",
                                        NULL};
 
+/* Each run's command line, where its files name one (rocpd, rocprof-compute): under the
+ * table, whole, as a long column would push the figures out. */
+static void commands(FILE* out, const ResultSet* rs) {
+    int rc = ResultSet_columnIndex(rs, "run"), cc = ResultSet_columnIndex(rs, "command");
+    for (int r = 0; rc >= 0 && cc >= 0 && r < rs->nrows; r++) {
+        const RsCell* run = ResultSet_cellc(rs, r, rc);
+        const RsCell* cmd = ResultSet_cellc(rs, r, cc);
+        if (!cmd->null && cmd->s && *cmd->s) {
+            fprintf(out, "  %s: %s\n", run->s ? run->s : "", cmd->s);
+        }
+    }
+}
+
 DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     int n = Runs_count(db);
     if (o->format == FMT_TEXT && n < 2) {
@@ -39,6 +52,7 @@ DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
                 label ? "" : " (--run LABEL shows one)");
         free(label);
         Report_table(out, rs, run_keys, "run", o->width, 0);
+        commands(out, rs);
     }
     ResultSet_delete(rs);
     return s;

@@ -150,3 +150,14 @@ check "unknown version: the unmapped columns are named" \
 same "unknown version: pid, tid, agent and queue through rocpd_track" "5687" \
     "$("$DCUTOP" --sql "SELECT count(*) FROM dispatch WHERE pid = 32432 AND tid = 32432 AND
         gpu = 1 AND queue > 0" "$V9" | sed -n 3p | tr -d ' ')"
+
+# the profiled program's command line (rocpd_info_process) names the run: the report's header,
+# the runs table of a multi-run report, the runs export
+ORIG=$REAL/llamacpp-rocprofv3-rocpd
+cmd=$(sqlite3 "$ORIG/32432_results.db" "SELECT command FROM rocpd_info_process")
+same "command line: in the report header" "Command: $cmd" \
+    "$("$DCUTOP" -q --report --view files "$ORIG" | sed -n 2p)"
+same "command line: in the runs of a two-run report (JSON)" "$cmd" \
+    "$("$DCUTOP" -q --report --format json "$ORIG" sample-traces/dcu-weather-transformer |
+        python3 -c "import json, sys
+print([r['command'] for r in json.load(sys.stdin)['runs'] if r['command']][0])")"

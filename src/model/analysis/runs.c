@@ -125,6 +125,22 @@ char* Runs_labels(TraceDb* db) {
     return out ? out : xstrdup("");
 }
 
+char* Runs_command(TraceDb* db) {
+    sqlite3_stmt* st = NULL;
+    char* out = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT min(c), count(DISTINCT c) FROM (SELECT command AS c FROM"
+                        " process_info UNION ALL SELECT command FROM device_info"
+                        " WHERE command <> '')",
+                        &st, NULL) == DCU_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
+            out = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
 int Runs_sameLayer(TraceDb* db) {
     return (int)TraceDb_scalarInt(
         db, "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT f.run_id) AS n"
@@ -133,7 +149,7 @@ int Runs_sameLayer(TraceDb* db) {
 }
 
 enum { RC_RUN, RC_LAYERS, RC_MODE, RC_KERNEL, RC_DISPATCHES, RC_SPAN, RC_ITER, RC_COLD,
-       RC_PMC, RC_FILES, RC_CLOCK, RC_ID };
+       RC_PMC, RC_FILES, RC_CLOCK, RC_COMMAND, RC_ID };
 
 static const RsColumn run_cols[] = {
     [RC_RUN] = {"run", "Run", CT_TEXT},
@@ -147,6 +163,7 @@ static const RsColumn run_cols[] = {
     [RC_PMC] = {"pmc", "PMC", CT_TEXT},
     [RC_FILES] = {"files", "Files", CT_INT},
     [RC_CLOCK] = {"clock", "Clock", CT_TEXT},
+    [RC_COMMAND] = {"command", "Command", CT_TEXT},
     [RC_ID] = {"id", "Id", CT_INT},
 };
 
@@ -184,9 +201,17 @@ static int row_of(const ResultSet* rs, int64_t id) {
 DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
     *out = NULL;
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db, "SELECT id, label, layers, mode, files, clock FROM run"
-                                      " ORDER BY id",
-                                  &st, err);
+    /* the command line of the run's process, where a file gave one (rocpd; a rocprof-compute
+     * sysinfo.csv) */
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT r.id, r.label, r.layers, r.mode, r.files, r.clock,"
+        " (SELECT p.command FROM process_info p JOIN source_file f ON f.id = p.file_id"
+        "  WHERE f.run_id = r.id UNION ALL SELECT d.command FROM device_info d"
+        "  JOIN source_file f ON f.id = d.file_id WHERE f.run_id = r.id AND d.command <> ''"
+        "  LIMIT 1)"
+        " FROM run r ORDER BY r.id",
+        &st, err);
     if (s != DCU_OK) {
         return s;
     }
@@ -202,6 +227,9 @@ DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
                                                                                         : "");
         ResultSet_setInt(rs, r, RC_FILES, sqlite3_column_int64(st, 4));
         ResultSet_setText(rs, r, RC_CLOCK, (const char*)sqlite3_column_text(st, 5));
+        if (sqlite3_column_text(st, 6)) {
+            ResultSet_setText(rs, r, RC_COMMAND, (const char*)sqlite3_column_text(st, 6));
+        }
     }
     sqlite3_finalize(st);
     s = TraceDb_prepare(db, run_kernel_sql, &st, err);

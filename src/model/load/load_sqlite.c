@@ -1754,6 +1754,37 @@ static void rocpd_agents(Src* s) {
     }
 }
 
+/* The process's command line (rocpd_info_process.command, schema 3 and 4): what was run,
+ * shown beside the run's label (Runs screen and report). */
+static void rocpd_process(Src* s) {
+    sqlite3_stmt* st = NULL;
+    sqlite3_stmt* ins = NULL;
+    if (has_view(s, "rocpd_info_process") &&
+        sqlite3_prepare_v2(s->db, "SELECT pid, command FROM rocpd_info_process", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(TraceDb_handle(s->core->db),
+                           "INSERT INTO process_info(file_id, pid, command) VALUES(?1, ?2, ?3)",
+                           -1, &ins, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char* cmd = (const char*)sqlite3_column_text(st, 1);
+            if (!cmd || !*cmd) {
+                continue;
+            }
+            size_t n = strlen(cmd);
+            sqlite3_bind_int64(ins, 1, s->f->id);
+            if (sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+                sqlite3_bind_int64(ins, 2, sqlite3_column_int64(st, 0));
+            }
+            sqlite3_bind_text(ins, 3, Names_sanitize(cmd, n < 4096 ? n : 4096), -1, free);
+            sqlite3_step(ins);
+            sqlite3_reset(ins);
+            sqlite3_clear_bindings(ins);
+        }
+    }
+    sqlite3_finalize(st); /* a view without the column: no command, nothing else lost */
+    sqlite3_finalize(ins);
+}
+
 static void load_rocpd(Src* s) {
     s->f->format = "rocpd database (rocprofv3)";
     char version[64] = "?";
@@ -1776,6 +1807,7 @@ static void load_rocpd(Src* s) {
     rocpd_copies(s);
     rocpd_allocs(s);
     rocpd_agents(s);
+    rocpd_process(s);
 }
 
 /* ---- entry ---------------------------------------------------------------------------- */

@@ -270,6 +270,10 @@ static const char schema[] =
      * analysis database's sys_info), its measured peaks (roofline.csv, or the database's
      * roofline benchmark) by rocprof-compute's own names, and per kernel of an analysis
      * database its metric values and its point on the roofline. */
+    /* the profiled process's command line (rocpd rocpd_info_process): the run's description */
+    "CREATE TABLE process_info(\n"
+    "  file_id INTEGER NOT NULL, pid INTEGER, command TEXT\n"
+    ");\n"
     "CREATE TABLE device_info(\n"
     "  file_id INTEGER NOT NULL,\n"
     "  model TEXT, arch TEXT, series TEXT,  -- gpu_model 'MI308X', gpu_arch 'gfx942'\n"
