@@ -334,9 +334,11 @@ static void rec_done(V* v) {
         if (r->bad || !(r->kind == REC_DISPATCH ? take_dispatch(r, o)
                         : r->kind == REC_COPY   ? take_copy(r, o)
                                                 : take_common(r, o))) {
-            Load_reject(v->core, v->f, 0, "buffer_records %s[%lld]: a value of the wrong type "
-                        "or a missing id", r->kind == REC_DISPATCH ? "kernel_dispatch"
-                        : r->kind == REC_COPY ? "memory_copy" : "api", (long long)o->index);
+            Load_reject(v->core, v->f, 0, "%s[%lld]: a value of the wrong type or a missing "
+                        "id", r->kind == REC_DISPATCH ? "kernel_dispatch"
+                        : r->kind == REC_COPY ? "memory_copy"
+                        : r->api_dom == 2 ? "marker_api"
+                        : r->api_dom == 1 ? "hsa_api" : "hip_api", (long long)o->index);
             v->nops--;
         }
         break;
@@ -586,9 +588,8 @@ static int open_container(V* v, int is_arr) {
     }
     Rec* r = &v->rec;
     if (r->kind != REC_NONE) {
-        if (is_arr && !(r->kind == REC_SKIND && key_is(v, v->depth - 1, "operations"))) {
-            /* arrays in records are not read; an array where a scalar belongs is caught
-             * by the field being absent */
+        if (is_arr && (r->kind == REC_DISPATCH || r->kind == REC_API || r->kind == REC_COPY)) {
+            r->bad = 1; /* a buffer record holds scalars and objects only */
         }
         return 1;
     }
@@ -771,12 +772,16 @@ DcuStatus LoadV3Json_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     yajl_handle h = yajl_alloc(&callbacks, NULL, v);
     yajl_config(h, yajl_dont_validate_strings, 1); /* names are sanitised on insert */
     if (!read_all(v, gz, h)) {
-        /* records of processes not closed are dropped: their names may be missing */
-        Load_message(core, f, "%s; the %lld processes before it are kept (%lld records "
-                     "of the unfinished one dropped)", v->error, (long long)v->processes,
-                     (long long)v->nops);
+        /* a profiler killed while writing leaves a truncated file: the records read are
+         * kept, those whose kernel or operation was not named before the error rejected */
+        Load_message(core, f, "%s; the %lld records before it are kept", v->error,
+                     (long long)v->records);
         f->rejected++;
         f->messages++;
+        if (v->is_root_tool && v->depth >= 3) {
+            rec_clear(&v->rec);
+            process_done(v);
+        }
     }
     if (v->processes == 0 && f->rows == 0) {
         f->format = "skipped";
