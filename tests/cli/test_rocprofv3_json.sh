@@ -97,6 +97,20 @@ check "markers agree" cmp -s "$TMP/m.db" "$TMP/m.js"
 check "--report: the same report apart from the file's name and format" cmp -s "$TMP/r.db" "$TMP/r.js"
 check "--report: the report is whole (kernels, idle, copies)" sh -c 'test "$(wc -l <"$1")" -gt 80' sh "$TMP/r.js"
 
+# the sections in another order (buffer_records first): records wait for their names
+mkdir -p "$TMP/ord"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["rocprofiler-sdk-tool"][0]
+d["rocprofiler-sdk-tool"][0] = dict(reversed(list(p.items())))
+assert list(d["rocprofiler-sdk-tool"][0])[0] == "buffer_records"
+json.dump(d, open(sys.argv[2], "w"))' "$JS" "$TMP/ord/32432_results.json"
+for v in hotspots api copies; do
+    "$DCUTOP" --export $v -o "$TMP/$v.ord.csv" "$TMP/ord/32432_results.json" 2>/dev/null
+    check "sections in any order: the same --export $v" cmp -s "$TMP/$v.db.csv" "$TMP/$v.ord.csv"
+done
+
 gzip -c "$JS" >"$TMP/gz/32432_results.json.gz"
 "$DCUTOP" --export hotspots -o "$TMP/hotspots.gz.csv" "$TMP/gz/32432_results.json.gz" 2>/dev/null
 check "gzip: the same hotspots" cmp -s "$TMP/hotspots.db.csv" "$TMP/hotspots.gz.csv"

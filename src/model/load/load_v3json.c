@@ -31,6 +31,11 @@
 #include "load_event.h"
 
 #define BLOCK (64 * 1024)
+
+/* The sections that name what buffer records refer to. Once all three of a process are read
+ * (rocprofv3 writes them before buffer_records), records are stored as they close, so memory
+ * stays bounded; before that, they wait for the process to close. */
+enum { SEEN_AGENTS = 1, SEEN_STRINGS = 2, SEEN_SYMBOLS = 4, SEEN_ALL = 7 };
 #define MAX_FIELDS 64    /* fields kept per record (real records hold under 30; agents keep 5) */
 #define MAX_PATH 8       /* nesting kept per record key */
 
@@ -95,6 +100,7 @@ typedef struct V_ {
     size_t nops, capops;
     int64_t counts[4]; /* records seen of dispatches, api, copies, per array index */
     int64_t processes, records, missing_syms;
+    int sections; /* SEEN_* of the open process: sections read whole */
     char error[320];
 } V;
 
@@ -295,6 +301,8 @@ static void take_agent(V* v, const Rec* r) {
     sqlite3_clear_bindings(ins);
 }
 
+static void store_op(V* v, const Op* o);
+
 static void rec_done(V* v) {
     Rec* r = &v->rec;
     v->records++;
@@ -340,6 +348,9 @@ static void rec_done(V* v) {
                         : r->api_dom == 2 ? "marker_api"
                         : r->api_dom == 1 ? "hsa_api" : "hip_api", (long long)o->index);
             v->nops--;
+        } else if (v->sections == SEEN_ALL) {
+            v->nops--;
+            store_op(v, o);
         }
         break;
     default:
@@ -449,13 +460,19 @@ static void store_op(V* v, const Op* o) {
     }
 }
 
-/* A process object closed: its records, with every name known now. */
-static void process_done(V* v) {
-    v->processes++;
+/* The records kept until their names were known. */
+static void flush_ops(V* v) {
     for (size_t i = 0; i < v->nops; i++) {
         store_op(v, &v->ops[i]);
     }
     v->nops = 0;
+}
+
+/* A process object closed: its records, with every name known now. */
+static void process_done(V* v) {
+    v->processes++;
+    flush_ops(v);
+    v->sections = 0;
     memset(v->counts, 0, sizeof(v->counts));
     names_free(&v->syms);
     names_free(&v->marks);
@@ -609,6 +626,15 @@ static int close_container(V* v) {
     Rec* r = &v->rec;
     if (r->kind != REC_NONE && v->depth == r->depth) {
         rec_done(v);
+    }
+    if (v->depth == 4 && v->is_root_tool && !v->is_arr[3]) {
+        v->sections |= key_is(v, 3, "agents")           ? SEEN_AGENTS
+                       : key_is(v, 3, "strings")        ? SEEN_STRINGS
+                       : key_is(v, 3, "kernel_symbols") ? SEEN_SYMBOLS
+                                                        : 0;
+        if (v->sections == SEEN_ALL) {
+            flush_ops(v);
+        }
     }
     if (v->depth == 3 && v->is_root_tool && !v->is_arr[3]) {
         process_done(v);
