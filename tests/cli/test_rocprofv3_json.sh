@@ -35,7 +35,8 @@ def region(cat, corr, name, start, end):
                "VALUES(?, 3289078373, 32432, 32432, ?, ?, ?, ?)" % u,
                (g, start, end, s(name), event(cat, corr)))
 for i in range(5):
-    region("HIP_RUNTIME_API_EXT", 100 + i, "hipLaunchKernel", t0 + 1000 * i, t0 + 1000 * i + 300 + i)
+    region("HIP_RUNTIME_API_EXT", 100 + i, "hipLaunchKernel", t0 + 1000 * i,
+           t0 + 1000 * i + 300 + i)
 for i in range(2):
     region("HIP_RUNTIME_API_EXT", 110 + i, "hipMemcpyAsync", t0 + 9000 + i, t0 + 9500 + 7 * i)
 region("HSA_CORE_API", 120, "hsa_signal_wait_scacquire", t0 + 20, t0 + 70)
@@ -94,8 +95,10 @@ check "markers agree" cmp -s "$TMP/m.db" "$TMP/m.js"
     grep -v ' FORMAT \|^ *File  *Format' | tr -s ' ' >"$TMP/r.db"
 "$DCUTOP" --report "$JS" 2>&1 | sed 's#[^ ]*/js/[^ ]*#FILE#; s#rocprofv3 JSON#FORMAT#' |
     grep -v ' FORMAT \|^ *File  *Format' | tr -s ' ' >"$TMP/r.js"
-check "--report: the same report apart from the file's name and format" cmp -s "$TMP/r.db" "$TMP/r.js"
-check "--report: the report is whole (kernels, idle, copies)" sh -c 'test "$(wc -l <"$1")" -gt 80' sh "$TMP/r.js"
+check "--report: the same report apart from the file's name and format" \
+    cmp -s "$TMP/r.db" "$TMP/r.js"
+check "--report: the report is whole (kernels, idle, copies)" \
+    sh -c 'test "$(wc -l <"$1")" -gt 80' sh "$TMP/r.js"
 
 # the sections in another order (buffer_records first): records wait for their names
 mkdir -p "$TMP/ord"
@@ -143,10 +146,15 @@ PY
 rc=$?
 same "wrong types: no crash" 0 "$rc"
 F=types_results.json
-check "wrong types: a string timestamp rejected" grep -q "$F: kernel_dispatch\[0\]: a value of the wrong type" "$TMP/err.types"
-check "wrong types: an array grid rejected" grep -q "$F: kernel_dispatch\[1\]: a value of the wrong type" "$TMP/err.types"
-check "missing kernel symbol: said" grep -q "$F: kernel_dispatch\[3\]: kernel_id 987654 has no kernel_symbols record" "$TMP/err.types"
-"$DCUTOP" --sql "SELECT count(*) FROM api_call" "$TMP/bad/ops_results.json" >/dev/null 2>"$TMP/err.ops"
+check "wrong types: a string timestamp rejected" \
+    grep -q "$F: kernel_dispatch\[0\]: a value of the wrong type" "$TMP/err.types"
+check "wrong types: an array grid rejected" \
+    grep -q "$F: kernel_dispatch\[1\]: a value of the wrong type" "$TMP/err.types"
+check "missing kernel symbol: said" \
+    grep -q "$F: kernel_dispatch\[3\]: kernel_id 987654 has no kernel_symbols record" "$TMP/err.types"
+"$DCUTOP" --sql "SELECT count(*) FROM api_call" "$TMP/bad/ops_results.json" \
+    >/dev/null \
+    2>"$TMP/err.ops"
 check "unnamed operation: said" \
     grep -q "ops_results.json: hip_api\[0\]: kind [0-9]* operation 99999 not named" "$TMP/err.ops"
 check "bad kernel symbol: said" grep -q "$F: kernel_symbols record .*wrong type" "$TMP/err.types"
@@ -158,5 +166,7 @@ for b in scalar nested; do
         >"$TMP/$b.out" 2>&1
     same "$b: nothing loaded, said (exit 1), no crash" 1 "$?"
 done
-check "no process record: skipped with a note" grep -q "rocprofv3 JSON without a complete process" "$TMP/scalar.out"
-check "records of the wrong shape: rejected, said" grep -q "kernel_dispatch\[0\]: a value of the wrong type" "$TMP/nested.out"
+check "no process record: skipped with a note" \
+    grep -q "rocprofv3 JSON without a complete process" "$TMP/scalar.out"
+check "records of the wrong shape: rejected, said" \
+    grep -q "kernel_dispatch\[0\]: a value of the wrong type" "$TMP/nested.out"

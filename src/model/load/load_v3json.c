@@ -36,7 +36,7 @@
  * (rocprofv3 writes them before buffer_records), records are stored as they close, so memory
  * stays bounded; before that, they wait for the process to close. */
 enum { SEEN_AGENTS = 1, SEEN_STRINGS = 2, SEEN_SYMBOLS = 4, SEEN_ALL = 7 };
-#define MAX_FIELDS 64    /* fields kept per record (real records hold under 30; agents keep 5) */
+#define MAX_FIELDS 64    /* fields kept per record (real buffer records hold under 30) */
 #define MAX_PATH 8       /* nesting kept per record key */
 
 typedef enum { REC_NONE, REC_META, REC_AGENT, REC_SYMBOL, REC_SKIND, REC_SMARK, REC_DISPATCH,
@@ -523,6 +523,29 @@ static RecKind rec_kind_at(V* v, int d, int* dom) {
     return key_is(v, 4, "hip_api") || *dom ? REC_API : REC_NONE;
 }
 
+/* Agents (some 60 fields), kernel symbols (a score, more in newer versions) and metadata
+ * (with the run's whole configuration) keep only the fields read; buffer records all. */
+static int keep_field(RecKind kind, const char* key) {
+    static const char* const agent[] = {"id.handle", "node_id", "type", "name", "product_name",
+                                        NULL};
+    static const char* const symbol[] = {"kernel_id", "kernel_name", "arch_vgpr_count",
+                                         "vgpr_count", "sgpr_count", NULL};
+    static const char* const meta[] = {"pid", NULL};
+    const char* const* keep = kind == REC_AGENT    ? agent
+                              : kind == REC_SYMBOL ? symbol
+                              : kind == REC_META   ? meta
+                                                   : NULL;
+    if (!keep) {
+        return 1;
+    }
+    for (int i = 0; keep[i]; i++) {
+        if (strcmp(key, keep[i]) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A scalar inside the open record: kept under its dotted key. */
 static void rec_scalar(V* v, const char* s, size_t n, int is_num, int is_str) {
     Rec* r = &v->rec;
@@ -554,9 +577,8 @@ static void rec_scalar(V* v, const char* s, size_t n, int is_num, int is_str) {
             return;
         }
     }
-    if (r->kind == REC_AGENT && strcmp(key, "id.handle") != 0 && strcmp(key, "node_id") != 0 &&
-        strcmp(key, "type") != 0 && strcmp(key, "name") != 0 && strcmp(key, "product_name") != 0) {
-        return; /* an agent has some 60 fields: the few dcutop shows */
+    if (!keep_field(r->kind, key)) {
+        return;
     }
     r->f[r->n].key = xstrdup(key);
     r->f[r->n].val = xstrndup(s, n);
