@@ -6,7 +6,8 @@ from the shared rocpd sample and checks that both load to the same figures.
 
 Written: metadata (pid, init/fini time), agents (id.handle from rocpd_info_agent.extdata,
 node_id = absolute_index), strings.buffer_records (each record kind's name and its operation
-names, indexed by kind and operation ids), strings.marker_api (marker messages keyed by the
+names, indexed by kind and operation ids: numbered here in order of first use, not by
+rocprofiler-sdk's enum values), strings.marker_api (marker messages keyed by the
 internal correlation id), kernel_symbols (kernel_id, kernel_name, register counts) and
 buffer_records.{kernel_dispatch, hip_api, hsa_api, marker_api, memory_copy}. Empty arrays for
 the sections the schema requires that rocpd does not hold here (counters, code_objects,

@@ -5,14 +5,18 @@
  * names of buffer record kinds and operations: strings.buffer_records[kind].operations[op],
  * and the marker messages: strings.marker_api[] {key: internal correlation id, value}),
  * kernel_symbols (kernel_id -> kernel_name, register counts) and buffer_records with the
- * arrays kernel_dispatch, hip_api, hsa_api, marker_api and memory_copy. The sections come in
- * any order, so a process's records are kept (numbers only, a few dozen bytes each) and
- * stored when its object closes, once every name they refer to is known.
+ * arrays kernel_dispatch, hip_api, hsa_api, rccl_api, marker_api and memory_copy (the others,
+ * memory_allocation, scratch_memory, pc_sample_host_trap, rocdecode/rocjpeg_api and the
+ * callback_records' counter_collection, are not read). strings.buffer_records is indexed by
+ * the kind's enum value and each operations list by the operation's (rocprofiler-sdk's
+ * name_info, serialized as an array). rocprofv3 writes agents, strings and kernel_symbols
+ * before buffer_records: records are then stored as they close; in a file with another order
+ * they are kept (numbers only) until the process's object closes.
  *
  * Streamed like load_json.c: gzread -> JsonFeed (tokens whole, capped, depth-limited) ->
  * yajl. Each record object is collected as flat "a.b.c" -> scalar fields. Bad input is a
  * message naming the file: a record with a value of the wrong type or a kernel id without a
- * symbol is rejected; a truncated document keeps the processes read before the error. */
+ * symbol is rejected; a truncated document keeps the records read before the error. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -428,7 +432,7 @@ static void store_op(V* v, const Op* o) {
                       : o->kind == REC_COPY   ? "memory_copy"
                       : o->dom == 2           ? "marker_api"
                       : o->dom == 1           ? "hsa_api"
-                                              : "hip_api";
+                                              : "hip_api"; /* or rccl_api */
     snprintf(where, sizeof(where), "%s[%lld]", arr, (long long)o->index);
     if (o->kind == REC_DISPATCH) {
         store_dispatch(v, o, where);
@@ -439,7 +443,7 @@ static void store_op(V* v, const Op* o) {
         const Name* m = o->corr == LOAD_NULL ? NULL : names_get(&v->marks, o->corr);
         name = m ? m->s : name;
     }
-    if (!name) {
+    if (!name || !*name) {
         Load_reject(v->core, v->f, 0, "%s: kind %lld operation %lld not named in strings", where,
                     (long long)o->kid, (long long)o->op);
         return;
@@ -520,7 +524,7 @@ static RecKind rec_kind_at(V* v, int d, int* dom) {
         return REC_COPY;
     }
     *dom = key_is(v, 4, "hsa_api") ? 1 : key_is(v, 4, "marker_api") ? 2 : 0;
-    return key_is(v, 4, "hip_api") || *dom ? REC_API : REC_NONE;
+    return key_is(v, 4, "hip_api") || key_is(v, 4, "rccl_api") || *dom ? REC_API : REC_NONE;
 }
 
 /* Agents (some 60 fields), kernel symbols (a score, more in newer versions) and metadata
