@@ -237,3 +237,20 @@ put("steps", "json_deep", pick(0, '{"step_ms_events":[1],"x":' + "[" * 200 + "]"
 put("steps", "json_deep_list", pick(0, '{"step_ms_events":[1,' + "[" * 200 + "]" * 200 + "]}"))
 put("steps", "json_absurd", pick(0, '{"step_ms_events":[1e308,9007199254.75,2],"step_ms":[3]}'))
 put("steps", "csv_absurd", pick(1, "step_ms\n1e308\n9007199254.75\n2\n"))
+
+# rocprofv3 JSON (load_v3json.c): the rocpd sample written in that form
+# (tests/tools/rocpd_to_v3json.py), each array cut to its first records
+with tempfile.TemporaryDirectory() as tmp:
+    js = os.path.join(tmp, "r.json")
+    os.system(f"python3 tests/tools/rocpd_to_v3json.py "
+              f"{REAL}/llamacpp-rocprofv3-rocpd/32432_results.db {js}")
+    doc = json.load(open(js))
+    proc = doc["rocprofiler-sdk-tool"][0]
+    proc["agents"] = [{k: a[k] for k in ("id", "type", "node_id", "name", "product_name")}
+                      for a in proc["agents"][:2]]
+    for k, v in proc["buffer_records"].items():
+        proc["buffer_records"][k] = v[:3]
+    kids = {d["dispatch_info"]["kernel_id"] for d in proc["buffer_records"]["kernel_dispatch"]}
+    proc["kernel_symbols"] = [s for s in proc["kernel_symbols"] if s["kernel_id"] in kids]
+    put("rocprofv3_json", "sample-3", json.dumps(doc, indent=1))
+    put("rocprofv3_json", "sample-3-cut", json.dumps(doc)[:700])

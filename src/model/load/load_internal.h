@@ -102,6 +102,10 @@ void LoadRpd_read(LoaderCore* core, LoadFile* f, sqlite3* in);
  * or gzip, streamed. DCU_ERR_IO when it cannot be opened. */
 DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err);
 
+/* load_v3json.c: rocprofv3 --output-format json (<pid>_results.json, top key
+ * "rocprofiler-sdk-tool"), plain or gzip, streamed. DCU_ERR_IO when it cannot be opened. */
+DcuStatus LoadV3Json_file(LoaderCore* core, LoadFile* f, DcuError* err);
+
 /* load_stacks.c: call-stack files (hipprof --kernel-stack dumps in gdb or backtrace_symbols
  * form, CSV with a stack column, folded stacks). LoadStacks_sniff returns a form (> 0) when
  * path is one of them, 0 otherwise; LoadStacks_file reads it (DCU_ERR_IO: unreadable). */

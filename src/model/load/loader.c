@@ -227,6 +227,18 @@ static const char* sniff_other(const unsigned char* b, size_t n, const char** no
     return NULL;
 }
 
+/* rocprofv3's JSON: its only top-level key, "rocprofiler-sdk-tool", opens the document. */
+static int is_v3json(const unsigned char* b, size_t n) {
+    static const char key[] = "\"rocprofiler-sdk-tool\"";
+    size_t i = 0;
+    while (i < n && b[i] != '{') {
+        i++;
+    }
+    for (i++; i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'); i++) {
+    }
+    return i + sizeof(key) - 1 <= n && memcmp(b + i, key, sizeof(key) - 1) == 0;
+}
+
 /* A SQLite database's -wal, -shm or -journal file beside it (the base path holds a SQLite
  * header): part of that database, read with it by load_sqlite.c. Returns the suffix
  * ("-wal", ...) or NULL. */
@@ -293,6 +305,9 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
             f->note = xstrdup("gzip file that holds no CSV or JSON trace");
             return DCU_OK;
         }
+        if (inside == sniffed_json && is_v3json(inner, m)) {
+            return LoadV3Json_file(core, f, ferr);
+        }
         return m == 0 || inside == sniffed_json ? LoadJson_file(core, f, ferr)
                                                 : LoadCsv_file(core, f, ferr);
     }
@@ -301,7 +316,8 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     } else if (other == sniffed_sqlite) {
         return LoadSqlite_file(core, f, ferr);
     } else if (other == sniffed_json) {
-        return LoadJson_file(core, f, ferr);
+        return is_v3json(head, n) ? LoadV3Json_file(core, f, ferr)
+                                  : LoadJson_file(core, f, ferr);
     } else if (other) {
         f->format = other;
         f->note = xstrdup(note);
