@@ -91,8 +91,9 @@ check "the marker is a range named by strings.marker_api" grep -q "decode step" 
 check "markers agree" cmp -s "$TMP/m.db" "$TMP/m.js"
 # (file names are cut to the column's width: each path token becomes FILE; the files table,
 # whose columns fit the width by the format's name, is the one table left out)
+# (the JSON's command line is not read: the database's Command: line is left out too)
 "$DCUTOP" --report "$DB" 2>&1 | sed 's#[^ ]*/db/[^ ]*#FILE#; s#rocpd database (rocprofv3)#FORMAT#' |
-    grep -v ' FORMAT \|^ *File  *Format' | tr -s ' ' >"$TMP/r.db"
+    grep -v ' FORMAT \|^ *File  *Format\|^Command: ' | tr -s ' ' >"$TMP/r.db"
 "$DCUTOP" --report "$JS" 2>&1 | sed 's#[^ ]*/js/[^ ]*#FILE#; s#rocprofv3 JSON#FORMAT#' |
     grep -v ' FORMAT \|^ *File  *Format' | tr -s ' ' >"$TMP/r.js"
 check "--report: the same report apart from the file's name and format" \
@@ -170,3 +171,12 @@ check "no process record: skipped with a note" \
     grep -q "rocprofv3 JSON without a complete process" "$TMP/scalar.out"
 check "records of the wrong shape: rejected, said" \
     grep -q "kernel_dispatch\[0\]: a value of the wrong type" "$TMP/nested.out"
+
+# the same process as a rocpd database and as JSON in one folder: one run, counted once (the
+# database supersedes the JSON, as a database supersedes a JSON trace of its run)
+mkdir "$TMP/both"
+cp "$DB" "$JS" "$TMP/both/"
+n_db=$("$DCUTOP" -q --sql "SELECT count(*) FROM dispatches" "$DB" --format csv | tail -1 | tr -d '\r')
+n_both=$("$DCUTOP" -q --sql "SELECT count(*) FROM dispatches" "$TMP/both" --format csv | tail -1 | tr -d '\r')
+same "rocpd + JSON of one process: the dispatches counted once" "$n_db" "$n_both"
+check "... the JSON superseded by the database" sh -c "'$DCUTOP' -q --report --width 200 --view files '$TMP/both' | grep -q 'superseded by 32432_results.db'"

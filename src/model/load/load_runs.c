@@ -129,7 +129,11 @@ static int several_stems(RunFile** f, int a, int b) {
 /* The run key of a file that is a run of its own or part of a tagged one (owned; tag_out:
  * the run's tag, borrowed from f or stem), NULL for an untagged file. */
 static char* primary_key(const RunFile* f, const char* stem, const char** tag_out) {
-    if (self_contained(f->format)) {
+    /* a rocpd database named by its pid (<pid>_results.db) is one process's profile, as the
+     * same process's rocprofv3 CSVs and JSON (<pid>_*.csv, <pid>_results.json) are: one run,
+     * where one file supersedes the others layer by layer, never counted twice */
+    int rocpd_tagged = strncmp(f->format, "rocpd database", 14) == 0 && f->tag[0];
+    if (self_contained(f->format) && !rocpd_tagged) {
         *tag_out = base_name(f->path);
         return xasprintf("F%lld", (long long)f->id);
     }
