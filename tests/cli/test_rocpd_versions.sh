@@ -161,3 +161,21 @@ same "command line: in the runs of a two-run report (JSON)" "$cmd" \
     "$("$DCUTOP" -q --report --format json "$ORIG" sample-traces/dcu-weather-transformer |
         python3 -c "import json, sys
 print([r['command'] for r in json.load(sys.stdin)['runs'] if r['command']][0])")"
+
+# the allocation list: every operation, each block's lifetime (ALLOC to the FREE of its
+# address), the bytes live after it; checked against the database with the sqlite3 CLI
+"$DCUTOP" -q --export allocations -o "$TMP/alloc.csv" "$V3"
+same "allocations: one row per operation" \
+    "$(sqlite3 "$V3" "SELECT count(*) FROM memory_allocations")" \
+    "$(python3 -c "import csv, sys; print(sum(1 for _ in csv.DictReader(open(sys.argv[1]))))" "$TMP/alloc.csv")"
+python3 - "$TMP/alloc.csv" >"$TMP/alloc.got" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline='')):
+    print(r['op'], r['level'], r['address'], r['bytes'], r['lifetime_ns'], r['live_bytes'])
+PY
+same "allocations: lifetimes and live bytes (1 MiB at A freed after 200 ns; peak 6 MiB)" \
+"ALLOC REAL 40960 1048576 200 1048576
+ALLOC REAL 45056 2097152  3145728
+FREE REAL 40960 0  2097152
+ALLOC SCRATCH 53248 67108864  67108864
+ALLOC REAL 49152 4194304  6291456" "$(cat "$TMP/alloc.got")"
