@@ -44,6 +44,7 @@ typedef struct Totals_ {
     int64_t outliers;      /* dispatches with |z| > 3 */
     int64_t mem_allocs;    /* memory allocations (rocpd memory_allocations), 0: none loaded */
     int64_t mem_peak_bytes; /* the most bytes live at once (level REAL) in any one file */
+    int64_t scratch_peak_bytes; /* the same for scratch memory (level SCRATCH), 0: none */
 } Totals;
 
 /* Names of views, for --export and --view: "files", "hotspots", ... */

@@ -459,8 +459,13 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     }
     if (t->mem_allocs > 0) {
         Format_bytes(a, sizeof(a), t->mem_peak_bytes);
-        fprintf(out, "Device memory %s live at the peak, %" PRId64 " allocations\n", a,
+        fprintf(out, "Device memory %s live at the peak, %" PRId64 " allocations", a,
                 t->mem_allocs);
+        if (t->scratch_peak_bytes > 0) { /* per-queue scratch: apart from the peak */
+            Format_bytes(a, sizeof(a), t->scratch_peak_bytes);
+            fprintf(out, "; scratch %s at its peak", a);
+        }
+        fputs(" (--export allocations lists them)\n", out);
     }
     if (t->pmc) {
         fputs("WARNING: kernel times come from a PMC (counter) run; instrumented timings are "

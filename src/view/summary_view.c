@@ -339,6 +339,10 @@ static void host(Doc* d, const SummaryData* s) {
         Format_bytes(a, sizeof(a), t->mem_peak_bytes);
         Doc_field(d, LW, "Memory", STYLE_NUMBER, "%s live at the peak, %" PRId64 " allocations",
                   a, t->mem_allocs);
+        if (t->scratch_peak_bytes > 0) {
+            Format_bytes(a, sizeof(a), t->scratch_peak_bytes);
+            Doc_add(d, STYLE_NUMBER, "; scratch %s at its peak", a);
+        }
     }
 }
 

@@ -115,7 +115,7 @@ for v in 3 4; do
     "$DCUTOP" --report "$db" 2>/dev/null | grep '^Device memory' >"$TMP/mem.$v"
 done
 same "schema 3: device memory peak and allocations" \
-    "Device memory 6.0 MiB live at the peak, 4 allocations" "$(cat "$TMP/mem.3")"
+    "Device memory 6.0 MiB live at the peak, 4 allocations; scratch 64.0 MiB at its peak (--export allocations lists them)" "$(cat "$TMP/mem.3")"
 same "schema 4.1.0: the same (agent and pid through the track)" "$(cat "$TMP/mem.3")" \
     "$(cat "$TMP/mem.4")"
 printf ':dump summary\n' >"$TMP/summary.keys"

@@ -265,7 +265,10 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         "    WHERE f.run_id IN (SELECT run_id FROM run_scope) AND m.op LIKE 'ALLOC%'),"
         " (SELECT coalesce(max(m.live_bytes), 0) FROM mem_alloc m JOIN source_file f"
         "    ON f.id = m.file_id WHERE f.run_id IN (SELECT run_id FROM run_scope)"
-        "    AND coalesce(m.level, '') NOT IN ('VIRTUAL', 'SCRATCH'))",
+        "    AND coalesce(m.level, '') NOT IN ('VIRTUAL', 'SCRATCH')),"
+        " (SELECT coalesce(max(m.live_bytes), 0) FROM mem_alloc m JOIN source_file f"
+        "    ON f.id = m.file_id WHERE f.run_id IN (SELECT run_id FROM run_scope)"
+        "    AND m.level = 'SCRATCH')",
         &st, err);
     if (s != DCU_OK) {
         return s;
@@ -292,6 +295,7 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
         t->outliers = sqlite3_column_int64(st, 18);
         t->mem_allocs = sqlite3_column_int64(st, 19);
         t->mem_peak_bytes = sqlite3_column_int64(st, 20);
+        t->scratch_peak_bytes = sqlite3_column_int64(st, 21);
     } else {
         s = step_error(db, err);
     }
