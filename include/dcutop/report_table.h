@@ -10,4 +10,8 @@
 void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const char* flex,
                   int width, int max_rows);
 
+/* Prose at most width cells a line, cut at spaces: the line's own leading spaces stay, the
+ * lines after the first are indented by indent. */
+void Report_wrap(FILE* out, const char* s, int width, int indent);
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dcutop/advice.h"
+#include "dcutop/report_table.h"
 #include "dcutop/export.h"
 #include "dcutop/format.h"
 #include "dcutop/report.h"
@@ -15,41 +16,6 @@ static void put_line(FILE* out, const char* s, int width) {
     fprintf(out, "%s\n", cut);
 }
 
-/* Words wrapped to width cells, every line after the first indented by indent spaces. */
-static void put_wrapped(FILE* out, const char* s, int width, int indent) {
-    char line[1024];
-    size_t n = strspn(s, " "); /* the line's own indentation stays */
-    int w = (int)n;
-    memset(line, ' ', n);
-    for (const char* p = s + n; *p;) {
-        size_t wl = strcspn(p, " ");
-        char word[512];
-        snprintf(word, sizeof(word), "%.*s", (int)(wl < 511 ? wl : 511), p);
-        int ww = Format_width(word);
-        if (w > indent && w + 1 + ww > width) {
-            line[n] = '\0';
-            fprintf(out, "%s\n", line);
-            n = (size_t)snprintf(line, sizeof(line), "%*s", indent, "");
-            w = indent;
-        } else if (n > 0 && line[n - 1] != ' ') {
-            line[n++] = ' ';
-            w++;
-        }
-        if (n + wl + 1 < sizeof(line)) {
-            memcpy(line + n, p, wl);
-            n += wl;
-            w += ww;
-        }
-        p += wl;
-        while (*p == ' ') {
-            p++;
-        }
-    }
-    line[n] = '\0';
-    if (n > 0) {
-        fprintf(out, "%s\n", line);
-    }
-}
 
 DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     AdviceList* l = NULL;
@@ -74,12 +40,12 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
     }
     int width = o->width > 40 ? o->width : 40;
     fputs("\n", out);
-    put_wrapped(out, "What to optimise first (at most: the whole run's speedup if that part "
+    Report_wrap(out, "What to optimise first (at most: the whole run's speedup if that part "
                      "took no time, over the basis shown; ~ approximate)", width, 2);
     char buf[2048], c[32];
     for (int i = 0; i < l->nwarn; i++) {
         snprintf(buf, sizeof(buf), "  ! %s", l->warnings[i]);
-        put_wrapped(out, buf, width, 4);
+        Report_wrap(out, buf, width, 4);
     }
     if (l->n == 0) {
         put_line(out, "  (nothing holds 5% or more of its basis)", width);

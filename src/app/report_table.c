@@ -14,7 +14,10 @@
 static const char* const drop_first[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "avg_ns",
                                          "source", "domain", "gbps", "rejected", "layer",
                                          "bound", "pct_peak", "outliers", "var_pct", "pmc",
-                                         "files", "mode", "var_ns", "layers", NULL};
+                                         "files", "mode", "var_ns", "layers",
+                                         /* A-B-B-A: the ms figures give way to the shares */
+                                         "effect", "drift", "repeats_pct", "repeats",
+                                         NULL};
 
 /* Makes the columns fit width: leaves out secondary columns while the name column (fi)
  * would get less than 24 cells, then narrows the widest other text columns. keep[i] = 0 for
@@ -194,5 +197,41 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
     }
     if (rs->footer) {
         fprintf(out, " %s\n", rs->footer);
+    }
+}
+
+/* Words wrapped to width cells, every line after the first indented by indent spaces. */
+void Report_wrap(FILE* out, const char* s, int width, int indent) {
+    char line[1024];
+    size_t n = strspn(s, " "); /* the line's own indentation stays */
+    int w = (int)n;
+    memset(line, ' ', n);
+    for (const char* p = s + n; *p;) {
+        size_t wl = strcspn(p, " ");
+        char word[512];
+        snprintf(word, sizeof(word), "%.*s", (int)(wl < 511 ? wl : 511), p);
+        int ww = Format_width(word);
+        if (w > indent && w + 1 + ww > width) {
+            line[n] = '\0';
+            fprintf(out, "%s\n", line);
+            n = (size_t)snprintf(line, sizeof(line), "%*s", indent, "");
+            w = indent;
+        } else if (n > 0 && line[n - 1] != ' ') {
+            line[n++] = ' ';
+            w++;
+        }
+        if (n + wl + 1 < sizeof(line)) {
+            memcpy(line + n, p, wl);
+            n += wl;
+            w += ww;
+        }
+        p += wl;
+        while (*p == ' ') {
+            p++;
+        }
+    }
+    line[n] = '\0';
+    if (n > 0) {
+        fprintf(out, "%s\n", line);
     }
 }
