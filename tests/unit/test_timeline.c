@@ -183,7 +183,8 @@ static void periodic_trace(void** state) {
     assert_int_equal(Timeline_kernelBusyNs(db), 131000);
 
     /* Amdahl: GEMM (A) is 60 us of 141 us of kernel time; over wall time, with D overlapping
-     * A, its share is 60/141 of the kernels' union's 131/450 of the wall (the copy is no part): 60 / (450 * 141 / 131) */
+     * A, its share is 60/141 of the kernels' union's 131/450 of the wall (the copy is no
+     * part): 60 / (450 * 141 / 131) */
     double ck = 1.0 / (1.0 - 60.0 / 141.0), cw = 1.0 / (1.0 - 60.0 * 131.0 / (450.0 * 141.0));
     assert_float_equal(Timeline_ceiling(tl, 60000, AMDAHL_BASIS_KERNEL, NULL), ck, 1e-9);
     assert_float_equal(Timeline_ceiling(tl, 60000, AMDAHL_BASIS_WALL, NULL), cw, 1e-9);

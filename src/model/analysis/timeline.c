@@ -831,17 +831,21 @@ static void add_idle(TimelineSummary* s, const GapBuckets* idle) {
  * the clip, are skipped). 0 when none is left. */
 static int next_busy(const TRow* r, int64_t* i, int64_t n, const Busy* c, int64_t* k,
                      int64_t nc, int64_t first, int64_t last, int64_t* s, int64_t* e) {
-    while (*k < nc && (c[*k].end > last ? last : c[*k].end) <= (c[*k].start < first ? first
-                                                                                     : c[*k].start)) {
-        (*k)++;
+    int64_t cs = 0, ce = 0;
+    for (; *k < nc; (*k)++) {
+        cs = c[*k].start < first ? first : c[*k].start;
+        ce = c[*k].end > last ? last : c[*k].end;
+        if (ce > cs) {
+            break;
+        }
     }
-    int copy = *k < nc && (*i >= n || (c[*k].start < first ? first : c[*k].start) < r[*i].start);
+    int copy = *k < nc && (*i >= n || cs < r[*i].start);
     if (!copy && *i >= n) {
         return 0;
     }
     if (copy) {
-        *s = c[*k].start < first ? first : c[*k].start;
-        *e = c[*k].end > last ? last : c[*k].end;
+        *s = cs;
+        *e = ce;
         (*k)++;
     } else {
         *s = r[*i].start;
