@@ -154,9 +154,14 @@ int Timeline_basisByName(const char* name);
 int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int64_t* lo,
                              int64_t* hi);
 
-/* GPU idle time (device wall - busy, gap_buckets.h) by SQL (a window over each device's
- * dispatches), for callers without a Timeline (the Categories' "GPU idle" row). */
+/* GPU idle time (device wall - busy, gap_buckets.h; busy: kernels, memsets and copies the
+ * device ran) by SQL (a window over each device's dispatches and copies), for callers without
+ * a Timeline (the Categories' "GPU idle" row). */
 int64_t Timeline_idleNs(TraceDb* db);
+
+/* The union of the kernels per device, summed (no memsets or copies): the time kernels run,
+ * overlapping streams counted once (query.c scales kernel shares by it). */
+int64_t Timeline_kernelBusyNs(TraceDb* db);
 
 /* Device wall time by a single SQL pass (no Timeline needed), for callers that only need the
  * wall basis (query.c); 0 without timed per-dispatch data. */

@@ -38,8 +38,9 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
     };
     DcuStatus s = DCU_OK;
     if (o->format == FMT_TEXT) {
-        fputs("Why the GPU idles: each idle interval of a device by the next kernel's launch "
-              "call.\n  host-bound: launched after the device went idle (HTA host wait); "
+        fputs("Why the GPU idles: each idle interval of a device (no kernel, memset or copy "
+              "running on it) by the launch call of the next one.\n  host-bound: launched after "
+              "the device went idle (HTA host wait); "
               "launch-overhead: launched before (HTA kernel wait, whole interval; HTA: below "
               "30 ns); sync: a synchronising call on the launching thread overlapped it; "
               "unknown: no launch call. Not device idle, listed apart: other-stream (a stream "

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """idle_oracle.py - an independent reading of Kineto traces for test_idle.sh: per device the
-idle intervals of the run span (union over streams of the kernel events), each classified by
-the next kernel's launch call (cuda_runtime / cuda_driver event with its correlation id):
+idle intervals of the run span (the kernels' first start to last end) outside the union over
+streams of the kernels and of the memsets and copies the device ran (gpu_memset / gpu_memcpy,
+device from args "device", else pid; clipped to the span, those of no length left out: busy as
+HTA counts it; a device with no kernel is not listed), each classified by the next such event's
+launch call (cuda_runtime / cuda_driver event with its correlation id):
 sync (a synchronising call on the launching thread overlaps the interval and ended by the
 launch), host-bound (launch started after the device went idle), launch-overhead (launched
-before), unknown (no next kernel or no launch call). Prints "device<TAB>cause<TAB>gaps<TAB>ns"
+before), unknown (no next event or no launch call). Prints "device<TAB>cause<TAB>gaps<TAB>ns"
 and a last line "idle<TAB>device<TAB>ns". Usage: idle_oracle.py TRACE.json[.gz]..."""
 import collections
 import decimal
@@ -32,14 +35,16 @@ def main():
     for path in sys.argv[1:]:
         ev = [e for e in load(path) if e.get("ph") == "X"]
         kern, launch, syncs = [], {}, collections.defaultdict(list)
-        copies = {}
+        copies, busy = {}, []
         for e in ev:
             a = e.get("args") or {}
             s = ns(e["ts"]); t = s + ns(e.get("dur", 0))
             if e.get("cat") == "kernel":
                 kern.append((a.get("device", -1), s, t, a.get("correlation")))
-            elif e.get("cat") == "gpu_memcpy":
-                copies[a.get("correlation")] = e["name"]
+            elif e.get("cat") in ("gpu_memcpy", "gpu_memset"):
+                if e.get("cat") == "gpu_memcpy":
+                    copies[a.get("correlation")] = e["name"]
+                busy.append((a.get("device", e.get("pid")), s, t, a.get("correlation")))
             elif e.get("cat") in ("cuda_runtime", "cuda_driver"):
                 c = a.get("correlation")
                 if c is not None and c not in launch:
@@ -56,8 +61,11 @@ def main():
         lo = min(k[1] for k in kern); hi = max(k[2] for k in kern)
         out = collections.defaultdict(lambda: [0, 0])
         idle = collections.Counter()
+        busy = [(d, max(s, lo), min(t, hi), c) for d, s, t, c in busy]
+        busy = [b for b in busy if b[2] > b[1]]
         for dev in sorted({k[0] for k in kern}):
-            ks = sorted((k for k in kern if k[0] == dev), key=lambda k: (k[1], k[2]))
+            ks = sorted([k + (0,) for k in kern if k[0] == dev] +
+                        [b + (1,) for b in busy if b[0] == dev], key=lambda k: (k[1], k[2], k[4]))
             reach = lo
             for i in range(len(ks) + 1):
                 st = ks[i][1] if i < len(ks) else hi

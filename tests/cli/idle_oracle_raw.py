@@ -3,12 +3,15 @@
 that are SQLite files: an RPD (rocpd_op / rocpd_api / rocpd_api_ops) and a rocprof v1
 results.db (OPS / HIP / COPY, the call and its op sharing an Index). It reads the raw tables
 with Python's sqlite3 module, none of dcutop's code. Per device: the idle intervals of the run
-span (the union over its queues of the kernels; rocprof's zero-length barrier packets,
-"Unknown command type", and RPD copies and fills are not kernels), each classified by the next
-kernel's launch call: sync (a synchronising call on the launching thread overlaps the interval
+span (the kernels' first start to last end) outside the union over its queues of the kernels
+and, in an RPD, of the copies and fills the device ran (CopyHostToDevice, CopyDeviceToHost,
+CopyDeviceToDevice, FillBuffer: busy as HTA counts it; clipped to the span, those of no length
+left out; rocprof's zero-length barrier packets, "Unknown command type", are not kernels, and
+a results.db's COPY rows have no device: left out), each classified by the next such event's
+launch call: sync (a synchronising call on the launching thread overlaps the interval
 and ended by the launch: the *Synchronize calls, hipMemcpyDtoH, or a blocking hipMemcpy /
 hipMemcpyWithStream whose copy is device to host or not traced), host-bound (launch started
-after the device went idle), launch-overhead (launched before), unknown (no next kernel, or
+after the device went idle), launch-overhead (launched before), unknown (no next event, or
 no launch call). Prints "device<TAB>cause<TAB>gaps<TAB>ns", then "idle<TAB>device<TAB>ns".
 Usage: idle_oracle_raw.py FILE.rpd|results.db"""
 import collections
@@ -18,6 +21,7 @@ import sys
 SYNC = {"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
         "hipCtxSynchronize", "hipMemcpyDtoH"}
 BLOCKING = {"hipMemcpy", "hipMemcpyWithStream"}
+COPIES = {"CopyHostToDevice", "CopyDeviceToHost", "CopyDeviceToDevice", "FillBuffer"}
 
 
 def rpd(db):
@@ -33,8 +37,10 @@ def rpd(db):
         call_ops[a].append(ops[o][3])
     kern = [(g, b, e, api.get(op_call.get(i))) for i, (g, b, e, t) in ops.items()
             if t == "KernelExecution"]
+    busy = [(g, b, e, api.get(op_call.get(i))) for i, (g, b, e, t) in ops.items()
+            if t in COPIES]
     calls = [(n, b, e, t, call_ops.get(i)) for i, (n, b, e, t) in api.items()]
-    return kern, calls
+    return kern, busy, calls
 
 
 def rocprof_v1(db):
@@ -49,13 +55,13 @@ def rocprof_v1(db):
             if n != "Unknown command type"]
     calls = [(n, b, e, t, copies.get(ix)) for n, b, e, t, ix in
              db.execute('SELECT Name, BeginNs, EndNs, tid, "Index" FROM HIP')]
-    return kern, calls
+    return kern, [], calls
 
 
 def main():
     db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-    kern, calls = rpd(db) if "rocpd_op" in tables else rocprof_v1(db)
+    kern, busy, calls = rpd(db) if "rocpd_op" in tables else rocprof_v1(db)
     syncs = collections.defaultdict(list)
     for n, b, e, t, ops in calls:
         d2h = n in BLOCKING and (not ops or any("DeviceToHost" in o for o in ops))
@@ -63,10 +69,13 @@ def main():
             syncs[t].append((b, e))
     lo = min(k[1] for k in kern)
     hi = max(k[2] for k in kern)
+    busy = [(g, max(b, lo), min(e, hi), c) for g, b, e, c in busy]
+    busy = [x for x in busy if x[2] > x[1]]
     out = collections.defaultdict(lambda: [0, 0])
     idle = collections.Counter()
     for dev in sorted({k[0] for k in kern}):
-        ks = sorted((k for k in kern if k[0] == dev), key=lambda k: (k[1], k[2]))
+        ks = sorted([k + (0,) for k in kern if k[0] == dev] +
+                    [x + (1,) for x in busy if x[0] == dev], key=lambda k: (k[1], k[2], k[4]))
         reach = lo
         for i in range(len(ks) + 1):
             st = ks[i][1] if i < len(ks) else hi

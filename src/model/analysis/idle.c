@@ -38,6 +38,7 @@ typedef struct {
     int64_t cs, ce, pid, tid; /* the launch call */
     int comm;                 /* a collective (category comm) */
     int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
+    int copy;                 /* a memset or copy run by the device: busy, not a kernel */
 } Disp;
 
 typedef struct { /* a host interval on one thread */
@@ -68,31 +69,45 @@ static int64_t col_i(sqlite3_stmt* st, int c, int64_t dflt) {
 
 static const char used_files[] = "(SELECT file_id FROM used_file WHERE layer = 'kernel')";
 
-static DcuStatus read_dispatches(TraceDb* db, Ctx* c, DcuError* err) {
+/* The launch call: the call with the event's correlation id in its own file, else among its
+ * run's files (rocprofv3 CSV: API calls in a file of their own), a HIP call first, then the
+ * lowest id (as launch_link.h). */
+#define LAUNCH_CTE                                                                           \
+    "WITH lc AS (SELECT file_id, corr_id, min(id) AS id FROM api_call"                      \
+    "  WHERE corr_id IS NOT NULL AND file_id IN (SELECT id FROM source_file"                  \
+    "   WHERE run_id IS NOT NULL) GROUP BY file_id, corr_id),"                              \
+    " lr AS (SELECT run, corr_id, id FROM (SELECT f.run_id AS run, a.corr_id, a.id,"        \
+    "  row_number() OVER (PARTITION BY f.run_id, a.corr_id"                                 \
+    "   ORDER BY a.name NOT LIKE 'hip%%', a.id) AS rn"                                      \
+    "  FROM api_call a JOIN source_file f ON f.id = a.file_id"                              \
+    "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
+#define LAUNCH_JOIN(X)                                                                       \
+    " LEFT JOIN lc ON lc.file_id = " X ".file_id AND lc.corr_id = " X ".corr_id"            \
+    " LEFT JOIN lr ON lc.id IS NULL AND lr.run = f.run_id AND lr.corr_id = " X ".corr_id"   \
+    " LEFT JOIN api_call a ON a.id = coalesce(lc.id, lr.id)"
+
+static const char copy_rows[] =
+    " UNION ALL SELECT f.run_id, x.gpu, coalesce(x.stream, x.queue, -1), x.start_ns, x.end_ns,"
+    "  x.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, x.file_id, 0, 1, x.id"
+    " FROM copy x JOIN source_file f ON f.id = x.file_id" LAUNCH_JOIN("x")
+    " WHERE x.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+    "  AND f.run_id IS NOT NULL";
+
+/* The dispatches of the used kernel files, and with copies set, the memsets and copies that
+ * a device of those files ran (gpu and times known): device busy time as HTA counts it. */
+static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
-        /* the launch call: the call with the dispatch's correlation id in its own file,
-         * else among its run's files (rocprofv3 CSV: API calls in a file of their own), a
-         * HIP call first, then the lowest id (as launch_link.h) */
-        "WITH lc AS (SELECT file_id, corr_id, min(id) AS id FROM api_call"
-        "  WHERE corr_id IS NOT NULL AND file_id IN (SELECT id FROM source_file"
-        "   WHERE run_id IS NOT NULL) GROUP BY file_id, corr_id),"
-        " lr AS (SELECT run, corr_id, id FROM (SELECT f.run_id AS run, a.corr_id, a.id,"
-        "  row_number() OVER (PARTITION BY f.run_id, a.corr_id"
-        "   ORDER BY a.name NOT LIKE 'hip%%', a.id) AS rn"
-        "  FROM api_call a JOIN source_file f ON f.id = a.file_id"
-        "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
+        LAUNCH_CTE
         " SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
-        "  coalesce(k.category = 'comm', 0)"
+        "  coalesce(k.category = 'comm', 0), 0, d.id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
-        " JOIN kernel k ON k.id = d.kernel_id"
-        " LEFT JOIN lc ON lc.file_id = d.file_id AND lc.corr_id = d.corr_id"
-        " LEFT JOIN lr ON lc.id IS NULL AND lr.run = f.run_id AND lr.corr_id = d.corr_id"
-        " LEFT JOIN api_call a ON a.id = coalesce(lc.id, lr.id)"
+        " JOIN kernel k ON k.id = d.kernel_id" LAUNCH_JOIN("d")
         " WHERE d.file_id IN %s AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"
         "  AND f.run_id IS NOT NULL"
-        " ORDER BY f.run_id, 2, d.start_ns, d.end_ns, d.id",
-        used_files);
+        "%s ORDER BY 1, 2, 4, 5, 14, 15",
+        used_files, copies ? copy_rows : "");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     free(sql);
@@ -124,6 +139,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, DcuError* err) {
         x->file = col_i(st, 11, 0);
         x->comm = (int)col_i(st, 12, 0);
         x->wait = 0;
+        x->copy = (int)col_i(st, 13, 0);
         if (x->call && sqlite3_column_type(st, 7) == SQLITE_NULL) {
             free(x->call);
             x->call = NULL;
@@ -328,6 +344,9 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     *dg = NULL;
     *ndg = 0;
     for (int64_t i = d0; i <= d1; i++) {
+        if (i < d1 && c->d[i].end <= c->d[i].start && c->d[i].copy) {
+            continue; /* a copy outside the run's kernel span, or of no length */
+        }
         int64_t st = i < d1 ? c->d[i].start : hi;
         if (st > reach) {
             if (*ndg == capdg) {
@@ -375,6 +394,9 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
     int64_t nstream = 0;
     for (int64_t i = d0; i < d1; i++) {
+        if (c->d[i].copy && c->d[i].end <= c->d[i].start) {
+            continue; /* outside the run's kernel span */
+        }
         int seen = 0;
         for (int64_t j = 0; j < nstream && !seen; j++) {
             seen = streams[j] == c->d[i].stream;
@@ -390,7 +412,7 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     for (int64_t j = 0; j < nstream && nstream > 1; j++) {
         int64_t last = INT64_MIN;
         for (int64_t i = d0; i < d1; i++) {
-            if (c->d[i].stream != streams[j]) {
+            if (c->d[i].stream != streams[j] || (c->d[i].copy && c->d[i].end <= c->d[i].start)) {
                 continue;
             }
             if (last != INT64_MIN && c->d[i].start > last) {
@@ -662,7 +684,7 @@ static void kernel_stats(const Ctx* c, ResultSet* rs) {
     int64_t* buf = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*buf));
     int64_t n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].call &&
+        if (c->d[i].call && !c->d[i].copy &&
             (!c->only || (c->d[i].kernel && strcmp(c->d[i].kernel, c->only) == 0))) {
             p[n++] = &c->d[i];
         }
@@ -822,7 +844,7 @@ static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
 static void out_launches(Walk* w, int64_t r0, int64_t r1) {
     for (int64_t i = r0; i < r1; i++) {
         const Disp* d = &w->c->d[i];
-        if (!d->call) {
+        if (!d->call || d->copy) {
             continue;
         }
         ResultSet* rs = w->rs;
@@ -863,17 +885,41 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     free(dg);
 }
 
+/* The run span [lo, hi) of c->d[r0..r1): its kernels' (0: none); its copies are clipped to
+ * it, those outside left with no length (device_gaps skips them), so that the wall time
+ * stays the kernels' span as in timeline.c. */
+static int run_span(Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+    for (int64_t i = r0; i < r1; i++) {
+        if (!c->d[i].copy) {
+            *lo = c->d[i].start < *lo ? c->d[i].start : *lo;
+            *hi = c->d[i].end > *hi ? c->d[i].end : *hi;
+        }
+    }
+    if (*lo > *hi) {
+        return 0;
+    }
+    for (int64_t i = r0; i < r1; i++) {
+        Disp* x = &c->d[i];
+        if (x->copy) {
+            x->start = x->start < *lo ? *lo : x->start > *hi ? *hi : x->start;
+            x->end = x->end > *hi ? *hi : x->end < x->start ? x->start : x->end;
+        }
+    }
+    return 1;
+}
+
 /* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
 static DcuStatus walk(Walk* w, DcuError* err) {
     Ctx* c = w->c;
     DcuStatus s = DCU_OK;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
-        int64_t r1 = r0, run = c->d[r0].run;
-        int64_t lo = c->d[r0].start, hi = c->d[r0].end;
+        int64_t r1 = r0, run = c->d[r0].run, lo = INT64_MAX, hi = INT64_MIN;
         while (r1 < c->nd && c->d[r1].run == run) {
-            lo = c->d[r1].start < lo ? c->d[r1].start : lo;
-            hi = c->d[r1].end > hi ? c->d[r1].end : hi;
             r1++;
+        }
+        if (!run_span(c, r0, r1, &lo, &hi)) {
+            r0 = r1; /* copies only: no kernel span to measure idle in */
+            continue;
         }
         char label[512];
         w->label = run_label(w->db, run, label, sizeof(label));
@@ -892,10 +938,13 @@ static DcuStatus walk(Walk* w, DcuError* err) {
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
             int64_t d1 = d0;
+            int kernels = 0;
             while (d1 < r1 && c->d[d1].gpu == c->d[d0].gpu) {
-                d1++;
+                kernels |= !c->d[d1++].copy;
             }
-            walk_device(w, d0, d1, lo, hi);
+            if (kernels) { /* a device that ran no kernel is not listed (as the timeline) */
+                walk_device(w, d0, d1, lo, hi);
+            }
             d0 = d1;
         }
         r0 = r1;
@@ -931,7 +980,7 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
     Ctx c;
     memset(&c, 0, sizeof(c));
     ResultSet* rs = ResultSet_new(view_names[v], tabs[v].cols, tabs[v].n);
-    DcuStatus s = read_dispatches(db, &c, err);
+    DcuStatus s = read_dispatches(db, &c, v != IDLE_KERNELS && v != IDLE_LAUNCHES, err);
     if (s == DCU_OK) {
         if (v == IDLE_KERNELS) {
             kernel_stats(&c, rs);
@@ -974,7 +1023,7 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     memset(out, 0, sizeof(*out));
     Ctx c;
     memset(&c, 0, sizeof(c));
-    DcuStatus s = read_dispatches(db, &c, err);
+    DcuStatus s = read_dispatches(db, &c, 1, err);
     Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0}, NULL, 0, 0};
     if (s == DCU_OK) {
         rank_wait(db, &c);
@@ -1000,7 +1049,7 @@ DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, Dcu
     memset(&c, 0, sizeof(c));
     c.only = kernel;
     ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
-    DcuStatus s = read_dispatches(db, &c, err);
+    DcuStatus s = read_dispatches(db, &c, 0, err);
     if (s == DCU_OK) {
         kernel_stats(&c, rs);
     }

@@ -622,9 +622,10 @@ int64_t Query_basisNs(TraceDb* db, int basis) {
         }
         /* overlapping streams: kernel time counts the overlap twice, so a part's share of
          * the wall is its share of kernel time times the busy union's share of the wall,
-         * i.e. its kernel time over wall * kernel / busy; the parts then add up to busy /
-         * wall and GPU idle to the rest, never above 100% */
-        int64_t busy = w - Timeline_idleNs(db);
+         * i.e. its kernel time over wall * kernel / busy (the kernels' union: memsets and
+         * copies are no part); the parts then add up to busy / wall, GPU idle (the wall less
+         * kernels, memsets and copies) to no more than the rest, never above 100% */
+        int64_t busy = Timeline_kernelBusyNs(db); /* kernels only: memsets stay out */
         if (busy > 0 && k > busy) {
             return (int64_t)llround((double)w * (double)k / (double)busy);
         }

@@ -24,6 +24,10 @@ typedef struct TRow_ {
     int64_t kernel;
 } TRow;
 
+typedef struct Busy_ { /* a memset or copy a device ran (copy.gpu set) */
+    int64_t run, gpu, start, end;
+} Busy;
+
 typedef struct Device_ {
     int64_t file, gpu, dispatches, span, busy, kernel_ns;
     GapBuckets idle; /* the device's idle gaps by size; they add up to span - busy */
@@ -60,6 +64,7 @@ struct Timeline_ {
     int all_runs;        /* every run's used files, whatever the scope (Timeline_newAllRuns) */
     TimelineSummary s;
     int64_t total_kernel_ns; /* kernel_summary total (all used kernel data, timed or not) */
+    int64_t kernel_busy;     /* the union of kernels per device, summed (no memsets, copies) */
     Device* dev;
     int ndev;
     GapBuckets buckets; /* the bounds in effect (counts zero) */
@@ -821,12 +826,81 @@ static void add_idle(TimelineSummary* s, const GapBuckets* idle) {
     }
 }
 
-/* Busy time (the union of kernel intervals) and idle gaps per device of one run (rows
- * by_device): a gap runs from the latest end so far on the device, whatever the stream, to
- * the next start; with the idle time before the device's first kernel and after its last
- * one in the run, a device's gaps add up to span - busy. */
-static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
+/* The next interval of a device in start order: its kernels r[*i..n) or its copies
+ * c[*k..nc), clipped to the run span [first, last] (copies outside it, or of no length after
+ * the clip, are skipped). 0 when none is left. */
+static int next_busy(const TRow* r, int64_t* i, int64_t n, const Busy* c, int64_t* k,
+                     int64_t nc, int64_t first, int64_t last, int64_t* s, int64_t* e) {
+    int64_t cs = 0, ce = 0;
+    for (; *k < nc; (*k)++) {
+        cs = c[*k].start < first ? first : c[*k].start;
+        ce = c[*k].end > last ? last : c[*k].end;
+        if (ce > cs) {
+            break;
+        }
+    }
+    int copy = *k < nc && (*i >= n || cs < r[*i].start);
+    if (!copy && *i >= n) {
+        return 0;
+    }
+    if (copy) {
+        *s = cs;
+        *e = ce;
+        (*k)++;
+    } else {
+        *s = r[*i].start;
+        *e = r[*i].end;
+        (*i)++;
+    }
+    return 1;
+}
+
+/* Busy time and idle gaps of one device: the union of its kernels r[0..n) and its copies
+ * c[0..nc) (both in start order) inside the run span. */
+static void device_union(Device* d, const TRow* r, int64_t n, const Busy* c, int64_t nc,
+                         const Run* run) {
+    int64_t i = 0, k = 0, s, e, cs, ce;
+    next_busy(r, &i, n, c, &k, nc, run->first, run->last, &cs, &ce); /* n >= 1 */
+    GapBuckets_add(&d->idle, cs - run->first);
+    while (next_busy(r, &i, n, c, &k, nc, run->first, run->last, &s, &e)) {
+        if (s > ce) {
+            d->busy += ce - cs;
+            GapBuckets_add(&d->idle, s - ce);
+            cs = s;
+            ce = e;
+        } else if (e > ce) {
+            ce = e;
+        }
+    }
+    d->busy += ce - cs;
+    GapBuckets_add(&d->idle, run->last - ce);
+}
+
+/* The union of the kernels r[0..n) (in start order; n >= 1). */
+static int64_t kernel_union(const TRow* r, int64_t n) {
+    int64_t busy = 0, cs = r[0].start, ce = r[0].end;
+    for (int64_t i = 1; i < n; i++) {
+        if (r[i].start > ce) {
+            busy += ce - cs;
+            cs = r[i].start;
+            ce = r[i].end;
+        } else if (r[i].end > ce) {
+            ce = r[i].end;
+        }
+    }
+    return busy + ce - cs;
+}
+
+/* Busy time and idle gaps per device of one run (rows by_device; c[0..nc): the run's copies
+ * by gpu and start). A device is busy while a kernel, memset or copy runs on it, whatever the
+ * stream (HTA counts memsets and copies too); a gap runs from the latest end so far to the
+ * next start; with the idle time before the device's first activity and after its last one
+ * in the run, a device's gaps add up to span - busy. The span is the run's kernels' (copies
+ * are clipped to it); a device that ran no kernel is not listed. */
+static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, int64_t nc,
+                        Run* run) {
     run->s.idle_buckets = t->buckets;
+    int64_t k = 0;
     for (int64_t i = 0; i < n;) {
         int64_t j = i;
         Device d;
@@ -835,23 +909,21 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, Run* run) {
         d.gpu = r[i].gpu;
         d.span = run->last - run->first;
         d.idle = t->buckets;
-        int64_t cs = r[i].start, ce = r[i].end;
         while (j < n && r[j].gpu == d.gpu) {
             d.dispatches++;
             d.kernel_ns += r[j].end - r[j].start;
-            if (r[j].start > ce) {
-                d.busy += ce - cs;
-                GapBuckets_add(&d.idle, r[j].start - ce);
-                cs = r[j].start;
-                ce = r[j].end;
-            } else if (r[j].end > ce) {
-                ce = r[j].end;
-            }
             j++;
         }
-        d.busy += ce - cs;
-        GapBuckets_add(&d.idle, r[i].start - run->first);
-        GapBuckets_add(&d.idle, run->last - ce);
+        while (k < nc && c[k].gpu < d.gpu) {
+            k++;
+        }
+        int64_t k1 = k;
+        while (k1 < nc && c[k1].gpu == d.gpu) {
+            k1++;
+        }
+        device_union(&d, r + i, j - i, c + k, k1 - k, run);
+        t->kernel_busy += kernel_union(r + i, j - i);
+        k = k1;
         add_idle(&run->s, &d.idle);
         add_idle(&t->s, &d.idle);
         t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
@@ -956,8 +1028,8 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
 }
 
 /* One run's rows (any order): counted, iterations, devices, gaps; its gaps go to all. */
-static void build_run(Timeline* t, TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
-                      int64_t* gaps, MedianSpill* all /* NULL: one run */) {
+static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc, int64_t* cnt,
+                      int64_t* firstpos, int64_t* gaps, MedianSpill* all /* NULL: one run */) {
     int64_t last = r[0].end;
     sort_rows(r, n, by_run);
     for (int64_t j = 0; j < n; j++) {
@@ -977,13 +1049,59 @@ static void build_run(Timeline* t, TRow* r, int64_t n, int64_t* cnt, int64_t* fi
     count_rows(t, r, n, &run->s);
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
     sort_grouped(r, n, 0, by_device);
-    run_devices(t, r, n, run);
+    run_devices(t, r, n, c, nc, run);
     sort_grouped(r, n, 1, by_stream);
     run_gaps(t, r, n, run, gaps); /* reorders gaps[] for the run's median: order is moot */
     if (all) {
         MedianSpill_add(all, gaps, run->s.gaps);
     }
     percentages(&run->s);
+}
+
+/* The memsets and copies a device of a used kernel file ran, with times: by run, gpu and
+ * start (the device busy time counts them; copies are few next to dispatches). */
+static Busy* read_copies(TraceDb* db, int64_t* n) {
+    sqlite3_stmt* st = NULL;
+    DcuError e = {0};
+    Busy* b = NULL;
+    size_t cap = 0;
+    *n = 0;
+    char* sql = xasprintf("SELECT f.run_id, x.gpu, x.start_ns, x.end_ns FROM copy x"
+                          " JOIN source_file f ON f.id = x.file_id"
+                          " WHERE x.file_id IN %s AND x.gpu IS NOT NULL"
+                          " AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+                          " AND f.run_id IS NOT NULL ORDER BY 1, 2, 3, 4",
+                          used_kernel_files);
+    if (TraceDb_prepare(db, sql, &st, &e) == DCU_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if ((size_t)*n == cap) {
+                cap = cap ? cap * 2 : 256;
+                b = xrealloc(b, cap * sizeof(*b));
+            }
+            Busy* x = &b[(*n)++];
+            x->run = sqlite3_column_int64(st, 0);
+            x->gpu = sqlite3_column_int64(st, 1);
+            x->start = sqlite3_column_int64(st, 2);
+            x->end = sqlite3_column_int64(st, 3);
+        }
+    }
+    sqlite3_finalize(st);
+    free(sql);
+    return b;
+}
+
+/* The first copy of run in c[0..n) (sorted by run), n when none. */
+static int64_t copies_of(const Busy* c, int64_t n, int64_t run) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (c[m].run < run) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    return lo;
 }
 
 /* Everything per run, one run in memory at a time (issue 15: a 64-rank job's timeline held
@@ -1011,6 +1129,8 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
     TRow* r = NULL;
     int64_t* gaps = NULL;
     size_t cap = 0, capgaps = 0;
+    int64_t ncp = 0;
+    Busy* cp = s == DCU_OK ? read_copies(t->db, &ncp) : NULL;
     for (int64_t i = 0; s == DCU_OK && i < nfiles;) {
         int64_t j = i, n = 0;
         while (j < nfiles && run[j] == run[i]) {
@@ -1022,12 +1142,17 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
                 capgaps = (size_t)n;
                 gaps = xrealloc(gaps, sizeof(int64_t) * capgaps);
             }
-            build_run(t, r, n, cnt, firstpos, gaps, all);
+            int64_t c0 = copies_of(cp, ncp, run[i]), c1 = c0;
+            while (c1 < ncp && cp[c1].run == run[i]) {
+                c1++;
+            }
+            build_run(t, r, n, cp + c0, c1 - c0, cnt, firstpos, gaps, all);
         }
         i = j;
     }
     sqlite3_finalize(st);
     free(r);
+    free(cp);
     free(gaps);
     free(file);
     free(run);
@@ -1165,11 +1290,12 @@ int Timeline_basisByName(const char* name) {
     return -1;
 }
 
-/* Over wall time with overlapping streams (kernel time > busy union), a part's share is its
- * share of kernel time times busy / wall: the parts then add up to the busy share and GPU
- * idle to the rest, never above 100% (Query_basisNs does the same). */
+/* Over wall time with overlapping streams (kernel time > the kernels' union), a part's share
+ * is its share of kernel time times that union / wall: the parts then add up to the kernels'
+ * busy share and GPU idle (less memsets and copies) to no more than the rest, never above
+ * 100% (Query_basisNs does the same). */
 static int64_t wall_denominator(const Timeline* this) {
-    int64_t w = this->s.wall_ns, k = this->total_kernel_ns, b = this->s.busy_ns;
+    int64_t w = this->s.wall_ns, k = this->total_kernel_ns, b = this->kernel_busy;
     return w > 0 && b > 0 && k > b ? (int64_t)llround((double)w * (double)k / (double)b) : w;
 }
 
@@ -1238,21 +1364,39 @@ int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int6
     return 1;
 }
 
-int64_t Timeline_idleNs(TraceDb* db) {
-    /* busy per device = its span - the gaps between its kernels, a gap measured from the
-     * latest end so far (a window over the device's dispatches in start order) */
+/* Busy per device = the span of its kernels, and with copies its memsets and copies (clipped
+ * to the file's kernel span, on a device that ran kernels), less the gaps between them, a gap
+ * measured from the latest end so far (a window in start order), as run_devices; summed. */
+static int64_t busy_ns(TraceDb* db, int copies) {
     char* sql = xasprintf(
-        "SELECT CAST(total(x) AS INTEGER) FROM (SELECT max(e) - min(s)"
+        "WITH k AS (SELECT file_id AS f, coalesce(gpu, -1) AS g, start_ns AS s, end_ns AS e"
+        "  FROM dispatch WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s),"
+        " sp AS (SELECT f, min(s) AS lo, max(e) AS hi FROM k GROUP BY f),"
+        " dev AS (SELECT DISTINCT f, g FROM k),"
+        " a AS (SELECT f, g, s, e FROM k%s)"
+        " SELECT CAST(total(x) AS INTEGER) FROM (SELECT max(e) - min(s)"
         "  - total(CASE WHEN pe IS NOT NULL AND s > pe THEN s - pe ELSE 0 END) AS x FROM"
-        " (SELECT file_id AS f, coalesce(gpu, -1) AS g, start_ns AS s, end_ns AS e,"
-        "   max(end_ns) OVER (PARTITION BY file_id, coalesce(gpu, -1) ORDER BY start_ns, end_ns"
-        "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM dispatch"
-        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s)"
+        " (SELECT f, g, s, e, max(e) OVER (PARTITION BY f, g ORDER BY s, e"
+        "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM a)"
         " GROUP BY f, g)",
-        used_kernel_files);
+        used_kernel_files,
+        copies ? " UNION ALL SELECT x.file_id, x.gpu, max(x.start_ns, sp.lo),"
+                 "  min(x.end_ns, sp.hi) FROM copy x"
+                 "  JOIN sp ON sp.f = x.file_id JOIN dev ON dev.f = x.file_id AND dev.g = x.gpu"
+                 "  WHERE x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+                 "  AND min(x.end_ns, sp.hi) > max(x.start_ns, sp.lo)"
+               : "");
     int64_t busy = TraceDb_scalarInt(db, sql);
     free(sql);
-    return Timeline_wallNs(db) - busy;
+    return busy;
+}
+
+int64_t Timeline_idleNs(TraceDb* db) {
+    return Timeline_wallNs(db) - busy_ns(db, 1);
+}
+
+int64_t Timeline_kernelBusyNs(TraceDb* db) {
+    return busy_ns(db, 0);
 }
 
 const char* Timeline_pmcWarning(void) {
