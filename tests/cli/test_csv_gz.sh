@@ -31,3 +31,18 @@ done
 printf '\000\001\002binary' | gzip >"$TMP/bin.csv.gz"
 exits "a .gz holding binary loads nothing" 1 "$DCUTOP" --export files "$TMP/bin.csv.gz"
 check "... and says so" grep -q 'skipped' "$TMP/err"
+
+# the line readers too: a one-column step-time CSV and folded call stacks, gzipped, give the
+# same report as plain (the Files table aside: the names end in .gz)
+mkdir "$TMP/lp" "$TMP/lg"
+printf 'step_ms\n5.1\n5.3\n4.9\n5.0\n' >"$TMP/lp/steps.csv"
+cp sample-traces/dcu-weather-transformer/results.csv \
+    sample-traces/pytorch-h200-climate-transformer/climate_train.stacks.txt "$TMP/lp/"
+cp "$TMP/lp/"* "$TMP/lg/"
+gzip "$TMP/lg/steps.csv" "$TMP/lg/climate_train.stacks.txt"
+for d in lp lg; do
+    "$DCUTOP" -q --report --width 200 "$TMP/$d" | sed '/^Files/,/^$/d; 1d' >"$TMP/$d.txt"
+done
+check "gzipped step times and call stacks: the same report" cmp -s "$TMP/lp.txt" "$TMP/lg.txt"
+check "... with the steps and the stacks in it" sh -c "grep -q 'Call stacks' '$TMP/lg.txt' && \
+    '$DCUTOP' -q --report --view files '$TMP/lg' | grep -q 'steps.csv.gz .*step times (CSV) .*used'"

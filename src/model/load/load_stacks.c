@@ -26,6 +26,7 @@
 #include "dcutop/safe_file.h"
 #include "dcutop/stacks.h"
 #include "dcutop/xalloc.h"
+#include "gz_file.h"
 #include "load_internal.h"
 
 enum { SF_NONE, SF_TEXT, SF_CSV, SF_FOLDED, SF_UNKNOWN };
@@ -1109,7 +1110,7 @@ static int name_says_stacks(const char* path) {
 }
 
 int LoadStacks_sniff(const char* path) {
-    FILE* fp = SafeFile_fopen(path, NULL);
+    FILE* fp = GzFile_open(path, NULL); /* X.csv.gz as X.csv */
     if (!fp) {
         return SF_NONE;
     }
@@ -1209,7 +1210,7 @@ static void progress(Ctx* c, long pos) {
 
 static DcuStatus read_lines(Ctx* c, int form, DcuError* err) {
     DcuError oe;
-    FILE* fp = SafeFile_fopen(c->f->path, &oe);
+    FILE* fp = GzFile_open(c->f->path, &oe);
     if (!fp) {
         return Error_set(err, DCU_ERR_IO, "%s: %s", c->f->path, oe.msg);
     }

@@ -15,6 +15,7 @@
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "json_feed.h"
+#include "gz_file.h"
 #include "load_internal.h"
 
 enum { STEPS_JSON = 1, STEPS_CSV = 2 };
@@ -420,7 +421,7 @@ static DcuStatus load_csv(StepIns* si, FILE* fp, DcuError* err) {
 }
 
 DcuStatus LoadSteps_file(LoaderCore* core, LoadFile* f, int form, DcuError* err) {
-    FILE* fp = SafeFile_fopen(f->path, err); /* as the sniff opened it: never a FIFO */
+    FILE* fp = GzFile_open(f->path, err); /* as the sniff opened it: never a FIFO; .csv.gz too */
     if (!fp) {
         return DCU_ERR_IO;
     }

@@ -308,6 +308,13 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
         if (inside == sniffed_json && is_v3json(inner, m)) {
             return LoadV3Json_file(core, f, ferr);
         }
+        int gsteps = m == 0 || inside ? 0 : LoadSteps_sniff(f->path, inner, m);
+        if (gsteps > 0) { /* a gzipped step-time or stack CSV reads as the plain one */
+            return LoadSteps_file(core, f, gsteps, ferr);
+        }
+        if (m > 0 && !inside && (sform = LoadStacks_sniff(f->path)) > 0) {
+            return LoadStacks_file(core, f, sform, ferr);
+        }
         return m == 0 || inside == sniffed_json ? LoadJson_file(core, f, ferr)
                                                 : LoadCsv_file(core, f, ferr);
     }
