@@ -34,6 +34,11 @@ int ComputeMetrics_roofline(TraceDb* db, const char* kernel, ComputeRoof* out);
 DcuStatus ComputeMetrics_points(TraceDb* db, ResultSet** out, double* fp32_gflops,
                                 double* hbm_gbps, DcuError* err);
 
+/* The measured figure of the roofline benchmark named metric (roofline.csv's column, e.g.
+ * "HBMBw" GB/s, "FP32Flops" GFLOP/s) in file fid, lowest device index first (rocprof-compute
+ * reads the first row); 0 when absent or not measured. */
+double ComputeMetrics_measuredPeak(TraceDb* db, int64_t fid, const char* metric);
+
 /* --export compute: one row per kernel and value: kernel, short_name, table, metric_id,
  * metric, value_name, value, unit; the Speed-of-Light tables, then each kernel's roofline
  * point (table 'Roofline point': 'Performance' GFLOP/s, 'AI L1', 'AI L2', 'AI HBM' FLOP/byte).

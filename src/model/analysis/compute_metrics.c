@@ -60,12 +60,12 @@ DcuStatus ComputeMetrics_kernel(TraceDb* db, const char* kernel, ResultSet** out
     return fill(db, st, C_TABLE, out, err);
 }
 
-static double peak_of(TraceDb* db, int64_t fid, const char* metric) {
+double ComputeMetrics_measuredPeak(TraceDb* db, int64_t fid, const char* metric) {
     sqlite3_stmt* st = NULL;
     double v = 0;
     if (TraceDb_prepare(db,
                         "SELECT value FROM measured_peak WHERE file_id = ?1 AND metric = ?2"
-                        " ORDER BY device LIMIT 1",
+                        " AND value > 0 ORDER BY device LIMIT 1",
                         &st, NULL) == DCU_OK) {
         sqlite3_bind_int64(st, 1, fid);
         sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
@@ -95,8 +95,8 @@ int ComputeMetrics_roofline(TraceDb* db, const char* kernel, ComputeRoof* out) {
         out->ai_l2 = sqlite3_column_double(st, 2);
         out->ai_hbm = sqlite3_column_double(st, 3);
         int64_t fid = sqlite3_column_int64(st, 4);
-        out->hbm_gbps = peak_of(db, fid, "HBMBw");
-        out->fp32_gflops = peak_of(db, fid, "FP32Flops");
+        out->hbm_gbps = ComputeMetrics_measuredPeak(db, fid, "HBMBw");
+        out->fp32_gflops = ComputeMetrics_measuredPeak(db, fid, "FP32Flops");
     }
     sqlite3_finalize(st);
     return found;
@@ -142,8 +142,8 @@ DcuStatus ComputeMetrics_points(TraceDb* db, ResultSet** out, double* fp32_gflop
     *fp32_gflops = *hbm_gbps = 0;
     int64_t fid = TraceDb_scalarInt(db, "SELECT min(file_id) FROM compute_roofline");
     if (fid > 0) {
-        *fp32_gflops = peak_of(db, fid, "FP32Flops");
-        *hbm_gbps = peak_of(db, fid, "HBMBw");
+        *fp32_gflops = ComputeMetrics_measuredPeak(db, fid, "FP32Flops");
+        *hbm_gbps = ComputeMetrics_measuredPeak(db, fid, "HBMBw");
     }
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db,

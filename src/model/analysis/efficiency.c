@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/compute_metrics.h"
 #include "dcutop/perf_model.h"
 #include "dcutop/xalloc.h"
 
@@ -35,25 +36,6 @@ typedef struct DevCache_ {
     PeakFigures fig;
     int matched;
 } DevCache;
-
-/* The measured figure of the roofline benchmark named metric (GFLOP/s or GB/s) in file
- * fid, lowest device index first (rocprof-compute reads the first row); 0 when absent. */
-static double measured_value(TraceDb* db, int64_t fid, const char* metric) {
-    sqlite3_stmt* st = NULL;
-    double v = 0;
-    if (TraceDb_prepare(db,
-                        "SELECT value FROM measured_peak WHERE file_id = ?1 AND metric = ?2"
-                        " AND value > 0 ORDER BY device LIMIT 1",
-                        &st, NULL) == DCU_OK) {
-        sqlite3_bind_int64(st, 1, fid);
-        sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            v = sqlite3_column_double(st, 0);
-        }
-    }
-    sqlite3_finalize(st);
-    return v;
-}
 
 /* Overlays the peaks rocprof-compute measured on this device (roofline.csv named by the
  * sysinfo.csv of its folder, or an analysis database's benchmark): the file whose device
@@ -80,9 +62,9 @@ static void overlay_measured(TraceDb* db, const char* device, PeakFigures* fig) 
         /* rocprof-compute's names: the matrix (MFMA) peak per type, fp32 the larger of the
          * matrix and vector ones (as the table's fp32 is the matrix peak) */
         double v[PEAK_NTYPES + 1] = {
-            measured_value(db, fid, "MFMABF16Flops"), measured_value(db, fid, "MFMAF16Flops"),
-            fmax(measured_value(db, fid, "MFMAF32Flops"), measured_value(db, fid, "FP32Flops")),
-            measured_value(db, fid, "MFMAF8Flops"), measured_value(db, fid, "HBMBw")};
+            ComputeMetrics_measuredPeak(db, fid, "MFMABF16Flops"), ComputeMetrics_measuredPeak(db, fid, "MFMAF16Flops"),
+            fmax(ComputeMetrics_measuredPeak(db, fid, "MFMAF32Flops"), ComputeMetrics_measuredPeak(db, fid, "FP32Flops")),
+            ComputeMetrics_measuredPeak(db, fid, "MFMAF8Flops"), ComputeMetrics_measuredPeak(db, fid, "HBMBw")};
         for (int i = 0; i <= PEAK_NTYPES; i++) {
             if (v[i] <= 0) {
                 continue;
