@@ -820,41 +820,60 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
     return run_interactive(ss, err);
 }
 
-/* --sql: SIGINT stops the query (sqlite3_interrupt), not dcutop. */
+/* --sql: SIGINT stops the query, not dcutop. The flag keeps a SIGINT that comes before the
+ * statement runs (while -o opens, the views are made, the query is prepared), when
+ * sqlite3_interrupt() alone would be a no-op: the first progress poll stops the query. */
 static TraceDb* sql_db;
+static volatile sig_atomic_t sql_stop;
 static void interrupt_sql(int sig) {
     (void)sig;
+    sql_stop = 1;
     if (sql_db) {
         UserSql_interrupt(sql_db);
     }
 }
+static int sql_stopped(void* ctx) {
+    (void)ctx;
+    return sql_stop;
+}
 
-/* The query, with SIGINT turned into sqlite3_interrupt() while it runs. */
+/* The query; SIGINT is caught by run_sql around it. */
 static DcuStatus sql_query(Session* ss, SqlOutput* sink, int* interrupted, DcuError* err) {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = interrupt_sql;
-    sigemptyset(&sa.sa_mask);
-    sql_db = ss->db;
-    sigaction(SIGINT, &sa, &old);
     UserSqlOpts uo = {0};
     uo.sink = SqlOutput_rows; /* rows go out as they come: memory stays bounded */
     uo.sink_ctx = sink;
+    uo.poll = sql_stopped;
     ResultSet* none = NULL;
     DcuStatus s = UserSql_run(ss->db, ss->cli.sql, &uo, &none, err);
-    sigaction(SIGINT, &old, NULL);
-    sql_db = NULL;
     *interrupted = uo.interrupted;
     return s;
 }
 
+static int run_sql_output(Session* ss, DcuError* err);
+
 /* --sql: exit 2 on an SQL error (SQLite's message), 1 when interrupted or on a write error. */
 static int run_sql(Session* ss, DcuError* err) {
-    const Cli* cli = &ss->cli;
     DcuStatus s = SqlViews_create(ss->db, err);
     if (s != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = interrupt_sql;
+    sigemptyset(&sa.sa_mask);
+    sql_stop = 0;
+    sql_db = ss->db;
+    sigaction(SIGINT, &sa, &old); /* from before -o's temp file exists to the query's end */
+    int rc = run_sql_output(ss, err);
+    sigaction(SIGINT, &old, NULL);
+    sql_db = NULL;
+    return rc;
+}
+
+/* --sql's output: -o opened, the rows written, -o closed (kept only when all went well). */
+static int run_sql_output(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    DcuStatus s = DCU_OK;
     Output o;
     if (output_open(&o, cli->output, out_flags(cli), err) != DCU_OK) {
         return fail(err, status_exit(err->code));
