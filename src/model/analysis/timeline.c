@@ -1146,7 +1146,8 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
             while (c1 < ncp && cp[c1].run == run[i]) {
                 c1++;
             }
-            build_run(t, r, n, cp + c0, c1 - c0, cnt, firstpos, gaps, all);
+            /* no copies: cp is NULL, and NULL + 0 is undefined behaviour (UBSan, fuzz keys) */
+            build_run(t, r, n, cp ? cp + c0 : NULL, c1 - c0, cnt, firstpos, gaps, all);
         }
         i = j;
     }
