@@ -1146,8 +1146,10 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
             while (c1 < ncp && cp[c1].run == run[i]) {
                 c1++;
             }
-            /* no copies: cp is NULL, and NULL + 0 is undefined behaviour (UBSan, fuzz keys) */
-            build_run(t, r, n, cp ? cp + c0 : NULL, c1 - c0, cnt, firstpos, gaps, all);
+            /* no copies: cp is NULL, and NULL + 0 (here or in device_union) is undefined
+             * behaviour (UBSan, fuzz keys): an empty array instead */
+            static const Busy no_copies[1];
+            build_run(t, r, n, cp ? cp + c0 : no_copies, c1 - c0, cnt, firstpos, gaps, all);
         }
         i = j;
     }
