@@ -200,38 +200,33 @@ void Report_table(FILE* out, const ResultSet* rs, const char* const* keys, const
     }
 }
 
-/* Words wrapped to width cells, every line after the first indented by indent spaces. */
+/* Words wrapped to width cells, every line after the first indented by indent spaces. Written
+ * word by word, so a wide --width holds a line of any length. */
 void Report_wrap(FILE* out, const char* s, int width, int indent) {
-    char line[1024];
-    size_t n = strspn(s, " "); /* the line's own indentation stays */
-    int w = (int)n;
-    memset(line, ' ', n);
+    int n = (int)strspn(s, " "); /* the line's own indentation stays */
+    fprintf(out, "%*s", n, "");
+    int w = n, bare = 1; /* cells on the line; bare: nothing on it but indentation */
     for (const char* p = s + n; *p;) {
         size_t wl = strcspn(p, " ");
         char word[512];
         snprintf(word, sizeof(word), "%.*s", (int)(wl < 511 ? wl : 511), p);
         int ww = Format_width(word);
         if (w > indent && w + 1 + ww > width) {
-            line[n] = '\0';
-            fprintf(out, "%s\n", line);
-            n = (size_t)snprintf(line, sizeof(line), "%*s", indent, "");
+            fprintf(out, "\n%*s", indent, "");
             w = indent;
-        } else if (n > 0 && line[n - 1] != ' ') {
-            line[n++] = ' ';
+        } else if (!bare) {
+            fputc(' ', out);
             w++;
         }
-        if (n + wl + 1 < sizeof(line)) {
-            memcpy(line + n, p, wl);
-            n += wl;
-            w += ww;
-        }
+        fwrite(p, 1, wl, out);
+        w += ww;
+        bare = 0;
         p += wl;
         while (*p == ' ') {
             p++;
         }
     }
-    line[n] = '\0';
-    if (n > 0) {
-        fprintf(out, "%s\n", line);
+    if (n > 0 || !bare) {
+        fputc('\n', out);
     }
 }
