@@ -597,6 +597,58 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     return s;
 }
 
+/* The JSON report's opening: totals, variability per run, the region of interest. */
+static DcuStatus json_head(TraceDb* db, const Totals* t, const ReportOpts* o, FILE* out,
+                           DcuError* err) {
+    fprintf(out,
+            "{\"dcutop\": \"%s\",\n\"totals\": {\"kernel_ns\": %" PRId64
+            ", \"dispatches\": %" PRId64 ", \"kernels\": %" PRId64
+            ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
+            ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
+            ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
+            ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
+            DCUTOP_VERSION, t->kernel_ns, t->dispatches, t->kernels,
+            t->per_dispatch ? "true" : "false", t->gemm_ns,
+            t->kernel_ns ? 100.0 * (double)t->gemm_ns / (double)t->kernel_ns : 0.0,
+            t->kernel_ns && t->gemm_ns < t->kernel_ns
+                ? Amdahl_ceiling((double)t->gemm_ns / (double)t->kernel_ns)
+                : 0.0,
+            t->api_ns, t->api_calls, t->copy_ns, t->copy_calls, t->rows_rejected,
+            t->pmc ? "true" : "false");
+    /* variability: null (not 0) when no kernel has dispatches */
+    if (t->var_kernels > 0) {
+        fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
+                     ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
+                t->var_ns, t->var_kernels, t->var_base_ns, t->outliers);
+    } else {
+        fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
+              ", \"variability_base_ns\": null, \"outliers\": null}", out);
+    }
+    DcuStatus s = variab_runs(db, o, out, err);
+    char roi[512];
+    Roi_label(db, roi, sizeof(roi));
+    if (roi[0]) {
+        fputs(",\n\"roi\": ", out);
+        Export_jsonString(out, roi);
+    }
+    return s;
+}
+
+/* The text report's title lines: version, title, command line, region of interest. */
+static void text_head(TraceDb* db, const ReportOpts* o, FILE* out) {
+    fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+    char* cmd = Runs_command(db);
+    if (cmd) {
+        fprintf(out, "Command: %s\n", cmd);
+        free(cmd);
+    }
+    char roi[512];
+    Roi_label(db, roi, sizeof(roi));
+    if (roi[0]) {
+        fprintf(out, "Region of interest: %s\n", roi);
+    }
+}
+
 static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
@@ -604,49 +656,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
         return s;
     }
     if (o->format == FMT_JSON) {
-        fprintf(out,
-                "{\"dcutop\": \"%s\",\n\"totals\": {\"kernel_ns\": %" PRId64
-                ", \"dispatches\": %" PRId64 ", \"kernels\": %" PRId64
-                ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
-                ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
-                ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
-                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
-                DCUTOP_VERSION, t.kernel_ns, t.dispatches, t.kernels,
-                t.per_dispatch ? "true" : "false", t.gemm_ns,
-                t.kernel_ns ? 100.0 * (double)t.gemm_ns / (double)t.kernel_ns : 0.0,
-                t.kernel_ns && t.gemm_ns < t.kernel_ns
-                    ? Amdahl_ceiling((double)t.gemm_ns / (double)t.kernel_ns)
-                    : 0.0,
-                t.api_ns, t.api_calls, t.copy_ns, t.copy_calls, t.rows_rejected,
-                t.pmc ? "true" : "false");
-        /* variability: null (not 0) when no kernel has dispatches */
-        if (t.var_kernels > 0) {
-            fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
-                         ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
-                    t.var_ns, t.var_kernels, t.var_base_ns, t.outliers);
-        } else {
-            fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
-                  ", \"variability_base_ns\": null, \"outliers\": null}", out);
-        }
-        s = variab_runs(db, o, out, err);
-        char roi[512];
-        Roi_label(db, roi, sizeof(roi));
-        if (roi[0]) {
-            fputs(",\n\"roi\": ", out);
-            Export_jsonString(out, roi);
-        }
+        s = json_head(db, &t, o, out, err);
     } else if (o->format == FMT_TEXT) {
-        fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
-        char* cmd = Runs_command(db);
-        if (cmd) {
-            fprintf(out, "Command: %s\n", cmd);
-            free(cmd);
-        }
-        char roi[512];
-        Roi_label(db, roi, sizeof(roi));
-        if (roi[0]) {
-            fprintf(out, "Region of interest: %s\n", roi);
-        }
+        text_head(db, o, out);
     }
     if (o->view < 0) {
         s = Report_runs(db, o, out, err);

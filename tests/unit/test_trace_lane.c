@@ -14,19 +14,16 @@
 #include "dcutop/trace_query.h"
 #include "testutil.h"
 
-static char* dir;
+static char* dir; /* each test's temp folder */
 
 static int setup(void** state) {
     (void)state;
-    dir = TestUtil_tempDir();
-    return 0;
+    return TestUtil_dirSetup(&dir);
 }
 
 static int teardown(void** state) {
     (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
-    return 0;
+    return TestUtil_dirTeardown(&dir);
 }
 
 /* ops (launch start, end): (0,10) (2,5) (3,20) (30,40): depth 1 at 0, 2 at 2, 3 at 3, 2 at 5,

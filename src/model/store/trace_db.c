@@ -477,6 +477,13 @@ static const char schema[] =
     "           CASE WHEN stddev_ns IS NOT NULL THEN calls ELSE 0 END, 0\n"
     "    FROM kernel_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
     "  ) GROUP BY kernel_id;\n"
+    /* the command line of each run's process, where a file gave one (rocpd's process table;
+     * a rocprof-compute sysinfo.csv): one row per file's entry (runs.c) */
+    "CREATE VIEW run_command(run_id, command) AS\n"
+    "  SELECT f.run_id, p.command FROM process_info p JOIN source_file f ON f.id = p.file_id\n"
+    "  UNION ALL\n"
+    "  SELECT f.run_id, d.command FROM device_info d JOIN source_file f ON f.id = d.file_id\n"
+    "  WHERE d.command <> '';\n"
     "CREATE VIEW api_summary_v AS\n"
     "  SELECT domain, name, CAST(total(calls) AS INTEGER) AS calls,\n"
     "         CAST(total(total_ns) AS INTEGER) AS total_ns,\n"
