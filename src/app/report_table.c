@@ -11,7 +11,11 @@
 #include "dcutop/xalloc.h"
 
 /* Columns a narrow report leaves out first, in this order (the TUI drops the same kind). */
-static const char* const drop_first[] = {"stddev_ns", "min_ns", "max_ns", "cum_pct", "avg_ns",
+static const char* const drop_first[] = {/* Hotspots' launch group (idle.h) but its headline */
+                                         "call_p50_ns", "short_launch_pct", "launched",
+                                         "delay_p95_ns",
+                                         "stddev_ns", "min_ns", "delay_p50_ns", "max_ns",
+                                         "cum_pct", "avg_ns",
                                          "source", "domain", "gbps", "rejected", "layer",
                                          "bound", "pct_peak", "outliers", "var_pct", "pmc",
                                          "files", "mode", "var_ns", "layers",
