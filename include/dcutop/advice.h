@@ -1,7 +1,10 @@
 /* advice.h - "what to optimise first": the evidence of every layer put together into a
  * ranked list of opportunities, each with its Amdahl ceiling on the basis that fits it
  * (device kernel time for kernels and categories, device wall time for idle time, launch
- * overhead and copies), its evidence and layer, and a one-line why. The rules live in one
+ * overhead and copies), its evidence and layer, and a one-line why. The list is ranked by
+ * what each part could give the whole run: with a timeline, a kernel-time part is ranked by
+ * its ceiling on the wall time (a GEMM at 11x of kernel time in a run idle half the time
+ * gives at most 1.7x), so that the first line is the largest opportunity whatever its basis. The rules live in one
  * table in advice.c; warnings (PMC timings, stats only, cold start) cap what the list may
  * claim. GPU idle splits into its causes (idle.h), one opportunity each with the fix class
  * of that cause. No curses: the Summary, --report, --view advice and JSON all read an AdviceList. */
@@ -32,6 +35,9 @@ typedef struct Advice_ {
     double share;        /* 0..1 of the basis */
     const char* basis;   /* "kernel time" | "wall time" (static) */
     double ceiling;      /* 1/(1 - share); NAN when a warning withholds it (PMC run) */
+    double wall_ceiling; /* kernel-time parts with a timeline: the ceiling on device wall
+                          * time (their kernel time taken from the busy time, over the wall),
+                          * what the list is ranked by; NAN otherwise */
     char evidence[256];  /* the numbers behind it */
     const char* layer;   /* "device kernels", "timeline", ... (static) */
     char why[256];       /* one line */
@@ -53,7 +59,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err);
 void AdviceList_delete(AdviceList* this);
 
 /* The list as a table (rank, kind, what, share_pct, basis, ceiling, layer, evidence, why,
- * target): what --format csv|json and --view advice print. New ResultSet. */
+ * target, wall_ceiling): what --format csv|json and --view advice print. New ResultSet. */
 ResultSet* Advice_toResultSet(const AdviceList* a);
 
 /* "1.64x", or "not claimed" when a warning withholds the ceiling. */

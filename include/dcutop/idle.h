@@ -115,7 +115,9 @@ typedef struct IdleGap_ {
     int64_t gap_ns;
     IdleCause cause;
     char next[512];            /* the kernel after the gap ("" at a run's tail) */
-    char host[256];            /* the main host activity over it; sync: the sync call */
+    char host[256];            /* the main host activity over it; sync: the sync call
+                                * and the op that issued it ("cudaStreamSynchronize in
+                                * aten::item") */
 } IdleGap;
 
 /* Idle time by cause over every device of the scope: what the Summary and the advice read. */

@@ -83,6 +83,7 @@ static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer
     a->basis = basis;
     a->share = share;
     a->ceiling = Amdahl_ceiling(share);
+    a->wall_ceiling = NAN;
     a->cause = -1;
     return a;
 }
@@ -459,11 +460,35 @@ static void apply_caps(const Facts* f, AdviceList* l) {
     }
 }
 
+/* A kernel-time part's ceiling on the device wall time: its kernel time, at most the busy
+ * time (concurrent kernels), over the wall. Added to its evidence, since the list is ranked
+ * by it. */
+static void wall_ceilings(const Facts* f, AdviceList* l) {
+    const TimelineSummary* t = f->tl;
+    if (!t || !t->available || t->wall_ns <= 0) {
+        return;
+    }
+    for (int i = 0; i < l->n; i++) {
+        Advice* a = &l->items[i];
+        if (strcmp(a->basis, "kernel time") != 0 || isnan(a->ceiling)) {
+            continue;
+        }
+        double part = a->share * (double)t->kernel_ns;
+        part = part < (double)t->busy_ns ? part : (double)t->busy_ns;
+        a->wall_ceiling = Amdahl_ceiling(part / (double)t->wall_ns);
+        size_t n = strlen(a->evidence);
+        snprintf(a->evidence + n, sizeof(a->evidence) - n, "; on wall time at most %.2fx",
+                 a->wall_ceiling);
+    }
+}
+
 static int cmp_advice(const void* x, const void* y) {
     const Advice* a = x;
     const Advice* b = y;
-    double ka = isnan(a->ceiling) ? a->share : a->ceiling;
-    double kb = isnan(b->ceiling) ? b->share : b->ceiling;
+    double ka = !isnan(a->wall_ceiling) ? a->wall_ceiling : isnan(a->ceiling) ? a->share
+                                                                              : a->ceiling;
+    double kb = !isnan(b->wall_ceiling) ? b->wall_ceiling : isnan(b->ceiling) ? b->share
+                                                                              : b->ceiling;
     if (ka != kb) {
         return ka > kb ? -1 : 1;
     }
@@ -528,6 +553,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
         rules[i].fn(&f, &k);
     }
     apply_caps(&f, l);
+    wall_ceilings(&f, l);
     if (l->n > 1) {
         qsort(l->items, (size_t)l->n, sizeof(Advice), cmp_advice);
     }
@@ -566,6 +592,7 @@ static const RsColumn adv_cols[] = {
     {"basis", "Basis", CT_TEXT},     {"ceiling", "Ceiling", CT_RATIO},
     {"layer", "Layer", CT_TEXT},     {"evidence", "Evidence", CT_TEXT},
     {"why", "Why", CT_TEXT},         {"target", "Target", CT_TEXT},
+    {"wall_ceiling", "Wall ceiling", CT_RATIO},
 };
 
 ResultSet* Advice_toResultSet(const AdviceList* l) {
@@ -585,6 +612,9 @@ ResultSet* Advice_toResultSet(const AdviceList* l) {
         ResultSet_setText(rs, r, 7, a->evidence);
         ResultSet_setText(rs, r, 8, a->why);
         ResultSet_setText(rs, r, 9, a->target);
+        if (!isnan(a->wall_ceiling)) {
+            ResultSet_setReal(rs, r, 10, a->wall_ceiling);
+        }
     }
     return rs;
 }

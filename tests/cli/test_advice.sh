@@ -66,3 +66,32 @@ check "Summary: ... with the gap's next kernel selected" \
 check "Summary: Enter on the Copies line opens the Copies screen" \
     grep -q "> Summary > Copies$" "$TMP/sum.out"
 check "Summary: the Copies screen lists the trace's copies" grep -q "^ Memcpy DtoD" "$TMP/sum.out"
+
+# Ranked by what each part could give the whole run: on the llama.cpp sample the device is
+# idle 55% of its wall, so GEMM's 11.8x of kernel time is at most 1.70x of the wall and the
+# idle time (2.22x) leads; each kernel-time part carries its wall ceiling, computed here from
+# the timeline's own kernel, busy and wall times.
+L=sample-traces/llamacpp-rocprof-v1-stats
+"$DCUTOP" -q --report --view advice --format csv "$L" >"$TMP/ladv.csv"
+"$DCUTOP" -q --report --format json "$L" >"$TMP/l.json"
+python3 - "$TMP/ladv.csv" "$TMP/l.json" >"$TMP/lpy" <<'P'
+import csv, json, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and not r[0].startswith("#")]
+adv = [dict(zip(rows[0], r)) for r in rows[1:]]
+t = json.load(open(sys.argv[2]))["timeline"]["summary"]
+print(" ".join(a["rule"] for a in adv[:2]))
+bad = 0
+for a in adv:
+    if a["basis"] == "kernel time":
+        part = min(float(a["share_pct"]) / 100 * t["kernel_ns"], t["busy_ns"])
+        want = 1 / (1 - part / t["wall_ns"])
+        bad += abs(float(a["wall_ceiling"]) - want) > 1e-4 or \
+            ("on wall time at most %.2fx" % want) not in a["evidence"]
+    else:
+        bad += a["wall_ceiling"] != ""
+print("bad", bad)
+P
+same "llama.cpp: idle time leads, GEMM (11.8x of kernel time, 1.70x of wall) second" \
+    "idle category" "$(sed -n 1p "$TMP/lpy")"
+same "every kernel-time part's wall ceiling from the timeline's kernel, busy and wall time" \
+    "bad 0" "$(sed -n 2p "$TMP/lpy")"

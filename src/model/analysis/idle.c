@@ -223,9 +223,9 @@ static int64_t upper(const Host* h, int64_t n, int64_t pid, int64_t tid, int64_t
     return lo;
 }
 
-/* A sync call on (pid, tid) overlapping [g0, g1) that ended by `by`. */
-/* The latest such call (its name), NULL when none. */
-static const char* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
+/* A sync call on (pid, tid) overlapping [g0, g1) that ended by `by`: the latest such call,
+ * NULL when none. */
+static const Host* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
                            int64_t by) {
     for (int64_t i = upper(c->sy, c->nsy, pid, tid, g1) - 1; i >= 0; i--) {
         const Host* x = &c->sy[i];
@@ -233,10 +233,37 @@ static const char* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, i
             break;
         }
         if (x->end > g0 && x->end <= by) {
-            return x->name;
+            return x;
         }
     }
     return NULL;
+}
+
+/* What a sync gap is attributed to (issue 22): the call and the op or range that issued it,
+ * "cudaStreamSynchronize in aten::item". The issuer is the innermost host activity of the
+ * thread around the call, ATen's private ops (aten::_local_scalar_dense under aten::item)
+ * skipped: they are how the public op the user wrote does its work. */
+static const char* sync_label(const Ctx* c, const Host* y, char* buf, size_t cap) {
+    const Host* best = NULL;
+    for (int64_t i = upper(c->h, c->nh, y->pid, y->tid, y->start + 1) - 1; i >= 0; i--) {
+        const Host* x = &c->h[i];
+        if (x->pid != y->pid || x->tid != y->tid || x->maxend < y->end) {
+            break;
+        }
+        if (x->start > y->start || x->end < y->end || strcmp(x->name, y->name) == 0 ||
+            strncmp(x->name, "aten::_", 7) == 0) {
+            continue;
+        }
+        if (!best || x->start > best->start ||
+            (x->start == best->start && x->end < best->end)) {
+            best = x;
+        }
+    }
+    if (!best) {
+        return y->name;
+    }
+    snprintf(buf, cap, "%s in %s", y->name, best->name);
+    return buf;
 }
 
 /* ---- rank-wait ------------------------------------------------------------------------- */
@@ -327,7 +354,7 @@ typedef struct {
     int64_t pid, tid; /* launching thread, -1 none */
     int64_t next;     /* index of the dispatch after the gap, -1 at the tail */
     int64_t prev;     /* index of the dispatch that ended last before it, -1 at the head */
-    const char* sync; /* sync: the synchronising call (borrowed from Ctx names), else NULL */
+    const Host* sync; /* sync: the synchronising call (borrowed from Ctx), else NULL */
 } Gap;
 
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
@@ -807,7 +834,15 @@ static void out_top(Walk* w, Gap* dg, int64_t ndg) {
     }
     for (int64_t q = 0; q < ndg && q < IDLE_TOP_GAPS; q++) {
         EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, NULL};
-        host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+        char buf[256];
+        if (dg[q].sync) { /* the call and its issuer; host time: the call's part of the gap */
+            const Host* y = dg[q].sync;
+            e.best = sync_label(w->c, y, buf, sizeof(buf));
+            e.best_ns = (y->end < dg[q].g1 ? y->end : dg[q].g1) -
+                        (y->start > dg[q].g0 ? y->start : dg[q].g0);
+        } else {
+            host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+        }
         const Disp* nx = dg[q].next >= 0 ? &w->c->d[dg[q].next] : NULL;
         int r = ResultSet_addRow(w->rs);
         ResultSet_setText(w->rs, r, 0, w->label);
@@ -871,8 +906,10 @@ static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
     for (int64_t q = 0; q < ndg; q++) {
         s->explained |= dg[q].pid != -1 || dg[q].tid != -1;
         if (dg[q].sync) { /* the host blocked in that call: it is what to remove or defer */
-            tally_add(&w->tally, C_SYNC, dg[q].sync, dg[q].g1 - dg[q].g0);
-            keep_top(w, &dg[q], dg[q].sync);
+            char buf[256];
+            const char* what = sync_label(w->c, dg[q].sync, buf, sizeof(buf));
+            tally_add(&w->tally, C_SYNC, what, dg[q].g1 - dg[q].g0);
+            keep_top(w, &dg[q], what);
             continue;
         }
         EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, &w->tally};
