@@ -21,7 +21,9 @@
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "cum_pct", "ceiling",
-                                       "var_ns", "pct_peak", "bound", NULL};
+                                       "var_ns", "pct_peak", "bound", "launched",
+                                       "call_p50_ns", "delay_p50_ns", "delay_p95_ns",
+                                       "short_launch_pct", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const api_keys[] = {"domain", "name", "calls", "total_ns", "avg_ns",

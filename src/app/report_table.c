@@ -18,27 +18,39 @@ static const char* const drop_first[] = {"stddev_ns", "min_ns", "max_ns", "cum_p
                                          /* A-B-B-A: the ms figures give way to the shares */
                                          "effect", "drift", "repeats_pct", "repeats",
                                          NULL};
+/* Extras that go sooner: while the name has less than a third of the width, as in the TUI
+ * (Hotspots' launch group, idle.h; its headline, the median launch delay, last). */
+static const char* const drop_extra[] = {"call_p50_ns", "short_launch_pct", "launched",
+                                         "delay_p95_ns", "delay_p50_ns", NULL};
 
-/* Makes the columns fit width: leaves out secondary columns while the name column (fi)
- * would get less than 24 cells, then narrows the widest other text columns. keep[i] = 0 for
- * a column left out; w[] shrinks. */
-static void fit_columns(const ResultSet* rs, const int* cols, int n, int fi, int* w, int* keep,
-                        int width) {
+/* Leaves out the columns of drop, in order, while the kept ones and the name column fi (at
+ * most name_min cells of it) do not fit width. */
+static void drop_until_fit(const ResultSet* rs, const int* cols, int n, int fi, const int* w,
+                           int* keep, int width, const char* const* drop, int name_min) {
     for (int d = 0;; d++) {
         int fixed = 0;
         for (int i = 0; i < n; i++) {
             fixed += keep[i] && i != fi ? w[i] + 2 : 0;
         }
-        int want = fi >= 0 ? 2 + (w[fi] < 24 ? w[fi] : 24) : 0;
-        if (fixed + want <= width || !drop_first[d]) {
+        int want = fi >= 0 ? 2 + (w[fi] < name_min ? w[fi] : name_min) : 0;
+        if (fixed + want <= width || !drop[d]) {
             break;
         }
         for (int i = 0; i < n; i++) {
-            if (i != fi && strcmp(rs->cols[cols[i]].key, drop_first[d]) == 0) {
+            if (i != fi && strcmp(rs->cols[cols[i]].key, drop[d]) == 0) {
                 keep[i] = 0;
             }
         }
     }
+}
+
+/* Makes the columns fit width: leaves out extras while the name column (fi) would get less
+ * than a third of the width, secondary columns while it would get less than 24 cells, then
+ * narrows the widest other text columns. keep[i] = 0 for a column left out; w[] shrinks. */
+static void fit_columns(const ResultSet* rs, const int* cols, int n, int fi, int* w, int* keep,
+                        int width) {
+    drop_until_fit(rs, cols, n, fi, w, keep, width, drop_extra, width / 3 > 24 ? width / 3 : 24);
+    drop_until_fit(rs, cols, n, fi, w, keep, width, drop_first, 24);
     for (;;) {
         int fixed = 0, widest = -1;
         for (int i = 0; i < n; i++) {

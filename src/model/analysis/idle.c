@@ -55,7 +55,6 @@ typedef struct {
     int64_t nsy;
     char** names;
     int64_t nnames, capnames;
-    const char* only; /* launch stats of this kernel only (borrowed), NULL: all */
 } Ctx;
 
 static char* dup_col(sqlite3_stmt* st, int c) {
@@ -71,20 +70,16 @@ static const char used_files[] = "(SELECT file_id FROM used_file WHERE layer = '
 
 /* The launch call: the call with the event's correlation id in its own file, else among its
  * run's files (rocprofv3 CSV: API calls in a file of their own), a HIP call first, then the
- * lowest id (as launch_link.h). */
-#define LAUNCH_CTE                                                                           \
-    "WITH lc AS (SELECT file_id, corr_id, min(id) AS id FROM api_call"                      \
-    "  WHERE corr_id IS NOT NULL AND file_id IN (SELECT id FROM source_file"                  \
-    "   WHERE run_id IS NOT NULL) GROUP BY file_id, corr_id),"                              \
-    " lr AS (SELECT run, corr_id, id FROM (SELECT f.run_id AS run, a.corr_id, a.id,"        \
-    "  row_number() OVER (PARTITION BY f.run_id, a.corr_id"                                 \
-    "   ORDER BY a.name NOT LIKE 'hip%%', a.id) AS rn"                                      \
-    "  FROM api_call a JOIN source_file f ON f.id = a.file_id"                              \
-    "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
+ * lowest id (as launch_link.h). Looked up per event through the index api_call_file
+ * (file_id, corr_id), the run's files only when its own has none: a window over every API
+ * call of the trace, sorted, was half of reading 100k dispatches. X: the event's alias; f:
+ * its source_file. */
 #define LAUNCH_JOIN(X)                                                                       \
-    " LEFT JOIN lc ON lc.file_id = " X ".file_id AND lc.corr_id = " X ".corr_id"            \
-    " LEFT JOIN lr ON lc.id IS NULL AND lr.run = f.run_id AND lr.corr_id = " X ".corr_id"   \
-    " LEFT JOIN api_call a ON a.id = coalesce(lc.id, lr.id)"
+    " LEFT JOIN api_call a ON a.id = coalesce((SELECT min(l.id) FROM api_call l"             \
+    "  WHERE l.file_id = " X ".file_id AND l.corr_id = " X ".corr_id),"                     \
+    " (SELECT l.id FROM source_file g JOIN api_call l ON l.file_id = g.id"                   \
+    "  WHERE g.run_id = f.run_id AND l.corr_id = " X ".corr_id"                             \
+    "  ORDER BY lower(substr(l.name, 1, 3)) <> 'hip', l.id LIMIT 1))"
 
 static const char copy_rows[] =
     " UNION ALL SELECT f.run_id, x.gpu, coalesce(x.stream, x.queue, -1), x.start_ns, x.end_ns,"
@@ -98,8 +93,7 @@ static const char copy_rows[] =
  * a device of those files ran (gpu and times known): device busy time as HTA counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
-        LAUNCH_CTE
-        " SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
+        "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
         "  coalesce(k.category = 'comm', 0), 0, d.id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
@@ -661,8 +655,14 @@ const char* Idle_viewName(IdleView v) {
     return v < IDLE_VIEW_COUNT ? view_names[v] : "?";
 }
 
-static int64_t delay_of(const Disp* d) {
-    return d->start > d->ce ? d->start - d->ce : 0;
+/* A dispatch with a launch call, as the launch stats read it (ns). */
+typedef struct {
+    int64_t kid, start, end, cs, ce; /* kernel id; kernel start, end; call start, end */
+} Launch;
+
+/* The launch delay (HTA's): kernel start - launch call end, clipped at 0. */
+static int64_t launch_delay(int64_t start, int64_t call_end) {
+    return start > call_end ? start - call_end : 0;
 }
 
 static int cmp_i64(const void* a, const void* b) {
@@ -670,9 +670,9 @@ static int cmp_i64(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static int cmp_kernel(const void* a, const void* b) {
-    const Disp *x = *(Disp* const*)a, *y = *(Disp* const*)b;
-    return strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
+static int cmp_launch(const void* a, const void* b) {
+    const Launch *x = a, *y = b;
+    return (x->kid > y->kid) - (x->kid < y->kid);
 }
 
 /* Median, p95 (nearest rank) and max of v[0..k) into columns col, col+1, col+2 (sorts v). */
@@ -684,20 +684,21 @@ static void put_stats(ResultSet* rs, int r, int col, int64_t* v, int64_t k) {
     ResultSet_setNs(rs, r, col + 2, (double)v[k - 1]);
 }
 
-/* One row of launch stats for the dispatches p[0..k) of one kernel. */
-static void kernel_row(ResultSet* rs, Disp* const* p, int64_t k, int64_t* buf) {
+/* One row of launch stats for the dispatches p[0..k) of the kernel named name. */
+static void kernel_row(ResultSet* rs, const Launch* p, int64_t k, const char* name,
+                       int64_t* buf) {
     int64_t shorts = 0, dout = 0, cout = 0;
     int r = ResultSet_addRow(rs);
-    ResultSet_setText(rs, r, 0, p[0]->kernel ? p[0]->kernel : "?");
+    ResultSet_setText(rs, r, 0, name ? name : "?");
     ResultSet_setInt(rs, r, 1, k);
     for (int64_t q = 0; q < k; q++) {
-        buf[q] = delay_of(p[q]);
+        buf[q] = launch_delay(p[q].start, p[q].ce);
         dout += buf[q] > IDLE_HTA_DELAY_CUTOFF_NS;
-        shorts += p[q]->end - p[q]->start < p[q]->ce - p[q]->cs;
+        shorts += p[q].end - p[q].start < p[q].ce - p[q].cs;
     }
     put_stats(rs, r, 2, buf, k);
     for (int64_t q = 0; q < k; q++) {
-        buf[q] = p[q]->ce - p[q]->cs > 0 ? p[q]->ce - p[q]->cs : 0;
+        buf[q] = p[q].ce - p[q].cs > 0 ? p[q].ce - p[q].cs : 0;
         cout += buf[q] > IDLE_HTA_RUNTIME_CUTOFF_NS;
     }
     put_stats(rs, r, 5, buf, k);
@@ -706,30 +707,69 @@ static void kernel_row(ResultSet* rs, Disp* const* p, int64_t k, int64_t* buf) {
     ResultSet_setInt(rs, r, 10, cout);
 }
 
-static void kernel_stats(const Ctx* c, ResultSet* rs) {
-    Disp** p = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*p));
-    int64_t* buf = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*buf));
-    int64_t n = 0;
-    for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].call && !c->d[i].copy &&
-            (!c->only || (c->d[i].kernel && strcmp(c->d[i].kernel, c->only) == 0))) {
-            p[n++] = &c->d[i];
+/* The dispatches of the used kernel files that have a launch call (the same dispatches and
+ * calls as read_dispatches, without names: a kernel id per dispatch). */
+static DcuStatus read_launches(TraceDb* db, Launch** out, int64_t* n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT d.kernel_id, d.start_ns, d.end_ns, a.start_ns, coalesce(a.end_ns, a.start_ns)"
+        " FROM dispatch d JOIN source_file f ON f.id = d.file_id" LAUNCH_JOIN("d")
+        " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        "  AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL AND f.run_id IS NOT NULL"
+        "  AND a.start_ns IS NOT NULL",
+        &st, err);
+    size_t cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            *out = xrealloc(*out, cap * sizeof(**out));
         }
+        Launch* x = &(*out)[(*n)++];
+        x->kid = sqlite3_column_int64(st, 0);
+        x->start = sqlite3_column_int64(st, 1);
+        x->end = sqlite3_column_int64(st, 2);
+        x->end = x->end < x->start ? x->start : x->end;
+        x->cs = sqlite3_column_int64(st, 3);
+        x->ce = sqlite3_column_int64(st, 4);
     }
-    if (n) {
-        qsort(p, (size_t)n, sizeof(*p), cmp_kernel);
+    sqlite3_finalize(st);
+    return s != DCU_OK || rc == SQLITE_DONE
+               ? s
+               : Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)));
+}
+
+/* Launch stats rows for the dispatches with a launch call, one per kernel, in kernel name
+ * order (strcmp). */
+static DcuStatus kernel_stats(TraceDb* db, ResultSet* rs, DcuError* err) {
+    Launch* p = NULL;
+    int64_t n = 0;
+    sqlite3_stmt* name = NULL;
+    DcuStatus s = read_launches(db, &p, &n, err);
+    if (s == DCU_OK && n) {
+        s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
     }
-    for (int64_t i = 0; i < n;) {
+    int64_t* buf = xmalloc((size_t)(n ? n : 1) * sizeof(*buf));
+    if (s == DCU_OK && n) {
+        qsort(p, (size_t)n, sizeof(*p), cmp_launch);
+    }
+    for (int64_t i = 0; s == DCU_OK && i < n;) {
         int64_t j = i;
-        while (j < n && cmp_kernel(&p[j], &p[i]) == 0) {
+        while (j < n && p[j].kid == p[i].kid) {
             j++;
         }
-        kernel_row(rs, p + i, j - i, buf);
+        sqlite3_bind_int64(name, 1, p[i].kid);
+        sqlite3_step(name);
+        kernel_row(rs, p + i, j - i, (const char*)sqlite3_column_text(name, 0), buf);
+        sqlite3_reset(name);
         i = j;
     }
-    ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
+    sqlite3_finalize(name);
+    ResultSet_sort(rs, 0, 0);
     free(buf);
     free(p);
+    return s;
 }
 
 static const char host_sql[] =
@@ -895,7 +935,7 @@ static void out_launches(Walk* w, int64_t r0, int64_t r1) {
         ResultSet_setInt(rs, r, 6, d->ce);
         ResultSet_setInt(rs, r, 7, d->start);
         ResultSet_setInt(rs, r, 8, d->end);
-        ResultSet_setNs(rs, r, 9, (double)delay_of(d));
+        ResultSet_setNs(rs, r, 9, (double)launch_delay(d->start, d->ce));
     }
 }
 
@@ -1014,20 +1054,19 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
     if (v >= IDLE_VIEW_COUNT) {
         return Error_set(err, DCU_ERR_USAGE, "idle: unknown view");
     }
+    if (v == IDLE_KERNELS) {
+        return Idle_launchStats(db, NULL, out, err);
+    }
     Ctx c;
     memset(&c, 0, sizeof(c));
     ResultSet* rs = ResultSet_new(view_names[v], tabs[v].cols, tabs[v].n);
-    DcuStatus s = read_dispatches(db, &c, v != IDLE_KERNELS && v != IDLE_LAUNCHES, err);
+    DcuStatus s = read_dispatches(db, &c, v != IDLE_LAUNCHES, err);
     if (s == DCU_OK) {
-        if (v == IDLE_KERNELS) {
-            kernel_stats(&c, rs);
-        } else {
-            if (v == IDLE_CAUSES) {
-                rank_wait(db, &c);
-            }
-            Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
-            s = walk(&w, err);
+        if (v == IDLE_CAUSES) {
+            rank_wait(db, &c);
         }
+        Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
+        s = walk(&w, err);
     }
     ctx_done(&c);
     if (s != DCU_OK) {
@@ -1080,20 +1119,79 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     return s;
 }
 
-DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
-    *out = NULL;
-    Ctx c;
-    memset(&c, 0, sizeof(c));
-    c.only = kernel;
-    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
-    DcuStatus s = read_dispatches(db, &c, 0, err);
-    if (s == DCU_OK) {
-        kernel_stats(&c, rs);
+static void launch_table_free(void* p) {
+    ResultSet_delete(p);
+}
+
+/* 1 when some API call has a correlation id: else no dispatch can have a launch call, and
+ * the dispatches need not be read (stats-only and kernel-only traces). */
+static int any_launch_call(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
+                                 " WHERE corr_id IS NOT NULL)") == 1;
+}
+
+DcuStatus Idle_launchTable(TraceDb* db, const ResultSet** out, DcuError* err) {
+    *out = TraceDb_cached(db, TRACEDB_CACHE_LAUNCH_STATS, TraceDb_state(db));
+    if (*out) {
+        return DCU_OK;
     }
-    ctx_done(&c);
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    DcuStatus s = any_launch_call(db) ? kernel_stats(db, rs, err) : DCU_OK;
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
+    }
+    TraceDb_setCached(db, TRACEDB_CACHE_LAUNCH_STATS, TraceDb_state(db), rs, launch_table_free);
+    *out = rs;
+    return DCU_OK;
+}
+
+int Idle_launchRow(const ResultSet* t, const char* kernel) {
+    int lo = 0, hi = t->nrows - 1;
+    while (kernel && lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        const char* s = ResultSet_cellc(t, mid, 0)->s;
+        int c = strcmp(s ? s : "", kernel);
+        if (c == 0) {
+            return mid;
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+static void copy_row(ResultSet* dst, const ResultSet* src, int r) {
+    int k = ResultSet_addRow(dst);
+    for (int c = 0; c < src->ncols; c++) {
+        RsCell* d = ResultSet_cell(dst, k, c);
+        const RsCell* x = ResultSet_cellc(src, r, c);
+        *d = *x;
+        d->s = x->s ? xstrdup(x->s) : NULL;
+    }
+}
+
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    const ResultSet* t = NULL;
+    DcuStatus s = Idle_launchTable(db, &t, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    if (kernel) {
+        int r = Idle_launchRow(t, kernel);
+        if (r >= 0) {
+            copy_row(rs, t, r);
+        }
+    } else {
+        for (int r = 0; r < t->nrows; r++) {
+            copy_row(rs, t, r);
+        }
+        ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
     }
     *out = rs;
     return DCU_OK;
