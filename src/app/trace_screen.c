@@ -1,7 +1,8 @@
 /* trace_screen.c - the dispatch trace screen (key 8): every kernel dispatch and copy of one
- * GPU and queue in time order, with the gap before each one and a bar for its duration
- * (trace_query.h). A table screen: filter, sort, search and export are the shared ones;
- * Enter opens the kernel, L goes to the next GPU/queue. */
+ * GPU and queue in time order, with the gap before each one, the device idle interval that
+ * ends at it and its cause (trace_lane.h), and a bar for its duration (trace_query.h); above,
+ * the strip (trace_view.h). A table screen: filter, sort, search and export are the shared
+ * ones; Enter opens the kernel, L goes to the next GPU/queue. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,8 @@ R=tests/data/real
 
 # A crafted Kineto trace (times in us). Device 0: an H2D copy on stream 7 before the first
 # kernel, k1, a memset on stream 9 that fills part of the gap before k2, k2, a D2H copy after
-# the last kernel; device 1: two copies only, no launch call.
+# the last kernel; device 1: two copies only, no launch call; device 2: a copy of no length
+# (not busy: it neither widens the wall nor lists its device).
 python3 - "$TMP/copies.trace.json" <<'PY'
 import json, sys
 ev = []
@@ -31,6 +32,7 @@ r("cudaLaunchKernel", 135, 2, 2); op("kernel", "k2", 0, 7, 140, 10, 2)
 r("cudaMemcpyAsync", 152, 1, 12); op("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 0, 7, 160, 40, 12)
 op("gpu_memcpy", "Memcpy PtoP (Device -> Device)", 1, 3, 80, 10, None)
 op("gpu_memcpy", "Memcpy PtoP (Device -> Device)", 1, 3, 170, 10, None)
+op("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 2, 3, 10, 0, None)
 json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 C=$TMP/copies.trace.json
@@ -41,6 +43,7 @@ C=$TMP/copies.trace.json
 # at 105, before: launch-overhead), 150..160 (the D2H copy's launch at 152: host-bound);
 # stream 7 waits 110..140 while stream 9's memset runs 120..140: other-stream 20 us, not idle.
 # Device 1 is busy 80..90 and 170..180: idle 50..80, 90..170, 180..200, no launch call: unknown.
+# Device 2: not listed.
 "$DCUTOP" -q --export idle "$C" >"$TMP/idle.csv"
 same "idle causes: copies widen the wall, the copy-only device is listed" \
 'run,device,cause,gaps,total_ns,pct_idle

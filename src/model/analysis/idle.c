@@ -91,11 +91,12 @@ static const char copy_rows[] =
     "  x.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, x.file_id, 0, 1, x.id"
     " FROM copy x JOIN source_file f ON f.id = x.file_id" LAUNCH_JOIN("x")
     " WHERE x.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
-    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
     "  AND f.run_id IS NOT NULL";
 
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
- * a device of those files ran (gpu and times known): device busy time as HTA counts it. */
+ * a device of those files ran (gpu and times known, of some length): device busy time as HTA
+ * counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
         LAUNCH_CTE

@@ -1073,8 +1073,8 @@ static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc
     percentages(&run->s);
 }
 
-/* The memsets and copies a device of a used kernel file ran, with times: by run, gpu and
- * start (the device busy time counts them; copies are few next to dispatches). */
+/* The memsets and copies a device of a used kernel file ran, with times (of some length): by
+ * run, gpu and start (the device busy time counts them; copies are few next to dispatches). */
 static Busy* read_copies(TraceDb* db, int64_t* n) {
     sqlite3_stmt* st = NULL;
     DcuError e = {0};
@@ -1084,7 +1084,7 @@ static Busy* read_copies(TraceDb* db, int64_t* n) {
     char* sql = xasprintf("SELECT f.run_id, x.gpu, x.start_ns, x.end_ns, x.file_id FROM copy x"
                           " JOIN source_file f ON f.id = x.file_id"
                           " WHERE x.file_id IN %s AND x.gpu IS NOT NULL"
-                          " AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+                          " AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
                           " AND f.run_id IS NOT NULL ORDER BY 1, 2, 3, 4",
                           used_kernel_files);
     if (TraceDb_prepare(db, sql, &st, &e) == DCU_OK) {
