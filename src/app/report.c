@@ -336,8 +336,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
             int rows;
         } tabs[] = {
             {TL_OVERVIEW, NULL, NULL, NULL, 0},
-            {TL_DEVICES, "Timeline: devices (wall = the run's span; busy = union of kernel "
-                         "intervals)", tl_dev_keys, "file", 0},
+            {TL_DEVICES, "Timeline: devices (wall = the run's span; busy = union of kernels, "
+                         "memsets and copies)", tl_dev_keys, "file", 0},
             {TL_AMDAHL, "Timeline: Amdahl ceilings over device kernel time and over wall time",
              tl_amdahl_keys, NULL, 0},
             {TL_IDLE, "Timeline: GPU idle gaps by size (gaps of a device add up to its idle "

@@ -86,11 +86,12 @@ static const char copy_rows[] =
     "  x.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, x.file_id, 0, 1, x.id"
     " FROM copy x JOIN source_file f ON f.id = x.file_id" LAUNCH_JOIN("x")
     " WHERE x.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
-    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
     "  AND f.run_id IS NOT NULL";
 
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
- * a device of those files ran (gpu and times known): device busy time as HTA counts it. */
+ * a device of those files ran (gpu and times known, of some length): device busy time as HTA
+ * counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
@@ -366,7 +367,7 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     *ndg = 0;
     for (int64_t i = d0; i <= d1; i++) {
         if (i < d1 && c->d[i].end <= c->d[i].start && c->d[i].copy) {
-            continue; /* a copy outside the run's kernel span, or of no length */
+            continue; /* a copy of no length (or a bad one): not busy */
         }
         int64_t st = i < d1 ? c->d[i].start : hi;
         if (st > reach) {
@@ -416,7 +417,7 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     int64_t nstream = 0;
     for (int64_t i = d0; i < d1; i++) {
         if (c->d[i].copy && c->d[i].end <= c->d[i].start) {
-            continue; /* outside the run's kernel span */
+            continue; /* of no length: not busy */
         }
         int seen = 0;
         for (int64_t j = 0; j < nstream && !seen; j++) {
@@ -962,27 +963,20 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     free(dg);
 }
 
-/* The run span [lo, hi) of c->d[r0..r1): its kernels' (0: none); its copies are clipped to
- * it, those outside left with no length (device_gaps skips them), so that the wall time
- * stays the kernels' span as in timeline.c. */
-static int run_span(Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+/* The run's wall [lo, hi) of c->d[r0..r1): from its first busy start to its last busy end,
+ * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
+ * has no kernel (the timeline measures runs with timed dispatches only). */
+static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+    int kernels = 0;
     for (int64_t i = r0; i < r1; i++) {
-        if (!c->d[i].copy) {
-            *lo = c->d[i].start < *lo ? c->d[i].start : *lo;
-            *hi = c->d[i].end > *hi ? c->d[i].end : *hi;
+        const Disp* x = &c->d[i];
+        kernels |= !x->copy;
+        if (!x->copy || x->end > x->start) {
+            *lo = x->start < *lo ? x->start : *lo;
+            *hi = x->end > *hi ? x->end : *hi;
         }
     }
-    if (*lo > *hi) {
-        return 0;
-    }
-    for (int64_t i = r0; i < r1; i++) {
-        Disp* x = &c->d[i];
-        if (x->copy) {
-            x->start = x->start < *lo ? *lo : x->start > *hi ? *hi : x->start;
-            x->end = x->end > *hi ? *hi : x->end < x->start ? x->start : x->end;
-        }
-    }
-    return 1;
+    return kernels && *lo <= *hi;
 }
 
 /* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
@@ -995,7 +989,7 @@ static DcuStatus walk(Walk* w, DcuError* err) {
             r1++;
         }
         if (!run_span(c, r0, r1, &lo, &hi)) {
-            r0 = r1; /* copies only: no kernel span to measure idle in */
+            r0 = r1; /* copies only: not a run of the timeline */
             continue;
         }
         char label[512];
@@ -1015,13 +1009,10 @@ static DcuStatus walk(Walk* w, DcuError* err) {
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
             int64_t d1 = d0;
-            int kernels = 0;
             while (d1 < r1 && c->d[d1].gpu == c->d[d0].gpu) {
-                kernels |= !c->d[d1++].copy;
+                d1++; /* a device that ran only copies too, as the timeline */
             }
-            if (kernels) { /* a device that ran no kernel is not listed (as the timeline) */
-                walk_device(w, d0, d1, lo, hi);
-            }
+            walk_device(w, d0, d1, lo, hi);
             d0 = d1;
         }
         r0 = r1;
