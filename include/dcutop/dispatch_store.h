@@ -56,6 +56,9 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
 
 int64_t DispatchStore_count(const DispatchStore* this);
 
+/* Chunks written to the temporary file so far (0: all in memory). */
+int64_t DispatchStore_spilled(const DispatchStore* this);
+
 /* 1 when an append failed because the temporary file's folder is out of room. */
 int DispatchStore_outOfRoom(const DispatchStore* this);
 

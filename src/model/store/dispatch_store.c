@@ -75,6 +75,14 @@ void DispatchStore_delete(DispatchStore* this) {
     free(this);
 }
 
+int64_t DispatchStore_spilled(const DispatchStore* this) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < this->nchunks; i++) {
+        n += this->chunks[i].spilled;
+    }
+    return n;
+}
+
 int DispatchStore_outOfRoom(const DispatchStore* this) {
     return this->full;
 }
