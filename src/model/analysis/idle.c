@@ -34,7 +34,8 @@ int Idle_causeIsIdle(IdleCause c) {
 
 typedef struct {
     int64_t run, gpu, stream, start, end, file;
-    char *kernel, *call;     /* owned; call NULL when no launch call */
+    const char* kernel;       /* borrowed from Ctx names */
+    char* call;               /* owned; NULL when no launch call */
     int64_t cs, ce, pid, tid; /* the launch call */
     int comm;                 /* a collective (category comm) */
     int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
@@ -89,13 +90,55 @@ static const char copy_rows[] =
     "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
     "  AND f.run_id IS NOT NULL";
 
+static const char* intern_name(Ctx* c, const char* s);
+
+/* Kernel names by id, each interned once into c->names: the dispatch query gives the
+ * kernel id, not the name, which a million-row sort used to carry (and copy, per row). */
+typedef struct {
+    const char** by_id; /* owned array of borrowed names, NULL: not read yet */
+    int64_t n;
+} KernelNames;
+
+/* Column 5 of a dispatch row (a kernel id) or of a copy row (its name) as a borrowed name. */
+static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stmt* st) {
+    if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
+        return NULL;
+    }
+    if (sqlite3_column_type(st, 5) != SQLITE_INTEGER) {
+        return intern_name(c, (const char*)sqlite3_column_text(st, 5));
+    }
+    int64_t id = sqlite3_column_int64(st, 5);
+    if (id >= 0 && id < kn->n && kn->by_id[id]) {
+        return kn->by_id[id];
+    }
+    if (id < 0 || id > 100000000) {
+        return NULL;
+    }
+    if (id >= kn->n) {
+        int64_t n = id + 1024;
+        kn->by_id = xrealloc(kn->by_id, (size_t)n * sizeof(*kn->by_id));
+        memset(kn->by_id + kn->n, 0, (size_t)(n - kn->n) * sizeof(*kn->by_id));
+        kn->n = n;
+    }
+    sqlite3_stmt* q = NULL;
+    DcuError e = {0};
+    if (TraceDb_prepareCached(db, "SELECT name FROM kernel WHERE id = ?", &q, &e) == DCU_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+            kn->by_id[id] = intern_name(c, (const char*)sqlite3_column_text(q, 0));
+        }
+        TraceDb_release(db, q);
+    }
+    return kn->by_id[id];
+}
+
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
  * a device of those files ran (gpu and times known, of some length): device busy time as HTA
  * counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
-        "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
+        "  d.end_ns, d.kernel_id, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
         "  coalesce(k.category = 'comm', 0), 0, d.id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
         " JOIN kernel k ON k.id = d.kernel_id" LAUNCH_JOIN("d")
@@ -111,6 +154,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
     }
     size_t cap = 0;
     int rc;
+    KernelNames kn = {NULL, 0};
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((size_t)c->nd == cap) {
             cap = cap ? cap * 2 : 1024;
@@ -125,7 +169,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         if (x->end < x->start) {
             x->end = x->start;
         }
-        x->kernel = dup_col(st, 5);
+        x->kernel = kernel_name(db, c, &kn, st);
         x->call = dup_col(st, 6);
         x->cs = col_i(st, 7, 0);
         x->ce = col_i(st, 8, x->cs);
@@ -141,6 +185,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         }
     }
     sqlite3_finalize(st);
+    free(kn.by_id);
     return rc == SQLITE_DONE ? DCU_OK
                              : Error_set(err, DCU_ERR_SQL, "idle: %s",
                                          sqlite3_errmsg(TraceDb_handle(db)));
@@ -396,10 +441,20 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     }
 }
 
-/* The idle time of the sorted, disjoint gaps inside [a, b). */
+/* The idle time of the sorted, disjoint gaps inside [a, b). A binary search finds the first
+ * gap that ends after a: a scan from the first gap made the other-stream pass quadratic
+ * (a 1M-dispatch CSV of several streams spent minutes here). */
 static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
-    int64_t idle = 0;
-    for (int64_t q = 0; q < ndg; q++) {
+    int64_t idle = 0, lo = 0, hi = ndg;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (dg[mid].g1 <= a) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (int64_t q = lo; q < ndg && dg[q].g0 < b; q++) {
         int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
         int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
         if (y > x) {
@@ -1022,7 +1077,6 @@ static DcuStatus walk(Walk* w, DcuError* err) {
 
 static void ctx_done(Ctx* c) {
     for (int64_t i = 0; i < c->nd; i++) {
-        free(c->d[i].kernel);
         free(c->d[i].call);
     }
     for (int64_t i = 0; i < c->nnames; i++) {
