@@ -6,7 +6,7 @@
  * Values are int64; DISPATCH_STORE_NULL (INT64_MIN, the loader's LOAD_NULL) is SQL NULL.
  * Rows live in chunks of DISPATCH_STORE_CHUNK rows; above the byte budget given to
  * DispatchStore_new, full chunks are written to an unlinked temporary file in SQLITE_TMPDIR
- * or TMPDIR (where SQLite puts its own) and read back when a query needs them (least
+ * or TMPDIR (the tmpdir given, where SQLite puts its own) and read back when a query needs them (least
  * recently used first out), so --db-memory bounds the store as it bounds SQLite's page
  * cache; the indexes count against the same budget. The indexes by kernel_id, corr_id and seq are
  * built on the first query that uses them, and again after more rows were appended. */
@@ -46,8 +46,9 @@ typedef enum {
 
 typedef struct DispatchStore_ DispatchStore;
 
-/* budget: bytes of rows and indexes kept in memory (0: no bound). Owned by the caller. */
-DispatchStore* DispatchStore_new(int64_t budget);
+/* budget: bytes of rows and indexes kept in memory (0: no bound); tmpdir: the folder of
+ * the spill file (copied; TraceDb_tempDir(), where SQLite puts its own). */
+DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir);
 void DispatchStore_delete(DispatchStore* this);
 
 /* Appends one row; v[DS_NCOLS] in DispatchCol order. Returns its id (>= 1), or 0 when the

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dcutop/trace_db.h"
 #include "dcutop/xalloc.h"
 
 enum { CHUNK = DISPATCH_STORE_CHUNK };
@@ -40,6 +39,7 @@ struct DispatchStore_ {
     int64_t budget;  /* bytes; 0: no bound */
     int64_t resident; /* bytes of resident chunks and indexes */
     int64_t tick;
+    char* tmpdir; /* where the spill file goes (owned) */
     int fd;       /* the spill file, -1 until the first spill */
     int full;     /* the spill file could not be written: out of room (ENOSPC, EFBIG) */
     /* kernel_id index: rows of kernel k are krow[koff[k] .. koff[k + 1]) in row order */
@@ -49,8 +49,9 @@ struct DispatchStore_ {
     SortedIdx corr, seq;
 };
 
-DispatchStore* DispatchStore_new(int64_t budget) {
+DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir) {
     DispatchStore* this = xcalloc(1, sizeof(*this));
+    this->tmpdir = xstrdup(tmpdir);
     this->budget = budget > 0 && budget < 2 * CHUNK_BYTES ? 2 * CHUNK_BYTES : budget;
     this->fd = -1;
     this->kbuilt_n = this->corr.built_n = this->seq.built_n = -1;
@@ -72,6 +73,7 @@ void DispatchStore_delete(DispatchStore* this) {
     if (this->fd >= 0) {
         close(this->fd);
     }
+    free(this->tmpdir);
     free(this);
 }
 
@@ -95,7 +97,7 @@ int64_t DispatchStore_count(const DispatchStore* this) {
 
 static int open_spill(DispatchStore* this) {
     /* where SQLite puts its temp files, which the out-of-room message names */
-    char* path = xasprintf("%s/dcutop-dispatch-XXXXXX", TraceDb_tempDir());
+    char* path = xasprintf("%s/dcutop-dispatch-XXXXXX", this->tmpdir);
     this->fd = mkstemp(path);
     if (this->fd >= 0) {
         unlink(path);

@@ -570,7 +570,7 @@ DcuStatus TraceDb_open(TraceDb** out, int64_t memory, DcuError* err) {
     this->memory = memory;
     /* the dispatch rows take the half of the bound that SQLite's page cache used to spend
      * on them (set_memory) */
-    this->store = DispatchStore_new(memory / 2);
+    this->store = DispatchStore_new(memory / 2, TraceDb_tempDir());
     const char* prof = getenv("DCUTOP_SQL_PROFILE");
     if (prof && *prof && strcmp(prof, "0") != 0) {
         sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, this);
