@@ -1383,6 +1383,8 @@ static void parse_events_chunk(void* ctx, JsonChunk* c) {
     w.cap = main_j->cap;
     w.dist_rank = w.dist_world = LOAD_NULL;
     EvBatch* b = xcalloc(1, sizeof(*b));
+    b->cap = (size_t)(c->end - c->start) / 128 + 16; /* Kineto events are 150-400 bytes */
+    b->evs = xmalloc(b->cap * sizeof(Ev));
     w.collect = b;
     yajl_handle h = yajl_alloc(&callbacks, NULL, &w);
     w.h = h;
