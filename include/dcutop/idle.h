@@ -86,8 +86,18 @@ typedef enum {
 DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
 
 /* The launch stats (IDLE_KERNELS' table) of one kernel, by its full name (kernel.name): one
- * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel. */
+ * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel, the
+ * largest p95 delay first. A copy of Idle_launchTable's rows. */
 DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err);
+
+/* The launch stats of every kernel with a launch call (IDLE_KERNELS' columns), in kernel name
+ * order (strcmp), computed once and kept while the data is unchanged (TraceDb_cached): what
+ * Kernel detail, Hotspots' launch columns and --view idle read. Empty, and read without a
+ * pass over the dispatches, when no API call has a correlation id. *out is borrowed: valid
+ * until the next write to db or the next call. Errors: DCU_ERR_SQL. */
+DcuStatus Idle_launchTable(TraceDb* db, const ResultSet** out, DcuError* err);
+/* The row of kernel (full name) in Idle_launchTable's table, -1 when it has none. */
+int Idle_launchRow(const ResultSet* table, const char* kernel);
 
 /* "host-bound", "launch-overhead", "sync", "other-stream", "rank-wait", "unknown". */
 const char* Idle_causeName(IdleCause c);

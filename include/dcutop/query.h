@@ -22,6 +22,11 @@ typedef struct QueryOpts_ {
     const char* category;   /* hotspots, categories: only this category, or the group "GEMM" /
                              * "non-GEMM" (by the categoriser's verdict, not the name) */
     int64_t run;            /* files: only this run's files (0: the runs of the scope) */
+    int launch_stats;       /* hotspots: 1 adds the launch-statistics columns (launched,
+                             * call_p50_ns, delay_p50_ns, delay_p95_ns, delay_max_ns,
+                             * short_launch_pct, delay_outliers; idle.h) at the end, when
+                             * some dispatch has a correlated launch call; computed once per
+                             * data state (Idle_launchTable) */
 } QueryOpts;
 
 typedef struct Totals_ {

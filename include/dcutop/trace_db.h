@@ -34,6 +34,9 @@ void TraceDb_delete(TraceDb* this);
  * timeline's gap median keeps memory / 128 bytes of values, median_spill.h). */
 int64_t TraceDb_memory(const TraceDb* this);
 
+/* The dispatch rows (borrowed, valid until TraceDb_delete): the loader appends to it. */
+struct DispatchStore_* TraceDb_dispatchStore(TraceDb* this);
+
 /* Where temporary files go, as SQLite chooses: SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp (the
  * first that is a writable folder; "." when none). Static or environment storage. */
 const char* TraceDb_tempDir(void);
@@ -51,6 +54,7 @@ enum {
     TRACEDB_CACHE_TIMELINE_ALL,
     TRACEDB_CACHE_TOTALS,
     TRACEDB_CACHE_RUN_STARTS,
+    TRACEDB_CACHE_LAUNCH_STATS, /* idle.c: Idle_launchTable */
     TRACEDB_CACHE_SLOTS
 };
 TraceDbState TraceDb_state(TraceDb* this);

@@ -106,7 +106,18 @@ typedef struct TraceGap_ {
  * Errors: those of Idle_view. */
 DcuStatus TraceGap_lane(TraceDb* db, const TraceLane* lane, TraceGap** out, int64_t* n,
                         DcuError* err);
+/* The same from the rows of Idle_view(IDLE_GAPS) (borrowed), read once for several lanes. */
+DcuStatus TraceGap_laneFrom(TraceDb* db, const ResultSet* idle_gaps, const TraceLane* lane,
+                            TraceGap** out, int64_t* n, DcuError* err);
 /* The gap that ends at t (an op's start), or NULL. */
 const TraceGap* TraceGap_endingAt(const TraceGap* g, int64_t n, int64_t t);
+/* The device idle time of the gaps g[0..n) inside [a, b) (ns). */
+int64_t TraceGap_idleIn(const TraceGap* g, int64_t n, int64_t a, int64_t b);
+
+/* A page of TraceQuery_ops (consumed: rs is deleted) with two columns more: idle_ns, the
+ * device idle gap that ends where the op starts (so that a row's idle is one interval of the
+ * idle breakdown), and cause, that gap's cause; where none ends there but the queue waited
+ * (gap_ns > 0), cause "other-stream" and no idle (the device ran another queue's op). */
+ResultSet* TraceGap_annotate(ResultSet* rs, const TraceGap* g, int64_t n);
 
 #endif

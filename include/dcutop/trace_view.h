@@ -1,6 +1,9 @@
 /* trace_view.h - the strip above the Trace screen's table (issue 22): in one time window,
  * the launching thread's host activity (a host lane, names written where they fit), the
- * device lane's ops, the queue depth as a sparkline, and a line on the selected op's gap.
+ * device lane's ops (kernels █, memsets and copies ▓; where no op is drawn, ░ when the device
+ * was busy all the same, on another queue or with an op the filter hides, blank only where
+ * it was idle: a blank run is a device idle interval), the queue depth as a sparkline, and a
+ * line on the selected op's gap.
  * A pure view: it draws what it is given into the Canvas. */
 #ifndef DCUTOP_TRACE_VIEW_H
 #define DCUTOP_TRACE_VIEW_H
@@ -19,7 +22,11 @@ typedef struct TraceStrip_ {
     const char* host_label;     /* "host 1234/1234" or NULL (no launch call) */
     const int64_t* op_start;    /* borrowed: the lane's ops in the window */
     const int64_t* op_end;
+    const unsigned char* op_copy; /* borrowed, per op: 1 a memset or copy; NULL: all kernels */
     int nops;
+    const TraceGap* gaps;       /* borrowed: the device's idle gaps by g1 (TraceGap_lane);
+                                 * NULL: not known (columns without an op stay blank) */
+    int64_t ngaps;
     int sel;                    /* index of the selected op in op_*, -1 none */
     const QueueDepth* queue;    /* borrowed; NULL or n = 0: no launch calls */
     const char* gap_line;       /* the selected gap and its cause, or NULL */

@@ -346,8 +346,9 @@ static int load_traces(Session* ss, DcuError* err) {
     return EXIT_OK;
 }
 
+/* --report and --export: hotspots with its launch columns (when the trace has them) */
 static QueryOpts query_opts(const Cli* cli) {
-    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0};
+    return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0, 1};
 }
 
 static int run_export(Session* ss, DcuError* err) {

@@ -21,7 +21,9 @@
 /* Columns the text report shows per view (the CSV/JSON forms carry all columns). */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "pct", "cum_pct", "ceiling",
-                                       "var_ns", "pct_peak", "bound", NULL};
+                                       "var_ns", "pct_peak", "bound", "launched",
+                                       "call_p50_ns", "delay_p50_ns", "delay_p95_ns",
+                                       "short_launch_pct", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const api_keys[] = {"domain", "name", "calls", "total_ns", "avg_ns",
@@ -334,8 +336,8 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
             int rows;
         } tabs[] = {
             {TL_OVERVIEW, NULL, NULL, NULL, 0},
-            {TL_DEVICES, "Timeline: devices (wall = the run's span; busy = union of kernel "
-                         "intervals)", tl_dev_keys, "file", 0},
+            {TL_DEVICES, "Timeline: devices (wall = the run's span; busy = union of kernels, "
+                         "memsets and copies)", tl_dev_keys, "file", 0},
             {TL_AMDAHL, "Timeline: Amdahl ceilings over device kernel time and over wall time",
              tl_amdahl_keys, NULL, 0},
             {TL_IDLE, "Timeline: GPU idle gaps by size (gaps of a device add up to its idle "
@@ -597,6 +599,58 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     return s;
 }
 
+/* The JSON report's opening: totals, variability per run, the region of interest. */
+static DcuStatus json_head(TraceDb* db, const Totals* t, const ReportOpts* o, FILE* out,
+                           DcuError* err) {
+    fprintf(out,
+            "{\"dcutop\": \"%s\",\n\"totals\": {\"kernel_ns\": %" PRId64
+            ", \"dispatches\": %" PRId64 ", \"kernels\": %" PRId64
+            ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
+            ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
+            ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
+            ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
+            DCUTOP_VERSION, t->kernel_ns, t->dispatches, t->kernels,
+            t->per_dispatch ? "true" : "false", t->gemm_ns,
+            t->kernel_ns ? 100.0 * (double)t->gemm_ns / (double)t->kernel_ns : 0.0,
+            t->kernel_ns && t->gemm_ns < t->kernel_ns
+                ? Amdahl_ceiling((double)t->gemm_ns / (double)t->kernel_ns)
+                : 0.0,
+            t->api_ns, t->api_calls, t->copy_ns, t->copy_calls, t->rows_rejected,
+            t->pmc ? "true" : "false");
+    /* variability: null (not 0) when no kernel has dispatches */
+    if (t->var_kernels > 0) {
+        fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
+                     ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
+                t->var_ns, t->var_kernels, t->var_base_ns, t->outliers);
+    } else {
+        fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
+              ", \"variability_base_ns\": null, \"outliers\": null}", out);
+    }
+    DcuStatus s = variab_runs(db, o, out, err);
+    char roi[512];
+    Roi_label(db, roi, sizeof(roi));
+    if (roi[0]) {
+        fputs(",\n\"roi\": ", out);
+        Export_jsonString(out, roi);
+    }
+    return s;
+}
+
+/* The text report's title lines: version, title, command line, region of interest. */
+static void text_head(TraceDb* db, const ReportOpts* o, FILE* out) {
+    fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
+    char* cmd = Runs_command(db);
+    if (cmd) {
+        fprintf(out, "Command: %s\n", cmd);
+        free(cmd);
+    }
+    char roi[512];
+    Roi_label(db, roi, sizeof(roi));
+    if (roi[0]) {
+        fprintf(out, "Region of interest: %s\n", roi);
+    }
+}
+
 static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Totals t;
     DcuStatus s = Query_totals(db, &t, err);
@@ -604,49 +658,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
         return s;
     }
     if (o->format == FMT_JSON) {
-        fprintf(out,
-                "{\"dcutop\": \"%s\",\n\"totals\": {\"kernel_ns\": %" PRId64
-                ", \"dispatches\": %" PRId64 ", \"kernels\": %" PRId64
-                ", \"per_dispatch\": %s, \"gemm_ns\": %" PRId64 ", \"gemm_pct\": %.6f"
-                ", \"gemm_ceiling\": %.6f, \"api_ns\": %" PRId64 ", \"api_calls\": %" PRId64
-                ", \"copy_ns\": %" PRId64 ", \"copy_calls\": %" PRId64
-                ", \"rows_rejected\": %" PRId64 ", \"pmc\": %s",
-                DCUTOP_VERSION, t.kernel_ns, t.dispatches, t.kernels,
-                t.per_dispatch ? "true" : "false", t.gemm_ns,
-                t.kernel_ns ? 100.0 * (double)t.gemm_ns / (double)t.kernel_ns : 0.0,
-                t.kernel_ns && t.gemm_ns < t.kernel_ns
-                    ? Amdahl_ceiling((double)t.gemm_ns / (double)t.kernel_ns)
-                    : 0.0,
-                t.api_ns, t.api_calls, t.copy_ns, t.copy_calls, t.rows_rejected,
-                t.pmc ? "true" : "false");
-        /* variability: null (not 0) when no kernel has dispatches */
-        if (t.var_kernels > 0) {
-            fprintf(out, ", \"variability_ns\": %" PRId64 ", \"variability_kernels\": %" PRId64
-                         ", \"variability_base_ns\": %" PRId64 ", \"outliers\": %" PRId64 "}",
-                    t.var_ns, t.var_kernels, t.var_base_ns, t.outliers);
-        } else {
-            fputs(", \"variability_ns\": null, \"variability_kernels\": 0"
-                  ", \"variability_base_ns\": null, \"outliers\": null}", out);
-        }
-        s = variab_runs(db, o, out, err);
-        char roi[512];
-        Roi_label(db, roi, sizeof(roi));
-        if (roi[0]) {
-            fputs(",\n\"roi\": ", out);
-            Export_jsonString(out, roi);
-        }
+        s = json_head(db, &t, o, out, err);
     } else if (o->format == FMT_TEXT) {
-        fprintf(out, "dcutop %s report: %s\n", DCUTOP_VERSION, o->title ? o->title : "");
-        char* cmd = Runs_command(db);
-        if (cmd) {
-            fprintf(out, "Command: %s\n", cmd);
-            free(cmd);
-        }
-        char roi[512];
-        Roi_label(db, roi, sizeof(roi));
-        if (roi[0]) {
-            fprintf(out, "Region of interest: %s\n", roi);
-        }
+        text_head(db, o, out);
     }
     if (o->view < 0) {
         s = Report_runs(db, o, out, err);

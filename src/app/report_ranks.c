@@ -10,32 +10,12 @@
 #include "dcutop/report.h"
 #include "dcutop/runs.h"
 #include "dcutop/report_table.h"
+#include "dcutop/xalloc.h"
 
 static const char* const rank_keys[] = {"rank",       "run",        "gpu",      "kernel_ns",
                                         "compute_ns", "comm_ns",    "comm_pct", "exposed_ns",
                                         "idle_ns",    "steps",      "step_mean_ns",
                                         "critical_pct", NULL};
-
-/* text wrapped at width on spaces, each line indented by two */
-static void put_wrapped(FILE* out, const char* text, int width) {
-    int w = width > 20 ? width - 2 : 78;
-    const char* p = text;
-    while (*p) {
-        int len = (int)strlen(p), take = len <= w ? len : w;
-        if (take < len) {
-            int sp = take;
-            while (sp > 0 && p[sp] != ' ') {
-                sp--;
-            }
-            take = sp > 0 ? sp : take;
-        }
-        fprintf(out, "  %.*s\n", take, p);
-        p += take;
-        while (*p == ' ') {
-            p++;
-        }
-    }
-}
 
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     if (o->view != REPORT_VIEW_RANKS && Runs_count(db) < 2) {
@@ -108,7 +88,9 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         keys[nk] = NULL;
         Report_table(out, mx, keys, "kind", o->width, 0);
         fputc('\n', out);
-        put_wrapped(out, verdict, o->width);
+        char* indented = xasprintf("  %s", verdict); /* every line indented by two */
+        Report_wrap(out, indented, o->width > 20 ? o->width : 80, 2);
+        free(indented);
     }
     free(verdict);
     ResultSet_delete(rs);

@@ -1,21 +1,44 @@
 /* report_trace.c - `--report --view trace`: the dispatch trace of every GPU/queue (lane), in
- * time order with the gap before each op (trace_query.h); text tables, CSV blocks ("# trace"
- * followed by the lane in a "# lane" line) or one JSON array per lane. */
+ * time order with the gap before each op (trace_query.h) and the device idle interval that
+ * ends at it with its cause (trace_lane.h, as the Trace screen); text tables, CSV blocks
+ * ("# trace" followed by the lane in a "# lane" line) or one JSON array per lane. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "dcutop/export.h"
+#include "dcutop/idle.h"
 #include "dcutop/report.h"
+#include "dcutop/trace_lane.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/report_table.h"
 
-static const char* const trace_keys[] = {"start_ns", "gap_ns", "dur_ns", "short_name",
-                                         "category", "kind", NULL};
+static const char* const trace_keys[] = {"start_ns", "gap_ns", "idle_ns", "cause", "dur_ns",
+                                         "short_name", "category", "kind", NULL};
+
+/* The lane's ops with the device idle gaps that end at them (idle: Idle_view's gap rows). */
+static DcuStatus lane_ops(TraceDb* db, const TraceLane* lane, const ResultSet* idle,
+                          const char* filter, ResultSet** out, DcuError* err) {
+    TraceGap* g = NULL;
+    int64_t ng = 0;
+    DcuStatus s = TraceQuery_ops(db, lane, filter, out, err);
+    if (s == DCU_OK) {
+        s = TraceGap_laneFrom(db, idle, lane, &g, &ng, err);
+    }
+    if (s == DCU_OK) {
+        *out = TraceGap_annotate(*out, g, ng);
+    }
+    free(g);
+    return s;
+}
 
 DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     TraceLane* lanes = NULL;
     int n = 0;
+    ResultSet* idle = NULL;
     DcuStatus s = TraceQuery_lanes(db, &lanes, &n, err);
+    if (s == DCU_OK && n > 0) {
+        s = Idle_view(db, IDLE_GAPS, &idle, err);
+    }
     if (o->format == FMT_JSON) {
         fputs(",\n\"trace\": [", out);
     } else if (o->format == FMT_TEXT && s == DCU_OK && n == 0) {
@@ -23,8 +46,9 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     }
     for (int i = 0; s == DCU_OK && i < n; i++) {
         ResultSet* rs = NULL;
-        s = TraceQuery_ops(db, &lanes[i], o->query.filter, &rs, err);
+        s = lane_ops(db, &lanes[i], idle, o->query.filter, &rs, err);
         if (s != DCU_OK) {
+            ResultSet_delete(rs);
             break;
         }
         ResultSet_keepTop(rs, o->top_all); /* --top: the first N ops of each lane */
@@ -41,7 +65,8 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
             fputs("}", out);
         } else {
             fprintf(out, "\nTrace: %s (%lld dispatches and copies; start from the trace's "
-                         "start, gap = idle time on this GPU/queue before the op)\n",
+                         "start, gap = the wait on this GPU/queue before the op, idle = the "
+                         "device idle interval that ends at it, by cause)\n",
                     lanes[i].label, (long long)lanes[i].ops);
             Report_table(out, rs, trace_keys, "short_name", o->width, 0);
         }
@@ -50,6 +75,7 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     if (o->format == FMT_JSON) {
         fputs("]", out);
     }
+    ResultSet_delete(idle);
     free(lanes);
     return s;
 }

@@ -104,7 +104,8 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         const char* t = cell_text(s->rs, s->tv.selected, ik);
         keep = t ? xstrdup(t) : NULL;
     }
-    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, s->run};
+    QueryOpts q = {s->filter, s->sort, s->what_if, s->n_what_if, s->category, s->run,
+                   s->ops == &HotspotsScreen};
     ResultSet* rs = NULL;
     DcuStatus st;
     if (s->cold_split) {
@@ -502,13 +503,18 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     return REACT_REDRAW;
 }
 
-/* pct_peak and bound exist only when the trace has recorded shapes (efficiency.h); they
- * are the first columns a narrow screen drops */
+/* pct_peak and bound exist only when the trace has recorded shapes (efficiency.h), the
+ * launch group only when its dispatches have launch calls (idle.h): the first columns a
+ * narrow screen drops, the launch delay's median last of them (the group's headline) */
 static const char* const hot_keys[] = {"short_name", "category", "calls", "total_ns", "avg_ns",
                                        "min_ns", "max_ns", "stddev_ns", "pct", "cum_pct",
-                                       "ceiling", "var_ns", "pct_peak", "bound", NULL};
-static const char* const hot_drop[] = {"bound", "pct_peak", "stddev_ns", "min_ns", "max_ns",
-                                       "cum_pct", "var_ns", "avg_ns", "ceiling", "calls", NULL};
+                                       "ceiling", "var_ns", "pct_peak", "bound", "launched",
+                                       "call_p50_ns", "delay_p50_ns", "delay_p95_ns",
+                                       "short_launch_pct", NULL};
+static const char* const hot_drop[] = {"bound", "call_p50_ns", "short_launch_pct", "launched",
+                                       "pct_peak", "delay_p95_ns", "stddev_ns", "min_ns",
+                                       "delay_p50_ns", "max_ns", "cum_pct", "var_ns", "avg_ns",
+                                       "ceiling", "calls", NULL};
 static const char* const cat_keys[] = {"category", "group", "kernels", "calls", "total_ns",
                                        "pct", "ceiling", "what_if", "speedup", "var_ns", NULL};
 static const char* const cat_drop[] = {"var_ns", "calls", "kernels", "group", NULL};

@@ -1,7 +1,8 @@
 /* trace_screen.c - the dispatch trace screen (key 8): every kernel dispatch and copy of one
- * GPU and queue in time order, with the gap before each one and a bar for its duration
- * (trace_query.h). A table screen: filter, sort, search and export are the shared ones;
- * Enter opens the kernel, L goes to the next GPU/queue. */
+ * GPU and queue in time order, with the gap before each one, the device idle interval that
+ * ends at it and its cause (trace_lane.h), and a bar for its duration (trace_query.h); above,
+ * the strip (trace_view.h). A table screen: filter, sort, search and export are the shared
+ * ones; Enter opens the kernel, L goes to the next GPU/queue. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ typedef struct TraceExtra_ {
     HostSpan* spans;     /* owned */
     int nspans;
     int64_t *op_start, *op_end; /* scratch for the view (owned) */
+    unsigned char* op_copy;
     int capops;
     char gap_line[320];
 } TraceExtra;
@@ -59,6 +61,7 @@ static void extra_delete(TraceExtra* x) {
         extra_reset(x);
         free(x->op_start);
         free(x->op_end);
+        free(x->op_copy);
         free(x);
     }
 }
@@ -91,47 +94,6 @@ static DcuStatus extra_lane(Screen* s, App* app, DcuError* err) {
     x->tid = x->nlaunches ? x->launches[0].tid : -1;
     x->lane = s->lane;
     return DCU_OK;
-}
-
-static const RsColumn* cause_columns(const ResultSet* rs) {
-    static RsColumn cols[24];
-    static int n = 0;
-    if (n == 0 && rs->ncols < 23) {
-        memcpy(cols, rs->cols, sizeof(RsColumn) * (size_t)rs->ncols);
-        cols[rs->ncols] = (RsColumn){"cause", "Cause", CT_TEXT};
-        n = rs->ncols + 1;
-    }
-    return cols;
-}
-
-/* The page with a cause column: the cause of the device idle gap that ends where each op
- * starts (idle.h), empty where the op follows no device idle gap. Moves the cells. */
-static ResultSet* with_causes(ResultSet* rs, const TraceExtra* x) {
-    ResultSet* n = ResultSet_new(rs->name, cause_columns(rs), rs->ncols + 1);
-    n->footer = rs->footer;
-    rs->footer = NULL;
-    ResultSet_reserve(n, rs->nrows);
-    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), gc = ResultSet_columnIndex(rs, "gap_ns");
-    int kc = ResultSet_columnIndex(rs, "kind");
-    for (int r = 0; r < rs->nrows; r++) {
-        int nr = ResultSet_addRow(n);
-        for (int c = 0; c < rs->ncols; c++) {
-            RsCell* from = ResultSet_cell(rs, r, c);
-            *ResultSet_cell(n, nr, c) = *from;
-            from->s = NULL;
-        }
-        const TraceGap* g = TraceGap_endingAt(x->gaps, x->ngaps, ResultSet_cellc(n, nr, ac)->i);
-        const RsCell* gap = ResultSet_cellc(n, nr, gc);
-        const RsCell* kind = ResultSet_cellc(n, nr, kc);
-        if (g) {
-            ResultSet_setText(n, nr, rs->ncols, g->cause);
-        } else if (!gap->null && gap->i > 0 && kind->s && strcmp(kind->s, "kernel") == 0) {
-            /* the queue waited while the device ran something else: not device idle */
-            ResultSet_setText(n, nr, rs->ncols, "other-stream");
-        }
-    }
-    ResultSet_delete(rs);
-    return n;
 }
 
 /* Fills the bar column: the op's duration against the longest on the lane, in eighths. */
@@ -194,29 +156,17 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
         *out = NULL;
         return st;
     }
-    *out = with_causes(*out, s->trace_x);
+    *out = TraceGap_annotate(*out, s->trace_x->gaps, s->trace_x->ngaps);
     fill_bars(*out);
     return DCU_OK;
-}
-
-/* The row to open at: the first kernel from abs_start (a gap of the Summary is measured
- * between kernels: a memset inside it is not the kernel after it), else the first op. */
-static int row_to_open(const ResultSet* rs, int64_t abs_start) {
-    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), kc = ResultSet_columnIndex(rs, "kind");
-    for (int r = 0; r < rs->nrows; r++) {
-        const RsCell* a = ResultSet_cellc(rs, r, ac);
-        const RsCell* k = ResultSet_cellc(rs, r, kc);
-        if (!a->null && a->i >= abs_start && k->s && strcmp(k->s, "kernel") == 0) {
-            return r;
-        }
-    }
-    return TraceQuery_rowAt(rs, abs_start);
 }
 
 static DcuStatus trace_open(Screen* s, App* app, DcuError* err) {
     DcuStatus st = TableScreen_open(s, app, err);
     if (st == DCU_OK && s->goto_abs >= 0 && s->rs) {
-        int r = row_to_open(s->rs, s->goto_abs);
+        /* the op that ends the gap: the first from the gap's start (nothing of its lane
+         * starts inside a device idle gap) */
+        int r = TraceQuery_rowAt(s->rs, s->goto_abs);
         if (r >= 0) {
             s->tv.selected = r;
             s->tv.scroll = r > 2 ? r - 2 : 0;
@@ -256,7 +206,9 @@ static Reaction trace_handle(Screen* s, App* app, Action a, DcuError* err) {
     return TableScreen_handle(s, app, a, err);
 }
 
-/* The selected op's gap in words, with its cause and the host activity that took most of it. */
+/* The selected op's gap in words, with its cause and the host activity that took most of it;
+ * where no device idle gap ends at the op, the device idle inside its queue gap (ended by
+ * another queue's op) and the rest, other-stream. */
 static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
     const RsCell* gap = ResultSet_cellc(s->rs, sel, ResultSet_columnIndex(s->rs, "gap_ns"));
     const TraceGap* g = TraceGap_endingAt(x->gaps, x->ngaps, start);
@@ -274,14 +226,20 @@ static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
     } else if (gap->null) {
         snprintf(x->gap_line, sizeof(x->gap_line), "The first op of this GPU/queue.");
     } else if (gap->i > 0) {
-        const RsCell* kind = ResultSet_cellc(s->rs, sel, ResultSet_columnIndex(s->rs, "kind"));
-        int copy = kind->s && strcmp(kind->s, "copy") == 0;
+        int64_t idle = TraceGap_idleIn(x->gaps, x->ngaps, start - gap->i, start);
+        char c[32];
         Format_durationAuto(a, sizeof(a), gap->i);
-        snprintf(x->gap_line, sizeof(x->gap_line),
-                 copy ? "Gap before it: %s on this queue (a copy: the idle causes follow kernels)."
-                      : "Gap before it: %s on this queue while the GPU ran another queue "
-                        "(other-stream: not GPU idle).",
-                 a);
+        Format_durationAuto(b, sizeof(b), idle);
+        Format_durationAuto(c, sizeof(c), gap->i - idle);
+        if (idle > 0) { /* device idle that another queue's op ended, then a wait */
+            snprintf(x->gap_line, sizeof(x->gap_line),
+                     "Gap before it: %s on this queue = GPU idle %s + other-stream %s.", a, b,
+                     c);
+        } else {
+            snprintf(x->gap_line, sizeof(x->gap_line),
+                     "Gap before it: %s on this queue while the GPU ran another queue "
+                     "(other-stream: not GPU idle).", a);
+        }
     } else {
         snprintf(x->gap_line, sizeof(x->gap_line), "No gap before it: the queue was busy.");
     }
@@ -315,6 +273,7 @@ static void strip_window(Screen* s, TraceExtra* x, int page, int64_t* lo, int64_
         x->capops = rs->nrows;
         x->op_start = xrealloc(x->op_start, sizeof(int64_t) * (size_t)x->capops);
         x->op_end = xrealloc(x->op_end, sizeof(int64_t) * (size_t)x->capops);
+        x->op_copy = xrealloc(x->op_copy, (size_t)x->capops);
     }
 }
 
@@ -331,6 +290,7 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int64_t lo, hi;
     strip_window(s, x, page, &lo, &hi);
     int ac = ResultSet_columnIndex(rs, "abs_start_ns"), dc = ResultSet_columnIndex(rs, "dur_ns");
+    int kc = ResultSet_columnIndex(rs, "kind");
     TraceStrip st;
     memset(&st, 0, sizeof(st));
     st.lo = lo;
@@ -340,12 +300,17 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         int64_t a = ResultSet_cellc(rs, r, ac)->i, e = a + ResultSet_cellc(rs, r, dc)->i;
         if (a < hi && e >= lo) {
             st.sel = r == s->tv.selected ? st.nops : st.sel;
+            const RsCell* kind = ResultSet_cellc(rs, r, kc);
+            x->op_copy[st.nops] = kind->s && strcmp(kind->s, "kernel") != 0;
             x->op_start[st.nops] = a;
             x->op_end[st.nops++] = e;
         }
     }
     st.op_start = x->op_start;
     st.op_end = x->op_end;
+    st.op_copy = x->op_copy;
+    st.gaps = x->gaps;
+    st.ngaps = x->ngaps;
     if (x->has_thread && (lo != x->lo || hi != x->hi)) {
         /* the thread that launched the ops in the window (backward passes launch from
          * another thread than the optimizer) */
@@ -407,9 +372,9 @@ Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start) 
     return REACT_REDRAW;
 }
 
-static const char* const trace_keys[] = {"start_ns", "gap_ns", "cause", "dur_ns", "short_name",
-                                         "category", "bar", NULL};
-static const char* const trace_drop[] = {"bar", "category", "cause", NULL};
+static const char* const trace_keys[] = {"start_ns", "gap_ns", "idle_ns", "cause", "dur_ns",
+                                         "short_name", "category", "bar", NULL};
+static const char* const trace_drop[] = {"bar", "category", "idle_ns", "cause", NULL};
 
 const ScreenOps TraceScreen = {"trace", "Trace", -1, trace_open, trace_handle,
                                trace_render, TableScreen_selection, trace_close,

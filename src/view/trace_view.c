@@ -82,24 +82,47 @@ static void host_row(const TraceStrip* s, Canvas* c, int y, int n) {
     free(at);
 }
 
-/* The device lane: a block where an op runs, the selected op in the selection style. */
-static void device_row(const TraceStrip* s, Canvas* c, int y, int n) {
-    for (int i = 0; i < n; i++) {
-        int64_t a = col_t(s, i, n), b = col_t(s, i + 1, n);
-        b = b > a ? b : a + 1;
-        int hit = -1;
-        for (int k = 0; k < s->nops; k++) {
-            if (s->op_start[k] < b && s->op_end[k] >= a &&
-                (hit < 0 || k == s->sel)) {
+/* The lane's op drawn in column [a, b): the selected one, else a kernel, else a memset or
+ * copy; -1 none. */
+static int op_at(const TraceStrip* s, int64_t a, int64_t b) {
+    int hit = -1;
+    for (int k = 0; k < s->nops; k++) {
+        if (s->op_start[k] < b && s->op_end[k] >= a) {
+            int copy = s->op_copy && s->op_copy[k];
+            if (hit < 0 || k == s->sel ||
+                (hit != s->sel && !copy && s->op_copy && s->op_copy[hit])) {
                 hit = k;
             }
         }
-        if (hit < 0) {
-            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, " ", 1);
+    }
+    return hit;
+}
+
+/* The device lane: a block where an op of the lane runs (memsets and copies apart); where
+ * none does, the device ran an op not drawn (another queue's, or one the filter hides)
+ * unless the column lies in its idle gaps. Returns a mask of what was drawn: 1 memset/copy,
+ * 2 an op not drawn. */
+static int device_row(const TraceStrip* s, Canvas* c, int y, int n) {
+    int drawn = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t a = col_t(s, i, n), b = col_t(s, i + 1, n);
+        b = b > a ? b : a + 1;
+        int hit = op_at(s, a, b);
+        if (hit >= 0) {
+            int copy = s->op_copy && s->op_copy[hit];
+            drawn |= copy;
+            Canvas_put(c, y, LABEL_W + i, hit == s->sel ? STYLE_SELECTED
+                                          : copy        ? STYLE_CATEGORY
+                                                        : STYLE_BAR,
+                       copy ? "▓" : "█", 1);
+        } else if (s->gaps && TraceGap_idleIn(s->gaps, s->ngaps, a, b) < b - a) {
+            drawn |= 2;
+            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, "░", 1);
         } else {
-            Canvas_put(c, y, LABEL_W + i, hit == s->sel ? STYLE_SELECTED : STYLE_BAR, "█", 1);
+            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, " ", 1);
         }
     }
+    return drawn;
 }
 
 /* The queue depth: the largest depth in each column, as eighths of the window's largest. */
@@ -144,7 +167,8 @@ void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
     }
     Canvas_putf(c, y, LABEL_W + n + 1, STYLE_DIM, "%.9s", span);
     Canvas_put(c, y + 1, 0, STYLE_LABEL, "GPU", LABEL_W);
-    device_row(s, c, y + 1, n);
+    static const char* const legend[] = {"", "▓ copy", "░ other", "▓cp ░oth"};
+    Canvas_put(c, y + 1, LABEL_W + n + 1, STYLE_DIM, legend[device_row(s, c, y + 1, n)], 9);
     Canvas_put(c, y + 2, 0, STYLE_LABEL, "Queue", LABEL_W);
     if (s->queue && s->queue->n > 0) {
         int64_t top = 0;

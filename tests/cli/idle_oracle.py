@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """idle_oracle.py - an independent reading of Kineto traces for test_idle.sh: per device the
-idle intervals of the run span (the kernels' first start to last end) outside the union over
-streams of the kernels and of the memsets and copies the device ran (gpu_memset / gpu_memcpy,
-device from args "device", else pid; clipped to the span, those of no length left out: busy as
-HTA counts it; a device with no kernel is not listed), each classified by the next such event's
+idle intervals of the run span (the first start to the last end of the kernels, memsets and
+copies) outside the union over streams of the kernels and of the memsets and copies the device
+ran (gpu_memset / gpu_memcpy, device from args "device", else pid; those of no length left out:
+busy as HTA counts it; a device that ran only memsets or copies is listed), each classified by
+the next such event's
 launch call (cuda_runtime / cuda_driver event with its correlation id):
 sync (a synchronising call on the launching thread overlaps the interval and ended by the
 launch), host-bound (launch started after the device went idle), launch-overhead (launched
@@ -58,12 +59,11 @@ def main():
                 if n in SYNC or d2h:
                     s = ns(e["ts"])
                     syncs[(e.get("pid"), e.get("tid"))].append((s, s + ns(e.get("dur", 0))))
-        lo = min(k[1] for k in kern); hi = max(k[2] for k in kern)
+        busy = [b for b in busy if b[2] > b[1]]
+        lo = min(k[1] for k in kern + busy); hi = max(k[2] for k in kern + busy)
         out = collections.defaultdict(lambda: [0, 0])
         idle = collections.Counter()
-        busy = [(d, max(s, lo), min(t, hi), c) for d, s, t, c in busy]
-        busy = [b for b in busy if b[2] > b[1]]
-        for dev in sorted({k[0] for k in kern}):
+        for dev in sorted({k[0] for k in kern + busy}):
             ks = sorted([k + (0,) for k in kern if k[0] == dev] +
                         [b + (1,) for b in busy if b[0] == dev], key=lambda k: (k[1], k[2], k[4]))
             reach = lo

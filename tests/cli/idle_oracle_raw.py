@@ -3,10 +3,10 @@
 that are SQLite files: an RPD (rocpd_op / rocpd_api / rocpd_api_ops) and a rocprof v1
 results.db (OPS / HIP / COPY, the call and its op sharing an Index). It reads the raw tables
 with Python's sqlite3 module, none of dcutop's code. Per device: the idle intervals of the run
-span (the kernels' first start to last end) outside the union over its queues of the kernels
-and, in an RPD, of the copies and fills the device ran (CopyHostToDevice, CopyDeviceToHost,
-CopyDeviceToDevice, FillBuffer: busy as HTA counts it; clipped to the span, those of no length
-left out; rocprof's zero-length barrier packets, "Unknown command type", are not kernels, and
+span (the first start to the last end of the kernels, copies and fills) outside the union over
+its queues of the kernels and, in an RPD, of the copies and fills the device ran
+(CopyHostToDevice, CopyDeviceToHost, CopyDeviceToDevice, FillBuffer: busy as HTA counts it;
+those of no length left out; a device that ran only copies is listed; rocprof's zero-length barrier packets, "Unknown command type", are not kernels, and
 a results.db's COPY rows have no device: left out), each classified by the next such event's
 launch call: sync (a synchronising call on the launching thread overlaps the interval
 and ended by the launch: the *Synchronize calls, hipMemcpyDtoH, or a blocking hipMemcpy /
@@ -67,13 +67,12 @@ def main():
         d2h = n in BLOCKING and (not ops or any("DeviceToHost" in o for o in ops))
         if n in SYNC or d2h:
             syncs[t].append((b, e))
-    lo = min(k[1] for k in kern)
-    hi = max(k[2] for k in kern)
-    busy = [(g, max(b, lo), min(e, hi), c) for g, b, e, c in busy]
     busy = [x for x in busy if x[2] > x[1]]
+    lo = min(k[1] for k in kern + busy)
+    hi = max(k[2] for k in kern + busy)
     out = collections.defaultdict(lambda: [0, 0])
     idle = collections.Counter()
-    for dev in sorted({k[0] for k in kern}):
+    for dev in sorted({k[0] for k in kern + busy}):
         ks = sorted([k + (0,) for k in kern if k[0] == dev] +
                     [x + (1,) for x in busy if x[0] == dev], key=lambda k: (k[1], k[2], k[4]))
         reach = lo

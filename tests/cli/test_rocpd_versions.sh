@@ -14,24 +14,12 @@ cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$V3"
 # the sample is kernel-only: add API calls, a marker, copies and PMC values the way rocprofv3
 # stores them in schema 3 (tables named with the run's uuid, categories in rocpd_string)
 python3 - "$V3" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-u = db.execute("SELECT value FROM rocpd_metadata WHERE tag = 'uuid'").fetchone()[0]
-g = db.execute("SELECT value FROM rocpd_metadata WHERE tag = 'guid'").fetchone()[0]
-def s(text):
-    r = db.execute("SELECT id FROM rocpd_string WHERE string = ?", (text,)).fetchone()
-    if r:
-        return r[0]
-    return db.execute("INSERT INTO rocpd_string%s(guid, string) VALUES(?, ?)" % u,
-                      (g, text)).lastrowid
-t0 = 168853321180000
-ev = 10**6
-def event(cat, corr):
-    global ev
-    ev += 1
-    db.execute("INSERT INTO rocpd_event%s(id, guid, category_id, correlation_id) VALUES(?, ?, ?, ?)"
-               % u, (ev, g, s(cat), corr))
-    return ev
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, "tests/tools")
+from rocpd_enrich import Rocpd, T0 as t0
+r = Rocpd(sys.argv[1])
+db, u, g, s, event = r.db, r.u, r.g, r.s, r.event
 for i in range(5):
     e = event("HIP_RUNTIME_API_EXT", 100 + i)
     db.execute("INSERT INTO rocpd_region%s(guid, nid, pid, tid, start, end, name_id, event_id) "

@@ -27,7 +27,8 @@ us=${want% *}
 cause=${want#* }
 check "l: the selected row is the largest idle gap ($us us, $cause)" \
     grep -q "^403/824 " "$TMP/gap.out"
-check "l: its row shows the gap and the cause" grep -qE "^ +21\.50 +$us $cause " "$TMP/gap.out"
+check "l: its row shows the gap, its device idle (the same) and the cause" \
+    grep -qE "^ +21\.50 +$us +$us $cause " "$TMP/gap.out"
 check "the gap line names the cause and the host activity" \
     grep -q "Gap before it: GPU idle 1.9 ms, host-bound; host mostly in Optimizer.step#AdamW.step" \
     "$TMP/gap.out"

@@ -20,19 +20,16 @@
 #include "../../src/model/names/shortname_internal.h"
 #include "testutil.h"
 
-static char* dir;
+static char* dir; /* each test's temp folder */
 
 static int setup(void** state) {
     (void)state;
-    dir = TestUtil_tempDir();
-    return 0;
+    return TestUtil_dirSetup(&dir);
 }
 
 static int teardown(void** state) {
     (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
-    return 0;
+    return TestUtil_dirTeardown(&dir);
 }
 
 /* Two runs (two pid-tagged rocprofv3 kernel traces), kernels shared between them. */
@@ -225,10 +222,9 @@ static void a_stopped_index_build_leaves_the_database_sound(void** state) {
         char* ok = TestUtil_text(db, "PRAGMA integrity_check");
         assert_string_equal(ok, "ok");
         free(ok);
-        assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch INDEXED BY"
-                                          " dispatch_kernel WHERE kernel_id = 3"),
-                         TestUtil_int(db, "SELECT count(*) FROM dispatch NOT INDEXED"
-                                          " WHERE kernel_id = 3"));
+        /* the dispatch store's kernel index against a full scan (+ hides the column) */
+        assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch WHERE kernel_id = 3"),
+                         TestUtil_int(db, "SELECT count(*) FROM dispatch WHERE +kernel_id = 3"));
         Timeline* again = NULL;
         assert_int_equal(Timeline_new(db, &again, NULL), DCU_OK);
         assert_ptr_equal(again, t); /* the index changed no answer: the cache was kept */

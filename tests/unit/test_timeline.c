@@ -17,19 +17,16 @@
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
-static char* dir;
+static char* dir; /* each test's temp folder */
 
 static int setup(void** state) {
     (void)state;
-    dir = TestUtil_tempDir();
-    return 0;
+    return TestUtil_dirSetup(&dir);
 }
 
 static int teardown(void** state) {
     (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
-    return 0;
+    return TestUtil_dirTeardown(&dir);
 }
 
 #define K(name, stream, ts, dur, corr)                                                        \

@@ -14,19 +14,16 @@
 #include "dcutop/trace_query.h"
 #include "testutil.h"
 
-static char* dir;
+static char* dir; /* each test's temp folder */
 
 static int setup(void** state) {
     (void)state;
-    dir = TestUtil_tempDir();
-    return 0;
+    return TestUtil_dirSetup(&dir);
 }
 
 static int teardown(void** state) {
     (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
-    return 0;
+    return TestUtil_dirTeardown(&dir);
 }
 
 /* ops (launch start, end): (0,10) (2,5) (3,20) (30,40): depth 1 at 0, 2 at 2, 3 at 3, 2 at 5,
@@ -181,10 +178,53 @@ static void lane_of_a_kineto_step(void** state) {
     free(p);
 }
 
+/* Device idle gaps [10, 20) [30, 50) [70, 80): the idle inside a window, by hand. */
+static void idle_in_windows(void** state) {
+    (void)state;
+    static const TraceGap g[] = {{10, 20, "host-bound", "", 0},
+                                 {30, 50, "sync", "", 0},
+                                 {70, 80, "unknown", "", 0}};
+    assert_int_equal(TraceGap_idleIn(g, 3, 0, 100), 40);
+    assert_int_equal(TraceGap_idleIn(g, 3, 15, 35), 10); /* 15..20 and 30..35 */
+    assert_int_equal(TraceGap_idleIn(g, 3, 20, 30), 0);  /* busy in between */
+    assert_int_equal(TraceGap_idleIn(g, 3, 40, 45), 5);  /* inside one gap */
+    assert_int_equal(TraceGap_idleIn(g, 3, 80, 90), 0);
+    assert_int_equal(TraceGap_idleIn(g, 0, 0, 100), 0);
+    assert_int_equal(TraceGap_idleIn(NULL, 0, 0, 100), 0);
+}
+
+/* A page of three ops: one after a device idle gap (its idle and cause), one after a wait on
+ * its queue only (other-stream, no idle), one without a gap. */
+static void annotate_a_page(void** state) {
+    (void)state;
+    static const RsColumn cols[] = {{"gap_ns", "Gap", CT_NS}, {"abs_start_ns", "Start", CT_NS}};
+    ResultSet* rs = ResultSet_new("trace", cols, 2);
+    static const int64_t gap[] = {5, 30, 0}, start[] = {20, 60, 70};
+    for (int i = 0; i < 3; i++) {
+        int r = ResultSet_addRow(rs);
+        ResultSet_setInt(rs, r, 0, gap[i]);
+        ResultSet_setInt(rs, r, 1, start[i]);
+    }
+    static const TraceGap g[] = {{10, 20, "host-bound", "", 0}, {40, 50, "sync", "", 0}};
+    rs = TraceGap_annotate(rs, g, 2);
+    int ic = ResultSet_columnIndex(rs, "idle_ns"), cc = ResultSet_columnIndex(rs, "cause");
+    assert_true(ic >= 0 && cc >= 0);
+    assert_int_equal(ResultSet_cellc(rs, 0, ic)->i, 10);
+    assert_string_equal(ResultSet_cellc(rs, 0, cc)->s, "host-bound");
+    assert_true(ResultSet_cellc(rs, 1, ic)->null);
+    assert_string_equal(ResultSet_cellc(rs, 1, cc)->s, "other-stream");
+    assert_true(ResultSet_cellc(rs, 2, ic)->null);
+    assert_null(ResultSet_cellc(rs, 2, cc)->s);
+    assert_int_equal(ResultSet_cellc(rs, 1, 1)->i, 60); /* the cells moved over */
+    ResultSet_delete(rs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(depth_by_hand),
         cmocka_unit_test(depth_edges),
+        cmocka_unit_test(idle_in_windows),
+        cmocka_unit_test(annotate_a_page),
         cmocka_unit_test_setup_teardown(lane_of_a_kineto_step, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

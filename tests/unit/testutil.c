@@ -25,6 +25,18 @@ void TestUtil_rmTree(const char* dir) {
     free(cmd);
 }
 
+int TestUtil_dirSetup(char** dir) {
+    *dir = TestUtil_tempDir();
+    return 0;
+}
+
+int TestUtil_dirTeardown(char** dir) {
+    TestUtil_rmTree(*dir);
+    free(*dir);
+    *dir = NULL;
+    return 0;
+}
+
 char* TestUtil_writeFile(const char* dir, const char* name, const void* data, size_t len) {
     char* p = xasprintf("%s/%s", dir, name);
     FILE* f = fopen(p, "wb");

@@ -11,6 +11,12 @@
 /* A new empty temp directory (owned string, removed by TestUtil_rmTree). */
 char* TestUtil_tempDir(void);
 void TestUtil_rmTree(const char* dir);
+/* The temp-folder fixture most file tests share: TestUtil_dirSetup makes *dir a fresh temp
+ * folder (owned), TestUtil_dirTeardown removes it, frees *dir and sets it NULL. Both return 0,
+ * what cmocka's setup and teardown return on success:
+ *     static int setup(void** state) { (void)state; return TestUtil_dirSetup(&dir); } */
+int TestUtil_dirSetup(char** dir);
+int TestUtil_dirTeardown(char** dir);
 /* Writes len bytes to dir/name; returns the path (owned). */
 char* TestUtil_writeFile(const char* dir, const char* name, const void* data, size_t len);
 /* Loads path into a fresh db and applies the built-in rules.

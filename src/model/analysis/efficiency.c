@@ -204,26 +204,43 @@ static DcuStatus store_devices(TraceDb* db, DevCache** cache, int* ncache, const
     return s;
 }
 
-DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
-                           DcuError* err) {
-    if (!Efficiency_hasShapes(db)) { /* nothing to model: no cost for other traces */
-        return TraceDb_exec(db, "DELETE FROM op_perf; DELETE FROM dispatch_perf;"
-                                " DELETE FROM kernel_perf; DELETE FROM eff_device;", err);
+/* Binds one op's row of op_perf: ops' row (id, ..., kernel time, kernels, device), its model p
+ * and its device's peaks. */
+static void bind_op(sqlite3_stmt* ins, sqlite3_stmt* ops, const PerfOp* p, const DevCache* dc) {
+    const char* dev = (const char*)sqlite3_column_text(ops, 8);
+    double pf = PeakFigures_tflops(&dc->fig, p->dtype), pb = dc->fig.gbps;
+    /* ns at peak: FLOPs / (TFLOP/s * 1e3 per ns), bytes / (GB/s per ns). A memory-bound
+     * op of a type without a floating-point roof (integers) is judged on bytes alone. */
+    double cns = pf > 0 ? p->flops / (pf * 1e3) : (p->kind == PERF_MEMORY ? 0 : NAN);
+    double mns = pb > 0 ? p->bytes / pb : NAN;
+    sqlite3_bind_int64(ins, 1, sqlite3_column_int64(ops, 0));
+    sqlite3_bind_text(ins, 2, PerfModel_kindName(p->kind), -1, SQLITE_STATIC);
+    sqlite3_bind_double(ins, 3, p->flops);
+    sqlite3_bind_double(ins, 4, p->bytes);
+    sqlite3_bind_text(ins, 5, p->dtype, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 6, p->shape, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(ins, 7, sqlite3_column_int64(ops, 6));
+    sqlite3_bind_int64(ins, 8, sqlite3_column_int64(ops, 7));
+    if (dev) {
+        sqlite3_bind_text(ins, 9, dev, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_null(ins, 9);
     }
-    DcuStatus s = TraceDb_exec(db, "SAVEPOINT eff", err);
-    if (s != DCU_OK) {
-        return s;
-    }
-    s = link_dispatches(db, err);
+    bind_real_or_null(ins, 10, cns);
+    bind_real_or_null(ins, 11, mns);
+}
+
+/* op_perf: each CPU op with launched kernels (temp.d2op) that the performance model knows,
+ * its FLOPs, bytes and time at its device's peaks (cached in *cache). */
+static DcuStatus model_ops(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
+                           DevCache** cache, int* ncache, DcuError* err) {
     sqlite3_stmt *ops = NULL, *ins = NULL;
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "SELECT o.id, o.name, o.input_dims, o.input_types,"
-                            " o.concrete_inputs, o.input_strides, CAST(total(x.dur) AS INTEGER),"
-                            " count(*), max(x.device)"
-                            " FROM temp.d2op x JOIN cpu_op o ON o.id = x.op GROUP BY o.id",
-                            &ops, err);
-    }
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT o.id, o.name, o.input_dims, o.input_types,"
+                                  " o.concrete_inputs, o.input_strides,"
+                                  " CAST(total(x.dur) AS INTEGER), count(*), max(x.device)"
+                                  " FROM temp.d2op x JOIN cpu_op o ON o.id = x.op GROUP BY o.id",
+                                  &ops, err);
     if (s == DCU_OK) {
         s = TraceDb_prepare(db,
                             "INSERT INTO op_perf(op_id, kind, flops, bytes, dtype, shape,"
@@ -231,8 +248,6 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
                             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                             &ins, err);
     }
-    DevCache* cache = NULL;
-    int ncache = 0;
     int rc = SQLITE_DONE;
     while (s == DCU_OK && (rc = sqlite3_step(ops)) == SQLITE_ROW) {
         PerfOp p;
@@ -244,27 +259,7 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
             continue;
         }
         const char* dev = (const char*)sqlite3_column_text(ops, 8);
-        const DevCache* dc = device_peaks(db, &cache, &ncache, dev, peaks, override);
-        double pf = PeakFigures_tflops(&dc->fig, p.dtype), pb = dc->fig.gbps;
-        /* ns at peak: FLOPs / (TFLOP/s * 1e3 per ns), bytes / (GB/s per ns). A memory-bound
-         * op of a type without a floating-point roof (integers) is judged on bytes alone. */
-        double cns = pf > 0 ? p.flops / (pf * 1e3) : (p.kind == PERF_MEMORY ? 0 : NAN);
-        double mns = pb > 0 ? p.bytes / pb : NAN;
-        sqlite3_bind_int64(ins, 1, sqlite3_column_int64(ops, 0));
-        sqlite3_bind_text(ins, 2, PerfModel_kindName(p.kind), -1, SQLITE_STATIC);
-        sqlite3_bind_double(ins, 3, p.flops);
-        sqlite3_bind_double(ins, 4, p.bytes);
-        sqlite3_bind_text(ins, 5, p.dtype, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 6, p.shape, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(ins, 7, sqlite3_column_int64(ops, 6));
-        sqlite3_bind_int64(ins, 8, sqlite3_column_int64(ops, 7));
-        if (dev) {
-            sqlite3_bind_text(ins, 9, dev, -1, SQLITE_TRANSIENT);
-        } else {
-            sqlite3_bind_null(ins, 9);
-        }
-        bind_real_or_null(ins, 10, cns);
-        bind_real_or_null(ins, 11, mns);
+        bind_op(ins, ops, &p, device_peaks(db, cache, ncache, dev, peaks, override));
         if (sqlite3_step(ins) != SQLITE_DONE) {
             s = Error_set(err, DCU_ERR_SQL, "%s", sqlite3_errmsg(TraceDb_handle(db)));
         }
@@ -276,24 +271,47 @@ DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* o
     }
     sqlite3_finalize(ops);
     sqlite3_finalize(ins);
+    return s;
+}
+
+/* dispatch_perf and kernel_perf: each op's figures shared among its kernels by duration. */
+static DcuStatus spread_ops(TraceDb* db, DcuError* err) {
+    return TraceDb_exec(
+        db,
+        "INSERT INTO dispatch_perf(dispatch_id, op_id, flops, bytes, compute_ns, memory_ns)"
+        " SELECT x.did, p.op_id, p.flops * x.dur / p.kernel_ns, p.bytes * x.dur /"
+        "  p.kernel_ns, p.compute_ns * x.dur / p.kernel_ns, p.memory_ns * x.dur /"
+        "  p.kernel_ns"
+        " FROM temp.d2op x JOIN op_perf p ON p.op_id = x.op WHERE p.kernel_ns > 0;"
+        "INSERT INTO kernel_perf(kernel_id, dispatches, dur_ns, flops, bytes, compute_ns,"
+        " memory_ns)"
+        " SELECT x.kid, count(*), CAST(total(x.dur) AS INTEGER), total(d.flops),"
+        "  total(d.bytes),"
+        "  CASE WHEN count(d.compute_ns) = count(*) THEN total(d.compute_ns) END,"
+        "  CASE WHEN count(d.memory_ns) = count(*) THEN total(d.memory_ns) END"
+        " FROM temp.d2op x JOIN dispatch_perf d ON d.dispatch_id = x.did GROUP BY x.kid;"
+        "DROP TABLE temp.d2op;",
+        err);
+}
+
+DcuStatus Efficiency_build(TraceDb* db, const Peaks* peaks, const PeakFigures* override,
+                           DcuError* err) {
+    if (!Efficiency_hasShapes(db)) { /* nothing to model: no cost for other traces */
+        return TraceDb_exec(db, "DELETE FROM op_perf; DELETE FROM dispatch_perf;"
+                                " DELETE FROM kernel_perf; DELETE FROM eff_device;", err);
+    }
+    DcuStatus s = TraceDb_exec(db, "SAVEPOINT eff", err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    s = link_dispatches(db, err);
+    DevCache* cache = NULL;
+    int ncache = 0;
     if (s == DCU_OK) {
-        s = TraceDb_exec(
-            db,
-            /* the op's figures shared among its kernels by duration */
-            "INSERT INTO dispatch_perf(dispatch_id, op_id, flops, bytes, compute_ns, memory_ns)"
-            " SELECT x.did, p.op_id, p.flops * x.dur / p.kernel_ns, p.bytes * x.dur /"
-            "  p.kernel_ns, p.compute_ns * x.dur / p.kernel_ns, p.memory_ns * x.dur /"
-            "  p.kernel_ns"
-            " FROM temp.d2op x JOIN op_perf p ON p.op_id = x.op WHERE p.kernel_ns > 0;"
-            "INSERT INTO kernel_perf(kernel_id, dispatches, dur_ns, flops, bytes, compute_ns,"
-            " memory_ns)"
-            " SELECT x.kid, count(*), CAST(total(x.dur) AS INTEGER), total(d.flops),"
-            "  total(d.bytes),"
-            "  CASE WHEN count(d.compute_ns) = count(*) THEN total(d.compute_ns) END,"
-            "  CASE WHEN count(d.memory_ns) = count(*) THEN total(d.memory_ns) END"
-            " FROM temp.d2op x JOIN dispatch_perf d ON d.dispatch_id = x.did GROUP BY x.kid;"
-            "DROP TABLE temp.d2op;",
-            err);
+        s = model_ops(db, peaks, override, &cache, &ncache, err);
+    }
+    if (s == DCU_OK) {
+        s = spread_ops(db, err);
     }
     if (s == DCU_OK) {
         s = store_devices(db, &cache, &ncache, peaks, override, err);

@@ -34,7 +34,8 @@ int Idle_causeIsIdle(IdleCause c) {
 
 typedef struct {
     int64_t run, gpu, stream, start, end, file;
-    char *kernel, *call;     /* owned; call NULL when no launch call */
+    const char* kernel;       /* borrowed from Ctx names */
+    char* call;               /* owned; NULL when no launch call */
     int64_t cs, ce, pid, tid; /* the launch call */
     int comm;                 /* a collective (category comm) */
     int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
@@ -55,7 +56,6 @@ typedef struct {
     int64_t nsy;
     char** names;
     int64_t nnames, capnames;
-    const char* only; /* launch stats of this kernel only (borrowed), NULL: all */
 } Ctx;
 
 static char* dup_col(sqlite3_stmt* st, int c) {
@@ -71,36 +71,74 @@ static const char used_files[] = "(SELECT file_id FROM used_file WHERE layer = '
 
 /* The launch call: the call with the event's correlation id in its own file, else among its
  * run's files (rocprofv3 CSV: API calls in a file of their own), a HIP call first, then the
- * lowest id (as launch_link.h). */
-#define LAUNCH_CTE                                                                           \
-    "WITH lc AS (SELECT file_id, corr_id, min(id) AS id FROM api_call"                      \
-    "  WHERE corr_id IS NOT NULL AND file_id IN (SELECT id FROM source_file"                  \
-    "   WHERE run_id IS NOT NULL) GROUP BY file_id, corr_id),"                              \
-    " lr AS (SELECT run, corr_id, id FROM (SELECT f.run_id AS run, a.corr_id, a.id,"        \
-    "  row_number() OVER (PARTITION BY f.run_id, a.corr_id"                                 \
-    "   ORDER BY a.name NOT LIKE 'hip%%', a.id) AS rn"                                      \
-    "  FROM api_call a JOIN source_file f ON f.id = a.file_id"                              \
-    "  WHERE a.corr_id IS NOT NULL AND f.run_id IS NOT NULL) WHERE rn = 1)"
+ * lowest id (as launch_link.h). Looked up per event through the index api_call_file
+ * (file_id, corr_id), the run's files only when its own has none: a window over every API
+ * call of the trace, sorted, was half of reading 100k dispatches. X: the event's alias; f:
+ * its source_file. */
 #define LAUNCH_JOIN(X)                                                                       \
-    " LEFT JOIN lc ON lc.file_id = " X ".file_id AND lc.corr_id = " X ".corr_id"            \
-    " LEFT JOIN lr ON lc.id IS NULL AND lr.run = f.run_id AND lr.corr_id = " X ".corr_id"   \
-    " LEFT JOIN api_call a ON a.id = coalesce(lc.id, lr.id)"
+    " LEFT JOIN api_call a ON a.id = coalesce((SELECT min(l.id) FROM api_call l"             \
+    "  WHERE l.file_id = " X ".file_id AND l.corr_id = " X ".corr_id),"                     \
+    " (SELECT l.id FROM source_file g JOIN api_call l ON l.file_id = g.id"                   \
+    "  WHERE g.run_id = f.run_id AND l.corr_id = " X ".corr_id"                             \
+    "  ORDER BY lower(substr(l.name, 1, 3)) <> 'hip', l.id LIMIT 1))"
 
 static const char copy_rows[] =
     " UNION ALL SELECT f.run_id, x.gpu, coalesce(x.stream, x.queue, -1), x.start_ns, x.end_ns,"
     "  x.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, x.file_id, 0, 1, x.id"
     " FROM copy x JOIN source_file f ON f.id = x.file_id" LAUNCH_JOIN("x")
     " WHERE x.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
-    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+    "  AND x.gpu IS NOT NULL AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
     "  AND f.run_id IS NOT NULL";
 
+static const char* intern_name(Ctx* c, const char* s);
+
+/* Kernel names by id, each interned once into c->names: the dispatch query gives the
+ * kernel id, not the name, which a million-row sort used to carry (and copy, per row). */
+typedef struct {
+    const char** by_id; /* owned array of borrowed names, NULL: not read yet */
+    int64_t n;
+} KernelNames;
+
+/* Column 5 of a dispatch row (a kernel id) or of a copy row (its name) as a borrowed name. */
+static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stmt* st) {
+    if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
+        return NULL;
+    }
+    if (sqlite3_column_type(st, 5) != SQLITE_INTEGER) {
+        return intern_name(c, (const char*)sqlite3_column_text(st, 5));
+    }
+    int64_t id = sqlite3_column_int64(st, 5);
+    if (id >= 0 && id < kn->n && kn->by_id[id]) {
+        return kn->by_id[id];
+    }
+    if (id < 0 || id > 100000000) {
+        return NULL;
+    }
+    if (id >= kn->n) {
+        int64_t n = id + 1024;
+        kn->by_id = xrealloc(kn->by_id, (size_t)n * sizeof(*kn->by_id));
+        memset(kn->by_id + kn->n, 0, (size_t)(n - kn->n) * sizeof(*kn->by_id));
+        kn->n = n;
+    }
+    sqlite3_stmt* q = NULL;
+    DcuError e = {0};
+    if (TraceDb_prepareCached(db, "SELECT name FROM kernel WHERE id = ?", &q, &e) == DCU_OK) {
+        sqlite3_bind_int64(q, 1, id);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+            kn->by_id[id] = intern_name(c, (const char*)sqlite3_column_text(q, 0));
+        }
+        TraceDb_release(db, q);
+    }
+    return kn->by_id[id];
+}
+
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
- * a device of those files ran (gpu and times known): device busy time as HTA counts it. */
+ * a device of those files ran (gpu and times known, of some length): device busy time as HTA
+ * counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     char* sql = xasprintf(
-        LAUNCH_CTE
-        " SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
-        "  d.end_ns, k.name, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
+        "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
+        "  d.end_ns, d.kernel_id, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
         "  coalesce(k.category = 'comm', 0), 0, d.id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
         " JOIN kernel k ON k.id = d.kernel_id" LAUNCH_JOIN("d")
@@ -116,6 +154,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
     }
     size_t cap = 0;
     int rc;
+    KernelNames kn = {NULL, 0};
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((size_t)c->nd == cap) {
             cap = cap ? cap * 2 : 1024;
@@ -130,7 +169,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         if (x->end < x->start) {
             x->end = x->start;
         }
-        x->kernel = dup_col(st, 5);
+        x->kernel = kernel_name(db, c, &kn, st);
         x->call = dup_col(st, 6);
         x->cs = col_i(st, 7, 0);
         x->ce = col_i(st, 8, x->cs);
@@ -146,6 +185,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         }
     }
     sqlite3_finalize(st);
+    free(kn.by_id);
     return rc == SQLITE_DONE ? DCU_OK
                              : Error_set(err, DCU_ERR_SQL, "idle: %s",
                                          sqlite3_errmsg(TraceDb_handle(db)));
@@ -372,7 +412,7 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     *ndg = 0;
     for (int64_t i = d0; i <= d1; i++) {
         if (i < d1 && c->d[i].end <= c->d[i].start && c->d[i].copy) {
-            continue; /* a copy outside the run's kernel span, or of no length */
+            continue; /* a copy of no length (or a bad one): not busy */
         }
         int64_t st = i < d1 ? c->d[i].start : hi;
         if (st > reach) {
@@ -401,10 +441,20 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     }
 }
 
-/* The idle time of the sorted, disjoint gaps inside [a, b). */
+/* The idle time of the sorted, disjoint gaps inside [a, b). A binary search finds the first
+ * gap that ends after a: a scan from the first gap made the other-stream pass quadratic
+ * (a 1M-dispatch CSV of several streams spent minutes here). */
 static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
-    int64_t idle = 0;
-    for (int64_t q = 0; q < ndg; q++) {
+    int64_t idle = 0, lo = 0, hi = ndg;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (dg[mid].g1 <= a) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (int64_t q = lo; q < ndg && dg[q].g0 < b; q++) {
         int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
         int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
         if (y > x) {
@@ -422,7 +472,7 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     int64_t nstream = 0;
     for (int64_t i = d0; i < d1; i++) {
         if (c->d[i].copy && c->d[i].end <= c->d[i].start) {
-            continue; /* outside the run's kernel span */
+            continue; /* of no length: not busy */
         }
         int seen = 0;
         for (int64_t j = 0; j < nstream && !seen; j++) {
@@ -661,8 +711,14 @@ const char* Idle_viewName(IdleView v) {
     return v < IDLE_VIEW_COUNT ? view_names[v] : "?";
 }
 
-static int64_t delay_of(const Disp* d) {
-    return d->start > d->ce ? d->start - d->ce : 0;
+/* A dispatch with a launch call, as the launch stats read it (ns). */
+typedef struct {
+    int64_t kid, start, end, cs, ce; /* kernel id; kernel start, end; call start, end */
+} Launch;
+
+/* The launch delay (HTA's): kernel start - launch call end, clipped at 0. */
+static int64_t launch_delay(int64_t start, int64_t call_end) {
+    return start > call_end ? start - call_end : 0;
 }
 
 static int cmp_i64(const void* a, const void* b) {
@@ -670,9 +726,9 @@ static int cmp_i64(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static int cmp_kernel(const void* a, const void* b) {
-    const Disp *x = *(Disp* const*)a, *y = *(Disp* const*)b;
-    return strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
+static int cmp_launch(const void* a, const void* b) {
+    const Launch *x = a, *y = b;
+    return (x->kid > y->kid) - (x->kid < y->kid);
 }
 
 /* Median, p95 (nearest rank) and max of v[0..k) into columns col, col+1, col+2 (sorts v). */
@@ -684,20 +740,21 @@ static void put_stats(ResultSet* rs, int r, int col, int64_t* v, int64_t k) {
     ResultSet_setNs(rs, r, col + 2, (double)v[k - 1]);
 }
 
-/* One row of launch stats for the dispatches p[0..k) of one kernel. */
-static void kernel_row(ResultSet* rs, Disp* const* p, int64_t k, int64_t* buf) {
+/* One row of launch stats for the dispatches p[0..k) of the kernel named name. */
+static void kernel_row(ResultSet* rs, const Launch* p, int64_t k, const char* name,
+                       int64_t* buf) {
     int64_t shorts = 0, dout = 0, cout = 0;
     int r = ResultSet_addRow(rs);
-    ResultSet_setText(rs, r, 0, p[0]->kernel ? p[0]->kernel : "?");
+    ResultSet_setText(rs, r, 0, name ? name : "?");
     ResultSet_setInt(rs, r, 1, k);
     for (int64_t q = 0; q < k; q++) {
-        buf[q] = delay_of(p[q]);
+        buf[q] = launch_delay(p[q].start, p[q].ce);
         dout += buf[q] > IDLE_HTA_DELAY_CUTOFF_NS;
-        shorts += p[q]->end - p[q]->start < p[q]->ce - p[q]->cs;
+        shorts += p[q].end - p[q].start < p[q].ce - p[q].cs;
     }
     put_stats(rs, r, 2, buf, k);
     for (int64_t q = 0; q < k; q++) {
-        buf[q] = p[q]->ce - p[q]->cs > 0 ? p[q]->ce - p[q]->cs : 0;
+        buf[q] = p[q].ce - p[q].cs > 0 ? p[q].ce - p[q].cs : 0;
         cout += buf[q] > IDLE_HTA_RUNTIME_CUTOFF_NS;
     }
     put_stats(rs, r, 5, buf, k);
@@ -706,30 +763,69 @@ static void kernel_row(ResultSet* rs, Disp* const* p, int64_t k, int64_t* buf) {
     ResultSet_setInt(rs, r, 10, cout);
 }
 
-static void kernel_stats(const Ctx* c, ResultSet* rs) {
-    Disp** p = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*p));
-    int64_t* buf = xmalloc((size_t)(c->nd ? c->nd : 1) * sizeof(*buf));
-    int64_t n = 0;
-    for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].call && !c->d[i].copy &&
-            (!c->only || (c->d[i].kernel && strcmp(c->d[i].kernel, c->only) == 0))) {
-            p[n++] = &c->d[i];
+/* The dispatches of the used kernel files that have a launch call (the same dispatches and
+ * calls as read_dispatches, without names: a kernel id per dispatch). */
+static DcuStatus read_launches(TraceDb* db, Launch** out, int64_t* n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT d.kernel_id, d.start_ns, d.end_ns, a.start_ns, coalesce(a.end_ns, a.start_ns)"
+        " FROM dispatch d JOIN source_file f ON f.id = d.file_id" LAUNCH_JOIN("d")
+        " WHERE d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        "  AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL AND f.run_id IS NOT NULL"
+        "  AND a.start_ns IS NOT NULL",
+        &st, err);
+    size_t cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            *out = xrealloc(*out, cap * sizeof(**out));
         }
+        Launch* x = &(*out)[(*n)++];
+        x->kid = sqlite3_column_int64(st, 0);
+        x->start = sqlite3_column_int64(st, 1);
+        x->end = sqlite3_column_int64(st, 2);
+        x->end = x->end < x->start ? x->start : x->end;
+        x->cs = sqlite3_column_int64(st, 3);
+        x->ce = sqlite3_column_int64(st, 4);
     }
-    if (n) {
-        qsort(p, (size_t)n, sizeof(*p), cmp_kernel);
+    sqlite3_finalize(st);
+    return s != DCU_OK || rc == SQLITE_DONE
+               ? s
+               : Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)));
+}
+
+/* Launch stats rows for the dispatches with a launch call, one per kernel, in kernel name
+ * order (strcmp). */
+static DcuStatus kernel_stats(TraceDb* db, ResultSet* rs, DcuError* err) {
+    Launch* p = NULL;
+    int64_t n = 0;
+    sqlite3_stmt* name = NULL;
+    DcuStatus s = read_launches(db, &p, &n, err);
+    if (s == DCU_OK && n) {
+        s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
     }
-    for (int64_t i = 0; i < n;) {
+    int64_t* buf = xmalloc((size_t)(n ? n : 1) * sizeof(*buf));
+    if (s == DCU_OK && n) {
+        qsort(p, (size_t)n, sizeof(*p), cmp_launch);
+    }
+    for (int64_t i = 0; s == DCU_OK && i < n;) {
         int64_t j = i;
-        while (j < n && cmp_kernel(&p[j], &p[i]) == 0) {
+        while (j < n && p[j].kid == p[i].kid) {
             j++;
         }
-        kernel_row(rs, p + i, j - i, buf);
+        sqlite3_bind_int64(name, 1, p[i].kid);
+        sqlite3_step(name);
+        kernel_row(rs, p + i, j - i, (const char*)sqlite3_column_text(name, 0), buf);
+        sqlite3_reset(name);
         i = j;
     }
-    ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
+    sqlite3_finalize(name);
+    ResultSet_sort(rs, 0, 0);
     free(buf);
     free(p);
+    return s;
 }
 
 static const char host_sql[] =
@@ -895,7 +991,7 @@ static void out_launches(Walk* w, int64_t r0, int64_t r1) {
         ResultSet_setInt(rs, r, 6, d->ce);
         ResultSet_setInt(rs, r, 7, d->start);
         ResultSet_setInt(rs, r, 8, d->end);
-        ResultSet_setNs(rs, r, 9, (double)delay_of(d));
+        ResultSet_setNs(rs, r, 9, (double)launch_delay(d->start, d->ce));
     }
 }
 
@@ -922,27 +1018,20 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     free(dg);
 }
 
-/* The run span [lo, hi) of c->d[r0..r1): its kernels' (0: none); its copies are clipped to
- * it, those outside left with no length (device_gaps skips them), so that the wall time
- * stays the kernels' span as in timeline.c. */
-static int run_span(Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+/* The run's wall [lo, hi) of c->d[r0..r1): from its first busy start to its last busy end,
+ * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
+ * has no kernel (the timeline measures runs with timed dispatches only). */
+static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+    int kernels = 0;
     for (int64_t i = r0; i < r1; i++) {
-        if (!c->d[i].copy) {
-            *lo = c->d[i].start < *lo ? c->d[i].start : *lo;
-            *hi = c->d[i].end > *hi ? c->d[i].end : *hi;
+        const Disp* x = &c->d[i];
+        kernels |= !x->copy;
+        if (!x->copy || x->end > x->start) {
+            *lo = x->start < *lo ? x->start : *lo;
+            *hi = x->end > *hi ? x->end : *hi;
         }
     }
-    if (*lo > *hi) {
-        return 0;
-    }
-    for (int64_t i = r0; i < r1; i++) {
-        Disp* x = &c->d[i];
-        if (x->copy) {
-            x->start = x->start < *lo ? *lo : x->start > *hi ? *hi : x->start;
-            x->end = x->end > *hi ? *hi : x->end < x->start ? x->start : x->end;
-        }
-    }
-    return 1;
+    return kernels && *lo <= *hi;
 }
 
 /* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
@@ -955,7 +1044,7 @@ static DcuStatus walk(Walk* w, DcuError* err) {
             r1++;
         }
         if (!run_span(c, r0, r1, &lo, &hi)) {
-            r0 = r1; /* copies only: no kernel span to measure idle in */
+            r0 = r1; /* copies only: not a run of the timeline */
             continue;
         }
         char label[512];
@@ -975,13 +1064,10 @@ static DcuStatus walk(Walk* w, DcuError* err) {
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
             int64_t d1 = d0;
-            int kernels = 0;
             while (d1 < r1 && c->d[d1].gpu == c->d[d0].gpu) {
-                kernels |= !c->d[d1++].copy;
+                d1++; /* a device that ran only copies too, as the timeline */
             }
-            if (kernels) { /* a device that ran no kernel is not listed (as the timeline) */
-                walk_device(w, d0, d1, lo, hi);
-            }
+            walk_device(w, d0, d1, lo, hi);
             d0 = d1;
         }
         r0 = r1;
@@ -991,7 +1077,6 @@ static DcuStatus walk(Walk* w, DcuError* err) {
 
 static void ctx_done(Ctx* c) {
     for (int64_t i = 0; i < c->nd; i++) {
-        free(c->d[i].kernel);
         free(c->d[i].call);
     }
     for (int64_t i = 0; i < c->nnames; i++) {
@@ -1014,20 +1099,19 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
     if (v >= IDLE_VIEW_COUNT) {
         return Error_set(err, DCU_ERR_USAGE, "idle: unknown view");
     }
+    if (v == IDLE_KERNELS) {
+        return Idle_launchStats(db, NULL, out, err);
+    }
     Ctx c;
     memset(&c, 0, sizeof(c));
     ResultSet* rs = ResultSet_new(view_names[v], tabs[v].cols, tabs[v].n);
-    DcuStatus s = read_dispatches(db, &c, v != IDLE_KERNELS && v != IDLE_LAUNCHES, err);
+    DcuStatus s = read_dispatches(db, &c, v != IDLE_LAUNCHES, err);
     if (s == DCU_OK) {
-        if (v == IDLE_KERNELS) {
-            kernel_stats(&c, rs);
-        } else {
-            if (v == IDLE_CAUSES) {
-                rank_wait(db, &c);
-            }
-            Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
-            s = walk(&w, err);
+        if (v == IDLE_CAUSES) {
+            rank_wait(db, &c);
         }
+        Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
+        s = walk(&w, err);
     }
     ctx_done(&c);
     if (s != DCU_OK) {
@@ -1080,20 +1164,79 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     return s;
 }
 
-DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
-    *out = NULL;
-    Ctx c;
-    memset(&c, 0, sizeof(c));
-    c.only = kernel;
-    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
-    DcuStatus s = read_dispatches(db, &c, 0, err);
-    if (s == DCU_OK) {
-        kernel_stats(&c, rs);
+static void launch_table_free(void* p) {
+    ResultSet_delete(p);
+}
+
+/* 1 when some API call has a correlation id: else no dispatch can have a launch call, and
+ * the dispatches need not be read (stats-only and kernel-only traces). */
+static int any_launch_call(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
+                                 " WHERE corr_id IS NOT NULL)") == 1;
+}
+
+DcuStatus Idle_launchTable(TraceDb* db, const ResultSet** out, DcuError* err) {
+    *out = TraceDb_cached(db, TRACEDB_CACHE_LAUNCH_STATS, TraceDb_state(db));
+    if (*out) {
+        return DCU_OK;
     }
-    ctx_done(&c);
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    DcuStatus s = any_launch_call(db) ? kernel_stats(db, rs, err) : DCU_OK;
     if (s != DCU_OK) {
         ResultSet_delete(rs);
         return s;
+    }
+    TraceDb_setCached(db, TRACEDB_CACHE_LAUNCH_STATS, TraceDb_state(db), rs, launch_table_free);
+    *out = rs;
+    return DCU_OK;
+}
+
+int Idle_launchRow(const ResultSet* t, const char* kernel) {
+    int lo = 0, hi = t->nrows - 1;
+    while (kernel && lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        const char* s = ResultSet_cellc(t, mid, 0)->s;
+        int c = strcmp(s ? s : "", kernel);
+        if (c == 0) {
+            return mid;
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+static void copy_row(ResultSet* dst, const ResultSet* src, int r) {
+    int k = ResultSet_addRow(dst);
+    for (int c = 0; c < src->ncols; c++) {
+        RsCell* d = ResultSet_cell(dst, k, c);
+        const RsCell* x = ResultSet_cellc(src, r, c);
+        *d = *x;
+        d->s = x->s ? xstrdup(x->s) : NULL;
+    }
+}
+
+DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    const ResultSet* t = NULL;
+    DcuStatus s = Idle_launchTable(db, &t, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    ResultSet* rs = ResultSet_new(view_names[IDLE_KERNELS], kern_cols, NCOLS(kern_cols));
+    if (kernel) {
+        int r = Idle_launchRow(t, kernel);
+        if (r >= 0) {
+            copy_row(rs, t, r);
+        }
+    } else {
+        for (int r = 0; r < t->nrows; r++) {
+            copy_row(rs, t, r);
+        }
+        ResultSet_sort(rs, 3, 1); /* the largest p95 delay first */
     }
     *out = rs;
     return DCU_OK;

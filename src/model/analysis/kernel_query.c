@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dcutop/amdahl.h"
+#include "dcutop/dispatch_store.h"
 #include "dcutop/roi.h"
 #include "dcutop/xalloc.h"
 
@@ -15,41 +16,17 @@ static char* col_text(sqlite3_stmt* st, int i) {
     return t ? xstrdup((const char*)t) : NULL;
 }
 
-/* main.: with a region of interest, an unqualified "dispatch" is a temp view (roi.h). */
+/* The dispatch store's kernel_id index (dispatch_store.h); building it changes no row, so
+ * the cached derived values stay valid. */
 DcuStatus KernelQuery_ensureIndex(TraceDb* db, DcuError* err) {
-    TraceDbState before = TraceDb_state(db);
-    DcuStatus s = TraceDb_exec(
-        db, "CREATE INDEX IF NOT EXISTS main.dispatch_kernel ON dispatch(kernel_id)", err);
-    if (s == DCU_OK) {
-        TraceDb_keepCached(db, before, TraceDb_state(db));
-    }
-    return s;
-}
-
-static int idle_stop(void* ctx) {
-    int (*stop)(void) = (int (*)(void))(uintptr_t)ctx;
-    return stop();
+    (void)err;
+    DispatchStore_buildKernelIndex(TraceDb_dispatchStore(db));
+    return DCU_OK;
 }
 
 int KernelQuery_indexWhenIdle(TraceDb* db, int (*stop)(void)) {
-    if (TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type ="
-                              " 'index' AND name = 'dispatch_kernel')")) {
-        return 1;
-    }
-    sqlite3* h = TraceDb_handle(db);
-    if (stop) {
-        /* an interrupted statement is rolled back, which needs a journal: with the load's
-         * journal_mode OFF, a stopped CREATE INDEX left "malformed database schema" */
-        TraceDb_exec(db, "PRAGMA main.journal_mode = MEMORY", NULL);
-        sqlite3_progress_handler(h, 20000, idle_stop, (void*)(uintptr_t)stop);
-    }
-    DcuError ignored;
-    int done = KernelQuery_ensureIndex(db, &ignored) == DCU_OK;
-    if (stop) {
-        sqlite3_progress_handler(h, 0, NULL, NULL);
-        TraceDb_exec(db, "PRAGMA main.journal_mode = OFF", NULL);
-    }
-    return done;
+    (void)stop; /* a pass over one column: no need to stop it half-way */
+    return KernelQuery_ensureIndex(db, NULL) == DCU_OK;
 }
 
 void KernelDetail_done(KernelDetail* d) {

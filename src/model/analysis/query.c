@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/idle.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 
@@ -31,25 +32,40 @@ int Query_viewByName(const char* name) {
 enum { H_NAME, H_SHORT, H_CAT, H_CALLS, H_TOTAL, H_AVG, H_MIN, H_MAX, H_SD, H_PCT, H_CUM, H_CEIL,
        H_VAR, H_GOLDEN, H_OUTLIERS, H_RAW, H_FLOPS, H_BYTES, H_AI, H_TFLOPS, H_GBPS, H_PEAKPCT, H_BOUND,
        H_ATPEAK };
-static const RsColumn hot_cols[] = {
-    {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},
-    {"category", "Category", CT_TEXT},   {"calls", "Calls", CT_INT},
-    {"total_ns", "Total", CT_NS},        {"avg_ns", "Avg", CT_NS},
-    {"min_ns", "Min", CT_NS},            {"max_ns", "Max", CT_NS},
-    {"stddev_ns", "StdDev", CT_NS},      {"pct", "%Time", CT_PCT},
-    {"cum_pct", "Cum%", CT_PCT},         {"ceiling", "Ceiling", CT_RATIO},
-    /* variability inside one run (variab.h); NULL for kernels known from stats only */
-    {"var_ns", "Var", CT_NS},            {"golden_ns", "Golden", CT_NS},
-    {"outliers", "Outliers", CT_INT},
-    /* the name as the trace gave it: the mangled symbol of a demangled name */
-    {"name_raw", "Raw name", CT_TEXT},
-    /* efficiency (efficiency.h), only when the trace has modelled ops: over the dispatches
-     * linked to an op with recorded shapes */
-    {"flops", "FLOPs", CT_REAL},         {"bytes", "Bytes", CT_BYTES},
-    {"intensity", "FLOP/B", CT_REAL},    {"tflops", "TFLOP/s", CT_REAL},
-    {"gbps", "GB/s", CT_REAL},           {"pct_peak", "%Peak", CT_PCT},
-    {"bound", "Bound", CT_TEXT},         {"peak_ns", "AtPeak", CT_NS},
-};
+/* The launch group's columns, counted from its first (after the efficiency group, or after
+ * H_RAW without one). */
+enum { L_LAUNCHES, L_CALL_P50, L_DELAY_P50, L_DELAY_P95, L_DELAY_MAX, L_SHORT_PCT, L_OUTLIERS,
+       L_COUNT };
+#define HOT_BASE_COLS                                                                           \
+    {"name", "Kernel", CT_TEXT},         {"short_name", "Kernel", CT_TEXT},                      \
+    {"category", "Category", CT_TEXT},   {"calls", "Calls", CT_INT},                             \
+    {"total_ns", "Total", CT_NS},        {"avg_ns", "Avg", CT_NS},                               \
+    {"min_ns", "Min", CT_NS},            {"max_ns", "Max", CT_NS},                               \
+    {"stddev_ns", "StdDev", CT_NS},      {"pct", "%Time", CT_PCT},                               \
+    {"cum_pct", "Cum%", CT_PCT},         {"ceiling", "Ceiling", CT_RATIO},                       \
+    /* variability inside one run (variab.h); NULL for kernels known from stats only */         \
+    {"var_ns", "Var", CT_NS},            {"golden_ns", "Golden", CT_NS},                         \
+    {"outliers", "Outliers", CT_INT},                                                            \
+    /* the name as the trace gave it: the mangled symbol of a demangled name */                 \
+    {"name_raw", "Raw name", CT_TEXT}
+/* efficiency (efficiency.h), only when the trace has modelled ops: over the dispatches linked
+ * to an op with recorded shapes */
+#define HOT_EFF_COLS                                                                            \
+    {"flops", "FLOPs", CT_REAL},         {"bytes", "Bytes", CT_BYTES},                           \
+    {"intensity", "FLOP/B", CT_REAL},    {"tflops", "TFLOP/s", CT_REAL},                         \
+    {"gbps", "GB/s", CT_REAL},           {"pct_peak", "%Peak", CT_PCT},                          \
+    {"bound", "Bound", CT_TEXT},         {"peak_ns", "AtPeak", CT_NS}
+/* launch statistics (idle.h, HTA's get_cuda_kernel_launch_stats), only with
+ * QueryOpts.launch_stats and a trace whose dispatches have correlated launch calls: over the
+ * kernel's dispatches with one; NULL for the other kernels */
+#define HOT_LAUNCH_COLS                                                                         \
+    {"launched", "Launched", CT_INT},    {"call_p50_ns", "Call p50", CT_NS},                     \
+    {"delay_p50_ns", "Delay p50", CT_NS}, {"delay_p95_ns", "Delay p95", CT_NS},               \
+    {"delay_max_ns", "Delay max", CT_NS}, {"short_launch_pct", "Short%", CT_PCT},                \
+    {"delay_outliers", "Delay>100us", CT_INT}
+static const RsColumn hot_cols[] = {HOT_BASE_COLS, HOT_EFF_COLS};
+static const RsColumn hot_cols_launch[] = {HOT_BASE_COLS, HOT_LAUNCH_COLS};
+static const RsColumn hot_cols_eff_launch[] = {HOT_BASE_COLS, HOT_EFF_COLS, HOT_LAUNCH_COLS};
 
 enum { C_CAT, C_GROUP, C_KERNELS, C_CALLS, C_TOTAL, C_PCT, C_CEIL, C_K, C_SPEEDUP, C_VAR };
 static const RsColumn cat_cols[] = {
@@ -354,7 +370,56 @@ static char* wait_footer(const char* wait) {
 }
 
 
+/* The hotspots table: the base columns, then the efficiency group (eff), then the launch
+ * group (launch). */
+static ResultSet* hot_new(int eff, int launch) {
+    if (launch) {
+        return eff ? ResultSet_new("hotspots", hot_cols_eff_launch, NCOLS(hot_cols_eff_launch))
+                   : ResultSet_new("hotspots", hot_cols_launch, NCOLS(hot_cols_launch));
+    }
+    return ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_RAW + 1);
+}
+
+/* Cell c of row r from column key of row k of the launch table lt. */
+static void launch_cell(ResultSet* rs, int r, int c, const ResultSet* lt, int k, const char* key) {
+    int lc = ResultSet_columnIndex(lt, key);
+    if (lc >= 0) {
+        RsCell* d = ResultSet_cell(rs, r, c);
+        *d = *ResultSet_cellc(lt, k, lc);
+        d->s = NULL; /* numbers only */
+    }
+}
+
+/* Row r's launch group, from column at: its kernel's row of the launch table (idle.h); NULL
+ * cells for a kernel none of whose dispatches has a launch call. */
+static void hot_launch(ResultSet* rs, int r, int at, const ResultSet* lt) {
+    int k = Idle_launchRow(lt, ResultSet_cellc(rs, r, H_NAME)->s);
+    if (k < 0) {
+        return;
+    }
+    launch_cell(rs, r, at + L_LAUNCHES, lt, k, "launches");
+    launch_cell(rs, r, at + L_CALL_P50, lt, k, "call_median_ns");
+    launch_cell(rs, r, at + L_DELAY_P50, lt, k, "median_ns");
+    launch_cell(rs, r, at + L_DELAY_P95, lt, k, "p95_ns");
+    launch_cell(rs, r, at + L_DELAY_MAX, lt, k, "max_ns");
+    launch_cell(rs, r, at + L_OUTLIERS, lt, k, "delay_outliers");
+    const RsCell* n = ResultSet_cellc(rs, r, at + L_LAUNCHES);
+    int sc = ResultSet_columnIndex(lt, "short");
+    if (!n->null && n->i > 0 && sc >= 0) {
+        ResultSet_setReal(rs, r, at + L_SHORT_PCT,
+                          100.0 * (double)ResultSet_cellc(lt, k, sc)->i / (double)n->i);
+    }
+}
+
 static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
+    const ResultSet* lt = NULL; /* launch stats per kernel (borrowed; no write below) */
+    if (o && o->launch_stats) {
+        DcuStatus ls = Idle_launchTable(db, &lt, err);
+        if (ls != DCU_OK) {
+            return ls;
+        }
+    }
+    int launch = lt && lt->nrows > 0;
     double total = (double)TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
@@ -382,7 +447,7 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         sqlite3_bind_text(st, 2, o->category, -1, SQLITE_TRANSIENT);
     }
     int eff = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_perf)") == 1;
-    ResultSet* rs = ResultSet_new("hotspots", hot_cols, eff ? NCOLS(hot_cols) : H_RAW + 1);
+    ResultSet* rs = hot_new(eff, launch);
     int basis_id = Query_amdahlBasis(db);
     double basis = basis_id ? (double)Query_basisNs(db, basis_id) : total;
     char wait[64];
@@ -406,6 +471,9 @@ static DcuStatus q_hotspots(TraceDb* db, const QueryOpts* o, ResultSet** out, Dc
         }
         if (eff) {
             hot_efficiency(rs, r, st, H_SD + 4);
+        }
+        if (launch) {
+            hot_launch(rs, r, eff ? H_ATPEAK + 1 : H_RAW + 1, lt);
         }
     }
     if (rc != SQLITE_DONE) {

@@ -129,9 +129,7 @@ char* Runs_command(TraceDb* db) {
     sqlite3_stmt* st = NULL;
     char* out = NULL;
     if (TraceDb_prepare(db,
-                        "SELECT min(c), count(DISTINCT c) FROM (SELECT command AS c FROM"
-                        " process_info UNION ALL SELECT command FROM device_info"
-                        " WHERE command <> '')",
+                        "SELECT min(command), count(DISTINCT command) FROM run_command",
                         &st, NULL) == DCU_OK) {
         if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
             out = xstrdup((const char*)sqlite3_column_text(st, 0));
@@ -201,15 +199,11 @@ static int row_of(const ResultSet* rs, int64_t id) {
 DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
     *out = NULL;
     sqlite3_stmt* st = NULL;
-    /* the command line of the run's process, where a file gave one (rocpd; a rocprof-compute
-     * sysinfo.csv) */
+    /* the command line of the run's process, where a file gave one (run_command) */
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT r.id, r.label, r.layers, r.mode, r.files, r.clock,"
-        " (SELECT p.command FROM process_info p JOIN source_file f ON f.id = p.file_id"
-        "  WHERE f.run_id = r.id UNION ALL SELECT d.command FROM device_info d"
-        "  JOIN source_file f ON f.id = d.file_id WHERE f.run_id = r.id AND d.command <> ''"
-        "  LIMIT 1)"
+        " (SELECT c.command FROM run_command c WHERE c.run_id = r.id LIMIT 1)"
         " FROM run r ORDER BY r.id",
         &st, err);
     if (s != DCU_OK) {

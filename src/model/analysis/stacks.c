@@ -933,6 +933,125 @@ static int cmp_kpath(const void* x, const void* y) {
     return strcmp(a->path, c->path);
 }
 
+/* The distinct paths of one kernel, summed: kp[n] (owned texts); seen maps a text to its
+ * index + 1. */
+typedef struct KPaths_ {
+    KPath* kp;
+    int n, cap;
+    Intern* seen;
+    int64_t total; /* time of every row, ns */
+} KPaths;
+
+/* The statement of one kernel's dispatches (ranges) or stack samples (stacks), per node id. */
+static DcuStatus kpath_query(TraceDb* db, StacksSource src, const char* kernel_name,
+                             sqlite3_stmt** st, DcuError* err) {
+    DcuStatus s = TraceDb_prepare(
+        db,
+        src == STACKS_SRC_RANGES
+            ? "SELECT dr.range_id, count(*), CAST(total(d.dur_ns) AS INTEGER)"
+              " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
+              "   AND u.layer = 'kernel' JOIN kernel k ON k.id = d.kernel_id"
+              " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
+              " WHERE k.name = ?1 GROUP BY 1"
+            : "SELECT ks.stack_id, CAST(sum(CAST(ks.calls AS REAL)) AS INTEGER), CAST(sum(CAST(ks.time_ns AS REAL)) AS INTEGER) FROM kernel_stack ks"
+              " LEFT JOIN kernel k ON k.id = ks.kernel_id"
+              " WHERE coalesce(k.name, ks.kernel_name) = ?1 AND (ks.kernel_id IS NOT NULL"
+              "   OR ks.form <> 'folded') AND (?2 OR ks.form <> 'folded') GROUP BY 1",
+        st, err);
+    if (s == DCU_OK) {
+        sqlite3_bind_text(*st, 1, kernel_name, -1, SQLITE_TRANSIENT);
+        if (src == STACKS_SRC_STACKS) {
+            sqlite3_bind_int(*st, 2, only_folded(db));
+        }
+    }
+    return s;
+}
+
+/* The path of node id (0: none) as text, frames joined by ';' (owned; *len its length); fold
+ * leaves library frames out, all but the entry point when every frame is a library's. */
+static char* kpath_text(Builder* b, StacksSource src, int64_t id, int fold, size_t* len) {
+    int n = id ? chain(b, id, 1) : 0;
+    int* p = b->path;
+    if (fold && n > 0) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (!b->syms[p[i]].lib) {
+                p[m++] = p[i];
+            }
+        }
+        if (m == 0) {
+            m = 1; /* all library: the entry point stays (p[0] untouched) */
+        }
+        n = m;
+    }
+    size_t cap = 64;
+    char* txt = xmalloc(cap);
+    txt[0] = '\0';
+    *len = 0;
+    if (n == 0) {
+        const char* none = src == STACKS_SRC_RANGES ? "[outside any range]" : "[empty stack]";
+        xgrow((void**)&txt, &cap, strlen(none) + 1);
+        strcpy(txt, none);
+        *len = strlen(none);
+    }
+    for (int i = 0; i < n; i++) {
+        const char* nm = sym_name(b, p[i]);
+        size_t nl = strlen(nm);
+        xgrow((void**)&txt, &cap, *len + nl + 2);
+        if (i) {
+            txt[(*len)++] = ';';
+        }
+        memcpy(txt + *len, nm, nl + 1);
+        *len += nl;
+    }
+    return txt;
+}
+
+/* Adds calls and time to the path txt (owned: kept or freed). */
+static void kpath_add(KPaths* k, char* txt, size_t len, int64_t calls, int64_t time) {
+    k->total += time;
+    int64_t at = Intern_get(k->seen, txt, len);
+    if (at) {
+        k->kp[at - 1].calls += calls;
+        k->kp[at - 1].time += time;
+        free(txt);
+        return;
+    }
+    if (k->n == k->cap) {
+        k->cap = k->cap ? k->cap * 2 : 32;
+        k->kp = xrealloc(k->kp, sizeof(KPath) * (size_t)k->cap);
+    }
+    k->kp[k->n].path = txt;
+    k->kp[k->n].calls = calls;
+    k->kp[k->n].time = time;
+    k->n++;
+    Intern_put(k->seen, txt, len, k->n);
+}
+
+/* The max heaviest paths as rows of rs (all when max <= 0; the rest counted in the footer);
+ * frees every path. */
+static void kpath_rows(KPaths* k, int max, int keep, ResultSet* rs) {
+    if (k->n > 1) {
+        qsort(k->kp, (size_t)k->n, sizeof(KPath), cmp_kpath);
+    }
+    for (int i = 0; i < k->n; i++) {
+        if (keep && (max <= 0 || i < max)) {
+            int r = ResultSet_addRow(rs);
+            ResultSet_setText(rs, r, KP_PATH, k->kp[i].path);
+            ResultSet_setInt(rs, r, KP_CALLS, k->kp[i].calls);
+            ResultSet_setInt(rs, r, KP_TIME, k->kp[i].time);
+            ResultSet_setReal(rs, r, KP_PCT,
+                              k->total > 0 ? 100.0 * (double)k->kp[i].time / (double)k->total
+                                           : 0);
+        }
+        free(k->kp[i].path);
+    }
+    if (keep && max > 0 && k->n > max) {
+        rs->footer = xasprintf("%d more paths", k->n - max);
+    }
+    free(k->kp);
+}
+
 DcuStatus Stacks_kernelPaths(TraceDb* db, StacksSource src, const char* kernel_name, int fold,
                              int max, ResultSet** out, DcuError* err) {
     *out = NULL;
@@ -958,111 +1077,25 @@ DcuStatus Stacks_kernelPaths(TraceDb* db, StacksSource src, const char* kernel_n
                          SNODE_FRAME, 1, err);
     sqlite3_stmt* st = NULL;
     if (s == DCU_OK) {
-        s = TraceDb_prepare(
-            db,
-            src == STACKS_SRC_RANGES
-                ? "SELECT dr.range_id, count(*), CAST(total(d.dur_ns) AS INTEGER)"
-                  " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
-                  "   AND u.layer = 'kernel' JOIN kernel k ON k.id = d.kernel_id"
-                  " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
-                  " WHERE k.name = ?1 GROUP BY 1"
-                : "SELECT ks.stack_id, CAST(sum(CAST(ks.calls AS REAL)) AS INTEGER), CAST(sum(CAST(ks.time_ns AS REAL)) AS INTEGER) FROM kernel_stack ks"
-                  " LEFT JOIN kernel k ON k.id = ks.kernel_id"
-                  " WHERE coalesce(k.name, ks.kernel_name) = ?1 AND (ks.kernel_id IS NOT NULL"
-                  "   OR ks.form <> 'folded') AND (?2 OR ks.form <> 'folded') GROUP BY 1",
-            &st, err);
+        s = kpath_query(db, src, kernel_name, &st, err);
     }
-    KPath* kp = NULL;
-    int nk = 0, capk = 0;
-    Intern* seen = Intern_new();
-    int64_t total = 0;
+    KPaths k = {.seen = Intern_new()};
     if (s == DCU_OK) {
-        sqlite3_bind_text(st, 1, kernel_name, -1, SQLITE_TRANSIENT);
-        if (src == STACKS_SRC_STACKS) {
-            sqlite3_bind_int(st, 2, only_folded(db));
-        }
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            int n = sqlite3_column_type(st, 0) == SQLITE_NULL
-                        ? 0
-                        : chain(&b, sqlite3_column_int64(st, 0), 1);
-            int* p = b.path;
-            if (fold && n > 0) {
-                int m = 0;
-                for (int i = 0; i < n; i++) {
-                    if (!b.syms[p[i]].lib) {
-                        p[m++] = p[i];
-                    }
-                }
-                if (m == 0) {
-                    m = 1; /* all library: the entry point stays (p[0] untouched) */
-                }
-                n = m;
-            }
-            size_t cap = 64, len = 0;
-            char* txt = xmalloc(cap);
-            txt[0] = '\0';
-            if (n == 0) {
-                const char* none =
-                    src == STACKS_SRC_RANGES ? "[outside any range]" : "[empty stack]";
-                xgrow((void**)&txt, &cap, strlen(none) + 1);
-                strcpy(txt, none);
-                len = strlen(none);
-            }
-            for (int i = 0; i < n; i++) {
-                const char* nm = sym_name(&b, p[i]);
-                size_t nl = strlen(nm);
-                xgrow((void**)&txt, &cap, len + nl + 2);
-                if (i) {
-                    txt[len++] = ';';
-                }
-                memcpy(txt + len, nm, nl + 1);
-                len += nl;
-            }
-            int64_t calls = sqlite3_column_int64(st, 1);
-            int64_t time = sqlite3_column_int64(st, 2);
-            total += time;
-            int64_t at = Intern_get(seen, txt, len);
-            if (at) {
-                kp[at - 1].calls += calls;
-                kp[at - 1].time += time;
-                free(txt);
-                continue;
-            }
-            if (nk == capk) {
-                capk = capk ? capk * 2 : 32;
-                kp = xrealloc(kp, sizeof(KPath) * (size_t)capk);
-            }
-            kp[nk].path = txt;
-            kp[nk].calls = calls;
-            kp[nk].time = time;
-            nk++;
-            Intern_put(seen, txt, len, nk);
+            int64_t id =
+                sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
+            size_t len;
+            char* txt = kpath_text(&b, src, id, fold, &len);
+            kpath_add(&k, txt, len, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
         }
         if (rc != SQLITE_DONE) {
             s = sql_fail(db, err);
         }
     }
     sqlite3_finalize(st);
-    if (nk > 1) {
-        qsort(kp, (size_t)nk, sizeof(KPath), cmp_kpath);
-    }
-    for (int i = 0; i < nk; i++) {
-        if (s == DCU_OK && (max <= 0 || i < max)) {
-            int r = ResultSet_addRow(rs);
-            ResultSet_setText(rs, r, KP_PATH, kp[i].path);
-            ResultSet_setInt(rs, r, KP_CALLS, kp[i].calls);
-            ResultSet_setInt(rs, r, KP_TIME, kp[i].time);
-            ResultSet_setReal(rs, r, KP_PCT,
-                              total > 0 ? 100.0 * (double)kp[i].time / (double)total : 0);
-        }
-        free(kp[i].path);
-    }
-    if (s == DCU_OK && max > 0 && nk > max) {
-        rs->footer = xasprintf("%d more paths", nk - max);
-    }
-    free(kp);
-    Intern_delete(seen);
+    kpath_rows(&k, max, s == DCU_OK, rs);
+    Intern_delete(k.seen);
     builder_done(&b);
     if (s != DCU_OK) {
         ResultSet_delete(rs);

@@ -25,7 +25,7 @@ typedef struct TRow_ {
 } TRow;
 
 typedef struct Busy_ { /* a memset or copy a device ran (copy.gpu set) */
-    int64_t run, gpu, start, end;
+    int64_t run, file, gpu, start, end;
 } Busy;
 
 typedef struct Device_ {
@@ -49,7 +49,9 @@ typedef struct Iter_ {
 
 typedef struct Run_ {
     int64_t id;                /* run.id */
-    int64_t file, first, last; /* its first kernel file; first start, last end */
+    int64_t file, first, last; /* its first kernel file; first kernel start, last end */
+    int64_t lo, hi;            /* the wall: first busy start to last busy end (kernels,
+                                * memsets and copies of its devices) */
     int64_t cut;               /* host time where the steady state starts; NONE */
     TimelineSummary s;         /* the run's own figures */
 } Run;
@@ -827,14 +829,14 @@ static void add_idle(TimelineSummary* s, const GapBuckets* idle) {
 }
 
 /* The next interval of a device in start order: its kernels r[*i..n) or its copies
- * c[*k..nc), clipped to the run span [first, last] (copies outside it, or of no length after
- * the clip, are skipped). 0 when none is left. */
+ * c[*k..nc) (those of no length are skipped; all lie in the run's wall, which they widen).
+ * 0 when none is left. */
 static int next_busy(const TRow* r, int64_t* i, int64_t n, const Busy* c, int64_t* k,
-                     int64_t nc, int64_t first, int64_t last, int64_t* s, int64_t* e) {
+                     int64_t nc, int64_t* s, int64_t* e) {
     int64_t cs = 0, ce = 0;
     for (; *k < nc; (*k)++) {
-        cs = c[*k].start < first ? first : c[*k].start;
-        ce = c[*k].end > last ? last : c[*k].end;
+        cs = c[*k].start;
+        ce = c[*k].end;
         if (ce > cs) {
             break;
         }
@@ -856,13 +858,17 @@ static int next_busy(const TRow* r, int64_t* i, int64_t n, const Busy* c, int64_
 }
 
 /* Busy time and idle gaps of one device: the union of its kernels r[0..n) and its copies
- * c[0..nc) (both in start order) inside the run span. */
+ * c[0..nc) (both in start order) inside the run's wall [lo, hi]. A device with neither
+ * (copies of no length only) is idle all along. */
 static void device_union(Device* d, const TRow* r, int64_t n, const Busy* c, int64_t nc,
                          const Run* run) {
     int64_t i = 0, k = 0, s, e, cs, ce;
-    next_busy(r, &i, n, c, &k, nc, run->first, run->last, &cs, &ce); /* n >= 1 */
-    GapBuckets_add(&d->idle, cs - run->first);
-    while (next_busy(r, &i, n, c, &k, nc, run->first, run->last, &s, &e)) {
+    if (!next_busy(r, &i, n, c, &k, nc, &cs, &ce)) {
+        GapBuckets_add(&d->idle, run->hi - run->lo);
+        return;
+    }
+    GapBuckets_add(&d->idle, cs - run->lo);
+    while (next_busy(r, &i, n, c, &k, nc, &s, &e)) {
         if (s > ce) {
             d->busy += ce - cs;
             GapBuckets_add(&d->idle, s - ce);
@@ -873,11 +879,14 @@ static void device_union(Device* d, const TRow* r, int64_t n, const Busy* c, int
         }
     }
     d->busy += ce - cs;
-    GapBuckets_add(&d->idle, run->last - ce);
+    GapBuckets_add(&d->idle, run->hi - ce);
 }
 
-/* The union of the kernels r[0..n) (in start order; n >= 1). */
+/* The union of the kernels r[0..n) (in start order); 0 for none. */
 static int64_t kernel_union(const TRow* r, int64_t n) {
+    if (n == 0) {
+        return 0;
+    }
     int64_t busy = 0, cs = r[0].start, ce = r[0].end;
     for (int64_t i = 1; i < n; i++) {
         if (r[i].start > ce) {
@@ -895,35 +904,32 @@ static int64_t kernel_union(const TRow* r, int64_t n) {
  * by gpu and start). A device is busy while a kernel, memset or copy runs on it, whatever the
  * stream (HTA counts memsets and copies too); a gap runs from the latest end so far to the
  * next start; with the idle time before the device's first activity and after its last one
- * in the run, a device's gaps add up to span - busy. The span is the run's kernels' (copies
- * are clipped to it); a device that ran no kernel is not listed. */
+ * in the run, a device's gaps add up to wall - busy. The wall is the run's [lo, hi] (first
+ * busy start to last busy end, copies included); a device that ran only copies is listed
+ * too (no dispatches, no kernel time). */
 static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, int64_t nc,
                         Run* run) {
     run->s.idle_buckets = t->buckets;
-    int64_t k = 0;
-    for (int64_t i = 0; i < n;) {
-        int64_t j = i;
+    int64_t i = 0, k = 0;
+    while (i < n || k < nc) {
         Device d;
         memset(&d, 0, sizeof(d));
-        d.file = r[i].file;
-        d.gpu = r[i].gpu;
-        d.span = run->last - run->first;
+        int kern = i < n && (k >= nc || r[i].gpu <= c[k].gpu);
+        d.file = kern ? r[i].file : c[k].file;
+        d.gpu = kern ? r[i].gpu : c[k].gpu;
+        d.span = run->hi - run->lo;
         d.idle = t->buckets;
+        int64_t j = i, k1 = k;
         while (j < n && r[j].gpu == d.gpu) {
             d.dispatches++;
             d.kernel_ns += r[j].end - r[j].start;
             j++;
         }
-        while (k < nc && c[k].gpu < d.gpu) {
-            k++;
-        }
-        int64_t k1 = k;
         while (k1 < nc && c[k1].gpu == d.gpu) {
             k1++;
         }
         device_union(&d, r + i, j - i, c + k, k1 - k, run);
         t->kernel_busy += kernel_union(r + i, j - i);
-        k = k1;
         add_idle(&run->s, &d.idle);
         add_idle(&t->s, &d.idle);
         t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
@@ -932,6 +938,7 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, in
         run->s.wall_ns += d.span;
         run->s.busy_ns += d.busy;
         i = j;
+        k = k1;
     }
 }
 
@@ -1042,10 +1049,18 @@ static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc
     run->file = r[0].file;
     run->first = r[0].start;
     run->last = last;
+    run->lo = run->first;
+    run->hi = last;
+    for (int64_t k = 0; k < nc; k++) { /* copies widen the wall (those of no length not) */
+        if (c[k].end > c[k].start) {
+            run->lo = c[k].start < run->lo ? c[k].start : run->lo;
+            run->hi = c[k].end > run->hi ? c[k].end : run->hi;
+        }
+    }
     run->cut = NONE;
     run->s.available = 1;
     run->s.runs = 1;
-    run->s.span_ns = last - r[0].start;
+    run->s.span_ns = run->hi - run->lo;
     count_rows(t, r, n, &run->s);
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
     sort_grouped(r, n, 0, by_device);
@@ -1058,18 +1073,18 @@ static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc
     percentages(&run->s);
 }
 
-/* The memsets and copies a device of a used kernel file ran, with times: by run, gpu and
- * start (the device busy time counts them; copies are few next to dispatches). */
+/* The memsets and copies a device of a used kernel file ran, with times (of some length): by
+ * run, gpu and start (the device busy time counts them; copies are few next to dispatches). */
 static Busy* read_copies(TraceDb* db, int64_t* n) {
     sqlite3_stmt* st = NULL;
     DcuError e = {0};
     Busy* b = NULL;
     size_t cap = 0;
     *n = 0;
-    char* sql = xasprintf("SELECT f.run_id, x.gpu, x.start_ns, x.end_ns FROM copy x"
+    char* sql = xasprintf("SELECT f.run_id, x.gpu, x.start_ns, x.end_ns, x.file_id FROM copy x"
                           " JOIN source_file f ON f.id = x.file_id"
                           " WHERE x.file_id IN %s AND x.gpu IS NOT NULL"
-                          " AND x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
+                          " AND x.start_ns IS NOT NULL AND x.end_ns > x.start_ns"
                           " AND f.run_id IS NOT NULL ORDER BY 1, 2, 3, 4",
                           used_kernel_files);
     if (TraceDb_prepare(db, sql, &st, &e) == DCU_OK) {
@@ -1083,6 +1098,7 @@ static Busy* read_copies(TraceDb* db, int64_t* n) {
             x->gpu = sqlite3_column_int64(st, 1);
             x->start = sqlite3_column_int64(st, 2);
             x->end = sqlite3_column_int64(st, 3);
+            x->file = sqlite3_column_int64(st, 4);
         }
     }
     sqlite3_finalize(st);
@@ -1090,8 +1106,11 @@ static Busy* read_copies(TraceDb* db, int64_t* n) {
     return b;
 }
 
-/* The first copy of run in c[0..n) (sorted by run), n when none. */
-static int64_t copies_of(const Busy* c, int64_t n, int64_t run) {
+/* The copies of run in c[0..n) (sorted by run): *nrun of them from the returned pointer.
+ * Never NULL, whatever c (NULL when there are no copies: NULL + 0 is undefined behaviour, as
+ * UBSan found in the fuzz keys smoke), so callers may index and offset it freely. */
+static const Busy* copies_of(const Busy* c, int64_t n, int64_t run, int64_t* nrun) {
+    static const Busy none[1];
     int64_t lo = 0, hi = n;
     while (lo < hi) {
         int64_t m = lo + (hi - lo) / 2;
@@ -1101,7 +1120,12 @@ static int64_t copies_of(const Busy* c, int64_t n, int64_t run) {
             hi = m;
         }
     }
-    return lo;
+    int64_t end = lo;
+    while (end < n && c[end].run == run) {
+        end++;
+    }
+    *nrun = end - lo;
+    return *nrun > 0 ? c + lo : none;
 }
 
 /* Everything per run, one run in memory at a time (issue 15: a 64-rank job's timeline held
@@ -1142,14 +1166,9 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
                 capgaps = (size_t)n;
                 gaps = xrealloc(gaps, sizeof(int64_t) * capgaps);
             }
-            int64_t c0 = copies_of(cp, ncp, run[i]), c1 = c0;
-            while (c1 < ncp && cp[c1].run == run[i]) {
-                c1++;
-            }
-            /* no copies: cp is NULL, and NULL + 0 (here or in device_union) is undefined
-             * behaviour (UBSan, fuzz keys): an empty array instead */
-            static const Busy no_copies[1];
-            build_run(t, r, n, cp ? cp + c0 : no_copies, c1 - c0, cnt, firstpos, gaps, all);
+            int64_t nc = 0;
+            const Busy* c = copies_of(cp, ncp, run[i], &nc);
+            build_run(t, r, n, c, nc, cnt, firstpos, gaps, all);
         }
         i = j;
     }
@@ -1319,15 +1338,23 @@ double Timeline_ceiling(const Timeline* this, int64_t part_ns, AmdahlBasis basis
     return Amdahl_ceiling(d > 0 ? (double)part_ns / (double)d : 0);
 }
 
+/* The busy events of used kernel files, as the timeline reads them: timed dispatches
+ * (gpu -1 when unknown) and the memsets and copies a known device ran (those of no length
+ * left out); columns f (file), g (gpu), s, e (ns) and k (1: a kernel). */
+#define BUSY_EVENTS_SQL                                                                       \
+    "SELECT file_id AS f, coalesce(gpu, -1) AS g, start_ns AS s, end_ns AS e, 1 AS k"        \
+    " FROM dispatch WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s"     \
+    " UNION ALL SELECT file_id, gpu, start_ns, end_ns, 0 FROM copy WHERE gpu IS NOT NULL"     \
+    " AND start_ns IS NOT NULL AND end_ns > start_ns AND file_id IN %s"
+
+/* Per file with a timed dispatch, its wall (first busy start to last busy end, copies
+ * included) once per device that ran a kernel, memset or copy; summed. */
 int64_t Timeline_wallNs(TraceDb* db) {
     char* sql = xasprintf(
-        "SELECT CAST(total(f.span) AS INTEGER) FROM"
-        " (SELECT file_id, max(end_ns) - min(start_ns) AS span FROM dispatch"
-        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s"
-        "   GROUP BY file_id) f"
-        " JOIN (SELECT DISTINCT file_id, coalesce(gpu, -1) FROM dispatch"
-        "   WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s) g"
-        " ON g.file_id = f.file_id",
+        "WITH b AS (" BUSY_EVENTS_SQL ")"
+        " SELECT CAST(total(w.span) AS INTEGER) FROM"
+        " (SELECT f, max(e) - min(s) AS span FROM b GROUP BY f HAVING max(k) = 1) w"
+        " JOIN (SELECT DISTINCT f, g FROM b) d ON d.f = w.f",
         used_kernel_files, used_kernel_files);
     int64_t v = TraceDb_scalarInt(db, sql);
     free(sql);
@@ -1367,28 +1394,21 @@ int Timeline_iterationWindow(const Timeline* this, int64_t file, int index, int6
     return 1;
 }
 
-/* Busy per device = the span of its kernels, and with copies its memsets and copies (clipped
- * to the file's kernel span, on a device that ran kernels), less the gaps between them, a gap
- * measured from the latest end so far (a window in start order), as run_devices; summed. */
+/* Busy per device = the span of its events, less the gaps between them, a gap measured from
+ * the latest end so far (a window in start order), as run_devices; summed. With copies the
+ * events are its kernels, memsets and copies (a device of a file with a timed dispatch), else
+ * its kernels only. */
 static int64_t busy_ns(TraceDb* db, int copies) {
     char* sql = xasprintf(
-        "WITH k AS (SELECT file_id AS f, coalesce(gpu, -1) AS g, start_ns AS s, end_ns AS e"
-        "  FROM dispatch WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND file_id IN %s),"
-        " sp AS (SELECT f, min(s) AS lo, max(e) AS hi FROM k GROUP BY f),"
-        " dev AS (SELECT DISTINCT f, g FROM k),"
-        " a AS (SELECT f, g, s, e FROM k%s)"
+        "WITH b AS (" BUSY_EVENTS_SQL "),"
+        " a AS (SELECT f, g, s, e FROM b WHERE %s"
+        "  f IN (SELECT f FROM b WHERE k = 1))"
         " SELECT CAST(total(x) AS INTEGER) FROM (SELECT max(e) - min(s)"
         "  - total(CASE WHEN pe IS NOT NULL AND s > pe THEN s - pe ELSE 0 END) AS x FROM"
         " (SELECT f, g, s, e, max(e) OVER (PARTITION BY f, g ORDER BY s, e"
         "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM a)"
         " GROUP BY f, g)",
-        used_kernel_files,
-        copies ? " UNION ALL SELECT x.file_id, x.gpu, max(x.start_ns, sp.lo),"
-                 "  min(x.end_ns, sp.hi) FROM copy x"
-                 "  JOIN sp ON sp.f = x.file_id JOIN dev ON dev.f = x.file_id AND dev.g = x.gpu"
-                 "  WHERE x.start_ns IS NOT NULL AND x.end_ns IS NOT NULL"
-                 "  AND min(x.end_ns, sp.hi) > max(x.start_ns, sp.lo)"
-               : "");
+        used_kernel_files, used_kernel_files, copies ? "" : "k = 1 AND");
     int64_t busy = TraceDb_scalarInt(db, sql);
     free(sql);
     return busy;
@@ -1559,10 +1579,11 @@ static ResultSet* v_overview(Timeline* t) {
         rs->footer = xstrdup("No per-dispatch timestamps in the data in use: no timeline.");
         return rs;
     }
-    ov_row(rs, "run span", s->span_ns, s->runs, NAN, NAN, "first kernel start to last kernel end, per run");
+    ov_row(rs, "run span", s->span_ns, s->runs, NAN, NAN,
+           "first start to last end of kernels, memsets and copies, per run");
     ov_row(rs, "device wall time", s->wall_ns, s->devices, NAN, NAN, "run span per device");
     ov_row(rs, "GPU busy", s->busy_ns, NONE, s->wall_ns ? 100.0 * (double)s->busy_ns / (double)s->wall_ns : 0,
-           NAN, "union of kernel intervals per device");
+           NAN, "union of kernels, memsets and copies per device");
     ov_row(rs, "GPU idle", s->idle_ns, NONE, s->idle_pct, NAN, "share of device wall time");
     ov_row(rs, "kernel time", s->kernel_ns, s->dispatches, s->kernel_pct_of_wall, NAN,
            "share of device wall time");
@@ -1739,9 +1760,10 @@ static ResultSet* v_idle(Timeline* t) {
         }
         free(fn);
     }
-    rs->footer = xstrdup("A gap runs from the latest kernel end so far on the device (any "
-                         "stream) to the next start; with the idle time before the first and "
-                         "after the last kernel, a device's gaps add up to its idle time.");
+    rs->footer = xstrdup("A gap runs from the latest end so far on the device (kernel, memset "
+                         "or copy; any stream) to the next start; with the idle time before "
+                         "the first and after the last, a device's gaps add up to its idle "
+                         "time.");
     return rs;
 }
 

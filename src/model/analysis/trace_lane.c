@@ -465,6 +465,19 @@ DcuStatus TraceGap_lane(TraceDb* db, const TraceLane* lane, TraceGap** out, int6
                         DcuError* err) {
     *out = NULL;
     *n = 0;
+    ResultSet* rs = NULL;
+    DcuStatus s = Idle_view(db, IDLE_GAPS, &rs, err);
+    if (s == DCU_OK) {
+        s = TraceGap_laneFrom(db, rs, lane, out, n, err);
+    }
+    ResultSet_delete(rs);
+    return s;
+}
+
+DcuStatus TraceGap_laneFrom(TraceDb* db, const ResultSet* rs, const TraceLane* lane,
+                            TraceGap** out, int64_t* n, DcuError* err) {
+    *out = NULL;
+    *n = 0;
     /* Idle's rows name the run by its label */
     char label[512] = "";
     sqlite3_stmt* st = NULL;
@@ -480,11 +493,6 @@ DcuStatus TraceGap_lane(TraceDb* db, const TraceLane* lane, TraceGap** out, int6
         snprintf(label, sizeof(label), "%s", (const char*)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    ResultSet* rs = NULL;
-    s = Idle_view(db, IDLE_GAPS, &rs, err);
-    if (s != DCU_OK) {
-        return s;
-    }
     int cr = ResultSet_columnIndex(rs, "run"), cd = ResultSet_columnIndex(rs, "device"),
         c0 = ResultSet_columnIndex(rs, "gap_start_ns"), cg = ResultSet_columnIndex(rs, "gap_ns"),
         cc = ResultSet_columnIndex(rs, "cause"), ch = ResultSet_columnIndex(rs, "host_activity"),
@@ -518,7 +526,6 @@ DcuStatus TraceGap_lane(TraceDb* db, const TraceLane* lane, TraceGap** out, int6
         snprintf(x->host, sizeof(x->host), "%s", host ? host : "?");
         x->host_ns = hn;
     }
-    ResultSet_delete(rs);
     if (k > 0) {
         qsort(g, (size_t)k, sizeof(TraceGap), cmp_gap_end);
     }
@@ -538,4 +545,65 @@ const TraceGap* TraceGap_endingAt(const TraceGap* g, int64_t n, int64_t t) {
         }
     }
     return lo < n && g[lo].g1 == t ? &g[lo] : NULL;
+}
+
+int64_t TraceGap_idleIn(const TraceGap* g, int64_t n, int64_t a, int64_t b) {
+    int64_t lo = 0, hi = n, idle = 0;
+    while (lo < hi) { /* the first gap ending after a (gaps are disjoint: by g0 as well) */
+        int64_t m = lo + (hi - lo) / 2;
+        if (g[m].g1 <= a) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    for (int64_t i = lo; i < n && g[i].g0 < b; i++) {
+        int64_t x = g[i].g0 > a ? g[i].g0 : a, y = g[i].g1 < b ? g[i].g1 : b;
+        idle += y > x ? y - x : 0;
+    }
+    return idle;
+}
+
+/* The columns of a trace page and the two more (a ResultSet borrows its column table: one
+ * static table, the same for every page, as TraceQuery's is static). */
+static const RsColumn* annotated_columns(const ResultSet* rs) {
+    static RsColumn cols[32];
+    if (rs->ncols + 2 > (int)(sizeof(cols) / sizeof(cols[0]))) {
+        return NULL;
+    }
+    memcpy(cols, rs->cols, sizeof(RsColumn) * (size_t)rs->ncols);
+    cols[rs->ncols] = (RsColumn){"idle_ns", "Idle", CT_NS};
+    cols[rs->ncols + 1] = (RsColumn){"cause", "Cause", CT_TEXT};
+    return cols;
+}
+
+ResultSet* TraceGap_annotate(ResultSet* rs, const TraceGap* g, int64_t n) {
+    const RsColumn* cols = annotated_columns(rs);
+    if (!cols) {
+        return rs; /* not a trace page */
+    }
+    ResultSet* o = ResultSet_new(rs->name, cols, rs->ncols + 2);
+    o->footer = rs->footer;
+    rs->footer = NULL;
+    ResultSet_reserve(o, rs->nrows);
+    int ac = ResultSet_columnIndex(rs, "abs_start_ns"), gc = ResultSet_columnIndex(rs, "gap_ns");
+    for (int r = 0; r < rs->nrows; r++) {
+        int nr = ResultSet_addRow(o);
+        for (int c = 0; c < rs->ncols; c++) {
+            RsCell* from = ResultSet_cell(rs, r, c);
+            *ResultSet_cell(o, nr, c) = *from;
+            from->s = NULL;
+        }
+        const TraceGap* x = TraceGap_endingAt(g, n, ResultSet_cellc(o, nr, ac)->i);
+        const RsCell* gap = ResultSet_cellc(o, nr, gc);
+        if (x) {
+            ResultSet_setInt(o, nr, rs->ncols, x->g1 - x->g0);
+            ResultSet_setText(o, nr, rs->ncols + 1, x->cause);
+        } else if (!gap->null && gap->i > 0) {
+            /* the queue waited while the device ran something else: not device idle */
+            ResultSet_setText(o, nr, rs->ncols + 1, "other-stream");
+        }
+    }
+    ResultSet_delete(rs);
+    return o;
 }

@@ -24,6 +24,7 @@
 
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "gz_file.h"
 #include "gz_limit.h"
 
 enum { N_BATCHES = 4, BATCH_ROWS = 4096, BATCH_BYTES = 1 << 20, SYNC_BYTES = 1 << 18 };
@@ -255,27 +256,26 @@ static void producer_fail(Shared* sh, DcuStatus code, const char* msg) {
 
 typedef struct ProducerArgs_ {
     Shared* sh;
-    gzFile gz;
-    uint64_t limit; /* most bytes a gzip file may expand to; UINT64_MAX for a plain one */
+    GzRead in; /* the file through zlib, within gz_limit.h's bound */
 } ProducerArgs;
 
 /* Reads the next block; 0 at the end, -1 on an error (in m). */
 static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint64_t total,
                       char* m, size_t mcap) {
-    int got = gzread(a->gz, block, cap);
-    if (got < 0) {
+    int got = GzRead_next(&a->in, block, cap);
+    if (got == GZ_READ_ERROR) {
         int zerr;
-        const char* zm = gzerror(a->gz, &zerr);
+        const char* zm = gzerror(a->in.gz, &zerr);
         snprintf(m, mcap, "%s: %s error at byte %llu: %s", a->sh->path,
-                 gzdirect(a->gz) ? "read" : "gzip", (unsigned long long)total,
+                 gzdirect(a->in.gz) ? "read" : "gzip", (unsigned long long)total,
                  zerr == Z_ERRNO ? strerror(errno) : (zm ? zm : "?"));
         return -1;
     }
-    if ((uint64_t)got > a->limit - total) {
+    if (got == GZ_READ_TOO_BIG) {
         snprintf(m, mcap,
                  "%s: gzip data expands past %llu MiB, over %d times its size on disk: "
                  "reading stopped at byte %llu",
-                 a->sh->path, (unsigned long long)(a->limit >> 20), GZ_RATIO,
+                 a->sh->path, (unsigned long long)(a->in.limit >> 20), GZ_RATIO,
                  (unsigned long long)total);
         return -1;
     }
@@ -325,7 +325,7 @@ static void* produce(void* arg) {
                 }
             }
             /* progress counts bytes on disk, as the load's total does */
-            p.done = gzdirect(a->gz) ? total : (uint64_t)gzoffset(a->gz);
+            p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
         }
         if (got < 0) {
             producer_fail(sh, DCU_ERR_IO, m);
@@ -710,11 +710,9 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
         return Error_set(err, DCU_ERR_NOMEM, "%s: cannot start zlib", path);
     }
     gzbuffer(gz, 1 << 16);
-    ProducerArgs args = {&sh, gz, UINT64_MAX};
+    ProducerArgs args = {.sh = &sh};
+    GzRead_init(&args.in, gz, path);
     int plain = gzdirect(gz); /* chunks read the file itself with pread: plain files only */
-    if (!plain) {
-        args.limit = GzLimit_bytes(path);
-    }
     DcuStatus s = DCU_OK;
     if (sh.sync) {
         produce(&args);

@@ -1,5 +1,6 @@
-/* gz_file.c - GzFile_open (gz_file.h): zlib's gzread behind a stdio stream (fopencookie), so
- * that readers written for FILE* take gzipped inputs unchanged. */
+/* gz_file.c - GzRead and GzFile_open (gz_file.h): zlib's gzread within the expansion bound,
+ * and behind a stdio stream (fopencookie), so that readers written for FILE* take gzipped
+ * inputs unchanged. */
 #define _GNU_SOURCE /* fopencookie */
 #include "gz_file.h"
 
@@ -13,29 +14,36 @@
 #include "dcutop/xalloc.h"
 #include "gz_limit.h"
 
-typedef struct {
-    gzFile gz;
-    uint64_t done, limit; /* bytes given out; the most a gzip file may expand to */
-} GzCookie;
+void GzRead_init(GzRead* r, gzFile gz, const char* path) {
+    r->gz = gz;
+    r->done = 0;
+    r->limit = gzdirect(gz) ? UINT64_MAX : GzLimit_bytes(path);
+}
+
+int GzRead_next(GzRead* r, void* buf, size_t n) {
+    unsigned want = n > (1u << 30) ? 1u << 30 : (unsigned)n;
+    int got = gzread(r->gz, buf, want);
+    if (got < 0) {
+        return GZ_READ_ERROR;
+    }
+    if ((uint64_t)got > r->limit - r->done) { /* a gzip bomb: stop, as .json.gz does */
+        return GZ_READ_TOO_BIG;
+    }
+    r->done += (uint64_t)got;
+    return got;
+}
 
 static ssize_t gz_read(void* cookie, char* buf, size_t n) {
-    GzCookie* c = cookie;
-    unsigned want = n > (1u << 30) ? 1u << 30 : (unsigned)n;
-    int got = gzread(c->gz, buf, want);
+    int got = GzRead_next(cookie, buf, n);
     if (got < 0) {
-        errno = EIO;
+        errno = got == GZ_READ_TOO_BIG ? EFBIG : EIO;
         return -1;
     }
-    if ((uint64_t)got > c->limit - c->done) { /* a gzip bomb: stop, as .json.gz does */
-        errno = EFBIG;
-        return -1;
-    }
-    c->done += (uint64_t)got;
     return got;
 }
 
 static int gz_close(void* cookie) {
-    GzCookie* c = cookie;
+    GzRead* c = cookie;
     int r = gzclose(c->gz) == Z_OK ? 0 : -1;
     free(c);
     return r;
@@ -52,10 +60,8 @@ FILE* GzFile_open(const char* path, DcuError* err) {
         Error_set(err, DCU_ERR_NOMEM, "cannot start zlib");
         return NULL;
     }
-    GzCookie* c = xmalloc(sizeof(*c));
-    c->gz = gz;
-    c->done = 0;
-    c->limit = gzdirect(gz) ? UINT64_MAX : GzLimit_bytes(path);
+    GzRead* c = xmalloc(sizeof(*c));
+    GzRead_init(c, gz, path);
     cookie_io_functions_t io = {gz_read, NULL, NULL, gz_close};
     FILE* f = fopencookie(c, "rb", io);
     if (!f) {

@@ -3,9 +3,29 @@
 #ifndef DCUTOP_GZ_FILE_H
 #define DCUTOP_GZ_FILE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <zlib.h>
 
 #include "dcutop/error.h"
+
+/* gzread within gz_limit.h's expansion bound: the one place that enforces it, for GzFile_open's
+ * stream and for the CSV reader (which reads blocks itself, and cuts plain files into chunks). */
+typedef struct GzRead_ {
+    gzFile gz;      /* borrowed */
+    uint64_t done;  /* bytes given out so far */
+    uint64_t limit; /* the most a gzip file may expand to; UINT64_MAX for a plain file */
+} GzRead;
+
+enum { GZ_READ_ERROR = -1, GZ_READ_TOO_BIG = -2 };
+
+/* Starts r over gz (borrowed; gzdirect must be able to tell already), the file at path. */
+void GzRead_init(GzRead* r, gzFile gz, const char* path);
+/* Reads up to n bytes (at most 1 GiB at a time): the count, 0 at the end, GZ_READ_ERROR on a
+ * zlib or I/O error (gzerror says which), GZ_READ_TOO_BIG when the data would expand past the
+ * limit (those bytes are not counted in done). */
+int GzRead_next(GzRead* r, void* buf, size_t n);
 
 /* Opens path as SafeFile_fopen does (a regular file only), reading through zlib: a gzip file
  * decompressed (within gz_limit.h's expansion limit: past it, a read error), a plain one as

@@ -168,3 +168,13 @@ void JsonFeed_consume(JsonFeed* f) {
 uint64_t JsonFeed_bufOffset(const JsonFeed* f) {
     return f->buf_end - f->len;
 }
+
+int JsonFeed_idle(const JsonFeed* f) {
+    return f->len == 0 && f->state == S_OUT && !f->skipping && !f->too_deep;
+}
+
+void JsonFeed_skip(JsonFeed* f, uint64_t to, long lines) {
+    f->off = to;
+    f->buf_end = to;
+    f->line += lines;
+}

@@ -69,4 +69,12 @@ void JsonFeed_consume(JsonFeed* f);
 /* Stream offset of buf[0] (for parse error messages). */
 uint64_t JsonFeed_bufOffset(const JsonFeed* f);
 
+/* 1 when every byte scanned has been consumed and no token is open: the parser may be given
+ * bytes from elsewhere (json_chunks.h). */
+int JsonFeed_idle(const JsonFeed* f);
+
+/* The stream goes on at offset `to`, `lines` newlines later (a span parsed elsewhere, whole
+ * and balanced, was left out). Only when JsonFeed_idle. */
+void JsonFeed_skip(JsonFeed* f, uint64_t to, long lines);
+
 #endif

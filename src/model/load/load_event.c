@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/dispatch_store.h"
 #include "dcutop/names.h"
 #include "store/dispatch_agg.h"
 #include "dcutop/xalloc.h"
@@ -113,19 +114,22 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
         return 0;
     }
-    sqlite3_stmt* st = core->st[ST_DISPATCH];
-    sqlite3_bind_int64(st, 1, f->id);
-    sqlite3_bind_int64(st, 2, kid);
-    const int64_t v[] = {d->seq, d->gpu, d->queue, d->stream, d->pid, d->tid, d->corr,
-                         d->start, d->end, d->dur, d->grid, d->workgroup, d->lds, d->scratch,
-                         d->vgpr, d->sgpr};
-    for (int i = 0; i < 16; i++) {
-        bind_i(st, 3 + i, v[i]);
-    }
-    if (!step(core, f, st)) {
+    /* the columnar store (dispatch_store.h): no SQL INSERT per dispatch */
+    const int64_t v[DS_NCOLS] = {f->id,   kid,        d->seq,   d->gpu,     d->queue,
+                                 d->stream, d->pid,   d->tid,   d->corr,    d->start,
+                                 d->end,  d->dur,     d->grid,  d->workgroup, d->lds,
+                                 d->scratch, d->vgpr, d->sgpr};
+    DcuError e = {0};
+    int64_t row = DispatchStore_append(TraceDb_dispatchStore(core->db), v, &e);
+    if (!row) { /* not the row's fault: load_one stops the load, as step() has it */
+        if (!core->storage_rc) {
+            core->storage_rc =
+                DispatchStore_outOfRoom(TraceDb_dispatchStore(core->db)) ? SQLITE_FULL
+                                                                          : SQLITE_IOERR;
+        }
+        Load_message(core, f, "%s", e.msg);
         return 0;
     }
-    int64_t row = sqlite3_last_insert_rowid(TraceDb_handle(core->db));
     DispatchAgg_add(core->agg, row, kid, d->dur, d->start);
     count(f, LAYER_KERNEL, rank);
     return row;

@@ -24,7 +24,6 @@ enum {
 
 enum { /* prepared statements, owned by the Loader */
     ST_KERNEL,
-    ST_DISPATCH,
     ST_COUNTER,
     ST_KSTAT,
     ST_APISTAT,

@@ -1690,23 +1690,13 @@ DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err) {
     if (!TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_stack WHERE match IS NULL)")) {
         return DCU_OK;
     }
+    /* dispatch's seq and corr_id lookups use the dispatch store's own indexes, built on
+     * their first use (dispatch_store.h) */
     int has_disp =
         TraceDb_scalarInt(
             db, "SELECT EXISTS (SELECT 1 FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
                 " AND u.layer = 'kernel')") != 0;
     DcuStatus s = DCU_OK;
-    if (has_disp &&
-        TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_stack WHERE seq IS NOT NULL)")) {
-        s = TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS dispatch_seq ON dispatch(seq)", err);
-    }
-    if (s == DCU_OK && has_disp &&
-        TraceDb_scalarInt(db,
-                          "SELECT EXISTS (SELECT 1 FROM kernel_stack WHERE corr_id IS NOT NULL)")) {
-        s = TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS dispatch_corr ON dispatch(corr_id)", err);
-    }
-    if (s != DCU_OK) {
-        return s;
-    }
     Finish fz = {0};
     fz.core = core;
     fz.db = db;

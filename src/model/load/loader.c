@@ -47,9 +47,6 @@ static const char* const layer_names[LAYER_COUNT] = {"kernel", "api", "copy", "r
 
 static const char* const stmt_sql[ST_COUNT] = {
     [ST_KERNEL] = "INSERT INTO kernel(id, name, short_name, name_raw) VALUES(?1, ?2, ?3, ?4)",
-    [ST_DISPATCH] = "INSERT INTO dispatch(file_id, kernel_id, seq, gpu, queue, stream, pid, tid,"
-                    " corr_id, start_ns, end_ns, dur_ns, grid, workgroup, lds, scratch, vgpr,"
-                    " sgpr) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
     [ST_COUNTER] = "INSERT INTO dispatch_counter(dispatch_id, name, value) VALUES(?1, ?2, ?3)",
     [ST_KSTAT] = "INSERT INTO kernel_stat(file_id, kernel_id, calls, total_ns, min_ns, max_ns,"
                  " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dcutop/dispatch_store.h"
 #include "dcutop/filter.h"
 #include "dcutop/out_file.h"
 #include "dcutop/xalloc.h"
@@ -33,12 +34,29 @@ struct TraceDb_ {
         TraceDbState state;
     } cache[TRACEDB_CACHE_SLOTS];
     int64_t memory; /* TraceDb_open's bound, bytes; 0: none */
+    DispatchStore* store; /* the dispatch rows (owned; outlives the connection's close) */
     struct {
         char* sql;
         sqlite3_stmt* st;
     } stmts[TRACEDB_STMT_SLOTS]; /* TraceDb_prepareCached's statements, by their SQL text */
     int nstmts;
 };
+
+/* The dispatch table's columns (SCHEMA.md). Live, it is the virtual table of the columnar
+ * store (dispatch_store.c), declared with these columns; --save-db writes it as this table. */
+static const char dispatch_table[] =
+    "CREATE TABLE dispatch(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
+    "  seq INTEGER,                 -- dispatch index / id in the source\n"
+    "  gpu INTEGER, queue INTEGER, stream INTEGER, pid INTEGER, tid INTEGER,\n"
+    "  corr_id INTEGER,             -- correlation id linking to api_call\n"
+    "  start_ns INTEGER, end_ns INTEGER,\n"
+    "  dur_ns INTEGER NOT NULL,\n"
+    "  grid INTEGER, workgroup INTEGER, lds INTEGER, scratch INTEGER,\n"
+    "  vgpr INTEGER, sgpr INTEGER\n"
+    ");\n";
 
 /* The dcutop schema. Times are integer nanoseconds everywhere. Layers (PRODUCT.md 1):
  * 'kernel' (device kernels), 'api' (host API), 'copy' (memory copies), 'range'
@@ -110,18 +128,8 @@ static const char schema[] =
     "  rule_source TEXT,            -- rules file name, or 'built-in'\n"
     "  rule_pattern TEXT            -- that rule's regex (what Kernel detail shows)\n"
     ");\n"
-    "CREATE TABLE dispatch(\n"
-    "  id INTEGER PRIMARY KEY,\n"
-    "  file_id INTEGER NOT NULL,\n"
-    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),\n"
-    "  seq INTEGER,                 -- dispatch index / id in the source\n"
-    "  gpu INTEGER, queue INTEGER, stream INTEGER, pid INTEGER, tid INTEGER,\n"
-    "  corr_id INTEGER,             -- correlation id linking to api_call\n"
-    "  start_ns INTEGER, end_ns INTEGER,\n"
-    "  dur_ns INTEGER NOT NULL,\n"
-    "  grid INTEGER, workgroup INTEGER, lds INTEGER, scratch INTEGER,\n"
-    "  vgpr INTEGER, sgpr INTEGER\n"
-    ");\n"
+    /* dispatch: the columnar store (dispatch_store.h), columns as dispatch_table below */
+    "CREATE VIRTUAL TABLE dispatch USING dcu_dispatch;\n"
     /* PMC counters and any other unknown numeric per-dispatch column */
     "CREATE TABLE dispatch_counter(\n"
     "  dispatch_id INTEGER NOT NULL REFERENCES dispatch(id),\n"
@@ -477,6 +485,13 @@ static const char schema[] =
     "           CASE WHEN stddev_ns IS NOT NULL THEN calls ELSE 0 END, 0\n"
     "    FROM kernel_stat WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')\n"
     "  ) GROUP BY kernel_id;\n"
+    /* the command line of each run's process, where a file gave one (rocpd's process table;
+     * a rocprof-compute sysinfo.csv): one row per file's entry (runs.c) */
+    "CREATE VIEW run_command(run_id, command) AS\n"
+    "  SELECT f.run_id, p.command FROM process_info p JOIN source_file f ON f.id = p.file_id\n"
+    "  UNION ALL\n"
+    "  SELECT f.run_id, d.command FROM device_info d JOIN source_file f ON f.id = d.file_id\n"
+    "  WHERE d.command <> '';\n"
     "CREATE VIEW api_summary_v AS\n"
     "  SELECT domain, name, CAST(total(calls) AS INTEGER) AS calls,\n"
     "         CAST(total(total_ns) AS INTEGER) AS total_ns,\n"
@@ -553,6 +568,9 @@ DcuStatus TraceDb_open(TraceDb** out, int64_t memory, DcuError* err) {
     TraceDb* this = xcalloc(1, sizeof(*this));
     this->db = db;
     this->memory = memory;
+    /* the dispatch rows take the half of the bound that SQLite's page cache used to spend
+     * on them (set_memory) */
+    this->store = DispatchStore_new(memory / 2, TraceDb_tempDir());
     const char* prof = getenv("DCUTOP_SQL_PROFILE");
     if (prof && *prof && strcmp(prof, "0") != 0) {
         sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, this);
@@ -560,6 +578,9 @@ DcuStatus TraceDb_open(TraceDb** out, int64_t memory, DcuError* err) {
     DcuStatus s = TraceDb_exec(this, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", err);
     if (s == DCU_OK) {
         s = set_memory(this, memory, err);
+    }
+    if (s == DCU_OK) {
+        s = DispatchStore_register(this->store, db, err);
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(this, schema, err);
@@ -594,12 +615,15 @@ void TraceDb_delete(TraceDb* this) {
         free(this->stmts[i].sql);
     }
     sqlite3_close(this->db);
+    DispatchStore_delete(this->store);
     profile_report(this);
     free(this);
 }
 
 TraceDbState TraceDb_state(TraceDb* this) {
-    TraceDbState st = {sqlite3_total_changes64(this->db), 0, 0};
+    /* rows appended to the dispatch store are changes too (no SQL INSERT counts them) */
+    TraceDbState st = {sqlite3_total_changes64(this->db) + DispatchStore_count(this->store), 0,
+                       0};
     st.main_schema = TraceDb_scalarInt(this, "PRAGMA main.schema_version");
     st.temp_schema = TraceDb_scalarInt(this, "PRAGMA temp.schema_version");
     return st;
@@ -774,6 +798,33 @@ double TraceDb_scalarReal(TraceDb* this, const char* sql) {
     return v;
 }
 
+/* The copy's dispatch is the store's virtual table: it becomes a plain table with the rows
+ * (read through the same module, registered on the copy's connection), so that the file
+ * opens in any SQLite without dcutop, with the indexes the loader used to make. */
+static DcuStatus save_dispatch(TraceDb* this, sqlite3* dst, const char* path, DcuError* err) {
+    DcuStatus s = DispatchStore_register(this->store, dst, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    char* sql = xasprintf("BEGIN; CREATE VIRTUAL TABLE temp.dcu_dispatch_src USING dcu_dispatch;"
+                          " DROP TABLE main.dispatch; %s"
+                          " INSERT INTO main.dispatch SELECT * FROM temp.dcu_dispatch_src;"
+                          " DROP TABLE temp.dcu_dispatch_src;"
+                          " CREATE INDEX main.dispatch_seq ON dispatch(seq);"
+                          " CREATE INDEX main.dispatch_corr ON dispatch(corr_id);"
+                          " CREATE INDEX main.dispatch_kernel ON dispatch(kernel_id); COMMIT;",
+                          dispatch_table);
+    if (sqlite3_exec(dst, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        s = Error_set(err, DCU_ERR_IO, "%s: write failed: %s", path, sqlite3_errmsg(dst));
+    }
+    free(sql);
+    return s;
+}
+
+DispatchStore* TraceDb_dispatchStore(TraceDb* this) {
+    return this->store;
+}
+
 DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err) {
     OutFile of;
     DcuStatus s = OutFile_open(&of, path, OUT_SEEKABLE | (force ? OUT_FORCE_ALL : 0), err);
@@ -799,6 +850,7 @@ DcuStatus TraceDb_save(TraceDb* this, const char* path, int force, DcuError* err
         s = Error_set(err, DCU_ERR_IO, "%s: write failed: %s", path, sqlite3_errmsg(dst));
         goto done;
     }
+    s = save_dispatch(this, dst, path, err);
 done:
     if (dst && sqlite3_close(dst) != SQLITE_OK && s == DCU_OK) {
         s = Error_set(err, DCU_ERR_IO, "%s: close failed", path);

@@ -1,0 +1,73 @@
+/* dispatch_store.h - the dispatch table as typed column arrays (issue 23), shown to SQL as
+ * the virtual table main.dispatch, so the views, --sql and the SQL prompt read it unchanged
+ * and the loader appends a dispatch without an SQL INSERT.
+ *
+ * Rows are insert-only; a row's id (the table's id and rowid) is its 1-based position.
+ * Values are int64; DISPATCH_STORE_NULL (INT64_MIN, the loader's LOAD_NULL) is SQL NULL.
+ * Rows live in chunks of DISPATCH_STORE_CHUNK rows; above the byte budget given to
+ * DispatchStore_new, full chunks are written to an unlinked temporary file in SQLITE_TMPDIR
+ * or TMPDIR (the tmpdir given, where SQLite puts its own) and read back when a query needs them (least
+ * recently used first out), so --db-memory bounds the store as it bounds SQLite's page
+ * cache; the indexes count against the same budget. The indexes by kernel_id, corr_id and seq are
+ * built on the first query that uses them, and again after more rows were appended. */
+#ifndef DCUTOP_DISPATCH_STORE_H
+#define DCUTOP_DISPATCH_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "dcutop/error.h"
+
+#define DISPATCH_STORE_NULL INT64_MIN
+#define DISPATCH_STORE_CHUNK 4096
+
+/* The stored columns, in the table's order after id. */
+typedef enum {
+    DS_FILE_ID,
+    DS_KERNEL_ID,
+    DS_SEQ,
+    DS_GPU,
+    DS_QUEUE,
+    DS_STREAM,
+    DS_PID,
+    DS_TID,
+    DS_CORR_ID,
+    DS_START_NS,
+    DS_END_NS,
+    DS_DUR_NS,
+    DS_GRID,
+    DS_WORKGROUP,
+    DS_LDS,
+    DS_SCRATCH,
+    DS_VGPR,
+    DS_SGPR,
+    DS_NCOLS
+} DispatchCol;
+
+typedef struct DispatchStore_ DispatchStore;
+
+/* budget: bytes of rows and indexes kept in memory (0: no bound); tmpdir: the folder of
+ * the spill file (copied; TraceDb_tempDir(), where SQLite puts its own). */
+DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir);
+void DispatchStore_delete(DispatchStore* this);
+
+/* Appends one row; v[DS_NCOLS] in DispatchCol order. Returns its id (>= 1), or 0 when the
+ * temporary file could not be written (err says why). */
+int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err);
+
+int64_t DispatchStore_count(const DispatchStore* this);
+
+/* Chunks written to the temporary file so far (0: all in memory). */
+int64_t DispatchStore_spilled(const DispatchStore* this);
+
+/* 1 when an append failed because the temporary file's folder is out of room. */
+int DispatchStore_outOfRoom(const DispatchStore* this);
+
+/* Builds the kernel_id index now (else the first query by kernel_id does). */
+void DispatchStore_buildKernelIndex(DispatchStore* this);
+
+/* Registers the module "dcu_dispatch" on db; `CREATE VIRTUAL TABLE dispatch USING
+ * dcu_dispatch` then shows this store. The store must outlive the connection. */
+DcuStatus DispatchStore_register(DispatchStore* this, sqlite3* db, DcuError* err);
+
+#endif
