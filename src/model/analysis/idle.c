@@ -35,7 +35,8 @@ int Idle_causeIsIdle(IdleCause c) {
 typedef struct {
     int64_t run, gpu, stream, start, end, file;
     const char* kernel;       /* borrowed from Ctx names */
-    char* call;               /* owned; NULL when no launch call */
+    const char* call;         /* borrowed from Ctx names; NULL when no launch call */
+    int64_t id;               /* dispatch or copy id: the sort's last key */
     int64_t cs, ce, pid, tid; /* the launch call */
     int comm;                 /* a collective (category comm) */
     int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
@@ -57,11 +58,6 @@ typedef struct {
     char** names;
     int64_t nnames, capnames;
 } Ctx;
-
-static char* dup_col(sqlite3_stmt* st, int c) {
-    const unsigned char* s = sqlite3_column_text(st, c);
-    return s ? xstrdup((const char*)s) : NULL;
-}
 
 static int64_t col_i(sqlite3_stmt* st, int c, int64_t dflt) {
     return sqlite3_column_type(st, c) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, c);
@@ -132,20 +128,63 @@ static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stm
     return kn->by_id[id];
 }
 
+/* 1 when some API call has a correlation id: launch calls can be found. */
+static int has_launch_calls(TraceDb* db) {
+    sqlite3_stmt* st = NULL;
+    DcuError e = {0};
+    int yes = 1;
+    if (TraceDb_prepareCached(
+            db, "SELECT EXISTS (SELECT 1 FROM api_call WHERE corr_id IS NOT NULL)", &st, &e) ==
+        DCU_OK) {
+        yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        TraceDb_release(db, st);
+    }
+    return yes;
+}
+
+/* Column 6 (the launch call's name) interned once per name into c->names. */
+static const char* call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
+    const char* s = (const char*)sqlite3_column_text(st, 6);
+    size_t n = s ? strlen(s) : 0;
+    int64_t id = Intern_get(ix, s ? s : "", n);
+    if (!id) {
+        intern_name(c, s);
+        id = c->nnames;
+        Intern_put(ix, s ? s : "", n, id);
+    }
+    return c->names[id - 1];
+}
+
+/* The order device_gaps and the walk need: run, device, start, end, kernels before copies,
+ * id (as the ORDER BY it replaces). */
+static int cmp_disp(const void* a, const void* b) {
+    const Disp *x = a, *y = b;
+    if (x->run != y->run) return x->run < y->run ? -1 : 1;
+    if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    if (x->copy != y->copy) return x->copy < y->copy ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
  * a device of those files ran (gpu and times known, of some length): device busy time as HTA
  * counts it. */
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
+    /* Without launch calls (kernel-only traces) the two lookups per row are skipped; the
+     * rows are sorted here, not by SQLite's sorter (half of this read on a million). */
+    int calls = has_launch_calls(db);
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
-        "  d.end_ns, d.kernel_id, a.name, a.start_ns, a.end_ns, a.pid, a.tid, d.file_id,"
+        "  d.end_ns, d.kernel_id, %s, d.file_id,"
         "  coalesce(k.category = 'comm', 0), 0, d.id"
         " FROM dispatch d JOIN source_file f ON f.id = d.file_id"
-        " JOIN kernel k ON k.id = d.kernel_id" LAUNCH_JOIN("d")
+        " JOIN kernel k ON k.id = d.kernel_id%s"
         " WHERE d.file_id IN %s AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"
         "  AND f.run_id IS NOT NULL"
-        "%s ORDER BY 1, 2, 4, 5, 14, 15",
-        used_files, copies ? copy_rows : "");
+        "%s",
+        calls ? "a.name, a.start_ns, a.end_ns, a.pid, a.tid" : "NULL, NULL, NULL, NULL, NULL",
+        calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db, sql, &st, err);
     free(sql);
@@ -155,6 +194,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
     size_t cap = 0;
     int rc;
     KernelNames kn = {NULL, 0};
+    Intern* calls_ix = Intern_new();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((size_t)c->nd == cap) {
             cap = cap ? cap * 2 : 1024;
@@ -170,7 +210,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
             x->end = x->start;
         }
         x->kernel = kernel_name(db, c, &kn, st);
-        x->call = dup_col(st, 6);
+        x->call = sqlite3_column_type(st, 7) == SQLITE_NULL ? NULL : call_name(c, calls_ix, st);
         x->cs = col_i(st, 7, 0);
         x->ce = col_i(st, 8, x->cs);
         x->pid = col_i(st, 9, -1);
@@ -179,13 +219,14 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         x->comm = (int)col_i(st, 12, 0);
         x->wait = 0;
         x->copy = (int)col_i(st, 13, 0);
-        if (x->call && sqlite3_column_type(st, 7) == SQLITE_NULL) {
-            free(x->call);
-            x->call = NULL;
-        }
+        x->id = col_i(st, 14, 0);
     }
     sqlite3_finalize(st);
     free(kn.by_id);
+    Intern_delete(calls_ix);
+    if (c->nd > 1) {
+        qsort(c->d, (size_t)c->nd, sizeof(*c->d), cmp_disp);
+    }
     return rc == SQLITE_DONE ? DCU_OK
                              : Error_set(err, DCU_ERR_SQL, "idle: %s",
                                          sqlite3_errmsg(TraceDb_handle(db)));
@@ -1076,9 +1117,6 @@ static DcuStatus walk(Walk* w, DcuError* err) {
 }
 
 static void ctx_done(Ctx* c) {
-    for (int64_t i = 0; i < c->nd; i++) {
-        free(c->d[i].call);
-    }
     for (int64_t i = 0; i < c->nnames; i++) {
         free(c->names[i]);
     }
