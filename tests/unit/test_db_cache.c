@@ -20,17 +20,7 @@
 #include "../../src/model/names/shortname_internal.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 /* Two runs (two pid-tagged rocprofv3 kernel traces), kernels shared between them. */
 static TraceDb* two_runs(void) {

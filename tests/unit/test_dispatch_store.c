@@ -18,20 +18,7 @@
 
 enum { ROWS = 20000 }; /* about five chunks: several spill at a 1 MiB bound */
 
-static char* dir;
-
-static int setup(void** state) {
-    (void)state;
-    dir = TestUtil_tempDir();
-    return 0;
-}
-
-static int teardown(void** state) {
-    (void)state;
-    TestUtil_rmTree(dir);
-    free(dir);
-    return 0;
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 /* Row i (0-based): kernel i % 7 + 1; gpu NULL on every third row, 0 on every fifth else;
  * corr i / 2 (two rows each); seq 3 * i. */

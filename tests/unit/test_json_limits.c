@@ -18,17 +18,7 @@
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 static int64_t messages_like(TraceDb* db, const char* pattern) {
     char* sql = xasprintf("SELECT count(*) FROM load_message WHERE message LIKE '%s'", pattern);

@@ -19,17 +19,7 @@
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 /* Creates dir/name as an SQLite database holding sql. Returns the path (owned). */
 static char* make_db(const char* name, const char* sql) {

@@ -16,17 +16,7 @@
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 static void assert_sql_text(TraceDb* db, const char* expected, const char* sql) {
     char* t = TestUtil_text(db, sql);

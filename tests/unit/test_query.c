@@ -66,7 +66,7 @@ static void filter_is_bound_and_negatable(void** state) {
     (void)state;
     ResultSet* rs = NULL;
     DcuError err;
-    QueryOpts q = {"copy|softmax", NULL, NULL, 0, NULL, 0};
+    QueryOpts q = {"copy|softmax", NULL, NULL, 0, NULL, 0, 0};
     assert_int_equal(Query_view(db, VIEW_HOTSPOTS, &q, &rs, &err), DCU_OK);
     assert_int_equal(rs->nrows, 2);
     /* shares stay relative to all device kernel time, not to the filtered rows */
@@ -92,7 +92,7 @@ static void sort_by_any_column(void** state) {
     (void)state;
     ResultSet* rs = NULL;
     DcuError err;
-    QueryOpts q = {NULL, "calls", NULL, 0, NULL, 0};
+    QueryOpts q = {NULL, "calls", NULL, 0, NULL, 0, 0};
     assert_int_equal(Query_view(db, VIEW_HOTSPOTS, &q, &rs, &err), DCU_OK);
     assert_int_equal(cell(rs, 0, "calls")->i, 4);
     ResultSet_delete(rs);
@@ -117,7 +117,7 @@ static void categories_groups_on_top_and_what_if(void** state) {
     int n;
     DcuError err;
     assert_int_equal(WhatIf_parse("gemm=2,copy=inf", w, 2, &n, &err), DCU_OK);
-    QueryOpts q = {NULL, "calls:asc", w, n, NULL, 0};
+    QueryOpts q = {NULL, "calls:asc", w, n, NULL, 0, 0};
     ResultSet* rs = NULL;
     assert_int_equal(Query_view(db, VIEW_CATEGORIES, &q, &rs, &err), DCU_OK);
     assert_string_equal(cell(rs, 0, "category")->s, "GEMM");

@@ -17,17 +17,7 @@
 #include "dcutop/xalloc.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 #define K(name, stream, ts, dur, corr)                                                        \
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream       \

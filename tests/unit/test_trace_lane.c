@@ -14,17 +14,7 @@
 #include "dcutop/trace_query.h"
 #include "testutil.h"
 
-static char* dir; /* each test's temp folder */
-
-static int setup(void** state) {
-    (void)state;
-    return TestUtil_dirSetup(&dir);
-}
-
-static int teardown(void** state) {
-    (void)state;
-    return TestUtil_dirTeardown(&dir);
-}
+TESTUTIL_DIR_FIXTURE(dir) /* each test's temp folder: setup, teardown */
 
 /* ops (launch start, end): (0,10) (2,5) (3,20) (30,40): depth 1 at 0, 2 at 2, 3 at 3, 2 at 5,
  * 1 at 10, 0 at 20, 1 at 30, 0 at 40; window 40, empty 10 (20..30), max 3. */

@@ -17,6 +17,19 @@ void TestUtil_rmTree(const char* dir);
  *     static int setup(void** state) { (void)state; return TestUtil_dirSetup(&dir); } */
 int TestUtil_dirSetup(char** dir);
 int TestUtil_dirTeardown(char** dir);
+
+/* That fixture in one line: a static char* NAME and the cmocka setup/teardown that fill and
+ * clear it (the nine file tests that share it each wrote the same eleven lines). */
+#define TESTUTIL_DIR_FIXTURE(NAME)                                                           \
+    static char* NAME;                                                                       \
+    static int setup(void** state) {                                                         \
+        (void)state;                                                                         \
+        return TestUtil_dirSetup(&NAME);                                                     \
+    }                                                                                        \
+    static int teardown(void** state) {                                                      \
+        (void)state;                                                                         \
+        return TestUtil_dirTeardown(&NAME);                                                  \
+    }
 /* Writes len bytes to dir/name; returns the path (owned). */
 char* TestUtil_writeFile(const char* dir, const char* name, const void* data, size_t len);
 /* Loads path into a fresh db and applies the built-in rules.
