@@ -16,6 +16,9 @@ import gzip
 import json
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from idle_causes import print_causes  # noqa: E402 (beside this file)
+
 SYNC = {"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
         "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
         "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "hipCtxSynchronize",
@@ -59,35 +62,9 @@ def main():
                 if n in SYNC or d2h:
                     s = ns(e["ts"])
                     syncs[(e.get("pid"), e.get("tid"))].append((s, s + ns(e.get("dur", 0))))
-        busy = [b for b in busy if b[2] > b[1]]
-        lo = min(k[1] for k in kern + busy); hi = max(k[2] for k in kern + busy)
-        out = collections.defaultdict(lambda: [0, 0])
-        idle = collections.Counter()
-        for dev in sorted({k[0] for k in kern + busy}):
-            ks = sorted([k + (0,) for k in kern if k[0] == dev] +
-                        [b + (1,) for b in busy if b[0] == dev], key=lambda k: (k[1], k[2], k[4]))
-            reach = lo
-            for i in range(len(ks) + 1):
-                st = ks[i][1] if i < len(ks) else hi
-                if st > reach:
-                    cause = "unknown"
-                    if i < len(ks) and ks[i][3] in launch:
-                        cs, ce, pid, tid = launch[ks[i][3]]
-                        if any(a < st and b > reach and b <= cs for a, b in syncs[(pid, tid)]):
-                            cause = "sync"
-                        elif cs > reach:
-                            cause = "host-bound"
-                        else:
-                            cause = "launch-overhead"
-                    out[(dev, cause)][0] += 1
-                    out[(dev, cause)][1] += st - reach
-                    idle[dev] += st - reach
-                if i < len(ks):
-                    reach = max(reach, ks[i][2])
-        for (dev, cause), (g, t) in sorted(out.items()):
-            print(f"{dev}\t{cause}\t{g}\t{t}")
-        for dev, t in sorted(idle.items()):
-            print(f"idle\t{dev}\t{t}")
+        print_causes(kern, busy,
+                     lambda c: (launch[c][0], launch[c][2:]) if c in launch else None,
+                     lambda thread: syncs[thread])
 
 
 main()

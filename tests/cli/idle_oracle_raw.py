@@ -18,6 +18,9 @@ import collections
 import sqlite3
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from idle_causes import print_causes  # noqa: E402 (beside this file)
+
 SYNC = {"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
         "hipCtxSynchronize", "hipMemcpyDtoH"}
 BLOCKING = {"hipMemcpy", "hipMemcpyWithStream"}
@@ -67,36 +70,8 @@ def main():
         d2h = n in BLOCKING and (not ops or any("DeviceToHost" in o for o in ops))
         if n in SYNC or d2h:
             syncs[t].append((b, e))
-    busy = [x for x in busy if x[2] > x[1]]
-    lo = min(k[1] for k in kern + busy)
-    hi = max(k[2] for k in kern + busy)
-    out = collections.defaultdict(lambda: [0, 0])
-    idle = collections.Counter()
-    for dev in sorted({k[0] for k in kern + busy}):
-        ks = sorted([k + (0,) for k in kern if k[0] == dev] +
-                    [x + (1,) for x in busy if x[0] == dev], key=lambda k: (k[1], k[2], k[4]))
-        reach = lo
-        for i in range(len(ks) + 1):
-            st = ks[i][1] if i < len(ks) else hi
-            if st > reach:
-                cause = "unknown"
-                if i < len(ks) and ks[i][3]:
-                    _, cs, _, tid = ks[i][3]
-                    if any(a < st and b > reach and b <= cs for a, b in syncs[tid]):
-                        cause = "sync"
-                    elif cs > reach:
-                        cause = "host-bound"
-                    else:
-                        cause = "launch-overhead"
-                out[(dev, cause)][0] += 1
-                out[(dev, cause)][1] += st - reach
-                idle[dev] += st - reach
-            if i < len(ks):
-                reach = max(reach, ks[i][2])
-    for (dev, cause), (g, t) in sorted(out.items()):
-        print(f"{dev}\t{cause}\t{g}\t{t}")
-    for dev, t in sorted(idle.items()):
-        print(f"idle\t{dev}\t{t}")
+    # the call is (name, start, end, tid); syncs are per tid
+    print_causes(kern, busy, lambda k: (k[1], k[3]) if k else None, lambda t: syncs[t])
 
 
 main()
