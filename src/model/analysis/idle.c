@@ -128,18 +128,11 @@ static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stm
     return kn->by_id[id];
 }
 
-/* 1 when some API call has a correlation id: launch calls can be found. */
-static int has_launch_calls(TraceDb* db) {
-    sqlite3_stmt* st = NULL;
-    DcuError e = {0};
-    int yes = 1;
-    if (TraceDb_prepareCached(
-            db, "SELECT EXISTS (SELECT 1 FROM api_call WHERE corr_id IS NOT NULL)", &st, &e) ==
-        DCU_OK) {
-        yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-        TraceDb_release(db, st);
-    }
-    return yes;
+/* 1 when some API call has a correlation id: else no dispatch can have a launch call, and
+ * the dispatches need not be read (stats-only and kernel-only traces). */
+static int any_launch_call(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
+                                 " WHERE corr_id IS NOT NULL)") == 1;
 }
 
 /* Column 6 (the launch call's name) interned once per name into c->names. */
@@ -173,7 +166,7 @@ static int cmp_disp(const void* a, const void* b) {
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     /* Without launch calls (kernel-only traces) the two lookups per row are skipped; the
      * rows are sorted here, not by SQLite's sorter (half of this read on a million). */
-    int calls = has_launch_calls(db);
+    int calls = any_launch_call(db);
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, d.kernel_id, %s, d.file_id,"
@@ -1204,13 +1197,6 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
 
 static void launch_table_free(void* p) {
     ResultSet_delete(p);
-}
-
-/* 1 when some API call has a correlation id: else no dispatch can have a launch call, and
- * the dispatches need not be read (stats-only and kernel-only traces). */
-static int any_launch_call(TraceDb* db) {
-    return TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
-                                 " WHERE corr_id IS NOT NULL)") == 1;
 }
 
 DcuStatus Idle_launchTable(TraceDb* db, const ResultSet** out, DcuError* err) {
