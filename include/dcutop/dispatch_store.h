@@ -57,6 +57,13 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
 
 int64_t DispatchStore_count(const DispatchStore* this);
 
+/* Direct column reads for the analyses (no SQL row per dispatch): chunk ci (0-based) holds
+ * rows ci * DISPATCH_STORE_CHUNK onwards, column-major (DS_AT). Returns its data, valid
+ * until the next call on the store (a spilled chunk is read back and may evict another),
+ * with *rows set to the rows it holds; NULL when a spilled chunk cannot be read back. */
+const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows);
+#define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
+
 /* Chunks written to the temporary file so far (0: all in memory). */
 int64_t DispatchStore_spilled(const DispatchStore* this);
 

@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "dcutop/dispatch_scan.h"
 #include "dcutop/intern.h"
 #include "dcutop/ranks.h"
 #include "dcutop/trace_query.h"
@@ -95,6 +96,8 @@ typedef struct {
     int64_t n;
 } KernelNames;
 
+static const char* kernel_name_of(TraceDb* db, Ctx* c, KernelNames* kn, int64_t id);
+
 /* Column 5 of a dispatch row (a kernel id) or of a copy row (its name) as a borrowed name. */
 static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stmt* st) {
     if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
@@ -103,7 +106,11 @@ static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stm
     if (sqlite3_column_type(st, 5) != SQLITE_INTEGER) {
         return intern_name(c, (const char*)sqlite3_column_text(st, 5));
     }
-    int64_t id = sqlite3_column_int64(st, 5);
+    return kernel_name_of(db, c, kn, sqlite3_column_int64(st, 5));
+}
+
+/* Kernel id's name, read once, interned into c->names; NULL when there is no such kernel. */
+static const char* kernel_name_of(TraceDb* db, Ctx* c, KernelNames* kn, int64_t id) {
     if (id >= 0 && id < kn->n && kn->by_id[id]) {
         return kn->by_id[id];
     }
@@ -163,10 +170,152 @@ static int cmp_disp(const void* a, const void* b) {
 /* The dispatches of the used kernel files, and with copies set, the memsets and copies that
  * a device of those files ran (gpu and times known, of some length): device busy time as HTA
  * counts it. */
+/* One row of the dispatch query (read_dispatches' columns) or of the copy query. */
+static void add_row(TraceDb* db, Ctx* c, KernelNames* kn, Intern* calls_ix, sqlite3_stmt* st,
+                    size_t* cap) {
+    if ((size_t)c->nd == *cap) {
+        *cap = *cap ? *cap * 2 : 1024;
+        c->d = xrealloc(c->d, *cap * sizeof(*c->d));
+    }
+    Disp* x = &c->d[c->nd++];
+    x->run = col_i(st, 0, 0);
+    x->gpu = col_i(st, 1, -1);
+    x->stream = col_i(st, 2, -1);
+    x->start = col_i(st, 3, 0);
+    x->end = col_i(st, 4, 0);
+    if (x->end < x->start) {
+        x->end = x->start;
+    }
+    x->kernel = kernel_name(db, c, kn, st);
+    x->call = sqlite3_column_type(st, 7) == SQLITE_NULL ? NULL : call_name(c, calls_ix, st);
+    x->cs = col_i(st, 7, 0);
+    x->ce = col_i(st, 8, x->cs);
+    x->pid = col_i(st, 9, -1);
+    x->tid = col_i(st, 10, -1);
+    x->file = col_i(st, 11, 0);
+    x->comm = (int)col_i(st, 12, 0);
+    x->wait = 0;
+    x->copy = (int)col_i(st, 13, 0);
+    x->id = col_i(st, 14, 0);
+}
+
+static DcuStatus read_rows(TraceDb* db, Ctx* c, KernelNames* kn, const char* sql, size_t* cap,
+                           DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    Intern* calls_ix = Intern_new();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        add_row(db, c, kn, calls_ix, st, cap);
+    }
+    sqlite3_finalize(st);
+    Intern_delete(calls_ix);
+    return rc == SQLITE_DONE ? DCU_OK
+                             : Error_set(err, DCU_ERR_SQL, "idle: %s",
+                                         sqlite3_errmsg(TraceDb_handle(db)));
+}
+
+/* The direct read (dispatch_scan.h) of what the query reads without launch calls. */
+typedef struct {
+    TraceDb* db;
+    Ctx* c;
+    KernelNames* kn;
+    size_t* cap;
+    int64_t file, run;
+    const signed char* comm; /* per kernel id: 1 comm, 0 not, -1 no such kernel */
+    int64_t ncomm;
+} DirectRead;
+
+static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    DirectRead* r = ctx;
+    Ctx* c = r->c;
+    for (int64_t i = from; i < to; i++) {
+        int64_t k = DS_AT(d, DS_KERNEL_ID, i), t0 = DS_AT(d, DS_START_NS, i),
+                t1 = DS_AT(d, DS_END_NS, i);
+        if (DS_AT(d, DS_FILE_ID, i) != r->file || t0 == DISPATCH_STORE_NULL ||
+            t1 == DISPATCH_STORE_NULL || k < 0 || k >= r->ncomm || r->comm[k] < 0) {
+            continue; /* another file's row, untimed, or no kernel row (the JOIN drops it) */
+        }
+        if ((size_t)c->nd == *r->cap) {
+            *r->cap = *r->cap ? *r->cap * 2 : 1024;
+            c->d = xrealloc(c->d, *r->cap * sizeof(*c->d));
+        }
+        int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
+        c->d[c->nd++] = (Disp){
+            .run = r->run,
+            .gpu = g == DISPATCH_STORE_NULL ? -1 : g,
+            .stream = sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1,
+            .start = t0,
+            .end = t1 < t0 ? t0 : t1,
+            .file = r->file,
+            .kernel = kernel_name_of(r->db, c, r->kn, k),
+            .id = row0 + i + 1,
+            .pid = -1,
+            .tid = -1,
+            .comm = r->comm[k],
+        };
+    }
+    return 1;
+}
+
+/* Per kernel id: 1 when its category is comm, 0 when not, -1 when there is no such row. */
+static DcuStatus kernel_comm(TraceDb* db, signed char** out, int64_t* n, DcuError* err) {
+    int64_t max = TraceDb_scalarInt(db, "SELECT coalesce(max(id), -1) FROM kernel");
+    *n = max + 1 > 0 ? max + 1 : 0;
+    *out = xmalloc((size_t)(*n > 0 ? *n : 1));
+    memset(*out, -1, (size_t)(*n > 0 ? *n : 1));
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT id, coalesce(category = 'comm', 0) FROM kernel"
+                                      " WHERE id >= 0",
+                                  &st, err);
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < *n) {
+            (*out)[id] = (signed char)(sqlite3_column_int64(st, 1) != 0);
+        }
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static DcuStatus read_direct(TraceDb* db, DispatchStore* store, Ctx* c, KernelNames* kn,
+                             size_t* cap, DcuError* err) {
+    DispatchSpan* sp = NULL;
+    int64_t nsp = 0, ncomm = 0;
+    signed char* comm = NULL;
+    DcuStatus s = DispatchScan_usedSpans(db, &sp, &nsp, err);
+    if (s == DCU_OK) {
+        s = kernel_comm(db, &comm, &ncomm, err);
+    }
+    sqlite3_stmt* run = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT run_id FROM source_file WHERE id = ?1", &run, err);
+    }
+    for (int64_t i = 0; s == DCU_OK && i < nsp; i++) {
+        sqlite3_bind_int64(run, 1, sp[i].file_id);
+        int has = sqlite3_step(run) == SQLITE_ROW && sqlite3_column_type(run, 0) != SQLITE_NULL;
+        DirectRead r = {db, c, kn, cap, sp[i].file_id, has ? sqlite3_column_int64(run, 0) : 0,
+                        comm, ncomm};
+        sqlite3_reset(run);
+        if (has) { /* f.run_id IS NOT NULL */
+            s = DispatchScan_span(store, &sp[i], direct_block, &r, err);
+        }
+    }
+    sqlite3_finalize(run);
+    free(comm);
+    free(sp);
+    return s;
+}
+
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
-    /* Without launch calls (kernel-only traces) the two lookups per row are skipped; the
+    /* Without launch calls (kernel-only traces) the two lookups per row are skipped, and the
+     * rows come from the store's columns when it is not cut by a region of interest; the
      * rows are sorted here, not by SQLite's sorter (half of this read on a million). */
     int calls = any_launch_call(db);
+    DispatchStore* store = calls ? NULL : DispatchScan_store(db);
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, d.kernel_id, %s, d.file_id,"
@@ -178,51 +327,24 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         "%s",
         calls ? "a.name, a.start_ns, a.end_ns, a.pid, a.tid" : "NULL, NULL, NULL, NULL, NULL",
         calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
-    free(sql);
-    if (s != DCU_OK) {
-        return s;
-    }
     size_t cap = 0;
-    int rc;
     KernelNames kn = {NULL, 0};
-    Intern* calls_ix = Intern_new();
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((size_t)c->nd == cap) {
-            cap = cap ? cap * 2 : 1024;
-            c->d = xrealloc(c->d, cap * sizeof(*c->d));
+    DcuStatus s;
+    if (store) {
+        static const char union_all[] = " UNION ALL";
+        s = read_direct(db, store, c, &kn, &cap, err);
+        if (s == DCU_OK && copies) {
+            s = read_rows(db, c, &kn, copy_rows + sizeof(union_all) - 1, &cap, err);
         }
-        Disp* x = &c->d[c->nd++];
-        x->run = col_i(st, 0, 0);
-        x->gpu = col_i(st, 1, -1);
-        x->stream = col_i(st, 2, -1);
-        x->start = col_i(st, 3, 0);
-        x->end = col_i(st, 4, 0);
-        if (x->end < x->start) {
-            x->end = x->start;
-        }
-        x->kernel = kernel_name(db, c, &kn, st);
-        x->call = sqlite3_column_type(st, 7) == SQLITE_NULL ? NULL : call_name(c, calls_ix, st);
-        x->cs = col_i(st, 7, 0);
-        x->ce = col_i(st, 8, x->cs);
-        x->pid = col_i(st, 9, -1);
-        x->tid = col_i(st, 10, -1);
-        x->file = col_i(st, 11, 0);
-        x->comm = (int)col_i(st, 12, 0);
-        x->wait = 0;
-        x->copy = (int)col_i(st, 13, 0);
-        x->id = col_i(st, 14, 0);
+    } else {
+        s = read_rows(db, c, &kn, sql, &cap, err);
     }
-    sqlite3_finalize(st);
+    free(sql);
     free(kn.by_id);
-    Intern_delete(calls_ix);
-    if (c->nd > 1) {
+    if (s == DCU_OK && c->nd > 1) {
         qsort(c->d, (size_t)c->nd, sizeof(*c->d), cmp_disp);
     }
-    return rc == SQLITE_DONE ? DCU_OK
-                             : Error_set(err, DCU_ERR_SQL, "idle: %s",
-                                         sqlite3_errmsg(TraceDb_handle(db)));
+    return s;
 }
 
 static int cmp_host(const void* a, const void* b) {

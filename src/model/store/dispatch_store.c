@@ -199,6 +199,19 @@ static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
     return d[(int64_t)col * CHUNK + row % CHUNK];
 }
 
+const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
+    *rows = 0;
+    if (ci < 0 || ci >= this->nchunks) {
+        return NULL;
+    }
+    int64_t left = this->n - ci * (int64_t)CHUNK;
+    const int64_t* d = chunk_data(this, ci);
+    if (d) {
+        *rows = left < CHUNK ? left : CHUNK;
+    }
+    return d;
+}
+
 int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err) {
     int64_t ci = this->n / CHUNK;
     if (ci == this->nchunks) {

@@ -1,0 +1,39 @@
+/* dispatch_scan.h - the analyses' direct read of the dispatch store: the rows of the used
+ * kernel files, chunk by chunk, as column arrays, with no SQL row per dispatch (a million
+ * rows through the VDBE cost the report seconds). Only while `dispatch` names the store
+ * itself: under a region of interest its temp view cuts the rows, and readers go through
+ * SQL (DispatchScan_store returns NULL). Single-threaded, like the connection. */
+#ifndef DCUTOP_DISPATCH_SCAN_H
+#define DCUTOP_DISPATCH_SCAN_H
+
+#include <stdint.h>
+
+#include "dcutop/dispatch_store.h"
+#include "dcutop/error.h"
+#include "dcutop/trace_db.h"
+
+/* The store when unqualified `dispatch` reads it whole (no ROI view over it), else NULL. */
+DispatchStore* DispatchScan_store(TraceDb* db);
+
+typedef struct {
+    int64_t file_id;
+    int64_t lo, hi; /* 0-based store rows, inclusive; the file's rows lie in them */
+} DispatchSpan;
+
+/* The used kernel files with dispatches (used_file layer 'kernel', dispatch_span), in file
+ * id order: the rows `d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')`
+ * reads. *out is owned by the caller (free). */
+DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, DcuError* err);
+
+/* Called per chunk with rows [from, to) of data (DS_AT(data, col, r)); row0 is the store
+ * row of r = 0, so a row's dispatch id is row0 + r + 1. Rows of other files are included:
+ * check DS_FILE_ID. Return 0 to stop. */
+typedef int (*DispatchBlockFn)(void* ctx, const int64_t* data, int64_t from, int64_t to,
+                               int64_t row0);
+
+/* Calls fn over the rows of span sp in order. DCU_ERR_IO when a spilled chunk cannot be
+ * read back; DCU_OK when fn stopped early. */
+DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchBlockFn fn,
+                            void* ctx, DcuError* err);
+
+#endif

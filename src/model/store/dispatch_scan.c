@@ -1,0 +1,70 @@
+/* dispatch_scan.c - see dispatch_scan.h. */
+#include "dcutop/dispatch_scan.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "dcutop/xalloc.h"
+
+DispatchStore* DispatchScan_store(TraceDb* db) {
+    DispatchStore* st = TraceDb_dispatchStore(db);
+    if (!st) {
+        return NULL;
+    }
+    /* roi.c installs temp views named as the main tables; `dispatch` is then the cut one */
+    int cut = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master"
+                                    " WHERE name = 'dispatch')") == 1;
+    return cut ? NULL : st;
+}
+
+DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, DcuError* err) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt* q = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT s.file_id, s.lo_id, s.hi_id FROM dispatch_span s"
+                                  " WHERE s.file_id IN (SELECT file_id FROM used_file"
+                                  " WHERE layer = 'kernel') AND s.hi_id >= s.lo_id"
+                                  " ORDER BY s.file_id",
+                                  &q, err);
+    size_t cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if ((size_t)*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            *out = xrealloc(*out, cap * sizeof(**out));
+        }
+        (*out)[(*n)++] = (DispatchSpan){sqlite3_column_int64(q, 0),
+                                        sqlite3_column_int64(q, 1) - 1,
+                                        sqlite3_column_int64(q, 2) - 1};
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "dispatch spans: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(q);
+    if (s != DCU_OK) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return s;
+}
+
+DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchBlockFn fn,
+                            void* ctx, DcuError* err) {
+    int64_t total = DispatchStore_count(st);
+    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    for (int64_t ci = lo / DISPATCH_STORE_CHUNK; lo <= hi; ci++) {
+        int64_t rows, row0 = ci * DISPATCH_STORE_CHUNK;
+        const int64_t* d = DispatchStore_chunk(st, ci, &rows);
+        if (!d) {
+            return Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+        }
+        int64_t to = hi - row0 + 1 < rows ? hi - row0 + 1 : rows;
+        if (!fn(ctx, d, lo - row0, to, row0)) {
+            return DCU_OK;
+        }
+        lo = row0 + to;
+    }
+    return DCU_OK;
+}
