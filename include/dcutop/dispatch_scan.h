@@ -12,7 +12,8 @@
 #include "dcutop/error.h"
 #include "dcutop/trace_db.h"
 
-/* The store when unqualified `dispatch` reads it whole (no ROI view over it), else NULL. */
+/* The store when unqualified `dispatch` reads it whole (no ROI view over it), else NULL.
+ * Also NULL when the environment sets DCUTOP_SQL_SCAN: tests compare both paths. */
 DispatchStore* DispatchScan_store(TraceDb* db);
 
 typedef struct {
@@ -24,6 +25,9 @@ typedef struct {
  * id order: the rows `d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')`
  * reads. *out is owned by the caller (free). */
 DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, DcuError* err);
+
+/* The span of one file's dispatches (dispatch_span); 0 when it has none. */
+int DispatchScan_fileSpan(TraceDb* db, int64_t file_id, DispatchSpan* out);
 
 /* Called per chunk with rows [from, to) of data (DS_AT(data, col, r)); row0 is the store
  * row of r = 0, so a row's dispatch id is row0 + r + 1. Rows of other files are included:

@@ -545,9 +545,12 @@ int Ranks_isJobDb(TraceDb* db) {
     int64_t dist = TraceDb_scalarInt(
         /* one pass over the dispatches and one over the files (a correlated subquery per
          * run and file scanned the dispatches once per file: 20,000 runs took minutes) */
-        db, "WITH k AS (SELECT DISTINCT f.run_id AS id FROM dispatch d"
-            "  JOIN source_file f ON f.id = d.file_id JOIN source_layer sl ON sl.file_id = f.id"
-            "  AND sl.used AND sl.layer = 'kernel' WHERE d.start_ns IS NOT NULL),"
+        /* a file's first timed row, sought in its rowid range (dispatch_span): a scan of
+         * every dispatch was 0.4 s at 1M */
+        db, "WITH k AS (SELECT DISTINCT f.run_id AS id FROM source_file f"
+            "  JOIN source_layer sl ON sl.file_id = f.id AND sl.used AND sl.layer = 'kernel'"
+            "  WHERE EXISTS (SELECT 1 FROM dispatch d WHERE d.start_ns IS NOT NULL AND "
+            DISPATCH_OF_FILE("f.id") ")),"
             " t AS (SELECT f.run_id AS id, min(f.dist_rank) AS rk FROM source_file f"
             "  WHERE f.run_id IN (SELECT id FROM k) GROUP BY f.run_id)"
             " SELECT CASE WHEN count(*) < 2 THEN -1 WHEN count(rk) = count(*) THEN 1 ELSE 0 END"

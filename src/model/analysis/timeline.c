@@ -3,6 +3,7 @@
  * (busy = union of intervals) and by stream and start (launch gaps); each run keeps its own
  * summary, the whole is their sum. API and copy tables are SQL over the schema with the
  * per-file steady-state cut in a TEMP table. */
+#include "dcutop/dispatch_scan.h"
 #include "dcutop/timeline.h"
 
 #include <math.h>
@@ -223,11 +224,59 @@ static const char used_counter_files[] =
 
 /* The timed rows of files[0..nfiles) of one run, appended to *rows (by rowid range: a
  * run costs its own rows, issue 15). */
+/* The same rows from the store's columns (dispatch_scan.h). */
+typedef struct {
+    int64_t file, run, nks;
+    TRow** rows;
+    int64_t* n;
+    size_t* cap;
+} DirectRows;
+
+static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    (void)row0;
+    DirectRows* x = ctx;
+    for (int64_t i = from; i < to; i++) {
+        int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i);
+        if (DS_AT(d, DS_FILE_ID, i) != x->file || t0 == DISPATCH_STORE_NULL ||
+            t1 == DISPATCH_STORE_NULL) {
+            continue;
+        }
+        if ((size_t)*x->n == *x->cap) {
+            *x->cap = *x->cap ? *x->cap * 2 : 4096;
+            *x->rows = xrealloc(*x->rows, sizeof(TRow) * *x->cap);
+        }
+        int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i),
+                c = DS_AT(d, DS_CORR_ID, i), k = DS_AT(d, DS_KERNEL_ID, i);
+        (*x->rows)[(*x->n)++] = (TRow){
+            .file = x->file,
+            .gpu = g == DISPATCH_STORE_NULL ? -1 : g,
+            .stream = sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1,
+            .start = t0,
+            .end = t1,
+            .corr = c == DISPATCH_STORE_NULL ? NONE : c,
+            .kernel = k < 0 || k >= x->nks ? 0 : k,
+            .run = x->run,
+        };
+    }
+    return 1;
+}
+
 static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, int64_t nfiles,
                            int64_t run, int64_t nks, TRow** rows, int64_t* n, size_t* cap,
                            DcuError* err) {
     *n = 0;
-    for (int64_t f = 0; f < nfiles; f++) {
+    DispatchStore* store = DispatchScan_store(db);
+    for (int64_t f = 0; store && f < nfiles; f++) {
+        DispatchSpan sp;
+        DirectRows x = {files[f], run, nks, rows, n, cap};
+        DcuStatus s = DispatchScan_fileSpan(db, files[f], &sp)
+                          ? DispatchScan_span(store, &sp, direct_block, &x, err)
+                          : DCU_OK;
+        if (s != DCU_OK) {
+            return s;
+        }
+    }
+    for (int64_t f = 0; !store && f < nfiles; f++) {
         sqlite3_bind_int64(st, 1, files[f]);
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1,4 +1,5 @@
 /* variab.c - golden duration, variability and |z| > 3 outliers per kernel; see variab.h. */
+#include "dcutop/dispatch_scan.h"
 #include "dcutop/variab.h"
 
 #include <stdint.h>
@@ -162,33 +163,92 @@ static int64_t shape_col(sqlite3_stmt* st, int c) {
     return sqlite3_column_type(st, c) == SQLITE_NULL ? SHAPE_NONE : sqlite3_column_int64(st, c);
 }
 
-/* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
- * so a file is done when its rows are, and memory holds one rank's rows, not the job's
- * (issue 15). */
-static DcuStatus scan_file(sqlite3_stmt* st, int64_t file, SlotMap* m,
-                           Seen** seen, size_t* cap) {
+/* Seen rows from the store's columns (dispatch_scan.h), as the SQL read gives them: a NULL
+ * kernel id or duration reads as 0 (sqlite3_column_int64), a NULL shape as SHAPE_NONE. */
+typedef struct {
+    int64_t file;
+    Seen** seen;
+    size_t* cap;
+    int64_t n;
+} DirectSeen;
+
+static int64_t or_zero(int64_t v) {
+    return v == DISPATCH_STORE_NULL ? 0 : v;
+}
+
+static int64_t or_none(int64_t v) {
+    return v == DISPATCH_STORE_NULL ? SHAPE_NONE : v;
+}
+
+static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    (void)row0;
+    DirectSeen* x = ctx;
+    for (int64_t i = from; i < to; i++) {
+        if (DS_AT(d, DS_FILE_ID, i) != x->file) {
+            continue;
+        }
+        if ((size_t)x->n == *x->cap) {
+            *x->cap = *x->cap ? 2 * *x->cap : 4096;
+            *x->seen = xrealloc(*x->seen, *x->cap * sizeof(Seen));
+        }
+        (*x->seen)[x->n++] = (Seen){or_zero(DS_AT(d, DS_KERNEL_ID, i)),
+                                    or_zero(DS_AT(d, DS_DUR_NS, i)),
+                                    or_none(DS_AT(d, DS_GRID, i)),
+                                    or_none(DS_AT(d, DS_WORKGROUP, i))};
+    }
+    return 1;
+}
+
+/* One file's rows into *seen: from the store when given, else through st. */
+static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
+                           Seen** seen, size_t* cap, int64_t* n) {
+    *n = 0;
+    if (store) {
+        DispatchSpan sp;
+        DirectSeen x = {file, seen, cap, 0};
+        DcuError e = {0};
+        DcuStatus s = DispatchScan_fileSpan(db, file, &sp)
+                          ? DispatchScan_span(store, &sp, direct_block, &x, &e)
+                          : DCU_OK;
+        *n = x.n;
+        return s;
+    }
     sqlite3_bind_int64(st, 1, file);
     int rc;
-    int64_t n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        Seen x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), shape_col(st, 2),
-                  shape_col(st, 3)};
-        if (x.dur < 0) {
-            continue; /* the loader rejects negative durations; the table may be edited */
-        }
-        Key key = {x.kernel_id, file, x.grid, x.wg};
-        add_duration(find(m, &key, 1), x.dur);
-        if ((size_t)n == *cap) {
+        if ((size_t)*n == *cap) {
             *cap = *cap ? 2 * *cap : 4096;
             *seen = xrealloc(*seen, *cap * sizeof(Seen));
         }
-        (*seen)[n++] = x;
+        (*seen)[(*n)++] = (Seen){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                 shape_col(st, 2), shape_col(st, 3)};
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        return DCU_ERR_SQL;
+    return rc == SQLITE_DONE ? DCU_OK : DCU_ERR_SQL;
+}
+
+/* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
+ * so a file is done when its rows are, and memory holds one rank's rows, not the job's
+ * (issue 15). */
+static DcuStatus scan_file(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
+                           SlotMap* m, Seen** seen, size_t* cap) {
+    int64_t n = 0;
+    DcuStatus s = read_seen(db, store, st, file, seen, cap, &n);
+    if (s != DCU_OK) {
+        return s;
+    }
+    for (int64_t i = 0; i < n; i++) { /* pass 1: each slot's sums */
+        const Seen* x = &(*seen)[i];
+        if (x->dur < 0) {
+            continue; /* the loader rejects negative durations; the table may be edited */
+        }
+        Key key = {x->kernel_id, file, x->grid, x->wg};
+        add_duration(find(m, &key, 1), x->dur);
     }
     for (int64_t i = 0; i < n; i++) { /* pass 2: the thresholds need every duration first */
+        if ((*seen)[i].dur < 0) {
+            continue;
+        }
         Key key = {(*seen)[i].kernel_id, file, (*seen)[i].grid, (*seen)[i].wg};
         Slot* sl = find(m, &key, 0);
         if (!sl->prepared) {
@@ -215,8 +275,9 @@ static DcuStatus scan(TraceDb* db, SlotMap* m, DcuError* err) {
     Seen* seen = NULL;
     size_t cap = 0;
     int rc = SQLITE_DONE;
+    DispatchStore* store = DispatchScan_store(db);
     while (s == DCU_OK && (rc = sqlite3_step(files)) == SQLITE_ROW) {
-        if (scan_file(st, sqlite3_column_int64(files, 0), m, &seen, &cap) != DCU_OK) {
+        if (scan_file(db, store, st, sqlite3_column_int64(files, 0), m, &seen, &cap) != DCU_OK) {
             rc = SQLITE_ERROR;
             break;
         }

@@ -8,8 +8,8 @@
 
 DispatchStore* DispatchScan_store(TraceDb* db) {
     DispatchStore* st = TraceDb_dispatchStore(db);
-    if (!st) {
-        return NULL;
+    if (!st || getenv("DCUTOP_SQL_SCAN")) {
+        return NULL; /* DCUTOP_SQL_SCAN: the SQL reads, which tests compare the direct ones to */
     }
     /* roi.c installs temp views named as the main tables; `dispatch` is then the cut one */
     int cut = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master"
@@ -48,6 +48,23 @@ DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, Dc
         *n = 0;
     }
     return s;
+}
+
+int DispatchScan_fileSpan(TraceDb* db, int64_t file_id, DispatchSpan* out) {
+    sqlite3_stmt* q = NULL;
+    DcuError e = {0};
+    int found = 0;
+    if (TraceDb_prepareCached(db, "SELECT lo_id, hi_id FROM dispatch_span WHERE file_id = ?1",
+                              &q, &e) == DCU_OK) {
+        sqlite3_bind_int64(q, 1, file_id);
+        if (sqlite3_step(q) == SQLITE_ROW) {
+            *out = (DispatchSpan){file_id, sqlite3_column_int64(q, 0) - 1,
+                                  sqlite3_column_int64(q, 1) - 1};
+            found = out->hi >= out->lo;
+        }
+        TraceDb_release(db, q);
+    }
+    return found;
 }
 
 DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchBlockFn fn,
