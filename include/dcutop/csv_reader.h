@@ -1,6 +1,7 @@
-/* csv_reader.h - streams a CSV file through libcsv, one row at a time, with line numbers.
+/* csv_reader.h - streams a CSV file, one row at a time, with line numbers, parsed as libcsv
+ * 3 parses it (csv_scan.h: its state machine, faster).
  * The file is read in 64 KiB blocks and never held in memory whole. A UTF-8 BOM is
- * skipped; CRLF, quoted fields spanning lines and blank lines are handled by libcsv.
+ * skipped; CRLF, quoted fields spanning lines and blank lines are handled as libcsv does.
  * Fields are not trimmed (the loader needs the exact bytes to re-join names that hold
  * unquoted commas). */
 #ifndef DCUTOP_CSV_READER_H
@@ -31,12 +32,12 @@ typedef int (*CsvRowFn)(const CsvRow* row, void* ctx);
 typedef void (*CsvProgressFn)(uint64_t bytes_done, void* ctx);
 
 /* Reads path, calling on_row for every row (header included). Returns DCU_ERR_IO when the
- * file cannot be opened or read, DCU_ERR_NOMEM if libcsv runs out of memory. */
+ * file cannot be opened or read. */
 DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
                              void* ctx, DcuError* err);
 
 /* The same with the file cut into chunks of about chunk_bytes, each parsed by its own
- * libcsv parser on one of threads - 1 worker threads (at most 15), the rows handed to
+ * parser on one of threads - 1 worker threads (at most 15), the rows handed to
  * on_row in file order on the calling thread: the same rows and line numbers as one parser
  * (a cut that falls inside a quoted field is found and mended). CsvReader_readFile does this for a
  * large file when more than 2 threads are allowed; the tests call it directly. */

@@ -1,6 +1,8 @@
-/* csv_reader.c - libcsv driven block by block, fed line by line to know line numbers.
+/* csv_reader.c - CSV rows read block by block with line numbers, parsed by csv_scan.c
+ * (libcsv 3's state machine, the same fields, about five times faster; tested against
+ * libcsv itself).
  *
- * Two threads: a producer reads the file and runs libcsv, packing finished rows into
+ * Two threads: a producer reads the file and runs the parser, packing finished rows into
  * batches; the calling thread takes the batches and hands each row to on_row (where the
  * loader parses numbers and talks to SQLite, which therefore stays on one thread). Parsing
  * and inserting overlap, which is most of the load time of a large trace on two cores.
@@ -10,7 +12,6 @@
 #define _GNU_SOURCE /* sched_getaffinity: the CPUs this process may run on */
 #include "dcutop/csv_reader.h"
 
-#include <csv.h>
 #include <sched.h>
 #include <unistd.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "csv_scan.h"
 #include "gz_file.h"
 #include "gz_limit.h"
 
@@ -74,11 +76,6 @@ typedef struct Producer_ {
     long line, row_line;
     uint64_t done;
 } Producer;
-
-static int no_space(unsigned char c) {
-    (void)c;
-    return 0;
-}
 
 static void batch_reset(Batch* b) {
     b->len = 0;
@@ -177,7 +174,7 @@ static void on_field(void* s, size_t len, void* data) {
     }
     Batch* b = p->cur;
     if (p->row_line == 0) {
-        /* libcsv reports a field when it ends: a quoted first field spanning lines
+        /* the parser reports a field when it ends: a quoted first field spanning lines
          * started one line earlier per newline it holds */
         long nl = 0;
         for (size_t i = 0; i < len; i++) {
@@ -214,7 +211,7 @@ static void on_row_end(int c, void* data) {
         return;
     }
     Batch* b = p->cur;
-    if (p->row_line == 0) { /* a row with no field callback (cannot happen with libcsv 3) */
+    if (p->row_line == 0) { /* a row with no field callback (cannot happen: as libcsv 3) */
         p->row_line = p->line;
         p->row_first = b->nf;
     }
@@ -289,53 +286,36 @@ static void* produce(void* arg) {
     p.sh = sh;
     p.cur_idx = -1;
     p.line = 1;
-    struct csv_parser cp;
-    if (csv_init(&cp, 0) != 0) {
-        producer_fail(sh, DCU_ERR_NOMEM, "csv_init failed");
-    } else {
-        csv_set_space_func(&cp, no_space);
-        enum { BLOCK = 1 << 16 };
-        unsigned char* block = xmalloc(BLOCK);
-        int first = 1;
-        int got;
-        uint64_t total = 0;
-        char m[512];
-        while (!stopped(sh) &&
-               (got = read_block(a, block, BLOCK, total, m, sizeof(m))) > 0) {
-            size_t i = 0;
-            total += (uint64_t)got;
-            if (first) {
-                first = 0;
-                if (got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
-                    i = 3;
-                }
+    CsvScan cp;
+    CsvScan_init(&cp);
+    enum { BLOCK = 1 << 16 };
+    unsigned char* block = xmalloc(BLOCK);
+    int first = 1;
+    int got;
+    uint64_t total = 0;
+    char m[512];
+    while (!stopped(sh) && (got = read_block(a, block, BLOCK, total, m, sizeof(m))) > 0) {
+        size_t i = 0;
+        total += (uint64_t)got;
+        if (first) {
+            first = 0;
+            if (got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
+                i = 3;
             }
-            while (i < (size_t)got) {
-                unsigned char* nl = memchr(block + i, '\n', (size_t)got - i);
-                size_t seg = nl ? (size_t)(nl - (block + i)) + 1 : (size_t)got - i;
-                if (csv_parse(&cp, block + i, seg, on_field, on_row_end, &p) != seg) {
-                    snprintf(m, sizeof(m), "%s:%ld: %s", sh->path, p.line,
-                             csv_strerror(csv_error(&cp)));
-                    producer_fail(sh, DCU_ERR_NOMEM, m);
-                    break;
-                }
-                i += seg;
-                if (nl) {
-                    p.line++;
-                }
-            }
-            /* progress counts bytes on disk, as the load's total does */
-            p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
         }
-        if (got < 0) {
-            producer_fail(sh, DCU_ERR_IO, m);
-        }
-        if (!stopped(sh)) {
-            csv_fini(&cp, on_field, on_row_end, &p);
-        }
-        csv_free(&cp);
-        free(block);
+        CsvScan_parse(&cp, (const char*)block + i, (size_t)got - i, 0, &p.line, on_field,
+                      on_row_end, &p);
+        /* progress counts bytes on disk, as the load's total does */
+        p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
     }
+    if (got < 0) {
+        producer_fail(sh, DCU_ERR_IO, m);
+    }
+    if (!stopped(sh)) {
+        CsvScan_fini(&cp, on_field, on_row_end, &p);
+    }
+    CsvScan_free(&cp);
+    free(block);
     /* the final (possibly empty) batch tells the consumer that the file ended */
     if (ensure_batch(&p)) {
         hand_over(&p, 1);
@@ -351,7 +331,7 @@ static void* produce(void* arg) {
  * so it reads on to the first newline that ends a row, and the consumer parses the next
  * chunk again from there (its worker's guess is dropped). Chunk 0 starts at a true row
  * start, so by induction every row is parsed once, from a true row start, with the same
- * libcsv state machine as one sequential parser: the same rows, fields and line numbers. */
+ * state machine as one sequential parser: the same rows, fields and line numbers. */
 
 static int g_threads; /* --threads; 0: the CPUs available */
 
@@ -381,7 +361,7 @@ typedef struct Chunk_ {
     uint64_t start, end; /* the bytes parsed: [start, end) */
     long lines;          /* '\n' in [start, end) */
     DcuStatus status;
-    const char* why; /* with status: libcsv's or strerror's text */
+    const char* why; /* with status: strerror's text */
     long err_line;   /* relative, as rline */
     long index;      /* the chunk the slot holds */
     int done;
@@ -422,35 +402,20 @@ static uint64_t chunk_cut(const Chunks* c, uint64_t pos) {
     return c->size;
 }
 
-/* Feeds one block to cp a line at a time; 1 when the parse ends here (a row ended at or
- * after `until`, or an error). *used: the bytes taken. */
-static int feed_block(struct csv_parser* cp, Producer* p, const unsigned char* block, size_t got,
-                      uint64_t off, uint64_t until, size_t* used, Chunk* out) {
+/* Feeds one block to cp; 1 when the parse ends here (a row ended at or after `until`).
+ * *used: the bytes taken. */
+static int feed_block(CsvScan* cp, Producer* p, const unsigned char* block, size_t got,
+                      uint64_t off, uint64_t until, size_t* used) {
     size_t i = 0;
     if (off == 0 && got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
         i = 3;
     }
-    while (i < got) {
-        const unsigned char* nl = memchr(block + i, '\n', got - i);
-        size_t seg = nl ? (size_t)(nl - (block + i)) + 1 : got - i;
-        if (csv_parse(cp, block + i, seg, on_field, on_row_end, p) != seg) {
-            out->status = DCU_ERR_NOMEM;
-            out->why = csv_strerror(csv_error(cp));
-            out->err_line = p->line;
-            *used = i;
-            return 1;
-        }
-        i += seg;
-        if (nl) {
-            p->line++;
-            if (off + i >= until && cp->pstate == 0) { /* libcsv's ROW_NOT_BEGUN */
-                *used = i;
-                return 1;
-            }
-        }
-    }
-    *used = i;
-    return 0;
+    size_t stop_at = until > off + i ? (size_t)(until - off - i) : 1;
+    size_t n = CsvScan_parse(cp, (const char*)block + i, got - i, stop_at, &p->line, on_field,
+                             on_row_end, p);
+    *used = i + n;
+    return i + n < got || (n > 0 && block[i + n - 1] == '\n' && off + i + n >= until &&
+                           CsvScan_atRowStart(cp));
 }
 
 /* Parses from start (a true row start) to the first row end at or after until, or to the
@@ -468,14 +433,8 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
     p.cur = out->b;
     p.cur_idx = -1;
     p.line = 1;
-    struct csv_parser cp;
-    if (csv_init(&cp, 0) != 0) {
-        out->status = DCU_ERR_NOMEM;
-        out->why = "csv_init failed";
-        out->err_line = 1;
-        return;
-    }
-    csv_set_space_func(&cp, no_space);
+    CsvScan cp;
+    CsvScan_init(&cp);
     unsigned char* block = xmalloc(READ_BLOCK);
     uint64_t off = start;
     for (;;) {
@@ -490,11 +449,11 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
             break;
         }
         if (got == 0) {
-            csv_fini(&cp, on_field, on_row_end, &p);
+            CsvScan_fini(&cp, on_field, on_row_end, &p);
             break;
         }
         size_t used;
-        int end = feed_block(&cp, &p, block, (size_t)got, off, until, &used, out);
+        int end = feed_block(&cp, &p, block, (size_t)got, off, until, &used);
         off += used;
         if (end) {
             break;
@@ -502,7 +461,7 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
     }
     out->end = off;
     out->lines = p.line - 1;
-    csv_free(&cp);
+    CsvScan_free(&cp);
     free(block);
 }
 
