@@ -294,6 +294,14 @@ static DcuStatus read_direct(TraceDb* db, DispatchStore* store, Ctx* c, KernelNa
     if (s == DCU_OK) {
         s = TraceDb_prepare(db, "SELECT run_id FROM source_file WHERE id = ?1", &run, err);
     }
+    size_t rows = 0; /* sized once: a doubling realloc copies (and faults in) every row again */
+    for (int64_t i = 0; i < nsp; i++) {
+        rows += (size_t)(sp[i].hi - sp[i].lo + 1);
+    }
+    if (rows > *cap) {
+        *cap = rows;
+        c->d = xrealloc(c->d, *cap * sizeof(*c->d));
+    }
     for (int64_t i = 0; s == DCU_OK && i < nsp; i++) {
         sqlite3_bind_int64(run, 1, sp[i].file_id);
         int has = sqlite3_step(run) == SQLITE_ROW && sqlite3_column_type(run, 0) != SQLITE_NULL;
@@ -563,8 +571,10 @@ typedef struct {
  * [lo, first start), between the union's pieces, [last end, hi). *dg owned. */
 static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
                         Gap** dg, int64_t* ndg, DevSum* sum) {
-    int64_t reach = lo, capdg = 0, prev = -1;
-    *dg = NULL;
+    /* at most one gap per dispatch and one at the tail: sized once, the pages a gap list
+     * does not reach are never touched */
+    int64_t reach = lo, capdg = d1 - d0 + 1, prev = -1;
+    *dg = xmalloc((size_t)capdg * sizeof(**dg));
     *ndg = 0;
     for (int64_t i = d0; i <= d1; i++) {
         if (i < d1 && c->d[i].end <= c->d[i].start && c->d[i].copy) {

@@ -266,16 +266,28 @@ static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, 
                            DcuError* err) {
     *n = 0;
     DispatchStore* store = DispatchScan_store(db);
+    DispatchSpan* sp = store ? xmalloc(sizeof(*sp) * (size_t)(nfiles > 0 ? nfiles : 1)) : NULL;
+    size_t need = 0; /* sized once: a doubling realloc copies (and faults in) every row again */
     for (int64_t f = 0; store && f < nfiles; f++) {
-        DispatchSpan sp;
+        sp[f].hi = -1;
+        if (DispatchScan_fileSpan(db, files[f], &sp[f])) {
+            need += (size_t)(sp[f].hi - sp[f].lo + 1);
+        }
+    }
+    if (need > *cap) {
+        *cap = need;
+        *rows = xrealloc(*rows, sizeof(TRow) * *cap);
+    }
+    for (int64_t f = 0; store && f < nfiles; f++) {
         DirectRows x = {files[f], run, nks, rows, n, cap};
-        DcuStatus s = DispatchScan_fileSpan(db, files[f], &sp)
-                          ? DispatchScan_span(store, &sp, direct_block, &x, err)
-                          : DCU_OK;
+        DcuStatus s = sp[f].hi >= sp[f].lo ? DispatchScan_span(store, &sp[f], direct_block, &x, err)
+                                           : DCU_OK;
         if (s != DCU_OK) {
+            free(sp);
             return s;
         }
     }
+    free(sp);
     for (int64_t f = 0; !store && f < nfiles; f++) {
         sqlite3_bind_int64(st, 1, files[f]);
         int rc;

@@ -207,9 +207,12 @@ static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, 
         DispatchSpan sp;
         DirectSeen x = {file, seen, cap, 0};
         DcuError e = {0};
-        DcuStatus s = DispatchScan_fileSpan(db, file, &sp)
-                          ? DispatchScan_span(store, &sp, direct_block, &x, &e)
-                          : DCU_OK;
+        int has = DispatchScan_fileSpan(db, file, &sp);
+        if (has && (size_t)(sp.hi - sp.lo + 1) > *cap) { /* sized once, not doubled */
+            *cap = (size_t)(sp.hi - sp.lo + 1);
+            *seen = xrealloc(*seen, *cap * sizeof(Seen));
+        }
+        DcuStatus s = has ? DispatchScan_span(store, &sp, direct_block, &x, &e) : DCU_OK;
         *n = x.n;
         return s;
     }

@@ -1,10 +1,14 @@
 /* xalloc.c - see xalloc.h. */
+#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "dcutop/xalloc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
+#include <sys/mman.h>
 
 static void (*fail_hook)(void);
 
@@ -20,12 +24,43 @@ static void fail(void) {
     abort();
 }
 
+/* Large blocks (a million dispatches' rows, the store's chunks) are backed by transparent
+ * huge pages where the system lets a process ask (THP "madvise"): a 4 KiB page fault per
+ * 4 KiB written was a sixth of a 1M-dispatch report. Only the 2 MiB-aligned interior of
+ * the block is advised; nothing happens on systems without THP. */
+enum { HUGE_MIN = 4 << 20, HUGE_PAGE = 2 << 20 };
+
+static void *advise_huge(void* p, size_t size) {
+#ifdef MADV_HUGEPAGE
+    if (p && size >= HUGE_MIN) {
+        uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t e = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (e > a) {
+            madvise((void*)a, e - a, MADV_HUGEPAGE);
+        }
+    }
+#else
+    (void)size;
+#endif
+    return p;
+}
+
+void Xalloc_init(void) {
+#ifdef M_MMAP_THRESHOLD
+    /* Arrays that grow by doubling to a million rows: glibc raises its mmap threshold up to
+     * 32 MiB as blocks are freed, and below it a realloc copies the block into new pages
+     * (half the page faults of a 1M-dispatch report). A fixed threshold keeps blocks over
+     * 1 MiB mapped, and mremap grows them in place. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 void* xmalloc(size_t size) {
     void* p = malloc(size ? size : 1);
     if (!p) {
         fail();
     }
-    return p;
+    return advise_huge(p, size);
 }
 
 void* xcalloc(size_t n, size_t size) {
@@ -33,7 +68,7 @@ void* xcalloc(size_t n, size_t size) {
     if (!p) {
         fail();
     }
-    return p;
+    return advise_huge(p, n * size);
 }
 
 void* xrealloc(void* ptr, size_t size) {
@@ -41,7 +76,7 @@ void* xrealloc(void* ptr, size_t size) {
     if (!p) {
         fail();
     }
-    return p;
+    return advise_huge(p, size);
 }
 
 char* xstrdup(const char* s) {
