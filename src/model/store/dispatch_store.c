@@ -3,6 +3,7 @@
 #include "dcutop/dispatch_store.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,31 @@ struct DispatchStore_ {
     int64_t nfree, capfree;
 };
 
-enum { SLAB_CHUNKS = 16 };
+/* 32 chunks of 576 KiB are 18 MiB: nine 2 MiB huge pages, the slab aligned to 2 MiB */
+enum { SLAB_CHUNKS = 32 };
 #define SLAB_BYTES ((size_t)SLAB_CHUNKS * (size_t)CHUNK_BYTES)
+#define HUGE_BYTES ((size_t)2 << 20)
+
+/* SLAB_BYTES of fresh memory at a 2 MiB boundary (the unaligned head and tail of a larger
+ * mapping unmapped), advised huge; MAP_FAILED when the system has none. */
+static void* map_slab(void) {
+    size_t len = SLAB_BYTES + HUGE_BYTES;
+    char* m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        return MAP_FAILED;
+    }
+    char* a = (char*)(((uintptr_t)m + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+    if (a > m) {
+        munmap(m, (size_t)(a - m));
+    }
+    if (a + SLAB_BYTES < m + len) {
+        munmap(a + SLAB_BYTES, (size_t)(m + len - (a + SLAB_BYTES)));
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
+#endif
+    return a;
+}
 
 static void push_free(DispatchStore* this, int64_t* d) {
     if (this->nfree == this->capfree) {
@@ -70,14 +94,10 @@ static void push_free(DispatchStore* this, int64_t* d) {
 
 static int64_t* chunk_alloc(DispatchStore* this) {
     if (this->nfree == 0) {
-        void* slab = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
+        void* slab = map_slab();
         if (slab == MAP_FAILED) {
-            return xmalloc((size_t)CHUNK_BYTES); /* freed as a slab of its own, below */
+            return xmalloc((size_t)CHUNK_BYTES); /* freed as a block of its own */
         }
-#ifdef MADV_HUGEPAGE
-        madvise(slab, SLAB_BYTES, MADV_HUGEPAGE);
-#endif
         this->slabs = xrealloc(this->slabs, (size_t)(this->nslabs + 1) * sizeof(void*));
         this->slabs[this->nslabs++] = slab;
         for (int i = SLAB_CHUNKS - 1; i >= 0; i--) { /* the slab's first buffer first */
