@@ -24,6 +24,7 @@ typedef struct CsvRow_ {
     int n;        /* fields kept (at most CSV_MAX_FIELDS) */
     int too_wide; /* 1 if the row had more than CSV_MAX_FIELDS fields */
     long line;    /* 1-based line where the row starts */
+    const void* prep; /* CsvReader_readFilePrepared: the row's payload, NULL if none */
 } CsvRow;
 
 /* Return nonzero to stop reading. */
@@ -44,6 +45,23 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
 DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
                                     CsvRowFn on_row, CsvProgressFn progress, void* ctx,
                                     DcuError* err);
+
+/* A loader's per-row work that can run on the parser threads (issue 23: the calling
+ * thread, which converts every row, bounded a 1M-dispatch load on 16 cores): fn fills
+ * `size` bytes at out from the row and returns 1, or returns 0 (no payload: on_row does the
+ * work itself). It is called for every row after the first (the header), only once on_row
+ * has returned for the first row, possibly on several threads at once: it may read what
+ * on_row set up for the first row and nothing that changes later. Rows parsed before that
+ * get their payload on the calling thread, so every row after the first has fn's result. */
+typedef int (*CsvPrepareFn)(const CsvRow* row, void* ctx, void* out);
+typedef struct CsvPrepare_ {
+    CsvPrepareFn fn;
+    size_t size;
+} CsvPrepare;
+
+/* CsvReader_readFile, with row->prep set by prep (see CsvPrepare). */
+DcuStatus CsvReader_readFilePrepared(const char* path, CsvRowFn on_row, CsvProgressFn progress,
+                                     const CsvPrepare* prep, void* ctx, DcuError* err);
 
 /* --threads: how many threads a CSV read may use (0: the CPUs available). 1: the calling
  * thread alone; 2: one reader thread beside it; more: chunks parsed in parallel. */

@@ -63,6 +63,15 @@ static Slot* find(const Intern* this, const char* key, size_t len, uint64_t h) {
     }
 }
 
+uint64_t Intern_hash(const char* key, size_t len) {
+    return hash_bytes(key, len);
+}
+
+int64_t Intern_getHashed(const Intern* this, const char* key, size_t len, uint64_t hash) {
+    Slot* s = find(this, key, len, hash);
+    return s->key ? s->id : 0;
+}
+
 int64_t Intern_get(const Intern* this, const char* key, size_t len) {
     Slot* s = find(this, key, len, hash_bytes(key, len));
     return s->key ? s->id : 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,10 @@ typedef struct Batch_ {
     int nrows, caprows;
     uint64_t bytes_done; /* file bytes read when the batch was handed over */
     int last;            /* the producer's final batch */
+    unsigned char* pbuf; /* per row: the CsvPrepare payload, and whether it was made */
+    unsigned char* phas;
+    int prows;           /* rows pbuf and phas hold */
+    int phas_valid;      /* phas was filled for this batch's rows */
 } Batch;
 
 typedef struct Shared_ {
@@ -64,6 +69,10 @@ typedef struct Shared_ {
     void* ctx;
     CsvField* fields;
     int sync; /* 1: small file, no thread: hand_over consumes each batch at once */
+    const CsvPrepare* prep; /* NULL: none */
+    atomic_int prep_ready;  /* on_row has returned for the first row: prep may run */
+    long rows_seen;         /* rows handed to on_row (the calling thread's) */
+    unsigned char* pscratch; /* a payload made on the calling thread */
 } Shared;
 
 typedef struct Producer_ {
@@ -75,6 +84,7 @@ typedef struct Producer_ {
     int row_first, row_n, too_wide;
     long line, row_line;
     uint64_t done;
+    CsvField* fields; /* scratch of prepare_batch (owned) */
 } Producer;
 
 static void batch_reset(Batch* b) {
@@ -82,12 +92,15 @@ static void batch_reset(Batch* b) {
     b->nf = 0;
     b->nrows = 0;
     b->last = 0;
+    b->phas_valid = 0;
 }
 
 static void batch_free(Batch* b) {
     if (!b) {
         return;
     }
+    free(b->pbuf);
+    free(b->phas);
     free(b->buf);
     free(b->foff);
     free(b->flen);
@@ -109,20 +122,54 @@ static int take_free(Shared* sh) {
     return idx;
 }
 
+/* Row r of b as on_row sees it, in fields (CSV_MAX_FIELDS). */
+static CsvRow row_view(const Batch* b, int r, CsvField* fields, long line_base) {
+    int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
+    for (int k = 0; k < n; k++) {
+        int fi = b->rfirst[r] + k;
+        fields[k].s = b->buf + b->foff[fi];
+        fields[k].len = b->flen[fi];
+    }
+    return (CsvRow){fields, n, b->rwide[r], line_base + b->rline[r], NULL};
+}
+
+/* The payloads of b's rows, on a parser thread, once prep may run (else the calling thread
+ * makes them in consume). fields: this thread's scratch. */
+static void prepare_batch(Shared* sh, Batch* b, CsvField* fields) {
+    if (!sh->prep || !atomic_load_explicit(&sh->prep_ready, memory_order_acquire)) {
+        return;
+    }
+    if (b->prows < b->nrows) {
+        b->prows = b->caprows > b->nrows ? b->caprows : b->nrows;
+        b->pbuf = xrealloc(b->pbuf, (size_t)b->prows * sh->prep->size);
+        b->phas = xrealloc(b->phas, (size_t)b->prows);
+    }
+    for (int r = 0; r < b->nrows; r++) {
+        CsvRow row = row_view(b, r, fields, 0);
+        b->phas[r] = (unsigned char)sh->prep->fn(&row, sh->ctx,
+                                                 b->pbuf + (size_t)r * sh->prep->size);
+    }
+    b->phas_valid = 1;
+}
+
 /* Hands each row of b to on_row, then reports progress; 1 when on_row asked to stop.
  * line_base: lines before the rows' first line (a chunk's rows count from its start). */
 static int consume(Shared* sh, const Batch* b, long line_base) {
     int stop = 0;
     for (int r = 0; r < b->nrows && !stop; r++) {
-        int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
-        for (int k = 0; k < n; k++) {
-            int fi = b->rfirst[r] + k;
-            sh->fields[k].s = b->buf + b->foff[fi];
-            sh->fields[k].len = b->flen[fi];
+        CsvRow row = row_view(b, r, sh->fields, line_base);
+        if (sh->prep && sh->rows_seen > 0) {
+            if (b->phas_valid) {
+                row.prep = b->phas[r] ? b->pbuf + (size_t)r * sh->prep->size : NULL;
+            } else if (sh->prep->fn(&row, sh->ctx, sh->pscratch)) {
+                row.prep = sh->pscratch;
+            }
         }
-        CsvRow row = {sh->fields, n, b->rwide[r], line_base + b->rline[r]};
         if (sh->on_row(&row, sh->ctx)) {
             stop = 1;
+        }
+        if (sh->rows_seen++ == 0 && sh->prep) {
+            atomic_store_explicit(&sh->prep_ready, 1, memory_order_release);
         }
     }
     if (sh->progress) {
@@ -135,6 +182,12 @@ static void hand_over(Producer* p, int last) {
     Shared* sh = p->sh;
     p->cur->bytes_done = p->done;
     p->cur->last = last;
+    if (!sh->sync) { /* the reader thread makes the payloads (sync: consume does) */
+        if (!p->fields) {
+            p->fields = xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS);
+        }
+        prepare_batch(sh, p->cur, p->fields);
+    }
     if (sh->sync) { /* one thread: consume now, and the batch is free again */
         if (consume(sh, p->cur, 0)) {
             sh->stop = 1;
@@ -320,6 +373,7 @@ static void* produce(void* arg) {
     if (ensure_batch(&p)) {
         hand_over(&p, 1);
     }
+    free(p.fields);
     return NULL;
 }
 
@@ -376,6 +430,7 @@ typedef struct Chunks_ {
     int window;                   /* chunks parsed ahead of the consumer, at most */
     Chunk* slots;                 /* chunk k lives in slots[k % window] */
     int stop;
+    Shared* sh; /* the row payloads (prepare_batch) */
 } Chunks;
 
 /* The first offset after a '\n' at pos - 1 or later (0 for 0; size when there is none). */
@@ -467,6 +522,7 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
 
 static void* chunk_worker(void* arg) {
     Chunks* c = arg;
+    CsvField* fields = c->sh->prep ? xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS) : NULL;
     pthread_mutex_lock(&c->mu);
     for (;;) {
         while (!c->stop && c->next < c->nchunks && c->next >= c->consumed + c->window) {
@@ -481,12 +537,16 @@ static void* chunk_worker(void* arg) {
         uint64_t from = chunk_cut(c, (uint64_t)k * c->step);
         uint64_t until = chunk_cut(c, (uint64_t)(k + 1) * c->step);
         chunk_parse(c, from, until, ch);
+        if (fields) {
+            prepare_batch(c->sh, ch->b, fields);
+        }
         pthread_mutex_lock(&c->mu);
         ch->index = k;
         ch->done = 1;
         pthread_cond_broadcast(&c->cv);
     }
     pthread_mutex_unlock(&c->mu);
+    free(fields);
     return NULL;
 }
 
@@ -556,6 +616,7 @@ static DcuStatus read_chunked(FILE* f, uint64_t size, size_t step, int workers, 
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     c.fd = fileno(f);
+    c.sh = sh;
     c.size = size;
     c.step = step ? step : 1;
     c.nchunks = (long)((size + c.step - 1) / c.step);
@@ -631,7 +692,8 @@ static DcuStatus read_pipelined(Shared* sh, ProducerArgs* args, DcuError* err) {
  * file is read on this thread: a thread's start costs more than the overlap saves (a folder
  * of 100,000 small files). force_chunks: chunks of `step` bytes whatever the size. */
 static DcuStatus read_file(const char* path, size_t step, int threads, int force_chunks,
-                           CsvRowFn on_row, CsvProgressFn progress, void* ctx, DcuError* err) {
+                           CsvRowFn on_row, CsvProgressFn progress, const CsvPrepare* prep,
+                           void* ctx, DcuError* err) {
     DcuError oe;
     FILE* f = SafeFile_fopen(path, &oe); /* never a FIFO or device */
     if (!f) {
@@ -650,6 +712,9 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
     sh.progress = progress;
     sh.ctx = ctx;
     sh.fields = xmalloc(sizeof(CsvField) * CSV_MAX_FIELDS);
+    sh.prep = prep && prep->fn && prep->size > 0 ? prep : NULL;
+    atomic_init(&sh.prep_ready, 0);
+    sh.pscratch = sh.prep ? xmalloc(sh.prep->size) : NULL;
     struct stat st;
     int64_t size = fstat(fileno(f), &st) == 0 ? (int64_t)st.st_size : -1;
     sh.sync = !force_chunks && (size <= SYNC_BYTES || threads <= 1);
@@ -664,6 +729,7 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
             batch_free(sh.batches[i]);
         }
         free(sh.fields);
+        free(sh.pscratch);
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
         return Error_set(err, DCU_ERR_NOMEM, "%s: cannot start zlib", path);
@@ -687,6 +753,7 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
         batch_free(sh.batches[i]);
     }
     free(sh.fields);
+    free(sh.pscratch);
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
     gzclose(gz);
@@ -696,13 +763,21 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
 
 DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
                              void* ctx, DcuError* err) {
-    return read_file(path, CHUNK_BYTES, CsvReader_threads(), 0, on_row, progress, ctx, err);
+    return read_file(path, CHUNK_BYTES, CsvReader_threads(), 0, on_row, progress, NULL, ctx,
+                     err);
+}
+
+DcuStatus CsvReader_readFilePrepared(const char* path, CsvRowFn on_row, CsvProgressFn progress,
+                                     const CsvPrepare* prep, void* ctx, DcuError* err) {
+    return read_file(path, CHUNK_BYTES, CsvReader_threads(), 0, on_row, progress, prep, ctx,
+                     err);
 }
 
 DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
                                     CsvRowFn on_row, CsvProgressFn progress, void* ctx,
                                     DcuError* err) {
-    return read_file(path, chunk_bytes, threads < 2 ? 2 : threads, 1, on_row, progress, ctx, err);
+    return read_file(path, chunk_bytes, threads < 2 ? 2 : threads, 1, on_row, progress, NULL,
+                     ctx, err);
 }
 
 size_t CsvReader_peek(const char* path, unsigned char* buf, size_t cap) {

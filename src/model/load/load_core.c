@@ -10,7 +10,11 @@
 #include "load_internal.h"
 
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
-    int64_t id = Intern_get(core->raw_kernels, raw, len);
+    return Load_kernelIdHashed(core, raw, len, Intern_hash(raw, len));
+}
+
+int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint64_t hash) {
+    int64_t id = Intern_getHashed(core->raw_kernels, raw, len, hash);
     if (id) {
         return id;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dcutop/csv_reader.h"
+#include "dcutop/intern.h"
 #include "dcutop/names.h"
 #include "dcutop/xalloc.h"
 #include "load_compute.h"
@@ -592,10 +593,148 @@ static void row_stats(Ctx* c, const Row* row) {
     }
 }
 
+/* The PMC columns of a stored dispatch row. */
+static void row_counters(Ctx* c, const Row* row, int64_t did) {
+    for (int i = 0; i < c->n_counters; i++) {
+        int k = c->counter_cols[i] + (c->counter_cols[i] > row->name_col ? row->shift : 0);
+        double v;
+        if (k < row->r->n && parse_real(row->r->f[k].s, row->r->f[k].len, &v) == NUM_OK) {
+            LoadEvent_counter(c->core, c->f, did, c->counter_names[i], v);
+        }
+    }
+}
+
+/* ---- dispatch rows on the parser threads (csv_reader.h's CsvPrepare) ------------------
+ * A dispatch row whose every field reads on the plain path (the columns as the header
+ * says, each number valid) is converted by a parser thread into a Prepared; on_row then
+ * only stores it. Any other row (merged name fields, a bad or missing number) gets no
+ * payload and takes row_dispatch's checked path, which names the problem: the same rows
+ * and messages either way. Pure: reads only what on_header set. */
+typedef struct Prepared_ {
+    LoadDispatch d;
+    uint64_t name_hash; /* Intern_hash of the raw name */
+} Prepared;
+
+/* Field f of a row with no merged fields: its text, or NULL when the column is absent. */
+static const char* plain_text(const Ctx* c, const CsvRow* r, Field f, size_t* len) {
+    int k = c->where[f];
+    if (k < 0 || k >= r->n) {
+        *len = 0;
+        return NULL;
+    }
+    *len = r->f[k].len;
+    return r->f[k].s;
+}
+
+/* get_opt without the message: 0 where get_opt would reject. */
+static int plain_opt(const Ctx* c, const CsvRow* r, Field f, int id_like, int64_t* v) {
+    size_t n;
+    const char* s = plain_text(c, r, f, &n);
+    *v = LOAD_NULL;
+    if (!s) {
+        return c->where[f] < 0; /* absent: NULL; a short row: the checked path says so */
+    }
+    NumStatus ns = id_like ? parse_id(s, n, v) : parse_i64(s, n, v);
+    if (ns == NUM_EMPTY) {
+        *v = LOAD_NULL;
+    }
+    return ns == NUM_OK || ns == NUM_EMPTY;
+}
+
+/* get_req without the message. */
+static int plain_req(const Ctx* c, const CsvRow* r, Field f, int64_t* v) {
+    size_t n;
+    const char* s = plain_text(c, r, f, &n);
+    return s && parse_i64(s, n, v) == NUM_OK && *v >= 0;
+}
+
+/* product3 over a row with no merged fields. */
+static int64_t plain_product3(const Ctx* c, const CsvRow* r, Field x, Field y, Field z,
+                              int* ok) {
+    int64_t p = 1;
+    int any = 0;
+    Field fs[3] = {x, y, z};
+    for (int i = 0; i < 3; i++) {
+        size_t n;
+        const char* s = plain_text(c, r, fs[i], &n);
+        int64_t v;
+        if (s && parse_i64(s, n, &v) == NUM_OK && v >= 0 && v < (1LL << 40)) {
+            p *= v ? v : 1;
+            any = 1;
+        }
+    }
+    *ok = any;
+    return p;
+}
+
+/* The numbers of a dispatch row as row_dispatch reads them; 0 where it would reject. */
+static int plain_dispatch(const Ctx* c, const CsvRow* r, LoadDispatch* d) {
+    LoadDispatch_init(d);
+    if (c->where[F_START] >= 0 && c->where[F_END] >= 0) {
+        if (!plain_req(c, r, F_START, &d->start) || !plain_req(c, r, F_END, &d->end)) {
+            return 0;
+        }
+    } else if (c->where[F_DUR] < 0 || !plain_req(c, r, F_DUR, &d->dur)) {
+        return 0;
+    }
+    int ok;
+    if (!plain_opt(c, r, F_INDEX, 0, &d->seq) || !plain_opt(c, r, F_GPU, 1, &d->gpu) ||
+        !plain_opt(c, r, F_QUEUE, 1, &d->queue) || !plain_opt(c, r, F_STREAM, 1, &d->stream) ||
+        !plain_opt(c, r, F_PID, 0, &d->pid) || !plain_opt(c, r, F_TID, 0, &d->tid) ||
+        !plain_opt(c, r, F_CORR, 0, &d->corr)) {
+        return 0;
+    }
+    if (c->where[F_GRID] >= 0) {
+        if (!plain_opt(c, r, F_GRID, 0, &d->grid)) {
+            return 0;
+        }
+    } else {
+        int64_t g = plain_product3(c, r, F_GRIDX, F_GRIDY, F_GRIDZ, &ok);
+        d->grid = ok ? g : LOAD_NULL;
+    }
+    if (c->where[F_WG] >= 0) {
+        if (!plain_opt(c, r, F_WG, 0, &d->workgroup)) {
+            return 0;
+        }
+    } else {
+        int64_t w = plain_product3(c, r, F_WGX, F_WGY, F_WGZ, &ok);
+        d->workgroup = ok ? w : LOAD_NULL;
+    }
+    return plain_opt(c, r, F_LDS, 0, &d->lds) && plain_opt(c, r, F_SCRATCH, 0, &d->scratch) &&
+           plain_opt(c, r, F_VGPR, 0, &d->vgpr) && plain_opt(c, r, F_SGPR, 0, &d->sgpr);
+}
+
+/* CsvPrepareFn: a dispatch row with exactly the header's columns (no merged name). */
+static int prepare_row(const CsvRow* r, void* data, void* out) {
+    const Ctx* c = data;
+    Prepared* p = out;
+    size_t nlen;
+    const char* name = plain_text(c, r, F_KERNEL_NAME, &nlen);
+    if (c->kind != K_DISPATCH || r->too_wide || r->n != c->ncols || !name ||
+        !plain_dispatch(c, r, &p->d)) {
+        return 0;
+    }
+    p->name_hash = Intern_hash(name, nlen);
+    return 1;
+}
+
+static const CsvPrepare csv_prepare = {prepare_row, sizeof(Prepared)};
+
 static void row_dispatch(Ctx* c, const Row* row, Field name_field, int rank) {
     size_t nlen;
     const char* name = text_of(c, row, name_field, &nlen);
     if (skip_name(name, nlen)) {
+        return;
+    }
+    const Prepared* p = row->r->prep;
+    if (p && row->shift == 0 && name_field == F_KERNEL_NAME) {
+        LoadDispatch d = p->d; /* the parser thread read the numbers; store them */
+        c->f->line = row->r->line;
+        int64_t did = LoadEvent_dispatchHashed(c->core, c->f, NULL, name, nlen, p->name_hash,
+                                               &d, rank);
+        if (did) {
+            row_counters(c, row, did);
+        }
         return;
     }
     LoadDispatch d;
@@ -629,15 +768,8 @@ static void row_dispatch(Ctx* c, const Row* row, Field name_field, int rank) {
     }
     c->f->line = row->r->line;
     int64_t did = LoadEvent_dispatch(c->core, c->f, NULL, name, nlen, &d, rank);
-    if (!did) {
-        return;
-    }
-    for (int i = 0; i < c->n_counters; i++) {
-        int k = c->counter_cols[i] + (c->counter_cols[i] > row->name_col ? row->shift : 0);
-        double v;
-        if (k < row->r->n && parse_real(row->r->f[k].s, row->r->f[k].len, &v) == NUM_OK) {
-            LoadEvent_counter(c->core, c->f, did, c->counter_names[i], v);
-        }
+    if (did) {
+        row_counters(c, row, did);
     }
 }
 
@@ -1120,7 +1252,7 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
         base[bl - 3] = '\0';
     }
     c.base = base;
-    DcuStatus s = CsvReader_readFile(f->path, on_row, progress, &c, err);
+    DcuStatus s = CsvReader_readFilePrepared(f->path, on_row, progress, &csv_prepare, &c, err);
     if (s == DCU_OK && !c.header_done) {
         f->format = "skipped";
         f->note = xstrdup("empty file");

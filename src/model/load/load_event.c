@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dcutop/dispatch_store.h"
+#include "dcutop/intern.h"
 #include "dcutop/names.h"
 #include "store/dispatch_agg.h"
 #include "dcutop/xalloc.h"
@@ -102,6 +103,13 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
 
 int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                            size_t name_len, LoadDispatch* d, int rank) {
+    return LoadEvent_dispatchHashed(core, f, where, name, name_len, Intern_hash(name, name_len),
+                                    d, rank);
+}
+
+int64_t LoadEvent_dispatchHashed(LoaderCore* core, LoadFile* f, const char* where,
+                                 const char* name, size_t name_len, uint64_t hash,
+                                 LoadDispatch* d, int rank) {
     if (name_len == 0) {
         reject(core, f, where, "empty kernel name");
         return 0;
@@ -109,7 +117,7 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
     if (!check_times(core, f, where, &d->start, &d->end, &d->dur)) {
         return 0;
     }
-    int64_t kid = Load_kernelId(core, name, name_len);
+    int64_t kid = Load_kernelIdHashed(core, name, name_len, hash);
     if (!kid) {
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
         return 0;

@@ -46,6 +46,10 @@ void LoadDispatch_init(LoadDispatch* d);
  * (0 when rejected or on error); the others 1 when stored, 0 otherwise. */
 int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                            size_t name_len, LoadDispatch* d, int rank);
+/* The same with the name's Intern_hash already taken. */
+int64_t LoadEvent_dispatchHashed(LoaderCore* core, LoadFile* f, const char* where,
+                                 const char* name, size_t name_len, uint64_t hash,
+                                 LoadDispatch* d, int rank);
 int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
                       const char* name, size_t name_len, int64_t pid, int64_t tid,
                       int64_t corr, int64_t start, int64_t end, int rank);

@@ -79,6 +79,8 @@ typedef struct LoaderCore_ {
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len);
+/* The same with the raw name's Intern_hash already taken (by a parser thread). */
+int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint64_t hash);
 
 /* Counts a rejected row and keeps "path:line: reason" for the first few. */
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
