@@ -86,6 +86,9 @@ static void by_scan(const char* s, size_t n, size_t until, const size_t* cuts, i
     g->line = &line;
     CsvScan cs;
     CsvScan_init(&cs);
+    char* buf = xmalloc(n ? n : 1); /* the parser hands fields over in place: not const */
+    memcpy(buf, s, n);
+    s = buf;
     size_t i = 0;
     int stopped = 0;
     for (int k = 0; k <= ncuts && !stopped; k++) {
@@ -94,7 +97,7 @@ static void by_scan(const char* s, size_t n, size_t until, const size_t* cuts, i
             continue;
         }
         size_t stop_at = until ? (until > i ? until - i : 1) : 0;
-        size_t took = CsvScan_parse(&cs, s + i, end - i, stop_at, &line, on_field, on_row, g);
+        size_t took = CsvScan_parse(&cs, buf + i, end - i, stop_at, &line, on_field, on_row, g);
         stopped = took < end - i || (until && took > 0 && s[i + took - 1] == '\n' &&
                                      i + took >= until && CsvScan_atRowStart(&cs));
         i += took;
@@ -103,6 +106,7 @@ static void by_scan(const char* s, size_t n, size_t until, const size_t* cuts, i
         CsvScan_fini(&cs, on_field, on_row, g);
     }
     CsvScan_free(&cs);
+    free(buf);
     *used = i;
 }
 

@@ -356,7 +356,7 @@ static void* produce(void* arg) {
                 i = 3;
             }
         }
-        CsvScan_parse(&cp, (const char*)block + i, (size_t)got - i, 0, &p.line, on_field,
+        CsvScan_parse(&cp, (char*)block + i, (size_t)got - i, 0, &p.line, on_field,
                       on_row_end, &p);
         /* progress counts bytes on disk, as the load's total does */
         p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
@@ -459,14 +459,14 @@ static uint64_t chunk_cut(const Chunks* c, uint64_t pos) {
 
 /* Feeds one block to cp; 1 when the parse ends here (a row ended at or after `until`).
  * *used: the bytes taken. */
-static int feed_block(CsvScan* cp, Producer* p, const unsigned char* block, size_t got,
+static int feed_block(CsvScan* cp, Producer* p, unsigned char* block, size_t got,
                       uint64_t off, uint64_t until, size_t* used) {
     size_t i = 0;
     if (off == 0 && got >= 3 && block[0] == 0xEF && block[1] == 0xBB && block[2] == 0xBF) {
         i = 3;
     }
     size_t stop_at = until > off + i ? (size_t)(until - off - i) : 1;
-    size_t n = CsvScan_parse(cp, (const char*)block + i, got - i, stop_at, &p->line, on_field,
+    size_t n = CsvScan_parse(cp, (char*)block + i, got - i, stop_at, &p->line, on_field,
                              on_row_end, p);
     *used = i + n;
     return i + n < got || (n > 0 && block[i + n - 1] == '\n' && off + i + n >= until &&

@@ -54,7 +54,54 @@ static size_t count_nl(const char* s, size_t n) {
     return k;
 }
 
-size_t CsvScan_parse(CsvScan* this, const char* s, size_t n, size_t stop_at, long* line,
+/* A whole field found inside s, handed over where it lies (no copy: the field buffer is
+ * for fields that span blocks or hold a doubled quote). */
+static void submit_direct(CsvScan* this, char* s, size_t len, CsvScanField on_field,
+                          void* ctx) {
+    on_field(s, len, ctx);
+    this->quoted = 0;
+    this->state = FIELD_NOT_BEGUN;
+}
+
+/* After a field that c (',', '\r' or '\n', at i - 1) ended: the row's end when c ends one.
+ * 1 when the parse stops there. */
+static int after_field(CsvScan* this, unsigned char c, size_t i, size_t stop_at, long* line,
+                       CsvScanRow on_row, void* ctx) {
+    if (c == ',') {
+        return 0;
+    }
+    on_row(c, ctx);
+    this->state = ROW_NOT_BEGUN;
+    if (c != '\n') {
+        return 0;
+    }
+    (*line)++;
+    return stop_at && i >= stop_at;
+}
+
+/* A quoted field that closes inside s and is followed by its terminator there, with no
+ * doubled quote: handed over in place. Returns the bytes taken from i (quote, field,
+ * quote, terminator), 0 when the field needs the buffer. *stop: the parse stops after. */
+static size_t quoted_direct(CsvScan* this, char* s, size_t n, size_t i, size_t stop_at,
+                            long* line, CsvScanField on_field, CsvScanRow on_row, void* ctx,
+                            int* stop) {
+    const char* q = memchr(s + i + 1, '"', n - i - 1);
+    if (!q || (size_t)(q - s) + 1 >= n) {
+        return 0;
+    }
+    unsigned char c = (unsigned char)q[1];
+    if (c != ',' && c != '\r' && c != '\n') {
+        return 0;
+    }
+    size_t len = (size_t)(q - (s + i + 1));
+    *line += (long)count_nl(s + i + 1, len);
+    submit_direct(this, s + i + 1, len, on_field, ctx);
+    size_t end = (size_t)(q - s) + 2;
+    *stop = after_field(this, c, end, stop_at, line, on_row, ctx);
+    return end - i;
+}
+
+size_t CsvScan_parse(CsvScan* this, char* s, size_t n, size_t stop_at, long* line,
                      CsvScanField on_field, CsvScanRow on_row, void* ctx) {
     size_t i = 0;
     while (i < n) {
@@ -79,6 +126,17 @@ size_t CsvScan_parse(CsvScan* this, const char* s, size_t n, size_t stop_at, lon
                     }
                 }
             } else {
+                int stop = 0;
+                size_t took = c == '"' ? quoted_direct(this, s, n, i, stop_at, line, on_field,
+                                                       on_row, ctx, &stop)
+                                       : 0;
+                if (took) {
+                    i += took;
+                    if (stop) {
+                        return i;
+                    }
+                    break;
+                }
                 this->quoted = c == '"';
                 this->state = FIELD_BEGUN;
                 i += this->quoted; /* an unquoted field's first byte is read below */
@@ -101,20 +159,19 @@ size_t CsvScan_parse(CsvScan* this, const char* s, size_t n, size_t stop_at, lon
                 while (j < n && !stops[(unsigned char)s[j]]) {
                     j++;
                 }
-                append(this, s + i, j - i);
+                if (j < n && this->len == 0) {
+                    submit_direct(this, s + i, j - i, on_field, ctx); /* all of it is here */
+                } else {
+                    append(this, s + i, j - i);
+                    if (j < n) {
+                        submit_field(this, on_field, ctx);
+                    }
+                }
                 i = j;
                 if (i < n) {
                     c = (unsigned char)s[i++];
-                    submit_field(this, on_field, ctx);
-                    if (c != ',') {
-                        on_row(c, ctx);
-                        this->state = ROW_NOT_BEGUN;
-                        if (c == '\n') {
-                            (*line)++;
-                            if (stop_at && i >= stop_at) {
-                                return i;
-                            }
-                        }
+                    if (after_field(this, c, i, stop_at, line, on_row, ctx)) {
+                        return i;
                     }
                 }
             }
