@@ -73,6 +73,11 @@ int DispatchStore_outOfRoom(const DispatchStore* this);
 /* Builds the kernel_id index now (else the first query by kernel_id does). */
 void DispatchStore_buildKernelIndex(DispatchStore* this);
 
+/* The 0-based rows of one kernel, in row order, from the kernel_id index (built if needed):
+ * *rows valid until more rows are appended. 0 when there is no index (ids not dense). */
+int DispatchStore_kernelRows(DispatchStore* this, int64_t kernel_id, const int64_t** rows,
+                             int64_t* n);
+
 /* Registers the module "dcu_dispatch" on db; `CREATE VIRTUAL TABLE dispatch USING
  * dcu_dispatch` then shows this store. The store must outlive the connection. */
 DcuStatus DispatchStore_register(DispatchStore* this, sqlite3* db, DcuError* err);

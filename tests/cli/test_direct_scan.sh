@@ -39,6 +39,12 @@ for dir in "$TMP/gen" "$REAL/pytorch-h200-ddp-2rank" "$REAL/rpd-matmul" \
     both "$name: the idle gaps" --export idle-gaps -o - "$dir"
     both "$name: the hotspots export (variability columns)" --export hotspots -o - "$dir"
 done
+# the dispatch list of a kernel (Hotspots, Enter, Enter): the kernel index and columns
+# against SQL, in launch order, sorted by duration, and at the end of the list
+printf '2\n<Enter>\n<Enter>\n:dump list\n<End>\n:dump end\n>\n:dump sorted\n<Esc>\n<Esc>\n<Down>\n<Enter>\n<Enter>\n:dump second\n:quit\n' >"$TMP/list.keys"
+for dir in "$TMP/gen" "$REAL/pytorch-h200-ddp-2rank" "$REAL/rpd-matmul" sample-traces/dcu-weather-transformer; do
+    both "${dir##*/}: a kernel's dispatch list" --headless --size 200x40 --keys "$TMP/list.keys" "$dir"
+done
 both "a spilled store: the report" --db-memory 1M --report --width 160 "$TMP/gen"
 both "a spilled store: the idle gaps" --db-memory 1M --export idle-gaps -o - "$TMP/gen"
 both "a region of interest: the report" --roi-from 'Cijk' --roi-to 'Cijk' --report --width 160 "$TMP/gen/a"

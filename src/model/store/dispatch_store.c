@@ -378,6 +378,20 @@ void DispatchStore_buildKernelIndex(DispatchStore* this) {
     build_kernel_index(this);
 }
 
+int DispatchStore_kernelRows(DispatchStore* this, int64_t kernel_id, const int64_t** rows,
+                             int64_t* n) {
+    *rows = NULL;
+    *n = 0;
+    if (!build_kernel_index(this)) {
+        return 0;
+    }
+    if (kernel_id >= 0 && kernel_id <= this->kmax) {
+        *rows = this->krow + this->koff[kernel_id];
+        *n = this->koff[kernel_id + 1] - this->koff[kernel_id];
+    }
+    return 1;
+}
+
 static int cmp_pair(const void* a, const void* b) {
     const Pair* x = a;
     const Pair* y = b;
