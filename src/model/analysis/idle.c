@@ -82,10 +82,12 @@ typedef struct {
     Disp* d;
     Call* calls; /* parallel to d when the trace has launch calls, else NULL */
     int64_t nd;
+    uint32_t* ord; /* the walk's order: the i-th dispatch is d[ord[i]]; NULL: d's order */
     Kind* kinds;
     int64_t nkinds, capkinds;
     Tuples lanes;    /* (run, gpu, stream, file) */
     uint32_t* dev;   /* per lane: the rank of its (run, gpu), the sort's first key */
+    uint32_t ndev;   /* ranks */
     Tuples threads;  /* (pid, tid) of launch calls */
     int has_calls;   /* the trace has launch calls: calls is read */
     Wait* waits;     /* sorted by idx */
@@ -137,9 +139,15 @@ static const Kind* kind_of(const Ctx* c, const Disp* x) {
     return &c->kinds[x->kind];
 }
 
-/* The launch call of dispatch i, NULL when it has none. */
+/* The i-th dispatch in the walk's order (read_dispatches sorts them). */
+static const Disp* at(const Ctx* c, int64_t i) {
+    return &c->d[c->ord ? c->ord[i] : i];
+}
+
+/* The launch call of the i-th dispatch, NULL when it has none. */
 static const Call* call_of(const Ctx* c, int64_t i) {
-    return c->calls && c->calls[i].name ? &c->calls[i] : NULL;
+    const Call* k = c->calls ? &c->calls[c->ord ? c->ord[i] : i] : NULL;
+    return k && k->name ? k : NULL;
 }
 
 static void call_thread(const Ctx* c, const Call* k, int64_t* pid, int64_t* tid) {
@@ -448,6 +456,7 @@ static void lane_ranks(Ctx* c) {
         rank += i > 0 && cmp_lane(&k[i - 1], &k[i]) != 0;
         c->dev[k[i].lane] = rank;
     }
+    c->ndev = n ? rank + 1 : 0;
     free(k);
 }
 
@@ -472,26 +481,55 @@ static int disp_tie(void* ctx, uint32_t a, uint32_t b) {
     return cmp_tie(c, &c->d[a], &c->d[b]);
 }
 
-/* Sorts the records (and their calls) unless they are in order already (the store's order
- * with one device): 16-byte keys sorted, then applied by cycles (key_sort.h), where glibc's
- * merge sort of the records doubled the peak. */
+/* Keys k[0..n) of one device in order already (the store's order)? */
+static int keys_sorted(const Ctx* c, const SortKey* k, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        if (k[i - 1].key > k[i].key ||
+            (k[i - 1].key == k[i].key && cmp_tie(c, &c->d[k[i - 1].idx], &c->d[k[i].idx]) > 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The walk's order (c->ord), unless the records are in it already (the store's order with
+ * one device): 16-byte keys put by device (a counting sort: devices in one file come
+ * interleaved), each device's sorted unless in order, then kept as 4-byte indexes. The
+ * records stay where they are: glibc's merge sort of them doubled the peak, and moving
+ * them in place by cycles costs a cache miss per record. */
 static void sort_disp(Ctx* c) {
-    int64_t i = 1;
-    while (i < c->nd && cmp_disp(c, &c->d[i - 1], &c->d[i]) <= 0) {
+    int64_t i = 1, n = c->nd;
+    while (i < n && cmp_disp(c, &c->d[i - 1], &c->d[i]) <= 0) {
         i++;
     }
-    if (i >= c->nd) {
+    if (i >= n) {
         return;
     }
-    SortKey* k = xmalloc((size_t)c->nd * sizeof(*k));
-    for (i = 0; i < c->nd; i++) {
-        k[i] = (SortKey){c->d[i].start, c->dev[c->d[i].lane], (uint32_t)i};
+    int64_t* from = xcalloc((size_t)c->ndev + 1, sizeof(*from)); /* each device's first key */
+    for (i = 0; i < n; i++) {
+        from[c->dev[c->d[i].lane] + 1]++;
     }
-    SortKey_sort(k, (size_t)c->nd, disp_tie, c);
-    void* par[1] = {c->calls};
-    size_t psize[1] = {sizeof(*c->calls)};
-    SortKey_apply(k, (size_t)c->nd, c->d, sizeof(*c->d), par, psize, 1);
-    free(k);
+    for (uint32_t g = 0; g < c->ndev; g++) {
+        from[g + 1] += from[g];
+    }
+    SortKey* k = xmalloc((size_t)n * sizeof(*k));
+    for (i = 0; i < n; i++) { /* from[g]: where device g's next key goes, then its end */
+        uint32_t g = c->dev[c->d[i].lane];
+        k[from[g]++] = (SortKey){c->d[i].start, g, (uint32_t)i};
+    }
+    for (uint32_t g = 0; g < c->ndev; g++) {
+        int64_t lo = g ? from[g - 1] : 0;
+        if (!keys_sorted(c, k + lo, from[g] - lo)) {
+            SortKey_sort(k + lo, (size_t)(from[g] - lo), disp_tie, c);
+        }
+    }
+    free(from);
+    uint32_t* ord = (uint32_t*)(void*)k; /* 4 bytes at 4i: k[i] is read before, k[i+1..] after */
+    for (i = 0; i < n; i++) {
+        uint32_t idx = k[i].idx;
+        ord[i] = idx;
+    }
+    c->ord = xrealloc(k, (size_t)n * sizeof(*ord));
 }
 
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
@@ -715,14 +753,14 @@ static void wait_kernel(const Ctx* c, const CommKey* p, int64_t* wait, int64_t i
         int64_t mn = INT64_MAX, have = 0;
         for (int64_t r = 0; r < nr; r++) {
             if (first[r] + k < first[r + 1]) {
-                const Disp* d = &c->d[p[first[r] + k].idx];
+                const Disp* d = at(c, p[first[r] + k].idx);
                 mn = d->end - d->start < mn ? d->end - d->start : mn;
                 have++;
             }
         }
         for (int64_t r = 0; r < nr && have > 1; r++) {
             if (first[r] + k < first[r + 1]) {
-                const Disp* d = &c->d[p[first[r] + k].idx];
+                const Disp* d = at(c, p[first[r] + k].idx);
                 wait[first[r] + k] = d->end - d->start - mn;
             }
         }
@@ -755,7 +793,7 @@ static void keep_waits(Ctx* c, const CommKey* p, const int64_t* wait, int64_t n)
 static void rank_wait(TraceDb* db, Ctx* c) {
     int64_t n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        n += kind_of(c, &c->d[i])->comm;
+        n += kind_of(c, at(c, i))->comm;
     }
     if (n < 2 || !Ranks_isJobDb(db)) {
         return;
@@ -764,9 +802,9 @@ static void rank_wait(TraceDb* db, Ctx* c) {
     CommKey* p = xmalloc((size_t)n * sizeof(*p));
     n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        if (kind_of(c, &c->d[i])->comm) {
-            p[n++] = (CommKey){rank[c->d[i].kind], (uint32_t)i, lane_v(c, &c->d[i], L_RUN),
-                               c->d[i].start};
+        if (kind_of(c, at(c, i))->comm) {
+            p[n++] = (CommKey){rank[at(c, i)->kind], (uint32_t)i, lane_v(c, at(c, i), L_RUN),
+                               at(c, i)->start};
         }
     }
     free(rank);
@@ -854,10 +892,10 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
     *dg = xmalloc((size_t)capdg * sizeof(**dg));
     *ndg = 0;
     for (int64_t i = d0; i <= d1; i++) {
-        if (i < d1 && idle_copy(c, &c->d[i])) {
+        if (i < d1 && idle_copy(c, at(c, i))) {
             continue;
         }
-        int64_t st = i < d1 ? c->d[i].start : hi;
+        int64_t st = i < d1 ? at(c, i)->start : hi;
         if (st > reach) {
             Gap* g = &(*dg)[(*ndg)++];
             *g = (Gap){reach, st, i < d1 ? (uint32_t)i : NO_DISP,
@@ -870,8 +908,8 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
             sum->ns[g->cause] += st - reach;
             sum->idle += st - reach;
         }
-        if (i < d1 && c->d[i].end > reach) {
-            reach = c->d[i].end;
+        if (i < d1 && at(c, i)->end > reach) {
+            reach = at(c, i)->end;
             prev = i;
         }
     }
@@ -907,10 +945,10 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
     int64_t nstream = 0;
     for (int64_t i = d0; i < d1; i++) {
-        if (idle_copy(c, &c->d[i])) {
+        if (idle_copy(c, at(c, i))) {
             continue;
         }
-        int64_t sm = lane_v(c, &c->d[i], L_STREAM);
+        int64_t sm = lane_v(c, at(c, i), L_STREAM);
         int seen = 0;
         for (int64_t j = 0; j < nstream && !seen; j++) {
             seen = streams[j] == sm;
@@ -923,7 +961,7 @@ static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t n
     for (int64_t j = 0; j < nstream && nstream > 1; j++) {
         int64_t last = INT64_MIN;
         for (int64_t i = d0; i < d1; i++) {
-            const Disp* x = &c->d[i];
+            const Disp* x = at(c, i);
             if (lane_v(c, x, L_STREAM) != streams[j] || idle_copy(c, x)) {
                 continue;
             }
@@ -1347,7 +1385,7 @@ static void gap_host(const Ctx* c, const Gap* g, EmitCtx* e) {
 
 /* The name of the gap's next kernel, NULL when it has none. */
 static const char* next_name(const Ctx* c, const Gap* g) {
-    return g->next != NO_DISP ? kind_of(c, &c->d[g->next])->name : NULL;
+    return g->next != NO_DISP ? kind_of(c, at(c, g->next))->name : NULL;
 }
 
 /* The largest IDLE_TOP_GAPS gaps of one device. */
@@ -1381,8 +1419,8 @@ static void out_top(Walk* w, const Gap* dg, int64_t ndg) {
 static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     const Ctx* c = w->c;
     memset(t, 0, sizeof(*t));
-    uint32_t at = g->next != NO_DISP ? g->next : g->prev;
-    const Disp* lane = at != NO_DISP ? &c->d[at] : NULL;
+    uint32_t li = g->next != NO_DISP ? g->next : g->prev;
+    const Disp* lane = li != NO_DISP ? at(c, li) : NULL;
     t->gpu = w->gpu;
     t->stream = lane ? lane_v(c, lane, L_STREAM) : -1;
     t->file = lane ? lane_v(c, lane, L_FILE) : 0;
@@ -1447,7 +1485,7 @@ static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
 static void out_launches(Walk* w, int64_t r0, int64_t r1) {
     const Ctx* c = w->c;
     for (int64_t i = r0; i < r1; i++) {
-        const Disp* d = &c->d[i];
+        const Disp* d = at(c, i);
         const Call* k = call_of(c, i);
         const Kind* kd = kind_of(c, d);
         if (!k || kd->copy) {
@@ -1474,7 +1512,7 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     memset(&sum, 0, sizeof(sum));
     Gap* dg = NULL;
     int64_t ndg = 0;
-    w->gpu = lane_v(w->c, &w->c->d[d0], L_GPU);
+    w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
     device_gaps(w->c, d0, d1, lo, hi, &dg, &ndg, &sum);
     waits(w->c, d0, d1, dg, ndg, &sum);
     if (w->sum) {
@@ -1492,13 +1530,13 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     free(dg);
 }
 
-/* The run's wall [lo, hi) of c->d[r0..r1): from its first busy start to its last busy end,
+/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
  * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
  * has no kernel (the timeline measures runs with timed dispatches only). */
 static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
     int kernels = 0;
     for (int64_t i = r0; i < r1; i++) {
-        const Disp* x = &c->d[i];
+        const Disp* x = at(c, i);
         int copy = kind_of(c, x)->copy;
         kernels |= !copy;
         if (!copy || x->end > x->start) {
@@ -1514,8 +1552,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
     Ctx* c = w->c;
     DcuStatus s = DCU_OK;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
-        int64_t r1 = r0, run = lane_v(c, &c->d[r0], L_RUN), lo = INT64_MAX, hi = INT64_MIN;
-        while (r1 < c->nd && lane_v(c, &c->d[r1], L_RUN) == run) {
+        int64_t r1 = r0, run = lane_v(c, at(c, r0), L_RUN), lo = INT64_MAX, hi = INT64_MIN;
+        while (r1 < c->nd && lane_v(c, at(c, r1), L_RUN) == run) {
             r1++;
         }
         if (!run_span(c, r0, r1, &lo, &hi)) {
@@ -1539,7 +1577,7 @@ static DcuStatus walk(Walk* w, DcuError* err) {
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
             int64_t d1 = d0;
-            while (d1 < r1 && c->dev[c->d[d1].lane] == c->dev[c->d[d0].lane]) {
+            while (d1 < r1 && c->dev[at(c, d1)->lane] == c->dev[at(c, d0)->lane]) {
                 d1++; /* a device that ran only copies too, as the timeline */
             }
             walk_device(w, d0, d1, lo, hi);
@@ -1565,6 +1603,7 @@ static void ctx_done(Ctx* c) {
     free(c->calls);
     free(c->kinds);
     free(c->dev);
+    free(c->ord);
     free(c->waits);
     tuples_done(&c->lanes);
     tuples_done(&c->threads);
