@@ -12,6 +12,7 @@
 #include "dcutop/key_sort.h"
 #include "dcutop/ranks.h"
 #include "dcutop/trace_query.h"
+#include "dcutop/tuple_ids.h"
 #include "dcutop/xalloc.h"
 
 enum {
@@ -61,15 +62,6 @@ typedef struct { /* the rank-wait of dispatch idx, ns (> 0): comm dispatches of 
     int64_t idx, wait;
 } Wait;
 
-/* Distinct tuples of w int64 values, ids 0, 1, ... in order of first sight. */
-typedef struct {
-    Intern* ix; /* the tuple's bytes -> 1 + id */
-    int64_t* v; /* w values per id */
-    int w;
-    int64_t n, cap;
-    int64_t last; /* the id found last: rows come in runs of one tuple */
-} Tuples;
-
 enum { L_RUN, L_GPU, L_STREAM, L_FILE, L_WIDTH }; /* a lane's values */
 #define NO_DISP UINT32_MAX                        /* no dispatch (Gap next, prev) */
 
@@ -85,10 +77,10 @@ typedef struct {
     uint32_t* ord; /* the walk's order: the i-th dispatch is d[ord[i]]; NULL: d's order */
     Kind* kinds;
     int64_t nkinds, capkinds;
-    Tuples lanes;    /* (run, gpu, stream, file) */
+    TupleIds lanes;    /* (run, gpu, stream, file) */
     uint32_t* dev;   /* per lane: the rank of its (run, gpu), the sort's first key */
     uint32_t ndev;   /* ranks */
-    Tuples threads;  /* (pid, tid) of launch calls */
+    TupleIds threads;  /* (pid, tid) of launch calls */
     int has_calls;   /* the trace has launch calls: calls is read */
     Wait* waits;     /* sorted by idx */
     int64_t nwaits;
@@ -100,39 +92,8 @@ typedef struct {
     int64_t nnames, capnames;
 } Ctx;
 
-static void tuples_init(Tuples* t, int w) {
-    memset(t, 0, sizeof(*t));
-    t->ix = Intern_new();
-    t->w = w;
-    t->last = -1;
-}
-
-static void tuples_done(Tuples* t) {
-    Intern_delete(t->ix);
-    free(t->v);
-}
-
-static uint32_t tuple_id(Tuples* t, const int64_t* key) {
-    size_t len = (size_t)t->w * sizeof(int64_t);
-    if (t->last >= 0 && memcmp(t->v + t->last * t->w, key, len) == 0) {
-        return (uint32_t)t->last;
-    }
-    int64_t id = Intern_get(t->ix, (const char*)key, len);
-    if (!id) {
-        if (t->n == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 64;
-            t->v = xrealloc(t->v, (size_t)(t->cap * t->w) * sizeof(int64_t));
-        }
-        memcpy(t->v + t->n * t->w, key, len);
-        id = ++t->n;
-        Intern_put(t->ix, (const char*)key, len, id);
-    }
-    t->last = id - 1;
-    return (uint32_t)(id - 1);
-}
-
 static int64_t lane_v(const Ctx* c, const Disp* x, int f) {
-    return c->lanes.v[(int64_t)x->lane * L_WIDTH + f];
+    return TupleIds_value(&c->lanes, x->lane, f);
 }
 
 static const Kind* kind_of(const Ctx* c, const Disp* x) {
@@ -151,8 +112,8 @@ static const Call* call_of(const Ctx* c, int64_t i) {
 }
 
 static void call_thread(const Ctx* c, const Call* k, int64_t* pid, int64_t* tid) {
-    *pid = c->threads.v[2 * (int64_t)k->thread];
-    *tid = c->threads.v[2 * (int64_t)k->thread + 1];
+    *pid = TupleIds_value(&c->threads, k->thread, 0);
+    *tid = TupleIds_value(&c->threads, k->thread, 1);
 }
 
 static int64_t col_i(sqlite3_stmt* st, int c, int64_t dflt) {
@@ -307,7 +268,7 @@ static void add_row(Ctx* c, Reader* r, sqlite3_stmt* st) {
     }
     x->id = col_i(st, 14, 0);
     x->kind = row_kind(c, r, st);
-    x->lane = tuple_id(&c->lanes, lane);
+    x->lane = TupleIds_id(&c->lanes, lane);
     if (c->has_calls) {
         Call* k = &c->calls[i];
         memset(k, 0, sizeof(*k));
@@ -316,7 +277,7 @@ static void add_row(Ctx* c, Reader* r, sqlite3_stmt* st) {
             k->name = call_name(c, r->calls, st);
             k->cs = col_i(st, 7, 0);
             k->ce = col_i(st, 8, k->cs);
-            k->thread = tuple_id(&c->threads, th);
+            k->thread = TupleIds_id(&c->threads, th);
         }
     }
 }
@@ -368,7 +329,7 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
             .end = t1 < t0 ? t0 : t1,
             .id = row0 + i + 1,
             .kind = kernel_kind(c, r->r, k, r->comm[k]),
-            .lane = tuple_id(&c->lanes, lane),
+            .lane = TupleIds_id(&c->lanes, lane),
         };
     }
     return 1;
@@ -446,7 +407,8 @@ static void lane_ranks(Ctx* c) {
     int64_t n = c->lanes.n;
     LaneKey* k = xmalloc((size_t)(n ? n : 1) * sizeof(*k));
     for (int64_t l = 0; l < n; l++) {
-        k[l] = (LaneKey){c->lanes.v[l * L_WIDTH + L_RUN], c->lanes.v[l * L_WIDTH + L_GPU],
+        k[l] = (LaneKey){TupleIds_value(&c->lanes, (uint32_t)l, L_RUN),
+                         TupleIds_value(&c->lanes, (uint32_t)l, L_GPU),
                          (uint32_t)l};
     }
     qsort(k, (size_t)n, sizeof(*k), cmp_lane);
@@ -1590,8 +1552,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
 
 static void ctx_init(Ctx* c) {
     memset(c, 0, sizeof(*c));
-    tuples_init(&c->lanes, L_WIDTH);
-    tuples_init(&c->threads, 2);
+    TupleIds_init(&c->lanes, L_WIDTH);
+    TupleIds_init(&c->threads, 2);
 }
 
 static void ctx_done(Ctx* c) {
@@ -1605,8 +1567,8 @@ static void ctx_done(Ctx* c) {
     free(c->dev);
     free(c->ord);
     free(c->waits);
-    tuples_done(&c->lanes);
-    tuples_done(&c->threads);
+    TupleIds_done(&c->lanes);
+    TupleIds_done(&c->threads);
     free(c->h);
     free(c->sy);
 }

@@ -1,11 +1,6 @@
 /* key_sort.c - see key_sort.h. */
 #include "dcutop/key_sort.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "dcutop/xalloc.h"
-
 typedef struct {
     SortTieFn tie;
     void* ctx;
@@ -123,42 +118,4 @@ void SortKey_sort(SortKey* k, size_t n, SortTieFn tie, void* ctx) {
         depth += 2;
     }
     intro(k, n, depth, &o);
-}
-
-void SortKey_apply(SortKey* k, size_t n, void* base, size_t size, void* const* par,
-                   const size_t* psize, int nparallel) {
-    enum { MAXA = 8 };
-    char* arr[MAXA];
-    size_t sz[MAXA], off[MAXA], total = 0;
-    int na = 0;
-    for (int p = -1; p < nparallel && na < MAXA; p++) {
-        if (p < 0 || par[p]) {
-            arr[na] = p < 0 ? base : par[p];
-            sz[na] = p < 0 ? size : psize[p];
-            off[na] = total;
-            total += sz[na++];
-        }
-    }
-    char* tmp = xmalloc(total ? total : 1);
-    for (size_t i = 0; i < n; i++) {
-        if (k[i].idx == i) {
-            continue;
-        }
-        for (int a = 0; a < na; a++) { /* slot i's record waits in tmp until its cycle ends */
-            memcpy(tmp + off[a], arr[a] + i * sz[a], sz[a]);
-        }
-        size_t j = i;
-        for (;;) { /* fills slot j from k[j].idx, then goes on to that slot */
-            size_t s = k[j].idx;
-            k[j].idx = (uint32_t)j;
-            for (int a = 0; a < na; a++) {
-                memcpy(arr[a] + j * sz[a], s == i ? tmp + off[a] : arr[a] + s * sz[a], sz[a]);
-            }
-            if (s == i) {
-                break;
-            }
-            j = s;
-        }
-    }
-    free(tmp);
 }
