@@ -808,13 +808,19 @@ typedef struct {
     int64_t gaps[C_COUNT], ns[C_COUNT], idle;
 } DevSum;
 
-typedef struct { /* 32 bytes: a device's gaps are kept (one per dispatch at worst) */
+typedef struct { /* an idle interval of a device, with its cause */
     int64_t g0, g1;
     uint32_t next;  /* index of the dispatch after the gap, NO_DISP at the tail */
     uint32_t prev;  /* index of the dispatch that ended last before it, NO_DISP at the head */
     uint32_t sync;  /* sync: 1 + the synchronising call's index in Ctx sy, else 0 */
     int cause;
 } Gap;
+
+typedef struct { /* what the other-stream pass needs of every gap: 16 bytes (one per dispatch) */
+    int64_t g0, g1;
+} Span;
+
+typedef void (*GapFn)(void* ctx, const Gap* g);
 
 /* The synchronising call of a sync gap (borrowed from Ctx), else NULL. */
 static const Host* gap_sync(const Ctx* c, const Gap* g) {
@@ -845,30 +851,33 @@ static void gap_cause(const Ctx* c, Gap* g, const Call* k) {
 }
 
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
- * [lo, first start), between the union's pieces, [last end, hi). *dg owned. */
+ * [lo, first start), between the union's pieces, [last end, hi); each to on_gap(ctx, gap)
+ * in order, as it is found (the gaps of 10M dispatches were 320 MB kept), and its span
+ * into *sp (owned). */
 static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
-                        Gap** dg, int64_t* ndg, DevSum* sum) {
+                        GapFn on_gap, void* ctx, Span** sp, int64_t* nsp, DevSum* sum) {
     /* at most one gap per dispatch and one at the tail: sized once, the pages a gap list
      * does not reach are never touched */
-    int64_t reach = lo, capdg = d1 - d0 + 1, prev = -1;
-    *dg = xmalloc((size_t)capdg * sizeof(**dg));
-    *ndg = 0;
+    int64_t reach = lo, prev = -1;
+    *sp = xmalloc((size_t)(d1 - d0 + 1) * sizeof(**sp));
+    *nsp = 0;
     for (int64_t i = d0; i <= d1; i++) {
         if (i < d1 && idle_copy(c, at(c, i))) {
             continue;
         }
         int64_t st = i < d1 ? at(c, i)->start : hi;
         if (st > reach) {
-            Gap* g = &(*dg)[(*ndg)++];
-            *g = (Gap){reach, st, i < d1 ? (uint32_t)i : NO_DISP,
-                       prev >= 0 ? (uint32_t)prev : NO_DISP, 0, C_UNKNOWN};
+            Gap g = {reach, st, i < d1 ? (uint32_t)i : NO_DISP,
+                     prev >= 0 ? (uint32_t)prev : NO_DISP, 0, C_UNKNOWN};
             const Call* k = i < d1 ? call_of(c, i) : NULL;
             if (k) {
-                gap_cause(c, g, k);
+                gap_cause(c, &g, k);
             }
-            sum->gaps[g->cause]++;
-            sum->ns[g->cause] += st - reach;
+            (*sp)[(*nsp)++] = (Span){reach, st};
+            sum->gaps[g.cause]++;
+            sum->ns[g.cause] += st - reach;
             sum->idle += st - reach;
+            on_gap(ctx, &g);
         }
         if (i < d1 && at(c, i)->end > reach) {
             reach = at(c, i)->end;
@@ -880,7 +889,7 @@ static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_
 /* The idle time of the sorted, disjoint gaps inside [a, b). A binary search finds the first
  * gap that ends after a: a scan from the first gap made the other-stream pass quadratic
  * (a 1M-dispatch CSV of several streams spent minutes here). */
-static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
+static int64_t idle_within(const Span* dg, int64_t ndg, int64_t a, int64_t b) {
     int64_t idle = 0, lo = 0, hi = ndg;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -902,7 +911,7 @@ static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
 
 /* other-stream: per stream, the busy part of the gaps between its kernels; rank-wait: the
  * waits of the device's collectives. */
-static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t ndg,
+static void waits(const Ctx* c, int64_t d0, int64_t d1, const Span* dg, int64_t ndg,
                   DevSum* sum) {
     int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
     int64_t nstream = 0;
@@ -1302,6 +1311,8 @@ typedef struct {
     const char* label; /* the run being walked */
     int64_t gpu;       /* the device being walked */
     int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
+    Gap top[IDLE_TOP_GAPS]; /* IDLE_TOP: the device's largest gaps so far, largest first */
+    int ntop;
 } Walk;
 
 static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
@@ -1320,22 +1331,19 @@ static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
     }
 }
 
-/* The indexes of the IDLE_TOP_GAPS largest gaps into top, largest first (cmp_gap: the
- * order a sort of them all gave); returns how many. */
-static int top_gaps(const Gap* dg, int64_t ndg, int64_t* top) {
-    int n = 0;
-    for (int64_t q = 0; q < ndg; q++) {
-        if (n == IDLE_TOP_GAPS && cmp_gap(&dg[q], &dg[top[n - 1]]) >= 0) {
-            continue;
-        }
-        int at = n < IDLE_TOP_GAPS ? n++ : n - 1;
-        while (at > 0 && cmp_gap(&dg[q], &dg[top[at - 1]]) < 0) {
-            top[at] = top[at - 1];
-            at--;
-        }
-        top[at] = q;
+/* Keeps g among the device's IDLE_TOP_GAPS largest gaps (cmp_gap: the order a sort of
+ * them all gave). */
+static void top_add(Walk* w, const Gap* g) {
+    int n = w->ntop;
+    if (n == IDLE_TOP_GAPS && cmp_gap(g, &w->top[n - 1]) >= 0) {
+        return;
     }
-    return n;
+    int at = n < IDLE_TOP_GAPS ? w->ntop++ : n - 1;
+    while (at > 0 && cmp_gap(g, &w->top[at - 1]) < 0) {
+        w->top[at] = w->top[at - 1];
+        at--;
+    }
+    w->top[at] = *g;
 }
 
 /* Host activity of gap g on its launching thread, part by part, to emit_row. */
@@ -1351,11 +1359,9 @@ static const char* next_name(const Ctx* c, const Gap* g) {
 }
 
 /* The largest IDLE_TOP_GAPS gaps of one device. */
-static void out_top(Walk* w, const Gap* dg, int64_t ndg) {
-    int64_t top[IDLE_TOP_GAPS];
-    int ntop = top_gaps(dg, ndg, top);
-    for (int q = 0; q < ntop; q++) {
-        const Gap* g = &dg[top[q]];
+static void out_top(Walk* w) {
+    for (int q = 0; q < w->ntop; q++) {
+        const Gap* g = &w->top[q];
         EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, NULL};
         char buf[256];
         const Host* y = gap_sync(w->c, g);
@@ -1419,29 +1425,31 @@ static void keep_top(Walk* w, const Gap* g, const char* best) {
     fill_gap(w, &s->top[at], g, best);
 }
 
-static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
+static void sum_device(Walk* w, const DevSum* sum) {
     IdleSummary* s = w->sum;
     for (int k = 0; k < C_COUNT; k++) {
         s->ns[k] += sum->ns[k];
         s->count[k] += sum->gaps[k];
     }
     s->idle_ns += sum->idle;
-    for (int64_t q = 0; q < ndg; q++) {
-        int64_t pid, tid;
-        gap_thread(w->c, &dg[q], &pid, &tid);
-        s->explained |= pid != -1 || tid != -1;
-        const Host* y = gap_sync(w->c, &dg[q]);
-        if (y) { /* the host blocked in that call: it is what to remove or defer */
-            char buf[256];
-            const char* what = sync_label(w->c, y, buf, sizeof(buf));
-            tally_add(&w->tally, C_SYNC, what, dg[q].g1 - dg[q].g0);
-            keep_top(w, &dg[q], what);
-            continue;
-        }
-        EmitCtx e = {NULL, w->label, w->gpu, &dg[q], NULL, 0, &w->tally};
-        gap_host(w->c, &dg[q], &e);
-        keep_top(w, &dg[q], e.best);
+}
+
+/* One gap into the summary: its host activity, the largest gaps. */
+static void sum_gap(Walk* w, const Gap* g) {
+    int64_t pid, tid;
+    gap_thread(w->c, g, &pid, &tid);
+    w->sum->explained |= pid != -1 || tid != -1;
+    const Host* y = gap_sync(w->c, g);
+    if (y) { /* the host blocked in that call: it is what to remove or defer */
+        char buf[256];
+        const char* what = sync_label(w->c, y, buf, sizeof(buf));
+        tally_add(&w->tally, C_SYNC, what, g->g1 - g->g0);
+        keep_top(w, g, what);
+        return;
     }
+    EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, &w->tally};
+    gap_host(w->c, g, &e);
+    keep_top(w, g, e.best);
 }
 
 static void out_launches(Walk* w, int64_t r0, int64_t r1) {
@@ -1468,28 +1476,37 @@ static void out_launches(Walk* w, int64_t r0, int64_t r1) {
     }
 }
 
+/* One gap of the device being walked, as device_gaps finds it. */
+static void walk_gap(void* p, const Gap* g) {
+    Walk* w = p;
+    if (w->sum) {
+        sum_gap(w, g);
+    } else if (w->v == IDLE_GAPS) {
+        EmitCtx e = {w->rs, w->label, w->gpu, g, NULL, 0, NULL};
+        gap_host(w->c, g, &e);
+    } else if (w->v == IDLE_TOP) {
+        top_add(w, g);
+    }
+}
+
 /* One device d[d0..d1) of a run spanning [lo, hi). */
 static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
     DevSum sum;
     memset(&sum, 0, sizeof(sum));
-    Gap* dg = NULL;
-    int64_t ndg = 0;
+    Span* sp = NULL;
+    int64_t nsp = 0;
     w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
-    device_gaps(w->c, d0, d1, lo, hi, &dg, &ndg, &sum);
-    waits(w->c, d0, d1, dg, ndg, &sum);
+    w->ntop = 0;
+    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &sp, &nsp, &sum);
+    waits(w->c, d0, d1, sp, nsp, &sum);
     if (w->sum) {
-        sum_device(w, dg, ndg, &sum);
+        sum_device(w, &sum);
     } else if (w->v == IDLE_CAUSES) {
         out_causes(w, w->gpu, &sum);
-    } else if (w->v == IDLE_GAPS) {
-        for (int64_t q = 0; q < ndg; q++) {
-            EmitCtx e = {w->rs, w->label, w->gpu, &dg[q], NULL, 0, NULL};
-            gap_host(w->c, &dg[q], &e);
-        }
     } else if (w->v == IDLE_TOP) {
-        out_top(w, dg, ndg);
+        out_top(w);
     }
-    free(dg);
+    free(sp);
 }
 
 /* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
@@ -1595,7 +1612,7 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
         if (v == IDLE_CAUSES) {
             rank_wait(db, &c);
         }
-        Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0, 0};
+        Walk w = {.db = db, .c = &c, .v = v, .rs = rs};
         s = walk(&w, err);
     }
     ctx_done(&c);
@@ -1630,8 +1647,7 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     Ctx c;
     ctx_init(&c);
     DcuStatus s = read_dispatches(db, &c, 1, err);
-    Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0},
-              NULL, 0, 0, 0};
+    Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .sum = out, .tally = {.ix = Intern_new()}};
     if (s == DCU_OK) {
         rank_wait(db, &c);
         s = walk(&w, err);
