@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "dcutop/dispatch_scan.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/intern.h"
 #include "dcutop/key_sort.h"
 #include "dcutop/ranks.h"
@@ -816,9 +817,58 @@ typedef struct { /* an idle interval of a device, with its cause */
     int cause;
 } Gap;
 
-typedef struct { /* what the other-stream pass needs of every gap: 16 bytes (one per dispatch) */
-    int64_t g0, g1;
-} Span;
+typedef struct { /* one stream of the device in the other-stream pass */
+    int64_t last; /* the latest end so far on the stream, INT64_MIN: none yet */
+    int64_t idle; /* the device's idle time before last */
+} StreamAt;
+
+/* other-stream, in device_gaps' sweep: per stream, the gaps between its kernels less the
+ * device's idle time inside them (the idle time between two instants: the difference of
+ * the idle time before each, which the sweep knows: a kernel's end has the idle time before
+ * its start, the device being busy in between). Keeps no gap: the gaps of 10M dispatches
+ * were 320 MB, where the streams are a few. */
+typedef struct {
+    I64Map* slot; /* stream -> 1 + its index in at */
+    StreamAt* at;
+    int64_t n, cap;
+    int64_t last_stream, last_slot; /* the stream looked up last (dispatches come in runs) */
+    int64_t gaps, ns;               /* the waits, counted when the device has two streams */
+} Streams;
+
+static StreamAt* stream_at(Streams* S, int64_t stream) {
+    if (S->n && stream == S->last_stream) {
+        return &S->at[S->last_slot];
+    }
+    int64_t k = I64Map_get(S->slot, stream);
+    if (!k) {
+        if (S->n == S->cap) {
+            S->cap = S->cap ? S->cap * 2 : 16;
+            S->at = xrealloc(S->at, (size_t)S->cap * sizeof(*S->at));
+        }
+        S->at[S->n] = (StreamAt){INT64_MIN, 0};
+        k = ++S->n;
+        I64Map_put(S->slot, stream, k);
+    }
+    S->last_stream = stream;
+    S->last_slot = k - 1;
+    return &S->at[k - 1];
+}
+
+/* Kernel [start, end) of stream, idle: the device's idle time before start. */
+static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, int64_t idle) {
+    StreamAt* a = stream_at(S, stream);
+    if (a->last != INT64_MIN && start > a->last) {
+        int64_t w = start - a->last - (idle - a->idle);
+        if (w > 0) {
+            S->gaps++;
+            S->ns += w;
+        }
+    }
+    if (end > a->last) {
+        a->last = end;
+        a->idle = idle;
+    }
+}
 
 typedef void (*GapFn)(void* ctx, const Gap* g);
 
@@ -852,103 +902,37 @@ static void gap_cause(const Ctx* c, Gap* g, const Call* k) {
 
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
  * [lo, first start), between the union's pieces, [last end, hi); each to on_gap(ctx, gap)
- * in order, as it is found (the gaps of 10M dispatches were 320 MB kept), and its span
- * into *sp (owned). */
+ * in order, as it is found (the gaps of 10M dispatches were 320 MB kept); the other-stream
+ * waits into S. */
 static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
-                        GapFn on_gap, void* ctx, Span** sp, int64_t* nsp, DevSum* sum) {
-    /* at most one gap per dispatch and one at the tail: sized once, the pages a gap list
-     * does not reach are never touched */
+                        GapFn on_gap, void* ctx, Streams* S, DevSum* sum) {
     int64_t reach = lo, prev = -1;
-    *sp = xmalloc((size_t)(d1 - d0 + 1) * sizeof(**sp));
-    *nsp = 0;
     for (int64_t i = d0; i <= d1; i++) {
-        if (i < d1 && idle_copy(c, at(c, i))) {
+        const Disp* x = i < d1 ? at(c, i) : NULL;
+        if (x && idle_copy(c, x)) {
             continue;
         }
-        int64_t st = i < d1 ? at(c, i)->start : hi;
+        int64_t st = x ? x->start : hi;
         if (st > reach) {
-            Gap g = {reach, st, i < d1 ? (uint32_t)i : NO_DISP,
-                     prev >= 0 ? (uint32_t)prev : NO_DISP, 0, C_UNKNOWN};
-            const Call* k = i < d1 ? call_of(c, i) : NULL;
+            Gap g = {reach, st, x ? (uint32_t)i : NO_DISP, prev >= 0 ? (uint32_t)prev : NO_DISP,
+                     0, C_UNKNOWN};
+            const Call* k = x ? call_of(c, i) : NULL;
             if (k) {
                 gap_cause(c, &g, k);
             }
-            (*sp)[(*nsp)++] = (Span){reach, st};
             sum->gaps[g.cause]++;
             sum->ns[g.cause] += st - reach;
             sum->idle += st - reach;
             on_gap(ctx, &g);
         }
-        if (i < d1 && at(c, i)->end > reach) {
-            reach = at(c, i)->end;
+        if (x) {
+            stream_step(S, lane_v(c, x, L_STREAM), x->start, x->end, sum->idle);
+        }
+        if (x && x->end > reach) {
+            reach = x->end;
             prev = i;
         }
     }
-}
-
-/* The idle time of the sorted, disjoint gaps inside [a, b). A binary search finds the first
- * gap that ends after a: a scan from the first gap made the other-stream pass quadratic
- * (a 1M-dispatch CSV of several streams spent minutes here). */
-static int64_t idle_within(const Span* dg, int64_t ndg, int64_t a, int64_t b) {
-    int64_t idle = 0, lo = 0, hi = ndg;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (dg[mid].g1 <= a) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    for (int64_t q = lo; q < ndg && dg[q].g0 < b; q++) {
-        int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
-        int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
-        if (y > x) {
-            idle += y - x;
-        }
-    }
-    return idle;
-}
-
-/* other-stream: per stream, the busy part of the gaps between its kernels; rank-wait: the
- * waits of the device's collectives. */
-static void waits(const Ctx* c, int64_t d0, int64_t d1, const Span* dg, int64_t ndg,
-                  DevSum* sum) {
-    int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
-    int64_t nstream = 0;
-    for (int64_t i = d0; i < d1; i++) {
-        if (idle_copy(c, at(c, i))) {
-            continue;
-        }
-        int64_t sm = lane_v(c, at(c, i), L_STREAM);
-        int seen = 0;
-        for (int64_t j = 0; j < nstream && !seen; j++) {
-            seen = streams[j] == sm;
-        }
-        if (!seen) {
-            streams[nstream++] = sm;
-        }
-    }
-    sum_waits(c, d0, d1, &sum->gaps[C_RANK_WAIT], &sum->ns[C_RANK_WAIT]);
-    for (int64_t j = 0; j < nstream && nstream > 1; j++) {
-        int64_t last = INT64_MIN;
-        for (int64_t i = d0; i < d1; i++) {
-            const Disp* x = at(c, i);
-            if (lane_v(c, x, L_STREAM) != streams[j] || idle_copy(c, x)) {
-                continue;
-            }
-            if (last != INT64_MIN && x->start > last) {
-                int64_t w = x->start - last - idle_within(dg, ndg, last, x->start);
-                if (w > 0) {
-                    sum->gaps[C_OTHER_STREAM]++;
-                    sum->ns[C_OTHER_STREAM] += w;
-                }
-            }
-            if (x->end > last) {
-                last = x->end;
-            }
-        }
-    }
-    free(streams);
 }
 
 /* ---- host activity ---------------------------------------------------------------------- */
@@ -1493,12 +1477,17 @@ static void walk_gap(void* p, const Gap* g) {
 static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
     DevSum sum;
     memset(&sum, 0, sizeof(sum));
-    Span* sp = NULL;
-    int64_t nsp = 0;
+    Streams S = {.slot = I64Map_new()};
     w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
     w->ntop = 0;
-    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &sp, &nsp, &sum);
-    waits(w->c, d0, d1, sp, nsp, &sum);
+    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &S, &sum);
+    if (S.n > 1) { /* other-stream: a stream waiting while another one works */
+        sum.gaps[C_OTHER_STREAM] += S.gaps;
+        sum.ns[C_OTHER_STREAM] += S.ns;
+    }
+    sum_waits(w->c, d0, d1, &sum.gaps[C_RANK_WAIT], &sum.ns[C_RANK_WAIT]);
+    I64Map_delete(S.slot);
+    free(S.at);
     if (w->sum) {
         sum_device(w, &sum);
     } else if (w->v == IDLE_CAUSES) {
@@ -1506,7 +1495,6 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     } else if (w->v == IDLE_TOP) {
         out_top(w);
     }
-    free(sp);
 }
 
 /* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
