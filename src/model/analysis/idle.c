@@ -8,9 +8,12 @@
 #include <sqlite3.h>
 
 #include "dcutop/dispatch_scan.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/intern.h"
+#include "dcutop/key_sort.h"
 #include "dcutop/ranks.h"
 #include "dcutop/trace_query.h"
+#include "dcutop/tuple_ids.h"
 #include "dcutop/xalloc.h"
 
 enum {
@@ -33,16 +36,35 @@ int Idle_causeIsIdle(IdleCause c) {
     return c != IDLE_OTHER_STREAM && c != IDLE_RANK_WAIT && (unsigned)c < C_COUNT;
 }
 
+/* One dispatch, memset or copy, 32 bytes (a 10M-dispatch trace: 320 MB, where 128-byte
+ * records and qsort's copy of them were 2.5 GB). What many records share lives in small
+ * tables: the lane (run, device, stream, file) and the kind (name, comm, copy); the launch
+ * call in Ctx calls, an array beside this one only when the trace has launch calls. */
 typedef struct {
-    int64_t run, gpu, stream, start, end, file;
-    const char* kernel;       /* borrowed from Ctx names */
-    const char* call;         /* borrowed from Ctx names; NULL when no launch call */
-    int64_t id;               /* dispatch or copy id: the sort's last key */
-    int64_t cs, ce, pid, tid; /* the launch call */
-    int comm;                 /* a collective (category comm) */
-    int64_t wait;             /* rank-wait, ns (comm dispatches of a job) */
-    int copy;                 /* a memset or copy run by the device: busy, not a kernel */
+    int64_t start, end;
+    int64_t id;    /* dispatch or copy id: the sort's last key */
+    uint32_t kind; /* index in Ctx kinds */
+    uint32_t lane; /* id in Ctx lanes */
 } Disp;
+
+typedef struct {
+    const char* name; /* borrowed from Ctx names; NULL: none */
+    int comm;         /* a collective (category comm) */
+    int copy;         /* a memset or copy run by the device: busy, not a kernel */
+} Kind;
+
+typedef struct { /* the launch call of a dispatch */
+    int64_t cs, ce;
+    uint32_t name;   /* 1 + its index in Ctx names; 0: the dispatch has no launch call */
+    uint32_t thread; /* id in Ctx threads: (pid, tid) */
+} Call;
+
+typedef struct { /* the rank-wait of dispatch idx, ns (> 0): comm dispatches of a job */
+    int64_t idx, wait;
+} Wait;
+
+enum { L_RUN, L_GPU, L_STREAM, L_FILE, L_WIDTH }; /* a lane's values */
+#define NO_DISP UINT32_MAX                        /* no dispatch (Gap next, prev) */
 
 typedef struct { /* a host interval on one thread */
     int64_t pid, tid, start, end, maxend; /* maxend: max end of this and earlier on the thread */
@@ -51,7 +73,18 @@ typedef struct { /* a host interval on one thread */
 
 typedef struct {
     Disp* d;
+    Call* calls; /* parallel to d when the trace has launch calls, else NULL */
     int64_t nd;
+    uint32_t* ord; /* the walk's order: the i-th dispatch is d[ord[i]]; NULL: d's order */
+    Kind* kinds;
+    int64_t nkinds, capkinds;
+    TupleIds lanes;    /* (run, gpu, stream, file) */
+    uint32_t* dev;   /* per lane: the rank of its (run, gpu), the sort's first key */
+    uint32_t ndev;   /* ranks */
+    TupleIds threads;  /* (pid, tid) of launch calls */
+    int has_calls;   /* the trace has launch calls: calls is read */
+    Wait* waits;     /* sorted by idx */
+    int64_t nwaits;
     Host* h; /* host activity of the run being processed */
     int64_t nh;
     Host* sy; /* sync calls */
@@ -59,6 +92,30 @@ typedef struct {
     char** names;
     int64_t nnames, capnames;
 } Ctx;
+
+static int64_t lane_v(const Ctx* c, const Disp* x, int f) {
+    return TupleIds_value(&c->lanes, x->lane, f);
+}
+
+static const Kind* kind_of(const Ctx* c, const Disp* x) {
+    return &c->kinds[x->kind];
+}
+
+/* The i-th dispatch in the walk's order (read_dispatches sorts them). */
+static const Disp* at(const Ctx* c, int64_t i) {
+    return &c->d[c->ord ? c->ord[i] : i];
+}
+
+/* The launch call of the i-th dispatch, NULL when it has none. */
+static const Call* call_of(const Ctx* c, int64_t i) {
+    const Call* k = c->calls ? &c->calls[c->ord ? c->ord[i] : i] : NULL;
+    return k && k->name ? k : NULL;
+}
+
+static void call_thread(const Ctx* c, const Call* k, int64_t* pid, int64_t* tid) {
+    *pid = TupleIds_value(&c->threads, k->thread, 0);
+    *tid = TupleIds_value(&c->threads, k->thread, 1);
+}
 
 static int64_t col_i(sqlite3_stmt* st, int c, int64_t dflt) {
     return sqlite3_column_type(st, c) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, c);
@@ -89,50 +146,79 @@ static const char copy_rows[] =
 
 static const char* intern_name(Ctx* c, const char* s);
 
-/* Kernel names by id, each interned once into c->names: the dispatch query gives the
- * kernel id, not the name, which a million-row sort used to carry (and copy, per row). */
+/* What reading the rows keeps besides the Ctx: the kinds by kernel id (each name read
+ * once, interned into c->names: the dispatch query gives the kernel id, not the name) and
+ * by name (copy rows), the launch calls' names. */
 typedef struct {
-    const char** by_id; /* owned array of borrowed names, NULL: not read yet */
-    int64_t n;
-} KernelNames;
+    TraceDb* db;
+    uint32_t* by_id; /* kernel id -> 1 + its kind, 0: not read yet */
+    int64_t nid;
+    Intern* by_name; /* a flag byte and a name -> 1 + its kind */
+    Intern* calls;   /* a launch call's name -> 1 + its index in c->names */
+    size_t cap;      /* of c->d (and c->calls) */
+} Reader;
 
-static const char* kernel_name_of(TraceDb* db, Ctx* c, KernelNames* kn, int64_t id);
-
-/* Column 5 of a dispatch row (a kernel id) or of a copy row (its name) as a borrowed name. */
-static const char* kernel_name(TraceDb* db, Ctx* c, KernelNames* kn, sqlite3_stmt* st) {
-    if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
-        return NULL;
+static uint32_t new_kind(Ctx* c, const char* name, int comm, int copy) {
+    if (c->nkinds == c->capkinds) {
+        c->capkinds = c->capkinds ? c->capkinds * 2 : 256;
+        c->kinds = xrealloc(c->kinds, (size_t)c->capkinds * sizeof(*c->kinds));
     }
-    if (sqlite3_column_type(st, 5) != SQLITE_INTEGER) {
-        return intern_name(c, (const char*)sqlite3_column_text(st, 5));
-    }
-    return kernel_name_of(db, c, kn, sqlite3_column_int64(st, 5));
+    c->kinds[c->nkinds] = (Kind){name, comm, copy};
+    return (uint32_t)c->nkinds++;
 }
 
-/* Kernel id's name, read once, interned into c->names; NULL when there is no such kernel. */
-static const char* kernel_name_of(TraceDb* db, Ctx* c, KernelNames* kn, int64_t id) {
-    if (id >= 0 && id < kn->n && kn->by_id[id]) {
-        return kn->by_id[id];
+/* The kind of rows named by text (NULL: no name), made once per name and flags. */
+static uint32_t kind_by_name(Ctx* c, Reader* r, const char* name, int comm, int copy) {
+    size_t n = name ? strlen(name) : 0;
+    char* key = xmalloc(n + 1);
+    key[0] = (char)(1 | (comm ? 2 : 0) | (copy ? 4 : 0) | (name ? 8 : 0));
+    if (n) {
+        memcpy(key + 1, name, n);
+    }
+    int64_t id = Intern_get(r->by_name, key, n + 1);
+    if (!id) {
+        id = new_kind(c, name ? intern_name(c, name) : NULL, comm, copy) + 1;
+        Intern_put(r->by_name, key, n + 1, id);
+    }
+    free(key);
+    return (uint32_t)(id - 1);
+}
+
+/* The kind of kernel id: its name read once; NULL when there is no such kernel. */
+static uint32_t kernel_kind(Ctx* c, Reader* r, int64_t id, int comm) {
+    if (id >= 0 && id < r->nid && r->by_id[id]) {
+        return r->by_id[id] - 1;
     }
     if (id < 0 || id > 100000000) {
-        return NULL;
+        return kind_by_name(c, r, NULL, comm, 0);
     }
-    if (id >= kn->n) {
+    if (id >= r->nid) {
         int64_t n = id + 1024;
-        kn->by_id = xrealloc(kn->by_id, (size_t)n * sizeof(*kn->by_id));
-        memset(kn->by_id + kn->n, 0, (size_t)(n - kn->n) * sizeof(*kn->by_id));
-        kn->n = n;
+        r->by_id = xrealloc(r->by_id, (size_t)n * sizeof(*r->by_id));
+        memset(r->by_id + r->nid, 0, (size_t)(n - r->nid) * sizeof(*r->by_id));
+        r->nid = n;
     }
     sqlite3_stmt* q = NULL;
     DcuError e = {0};
-    if (TraceDb_prepareCached(db, "SELECT name FROM kernel WHERE id = ?", &q, &e) == DCU_OK) {
+    const char* name = NULL;
+    if (TraceDb_prepareCached(r->db, "SELECT name FROM kernel WHERE id = ?", &q, &e) == DCU_OK) {
         sqlite3_bind_int64(q, 1, id);
         if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
-            kn->by_id[id] = intern_name(c, (const char*)sqlite3_column_text(q, 0));
+            name = intern_name(c, (const char*)sqlite3_column_text(q, 0));
         }
-        TraceDb_release(db, q);
+        TraceDb_release(r->db, q);
     }
-    return kn->by_id[id];
+    r->by_id[id] = new_kind(c, name, comm, 0) + 1;
+    return r->by_id[id] - 1;
+}
+
+/* The kind of a dispatch row (column 5: its kernel id) or of a copy row (its name). */
+static uint32_t row_kind(Ctx* c, Reader* r, sqlite3_stmt* st) {
+    int comm = (int)col_i(st, 12, 0), copy = (int)col_i(st, 13, 0);
+    if (sqlite3_column_type(st, 5) == SQLITE_INTEGER && !copy) {
+        return kernel_kind(c, r, sqlite3_column_int64(st, 5), comm);
+    }
+    return kind_by_name(c, r, (const char*)sqlite3_column_text(st, 5), comm, copy);
 }
 
 /* 1 when some API call has a correlation id: else no dispatch can have a launch call, and
@@ -142,8 +228,8 @@ static int any_launch_call(TraceDb* db) {
                                  " WHERE corr_id IS NOT NULL)") == 1;
 }
 
-/* Column 6 (the launch call's name) interned once per name into c->names. */
-static const char* call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
+/* Column 6 (the launch call's name) interned once per name into c->names: 1 + its index. */
+static uint32_t call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
     const char* s = (const char*)sqlite3_column_text(st, 6);
     size_t n = s ? strlen(s) : 0;
     int64_t id = Intern_get(ix, s ? s : "", n);
@@ -152,78 +238,71 @@ static const char* call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
         id = c->nnames;
         Intern_put(ix, s ? s : "", n, id);
     }
-    return c->names[id - 1];
+    return (uint32_t)id;
 }
 
-/* The order device_gaps and the walk need: run, device, start, end, kernels before copies,
- * id (as the ORDER BY it replaces). */
-static int cmp_disp(const void* a, const void* b) {
-    const Disp *x = a, *y = b;
-    if (x->run != y->run) return x->run < y->run ? -1 : 1;
-    if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->end != y->end) return x->end < y->end ? -1 : 1;
-    if (x->copy != y->copy) return x->copy < y->copy ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* The dispatches of the used kernel files, and with copies set, the memsets and copies that
- * a device of those files ran (gpu and times known, of some length): device busy time as HTA
- * counts it. */
-/* One row of the dispatch query (read_dispatches' columns) or of the copy query. */
-static void add_row(TraceDb* db, Ctx* c, KernelNames* kn, Intern* calls_ix, sqlite3_stmt* st,
-                    size_t* cap) {
-    if ((size_t)c->nd == *cap) {
-        *cap = *cap ? *cap * 2 : 1024;
-        c->d = xrealloc(c->d, *cap * sizeof(*c->d));
+/* Room for need records (and their calls, when the trace has launch calls). */
+static void reserve(Ctx* c, size_t* cap, size_t need) {
+    if (need <= *cap) {
+        return;
     }
-    Disp* x = &c->d[c->nd++];
-    x->run = col_i(st, 0, 0);
-    x->gpu = col_i(st, 1, -1);
-    x->stream = col_i(st, 2, -1);
+    *cap = need;
+    c->d = xrealloc(c->d, *cap * sizeof(*c->d));
+    if (c->has_calls) {
+        c->calls = xrealloc(c->calls, *cap * sizeof(*c->calls));
+    }
+}
+
+/* One row of the dispatch query (read_dispatches' columns) or of the copy query. */
+static void add_row(Ctx* c, Reader* r, sqlite3_stmt* st) {
+    if ((size_t)c->nd == r->cap) {
+        reserve(c, &r->cap, r->cap ? r->cap * 2 : 1024);
+    }
+    int64_t i = c->nd++;
+    int64_t lane[L_WIDTH] = {col_i(st, 0, 0), col_i(st, 1, -1), col_i(st, 2, -1),
+                             col_i(st, 11, 0)};
+    Disp* x = &c->d[i];
     x->start = col_i(st, 3, 0);
     x->end = col_i(st, 4, 0);
     if (x->end < x->start) {
         x->end = x->start;
     }
-    x->kernel = kernel_name(db, c, kn, st);
-    x->call = sqlite3_column_type(st, 7) == SQLITE_NULL ? NULL : call_name(c, calls_ix, st);
-    x->cs = col_i(st, 7, 0);
-    x->ce = col_i(st, 8, x->cs);
-    x->pid = col_i(st, 9, -1);
-    x->tid = col_i(st, 10, -1);
-    x->file = col_i(st, 11, 0);
-    x->comm = (int)col_i(st, 12, 0);
-    x->wait = 0;
-    x->copy = (int)col_i(st, 13, 0);
     x->id = col_i(st, 14, 0);
+    x->kind = row_kind(c, r, st);
+    x->lane = TupleIds_id(&c->lanes, lane);
+    if (c->has_calls) {
+        Call* k = &c->calls[i];
+        memset(k, 0, sizeof(*k));
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+            int64_t th[2] = {col_i(st, 9, -1), col_i(st, 10, -1)};
+            k->name = call_name(c, r->calls, st);
+            k->cs = col_i(st, 7, 0);
+            k->ce = col_i(st, 8, k->cs);
+            k->thread = TupleIds_id(&c->threads, th);
+        }
+    }
 }
 
-static DcuStatus read_rows(TraceDb* db, Ctx* c, KernelNames* kn, const char* sql, size_t* cap,
-                           DcuError* err) {
+static DcuStatus read_rows(Ctx* c, Reader* r, const char* sql, DcuError* err) {
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(db, sql, &st, err);
+    DcuStatus s = TraceDb_prepare(r->db, sql, &st, err);
     if (s != DCU_OK) {
         return s;
     }
-    Intern* calls_ix = Intern_new();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        add_row(db, c, kn, calls_ix, st, cap);
+        add_row(c, r, st);
     }
     sqlite3_finalize(st);
-    Intern_delete(calls_ix);
     return rc == SQLITE_DONE ? DCU_OK
                              : Error_set(err, DCU_ERR_SQL, "idle: %s",
-                                         sqlite3_errmsg(TraceDb_handle(db)));
+                                         sqlite3_errmsg(TraceDb_handle(r->db)));
 }
 
 /* The direct read (dispatch_scan.h) of what the query reads without launch calls. */
 typedef struct {
-    TraceDb* db;
     Ctx* c;
-    KernelNames* kn;
-    size_t* cap;
+    Reader* r;
     int64_t file, run;
     const signed char* comm; /* per kernel id: 1 comm, 0 not, -1 no such kernel */
     int64_t ncomm;
@@ -239,23 +318,19 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
             t1 == DISPATCH_STORE_NULL || k < 0 || k >= r->ncomm || r->comm[k] < 0) {
             continue; /* another file's row, untimed, or no kernel row (the JOIN drops it) */
         }
-        if ((size_t)c->nd == *r->cap) {
-            *r->cap = *r->cap ? *r->cap * 2 : 1024;
-            c->d = xrealloc(c->d, *r->cap * sizeof(*c->d));
+        if ((size_t)c->nd == r->r->cap) {
+            reserve(c, &r->r->cap, r->r->cap ? r->r->cap * 2 : 1024);
         }
         int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
+        int64_t lane[L_WIDTH] = {
+            r->run, g == DISPATCH_STORE_NULL ? -1 : g,
+            sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1, r->file};
         c->d[c->nd++] = (Disp){
-            .run = r->run,
-            .gpu = g == DISPATCH_STORE_NULL ? -1 : g,
-            .stream = sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1,
             .start = t0,
             .end = t1 < t0 ? t0 : t1,
-            .file = r->file,
-            .kernel = kernel_name_of(r->db, c, r->kn, k),
             .id = row0 + i + 1,
-            .pid = -1,
-            .tid = -1,
-            .comm = r->comm[k],
+            .kind = kernel_kind(c, r->r, k, r->comm[k]),
+            .lane = TupleIds_id(&c->lanes, lane),
         };
     }
     return 1;
@@ -281,8 +356,8 @@ static DcuStatus kernel_comm(TraceDb* db, signed char** out, int64_t* n, DcuErro
     return s;
 }
 
-static DcuStatus read_direct(TraceDb* db, DispatchStore* store, Ctx* c, KernelNames* kn,
-                             size_t* cap, DcuError* err) {
+static DcuStatus read_direct(DispatchStore* store, Ctx* c, Reader* rd, DcuError* err) {
+    TraceDb* db = rd->db;
     DispatchSpan* sp = NULL;
     int64_t nsp = 0, ncomm = 0;
     signed char* comm = NULL;
@@ -298,15 +373,12 @@ static DcuStatus read_direct(TraceDb* db, DispatchStore* store, Ctx* c, KernelNa
     for (int64_t i = 0; i < nsp; i++) {
         rows += (size_t)(sp[i].hi - sp[i].lo + 1);
     }
-    if (rows > *cap) {
-        *cap = rows;
-        c->d = xrealloc(c->d, *cap * sizeof(*c->d));
-    }
+    reserve(c, &rd->cap, rows);
     for (int64_t i = 0; s == DCU_OK && i < nsp; i++) {
         sqlite3_bind_int64(run, 1, sp[i].file_id);
         int has = sqlite3_step(run) == SQLITE_ROW && sqlite3_column_type(run, 0) != SQLITE_NULL;
-        DirectRead r = {db, c, kn, cap, sp[i].file_id, has ? sqlite3_column_int64(run, 0) : 0,
-                        comm, ncomm};
+        DirectRead r = {c, rd, sp[i].file_id, has ? sqlite3_column_int64(run, 0) : 0, comm,
+                        ncomm};
         sqlite3_reset(run);
         if (has) { /* f.run_id IS NOT NULL */
             s = DispatchScan_span(store, &sp[i], direct_block, &r, err);
@@ -318,12 +390,117 @@ static DcuStatus read_direct(TraceDb* db, DispatchStore* store, Ctx* c, KernelNa
     return s;
 }
 
+/* ---- the order ----------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t run, gpu;
+    uint32_t lane;
+} LaneKey;
+
+static int cmp_lane(const void* a, const void* b) {
+    const LaneKey *x = a, *y = b;
+    if (x->run != y->run) return x->run < y->run ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* c->dev: per lane, the rank of its (run, gpu) among the lanes'. */
+static void lane_ranks(Ctx* c) {
+    int64_t n = c->lanes.n;
+    LaneKey* k = xmalloc((size_t)(n ? n : 1) * sizeof(*k));
+    for (int64_t l = 0; l < n; l++) {
+        k[l] = (LaneKey){TupleIds_value(&c->lanes, (uint32_t)l, L_RUN),
+                         TupleIds_value(&c->lanes, (uint32_t)l, L_GPU),
+                         (uint32_t)l};
+    }
+    qsort(k, (size_t)n, sizeof(*k), cmp_lane);
+    c->dev = xmalloc((size_t)(n ? n : 1) * sizeof(*c->dev));
+    uint32_t rank = 0;
+    for (int64_t i = 0; i < n; i++) {
+        rank += i > 0 && cmp_lane(&k[i - 1], &k[i]) != 0;
+        c->dev[k[i].lane] = rank;
+    }
+    c->ndev = n ? rank + 1 : 0;
+    free(k);
+}
+
+/* The order device_gaps and the walk need: run, device, start, end, kernels before copies,
+ * id (as the ORDER BY it replaces). tie: the keys after start. */
+static int cmp_tie(const Ctx* c, const Disp* x, const Disp* y) {
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    int a = kind_of(c, x)->copy, b = kind_of(c, y)->copy;
+    if (a != b) return a < b ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_disp(const Ctx* c, const Disp* x, const Disp* y) {
+    uint32_t a = c->dev[x->lane], b = c->dev[y->lane];
+    if (a != b) return a < b ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return cmp_tie(c, x, y);
+}
+
+static int disp_tie(void* ctx, uint32_t a, uint32_t b) {
+    const Ctx* c = ctx;
+    return cmp_tie(c, &c->d[a], &c->d[b]);
+}
+
+/* Keys k[0..n) of one device in order already (the store's order)? */
+static int keys_sorted(const Ctx* c, const SortKey* k, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        if (k[i - 1].key > k[i].key ||
+            (k[i - 1].key == k[i].key && cmp_tie(c, &c->d[k[i - 1].idx], &c->d[k[i].idx]) > 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The walk's order (c->ord), unless the records are in it already (the store's order with
+ * one device): 16-byte keys put by device (a counting sort: devices in one file come
+ * interleaved), each device's sorted unless in order, then kept as 4-byte indexes. The
+ * records stay where they are: glibc's merge sort of them doubled the peak, and moving
+ * them in place by cycles costs a cache miss per record. */
+static void sort_disp(Ctx* c) {
+    int64_t i = 1, n = c->nd;
+    while (i < n && cmp_disp(c, &c->d[i - 1], &c->d[i]) <= 0) {
+        i++;
+    }
+    if (i >= n) {
+        return;
+    }
+    int64_t* from = xcalloc((size_t)c->ndev + 1, sizeof(*from)); /* each device's first key */
+    for (i = 0; i < n; i++) {
+        from[c->dev[c->d[i].lane] + 1]++;
+    }
+    for (uint32_t g = 0; g < c->ndev; g++) {
+        from[g + 1] += from[g];
+    }
+    SortKey* k = xmalloc((size_t)n * sizeof(*k));
+    for (i = 0; i < n; i++) { /* from[g]: where device g's next key goes, then its end */
+        uint32_t g = c->dev[c->d[i].lane];
+        k[from[g]++] = (SortKey){c->d[i].start, g, (uint32_t)i};
+    }
+    for (uint32_t g = 0; g < c->ndev; g++) {
+        int64_t lo = g ? from[g - 1] : 0;
+        if (!keys_sorted(c, k + lo, from[g] - lo)) {
+            SortKey_sort(k + lo, (size_t)(from[g] - lo), disp_tie, c);
+        }
+    }
+    free(from);
+    uint32_t* ord = (uint32_t*)(void*)k; /* 4 bytes at 4i: k[i] is read before, k[i+1..] after */
+    for (i = 0; i < n; i++) {
+        uint32_t idx = k[i].idx;
+        ord[i] = idx;
+    }
+    c->ord = xrealloc(k, (size_t)n * sizeof(*ord));
+}
+
 static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err) {
     /* Without launch calls (kernel-only traces) the two lookups per row are skipped, and the
      * rows come from the store's columns when it is not cut by a region of interest; the
      * rows are sorted here, not by SQLite's sorter (half of this read on a million). */
-    int calls = any_launch_call(db);
-    DispatchStore* store = calls ? NULL : DispatchScan_store(db);
+    c->has_calls = any_launch_call(db);
+    DispatchStore* store = c->has_calls ? NULL : DispatchScan_store(db);
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, d.kernel_id, %s, d.file_id,"
@@ -333,24 +510,30 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         " WHERE d.file_id IN %s AND d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"
         "  AND f.run_id IS NOT NULL"
         "%s",
-        calls ? "a.name, a.start_ns, a.end_ns, a.pid, a.tid" : "NULL, NULL, NULL, NULL, NULL",
-        calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
-    size_t cap = 0;
-    KernelNames kn = {NULL, 0};
+        c->has_calls ? "a.name, a.start_ns, a.end_ns, a.pid, a.tid"
+                     : "NULL, NULL, NULL, NULL, NULL",
+        c->has_calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
+    Reader r = {db, NULL, 0, Intern_new(), Intern_new(), 0};
     DcuStatus s;
     if (store) {
         static const char union_all[] = " UNION ALL";
-        s = read_direct(db, store, c, &kn, &cap, err);
+        s = read_direct(store, c, &r, err);
         if (s == DCU_OK && copies) {
-            s = read_rows(db, c, &kn, copy_rows + sizeof(union_all) - 1, &cap, err);
+            s = read_rows(c, &r, copy_rows + sizeof(union_all) - 1, err);
         }
     } else {
-        s = read_rows(db, c, &kn, sql, &cap, err);
+        s = read_rows(c, &r, sql, err);
     }
     free(sql);
-    free(kn.by_id);
-    if (s == DCU_OK && c->nd > 1) {
-        qsort(c->d, (size_t)c->nd, sizeof(*c->d), cmp_disp);
+    free(r.by_id);
+    Intern_delete(r.by_name);
+    Intern_delete(r.calls);
+    if (s == DCU_OK && c->nd >= (int64_t)NO_DISP) { /* indexes are 32-bit */
+        s = Error_set(err, DCU_ERR_NOMEM, "idle: more than %u dispatches", NO_DISP - 1);
+    }
+    if (s == DCU_OK) {
+        lane_ranks(c);
+        sort_disp(c);
     }
     return s;
 }
@@ -478,25 +661,50 @@ static const char* sync_label(const Ctx* c, const Host* y, char* buf, size_t cap
 
 /* ---- rank-wait ------------------------------------------------------------------------- */
 
+typedef struct { /* a comm dispatch in the order the collectives are matched in */
+    uint32_t name; /* the rank of its kernel name among the kinds' names (strcmp) */
+    uint32_t idx;  /* its index in Ctx d */
+    int64_t run, start;
+} CommKey;
+
 static int cmp_comm(const void* a, const void* b) {
-    const Disp *x = *(Disp* const*)a, *y = *(Disp* const*)b;
-    int k = strcmp(x->kernel ? x->kernel : "", y->kernel ? y->kernel : "");
-    if (k) {
-        return k;
+    const CommKey *x = a, *y = b;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    if (x->run != y->run) return x->run < y->run ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx); /* as the stable sort it replaces */
+}
+
+static int cmp_kind_name(const void* a, const void* b) {
+    const Kind *x = *(const Kind* const*)a, *y = *(const Kind* const*)b;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* Per kind: the rank of its name among the kinds' (equal names: one rank). Owned. */
+static uint32_t* name_ranks(const Ctx* c) {
+    const Kind** p = xmalloc((size_t)(c->nkinds ? c->nkinds : 1) * sizeof(*p));
+    for (int64_t i = 0; i < c->nkinds; i++) {
+        p[i] = &c->kinds[i];
     }
-    if (x->run != y->run) {
-        return x->run < y->run ? -1 : 1;
+    qsort(p, (size_t)c->nkinds, sizeof(*p), cmp_kind_name);
+    uint32_t* rank = xmalloc((size_t)(c->nkinds ? c->nkinds : 1) * sizeof(*rank));
+    uint32_t r = 0;
+    for (int64_t i = 0; i < c->nkinds; i++) {
+        r += i > 0 && cmp_kind_name(&p[i - 1], &p[i]) != 0;
+        rank[p[i] - c->kinds] = r;
     }
-    return (x->start > y->start) - (x->start < y->start);
+    free(p);
+    return rank;
 }
 
 /* The collectives of one kernel name, runs contiguous in p[i..j): the k-th dispatch of each
- * run is one collective; its shortest duration is the transfer, the rest each rank's wait. */
-static void wait_kernel(Disp** p, int64_t i, int64_t j) {
+ * run is one collective; its shortest duration is the transfer, the rest each rank's wait
+ * (into wait[], parallel to p). */
+static void wait_kernel(const Ctx* c, const CommKey* p, int64_t* wait, int64_t i, int64_t j) {
     int64_t* first = xmalloc((size_t)(j - i + 1) * sizeof(int64_t));
     int64_t nr = 0, maxlen = 0;
     for (int64_t q = i; q < j; q++) {
-        if (q == i || p[q]->run != p[q - 1]->run) {
+        if (q == i || p[q].run != p[q - 1].run) {
             first[nr++] = q;
         }
     }
@@ -508,48 +716,91 @@ static void wait_kernel(Disp** p, int64_t i, int64_t j) {
         int64_t mn = INT64_MAX, have = 0;
         for (int64_t r = 0; r < nr; r++) {
             if (first[r] + k < first[r + 1]) {
-                const Disp* d = p[first[r] + k];
+                const Disp* d = at(c, p[first[r] + k].idx);
                 mn = d->end - d->start < mn ? d->end - d->start : mn;
                 have++;
             }
         }
         for (int64_t r = 0; r < nr && have > 1; r++) {
             if (first[r] + k < first[r + 1]) {
-                Disp* d = p[first[r] + k];
-                d->wait = d->end - d->start - mn;
+                const Disp* d = at(c, p[first[r] + k].idx);
+                wait[first[r] + k] = d->end - d->start - mn;
             }
         }
     }
     free(first);
 }
 
-/* Sets Disp.wait of the comm dispatches when the runs are ranks of one job. */
+static int cmp_wait(const void* a, const void* b) {
+    const Wait *x = a, *y = b;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The waits of the matched comm dispatches p[0..n) into c->waits, those above 0, by index. */
+static void keep_waits(Ctx* c, const CommKey* p, const int64_t* wait, int64_t n) {
+    c->nwaits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        c->nwaits += wait[i] > 0;
+    }
+    c->waits = xmalloc((size_t)(c->nwaits ? c->nwaits : 1) * sizeof(*c->waits));
+    c->nwaits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (wait[i] > 0) {
+            c->waits[c->nwaits++] = (Wait){p[i].idx, wait[i]};
+        }
+    }
+    qsort(c->waits, (size_t)c->nwaits, sizeof(*c->waits), cmp_wait);
+}
+
+/* The rank-waits of the comm dispatches (c->waits) when the runs are ranks of one job. */
 static void rank_wait(TraceDb* db, Ctx* c) {
     int64_t n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        n += c->d[i].comm;
+        n += kind_of(c, at(c, i))->comm;
     }
     if (n < 2 || !Ranks_isJobDb(db)) {
         return;
     }
-    Disp** p = xmalloc((size_t)n * sizeof(*p));
+    uint32_t* rank = name_ranks(c);
+    CommKey* p = xmalloc((size_t)n * sizeof(*p));
     n = 0;
     for (int64_t i = 0; i < c->nd; i++) {
-        if (c->d[i].comm) {
-            p[n++] = &c->d[i];
+        if (kind_of(c, at(c, i))->comm) {
+            p[n++] = (CommKey){rank[at(c, i)->kind], (uint32_t)i, lane_v(c, at(c, i), L_RUN),
+                               at(c, i)->start};
         }
     }
+    free(rank);
     qsort(p, (size_t)n, sizeof(*p), cmp_comm);
+    int64_t* wait = xcalloc((size_t)n, sizeof(*wait));
     for (int64_t i = 0; i < n;) {
         int64_t j = i + 1;
-        while (j < n && strcmp(p[j]->kernel ? p[j]->kernel : "",
-                               p[i]->kernel ? p[i]->kernel : "") == 0) {
+        while (j < n && p[j].name == p[i].name) {
             j++;
         }
-        wait_kernel(p, i, j);
+        wait_kernel(c, p, wait, i, j);
         i = j;
     }
+    keep_waits(c, p, wait, n);
+    free(wait);
     free(p);
+}
+
+/* The rank-wait of the dispatches d0..d1 into sum. */
+static void sum_waits(const Ctx* c, int64_t d0, int64_t d1, int64_t* gaps, int64_t* ns) {
+    int64_t lo = 0, hi = c->nwaits;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (c->waits[m].idx < d0) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    for (int64_t q = lo; q < c->nwaits && c->waits[q].idx < d1; q++) {
+        (*gaps)++;
+        *ns += c->waits[q].wait;
+    }
 }
 
 /* ---- gaps and causes ------------------------------------------------------------------- */
@@ -558,119 +809,130 @@ typedef struct {
     int64_t gaps[C_COUNT], ns[C_COUNT], idle;
 } DevSum;
 
-typedef struct {
-    int64_t run, gpu, g0, g1;
+typedef struct { /* an idle interval of a device, with its cause */
+    int64_t g0, g1;
+    uint32_t next;  /* index of the dispatch after the gap, NO_DISP at the tail */
+    uint32_t prev;  /* index of the dispatch that ended last before it, NO_DISP at the head */
+    uint32_t sync;  /* sync: 1 + the synchronising call's index in Ctx sy, else 0 */
     int cause;
-    int64_t pid, tid; /* launching thread, -1 none */
-    int64_t next;     /* index of the dispatch after the gap, -1 at the tail */
-    int64_t prev;     /* index of the dispatch that ended last before it, -1 at the head */
-    const Host* sync; /* sync: the synchronising call (borrowed from Ctx), else NULL */
 } Gap;
 
+typedef struct { /* one stream of the device in the other-stream pass */
+    int64_t last; /* the latest end so far on the stream, INT64_MIN: none yet */
+    int64_t idle; /* the device's idle time before last */
+} StreamAt;
+
+/* other-stream, in device_gaps' sweep: per stream, the gaps between its kernels less the
+ * device's idle time inside them (the idle time between two instants: the difference of
+ * the idle time before each, which the sweep knows: a kernel's end has the idle time before
+ * its start, the device being busy in between). Keeps no gap: the gaps of 10M dispatches
+ * were 320 MB, where the streams are a few. */
+typedef struct {
+    I64Map* slot; /* stream -> 1 + its index in at */
+    StreamAt* at;
+    int64_t n, cap;
+    int64_t last_stream, last_slot; /* the stream looked up last (dispatches come in runs) */
+    int64_t gaps, ns;               /* the waits, counted when the device has two streams */
+} Streams;
+
+static StreamAt* stream_at(Streams* S, int64_t stream) {
+    if (S->n && stream == S->last_stream) {
+        return &S->at[S->last_slot];
+    }
+    int64_t k = I64Map_get(S->slot, stream);
+    if (!k) {
+        if (S->n == S->cap) {
+            S->cap = S->cap ? S->cap * 2 : 16;
+            S->at = xrealloc(S->at, (size_t)S->cap * sizeof(*S->at));
+        }
+        S->at[S->n] = (StreamAt){INT64_MIN, 0};
+        k = ++S->n;
+        I64Map_put(S->slot, stream, k);
+    }
+    S->last_stream = stream;
+    S->last_slot = k - 1;
+    return &S->at[k - 1];
+}
+
+/* Kernel [start, end) of stream, idle: the device's idle time before start. */
+static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, int64_t idle) {
+    StreamAt* a = stream_at(S, stream);
+    if (a->last != INT64_MIN && start > a->last) {
+        int64_t w = start - a->last - (idle - a->idle);
+        if (w > 0) {
+            S->gaps++;
+            S->ns += w;
+        }
+    }
+    if (end > a->last) {
+        a->last = end;
+        a->idle = idle;
+    }
+}
+
+typedef void (*GapFn)(void* ctx, const Gap* g);
+
+/* The synchronising call of a sync gap (borrowed from Ctx), else NULL. */
+static const Host* gap_sync(const Ctx* c, const Gap* g) {
+    return g->sync ? &c->sy[g->sync - 1] : NULL;
+}
+
+/* The launching thread of the gap's next kernel, (-1, -1) when none. */
+static void gap_thread(const Ctx* c, const Gap* g, int64_t* pid, int64_t* tid) {
+    const Call* k = g->next != NO_DISP ? call_of(c, g->next) : NULL;
+    *pid = *tid = -1;
+    if (k) {
+        call_thread(c, k, pid, tid);
+    }
+}
+
+/* A memset or copy of no length (or a bad one): not busy. */
+static int idle_copy(const Ctx* c, const Disp* x) {
+    return x->end <= x->start && kind_of(c, x)->copy;
+}
+
+/* The cause of the gap [g->g0, g->g1) before dispatch i, from its launch call k. */
+static void gap_cause(const Ctx* c, Gap* g, const Call* k) {
+    int64_t pid, tid;
+    call_thread(c, k, &pid, &tid);
+    const Host* y = sync_in(c, pid, tid, g->g0, g->g1, k->cs);
+    g->sync = y ? (uint32_t)(y - c->sy) + 1 : 0;
+    g->cause = y ? C_SYNC : k->cs > g->g0 ? C_HOST : C_LAUNCH;
+}
+
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
- * [lo, first start), between the union's pieces, [last end, hi). *dg owned. */
+ * [lo, first start), between the union's pieces, [last end, hi); each to on_gap(ctx, gap)
+ * in order, as it is found (the gaps of 10M dispatches were 320 MB kept); the other-stream
+ * waits into S. */
 static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
-                        Gap** dg, int64_t* ndg, DevSum* sum) {
-    /* at most one gap per dispatch and one at the tail: sized once, the pages a gap list
-     * does not reach are never touched */
-    int64_t reach = lo, capdg = d1 - d0 + 1, prev = -1;
-    *dg = xmalloc((size_t)capdg * sizeof(**dg));
-    *ndg = 0;
+                        GapFn on_gap, void* ctx, Streams* S, DevSum* sum) {
+    int64_t reach = lo, prev = -1;
     for (int64_t i = d0; i <= d1; i++) {
-        if (i < d1 && c->d[i].end <= c->d[i].start && c->d[i].copy) {
-            continue; /* a copy of no length (or a bad one): not busy */
+        const Disp* x = i < d1 ? at(c, i) : NULL;
+        if (x && idle_copy(c, x)) {
+            continue;
         }
-        int64_t st = i < d1 ? c->d[i].start : hi;
+        int64_t st = x ? x->start : hi;
         if (st > reach) {
-            if (*ndg == capdg) {
-                capdg = capdg ? capdg * 2 : 256;
-                *dg = xrealloc(*dg, (size_t)capdg * sizeof(**dg));
+            Gap g = {reach, st, x ? (uint32_t)i : NO_DISP, prev >= 0 ? (uint32_t)prev : NO_DISP,
+                     0, C_UNKNOWN};
+            const Call* k = x ? call_of(c, i) : NULL;
+            if (k) {
+                gap_cause(c, &g, k);
             }
-            Gap* g = &(*dg)[(*ndg)++];
-            *g = (Gap){c->d[d0].run, c->d[d0].gpu, reach, st, C_UNKNOWN, -1, -1,
-                       i < d1 ? i : -1, prev, NULL};
-            if (i < d1 && c->d[i].call) {
-                const Disp* nx = &c->d[i];
-                g->pid = nx->pid;
-                g->tid = nx->tid;
-                g->sync = sync_in(c, nx->pid, nx->tid, reach, st, nx->cs);
-                g->cause = g->sync ? C_SYNC : nx->cs > reach ? C_HOST : C_LAUNCH;
-            }
-            sum->gaps[g->cause]++;
-            sum->ns[g->cause] += st - reach;
+            sum->gaps[g.cause]++;
+            sum->ns[g.cause] += st - reach;
             sum->idle += st - reach;
+            on_gap(ctx, &g);
         }
-        if (i < d1 && c->d[i].end > reach) {
-            reach = c->d[i].end;
+        if (x) {
+            stream_step(S, lane_v(c, x, L_STREAM), x->start, x->end, sum->idle);
+        }
+        if (x && x->end > reach) {
+            reach = x->end;
             prev = i;
         }
     }
-}
-
-/* The idle time of the sorted, disjoint gaps inside [a, b). A binary search finds the first
- * gap that ends after a: a scan from the first gap made the other-stream pass quadratic
- * (a 1M-dispatch CSV of several streams spent minutes here). */
-static int64_t idle_within(const Gap* dg, int64_t ndg, int64_t a, int64_t b) {
-    int64_t idle = 0, lo = 0, hi = ndg;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (dg[mid].g1 <= a) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    for (int64_t q = lo; q < ndg && dg[q].g0 < b; q++) {
-        int64_t x = dg[q].g0 > a ? dg[q].g0 : a;
-        int64_t y = dg[q].g1 < b ? dg[q].g1 : b;
-        if (y > x) {
-            idle += y - x;
-        }
-    }
-    return idle;
-}
-
-/* other-stream: per stream, the busy part of the gaps between its kernels; rank-wait: the
- * waits of the device's collectives. */
-static void waits(const Ctx* c, int64_t d0, int64_t d1, const Gap* dg, int64_t ndg,
-                  DevSum* sum) {
-    int64_t* streams = xmalloc((size_t)(d1 - d0 + 1) * sizeof(int64_t));
-    int64_t nstream = 0;
-    for (int64_t i = d0; i < d1; i++) {
-        if (c->d[i].copy && c->d[i].end <= c->d[i].start) {
-            continue; /* of no length: not busy */
-        }
-        int seen = 0;
-        for (int64_t j = 0; j < nstream && !seen; j++) {
-            seen = streams[j] == c->d[i].stream;
-        }
-        if (!seen) {
-            streams[nstream++] = c->d[i].stream;
-        }
-        if (c->d[i].wait > 0) {
-            sum->gaps[C_RANK_WAIT]++;
-            sum->ns[C_RANK_WAIT] += c->d[i].wait;
-        }
-    }
-    for (int64_t j = 0; j < nstream && nstream > 1; j++) {
-        int64_t last = INT64_MIN;
-        for (int64_t i = d0; i < d1; i++) {
-            if (c->d[i].stream != streams[j] || (c->d[i].copy && c->d[i].end <= c->d[i].start)) {
-                continue;
-            }
-            if (last != INT64_MIN && c->d[i].start > last) {
-                int64_t w = c->d[i].start - last - idle_within(dg, ndg, last, c->d[i].start);
-                if (w > 0) {
-                    sum->gaps[C_OTHER_STREAM]++;
-                    sum->ns[C_OTHER_STREAM] += w;
-                }
-            }
-            if (c->d[i].end > last) {
-                last = c->d[i].end;
-            }
-        }
-    }
-    free(streams);
 }
 
 /* ---- host activity ---------------------------------------------------------------------- */
@@ -771,6 +1033,7 @@ typedef struct {
 typedef struct {
     ResultSet* rs; /* NULL: no rows */
     const char* run;
+    int64_t gpu;
     const Gap* g;
     const char* best;
     int64_t best_ns;
@@ -803,7 +1066,7 @@ static void emit_row(void* p, const char* name, int64_t ns) {
     if (e->rs) {
         int r = ResultSet_addRow(e->rs);
         ResultSet_setText(e->rs, r, 0, e->run);
-        ResultSet_setInt(e->rs, r, 1, e->g->gpu);
+        ResultSet_setInt(e->rs, r, 1, e->gpu);
         ResultSet_setInt(e->rs, r, 2, e->g->g0);
         ResultSet_setNs(e->rs, r, 3, (double)(e->g->g1 - e->g->g0));
         ResultSet_setText(e->rs, r, 4, cause_names[e->g->cause]);
@@ -1030,7 +1293,10 @@ typedef struct {
     IdleSummary* sum;  /* NULL when making a table */
     HostTally tally;
     const char* label; /* the run being walked */
+    int64_t gpu;       /* the device being walked */
     int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
+    Gap top[IDLE_TOP_GAPS]; /* IDLE_TOP: the device's largest gaps so far, largest first */
+    int ntop;
 } Walk;
 
 static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
@@ -1049,51 +1315,76 @@ static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
     }
 }
 
-/* The largest IDLE_TOP_GAPS gaps of one device (dg is sorted largest first here). */
-static void out_top(Walk* w, Gap* dg, int64_t ndg) {
-    if (ndg) {
-        qsort(dg, (size_t)ndg, sizeof(*dg), cmp_gap);
+/* Keeps g among the device's IDLE_TOP_GAPS largest gaps (cmp_gap: the order a sort of
+ * them all gave). */
+static void top_add(Walk* w, const Gap* g) {
+    int n = w->ntop;
+    if (n == IDLE_TOP_GAPS && cmp_gap(g, &w->top[n - 1]) >= 0) {
+        return;
     }
-    for (int64_t q = 0; q < ndg && q < IDLE_TOP_GAPS; q++) {
-        EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, NULL};
+    int at = n < IDLE_TOP_GAPS ? w->ntop++ : n - 1;
+    while (at > 0 && cmp_gap(g, &w->top[at - 1]) < 0) {
+        w->top[at] = w->top[at - 1];
+        at--;
+    }
+    w->top[at] = *g;
+}
+
+/* Host activity of gap g on its launching thread, part by part, to emit_row. */
+static void gap_host(const Ctx* c, const Gap* g, EmitCtx* e) {
+    int64_t pid, tid;
+    gap_thread(c, g, &pid, &tid);
+    host_parts(c, pid, tid, g->g0, g->g1, emit_row, e);
+}
+
+/* The name of the gap's next kernel, NULL when it has none. */
+static const char* next_name(const Ctx* c, const Gap* g) {
+    return g->next != NO_DISP ? kind_of(c, at(c, g->next))->name : NULL;
+}
+
+/* The largest IDLE_TOP_GAPS gaps of one device. */
+static void out_top(Walk* w) {
+    for (int q = 0; q < w->ntop; q++) {
+        const Gap* g = &w->top[q];
+        EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, NULL};
         char buf[256];
-        if (dg[q].sync) { /* the call and its issuer; host time: the call's part of the gap */
-            const Host* y = dg[q].sync;
+        const Host* y = gap_sync(w->c, g);
+        if (y) { /* the call and its issuer; host time: the call's part of the gap */
             e.best = sync_label(w->c, y, buf, sizeof(buf));
-            e.best_ns = (y->end < dg[q].g1 ? y->end : dg[q].g1) -
-                        (y->start > dg[q].g0 ? y->start : dg[q].g0);
+            e.best_ns = (y->end < g->g1 ? y->end : g->g1) - (y->start > g->g0 ? y->start : g->g0);
         } else {
-            host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
+            gap_host(w->c, g, &e);
         }
-        const Disp* nx = dg[q].next >= 0 ? &w->c->d[dg[q].next] : NULL;
+        const char* nx = next_name(w->c, g);
         int r = ResultSet_addRow(w->rs);
         ResultSet_setText(w->rs, r, 0, w->label);
-        ResultSet_setInt(w->rs, r, 1, dg[q].gpu);
-        ResultSet_setInt(w->rs, r, 2, dg[q].g0);
-        ResultSet_setNs(w->rs, r, 3, (double)(dg[q].g1 - dg[q].g0));
-        ResultSet_setText(w->rs, r, 4, cause_names[dg[q].cause]);
+        ResultSet_setInt(w->rs, r, 1, w->gpu);
+        ResultSet_setInt(w->rs, r, 2, g->g0);
+        ResultSet_setNs(w->rs, r, 3, (double)(g->g1 - g->g0));
+        ResultSet_setText(w->rs, r, 4, cause_names[g->cause]);
         ResultSet_setText(w->rs, r, 5, e.best ? e.best : "(untraced)");
         ResultSet_setNs(w->rs, r, 6, (double)e.best_ns);
-        ResultSet_setText(w->rs, r, 7, nx ? (nx->kernel ? nx->kernel : "?") : "");
+        ResultSet_setText(w->rs, r, 7, g->next != NO_DISP ? (nx ? nx : "?") : "");
     }
 }
 
 static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
-    int64_t len = g->g1 - g->g0;
+    const Ctx* c = w->c;
     memset(t, 0, sizeof(*t));
-    const Disp* lane = g->next >= 0 ? &w->c->d[g->next] : g->prev >= 0 ? &w->c->d[g->prev] : NULL;
-    t->gpu = g->gpu;
-    t->stream = lane ? lane->stream : -1;
-    t->file = lane ? lane->file : 0;
-    if (lane && lane->file != w->ofile) {
-        w->ofile = lane->file;
-        w->origin = TraceQuery_origin(w->db, lane->file);
+    uint32_t li = g->next != NO_DISP ? g->next : g->prev;
+    const Disp* lane = li != NO_DISP ? at(c, li) : NULL;
+    t->gpu = w->gpu;
+    t->stream = lane ? lane_v(c, lane, L_STREAM) : -1;
+    t->file = lane ? lane_v(c, lane, L_FILE) : 0;
+    if (lane && t->file != w->ofile) {
+        w->ofile = t->file;
+        w->origin = TraceQuery_origin(w->db, t->file);
     }
     t->at_ns = g->g0 - (lane ? w->origin : 0);
-    t->gap_ns = len;
+    t->gap_ns = g->g1 - g->g0;
     t->cause = (IdleCause)g->cause;
-    if (g->next >= 0 && w->c->d[g->next].kernel) {
-        snprintf(t->next, sizeof(t->next), "%s", w->c->d[g->next].kernel);
+    if (next_name(c, g)) {
+        snprintf(t->next, sizeof(t->next), "%s", next_name(c, g));
     }
     snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
 }
@@ -1118,46 +1409,67 @@ static void keep_top(Walk* w, const Gap* g, const char* best) {
     fill_gap(w, &s->top[at], g, best);
 }
 
-static void sum_device(Walk* w, const Gap* dg, int64_t ndg, const DevSum* sum) {
+static void sum_device(Walk* w, const DevSum* sum) {
     IdleSummary* s = w->sum;
     for (int k = 0; k < C_COUNT; k++) {
         s->ns[k] += sum->ns[k];
         s->count[k] += sum->gaps[k];
     }
     s->idle_ns += sum->idle;
-    for (int64_t q = 0; q < ndg; q++) {
-        s->explained |= dg[q].pid != -1 || dg[q].tid != -1;
-        if (dg[q].sync) { /* the host blocked in that call: it is what to remove or defer */
-            char buf[256];
-            const char* what = sync_label(w->c, dg[q].sync, buf, sizeof(buf));
-            tally_add(&w->tally, C_SYNC, what, dg[q].g1 - dg[q].g0);
-            keep_top(w, &dg[q], what);
-            continue;
-        }
-        EmitCtx e = {NULL, w->label, &dg[q], NULL, 0, &w->tally};
-        host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
-        keep_top(w, &dg[q], e.best);
+}
+
+/* One gap into the summary: its host activity, the largest gaps. */
+static void sum_gap(Walk* w, const Gap* g) {
+    int64_t pid, tid;
+    gap_thread(w->c, g, &pid, &tid);
+    w->sum->explained |= pid != -1 || tid != -1;
+    const Host* y = gap_sync(w->c, g);
+    if (y) { /* the host blocked in that call: it is what to remove or defer */
+        char buf[256];
+        const char* what = sync_label(w->c, y, buf, sizeof(buf));
+        tally_add(&w->tally, C_SYNC, what, g->g1 - g->g0);
+        keep_top(w, g, what);
+        return;
     }
+    EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, &w->tally};
+    gap_host(w->c, g, &e);
+    keep_top(w, g, e.best);
 }
 
 static void out_launches(Walk* w, int64_t r0, int64_t r1) {
+    const Ctx* c = w->c;
     for (int64_t i = r0; i < r1; i++) {
-        const Disp* d = &w->c->d[i];
-        if (!d->call || d->copy) {
+        const Disp* d = at(c, i);
+        const Call* k = call_of(c, i);
+        const Kind* kd = kind_of(c, d);
+        if (!k || kd->copy) {
             continue;
         }
         ResultSet* rs = w->rs;
         int r = ResultSet_addRow(rs);
         ResultSet_setText(rs, r, 0, w->label);
-        ResultSet_setInt(rs, r, 1, d->gpu);
-        ResultSet_setInt(rs, r, 2, d->stream);
-        ResultSet_setText(rs, r, 3, d->kernel ? d->kernel : "?");
-        ResultSet_setText(rs, r, 4, d->call);
-        ResultSet_setInt(rs, r, 5, d->cs);
-        ResultSet_setInt(rs, r, 6, d->ce);
+        ResultSet_setInt(rs, r, 1, lane_v(c, d, L_GPU));
+        ResultSet_setInt(rs, r, 2, lane_v(c, d, L_STREAM));
+        ResultSet_setText(rs, r, 3, kd->name ? kd->name : "?");
+        ResultSet_setText(rs, r, 4, c->names[k->name - 1]);
+        ResultSet_setInt(rs, r, 5, k->cs);
+        ResultSet_setInt(rs, r, 6, k->ce);
         ResultSet_setInt(rs, r, 7, d->start);
         ResultSet_setInt(rs, r, 8, d->end);
-        ResultSet_setNs(rs, r, 9, (double)launch_delay(d->start, d->ce));
+        ResultSet_setNs(rs, r, 9, (double)launch_delay(d->start, k->ce));
+    }
+}
+
+/* One gap of the device being walked, as device_gaps finds it. */
+static void walk_gap(void* p, const Gap* g) {
+    Walk* w = p;
+    if (w->sum) {
+        sum_gap(w, g);
+    } else if (w->v == IDLE_GAPS) {
+        EmitCtx e = {w->rs, w->label, w->gpu, g, NULL, 0, NULL};
+        gap_host(w->c, g, &e);
+    } else if (w->v == IDLE_TOP) {
+        top_add(w, g);
     }
 }
 
@@ -1165,34 +1477,36 @@ static void out_launches(Walk* w, int64_t r0, int64_t r1) {
 static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
     DevSum sum;
     memset(&sum, 0, sizeof(sum));
-    Gap* dg = NULL;
-    int64_t ndg = 0;
-    device_gaps(w->c, d0, d1, lo, hi, &dg, &ndg, &sum);
-    waits(w->c, d0, d1, dg, ndg, &sum);
-    if (w->sum) {
-        sum_device(w, dg, ndg, &sum);
-    } else if (w->v == IDLE_CAUSES) {
-        out_causes(w, w->c->d[d0].gpu, &sum);
-    } else if (w->v == IDLE_GAPS) {
-        for (int64_t q = 0; q < ndg; q++) {
-            EmitCtx e = {w->rs, w->label, &dg[q], NULL, 0, NULL};
-            host_parts(w->c, dg[q].pid, dg[q].tid, dg[q].g0, dg[q].g1, emit_row, &e);
-        }
-    } else if (w->v == IDLE_TOP) {
-        out_top(w, dg, ndg);
+    Streams S = {.slot = I64Map_new()};
+    w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
+    w->ntop = 0;
+    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &S, &sum);
+    if (S.n > 1) { /* other-stream: a stream waiting while another one works */
+        sum.gaps[C_OTHER_STREAM] += S.gaps;
+        sum.ns[C_OTHER_STREAM] += S.ns;
     }
-    free(dg);
+    sum_waits(w->c, d0, d1, &sum.gaps[C_RANK_WAIT], &sum.ns[C_RANK_WAIT]);
+    I64Map_delete(S.slot);
+    free(S.at);
+    if (w->sum) {
+        sum_device(w, &sum);
+    } else if (w->v == IDLE_CAUSES) {
+        out_causes(w, w->gpu, &sum);
+    } else if (w->v == IDLE_TOP) {
+        out_top(w);
+    }
 }
 
-/* The run's wall [lo, hi) of c->d[r0..r1): from its first busy start to its last busy end,
+/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
  * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
  * has no kernel (the timeline measures runs with timed dispatches only). */
 static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
     int kernels = 0;
     for (int64_t i = r0; i < r1; i++) {
-        const Disp* x = &c->d[i];
-        kernels |= !x->copy;
-        if (!x->copy || x->end > x->start) {
+        const Disp* x = at(c, i);
+        int copy = kind_of(c, x)->copy;
+        kernels |= !copy;
+        if (!copy || x->end > x->start) {
             *lo = x->start < *lo ? x->start : *lo;
             *hi = x->end > *hi ? x->end : *hi;
         }
@@ -1205,8 +1519,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
     Ctx* c = w->c;
     DcuStatus s = DCU_OK;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
-        int64_t r1 = r0, run = c->d[r0].run, lo = INT64_MAX, hi = INT64_MIN;
-        while (r1 < c->nd && c->d[r1].run == run) {
+        int64_t r1 = r0, run = lane_v(c, at(c, r0), L_RUN), lo = INT64_MAX, hi = INT64_MIN;
+        while (r1 < c->nd && lane_v(c, at(c, r1), L_RUN) == run) {
             r1++;
         }
         if (!run_span(c, r0, r1, &lo, &hi)) {
@@ -1230,7 +1544,7 @@ static DcuStatus walk(Walk* w, DcuError* err) {
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
             int64_t d1 = d0;
-            while (d1 < r1 && c->d[d1].gpu == c->d[d0].gpu) {
+            while (d1 < r1 && c->dev[at(c, d1)->lane] == c->dev[at(c, d0)->lane]) {
                 d1++; /* a device that ran only copies too, as the timeline */
             }
             walk_device(w, d0, d1, lo, hi);
@@ -1241,12 +1555,25 @@ static DcuStatus walk(Walk* w, DcuError* err) {
     return s;
 }
 
+static void ctx_init(Ctx* c) {
+    memset(c, 0, sizeof(*c));
+    TupleIds_init(&c->lanes, L_WIDTH);
+    TupleIds_init(&c->threads, 2);
+}
+
 static void ctx_done(Ctx* c) {
     for (int64_t i = 0; i < c->nnames; i++) {
         free(c->names[i]);
     }
     free(c->names);
     free(c->d);
+    free(c->calls);
+    free(c->kinds);
+    free(c->dev);
+    free(c->ord);
+    free(c->waits);
+    TupleIds_done(&c->lanes);
+    TupleIds_done(&c->threads);
     free(c->h);
     free(c->sy);
 }
@@ -1266,14 +1593,14 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
         return Idle_launchStats(db, NULL, out, err);
     }
     Ctx c;
-    memset(&c, 0, sizeof(c));
+    ctx_init(&c);
     ResultSet* rs = ResultSet_new(view_names[v], tabs[v].cols, tabs[v].n);
     DcuStatus s = read_dispatches(db, &c, v != IDLE_LAUNCHES, err);
     if (s == DCU_OK) {
         if (v == IDLE_CAUSES) {
             rank_wait(db, &c);
         }
-        Walk w = {db, &c, v, rs, NULL, {0}, NULL, 0, 0};
+        Walk w = {.db = db, .c = &c, .v = v, .rs = rs};
         s = walk(&w, err);
     }
     ctx_done(&c);
@@ -1306,9 +1633,9 @@ static void tally_top(const HostTally* t, IdleSummary* s) {
 DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     memset(out, 0, sizeof(*out));
     Ctx c;
-    memset(&c, 0, sizeof(c));
+    ctx_init(&c);
     DcuStatus s = read_dispatches(db, &c, 1, err);
-    Walk w = {db, &c, IDLE_CAUSES, NULL, out, {Intern_new(), NULL, NULL, NULL, 0, 0}, NULL, 0, 0};
+    Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .sum = out, .tally = {.ix = Intern_new()}};
     if (s == DCU_OK) {
         rank_wait(db, &c);
         s = walk(&w, err);

@@ -16,14 +16,27 @@
 #include "dcutop/median_spill.h"
 #include "dcutop/runs.h"
 #include "dcutop/trace_query.h"
+#include "dcutop/tuple_ids.h"
 #include "dcutop/xalloc.h"
 
 #define NONE INT64_MIN
 
+/* One timed dispatch of the run being built, 32 bytes (a 10M-dispatch run: 320 MB); its
+ * file, gpu and stream are its lane's, in the run's RunLanes. */
 typedef struct TRow_ {
-    int64_t run, file, gpu, stream, start, end, corr; /* run: source_file.run_id */
-    int64_t kernel;
+    int64_t start, end, corr;
+    uint32_t kernel; /* < Timeline nks */
+    uint32_t lane;   /* id in RunLanes ids */
 } TRow;
+
+enum { LN_FILE, LN_GPU, LN_STREAM, LN_WIDTH }; /* a lane's values */
+
+typedef struct RunLanes_ { /* the (file, gpu, stream) of one run's rows */
+    TupleIds ids;
+    uint32_t* dev; /* per lane: the rank of its gpu among the run's (the by-device groups) */
+    uint32_t* gs;  /* per lane: the rank of its (gpu, stream) (the by-stream groups) */
+    uint32_t ndev, ngs;
+} RunLanes;
 
 typedef struct Busy_ { /* a memset or copy a device ran (copy.gpu set) */
     int64_t run, file, gpu, start, end;
@@ -80,7 +93,12 @@ struct Timeline_ {
     int nruns;
     KShort* ks; /* indexed by kernel id */
     int64_t nks;
+    const RunLanes* lanes; /* of the run being built (build_runs) */
 };
+
+static int64_t row_v(const Timeline* t, const TRow* r, int f) {
+    return TupleIds_value(&t->lanes->ids, r->lane, f);
+}
 
 /* ---- sorting -------------------------------------------------------------------------- */
 
@@ -88,28 +106,18 @@ static int cmp64(int64_t a, int64_t b) {
     return (a > b) - (a < b);
 }
 
+/* Rows of one run (the run is the same): by start, end, correlation id. */
 static int by_run(const void* a, const void* b) {
     const TRow *x = a, *y = b;
-    int c = cmp64(x->run, y->run);
-    c = c ? c : cmp64(x->start, y->start);
+    int c = cmp64(x->start, y->start);
     c = c ? c : cmp64(x->end, y->end);
     return c ? c : cmp64(x->corr, y->corr);
 }
 
-static int by_device(const void* a, const void* b) {
+/* Rows of one device or one stream: by start, end. */
+static int by_time(const void* a, const void* b) {
     const TRow *x = a, *y = b;
-    int c = cmp64(x->run, y->run);
-    c = c ? c : cmp64(x->gpu, y->gpu);
-    c = c ? c : cmp64(x->start, y->start);
-    return c ? c : cmp64(x->end, y->end);
-}
-
-static int by_stream(const void* a, const void* b) {
-    const TRow *x = a, *y = b;
-    int c = cmp64(x->run, y->run);
-    c = c ? c : cmp64(x->gpu, y->gpu);
-    c = c ? c : cmp64(x->stream, y->stream);
-    c = c ? c : cmp64(x->start, y->start);
+    int c = cmp64(x->start, y->start);
     return c ? c : cmp64(x->end, y->end);
 }
 
@@ -124,94 +132,108 @@ static void sort_rows(TRow* r, int64_t n, int (*cmp)(const void*, const void*)) 
     }
 }
 
-/* by_device and by_stream inside one run: a stable counting sort by device (and stream),
- * then each group's rows, which usually arrive in start order already. glibc's qsort is a
- * stable merge sort, so the order, ties included, is the one a qsort of the whole slice
- * gives; the merge sort's twenty passes over a million rows were 6% of a report. */
-enum { MAX_GROUPS = 256 };
-static int by_key(const void* a, const void* b) {
-    const TRow *x = a, *y = b; /* group keys: only gpu and stream are set */
-    int c = cmp64(x->gpu, y->gpu);
-    return c ? c : cmp64(x->stream, y->stream);
-}
-/* The group of row x among the sorted keys; g: the previous row's (rows come in runs). */
-static int group_of(const TRow* keys, int nkeys, const TRow* x, int with_stream, int g) {
-    TRow probe = {0};
-    probe.gpu = x->gpu;
-    probe.stream = with_stream ? x->stream : 0;
-    if (g >= 0 && by_key(&probe, &keys[g]) == 0) {
-        return g;
-    }
-    const TRow* hit = bsearch(&probe, keys, (size_t)nkeys, sizeof(TRow), by_key);
-    return hit ? (int)(hit - keys) : -1;
-}
-static int is_sorted(const TRow* r, int64_t n, int (*cmp)(const void*, const void*)) {
+/* In the order of group (grp: per lane, the rank of its device, or of its device and
+ * stream), then by_time? */
+static int is_grouped(const TRow* r, int64_t n, const uint32_t* grp) {
     for (int64_t i = 1; i < n; i++) {
-        if (cmp(&r[i - 1], &r[i]) > 0) {
+        uint32_t a = grp[r[i - 1].lane], b = grp[r[i].lane];
+        if (a > b || (a == b && by_time(&r[i - 1], &r[i]) > 0)) {
             return 0;
         }
     }
     return 1;
 }
-static void sort_grouped(TRow* r, int64_t n, int with_stream,
-                         int (*cmp)(const void*, const void*)) {
-    if (is_sorted(r, n, cmp)) {
+
+/* Moves row i to dest[i], by cycles: a copy of the rows would add their whole size to the
+ * peak. D: int32_t or int64_t dest. */
+#define PLACE_BY_CYCLES(D)                                                                 \
+    static void place_##D(TRow* r, D* dest, int64_t n) {                                   \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            while (dest[i] != i) { /* swap row i into its place; each swap settles one */  \
+                D d = dest[i];                                                             \
+                TRow t = r[d];                                                             \
+                r[d] = r[i];                                                               \
+                r[i] = t;                                                                  \
+                dest[i] = dest[d];                                                         \
+                dest[d] = d;                                                               \
+            }                                                                              \
+        }                                                                                  \
+    }
+PLACE_BY_CYCLES(int32_t)
+PLACE_BY_CYCLES(int64_t)
+
+/* By device (or device and stream: grp, ngroups groups) inside one run, then by_time: a
+ * stable counting sort by group, then each group's rows, which usually arrive in start
+ * order already. glibc's qsort is a stable merge sort, so the order, ties included, is the
+ * one a qsort of the whole slice by (group, start, end) gives; the merge sort's twenty
+ * passes over a million rows were 6% of a report. */
+static void sort_grouped(TRow* r, int64_t n, const uint32_t* grp, uint32_t ngroups) {
+    if (is_grouped(r, n, grp)) {
         return;
     }
-    TRow keys[MAX_GROUPS];
-    int nkeys = 0;
+    int64_t* start = xcalloc((size_t)ngroups + 1, sizeof(*start));
+    int64_t* pos = xmalloc(((size_t)ngroups + 1) * sizeof(*pos));
     for (int64_t i = 0; i < n; i++) {
-        int known = nkeys > 0 && keys[nkeys - 1].gpu == r[i].gpu &&
-                    (!with_stream || keys[nkeys - 1].stream == r[i].stream);
-        for (int k = 0; k < nkeys && !known; k++) {
-            known = keys[k].gpu == r[i].gpu && (!with_stream || keys[k].stream == r[i].stream);
-        }
-        if (!known) {
-            if (nkeys == MAX_GROUPS) { /* many streams: one merge sort of the whole slice */
-                qsort(r, (size_t)n, sizeof(TRow), cmp);
-                return;
-            }
-            keys[nkeys] = (TRow){0};
-            keys[nkeys].gpu = r[i].gpu;
-            keys[nkeys].stream = with_stream ? r[i].stream : 0;
-            nkeys++;
-        }
+        start[grp[r[i].lane] + 1]++;
     }
-    qsort(keys, (size_t)nkeys, sizeof(TRow), by_key);
-    int64_t start[MAX_GROUPS + 1] = {0}, pos[MAX_GROUPS];
-    for (int64_t i = 0, g = -1; i < n; i++) {
-        g = group_of(keys, nkeys, &r[i], with_stream, (int)g);
-        start[g + 1]++;
-    }
-    for (int k = 0; k < nkeys; k++) {
+    for (uint32_t k = 0; k < ngroups; k++) {
         start[k + 1] += start[k];
         pos[k] = start[k];
     }
-    if (n > INT32_MAX) {
-        qsort(r, (size_t)n, sizeof(TRow), cmp);
-        return;
-    }
-    /* where each row goes, then the permutation applied in place by cycles: a copy of the
-     * rows would add their whole size (64 MB at 1M) to the peak */
-    int32_t* dest = xmalloc(sizeof(int32_t) * (size_t)n);
-    for (int64_t i = 0, g = -1; i < n; i++) {
-        g = group_of(keys, nkeys, &r[i], with_stream, (int)g);
-        dest[i] = (int32_t)pos[g]++;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        while (dest[i] != i) { /* swap row i into its place; each swap settles one row */
-            int32_t d = dest[i];
-            TRow t = r[d];
-            r[d] = r[i];
-            r[i] = t;
-            dest[i] = dest[d];
-            dest[d] = d;
+    if (n <= INT32_MAX) { /* where each row goes (4 bytes a row), then moved there */
+        int32_t* dest = xmalloc(sizeof(*dest) * (size_t)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            dest[i] = (int32_t)pos[grp[r[i].lane]]++;
         }
+        place_int32_t(r, dest, n);
+        free(dest);
+    } else {
+        int64_t* dest = xmalloc(sizeof(*dest) * (size_t)n);
+        for (int64_t i = 0; i < n; i++) {
+            dest[i] = pos[grp[r[i].lane]]++;
+        }
+        place_int64_t(r, dest, n);
+        free(dest);
     }
-    free(dest);
-    for (int k = 0; k < nkeys; k++) {
-        sort_rows(r + start[k], start[k + 1] - start[k], cmp);
+    for (uint32_t k = 0; k < ngroups; k++) {
+        sort_rows(r + start[k], start[k + 1] - start[k], by_time);
     }
+    free(pos);
+    free(start);
+}
+
+typedef struct {
+    int64_t gpu, stream;
+    uint32_t lane;
+} LaneKey;
+
+static int by_lane_key(const void* a, const void* b) {
+    const LaneKey *x = a, *y = b;
+    int c = cmp64(x->gpu, y->gpu);
+    return c ? c : cmp64(x->stream, y->stream);
+}
+
+/* L->dev and L->gs: per lane, the rank of its gpu and of its (gpu, stream) in the run. */
+static void rank_lanes(RunLanes* L) {
+    int64_t n = L->ids.n;
+    LaneKey* k = xmalloc(sizeof(*k) * (size_t)(n ? n : 1));
+    for (int64_t l = 0; l < n; l++) {
+        k[l] = (LaneKey){TupleIds_value(&L->ids, (uint32_t)l, LN_GPU),
+                         TupleIds_value(&L->ids, (uint32_t)l, LN_STREAM), (uint32_t)l};
+    }
+    qsort(k, (size_t)n, sizeof(*k), by_lane_key);
+    L->dev = xrealloc(L->dev, sizeof(*L->dev) * (size_t)(n ? n : 1));
+    L->gs = xrealloc(L->gs, sizeof(*L->gs) * (size_t)(n ? n : 1));
+    uint32_t dev = 0, gs = 0;
+    for (int64_t i = 0; i < n; i++) {
+        dev += i > 0 && k[i].gpu != k[i - 1].gpu;
+        gs += i > 0 && by_lane_key(&k[i - 1], &k[i]) != 0;
+        L->dev[k[i].lane] = dev;
+        L->gs[k[i].lane] = gs;
+    }
+    L->ndev = n ? dev + 1 : 0;
+    L->ngs = n ? gs + 1 : 0;
+    free(k);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -226,7 +248,8 @@ static const char used_counter_files[] =
  * run costs its own rows, issue 15). */
 /* The same rows from the store's columns (dispatch_scan.h). */
 typedef struct {
-    int64_t file, run, nks;
+    int64_t file, nks;
+    TupleIds* lanes;
     TRow** rows;
     int64_t* n;
     size_t* cap;
@@ -247,22 +270,22 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
         }
         int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i),
                 c = DS_AT(d, DS_CORR_ID, i), k = DS_AT(d, DS_KERNEL_ID, i);
+        int64_t lane[LN_WIDTH] = {
+            x->file, g == DISPATCH_STORE_NULL ? -1 : g,
+            sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1};
         (*x->rows)[(*x->n)++] = (TRow){
-            .file = x->file,
-            .gpu = g == DISPATCH_STORE_NULL ? -1 : g,
-            .stream = sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1,
             .start = t0,
             .end = t1,
             .corr = c == DISPATCH_STORE_NULL ? NONE : c,
-            .kernel = k < 0 || k >= x->nks ? 0 : k,
-            .run = x->run,
+            .kernel = (uint32_t)(k < 0 || k >= x->nks ? 0 : k),
+            .lane = TupleIds_id(x->lanes, lane),
         };
     }
     return 1;
 }
 
 static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, int64_t nfiles,
-                           int64_t run, int64_t nks, TRow** rows, int64_t* n, size_t* cap,
+                           TupleIds* lanes, int64_t nks, TRow** rows, int64_t* n, size_t* cap,
                            DcuError* err) {
     *n = 0;
     DispatchStore* store = DispatchScan_store(db);
@@ -279,7 +302,7 @@ static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, 
         *rows = xrealloc(*rows, sizeof(TRow) * *cap);
     }
     for (int64_t f = 0; store && f < nfiles; f++) {
-        DirectRows x = {files[f], run, nks, rows, n, cap};
+        DirectRows x = {files[f], nks, lanes, rows, n, cap};
         DcuStatus s = sp[f].hi >= sp[f].lo ? DispatchScan_span(store, &sp[f], direct_block, &x, err)
                                            : DCU_OK;
         if (s != DCU_OK) {
@@ -297,18 +320,16 @@ static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, 
                 *rows = xrealloc(*rows, sizeof(TRow) * *cap);
             }
             TRow* r = &(*rows)[(*n)++];
-            r->file = files[f];
-            r->gpu = sqlite3_column_int64(st, 0);
-            r->stream = sqlite3_column_int64(st, 1);
+            int64_t lane[LN_WIDTH] = {files[f], sqlite3_column_int64(st, 0),
+                                      sqlite3_column_int64(st, 1)};
             r->start = sqlite3_column_int64(st, 2);
             r->end = sqlite3_column_int64(st, 3);
             r->corr =
                 sqlite3_column_type(st, 4) == SQLITE_NULL ? NONE : sqlite3_column_int64(st, 4);
-            r->kernel = sqlite3_column_int64(st, 5);
-            if (r->kernel < 0 || r->kernel >= nks) {
-                r->kernel = 0; /* never from the loader (kernel ids are interned); t->ks bound */
-            }
-            r->run = run;
+            int64_t k = sqlite3_column_int64(st, 5);
+            /* never out of range from the loader (kernel ids are interned); t->ks bound */
+            r->kernel = (uint32_t)(k < 0 || k >= nks ? 0 : k);
+            r->lane = TupleIds_id(lanes, lane);
         }
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {
@@ -975,13 +996,13 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, in
     while (i < n || k < nc) {
         Device d;
         memset(&d, 0, sizeof(d));
-        int kern = i < n && (k >= nc || r[i].gpu <= c[k].gpu);
-        d.file = kern ? r[i].file : c[k].file;
-        d.gpu = kern ? r[i].gpu : c[k].gpu;
+        int kern = i < n && (k >= nc || row_v(t, &r[i], LN_GPU) <= c[k].gpu);
+        d.file = kern ? row_v(t, &r[i], LN_FILE) : c[k].file;
+        d.gpu = kern ? row_v(t, &r[i], LN_GPU) : c[k].gpu;
         d.span = run->hi - run->lo;
         d.idle = t->buckets;
         int64_t j = i, k1 = k;
-        while (j < n && r[j].gpu == d.gpu) {
+        while (j < n && row_v(t, &r[j], LN_GPU) == d.gpu) {
             d.dispatches++;
             d.kernel_ns += r[j].end - r[j].start;
             j++;
@@ -1017,7 +1038,7 @@ static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* g
     TimelineSummary* s = &run->s;
     int64_t latest = 0, latest_kernel = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || r[i].gpu != r[i - 1].gpu || r[i].stream != r[i - 1].stream) {
+        if (i == 0 || t->lanes->gs[r[i].lane] != t->lanes->gs[r[i - 1].lane]) {
             s->streams++;
             latest = r[i].end;
             latest_kernel = r[i].kernel;
@@ -1037,7 +1058,8 @@ static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* g
         if (g > s->gap_max_ns) {
             s->gap_max_ns = g;
         }
-        Gap gp = {r[i].file, r[i].gpu, r[i].stream, g, 0, before, r[i].kernel};
+        Gap gp = {row_v(t, &r[i], LN_FILE), row_v(t, &r[i], LN_GPU), row_v(t, &r[i], LN_STREAM),
+                  g, 0, before, r[i].kernel};
         gp.at = from - run->first; /* the gap's start, relative to its own run's start */
         if (g > 0) {
             top_gap(t, &gp);
@@ -1096,8 +1118,9 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
 }
 
 /* One run's rows (any order): counted, iterations, devices, gaps; its gaps go to all. */
-static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc, int64_t* cnt,
-                      int64_t* firstpos, int64_t* gaps, MedianSpill* all /* NULL: one run */) {
+static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c, int64_t nc,
+                      int64_t* cnt, int64_t* firstpos, int64_t* gaps,
+                      MedianSpill* all /* NULL: one run */) {
     int64_t last = r[0].end;
     sort_rows(r, n, by_run);
     for (int64_t j = 0; j < n; j++) {
@@ -1106,8 +1129,8 @@ static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc
     t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
     Run* run = &t->runs[t->nruns++];
     memset(run, 0, sizeof(*run));
-    run->id = r[0].run;
-    run->file = r[0].file;
+    run->id = id;
+    run->file = row_v(t, &r[0], LN_FILE);
     run->first = r[0].start;
     run->last = last;
     run->lo = run->first;
@@ -1124,9 +1147,9 @@ static void build_run(Timeline* t, TRow* r, int64_t n, const Busy* c, int64_t nc
     run->s.span_ns = run->hi - run->lo;
     count_rows(t, r, n, &run->s);
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
-    sort_grouped(r, n, 0, by_device);
+    sort_grouped(r, n, t->lanes->dev, t->lanes->ndev);
     run_devices(t, r, n, c, nc, run);
-    sort_grouped(r, n, 1, by_stream);
+    sort_grouped(r, n, t->lanes->gs, t->lanes->ngs);
     run_gaps(t, r, n, run, gaps); /* reorders gaps[] for the run's median: order is moot */
     if (all) {
         MedianSpill_add(all, gaps, run->s.gaps);
@@ -1212,6 +1235,9 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
                             &st, err);
     }
     TRow* r = NULL;
+    RunLanes lanes = {{0}, NULL, NULL, 0, 0};
+    TupleIds_init(&lanes.ids, LN_WIDTH);
+    t->lanes = &lanes;
     int64_t* gaps = NULL;
     size_t cap = 0, capgaps = 0;
     int64_t ncp = 0;
@@ -1221,20 +1247,27 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
         while (j < nfiles && run[j] == run[i]) {
             j++;
         }
-        s = read_rows(t->db, st, file + i, j - i, run[i], t->nks, &r, &n, &cap, err);
+        TupleIds_done(&lanes.ids);
+        TupleIds_init(&lanes.ids, LN_WIDTH);
+        s = read_rows(t->db, st, file + i, j - i, &lanes.ids, t->nks, &r, &n, &cap, err);
         if (s == DCU_OK && n > 0) {
+            rank_lanes(&lanes);
             if (capgaps < (size_t)n) {
                 capgaps = (size_t)n;
                 gaps = xrealloc(gaps, sizeof(int64_t) * capgaps);
             }
             int64_t nc = 0;
             const Busy* c = copies_of(cp, ncp, run[i], &nc);
-            build_run(t, r, n, c, nc, cnt, firstpos, gaps, all);
+            build_run(t, run[i], r, n, c, nc, cnt, firstpos, gaps, all);
         }
         i = j;
     }
     sqlite3_finalize(st);
     free(r);
+    TupleIds_done(&lanes.ids);
+    free(lanes.dev);
+    free(lanes.gs);
+    t->lanes = NULL;
     free(cp);
     free(gaps);
     free(file);
