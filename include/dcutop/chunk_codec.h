@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define CHUNK_CODEC_NULL INT64_MIN
+#define CHUNK_CODEC_BLOCK 4096 /* the rows of a full chunk: the loops' fast path */
 
 /* How one column of one chunk is stored. */
 typedef struct {
@@ -32,6 +33,10 @@ typedef struct {
  * column is constant): a multiple of rows. */
 size_t ChunkCodec_plan(const int64_t* data, int64_t stride, int64_t rows, int ncols,
                        ChunkCol* cols);
+
+/* Lays out columns again after the caller changed some (e.g. made one a constant it
+ * derives from others): sets each off; returns the encoded size, as ChunkCodec_plan. */
+size_t ChunkCodec_layout(ChunkCol* cols, int ncols, int64_t rows);
 
 /* Writes the encoded bytes that ChunkCodec_plan sized into out (8-byte aligned). */
 void ChunkCodec_pack(const int64_t* data, int64_t stride, int64_t rows, int ncols,

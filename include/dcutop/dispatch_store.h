@@ -7,9 +7,10 @@
  * Rows live in chunks of DISPATCH_STORE_CHUNK rows, each full one compressed column by column
  * (chunk_codec.h); above the byte budget given to
  * DispatchStore_new, full chunks are written to an unlinked temporary file in SQLITE_TMPDIR
- * or TMPDIR (the tmpdir given, where SQLite puts its own) and read back when a query needs them (least
- * recently used first out), so --db-memory bounds the store as it bounds SQLite's page
- * cache; the indexes count against the same budget. The indexes by kernel_id, corr_id and seq are
+ * or TMPDIR (the tmpdir given, where SQLite puts its own), least recently used first, and
+ * read back (one at a time, into a buffer) whenever a query needs them, so --db-memory
+ * bounds the store as it bounds SQLite's page cache; the indexes count against the same
+ * budget. The indexes by kernel_id, corr_id and seq are
  * built on the first query that uses them, and again after more rows were appended. */
 #ifndef DCUTOP_DISPATCH_STORE_H
 #define DCUTOP_DISPATCH_STORE_H

@@ -6,8 +6,10 @@
  * is raw. Readers get raw int64 columns back: DispatchStore_chunk decodes a whole chunk into
  * one of NDEC store-owned buffers (a small cache, least recently used reused), the virtual
  * table decodes the one value it is asked for. Spilling writes a chunk's encoded bytes once
- * to an append-only temporary file; the budget counts the encoded bytes that are resident,
- * the raw and decode buffers, and the indexes. */
+ * to an append-only temporary file, as the load fills the budget (oldest first); a spilled
+ * chunk is read back into a read buffer for each use and decoded from there, never made
+ * resident again (see `encoded`). The budget counts the encoded bytes that are resident,
+ * the raw, decode and read buffers, and the indexes. */
 #include "dcutop/dispatch_store.h"
 
 #include <errno.h>
@@ -21,7 +23,7 @@
 #include "dcutop/chunk_codec.h"
 #include "dcutop/xalloc.h"
 
-enum { CHUNK = DISPATCH_STORE_CHUNK, NDEC = 2 };
+enum { CHUNK = DISPATCH_STORE_CHUNK, NDEC = 4 };
 #define CHUNK_BYTES ((int64_t)CHUNK * DS_NCOLS * (int64_t)sizeof(int64_t))
 
 /* A full chunk, encoded. */
@@ -47,6 +49,7 @@ typedef struct {
     int64_t* buf; /* CHUNK_BYTES, column-major (in bufs) */
     int64_t ci;   /* the chunk it holds; -1: none */
     int64_t tick;
+    int counted;  /* its bytes count in resident (from its first use on) */
 } Decoded;
 
 typedef struct {
@@ -79,12 +82,15 @@ struct DispatchStore_ {
     int64_t* krow;
     int64_t kmax, kbuilt_n, kbytes;
     SortedIdx corr, seq;
-    /* the raw buffer of the filling chunk and the NDEC decode buffers: one mapping of
-     * (1 + NDEC) * 576 KiB, a single 2 MiB huge page where the system gives one */
+    /* the raw buffer of the filling chunk, the NDEC decode buffers and the read buffer
+     * (a spilled chunk's encoded bytes): one mapping of (2 + NDEC) * 576 KiB, on two 2 MiB
+     * huge pages where the system gives them */
     char* bufs;
     int bufs_mapped; /* bufs came from mmap (else malloc) */
     int64_t* raw;    /* rows nchunks * CHUNK .. n, column-major; NULL before the first row */
     Decoded dec[NDEC];
+    uint8_t* readbuf;
+    int readbuf_counted;
     Arena* arenas;
     int64_t narenas;
     int64_t cur; /* the arena being filled; -1: none */
@@ -94,7 +100,7 @@ struct DispatchStore_ {
  * 4 KiB page fault per 4 KiB written was a sixth of a 1M-dispatch report. */
 #define ARENA_BYTES ((int64_t)18 << 20)
 #define HUGE_BYTES ((size_t)2 << 20)
-#define BUFS_BYTES ((size_t)(1 + NDEC) * (size_t)CHUNK_BYTES)
+#define BUFS_BYTES ((size_t)(2 + NDEC) * (size_t)CHUNK_BYTES)
 
 /* len bytes (a multiple of 2 MiB) of fresh memory at a 2 MiB boundary (the unaligned head
  * and tail of a larger mapping unmapped), advised huge; MAP_FAILED when there is none. */
@@ -179,9 +185,10 @@ static void map_bufs(DispatchStore* this) {
     this->raw = (int64_t*)(void*)this->bufs;
     for (int i = 0; i < NDEC; i++) {
         this->dec[i] = (Decoded){(int64_t*)(void*)(this->bufs + (size_t)(1 + i) * CHUNK_BYTES),
-                                 -1, 0};
+                                 -1, 0, 0};
     }
-    this->resident += CHUNK_BYTES; /* the raw buffer; a decode buffer counts once used */
+    this->readbuf = (uint8_t*)this->bufs + (size_t)(1 + NDEC) * CHUNK_BYTES;
+    this->resident += CHUNK_BYTES; /* the raw buffer; the others count once used */
 }
 
 DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir) {
@@ -348,26 +355,6 @@ static int make_room(DispatchStore* this, int64_t need, int64_t keep) {
     return wrote;
 }
 
-/* Makes full chunk ci resident (read back if spilled); 0 on an error. */
-static int chunk_load(DispatchStore* this, int64_t ci) {
-    Chunk* c = &this->chunks[ci];
-    if (!c->resident) {
-        make_room(this, c->bytes, ci); /* a write error: over the budget (make_room) */
-        uint8_t* p = arena_alloc(this, c->bytes, &c->arena);
-        if (!read_all(this->fd, p, c->bytes, c->file_off)) {
-            c->enc = p;
-            arena_release(this, c);
-            c->enc = NULL;
-            return 0;
-        }
-        c->enc = p;
-        c->resident = 1;
-        this->resident += c->bytes;
-    }
-    c->tick = ++this->tick;
-    return 1;
-}
-
 /* The decode buffer holding full chunk ci; NULL when none does. */
 static const int64_t* decoded(DispatchStore* this, int64_t ci) {
     for (int i = 0; i < NDEC; i++) {
@@ -379,26 +366,77 @@ static const int64_t* decoded(DispatchStore* this, int64_t ci) {
     return NULL;
 }
 
-/* Value of column col of the 0-based row; *ok = 0 on a read error. Decodes that value
- * only (a whole chunk per value would be 4096 times the work of a scan). */
+/* A buffer's bytes count against the budget from its first use on (a write error leaves
+ * the store over the budget: see make_room). */
+static void count_buffer(DispatchStore* this, int* counted, int64_t keep) {
+    if (!*counted) {
+        *counted = 1;
+        make_room(this, CHUNK_BYTES, keep);
+        this->resident += CHUNK_BYTES;
+    }
+}
+
+/* The encoded bytes of full chunk ci: its own when resident, else read from the temporary
+ * file into the read buffer (valid until the next read); NULL on a read error. A chunk read
+ * back is not made resident again: the analyses scan every chunk in turn, and a least
+ * recently used cache smaller than the scan would evict each chunk before its next use,
+ * reading back all of them on every pass; this way a pass reads back only what was
+ * spilled, and nothing else is evicted (nor its pages given back and faulted in again). */
+static const uint8_t* encoded(DispatchStore* this, int64_t ci) {
+    Chunk* c = &this->chunks[ci];
+    if (c->resident) {
+        c->tick = ++this->tick;
+        return c->enc;
+    }
+    count_buffer(this, &this->readbuf_counted, ci);
+    return read_all(this->fd, this->readbuf, c->bytes, c->file_off) ? this->readbuf : NULL;
+}
+
+/* Decodes full chunk ci into the least recently used decode buffer; NULL on an error. */
+static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
+    Decoded* slot = &this->dec[0];
+    for (int i = 1; i < NDEC; i++) {
+        slot = this->dec[i].tick < slot->tick ? &this->dec[i] : slot;
+    }
+    count_buffer(this, &slot->counted, ci); /* before `encoded`: it may evict */
+    const uint8_t* enc = encoded(this, ci);
+    if (!enc) {
+        return NULL;
+    }
+    const Chunk* c = &this->chunks[ci];
+    for (int col = 0; col < DS_NCOLS; col++) {
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, slot->buf + (int64_t)col * CHUNK);
+    }
+    slot->ci = ci;
+    slot->tick = ++this->tick;
+    return slot->buf;
+}
+
+/* Value of column col of the 0-based row; *ok = 0 on a read error. A resident chunk
+ * gives the one value (decoding a whole chunk per value would be 4096 times the work of a
+ * scan); a spilled one is decoded whole into a decode buffer, where the next rows of a
+ * scan find it. */
 static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
     int64_t ci = row / CHUNK, r = row % CHUNK;
     if (ci == this->nchunks) {
         return this->raw[(int64_t)col * CHUNK + r];
     }
     const int64_t* d = decoded(this, ci);
-    if (d) {
-        return d[(int64_t)col * CHUNK + r];
+    Chunk* c = &this->chunks[ci];
+    if (!d && c->resident) {
+        c->tick = ++this->tick;
+        return ChunkCodec_value(c->enc, &c->col[col], r);
     }
-    if (!chunk_load(this, ci)) {
+    d = d ? d : decode_chunk(this, ci);
+    if (!d) {
         *ok = 0;
         return DISPATCH_STORE_NULL;
     }
-    const Chunk* c = &this->chunks[ci];
-    return ChunkCodec_value(c->enc, &c->col[col], r);
+    return d[(int64_t)col * CHUNK + r];
 }
 
-/* Column col of chunk ci into out (CHUNK values); returns its rows, -1 on a read error. */
+/* Column col of chunk ci into out (CHUNK values); returns its rows, -1 on a read error.
+ * Of a spilled chunk only that column's bytes are read. */
 static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) {
     if (ci == this->nchunks) {
         int64_t rows = this->n - ci * (int64_t)CHUNK;
@@ -406,37 +444,25 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
         return rows;
     }
     const int64_t* d = decoded(this, ci);
+    Chunk* c = &this->chunks[ci];
     if (d) {
         memcpy(out, d + (int64_t)col * CHUNK, (size_t)CHUNK * sizeof(int64_t));
-    } else if (chunk_load(this, ci)) {
-        const Chunk* c = &this->chunks[ci];
+        return CHUNK;
+    }
+    if (c->resident) {
+        c->tick = ++this->tick;
         ChunkCodec_decodeCol(c->enc, &c->col[col], CHUNK, out);
-    } else {
+        return CHUNK;
+    }
+    ChunkCol one = c->col[col];
+    one.off = 0;
+    int64_t len = (int64_t)one.width * CHUNK;
+    count_buffer(this, &this->readbuf_counted, ci);
+    if (len > 0 && !read_all(this->fd, this->readbuf, len, c->file_off + c->col[col].off)) {
         return -1;
     }
+    ChunkCodec_decodeCol(this->readbuf, &one, CHUNK, out);
     return CHUNK;
-}
-
-/* Decodes full chunk ci into the least recently used decode buffer; NULL on an error. */
-static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
-    if (!chunk_load(this, ci)) {
-        return NULL;
-    }
-    Decoded* slot = &this->dec[0];
-    for (int i = 1; i < NDEC; i++) {
-        slot = this->dec[i].tick < slot->tick ? &this->dec[i] : slot;
-    }
-    if (slot->tick == 0) { /* first use: its bytes count from now on */
-        make_room(this, CHUNK_BYTES, ci);
-        this->resident += CHUNK_BYTES;
-    }
-    const Chunk* c = &this->chunks[ci];
-    for (int col = 0; col < DS_NCOLS; col++) {
-        ChunkCodec_decodeCol(c->enc, &c->col[col], CHUNK, slot->buf + (int64_t)col * CHUNK);
-    }
-    slot->ci = ci;
-    slot->tick = ++this->tick;
-    return slot->buf;
 }
 
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
