@@ -360,6 +360,74 @@ static void spilled_memory_goes_back(void** state) {
     assert_true(grown2 < (16LL << 20));
 }
 
+/* end_ns = start_ns + dur_ns (NULL when either is, wrapping as uint64 does) is not stored;
+ * a chunk with one row that breaks the rule stores its ends. Both read back exactly. */
+static int64_t derived_value(int64_t row, int c) {
+    int64_t start = row % 11 == 0 ? DISPATCH_STORE_NULL : row % 13 == 0 ? INT64_MAX - 5 : 1000 * row;
+    int64_t dur = row % 17 == 0 ? DISPATCH_STORE_NULL : 10 + row % 7;
+    if (c == DS_START_NS) {
+        return start;
+    }
+    if (c == DS_DUR_NS) {
+        return dur;
+    }
+    if (c == DS_END_NS) {
+        if (row == 3 * CH + 77) { /* chunk 3 breaks the rule once */
+            return 5;
+        }
+        if (start == DISPATCH_STORE_NULL || dur == DISPATCH_STORE_NULL) {
+            return DISPATCH_STORE_NULL;
+        }
+        return (int64_t)((uint64_t)start + (uint64_t)dur); /* INT64_MAX - 5 + 10 wraps */
+    }
+    return c == DS_KERNEL_ID ? 1 + row % 5 : 7;
+}
+
+static void end_from_start_and_dur(void** state) {
+    (void)state;
+    const int64_t rows = 4 * CH + 10;
+    for (int b = 0; b < 2; b++) {
+        TraceDb* db = NULL;
+        assert_int_equal(TraceDb_open(&db, b ? 1LL << 20 : 0, NULL), DCU_OK);
+        DispatchStore* s = TraceDb_dispatchStore(db);
+        for (int64_t i = 0; i < rows; i++) {
+            int64_t v[DS_NCOLS];
+            for (int c = 0; c < DS_NCOLS; c++) {
+                v[c] = derived_value(i, c);
+            }
+            assert_int_equal(DispatchStore_append(s, v, NULL), i + 1);
+        }
+        /* start 8 bytes (the wide values), dur 1, kernel 1; end 8 in chunk 3 only */
+        assert_int_equal(DispatchStore_encodedBytes(s), 4 * CH * 10 + CH * 8);
+        for (int64_t ci = 0; ci < 5; ci++) {
+            int64_t n = 0;
+            const int64_t* d = DispatchStore_chunk(s, ci, &n);
+            assert_non_null(d);
+            for (int64_t r = 0; r < n; r++) {
+                for (int c = 0; c < DS_NCOLS; c++) {
+                    assert_true(DS_AT(d, c, r) == derived_value(ci * CH + r, c));
+                }
+            }
+        }
+        sqlite3_stmt* st = NULL;
+        assert_int_equal(sqlite3_prepare_v2(TraceDb_handle(db),
+                                            "SELECT id, end_ns FROM dispatch WHERE id % 3 = 0",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        int64_t seen = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t want = derived_value(sqlite3_column_int64(st, 0) - 1, DS_END_NS);
+            assert_true(want == DISPATCH_STORE_NULL ? sqlite3_column_type(st, 1) == SQLITE_NULL
+                                                    : sqlite3_column_int64(st, 1) == want);
+            seen++;
+        }
+        sqlite3_finalize(st);
+        assert_int_equal(seen, rows / 3);
+        assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch WHERE end_ns = 5"), 1);
+        TraceDb_delete(db);
+    }
+}
+
 /* A temporary folder that cannot be written: an append that must spill fails with a
  * message, but reads of chunks in memory go on over the budget instead of failing. */
 static void unwritable_spill_reads_go_on(void** state) {
@@ -414,6 +482,7 @@ int main(void) {
         cmocka_unit_test(typical_bytes_per_row),
         cmocka_unit_test(spilled_memory_goes_back),
         cmocka_unit_test(unwritable_spill_reads_go_on),
+        cmocka_unit_test(end_from_start_and_dur),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

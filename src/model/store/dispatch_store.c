@@ -35,7 +35,29 @@ typedef struct {
     int64_t tick;     /* last use, for least recently used eviction */
     int32_t arena;    /* the arena enc lies in; -1: a block of its own (malloc) */
     uint8_t resident; /* enc holds the bytes (always, when bytes is 0) */
+    uint8_t end_derived; /* end_ns is not stored: every row's is end_of(start, dur) */
 } Chunk;
+
+/* end_ns as the loaders make it: start + duration (NULL when either is), in uint64 so that
+ * it wraps as the check in seal() did; a chunk whose every end is this stores no end. */
+static inline int64_t end_of(int64_t start, int64_t dur) {
+    if (start == DISPATCH_STORE_NULL || dur == DISPATCH_STORE_NULL) {
+        return DISPATCH_STORE_NULL;
+    }
+    return (int64_t)((uint64_t)start + (uint64_t)dur);
+}
+
+/* 1 when every row's end equals end_of(start, dur), bit for bit. */
+static int end_derivable(const int64_t* raw) {
+    const int64_t* s = raw + (int64_t)DS_START_NS * DISPATCH_STORE_CHUNK;
+    const int64_t* e = raw + (int64_t)DS_END_NS * DISPATCH_STORE_CHUNK;
+    const int64_t* d = raw + (int64_t)DS_DUR_NS * DISPATCH_STORE_CHUNK;
+    int same = 1;
+    for (int64_t r = 0; r < DISPATCH_STORE_CHUNK; r++) {
+        same &= e[r] == end_of(s[r], d[r]);
+    }
+    return same;
+}
 
 /* A slab that encoded chunks are cut from, one after another (a bump arena). */
 typedef struct {
@@ -392,6 +414,12 @@ static const uint8_t* encoded(DispatchStore* this, int64_t ci) {
     return read_all(this->fd, this->readbuf, c->bytes, c->file_off) ? this->readbuf : NULL;
 }
 
+static void derive_end(const int64_t* start, const int64_t* dur, int64_t* end) {
+    for (int64_t r = 0; r < CHUNK; r++) {
+        end[r] = end_of(start[r], dur[r]);
+    }
+}
+
 /* Decodes full chunk ci into the least recently used decode buffer; NULL on an error. */
 static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
     Decoded* slot = &this->dec[0];
@@ -404,8 +432,13 @@ static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
         return NULL;
     }
     const Chunk* c = &this->chunks[ci];
+    int64_t* b = slot->buf;
     for (int col = 0; col < DS_NCOLS; col++) {
-        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, slot->buf + (int64_t)col * CHUNK);
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * CHUNK);
+    }
+    if (c->end_derived) {
+        derive_end(b + (int64_t)DS_START_NS * CHUNK, b + (int64_t)DS_DUR_NS * CHUNK,
+                   b + (int64_t)DS_END_NS * CHUNK);
     }
     slot->ci = ci;
     slot->tick = ++this->tick;
@@ -425,6 +458,10 @@ static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
     Chunk* c = &this->chunks[ci];
     if (!d && c->resident) {
         c->tick = ++this->tick;
+        if (col == DS_END_NS && c->end_derived) {
+            return end_of(ChunkCodec_value(c->enc, &c->col[DS_START_NS], r),
+                          ChunkCodec_value(c->enc, &c->col[DS_DUR_NS], r));
+        }
         return ChunkCodec_value(c->enc, &c->col[col], r);
     }
     d = d ? d : decode_chunk(this, ci);
@@ -448,6 +485,16 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
     if (d) {
         memcpy(out, d + (int64_t)col * CHUNK, (size_t)CHUNK * sizeof(int64_t));
         return CHUNK;
+    }
+    if (col == DS_END_NS && c->end_derived) { /* start, then duration added to it */
+        int64_t* dur = xmalloc((size_t)CHUNK * sizeof(int64_t));
+        int ok = read_col(this, ci, DS_START_NS, out) >= 0 &&
+                 read_col(this, ci, DS_DUR_NS, dur) >= 0;
+        if (ok) {
+            derive_end(out, dur, out);
+        }
+        free(dur);
+        return ok ? CHUNK : -1;
     }
     if (c->resident) {
         c->tick = ++this->tick;
@@ -485,6 +532,11 @@ const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* row
 static int seal(DispatchStore* this) {
     Chunk c = {.file_off = -1, .arena = -1, .resident = 1};
     c.bytes = (int64_t)ChunkCodec_plan(this->raw, CHUNK, CHUNK, DS_NCOLS, c.col);
+    if (c.col[DS_END_NS].width > 0 && end_derivable(this->raw)) {
+        c.end_derived = 1; /* 4 bytes a row fewer on a typical trace */
+        c.col[DS_END_NS] = (ChunkCol){0};
+        c.bytes = (int64_t)ChunkCodec_layout(c.col, DS_NCOLS, CHUNK);
+    }
     if (!make_room(this, c.bytes, -1)) {
         return 0;
     }
