@@ -4,11 +4,13 @@
  *
  * Rows are insert-only; a row's id (the table's id and rowid) is its 1-based position.
  * Values are int64; DISPATCH_STORE_NULL (INT64_MIN, the loader's LOAD_NULL) is SQL NULL.
- * Rows live in chunks of DISPATCH_STORE_CHUNK rows; above the byte budget given to
+ * Rows live in chunks of DISPATCH_STORE_CHUNK rows, each full one compressed column by column
+ * (chunk_codec.h); above the byte budget given to
  * DispatchStore_new, full chunks are written to an unlinked temporary file in SQLITE_TMPDIR
- * or TMPDIR (the tmpdir given, where SQLite puts its own) and read back when a query needs them (least
- * recently used first out), so --db-memory bounds the store as it bounds SQLite's page
- * cache; the indexes count against the same budget. The indexes by kernel_id, corr_id and seq are
+ * or TMPDIR (the tmpdir given, where SQLite puts its own), least recently used first, and
+ * read back (one at a time, into a buffer) whenever a query needs them, so --db-memory
+ * bounds the store as it bounds SQLite's page cache; the indexes count against the same
+ * budget. The indexes by kernel_id, corr_id and seq are
  * built on the first query that uses them, and again after more rows were appended. */
 #ifndef DCUTOP_DISPATCH_STORE_H
 #define DCUTOP_DISPATCH_STORE_H
@@ -58,14 +60,19 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
 int64_t DispatchStore_count(const DispatchStore* this);
 
 /* Direct column reads for the analyses (no SQL row per dispatch): chunk ci (0-based) holds
- * rows ci * DISPATCH_STORE_CHUNK onwards, column-major (DS_AT). Returns its data, valid
- * until the next call on the store (a spilled chunk is read back and may evict another),
+ * rows ci * DISPATCH_STORE_CHUNK onwards, column-major (DS_AT). Returns its data decoded
+ * into a store-owned buffer (or the raw rows of the chunk being filled), valid until the
+ * next call on the store (a spilled chunk is read back and may evict another),
  * with *rows set to the rows it holds; NULL when a spilled chunk cannot be read back. */
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows);
 #define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
 
 /* Chunks written to the temporary file so far (0: all in memory). */
 int64_t DispatchStore_spilled(const DispatchStore* this);
+
+/* Bytes the full chunks take encoded (chunk_codec.h), in memory or in the temporary file;
+ * the chunk being filled (raw, 144 bytes a row) is not counted. */
+int64_t DispatchStore_encodedBytes(const DispatchStore* this);
 
 /* 1 when an append failed because the temporary file's folder is out of room. */
 int DispatchStore_outOfRoom(const DispatchStore* this);

@@ -1,5 +1,15 @@
 /* dispatch_store.c - the dispatch table as column arrays behind an SQLite virtual table
- * (see dispatch_store.h). */
+ * (see dispatch_store.h).
+ *
+ * Full chunks are kept encoded (chunk_codec.h: a constant, 1-, 2- or 4-byte offsets, or raw
+ * int64 per column), typically 20-30 bytes a row instead of 144; only the chunk being filled
+ * is raw. Readers get raw int64 columns back: DispatchStore_chunk decodes a whole chunk into
+ * one of NDEC store-owned buffers (a small cache, least recently used reused), the virtual
+ * table decodes the one value it is asked for. Spilling writes a chunk's encoded bytes once
+ * to an append-only temporary file, as the load fills the budget (oldest first); a spilled
+ * chunk is read back into a read buffer for each use and decoded from there, never made
+ * resident again (see `encoded`). The budget counts the encoded bytes that are resident,
+ * the raw, decode and read buffers, and the indexes. */
 #include "dcutop/dispatch_store.h"
 
 #include <errno.h>
@@ -10,16 +20,59 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dcutop/chunk_codec.h"
 #include "dcutop/xalloc.h"
 
-enum { CHUNK = DISPATCH_STORE_CHUNK };
+enum { CHUNK = DISPATCH_STORE_CHUNK, NDEC = 4 };
 #define CHUNK_BYTES ((int64_t)CHUNK * DS_NCOLS * (int64_t)sizeof(int64_t))
 
+/* A full chunk, encoded. */
 typedef struct {
-    int64_t* data; /* column-major: data[col * CHUNK + row]; NULL while spilled (owned) */
-    int64_t tick;  /* last use, for least recently used eviction */
-    int spilled;   /* its rows are in the temporary file (full chunks only) */
+    ChunkCol col[DS_NCOLS];
+    uint8_t* enc;     /* the encoded bytes while resident (in an arena, or an own block) */
+    int64_t bytes;    /* encoded size: a multiple of CHUNK, so of 4 KiB; 0: all constant */
+    int64_t file_off; /* where the temporary file has them; -1: not written yet */
+    int64_t tick;     /* last use, for least recently used eviction */
+    int32_t arena;    /* the arena enc lies in; -1: a block of its own (malloc) */
+    uint8_t resident; /* enc holds the bytes (always, when bytes is 0) */
+    uint8_t end_derived; /* end_ns is not stored: every row's is end_of(start, dur) */
 } Chunk;
+
+/* end_ns as the loaders make it: start + duration (NULL when either is), in uint64 so that
+ * it wraps as the check in seal() did; a chunk whose every end is this stores no end. */
+static inline int64_t end_of(int64_t start, int64_t dur) {
+    if (start == DISPATCH_STORE_NULL || dur == DISPATCH_STORE_NULL) {
+        return DISPATCH_STORE_NULL;
+    }
+    return (int64_t)((uint64_t)start + (uint64_t)dur);
+}
+
+/* 1 when every row's end equals end_of(start, dur), bit for bit. */
+static int end_derivable(const int64_t* raw) {
+    const int64_t* s = raw + (int64_t)DS_START_NS * DISPATCH_STORE_CHUNK;
+    const int64_t* e = raw + (int64_t)DS_END_NS * DISPATCH_STORE_CHUNK;
+    const int64_t* d = raw + (int64_t)DS_DUR_NS * DISPATCH_STORE_CHUNK;
+    int same = 1;
+    for (int64_t r = 0; r < DISPATCH_STORE_CHUNK; r++) {
+        same &= e[r] == end_of(s[r], d[r]);
+    }
+    return same;
+}
+
+/* A slab that encoded chunks are cut from, one after another (a bump arena). */
+typedef struct {
+    char* base;   /* ARENA_BYTES at a 2 MiB boundary; NULL once unmapped */
+    int64_t used; /* bytes handed out */
+    int64_t live; /* chunks in it not yet released */
+} Arena;
+
+/* A decoded copy of a full chunk (DispatchStore_chunk). */
+typedef struct {
+    int64_t* buf; /* CHUNK_BYTES, column-major (in bufs) */
+    int64_t ci;   /* the chunk it holds; -1: none */
+    int64_t tick;
+    int counted;  /* its bytes count in resident (from its first use on) */
+} Decoded;
 
 typedef struct {
     int64_t v;
@@ -35,39 +88,47 @@ typedef struct {
 } SortedIdx;
 
 struct DispatchStore_ {
-    Chunk* chunks;
+    Chunk* chunks;                /* the full chunks, encoded; the filling one is `raw` */
     int64_t nchunks, capchunks;
-    int64_t n;       /* rows */
-    int64_t budget;  /* bytes; 0: no bound */
-    int64_t resident; /* bytes of resident chunks and indexes */
+    int64_t n;        /* rows */
+    int64_t budget;   /* bytes; 0: no bound */
+    int64_t resident; /* bytes of resident encoded chunks, buffers and indexes */
     int64_t tick;
     char* tmpdir; /* where the spill file goes (owned) */
     int fd;       /* the spill file, -1 until the first spill */
+    int64_t file_end; /* bytes written to it (chunks are appended, each once) */
     int full;     /* the spill file could not be written: out of room (ENOSPC, EFBIG) */
+    int write_errno; /* errno of the last failed write to it */
     /* kernel_id index: rows of kernel k are krow[koff[k] .. koff[k + 1]) in row order */
     int64_t* koff;
     int64_t* krow;
     int64_t kmax, kbuilt_n, kbytes;
     SortedIdx corr, seq;
-    /* chunk buffers come from slabs of SLAB_CHUNKS, mapped with transparent huge pages
-     * where the system allows: a 4 KiB page fault per 4 KiB of rows was a sixth of a
-     * 1M-dispatch load. A buffer given back (spilled) returns its pages to the system. */
-    void** slabs;
-    int64_t nslabs;
-    int64_t** freebufs;
-    int64_t nfree, capfree;
+    /* the raw buffer of the filling chunk, the NDEC decode buffers and the read buffer
+     * (a spilled chunk's encoded bytes): one mapping of (2 + NDEC) * 576 KiB, on two 2 MiB
+     * huge pages where the system gives them */
+    char* bufs;
+    int bufs_mapped; /* bufs came from mmap (else malloc) */
+    int64_t* raw;    /* rows nchunks * CHUNK .. n, column-major; NULL before the first row */
+    Decoded dec[NDEC];
+    uint8_t* readbuf;
+    int readbuf_counted;
+    Arena* arenas;
+    int64_t narenas;
+    int64_t cur; /* the arena being filled; -1: none */
 };
 
-/* 32 chunks of 576 KiB are 18 MiB: nine 2 MiB huge pages, the slab aligned to 2 MiB */
-enum { SLAB_CHUNKS = 32 };
-#define SLAB_BYTES ((size_t)SLAB_CHUNKS * (size_t)CHUNK_BYTES)
+/* Encoded chunks come from 18 MiB arenas mapped with transparent huge pages: on this VM a
+ * 4 KiB page fault per 4 KiB written was a sixth of a 1M-dispatch report. */
+#define ARENA_BYTES ((int64_t)18 << 20)
 #define HUGE_BYTES ((size_t)2 << 20)
+#define BUFS_BYTES ((size_t)(2 + NDEC) * (size_t)CHUNK_BYTES)
 
-/* SLAB_BYTES of fresh memory at a 2 MiB boundary (the unaligned head and tail of a larger
- * mapping unmapped), advised huge; MAP_FAILED when the system has none. */
-static void* map_slab(void) {
-    size_t len = SLAB_BYTES + HUGE_BYTES;
-    char* m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* len bytes (a multiple of 2 MiB) of fresh memory at a 2 MiB boundary (the unaligned head
+ * and tail of a larger mapping unmapped), advised huge; MAP_FAILED when there is none. */
+static void* map_huge(size_t len) {
+    size_t big = len + HUGE_BYTES;
+    char* m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         return MAP_FAILED;
     }
@@ -75,56 +136,81 @@ static void* map_slab(void) {
     if (a > m) {
         munmap(m, (size_t)(a - m));
     }
-    if (a + SLAB_BYTES < m + len) {
-        munmap(a + SLAB_BYTES, (size_t)(m + len - (a + SLAB_BYTES)));
+    if (a + len < m + big) {
+        munmap(a + len, (size_t)(m + big - (a + len)));
     }
 #ifdef MADV_HUGEPAGE
-    madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
+    madvise(a, len, MADV_HUGEPAGE);
 #endif
     return a;
 }
 
-static void push_free(DispatchStore* this, int64_t* d) {
-    if (this->nfree == this->capfree) {
-        this->capfree = this->capfree ? this->capfree * 2 : 64;
-        this->freebufs = xrealloc(this->freebufs, (size_t)this->capfree * sizeof(int64_t*));
-    }
-    this->freebufs[this->nfree++] = d;
+static size_t round_huge(size_t len) {
+    return (len + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
 }
 
-static int64_t* chunk_alloc(DispatchStore* this) {
-    if (this->nfree == 0) {
-        void* slab = map_slab();
-        if (slab == MAP_FAILED) {
-            return xmalloc((size_t)CHUNK_BYTES); /* freed as a block of its own */
+/* bytes (a multiple of 4 KiB) for an encoded chunk, cut from the current arena or a new
+ * one; *which: the arena, -1 for a block of its own when no arena can be mapped. */
+static uint8_t* arena_alloc(DispatchStore* this, int64_t bytes, int32_t* which) {
+    if (this->cur < 0 || this->arenas[this->cur].used + bytes > ARENA_BYTES) {
+        void* m = map_huge((size_t)ARENA_BYTES);
+        if (m == MAP_FAILED) {
+            *which = -1;
+            return xmalloc((size_t)bytes);
         }
-        this->slabs = xrealloc(this->slabs, (size_t)(this->nslabs + 1) * sizeof(void*));
-        this->slabs[this->nslabs++] = slab;
-        for (int i = SLAB_CHUNKS - 1; i >= 0; i--) { /* the slab's first buffer first */
-            push_free(this, (int64_t*)((char*)slab + (size_t)i * (size_t)CHUNK_BYTES));
+        int64_t slot = 0;
+        while (slot < this->narenas && this->arenas[slot].base) {
+            slot++; /* an unmapped one's slot is taken again */
         }
+        if (slot == this->narenas) {
+            this->arenas = xrealloc(this->arenas, (size_t)(++this->narenas) * sizeof(Arena));
+        }
+        this->arenas[slot] = (Arena){m, 0, 0};
+        this->cur = slot;
     }
-    return this->freebufs[--this->nfree];
+    Arena* a = &this->arenas[this->cur];
+    uint8_t* p = (uint8_t*)a->base + a->used;
+    a->used += bytes;
+    a->live++;
+    *which = (int32_t)this->cur;
+    return p;
 }
 
-/* 1 when d lies in one of the slabs. */
-static int in_slab(const DispatchStore* this, const int64_t* d) {
-    for (int64_t i = 0; i < this->nslabs; i++) {
-        const char* s = this->slabs[i];
-        if ((const char*)d >= s && (const char*)d < s + SLAB_BYTES) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static void chunk_release(DispatchStore* this, int64_t* d) {
-    if (!in_slab(this, d)) {
-        free(d);
+/* Gives an evicted chunk's memory back. Its pages (whole 4 KiB pages: chunks are multiples
+ * of 4 KiB at 4 KiB offsets) go back at once with MADV_DONTNEED, so the resident set
+ * follows the budget even when a long-lived chunk keeps its arena mapped (the kernel splits
+ * a huge page that is partly given back). An arena whose chunks are all gone is unmapped,
+ * so the next one starts on fresh huge pages; eviction is least recently used first, which
+ * for the load and the analyses' scans is oldest first, so arenas empty in turn. */
+static void arena_release(DispatchStore* this, Chunk* c) {
+    if (c->arena < 0) {
+        free(c->enc);
         return;
     }
-    madvise(d, (size_t)CHUNK_BYTES, MADV_DONTNEED); /* the pages go back; the range stays */
-    push_free(this, d);
+    Arena* a = &this->arenas[c->arena];
+    if (--a->live > 0) {
+        madvise(c->enc, (size_t)c->bytes, MADV_DONTNEED);
+        return;
+    }
+    munmap(a->base, (size_t)ARENA_BYTES);
+    a->base = NULL;
+    if (this->cur == c->arena) {
+        this->cur = -1;
+    }
+}
+
+/* The raw and decode buffers, mapped on the first row. */
+static void map_bufs(DispatchStore* this) {
+    void* m = map_huge(round_huge(BUFS_BYTES));
+    this->bufs_mapped = m != MAP_FAILED;
+    this->bufs = this->bufs_mapped ? m : xmalloc(BUFS_BYTES);
+    this->raw = (int64_t*)(void*)this->bufs;
+    for (int i = 0; i < NDEC; i++) {
+        this->dec[i] = (Decoded){(int64_t*)(void*)(this->bufs + (size_t)(1 + i) * CHUNK_BYTES),
+                                 -1, 0, 0};
+    }
+    this->readbuf = (uint8_t*)this->bufs + (size_t)(1 + NDEC) * CHUNK_BYTES;
+    this->resident += CHUNK_BYTES; /* the raw buffer; the others count once used */
 }
 
 DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir) {
@@ -132,6 +218,7 @@ DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir) {
     this->tmpdir = xstrdup(tmpdir);
     this->budget = budget > 0 && budget < 2 * CHUNK_BYTES ? 2 * CHUNK_BYTES : budget;
     this->fd = -1;
+    this->cur = -1;
     this->kbuilt_n = this->corr.built_n = this->seq.built_n = -1;
     return this;
 }
@@ -141,15 +228,21 @@ void DispatchStore_delete(DispatchStore* this) {
         return;
     }
     for (int64_t i = 0; i < this->nchunks; i++) {
-        if (this->chunks[i].data && !in_slab(this, this->chunks[i].data)) {
-            free(this->chunks[i].data);
+        if (this->chunks[i].resident && this->chunks[i].arena < 0) {
+            free(this->chunks[i].enc);
         }
     }
-    for (int64_t i = 0; i < this->nslabs; i++) {
-        munmap(this->slabs[i], SLAB_BYTES);
+    for (int64_t i = 0; i < this->narenas; i++) {
+        if (this->arenas[i].base) {
+            munmap(this->arenas[i].base, (size_t)ARENA_BYTES);
+        }
     }
-    free(this->slabs);
-    free(this->freebufs);
+    if (this->bufs_mapped) {
+        munmap(this->bufs, round_huge(BUFS_BYTES));
+    } else {
+        free(this->bufs);
+    }
+    free(this->arenas);
     free(this->chunks);
     free(this->koff);
     free(this->krow);
@@ -165,7 +258,15 @@ void DispatchStore_delete(DispatchStore* this) {
 int64_t DispatchStore_spilled(const DispatchStore* this) {
     int64_t n = 0;
     for (int64_t i = 0; i < this->nchunks; i++) {
-        n += this->chunks[i].spilled;
+        n += this->chunks[i].file_off >= 0;
+    }
+    return n;
+}
+
+int64_t DispatchStore_encodedBytes(const DispatchStore* this) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < this->nchunks; i++) {
+        n += this->chunks[i].bytes;
     }
     return n;
 }
@@ -225,147 +326,334 @@ static int read_all(int fd, void* buf, int64_t len, int64_t off) {
     return 1;
 }
 
-/* Frees least recently used full chunks (not `keep`) until `need` more bytes fit the
- * budget or none is left to free. Returns 0 on a write error. */
-static int make_room(DispatchStore* this, int64_t need, int64_t keep) {
-    while (this->budget > 0 && this->resident + need > this->budget) {
-        int64_t victim = -1;
-        for (int64_t i = 0; i < this->nchunks; i++) {
-            const Chunk* c = &this->chunks[i];
-            int full = (i + 1) * (int64_t)CHUNK <= this->n;
-            if (c->data && full && i != keep && (victim < 0 || c->tick < this->chunks[victim].tick)) {
-                victim = i;
-            }
+/* The least recently used resident chunk with bytes to free, not `keep` (only one already
+ * in the temporary file when filed); -1: none. */
+static int64_t lru_victim(const DispatchStore* this, int64_t keep, int filed) {
+    int64_t victim = -1;
+    for (int64_t i = 0; i < this->nchunks; i++) {
+        const Chunk* c = &this->chunks[i];
+        if (c->resident && c->bytes > 0 && i != keep && (!filed || c->file_off >= 0) &&
+            (victim < 0 || c->tick < this->chunks[victim].tick)) {
+            victim = i;
         }
-        if (victim < 0) {
-            return 1;
-        }
-        Chunk* c = &this->chunks[victim];
-        if (!c->spilled) {
-            if ((this->fd < 0 && !open_spill(this)) ||
-                !write_all(this->fd, c->data, CHUNK_BYTES, victim * CHUNK_BYTES)) {
-                return 0;
-            }
-            c->spilled = 1;
-        }
-        chunk_release(this, c->data);
-        c->data = NULL;
-        this->resident -= CHUNK_BYTES;
     }
+    return victim;
+}
+
+/* Appends chunk c's encoded bytes to the temporary file; 0 (and write_errno) on an error. */
+static int spill(DispatchStore* this, Chunk* c) {
+    if ((this->fd < 0 && !open_spill(this)) ||
+        !write_all(this->fd, c->enc, c->bytes, this->file_end)) {
+        this->write_errno = errno;
+        return 0;
+    }
+    c->file_off = this->file_end;
+    this->file_end += c->bytes;
     return 1;
 }
 
-/* The resident data of chunk ci, read back if spilled; NULL on a read error. */
-static const int64_t* chunk_data(DispatchStore* this, int64_t ci) {
-    Chunk* c = &this->chunks[ci];
-    if (!c->data) {
-        if (!make_room(this, CHUNK_BYTES, ci)) {
-            return NULL;
+/* Evicts least recently used chunks (not `keep`) until `need` more bytes fit the budget or
+ * none is left to evict; a chunk is written to the file the first time only (chunks never
+ * change once encoded). After a write error only chunks already in the file are evicted,
+ * and it returns 0: an append fails with it (the load stops and says why), a read goes on
+ * over the budget rather than fail a query for want of temporary space. */
+static int make_room(DispatchStore* this, int64_t need, int64_t keep) {
+    int wrote = 1;
+    while (this->budget > 0 && this->resident + need > this->budget) {
+        int64_t victim = lru_victim(this, keep, !wrote);
+        if (victim < 0) {
+            break;
         }
-        int64_t* d = chunk_alloc(this);
-        if (!read_all(this->fd, d, CHUNK_BYTES, ci * CHUNK_BYTES)) {
-            chunk_release(this, d);
-            return NULL;
+        Chunk* c = &this->chunks[victim];
+        if (c->file_off < 0 && !spill(this, c)) {
+            wrote = 0;
+            continue;
         }
-        c->data = d;
-        this->resident += CHUNK_BYTES;
+        arena_release(this, c);
+        c->enc = NULL;
+        c->resident = 0;
+        this->resident -= c->bytes;
     }
-    c->tick = ++this->tick;
-    return c->data;
+    return wrote;
 }
 
-/* Value of column col of the 0-based row; *ok = 0 on a read error. */
+/* The decode buffer holding full chunk ci; NULL when none does. */
+static const int64_t* decoded(DispatchStore* this, int64_t ci) {
+    for (int i = 0; i < NDEC; i++) {
+        if (this->dec[i].ci == ci) {
+            this->dec[i].tick = ++this->tick;
+            return this->dec[i].buf;
+        }
+    }
+    return NULL;
+}
+
+/* A buffer's bytes count against the budget from its first use on (a write error leaves
+ * the store over the budget: see make_room). */
+static void count_buffer(DispatchStore* this, int* counted, int64_t keep) {
+    if (!*counted) {
+        *counted = 1;
+        make_room(this, CHUNK_BYTES, keep);
+        this->resident += CHUNK_BYTES;
+    }
+}
+
+/* The encoded bytes of full chunk ci: its own when resident, else read from the temporary
+ * file into the read buffer (valid until the next read); NULL on a read error. A chunk read
+ * back is not made resident again: the analyses scan every chunk in turn, and a least
+ * recently used cache smaller than the scan would evict each chunk before its next use,
+ * reading back all of them on every pass; this way a pass reads back only what was
+ * spilled, and nothing else is evicted (nor its pages given back and faulted in again). */
+static const uint8_t* encoded(DispatchStore* this, int64_t ci) {
+    Chunk* c = &this->chunks[ci];
+    if (c->resident) {
+        c->tick = ++this->tick;
+        return c->enc;
+    }
+    count_buffer(this, &this->readbuf_counted, ci);
+    return read_all(this->fd, this->readbuf, c->bytes, c->file_off) ? this->readbuf : NULL;
+}
+
+static void derive_end(const int64_t* start, const int64_t* dur, int64_t* end) {
+    for (int64_t r = 0; r < CHUNK; r++) {
+        end[r] = end_of(start[r], dur[r]);
+    }
+}
+
+/* Decodes full chunk ci into the least recently used decode buffer; NULL on an error. */
+static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
+    Decoded* slot = &this->dec[0];
+    for (int i = 1; i < NDEC; i++) {
+        slot = this->dec[i].tick < slot->tick ? &this->dec[i] : slot;
+    }
+    count_buffer(this, &slot->counted, ci); /* before `encoded`: it may evict */
+    const uint8_t* enc = encoded(this, ci);
+    if (!enc) {
+        return NULL;
+    }
+    const Chunk* c = &this->chunks[ci];
+    int64_t* b = slot->buf;
+    for (int col = 0; col < DS_NCOLS; col++) {
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * CHUNK);
+    }
+    if (c->end_derived) {
+        derive_end(b + (int64_t)DS_START_NS * CHUNK, b + (int64_t)DS_DUR_NS * CHUNK,
+                   b + (int64_t)DS_END_NS * CHUNK);
+    }
+    slot->ci = ci;
+    slot->tick = ++this->tick;
+    return slot->buf;
+}
+
+/* Value of column col of the 0-based row; *ok = 0 on a read error. A resident chunk
+ * gives the one value (decoding a whole chunk per value would be 4096 times the work of a
+ * scan); a spilled one is decoded whole into a decode buffer, where the next rows of a
+ * scan find it. */
 static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
-    const int64_t* d = chunk_data(this, row / CHUNK);
+    int64_t ci = row / CHUNK, r = row % CHUNK;
+    if (ci == this->nchunks) {
+        return this->raw[(int64_t)col * CHUNK + r];
+    }
+    const int64_t* d = decoded(this, ci);
+    Chunk* c = &this->chunks[ci];
+    if (!d && c->resident) {
+        c->tick = ++this->tick;
+        if (col == DS_END_NS && c->end_derived) {
+            return end_of(ChunkCodec_value(c->enc, &c->col[DS_START_NS], r),
+                          ChunkCodec_value(c->enc, &c->col[DS_DUR_NS], r));
+        }
+        return ChunkCodec_value(c->enc, &c->col[col], r);
+    }
+    d = d ? d : decode_chunk(this, ci);
     if (!d) {
         *ok = 0;
         return DISPATCH_STORE_NULL;
     }
-    return d[(int64_t)col * CHUNK + row % CHUNK];
+    return d[(int64_t)col * CHUNK + r];
+}
+
+/* Column col of chunk ci into out (CHUNK values); returns its rows, -1 on a read error.
+ * Of a spilled chunk only that column's bytes are read. */
+static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) {
+    if (ci == this->nchunks) {
+        int64_t rows = this->n - ci * (int64_t)CHUNK;
+        memcpy(out, this->raw + (int64_t)col * CHUNK, (size_t)rows * sizeof(int64_t));
+        return rows;
+    }
+    const int64_t* d = decoded(this, ci);
+    Chunk* c = &this->chunks[ci];
+    if (d) {
+        memcpy(out, d + (int64_t)col * CHUNK, (size_t)CHUNK * sizeof(int64_t));
+        return CHUNK;
+    }
+    if (col == DS_END_NS && c->end_derived) { /* start, then duration added to it */
+        int64_t* dur = xmalloc((size_t)CHUNK * sizeof(int64_t));
+        int ok = read_col(this, ci, DS_START_NS, out) >= 0 &&
+                 read_col(this, ci, DS_DUR_NS, dur) >= 0;
+        if (ok) {
+            derive_end(out, dur, out);
+        }
+        free(dur);
+        return ok ? CHUNK : -1;
+    }
+    if (c->resident) {
+        c->tick = ++this->tick;
+        ChunkCodec_decodeCol(c->enc, &c->col[col], CHUNK, out);
+        return CHUNK;
+    }
+    ChunkCol one = c->col[col];
+    one.off = 0;
+    int64_t len = (int64_t)one.width * CHUNK;
+    count_buffer(this, &this->readbuf_counted, ci);
+    if (len > 0 && !read_all(this->fd, this->readbuf, len, c->file_off + c->col[col].off)) {
+        return -1;
+    }
+    ChunkCodec_decodeCol(this->readbuf, &one, CHUNK, out);
+    return CHUNK;
 }
 
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
     *rows = 0;
-    if (ci < 0 || ci >= this->nchunks) {
+    int64_t left = this->n - ci * (int64_t)CHUNK;
+    if (ci < 0 || left <= 0) {
         return NULL;
     }
-    int64_t left = this->n - ci * (int64_t)CHUNK;
-    const int64_t* d = chunk_data(this, ci);
-    if (d) {
-        *rows = left < CHUNK ? left : CHUNK;
+    if (ci == this->nchunks) {
+        *rows = left;
+        return this->raw;
     }
+    const int64_t* d = decoded(this, ci);
+    d = d ? d : decode_chunk(this, ci);
+    *rows = d ? CHUNK : 0;
     return d;
 }
 
-int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err) {
-    int64_t ci = this->n / CHUNK;
-    if (ci == this->nchunks) {
-        if (!make_room(this, CHUNK_BYTES, -1)) {
-            this->full = errno == ENOSPC || errno == EFBIG || errno == EDQUOT;
-            Error_set(err, DCU_ERR_IO, "dispatch store: cannot write its temporary file: %s",
-                      strerror(errno));
-            return 0;
-        }
-        if (this->nchunks == this->capchunks) {
-            this->capchunks = this->capchunks ? this->capchunks * 2 : 16;
-            this->chunks = xrealloc(this->chunks, (size_t)this->capchunks * sizeof(Chunk));
-        }
-        Chunk* c = &this->chunks[this->nchunks++];
-        memset(c, 0, sizeof(*c));
-        c->data = chunk_alloc(this);
-        this->resident += CHUNK_BYTES;
+/* Encodes the full raw chunk into a new entry of chunks; 0 when no room could be made. */
+static int seal(DispatchStore* this) {
+    Chunk c = {.file_off = -1, .arena = -1, .resident = 1};
+    c.bytes = (int64_t)ChunkCodec_plan(this->raw, CHUNK, CHUNK, DS_NCOLS, c.col);
+    if (c.col[DS_END_NS].width > 0 && end_derivable(this->raw)) {
+        c.end_derived = 1; /* 4 bytes a row fewer on a typical trace */
+        c.col[DS_END_NS] = (ChunkCol){0};
+        c.bytes = (int64_t)ChunkCodec_layout(c.col, DS_NCOLS, CHUNK);
     }
-    Chunk* c = &this->chunks[ci];
-    /* the last chunk is never evicted (make_room spares chunks that are not full) */
+    if (!make_room(this, c.bytes, -1)) {
+        return 0;
+    }
+    if (c.bytes > 0) {
+        c.enc = arena_alloc(this, c.bytes, &c.arena);
+        ChunkCodec_pack(this->raw, CHUNK, CHUNK, DS_NCOLS, c.col, c.enc);
+    }
+    if (this->nchunks == this->capchunks) {
+        this->capchunks = this->capchunks ? this->capchunks * 2 : 16;
+        this->chunks = xrealloc(this->chunks, (size_t)this->capchunks * sizeof(Chunk));
+    }
+    c.tick = ++this->tick;
+    this->chunks[this->nchunks++] = c;
+    this->resident += c.bytes;
+    return 1;
+}
+
+int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err) {
+    if (!this->raw) {
+        map_bufs(this);
+    }
     int64_t r = this->n % CHUNK;
     for (int i = 0; i < DS_NCOLS; i++) {
-        c->data[(int64_t)i * CHUNK + r] = v[i];
+        this->raw[(int64_t)i * CHUNK + r] = v[i];
     }
-    c->tick = ++this->tick;
+    if (r == CHUNK - 1 && !seal(this)) { /* the row stays unwritten: n does not move */
+        int e = this->write_errno;
+        this->full = e == ENOSPC || e == EFBIG || e == EDQUOT;
+        Error_set(err, DCU_ERR_IO, "dispatch store: cannot write its temporary file: %s",
+                  strerror(e));
+        return 0;
+    }
     return ++this->n;
 }
 
 /* ---- indexes ---------------------------------------------------------------------------- */
 
+/* An index's bytes count against the budget as chunks do: chunks make room for it (a
+ * write error leaves them in memory, over the budget, as a failed spill does elsewhere). */
 static void set_index_bytes(DispatchStore* this, int64_t before, int64_t after) {
     this->resident += after - before;
+    make_room(this, 0, -1);
+}
+
+/* Calls fn on column col of every chunk in row order (decoded a chunk at a time, not a
+ * value at a time); 0 on a read error. */
+typedef void (*ColFn)(void* ctx, int64_t row0, const int64_t* v, int64_t rows);
+
+static int scan_col(DispatchStore* this, int col, ColFn fn, void* ctx) {
+    int64_t* buf = xmalloc((size_t)CHUNK * sizeof(int64_t));
+    int ok = 1;
+    for (int64_t ci = 0; ci * (int64_t)CHUNK < this->n && ok; ci++) {
+        int64_t rows = read_col(this, ci, col, buf);
+        ok = rows >= 0;
+        if (ok) {
+            fn(ctx, ci * (int64_t)CHUNK, buf, rows);
+        }
+    }
+    free(buf);
+    return ok;
+}
+
+typedef struct {
+    DispatchStore* s;
+    int64_t kmax;
+    int64_t* fill; /* next place in krow of each kernel */
+} KernelScan;
+
+static void kernel_max(void* ctx, int64_t row0, const int64_t* v, int64_t rows) {
+    KernelScan* k = ctx;
+    (void)row0;
+    for (int64_t r = 0; r < rows; r++) {
+        k->kmax = v[r] > k->kmax ? v[r] : k->kmax;
+    }
+}
+
+static void kernel_count(void* ctx, int64_t row0, const int64_t* v, int64_t rows) {
+    KernelScan* k = ctx;
+    (void)row0;
+    for (int64_t r = 0; r < rows; r++) {
+        if (v[r] >= 0) {
+            k->s->koff[v[r] + 1]++;
+        }
+    }
+}
+
+static void kernel_fill(void* ctx, int64_t row0, const int64_t* v, int64_t rows) {
+    KernelScan* k = ctx;
+    for (int64_t r = 0; r < rows; r++) {
+        if (v[r] >= 0) {
+            k->s->krow[k->fill[v[r]]++] = row0 + r;
+        }
+    }
 }
 
 static int build_kernel_index(DispatchStore* this) {
     if (this->kbuilt_n == this->n) {
         return 1;
     }
-    int ok = 1;
-    int64_t kmax = 0;
-    for (int64_t r = 0; r < this->n && ok; r++) {
-        int64_t k = get(this, r, DS_KERNEL_ID, &ok);
-        kmax = k > kmax ? k : kmax;
-    }
-    if (!ok || kmax > this->n + 1000000) {
+    KernelScan k = {this, 0, NULL};
+    int ok = scan_col(this, DS_KERNEL_ID, kernel_max, &k);
+    if (!ok || k.kmax > this->n + 1000000) {
         return 0; /* ids are the loader's dense kernel ids; anything else: no index */
     }
+    int64_t kmax = k.kmax;
     free(this->koff);
     free(this->krow);
     this->koff = xcalloc((size_t)(kmax + 2), sizeof(int64_t));
     this->krow = xmalloc((size_t)(this->n > 0 ? this->n : 1) * sizeof(int64_t));
-    for (int64_t r = 0; r < this->n && ok; r++) {
-        int64_t k = get(this, r, DS_KERNEL_ID, &ok);
-        if (k >= 0) {
-            this->koff[k + 1]++;
-        }
+    ok = scan_col(this, DS_KERNEL_ID, kernel_count, &k);
+    for (int64_t i = 0; i <= kmax; i++) {
+        this->koff[i + 1] += this->koff[i];
     }
-    for (int64_t k = 0; k <= kmax; k++) {
-        this->koff[k + 1] += this->koff[k];
-    }
-    int64_t* fill = xmalloc((size_t)(kmax + 1) * sizeof(int64_t));
-    memcpy(fill, this->koff, (size_t)(kmax + 1) * sizeof(int64_t));
-    for (int64_t r = 0; r < this->n && ok; r++) {
-        int64_t k = get(this, r, DS_KERNEL_ID, &ok);
-        if (k >= 0) {
-            this->krow[fill[k]++] = r;
-        }
-    }
-    free(fill);
+    k.fill = xmalloc((size_t)(kmax + 1) * sizeof(int64_t));
+    memcpy(k.fill, this->koff, (size_t)(kmax + 1) * sizeof(int64_t));
+    ok = ok && scan_col(this, DS_KERNEL_ID, kernel_fill, &k);
+    free(k.fill);
     this->kmax = kmax;
     this->kbuilt_n = ok ? this->n : -1;
     int64_t bytes = (kmax + 2 + this->n) * (int64_t)sizeof(int64_t);
@@ -401,6 +689,15 @@ static int cmp_pair(const void* a, const void* b) {
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
+static void sorted_add(void* ctx, int64_t row0, const int64_t* v, int64_t rows) {
+    SortedIdx* ix = ctx;
+    for (int64_t r = 0; r < rows; r++) {
+        if (v[r] != DISPATCH_STORE_NULL) {
+            ix->p[ix->np++] = (Pair){v[r], row0 + r};
+        }
+    }
+}
+
 static int build_sorted(DispatchStore* this, SortedIdx* ix, int col) {
     if (ix->built_n == this->n) {
         return 1;
@@ -408,13 +705,7 @@ static int build_sorted(DispatchStore* this, SortedIdx* ix, int col) {
     free(ix->p);
     ix->p = xmalloc((size_t)(this->n > 0 ? this->n : 1) * sizeof(Pair));
     ix->np = 0;
-    int ok = 1;
-    for (int64_t r = 0; r < this->n && ok; r++) {
-        int64_t v = get(this, r, col, &ok);
-        if (v != DISPATCH_STORE_NULL) {
-            ix->p[ix->np++] = (Pair){v, r};
-        }
-    }
+    int ok = scan_col(this, col, sorted_add, ix);
     qsort(ix->p, (size_t)ix->np, sizeof(Pair), cmp_pair);
     ix->built_n = ok ? this->n : -1;
     int64_t bytes = (this->n > 0 ? this->n : 1) * (int64_t)sizeof(Pair);
