@@ -6,9 +6,6 @@
 
 #include <stddef.h>
 
-/* Sets the allocator up for dcutop's large arrays (xalloc.c says why); once, in main. */
-void Xalloc_init(void);
-
 void* xmalloc(size_t size);
 void* xcalloc(size_t n, size_t size);
 void* xrealloc(void* ptr, size_t size);

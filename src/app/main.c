@@ -1031,7 +1031,6 @@ static void catch_ending_signals(void) {
 }
 
 int main(int argc, char** argv) {
-    Xalloc_init();
     setlocale(LC_ALL, "");
     catch_ending_signals();
     static Session ss;

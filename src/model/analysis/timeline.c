@@ -82,7 +82,7 @@ struct Timeline_ {
     int64_t total_kernel_ns; /* kernel_summary total (all used kernel data, timed or not) */
     int64_t kernel_busy;     /* the union of kernels per device, summed (no memsets, copies) */
     Device* dev;
-    int ndev;
+    int ndev, capdev;
     GapBuckets buckets; /* the bounds in effect (counts zero) */
     Gap gaps[TIMELINE_TOP_GAPS];
     int ngaps;
@@ -90,7 +90,7 @@ struct Timeline_ {
     int nit, capit;
     I64Map* it_at; /* file id -> 1 + the index in it of its first iteration (they are adjacent) */
     Run* runs;
-    int nruns;
+    int nruns, capruns;
     KShort* ks; /* indexed by kernel id */
     int64_t nks;
     const RunLanes* lanes; /* of the run being built (build_runs) */
@@ -1014,7 +1014,10 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, in
         t->kernel_busy += kernel_union(r + i, j - i);
         add_idle(&run->s, &d.idle);
         add_idle(&t->s, &d.idle);
-        t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)(t->ndev + 1));
+        if (t->ndev == t->capdev) { /* doubled: one more per device copied them all */
+            t->capdev = t->capdev ? 2 * t->capdev : 16;
+            t->dev = xrealloc(t->dev, sizeof(Device) * (size_t)t->capdev);
+        }
         t->dev[t->ndev++] = d;
         run->s.devices++;
         run->s.wall_ns += d.span;
@@ -1126,7 +1129,10 @@ static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c
     for (int64_t j = 0; j < n; j++) {
         last = r[j].end > last ? r[j].end : last;
     }
-    t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)(t->nruns + 1));
+    if (t->nruns == t->capruns) { /* doubled: one more per run copied them all (M5) */
+        t->capruns = t->capruns ? 2 * t->capruns : 16;
+        t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)t->capruns);
+    }
     Run* run = &t->runs[t->nruns++];
     memset(run, 0, sizeof(*run));
     run->id = id;

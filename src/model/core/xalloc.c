@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <malloc.h>
 #include <sys/mman.h>
 
 static void (*fail_hook)(void);
@@ -27,7 +26,9 @@ static void fail(void) {
 /* Large blocks (a million dispatches' rows, the store's chunks) are backed by transparent
  * huge pages where the system lets a process ask (THP "madvise"): a 4 KiB page fault per
  * 4 KiB written was a sixth of a 1M-dispatch report. Only the 2 MiB-aligned interior of
- * the block is advised; nothing happens on systems without THP. */
+ * the block is advised; nothing happens on systems without THP. glibc's thresholds are
+ * left alone: a fixed mmap threshold made every one-more-element realloc over 1 MiB a copy
+ * into fresh pages (quadratic over a 20,000-run folder); big arrays are sized once. */
 enum { HUGE_MIN = 4 << 20, HUGE_PAGE = 2 << 20 };
 
 static void *advise_huge(void* p, size_t size) {
@@ -43,20 +44,6 @@ static void *advise_huge(void* p, size_t size) {
     (void)size;
 #endif
     return p;
-}
-
-void Xalloc_init(void) {
-#ifdef M_MMAP_THRESHOLD
-    /* Arrays that grow by doubling to a million rows: glibc raises its mmap threshold up to
-     * 32 MiB as blocks are freed, and below it a realloc copies the block into new pages
-     * (half the page faults of a 1M-dispatch report). A fixed threshold keeps blocks over
-     * 1 MiB mapped, and mremap grows them in place. */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
-    /* Fixing that threshold also fixes the heap's trim threshold at 128 KiB (glibc moves it
-     * with the dynamic one): the heap then shrank and grew by brk, a TLB flush each, for
-     * every run of a 20,000-run folder (M5 of test_walk.sh went from 10x to 40x). */
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
 }
 
 void* xmalloc(size_t size) {
