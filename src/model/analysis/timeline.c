@@ -284,11 +284,11 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
     return 1;
 }
 
-static DcuStatus read_rows(TraceDb* db, sqlite3_stmt* st, const int64_t* files, int64_t nfiles,
-                           TupleIds* lanes, int64_t nks, TRow** rows, int64_t* n, size_t* cap,
-                           DcuError* err) {
+/* One run's rows: from store's columns when given (dispatch_scan.h), else through st. */
+static DcuStatus read_rows(TraceDb* db, DispatchStore* store, sqlite3_stmt* st,
+                           const int64_t* files, int64_t nfiles, TupleIds* lanes, int64_t nks,
+                           TRow** rows, int64_t* n, size_t* cap, DcuError* err) {
     *n = 0;
-    DispatchStore* store = DispatchScan_store(db);
     DispatchSpan* sp = store ? xmalloc(sizeof(*sp) * (size_t)(nfiles > 0 ? nfiles : 1)) : NULL;
     size_t need = 0; /* sized once: a doubling realloc copies (and faults in) every row again */
     for (int64_t f = 0; store && f < nfiles; f++) {
@@ -1240,6 +1240,8 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
                             DISPATCH_OF_FILE("?1"),
                             &st, err);
     }
+    /* asked once, not per run: a 20,000-run folder asked it 20,000 times */
+    DispatchStore* store = s == DCU_OK ? DispatchScan_store(t->db) : NULL;
     TRow* r = NULL;
     RunLanes lanes = {{0}, NULL, NULL, 0, 0};
     TupleIds_init(&lanes.ids, LN_WIDTH);
@@ -1255,7 +1257,7 @@ static DcuStatus build_runs(Timeline* t, int all_runs, DcuError* err) {
         }
         TupleIds_done(&lanes.ids);
         TupleIds_init(&lanes.ids, LN_WIDTH);
-        s = read_rows(t->db, st, file + i, j - i, &lanes.ids, t->nks, &r, &n, &cap, err);
+        s = read_rows(t->db, store, st, file + i, j - i, &lanes.ids, t->nks, &r, &n, &cap, err);
         if (s == DCU_OK && n > 0) {
             rank_lanes(&lanes);
             if (capgaps < (size_t)n) {
