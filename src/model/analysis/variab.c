@@ -201,18 +201,17 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
 
 /* One file's rows into *seen: from the store when given, else through st. */
 static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
-                           Seen** seen, size_t* cap, int64_t* n) {
+                           Seen** seen, size_t* cap, int64_t* n, DcuError* err) {
     *n = 0;
     if (store) {
         DispatchSpan sp;
         DirectSeen x = {file, seen, cap, 0};
-        DcuError e = {0};
         int has = DispatchScan_fileSpan(db, file, &sp);
         if (has && (size_t)(sp.hi - sp.lo + 1) > *cap) { /* sized once, not doubled */
             *cap = (size_t)(sp.hi - sp.lo + 1);
             *seen = xrealloc(*seen, *cap * sizeof(Seen));
         }
-        DcuStatus s = has ? DispatchScan_span(store, &sp, direct_block, &x, &e) : DCU_OK;
+        DcuStatus s = has ? DispatchScan_span(store, &sp, direct_block, &x, err) : DCU_OK;
         *n = x.n;
         return s;
     }
@@ -227,16 +226,18 @@ static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, 
                                  shape_col(st, 2), shape_col(st, 3)};
     }
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? DCU_OK : DCU_ERR_SQL;
+    return rc == SQLITE_DONE ? DCU_OK
+                             : Error_set(err, DCU_ERR_SQL, "variability: %s",
+                                         sqlite3_errmsg(TraceDb_handle(db)));
 }
 
 /* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
  * so a file is done when its rows are, and memory holds one rank's rows, not the job's
  * (issue 15). */
 static DcuStatus scan_file(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
-                           SlotMap* m, Seen** seen, size_t* cap) {
+                           SlotMap* m, Seen** seen, size_t* cap, DcuError* err) {
     int64_t n = 0;
-    DcuStatus s = read_seen(db, store, st, file, seen, cap, &n);
+    DcuStatus s = read_seen(db, store, st, file, seen, cap, &n, err);
     if (s != DCU_OK) {
         return s;
     }
@@ -280,10 +281,8 @@ static DcuStatus scan(TraceDb* db, SlotMap* m, DcuError* err) {
     int rc = SQLITE_DONE;
     DispatchStore* store = DispatchScan_store(db);
     while (s == DCU_OK && (rc = sqlite3_step(files)) == SQLITE_ROW) {
-        if (scan_file(db, store, st, sqlite3_column_int64(files, 0), m, &seen, &cap) != DCU_OK) {
-            rc = SQLITE_ERROR;
-            break;
-        }
+        /* its own message: the store's read error is no SQLite error */
+        s = scan_file(db, store, st, sqlite3_column_int64(files, 0), m, &seen, &cap, err);
     }
     if (s == DCU_OK && rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
