@@ -159,6 +159,18 @@ check "no process record: skipped with a note" \
     grep -q "rocprofv3 JSON without a complete process" "$TMP/scalar.out"
 check "records of the wrong shape: rejected, said" \
     grep -q "kernel_dispatch\[0\]: a value of the wrong type" "$TMP/nested.out"
+# a dispatch in a process with no agents, symbols or markers: every lookup meets an empty table
+# (the fuzzer found qsort handed a NULL array there; the ASan/UBSan pass runs this file too)
+printf '%s' '{"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}, "agents": [], "strings": {},
+ "kernel_symbols": [], "buffer_records": {"kernel_dispatch": [{"start_timestamp": 1,
+ "end_timestamp": 5, "agent_id": {"handle": 3}, "queue_id": {"handle": 1}, "correlation_id":
+ {"internal": 7}, "dispatch_info": {"kernel_id": 4, "agent_id": {"handle": 3}}}]}}]}' \
+    >"$TMP/bad/empty_results.json"
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" "$TMP/bad/empty_results.json" >"$TMP/empty.out" 2>&1
+same "empty tables: nothing loaded, said (exit 1), no crash" 1 "$?"
+check "empty tables: the missing symbol named" \
+    grep -q "empty_results.json: kernel_dispatch\[0\]: kernel_id 4 has no kernel_symbols record" \
+    "$TMP/empty.out"
 
 # the same process as a rocpd database and as JSON in one folder: one run, counted once (the
 # database supersedes the JSON, as a database supersedes a JSON trace of its run)

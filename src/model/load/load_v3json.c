@@ -125,12 +125,15 @@ static int name_cmp(const void* a, const void* b) {
 }
 
 static const Name* names_get(NameTab* t, int64_t id) {
+    if (t->n == 0) {
+        return NULL; /* an empty table has no array: qsort(NULL, 0) is undefined behaviour */
+    }
     if (!t->sorted) {
         qsort(t->v, (size_t)t->n, sizeof(Name), name_cmp); /* stable enough: ids are unique */
         t->sorted = 1;
     }
     Name key = {id, NULL, 0, 0};
-    return t->n ? bsearch(&key, t->v, (size_t)t->n, sizeof(Name), name_cmp) : NULL;
+    return bsearch(&key, t->v, (size_t)t->n, sizeof(Name), name_cmp);
 }
 
 static void names_free(NameTab* t) {
