@@ -87,6 +87,7 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     this->walk = FolderWalk_new(MAX_DEPTH);
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
+    this->core.raw_shared = SharedIntern_new();
     this->core.agg = DispatchAgg_new();
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
     return this;
@@ -101,6 +102,7 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    SharedIntern_delete(this->core.raw_shared);
     DispatchAgg_delete(this->core.agg);
     sqlite3_finalize(this->file_ins);
     sqlite3_finalize(this->file_upd);
