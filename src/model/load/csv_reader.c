@@ -157,8 +157,15 @@ static void prepare_batch(Shared* sh, Batch* b, CsvField* fields) {
 static int consume(Shared* sh, const Batch* b, long line_base) {
     int stop = 0;
     for (int r = 0; r < b->nrows && !stop; r++) {
-        CsvRow row = row_view(b, r, sh->fields, line_base);
-        if (sh->prep && sh->rows_seen > 0) {
+        CsvRow row;
+        if (b->phas_valid && b->phas[r] == 2 && sh->rows_seen > 0) { /* fields not read */
+            int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
+            row = (CsvRow){NULL, n, b->rwide[r], line_base + b->rline[r],
+                           b->pbuf + (size_t)r * sh->prep->size};
+        } else {
+            row = row_view(b, r, sh->fields, line_base);
+        }
+        if (sh->prep && sh->rows_seen > 0 && !row.prep) {
             if (b->phas_valid) {
                 row.prep = b->phas[r] ? b->pbuf + (size_t)r * sh->prep->size : NULL;
             } else if (sh->prep->fn(&row, sh->ctx, sh->pscratch)) {

@@ -719,14 +719,15 @@ static int prepare_row(const CsvRow* r, void* data, void* out) {
      * known kernel comes with its id (a new one, the first time, is interned there) */
     p->skip = skip_name(name, nlen);
     if (p->skip) {
-        return 1;
+        return 2;
     }
     if (!plain_dispatch(c, r, &p->d)) {
         return 0;
     }
     p->name_hash = Intern_hash(name, nlen);
     p->kid = SharedIntern_get(c->core->raw_shared, name, nlen, p->name_hash);
-    return 1;
+    /* row_prepared reads the fields only for a new name (text_of) or PMC columns */
+    return p->kid && c->n_counters == 0 ? 2 : 1;
 }
 
 static const CsvPrepare csv_prepare = {prepare_row, sizeof(Prepared)};
