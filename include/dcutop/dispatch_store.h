@@ -56,6 +56,11 @@ void DispatchStore_delete(DispatchStore* this);
 /* Appends one row; v[DS_NCOLS] in DispatchCol order. Returns its id (>= 1), or 0 when the
  * temporary file could not be written (err says why). */
 int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err);
+/* on: full chunks may be encoded on a thread of their own (chunk_sealer.h) while the
+ * next fills, as long as the budget leaves room for every chunk in flight without a
+ * spill; nearer the budget, and with on 0 (the default), they are sealed by append as it
+ * fills them. Readers wait for the thread first; results are the same either way. */
+void DispatchStore_setSealThread(DispatchStore* this, int on);
 
 int64_t DispatchStore_count(const DispatchStore* this);
 
