@@ -155,10 +155,15 @@ int App_bodyHeight(const App* app) {
 const char* App_title(const App* app) {
     return app->title;
 }
-void App_idle(App* app, int (*input_pending)(void)) {
-    if (!app->idle_done) {
+int App_idle(App* app, int (*input_pending)(void)) {
+    int redraw = 0;
+    if (DocScreen_pending(app->tops[TOP_SUMMARY]) && !(input_pending && input_pending())) {
+        redraw = DocScreen_finish(app->tops[TOP_SUMMARY], app);
+    }
+    if (!app->idle_done && !(input_pending && input_pending())) {
         app->idle_done = KernelQuery_indexWhenIdle(app->db, input_pending);
     }
+    return redraw;
 }
 
 int App_cancelRequested(App* app) {

@@ -136,6 +136,11 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
  * of any lane when idle.h finds none. */
 Reaction Summary_openLargestGap(App* app);
 
+/* doc_screen.c: the Summary shows before its timeline and advice are computed; pending: 1
+ * while they are not; finish: computes them and rebuilds the page (1 when it did). */
+int DocScreen_pending(const Screen* s);
+int DocScreen_finish(Screen* s, App* app);
+
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);
 Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err);
