@@ -512,6 +512,18 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
     return CHUNK;
 }
 
+int64_t DispatchStore_column(DispatchStore* this, int64_t ci, DispatchCol col, int64_t* out) {
+    if (ci < 0 || ci * (int64_t)CHUNK >= this->n) {
+        return 0;
+    }
+    return read_col(this, ci, col, out);
+}
+
+int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok) {
+    *ok = row >= 0 && row < this->n;
+    return *ok ? get(this, row, col, ok) : DISPATCH_STORE_NULL;
+}
+
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
     *rows = 0;
     int64_t left = this->n - ci * (int64_t)CHUNK;
