@@ -46,6 +46,9 @@ int TableScreen_rows(const Screen* s) {
 }
 
 int TableScreen_rsRow(const Screen* s, int r) {
+    if (s->page && s->page_first < 0) {
+        return -1; /* the layout's sample, not a page: none read yet */
+    }
     int64_t i = s->page ? r - s->page_first : r;
     return s->rs && i >= 0 && i < s->rs->nrows ? (int)i : -1;
 }
@@ -87,15 +90,19 @@ static DcuStatus page_open(Screen* s, App* app, DcuError* err) {
     if (st != DCU_OK || !p) {
         return st;
     }
-    DispatchPage_delete(s->page);
-    s->page = p;
     int64_t n = DispatchPage_count(p);
     ResultSet* sample = NULL;
-    if (DispatchPage_rows(p, 0, n, n > 2000 ? n / 2000 : 1, &sample, err) != DCU_OK ||
-        (s->sort && DispatchPage_sort(p, s->sort, err) != DCU_OK)) {
-        ResultSet_delete(sample);
-        return DCU_ERR_IO;
+    st = DispatchPage_rows(p, 0, n, n > 2000 ? n / 2000 : 1, &sample, err);
+    if (st == DCU_OK && s->sort) {
+        st = DispatchPage_sort(p, s->sort, err);
     }
+    if (st != DCU_OK) {
+        ResultSet_delete(sample);
+        DispatchPage_delete(p);
+        return st;
+    }
+    DispatchPage_delete(s->page);
+    s->page = p;
     for (int c = 0; c < TABLE_MAX_COLS; c++) {
         s->page_units[c] = -1;
     }
@@ -225,16 +232,17 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
             rs = NULL;
         }
     } else if (s->ops == &DispatchScreen) {
-        DispatchPage_delete(s->page);
-        s->page = NULL;
-        st = page_open(s, app, err);
-        if (st == DCU_OK && s->page) {
+        DispatchPage* was = s->page;
+        st = page_open(s, app, err); /* a new page replaces the one before */
+        if (st == DCU_OK && s->page != was) {
             s->layout_w = -1;
             sync_sort(s);
             TableScreen_clamp(s, app);
             return DCU_OK;
         }
-        if (st == DCU_OK) {
+        if (st == DCU_OK) { /* too short, or a region of interest: the whole list */
+            DispatchPage_delete(s->page);
+            s->page = NULL;
             st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
         }
     } else if (s->ops == &TraceScreen) {
