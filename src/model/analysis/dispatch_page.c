@@ -82,33 +82,31 @@ static int by_natural(const void* x, const void* y) {
     return p->row[a] < p->row[b] ? -1 : p->row[a] > p->row[b];
 }
 
-/* Reads the file and start of every row of the kernel: the rows the filter keeps, and
- * whether they are in the natural order already (the usual case: no sort). */
+/* Reads the file and start of every row of the kernel (those values alone, not whole
+ * chunks): the rows the filter keeps, and whether they are in the natural order already
+ * (the usual case: no sort). start has room for nk values. */
 static DcuStatus read_keys(DispatchPage* p, const int64_t* kr, int64_t nk, int64_t* start,
                            int* in_order, DcuError* err) {
-    int64_t* fb = xmalloc(sizeof(int64_t) * DISPATCH_STORE_CHUNK);
-    int64_t* sb = xmalloc(sizeof(int64_t) * DISPATCH_STORE_CHUNK);
-    DcuStatus s = DCU_OK;
-    int64_t ci = -1;
+    int64_t* fid = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
+    if (!DispatchStore_gather(p->store, kr, nk, DS_FILE_ID, fid) ||
+        !DispatchStore_gather(p->store, kr, nk, DS_START_NS, start)) {
+        free(fid);
+        return Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+    }
     *in_order = 1;
+    int64_t last_id = 0, fi = 0;
     for (int64_t i = 0; i < nk; i++) {
-        int64_t row = kr[i], r = row % DISPATCH_STORE_CHUNK;
-        if (row / DISPATCH_STORE_CHUNK != ci) { /* rows ascend: each chunk read once */
-            ci = row / DISPATCH_STORE_CHUNK;
-            if (DispatchStore_column(p->store, ci, DS_FILE_ID, fb) < 0 ||
-                DispatchStore_column(p->store, ci, DS_START_NS, sb) < 0) {
-                s = Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
-                break;
-            }
+        if (i == 0 || fid[i] != last_id) { /* a file's rows come together: one look-up */
+            last_id = fid[i];
+            fi = I64Map_get(p->files.ix, last_id);
         }
-        int64_t fi = I64Map_get(p->files.ix, fb[r]);
         if (!fi) {
             continue; /* not a used kernel file, or the filter leaves it out */
         }
         int64_t j = p->n++;
-        p->row[j] = row;
+        p->row[j] = kr[i];
         p->fidx[j] = (int32_t)(fi - 1);
-        start[j] = sb[r];
+        start[j] = start[i];
         if (j > 0 && *in_order) {
             int64_t a = j - 1, b = j;
             int an = start[a] == DISPATCH_STORE_NULL, bn = start[b] == DISPATCH_STORE_NULL;
@@ -117,9 +115,8 @@ static DcuStatus read_keys(DispatchPage* p, const int64_t* kr, int64_t nk, int64
                          (an > bn || (an == bn && (an || start[a] <= start[b]))));
         }
     }
-    free(fb);
-    free(sb);
-    return s;
+    free(fid);
+    return DCU_OK;
 }
 
 DcuStatus DispatchPage_open(TraceDb* db, const char* name, const char* filter, int64_t min_rows,
@@ -149,7 +146,7 @@ DcuStatus DispatchPage_open(TraceDb* db, const char* name, const char* filter, i
     p->row = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
     p->fidx = xmalloc(sizeof(int32_t) * (size_t)(nk > 0 ? nk : 1));
     int64_t* start = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
-    int in_order;
+    int in_order = 1;
     s = read_keys(p, kr, nk, start, &in_order, err);
     if (s == DCU_OK && !in_order) { /* rows out of start order: the natural order apart */
         p->nat = xmalloc(sizeof(int64_t) * (size_t)(p->n > 0 ? p->n : 1));
@@ -181,27 +178,17 @@ static int64_t kept(const DispatchPage* p, int64_t natural) {
     return p->nat ? p->nat[natural] : natural;
 }
 
-/* Column c (integer) of every kept row, read chunk by chunk in row order. */
+/* Column c (integer) of every kept row (rows ascend: chunk by chunk, the values alone). */
 static const int64_t* column(DispatchPage* p, int c, DcuError* err) {
     if (p->vals[c]) {
         return p->vals[c];
     }
     int64_t* v = xmalloc(sizeof(int64_t) * (size_t)(p->n > 0 ? p->n : 1));
-    int64_t* buf = xmalloc(sizeof(int64_t) * DISPATCH_STORE_CHUNK);
-    int64_t ci = -1;
-    for (int64_t j = 0; j < p->n; j++) {
-        if (p->row[j] / DISPATCH_STORE_CHUNK != ci) {
-            ci = p->row[j] / DISPATCH_STORE_CHUNK;
-            if (DispatchStore_column(p->store, ci, col_of(c), buf) < 0) {
-                Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
-                free(buf);
-                free(v);
-                return NULL;
-            }
-        }
-        v[j] = buf[p->row[j] % DISPATCH_STORE_CHUNK];
+    if (!DispatchStore_gather(p->store, p->row, p->n, col_of(c), v)) {
+        Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+        free(v);
+        return NULL;
     }
-    free(buf);
     p->vals[c] = v;
     return v;
 }
