@@ -7,7 +7,8 @@
  * KernelQuery_dispatches. A sort orders by one column, NULLs last, ties in the natural order
  * (the whole list keeps the order of the sort before); it is computed lazily: only the
  * positions asked for are put in place (a partial quicksort), so the first page of a sort of
- * 2,000,000 rows costs about one pass over them and later pages less. */
+ * 2,000,000 rows costs about one pass over them and later pages less. A page reads the
+ * store's kernel index (borrowed): valid while no dispatch is appended (after the load). */
 #ifndef DCUTOP_DISPATCH_PAGE_H
 #define DCUTOP_DISPATCH_PAGE_H
 

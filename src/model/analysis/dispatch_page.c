@@ -20,7 +20,9 @@ struct DispatchPage_ {
     DispatchStore* store; /* borrowed */
     DispatchFiles files;
     int64_t n;
-    int64_t* row;  /* store row of each kept dispatch, in row order */
+    const int64_t* row; /* store row of each kept dispatch, in row order: the store's
+                         * kernel index itself while every row is kept (no copy) */
+    int64_t* row_own;   /* else the kept ones (owned) */
     int32_t* fidx; /* its file (index into files) */
     int64_t* nat;  /* natural position -> kept index; NULL: the same (rows in start order) */
     int64_t* vals[D_NINT]; /* a column as shown, per kept index (read when first asked) */
@@ -46,7 +48,7 @@ void DispatchPage_delete(DispatchPage* this) {
         return;
     }
     DispatchFiles_done(&this->files);
-    free(this->row);
+    free(this->row_own);
     free(this->fidx);
     free(this->nat);
     for (int c = 0; c < D_NINT; c++) {
@@ -101,10 +103,17 @@ static DcuStatus read_keys(DispatchPage* p, const int64_t* kr, int64_t nk, int64
             fi = I64Map_get(p->files.ix, last_id);
         }
         if (!fi) {
+            if (!p->row_own) { /* the first row left out: the kept ones apart from here on */
+                p->row_own = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
+                memcpy(p->row_own, kr, sizeof(int64_t) * (size_t)p->n);
+                p->row = p->row_own;
+            }
             continue; /* not a used kernel file, or the filter leaves it out */
         }
         int64_t j = p->n++;
-        p->row[j] = kr[i];
+        if (p->row_own) {
+            p->row_own[j] = kr[i];
+        }
         p->fidx[j] = (int32_t)(fi - 1);
         start[j] = start[i];
         if (j > 0 && *in_order) {
@@ -143,7 +152,7 @@ DcuStatus DispatchPage_open(TraceDb* db, const char* name, const char* filter, i
         DispatchPage_delete(p);
         return s;
     }
-    p->row = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
+    p->row = kr; /* until a row is left out (read_keys) */
     p->fidx = xmalloc(sizeof(int32_t) * (size_t)(nk > 0 ? nk : 1));
     int64_t* start = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
     int in_order = 1;
