@@ -89,18 +89,24 @@ static int by_natural(const void* x, const void* y) {
  * (the usual case: no sort). start has room for nk values. */
 static DcuStatus read_keys(DispatchPage* p, const int64_t* kr, int64_t nk, int64_t* start,
                            int* in_order, DcuError* err) {
-    int64_t* fid = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
-    if (!DispatchStore_gather(p->store, kr, nk, DS_FILE_ID, fid) ||
-        !DispatchStore_gather(p->store, kr, nk, DS_START_NS, start)) {
-        free(fid);
-        return Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
-    }
+    enum { SLICE = 65536 }; /* file ids a slice at a time: no array as long as the list */
+    int64_t* fid = xmalloc(sizeof(int64_t) * SLICE);
     *in_order = 1;
     int64_t last_id = 0, fi = 0;
     for (int64_t i = 0; i < nk; i++) {
-        if (i == 0 || fid[i] != last_id) { /* a file's rows come together: one look-up */
-            last_id = fid[i];
-            fi = I64Map_get(p->files.ix, last_id);
+        if (i % SLICE == 0) {
+            int64_t len = nk - i < SLICE ? nk - i : SLICE;
+            if (!DispatchStore_gather(p->store, kr + i, len, DS_FILE_ID, fid) ||
+                !DispatchStore_gather(p->store, kr + i, len, DS_START_NS, start + i)) {
+                free(fid);
+                return Error_set(err, DCU_ERR_IO,
+                                 "dispatch store: cannot read back its temporary file");
+            }
+        }
+        int64_t id = fid[i % SLICE];
+        if (i == 0 || id != last_id) { /* a file's rows come together: one look-up */
+            last_id = id;
+            fi = I64Map_get(p->files.ix, id);
         }
         if (!fi) {
             if (!p->row_own) { /* the first row left out: the kept ones apart from here on */
