@@ -180,6 +180,27 @@ static void sync_sort(Screen* s) {
                             : ResultSet_defaultDesc(s->rs, s->tv.sort_col);
 }
 
+/* The dispatch list: a new page (*paged = 1, the screen set up), else the whole list in
+ * *rs (too short, or a region of interest). */
+static DcuStatus dispatch_query(Screen* s, App* app, const QueryOpts* q, ResultSet** rs,
+                                int* paged, DcuError* err) {
+    DispatchPage* was = s->page;
+    DcuStatus st = page_open(s, app, err); /* a new page replaces the one before */
+    if (st == DCU_OK && s->page != was) {
+        s->layout_w = -1;
+        sync_sort(s);
+        TableScreen_clamp(s, app);
+        *paged = 1;
+        return DCU_OK;
+    }
+    if (st != DCU_OK) {
+        return st;
+    }
+    DispatchPage_delete(s->page);
+    s->page = NULL;
+    return KernelQuery_dispatches(App_db(app), s->kernel, q, rs, err);
+}
+
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
     if (s->ops == &DiffScreen) {
         return DiffScreen_requery(s, app, err);
@@ -233,18 +254,10 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
             rs = NULL;
         }
     } else if (s->ops == &DispatchScreen) {
-        DispatchPage* was = s->page;
-        st = page_open(s, app, err); /* a new page replaces the one before */
-        if (st == DCU_OK && s->page != was) {
-            s->layout_w = -1;
-            sync_sort(s);
-            TableScreen_clamp(s, app);
+        int paged = 0;
+        st = dispatch_query(s, app, &q, &rs, &paged, err);
+        if (paged) {
             return DCU_OK;
-        }
-        if (st == DCU_OK) { /* too short, or a region of interest: the whole list */
-            DispatchPage_delete(s->page);
-            s->page = NULL;
-            st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
         }
     } else if (s->ops == &TraceScreen) {
         st = TraceScreen_query(s, app, &rs, err);
