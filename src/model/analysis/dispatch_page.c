@@ -367,21 +367,38 @@ DcuStatus DispatchPage_sort(DispatchPage* this, const char* spec, DcuError* err)
         desc = strcmp(colon + 1, "desc") == 0;
     }
     int64_t* rank = c == D_FILE ? file_ranks(this) : NULL;
-    const int64_t* v = c == D_FILE ? NULL : column(this, c, err);
-    if (c != D_FILE && !v) {
+    /* the keys straight from the store a slice at a time, when the rows are in the natural
+     * order and the column was not read before: no copy of it as long as the list */
+    enum { SLICE = 65536 };
+    int sliced = !rank && !this->nat && !this->vals[c];
+    int64_t* buf = sliced ? xmalloc(sizeof(int64_t) * SLICE) : NULL;
+    const int64_t* v = rank ? NULL : sliced ? buf : column(this, c, err);
+    if (!rank && !v) {
         return DCU_ERR_IO;
     }
     this->items = xmalloc(sizeof(Item) * (size_t)(this->n > 0 ? this->n : 1));
     this->nulls = xmalloc(sizeof(int64_t) * (size_t)(this->n > 0 ? this->n : 1));
     int64_t nn = 0;
-    for (int64_t q = 0; q < this->n; q++) {
+    DcuStatus s = DCU_OK;
+    for (int64_t q = 0; q < this->n && s == DCU_OK; q++) {
+        if (sliced && q % SLICE == 0 &&
+            !DispatchStore_gather(this->store, this->row + q,
+                                  this->n - q < SLICE ? this->n - q : SLICE, col_of(c), buf)) {
+            s = Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+        }
         int64_t j = kept(this, q);
-        int64_t k = rank ? rank[this->fidx[j]] : v[j];
+        int64_t k = rank ? rank[this->fidx[j]] : sliced ? v[q % SLICE] : v[j];
         if (k == DISPATCH_STORE_NULL) {
             this->nulls[nn++] = q;
         } else {
             this->items[this->m++] = (Item){k, q};
         }
+    }
+    free(buf);
+    if (s != DCU_OK) {
+        free(rank);
+        drop_sort(this);
+        return s;
     }
     free(rank);
     this->fin = xcalloc((size_t)(this->m > 0 ? this->m : 1), 1);
