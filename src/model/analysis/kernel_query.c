@@ -85,18 +85,23 @@ static int histogram_direct(TraceDb* db, KernelDetail* d, int64_t p2) {
         I64Map_put(used, sp[i].file_id, 1);
     }
     free(sp);
-    int64_t* fid = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
-    int64_t* dur = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
-    int ok = DispatchStore_gather(st, kr, nk, DS_FILE_ID, fid) &&
-             DispatchStore_gather(st, kr, nk, DS_DUR_NS, dur);
+    enum { SLICE = 65536 }; /* a slice of rows at a time: no arrays as long as the kernel's */
+    int64_t* fid = xmalloc(sizeof(int64_t) * SLICE);
+    int64_t* dur = xmalloc(sizeof(int64_t) * SLICE);
+    int ok = 1;
     int64_t last = 0, in = 0;
-    for (int64_t i = 0; ok && i < nk; i++) {
-        if (i == 0 || fid[i] != last) { /* a file's rows come together: one look-up */
-            last = fid[i];
-            in = I64Map_get(used, last);
-        }
-        if (in) {
-            hist_add(d, p2, dur[i] == DISPATCH_STORE_NULL ? 0 : dur[i]);
+    for (int64_t i0 = 0; ok && i0 < nk; i0 += SLICE) {
+        int64_t len = nk - i0 < SLICE ? nk - i0 : SLICE;
+        ok = DispatchStore_gather(st, kr + i0, len, DS_FILE_ID, fid) &&
+             DispatchStore_gather(st, kr + i0, len, DS_DUR_NS, dur);
+        for (int64_t i = 0; ok && i < len; i++) {
+            if ((i0 == 0 && i == 0) || fid[i] != last) { /* a file's rows come together */
+                last = fid[i];
+                in = I64Map_get(used, last);
+            }
+            if (in) {
+                hist_add(d, p2, dur[i] == DISPATCH_STORE_NULL ? 0 : dur[i]);
+            }
         }
     }
     free(fid);
