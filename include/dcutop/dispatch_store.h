@@ -72,6 +72,20 @@ int64_t DispatchStore_count(const DispatchStore* this);
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows);
 #define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
 
+/* Column col of chunk ci alone into out (DISPATCH_STORE_CHUNK values), the rest of the chunk
+ * left encoded (a paged list reads two columns of every chunk, not eighteen): its rows, 0
+ * past the end, -1 when a spilled chunk cannot be read back. */
+int64_t DispatchStore_column(DispatchStore* this, int64_t ci, DispatchCol col, int64_t* out);
+
+/* Column col of rows[0 .. n) (0-based, ascending) into out[0 .. n): of a chunk in memory
+ * only those values are read, not the whole column. 0 when a spilled chunk cannot be read
+ * back. */
+int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, DispatchCol col,
+                         int64_t* out);
+
+/* One value of the 0-based row (a page of a list); *ok = 0 on a read error or a bad row. */
+int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok);
+
 /* Chunks written to the temporary file so far (0: all in memory). */
 int64_t DispatchStore_spilled(const DispatchStore* this);
 

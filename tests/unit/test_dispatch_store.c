@@ -514,8 +514,39 @@ static void unwritable_spill_reads_go_on(void** state) {
     free(missing);
 }
 
+/* DispatchStore_gather (the paged dispatch list, the kernel histogram): the values of a
+ * kernel's rows, every column (the derived end included), as DispatchStore_value reads
+ * them one by one, from chunks in memory, spilled, decoded and the one being filled. */
+static void gather_reads_as_value(void** state) {
+    (void)state;
+    int64_t bounds[] = {0, 1LL << 20};
+    for (int b = 0; b < 2; b++) {
+        DispatchStore* s = DispatchStore_new(bounds[b], dir);
+        fill(s);
+        const int64_t* kr;
+        int64_t nk;
+        assert_true(DispatchStore_kernelRows(s, 3, &kr, &nk));
+        assert_int_equal(nk, ROWS / 7 + (ROWS % 7 > 2));
+        int64_t* out = xmalloc(sizeof(int64_t) * (size_t)nk);
+        for (int c = 0; c < DS_NCOLS; c++) {
+            int64_t ignored;
+            DispatchStore_chunk(s, 1, &ignored); /* one chunk decoded: read from there */
+            assert_true(DispatchStore_gather(s, kr, nk, (DispatchCol)c, out));
+            for (int64_t i = 0; i < nk; i++) {
+                int ok = 0;
+                assert_true(out[i] == DispatchStore_value(s, kr[i], (DispatchCol)c, &ok));
+                assert_true(ok);
+            }
+        }
+        assert_true(bounds[b] == 0 || DispatchStore_spilled(s) > 0);
+        free(out);
+        DispatchStore_delete(s);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gather_reads_as_value),
         cmocka_unit_test(plans_nulls_and_spill),
         cmocka_unit_test(read_only_and_saved),
         cmocka_unit_test(codec_every_width),

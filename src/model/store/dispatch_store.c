@@ -537,6 +537,57 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
     return CHUNK;
 }
 
+int64_t DispatchStore_column(DispatchStore* this, int64_t ci, DispatchCol col, int64_t* out) {
+    if (ci < 0 || ci * (int64_t)CHUNK >= this->n) {
+        return 0;
+    }
+    return read_col(this, ci, col, out);
+}
+
+/* Rows [i, j) of rows (all in chunk ci) from a column read whole into buf: a spilled chunk
+ * (one column's bytes read back) or one read before. */
+static int gather_decoded(DispatchStore* this, int64_t ci, const int64_t* rows, int64_t i,
+                          int64_t j, DispatchCol col, int64_t* out, int64_t* buf) {
+    if (read_col(this, ci, col, buf) < 0) {
+        return 0;
+    }
+    for (; i < j; i++) {
+        out[i] = buf[rows[i] % CHUNK];
+    }
+    return 1;
+}
+
+int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, DispatchCol col,
+                         int64_t* out) {
+    int64_t* buf = NULL;
+    int ok = 1;
+    for (int64_t i = 0, j; i < n && ok; i = j) {
+        int64_t ci = rows[i] / CHUNK;
+        for (j = i + 1; j < n && rows[j] / CHUNK == ci; j++) {
+        }
+        const Chunk* c = ci < this->nchunks ? &this->chunks[ci] : NULL;
+        int derived = c && col == DS_END_NS && c->end_derived;
+        if (c && c->resident && !derived && !decoded(this, ci)) {
+            /* the values alone, from the encoded bytes: a kernel with a row in five of a
+             * chunk's would decode four times what it needs */
+            this->chunks[ci].tick = ++this->tick;
+            for (int64_t k = i; k < j; k++) {
+                out[k] = ChunkCodec_value(c->enc, &c->col[col], rows[k] % CHUNK);
+            }
+            continue;
+        }
+        buf = buf ? buf : xmalloc(sizeof(int64_t) * CHUNK);
+        ok = gather_decoded(this, ci, rows, i, j, col, out, buf);
+    }
+    free(buf);
+    return ok;
+}
+
+int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok) {
+    *ok = row >= 0 && row < this->n;
+    return *ok ? get(this, row, col, ok) : DISPATCH_STORE_NULL;
+}
+
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
     drain(this);
     *rows = 0;
