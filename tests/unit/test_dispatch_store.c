@@ -321,6 +321,11 @@ static void seal_thread_same_store(void** state) {
                     assert_int_equal(got, CH);
                     assert_int_equal(DS_AT(d, DS_SEQ, CH - 1), ref_value(i, DS_SEQ));
                 }
+                if (i % (5 * CH) == 5 * CH - 1) { /* the same through gather */
+                    int64_t row = i, out = 0;
+                    assert_true(DispatchStore_gather(s, &row, 1, DS_SEQ, &out));
+                    assert_int_equal(out, ref_value(i, DS_SEQ));
+                }
             }
             check_reads(db, rows);
             bytes[on] = DispatchStore_encodedBytes(s);

@@ -559,6 +559,7 @@ static int gather_decoded(DispatchStore* this, int64_t ci, const int64_t* rows, 
 
 int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, DispatchCol col,
                          int64_t* out) {
+    drain(this);
     int64_t* buf = NULL;
     int ok = 1;
     for (int64_t i = 0, j; i < n && ok; i = j) {
