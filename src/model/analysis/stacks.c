@@ -13,6 +13,7 @@
 #include "dcutop/filter.h"
 #include "dcutop/intern.h"
 #include "dcutop/query.h"
+#include "dcutop/range_groups.h"
 #include "dcutop/xalloc.h"
 
 static const char* const source_names[] = {"stacks", "ranges"};
@@ -476,10 +477,59 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     return s;
 }
 
+/* One group of the ranges tree: the range's chain (or a pseudo node: no range) and the
+ * kernel as its leaf. */
+static void range_sample(Builder* b, int has_range, int64_t range_id, int none,
+                         int64_t kernel_id, const char* kname, int64_t calls, int64_t t) {
+    int n;
+    if (!has_range) {
+        path_reserve(b, 2);
+        b->path[0] = none ? pseudo(b, "[no launch time]") : pseudo(b, "[outside any range]");
+        n = 1;
+    } else {
+        n = chain(b, range_id, 1);
+    }
+    b->path[n++] = sym_get(b, SNODE_KERNEL, kname, 0, kernel_id);
+    sample(b, n, t, calls);
+}
+
+/* The groups from the dispatch store's columns (range_groups.h), named here. */
+static DcuStatus range_direct(Builder* b, TraceDb* db, const RangeGroup* g, int64_t n,
+                              DcuError* err) {
+    sqlite3_stmt* name = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
+    for (int64_t i = 0; s == DCU_OK && i < n; i++) {
+        sqlite3_bind_int64(name, 1, g[i].kernel_id);
+        if (sqlite3_step(name) != SQLITE_ROW) {
+            s = sql_fail(db, err);
+            break;
+        }
+        range_sample(b, g[i].range_id != 0, g[i].range_id, g[i].none, g[i].kernel_id,
+                     (const char*)sqlite3_column_text(name, 0), g[i].calls,
+                     (int64_t)g[i].time_ns);
+        sqlite3_reset(name);
+    }
+    sqlite3_finalize(name);
+    return s;
+}
+
 static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     DcuStatus s =
         load_nodes(b, db, "SELECT coalesce(max(id), 0) FROM range_span",
                    "SELECT id, coalesce(parent_id, 0), name FROM range_span", SNODE_RANGE, 0, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    /* the two pseudo nodes first, as before the direct read */
+    pseudo(b, "[outside any range]");
+    pseudo(b, "[no launch time]");
+    RangeGroup* g = NULL;
+    int64_t ng = 0;
+    if (RangeGroups_read(db, &g, &ng, &s, err)) {
+        s = s == DCU_OK ? range_direct(b, db, g, ng, err) : s;
+        free(g);
+        return s;
+    }
     if (s != DCU_OK) {
         return s;
     }
@@ -496,21 +546,12 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    int outside = pseudo(b, "[outside any range]");
-    int notime = pseudo(b, "[no launch time]");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int n;
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-            path_reserve(b, 2);
-            b->path[0] = sqlite3_column_int(st, 5) ? notime : outside;
-            n = 1;
-        } else {
-            n = chain(b, sqlite3_column_int64(st, 0), 1);
-        }
-        b->path[n++] = sym_get(b, SNODE_KERNEL, (const char*)sqlite3_column_text(st, 2), 0,
-                               sqlite3_column_int64(st, 1));
-        sample(b, n, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 3));
+        range_sample(b, sqlite3_column_type(st, 0) != SQLITE_NULL, sqlite3_column_int64(st, 0),
+                     sqlite3_column_int(st, 5),
+                     sqlite3_column_int64(st, 1), (const char*)sqlite3_column_text(st, 2),
+                     sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
     }
     if (rc != SQLITE_DONE) {
         s = sql_fail(db, err);
