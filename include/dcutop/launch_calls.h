@@ -21,8 +21,9 @@ typedef struct {
 
 typedef struct LaunchCalls_ LaunchCalls;
 
-DcuStatus LaunchCalls_read(TraceDb* db, LaunchCalls** out, DcuError* err);
-void LaunchCalls_delete(LaunchCalls* this);
+/* The table of the database's current state, read once per state (the idle causes and the
+ * launch stats both use it); borrowed from the database's cache. */
+DcuStatus LaunchCalls_get(TraceDb* db, const LaunchCalls** out, DcuError* err);
 /* The launch call of a dispatch of file (in run, has_run 0: NULL) with correlation id corr;
  * NULL when none. */
 const LaunchCall* LaunchCalls_find(const LaunchCalls* this, int64_t file, int64_t run,

@@ -551,8 +551,8 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         c->has_calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
     Reader r = {db, NULL, 0, Intern_new(), Intern_new(), 0};
     DcuStatus s;
-    LaunchCalls* lc = NULL;
-    s = store && c->has_calls ? LaunchCalls_read(db, &lc, err) : DCU_OK;
+    const LaunchCalls* lc = NULL;
+    s = store && c->has_calls ? LaunchCalls_get(db, &lc, err) : DCU_OK;
     if (s == DCU_OK && store) {
         static const char union_all[] = " UNION ALL";
         s = read_direct(store, c, &r, lc, err);
@@ -562,7 +562,6 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
     } else if (s == DCU_OK) {
         s = read_rows(c, &r, sql, err);
     }
-    LaunchCalls_delete(lc);
     free(sql);
     free(r.by_id);
     Intern_delete(r.by_name);
@@ -1302,11 +1301,11 @@ static DcuStatus read_launches_direct(TraceDb* db, DispatchStore* store, Launch*
                                       int64_t* n, DcuError* err) {
     DispatchSpan* sp = NULL;
     int64_t nsp = 0;
-    LaunchCalls* lc = NULL;
+    const LaunchCalls* lc = NULL;
     sqlite3_stmt* run = NULL;
     DcuStatus s = DispatchScan_usedSpans(db, &sp, &nsp, err);
     if (s == DCU_OK) {
-        s = LaunchCalls_read(db, &lc, err);
+        s = LaunchCalls_get(db, &lc, err);
     }
     if (s == DCU_OK) {
         s = TraceDb_prepare(db, "SELECT run_id FROM source_file WHERE id = ?1", &run, err);
@@ -1323,7 +1322,6 @@ static DcuStatus read_launches_direct(TraceDb* db, DispatchStore* store, Launch*
         }
     }
     sqlite3_finalize(run);
-    LaunchCalls_delete(lc);
     free(sp);
     return s;
 }

@@ -44,7 +44,44 @@ static int cmp_call(const void* a, const void* b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static void add_call(LaunchCalls* t, sqlite3_stmt* st) {
+/* SQL's lower(substr(name, 1, 3)) <> 'hip': lower() folds ASCII only, so a name starts with
+ * "hip" in any case or not. */
+static signed char not_hip(const char* s) {
+    static const char hip[] = "hip";
+    for (int i = 0; i < 3; i++) {
+        char ch = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+        if (ch != hip[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The files with a run: a handful of rows, read first so that no call joins source_file. */
+typedef struct {
+    I64Map* ix; /* file id -> 1 + index in run */
+    int64_t* run;
+    int64_t n;
+} Runs;
+
+static DcuStatus read_runs(TraceDb* db, Runs* r, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT id, run_id FROM source_file"
+                                      " WHERE run_id IS NOT NULL", &st, err);
+    int64_t cap = 0;
+    while (s == DCU_OK && sqlite3_step(st) == SQLITE_ROW) {
+        if (r->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            r->run = xrealloc(r->run, (size_t)cap * sizeof(*r->run));
+        }
+        r->run[r->n++] = sqlite3_column_int64(st, 1);
+        I64Map_put(r->ix, sqlite3_column_int64(st, 0), r->n);
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+static void add_call(LaunchCalls* t, sqlite3_stmt* st, const Runs* runs) {
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
         t->v = xrealloc(t->v, (size_t)t->cap * sizeof(*t->v));
@@ -53,48 +90,61 @@ static void add_call(LaunchCalls* t, sqlite3_stmt* st) {
     memset(c, 0, sizeof(*c));
     c->corr = sqlite3_column_int64(st, 0);
     c->file = sqlite3_column_int64(st, 1);
-    c->has_run = sqlite3_column_type(st, 2) != SQLITE_NULL;
-    c->run = sqlite3_column_int64(st, 2);
-    c->id = sqlite3_column_int64(st, 3);
-    c->hip = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (signed char)sqlite3_column_int(st, 4);
-    const char* nm = (const char*)sqlite3_column_text(st, 5);
+    int64_t r = I64Map_get(runs->ix, c->file);
+    c->has_run = r != 0;
+    c->run = r ? runs->run[r - 1] : 0;
+    c->id = sqlite3_column_int64(st, 2);
+    const char* nm = (const char*)sqlite3_column_text(st, 3);
+    c->hip = nm ? not_hip(nm) : -1;
     c->name = name_of(t, nm ? nm : "");
-    c->has_start = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    c->start = sqlite3_column_int64(st, 6);
-    c->has_end = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    c->end = sqlite3_column_int64(st, 7);
-    c->has_pid = sqlite3_column_type(st, 8) != SQLITE_NULL;
-    c->pid = sqlite3_column_int64(st, 8);
-    c->has_tid = sqlite3_column_type(st, 9) != SQLITE_NULL;
-    c->tid = sqlite3_column_int64(st, 9);
+    c->has_start = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    c->start = sqlite3_column_int64(st, 4);
+    c->has_end = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    c->end = sqlite3_column_int64(st, 5);
+    c->has_pid = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    c->pid = sqlite3_column_int64(st, 6);
+    c->has_tid = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    c->tid = sqlite3_column_int64(st, 7);
 }
 
-DcuStatus LaunchCalls_read(TraceDb* db, LaunchCalls** out, DcuError* err) {
+static void calls_free(void* p) {
+    LaunchCalls* this = p;
+    for (uint32_t i = 0; i < this->nnames; i++) {
+        free(this->names[i]);
+    }
+    free(this->names);
+    Intern_delete(this->ix);
+    I64Map_delete(this->first);
+    free(this->v);
+    free(this);
+}
+
+static DcuStatus read_calls(TraceDb* db, LaunchCalls** out, DcuError* err) {
     *out = NULL;
+    Runs runs = {I64Map_new(), NULL, 0};
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
-        db,
-        "SELECT a.corr_id, a.file_id, f.run_id, a.id, lower(substr(a.name, 1, 3)) <> 'hip',"
-        " a.name, a.start_ns, a.end_ns, a.pid, a.tid"
-        " FROM api_call a LEFT JOIN source_file f ON f.id = a.file_id"
-        " WHERE a.corr_id IS NOT NULL",
-        &st, err);
-    if (s != DCU_OK) {
-        return s;
+    DcuStatus s = read_runs(db, &runs, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "SELECT corr_id, file_id, id, name, start_ns, end_ns, pid, tid"
+                            " FROM api_call WHERE corr_id IS NOT NULL",
+                            &st, err);
     }
     LaunchCalls* t = xcalloc(1, sizeof(*t));
     t->ix = Intern_new();
     t->first = I64Map_new();
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        add_call(t, st);
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        add_call(t, st, &runs);
     }
-    if (rc != SQLITE_DONE) {
+    if (s == DCU_OK && rc != SQLITE_DONE) {
         s = Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
     sqlite3_finalize(st);
+    I64Map_delete(runs.ix);
+    free(runs.run);
     if (s != DCU_OK) {
-        LaunchCalls_delete(t);
+        calls_free(t);
         return s;
     }
     qsort(t->v, (size_t)t->n, sizeof(*t->v), cmp_call);
@@ -107,18 +157,18 @@ DcuStatus LaunchCalls_read(TraceDb* db, LaunchCalls** out, DcuError* err) {
     return DCU_OK;
 }
 
-void LaunchCalls_delete(LaunchCalls* this) {
-    if (!this) {
-        return;
+DcuStatus LaunchCalls_get(TraceDb* db, const LaunchCalls** out, DcuError* err) {
+    *out = TraceDb_cached(db, TRACEDB_CACHE_LAUNCH_CALLS, TraceDb_state(db));
+    if (*out) {
+        return DCU_OK;
     }
-    for (uint32_t i = 0; i < this->nnames; i++) {
-        free(this->names[i]);
+    LaunchCalls* t = NULL;
+    DcuStatus s = read_calls(db, &t, err);
+    if (s == DCU_OK) {
+        TraceDb_setCached(db, TRACEDB_CACHE_LAUNCH_CALLS, TraceDb_state(db), t, calls_free);
+        *out = t;
     }
-    free(this->names);
-    Intern_delete(this->ix);
-    I64Map_delete(this->first);
-    free(this->v);
-    free(this);
+    return s;
 }
 
 /* ORDER BY lower(substr(name, 1, 3)) <> 'hip', id: a NULL key sorts first. */
