@@ -592,6 +592,22 @@ static const char* intern_name(Ctx* c, const char* s) {
     return c->names[c->nnames++] = xstrdup(s ? s : "?");
 }
 
+/* A host row's name, kept once per distinct name of one read (ix): a copy per row was a
+ * malloc for each of a million API calls. */
+static const char* host_name(Ctx* c, Intern* ix, const char* s) {
+    if (!s) {
+        return intern_name(c, NULL);
+    }
+    size_t n = strlen(s);
+    int64_t id = Intern_get(ix, s, n);
+    if (!id) {
+        intern_name(c, s);
+        id = c->nnames;
+        Intern_put(ix, s, n, id);
+    }
+    return c->names[id - 1];
+}
+
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
 static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, Host** out,
                             int64_t* n, DcuError* err) {
@@ -605,6 +621,7 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
     Host* h = NULL;
     int64_t k = 0;
     int rc;
+    Intern* ix = Intern_new();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((size_t)k == cap) {
             cap = cap ? cap * 2 : 1024;
@@ -618,8 +635,9 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
         if (x->end < x->start) {
             x->end = x->start;
         }
-        x->name = intern_name(c, (const char*)sqlite3_column_text(st, 4));
+        x->name = host_name(c, ix, (const char*)sqlite3_column_text(st, 4));
     }
+    Intern_delete(ix);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         free(h);
