@@ -55,6 +55,7 @@ enum {
     TRACEDB_CACHE_TOTALS,
     TRACEDB_CACHE_RUN_STARTS,
     TRACEDB_CACHE_LAUNCH_STATS, /* idle.c: Idle_launchTable */
+    TRACEDB_CACHE_LAUNCH_CALLS, /* launch_calls.c: LaunchCalls_get */
     TRACEDB_CACHE_SLOTS
 };
 TraceDbState TraceDb_state(TraceDb* this);

@@ -2,10 +2,11 @@
 # test_direct_scan.sh - the analyses read the dispatch store's columns directly
 # (dispatch_scan.h) instead of a SQL row per dispatch; DCUTOP_SQL_SCAN=1 makes them read
 # through SQL as before. Both paths must give the same bytes on every view that reads
-# dispatches (idle causes and gaps, timeline, trace, variability, ranks, advice), on traces
-# that reach their corners: several files and runs, a 2-rank job, rows of other files in a
-# chunk, copies, untimed rows, a spilled store (--db-memory), and a region of interest
-# (where the temp view cuts the dispatches and the SQL read is used).
+# dispatches (idle causes and gaps, timeline, trace, variability, ranks, advice, the stacks
+# and ranges trees, the launch calls), on traces that reach their corners: several files and
+# runs, a 2-rank job, rows of other files in a chunk, copies, untimed rows, a spilled store
+# (--db-memory), and a region of interest (where the temp view cuts the dispatches and the
+# SQL read is used).
 . tests/cli/lib.sh
 ${CC:-cc} -O2 -o "$TMP/gencsv" bench/gen_results_csv.c -lm || exit 2
 mkdir -p "$TMP/gen/a" "$TMP/gen/b"
@@ -38,6 +39,10 @@ for dir in "$TMP/gen" "$REAL/pytorch-h200-ddp-2rank" "$REAL/rpd-matmul" \
     done
     both "$name: the idle gaps" --export idle-gaps -o - "$dir"
     both "$name: the hotspots export (variability columns)" --export hotspots -o - "$dir"
+    # the trees sum kernel_stack and dispatch_range in C, launches look calls up in memory
+    for v in stacks ranges launches; do
+        both "$name: --export $v" --export "$v" -o - "$dir"
+    done
 done
 # the dispatch list of a kernel (Hotspots, Enter, Enter): the kernel index and columns
 # against SQL, in launch order, sorted by duration, and at the end of the list

@@ -11,6 +11,7 @@
 #include "dcutop/i64_map.h"
 #include "dcutop/intern.h"
 #include "dcutop/key_sort.h"
+#include "dcutop/launch_calls.h"
 #include "dcutop/ranks.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/tuple_ids.h"
@@ -306,7 +307,36 @@ typedef struct {
     int64_t file, run;
     const signed char* comm; /* per kernel id: 1 comm, 0 not, -1 no such kernel */
     int64_t ncomm;
+    const LaunchCalls* lc; /* the launch calls when the trace has them, else NULL */
+    uint32_t* lc_name;     /* per lc name: 1 + its index in c->names; 0: not interned yet */
 } DirectRead;
+
+/* The launch call of a dispatch read directly, as add_row takes it from LAUNCH_JOIN. */
+static void direct_call(DirectRead* r, Call* k, int64_t corr) {
+    Ctx* c = r->c;
+    memset(k, 0, sizeof(*k));
+    const LaunchCall* a =
+        corr == DISPATCH_STORE_NULL ? NULL : LaunchCalls_find(r->lc, r->file, r->run, 1, corr);
+    if (!a || !a->has_start) {
+        return;
+    }
+    if (!r->lc_name[a->name]) { /* interned as call_name does, by text */
+        const char* s = LaunchCalls_name(r->lc, a->name);
+        size_t n = strlen(s);
+        int64_t id = Intern_get(r->r->calls, s, n);
+        if (!id) {
+            intern_name(c, s);
+            id = c->nnames;
+            Intern_put(r->r->calls, s, n, id);
+        }
+        r->lc_name[a->name] = (uint32_t)id;
+    }
+    int64_t th[2] = {a->has_pid ? a->pid : -1, a->has_tid ? a->tid : -1};
+    k->name = r->lc_name[a->name];
+    k->cs = a->start;
+    k->ce = a->has_end ? a->end : a->start;
+    k->thread = TupleIds_id(&c->threads, th);
+}
 
 static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
     DirectRead* r = ctx;
@@ -325,6 +355,9 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
         int64_t lane[L_WIDTH] = {
             r->run, g == DISPATCH_STORE_NULL ? -1 : g,
             sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1, r->file};
+        if (c->has_calls) {
+            direct_call(r, &c->calls[c->nd], DS_AT(d, DS_CORR_ID, i));
+        }
         c->d[c->nd++] = (Disp){
             .start = t0,
             .end = t1 < t0 ? t0 : t1,
@@ -356,7 +389,8 @@ static DcuStatus kernel_comm(TraceDb* db, signed char** out, int64_t* n, DcuErro
     return s;
 }
 
-static DcuStatus read_direct(DispatchStore* store, Ctx* c, Reader* rd, DcuError* err) {
+static DcuStatus read_direct(DispatchStore* store, Ctx* c, Reader* rd, const LaunchCalls* lc,
+                             DcuError* err) {
     TraceDb* db = rd->db;
     DispatchSpan* sp = NULL;
     int64_t nsp = 0, ncomm = 0;
@@ -374,17 +408,19 @@ static DcuStatus read_direct(DispatchStore* store, Ctx* c, Reader* rd, DcuError*
         rows += (size_t)(sp[i].hi - sp[i].lo + 1);
     }
     reserve(c, &rd->cap, rows);
+    uint32_t* lc_name = lc ? xcalloc((size_t)LaunchCalls_names(lc) + 1, sizeof(uint32_t)) : NULL;
     for (int64_t i = 0; s == DCU_OK && i < nsp; i++) {
         sqlite3_bind_int64(run, 1, sp[i].file_id);
         int has = sqlite3_step(run) == SQLITE_ROW && sqlite3_column_type(run, 0) != SQLITE_NULL;
-        DirectRead r = {c, rd, sp[i].file_id, has ? sqlite3_column_int64(run, 0) : 0, comm,
-                        ncomm};
+        DirectRead r = {c,     rd, sp[i].file_id, has ? sqlite3_column_int64(run, 0) : 0,
+                        comm,  ncomm, lc, lc_name};
         sqlite3_reset(run);
         if (has) { /* f.run_id IS NOT NULL */
             s = DispatchScan_span(store, &sp[i], direct_block, &r, err);
         }
     }
     sqlite3_finalize(run);
+    free(lc_name);
     free(comm);
     free(sp);
     return s;
@@ -500,7 +536,7 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
      * rows come from the store's columns when it is not cut by a region of interest; the
      * rows are sorted here, not by SQLite's sorter (half of this read on a million). */
     c->has_calls = any_launch_call(db);
-    DispatchStore* store = c->has_calls ? NULL : DispatchScan_store(db);
+    DispatchStore* store = DispatchScan_store(db);
     char* sql = xasprintf(
         "SELECT f.run_id, coalesce(d.gpu, -1), coalesce(d.stream, d.queue, -1), d.start_ns,"
         "  d.end_ns, d.kernel_id, %s, d.file_id,"
@@ -515,13 +551,15 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
         c->has_calls ? LAUNCH_JOIN("d") : "", used_files, copies ? copy_rows : "");
     Reader r = {db, NULL, 0, Intern_new(), Intern_new(), 0};
     DcuStatus s;
-    if (store) {
+    const LaunchCalls* lc = NULL;
+    s = store && c->has_calls ? LaunchCalls_get(db, &lc, err) : DCU_OK;
+    if (s == DCU_OK && store) {
         static const char union_all[] = " UNION ALL";
-        s = read_direct(store, c, &r, err);
+        s = read_direct(store, c, &r, lc, err);
         if (s == DCU_OK && copies) {
             s = read_rows(c, &r, copy_rows + sizeof(union_all) - 1, err);
         }
-    } else {
+    } else if (s == DCU_OK) {
         s = read_rows(c, &r, sql, err);
     }
     free(sql);
@@ -554,6 +592,22 @@ static const char* intern_name(Ctx* c, const char* s) {
     return c->names[c->nnames++] = xstrdup(s ? s : "?");
 }
 
+/* A host row's name, kept once per distinct name of one read (ix): a copy per row was a
+ * malloc for each of a million API calls. */
+static const char* host_name(Ctx* c, Intern* ix, const char* s) {
+    if (!s) {
+        return intern_name(c, NULL);
+    }
+    size_t n = strlen(s);
+    int64_t id = Intern_get(ix, s, n);
+    if (!id) {
+        intern_name(c, s);
+        id = c->nnames;
+        Intern_put(ix, s, n, id);
+    }
+    return c->names[id - 1];
+}
+
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
 static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, Host** out,
                             int64_t* n, DcuError* err) {
@@ -567,6 +621,7 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
     Host* h = NULL;
     int64_t k = 0;
     int rc;
+    Intern* ix = Intern_new();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((size_t)k == cap) {
             cap = cap ? cap * 2 : 1024;
@@ -580,8 +635,9 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
         if (x->end < x->start) {
             x->end = x->start;
         }
-        x->name = intern_name(c, (const char*)sqlite3_column_text(st, 4));
+        x->name = host_name(c, ix, (const char*)sqlite3_column_text(st, 4));
     }
+    Intern_delete(ix);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         free(h);
@@ -1225,13 +1281,78 @@ static DcuStatus read_launches(TraceDb* db, Launch** out, int64_t* n, DcuError* 
                : Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)));
 }
 
+/* read_launches from the dispatch store's columns and the launch calls in memory. */
+typedef struct {
+    const LaunchCalls* lc;
+    int64_t file, run;
+    Launch** out;
+    int64_t* n;
+    size_t cap;
+} LaunchRead;
+
+static int launch_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    (void)row0;
+    LaunchRead* r = ctx;
+    for (int64_t i = from; i < to; i++) {
+        int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i),
+                corr = DS_AT(d, DS_CORR_ID, i), kid = DS_AT(d, DS_KERNEL_ID, i);
+        if (DS_AT(d, DS_FILE_ID, i) != r->file || t0 == DISPATCH_STORE_NULL ||
+            t1 == DISPATCH_STORE_NULL || corr == DISPATCH_STORE_NULL) {
+            continue;
+        }
+        const LaunchCall* a = LaunchCalls_find(r->lc, r->file, r->run, 1, corr);
+        if (!a || !a->has_start) {
+            continue;
+        }
+        if ((size_t)*r->n == r->cap) {
+            r->cap = r->cap ? r->cap * 2 : 1024;
+            *r->out = xrealloc(*r->out, r->cap * sizeof(**r->out));
+        }
+        (*r->out)[(*r->n)++] = (Launch){kid == DISPATCH_STORE_NULL ? 0 : kid, t0,
+                                        t1 < t0 ? t0 : t1, a->start,
+                                        a->has_end ? a->end : a->start};
+    }
+    return 1;
+}
+
+static DcuStatus read_launches_direct(TraceDb* db, DispatchStore* store, Launch** out,
+                                      int64_t* n, DcuError* err) {
+    DispatchSpan* sp = NULL;
+    int64_t nsp = 0;
+    const LaunchCalls* lc = NULL;
+    sqlite3_stmt* run = NULL;
+    DcuStatus s = DispatchScan_usedSpans(db, &sp, &nsp, err);
+    if (s == DCU_OK) {
+        s = LaunchCalls_get(db, &lc, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT run_id FROM source_file WHERE id = ?1", &run, err);
+    }
+    LaunchRead r = {lc, 0, 0, out, n, 0};
+    for (int64_t i = 0; s == DCU_OK && i < nsp; i++) {
+        sqlite3_bind_int64(run, 1, sp[i].file_id);
+        int has = sqlite3_step(run) == SQLITE_ROW && sqlite3_column_type(run, 0) != SQLITE_NULL;
+        r.file = sp[i].file_id;
+        r.run = has ? sqlite3_column_int64(run, 0) : 0;
+        sqlite3_reset(run);
+        if (has) { /* f.run_id IS NOT NULL */
+            s = DispatchScan_span(store, &sp[i], launch_block, &r, err);
+        }
+    }
+    sqlite3_finalize(run);
+    free(sp);
+    return s;
+}
+
 /* Launch stats rows for the dispatches with a launch call, one per kernel, in kernel name
  * order (strcmp). */
 static DcuStatus kernel_stats(TraceDb* db, ResultSet* rs, DcuError* err) {
     Launch* p = NULL;
     int64_t n = 0;
     sqlite3_stmt* name = NULL;
-    DcuStatus s = read_launches(db, &p, &n, err);
+    DispatchStore* store = DispatchScan_store(db);
+    DcuStatus s = store ? read_launches_direct(db, store, &p, &n, err)
+                        : read_launches(db, &p, &n, err);
     if (s == DCU_OK && n) {
         s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
     }

@@ -13,6 +13,8 @@
 #include "dcutop/filter.h"
 #include "dcutop/intern.h"
 #include "dcutop/query.h"
+#include "dcutop/range_groups.h"
+#include "dcutop/stack_groups.h"
 #include "dcutop/xalloc.h"
 
 static const char* const source_names[] = {"stacks", "ranges"};
@@ -151,6 +153,9 @@ typedef struct Builder_ {
     int64_t* sn_parent; /* stack_node / range_span id -> parent id (0 = none) */
     int* sn_sym;        /* id -> sym (-1 = none) */
     int64_t sn_max;
+    /* the note's time without a stack, when the direct pass summed it (stack_direct) */
+    double unstacked_ns;
+    int unstacked_known;
 } Builder;
 
 static int sym_get(Builder* b, int kind, const char* name, int lib, int64_t kernel_id) {
@@ -397,6 +402,82 @@ static int only_folded(TraceDb* db) {
                                   " WHERE form <> 'folded')");
 }
 
+/* One sample of the stacks tree: the stack's chain, then the kernel (when named) as leaf. */
+static void stack_sample(Builder* b, int64_t sid, int64_t kid, const char* kname, int64_t calls,
+                         int64_t t, int64_t* attached) {
+    int n = chain(b, sid, 1);
+    if (kname) {
+        b->path[n++] = sym_get(b, SNODE_KERNEL, kname, 0, kid);
+    }
+    if (kid) {
+        *attached += 1;
+    }
+    sample(b, n, t, calls);
+}
+
+/* The kernel time no stack accounts for, so that 100% is device kernel time. */
+static void unstacked_sample(Builder* b, int64_t kid, const char* name, int64_t calls,
+                             int64_t t) {
+    path_reserve(b, 2);
+    b->path[0] = pseudo(b, "[no stack]");
+    b->path[1] = sym_get(b, SNODE_KERNEL, name, 0, kid);
+    sample(b, 2, t, calls > 0 ? calls : 0);
+}
+
+/* The samples from one pass over kernel_stack (stack_groups.h), the kernels named here; the
+ * note's unstacked time (stack_note) is summed on the way. */
+static DcuStatus stack_direct(Builder* b, TraceDb* db, int folded, int64_t* attached,
+                              DcuError* err) {
+    StackGroups sg;
+    sqlite3_stmt* name = NULL;
+    DcuStatus s = StackGroups_read(db, folded, &sg, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
+    }
+    for (int64_t i = 0; s == DCU_OK && i < sg.n; i++) {
+        const StackGroup* g = &sg.g[i];
+        const char* kname = g->kname;
+        if (g->has_kernel) {
+            sqlite3_bind_int64(name, 1, g->kernel_id);
+            kname = sqlite3_step(name) == SQLITE_ROW ? (const char*)sqlite3_column_text(name, 0)
+                                                     : NULL;
+        }
+        stack_sample(b, g->stack_id, g->kernel_id, kname, g->calls, g->time_ns, attached);
+        sqlite3_reset(name);
+    }
+    sqlite3_finalize(name);
+    sqlite3_stmt* st = NULL;
+    if (s == DCU_OK && *attached) {
+        s = TraceDb_prepare(db,
+                            "SELECT s.kernel_id, k.name, s.calls, s.total_ns FROM kernel_summary s"
+                            " LEFT JOIN kernel k ON k.id = s.kernel_id"
+                            " WHERE s.total_ns IS NOT NULL ORDER BY s.kernel_id",
+                            &st, err);
+        pseudo(b, "[no stack]");
+        b->unstacked_known = 1;
+    }
+    int rc = SQLITE_DONE;
+    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t kid = sqlite3_column_int64(st, 0), calls, t;
+        StackGroups_kernel(&sg, kid, &calls, &t);
+        int64_t left = sqlite3_column_int64(st, 3) - t;
+        if (left <= 0) {
+            continue;
+        }
+        b->unstacked_ns += (double)left; /* the note's total() */
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL) { /* the tree joins kernel */
+            unstacked_sample(b, kid, (const char*)sqlite3_column_text(st, 1),
+                             sqlite3_column_int64(st, 2) - calls, left);
+        }
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = sql_fail(db, err);
+    }
+    sqlite3_finalize(st);
+    StackGroups_done(&sg);
+    return s;
+}
+
 static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuError* err) {
     DcuStatus s = load_nodes(b, db, "SELECT coalesce(max(id), 0) FROM stack_node",
                              "SELECT n.id, coalesce(n.parent, 0), f.name, f.lib"
@@ -405,9 +486,15 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     if (s != DCU_OK) {
         return s;
     }
-    /* a kernel named by a dump but not loaded is still the leaf (no time). Grouped on ids
-     * first and named after: grouping a row per dispatch (Kineto) by the kernel's name text
-     * cost twice as much (issue 11). A matched kernel_id determines the name. */
+    int folded = only_folded(db);
+    *attached = 0;
+    if (!getenv("DCUTOP_SQL_SCAN")) {
+        return stack_direct(b, db, folded, attached, err);
+    }
+    /* the SQL the direct pass stands for (DCUTOP_SQL_SCAN: tests compare the two). A kernel
+     * named by a dump but not loaded is still the leaf (no time). Grouped on ids first and
+     * named after: grouping a row per dispatch (Kineto) by the kernel's name text cost twice
+     * as much (issue 11). A matched kernel_id determines the name. */
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(db,
                         "SELECT g.stack_id, g.kernel_id, coalesce(k.name, g.kname), g.calls, g.t"
@@ -421,22 +508,12 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     if (s != DCU_OK) {
         return s;
     }
-    int folded = only_folded(db);
     sqlite3_bind_int(st, 1, folded);
     int rc;
-    *attached = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t sid = sqlite3_column_int64(st, 0);
-        int64_t kid = sqlite3_column_int64(st, 1);
-        const char* kname = (const char*)sqlite3_column_text(st, 2);
-        int n = chain(b, sid, 1);
-        if (kname) {
-            b->path[n++] = sym_get(b, SNODE_KERNEL, kname, 0, kid);
-        }
-        if (kid) {
-            *attached += 1;
-        }
-        sample(b, n, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 3));
+        stack_sample(b, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                     (const char*)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3),
+                     sqlite3_column_int64(st, 4), attached);
     }
     if (rc != SQLITE_DONE) {
         s = sql_fail(db, err);
@@ -445,7 +522,6 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     if (s != DCU_OK || *attached == 0) {
         return s;
     }
-    /* the kernel time no stack accounts for, so that 100% is device kernel time */
     s = TraceDb_prepare(
         db,
         "SELECT k.id, k.name, s.calls - coalesce(a.calls, 0),"
@@ -460,14 +536,10 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
         return s;
     }
     sqlite3_bind_int(st, 1, folded);
-    int none = pseudo(b, "[no stack]");
+    pseudo(b, "[no stack]");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        path_reserve(b, 2);
-        b->path[0] = none;
-        b->path[1] = sym_get(b, SNODE_KERNEL, (const char*)sqlite3_column_text(st, 1), 0,
-                             sqlite3_column_int64(st, 0));
-        int64_t calls = sqlite3_column_int64(st, 2);
-        sample(b, 2, sqlite3_column_int64(st, 3), calls > 0 ? calls : 0);
+        unstacked_sample(b, sqlite3_column_int64(st, 0), (const char*)sqlite3_column_text(st, 1),
+                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
     }
     if (rc != SQLITE_DONE) {
         s = sql_fail(db, err);
@@ -476,10 +548,59 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
     return s;
 }
 
+/* One group of the ranges tree: the range's chain (or a pseudo node: no range) and the
+ * kernel as its leaf. */
+static void range_sample(Builder* b, int has_range, int64_t range_id, int none,
+                         int64_t kernel_id, const char* kname, int64_t calls, int64_t t) {
+    int n;
+    if (!has_range) {
+        path_reserve(b, 2);
+        b->path[0] = none ? pseudo(b, "[no launch time]") : pseudo(b, "[outside any range]");
+        n = 1;
+    } else {
+        n = chain(b, range_id, 1);
+    }
+    b->path[n++] = sym_get(b, SNODE_KERNEL, kname, 0, kernel_id);
+    sample(b, n, t, calls);
+}
+
+/* The groups from the dispatch store's columns (range_groups.h), named here. */
+static DcuStatus range_direct(Builder* b, TraceDb* db, const RangeGroup* g, int64_t n,
+                              DcuError* err) {
+    sqlite3_stmt* name = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
+    for (int64_t i = 0; s == DCU_OK && i < n; i++) {
+        sqlite3_bind_int64(name, 1, g[i].kernel_id);
+        if (sqlite3_step(name) != SQLITE_ROW) {
+            s = sql_fail(db, err);
+            break;
+        }
+        range_sample(b, g[i].range_id != 0, g[i].range_id, g[i].none, g[i].kernel_id,
+                     (const char*)sqlite3_column_text(name, 0), g[i].calls,
+                     (int64_t)g[i].time_ns);
+        sqlite3_reset(name);
+    }
+    sqlite3_finalize(name);
+    return s;
+}
+
 static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     DcuStatus s =
         load_nodes(b, db, "SELECT coalesce(max(id), 0) FROM range_span",
                    "SELECT id, coalesce(parent_id, 0), name FROM range_span", SNODE_RANGE, 0, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    /* the two pseudo nodes first, as before the direct read */
+    pseudo(b, "[outside any range]");
+    pseudo(b, "[no launch time]");
+    RangeGroup* g = NULL;
+    int64_t ng = 0;
+    if (RangeGroups_read(db, &g, &ng, &s, err)) {
+        s = s == DCU_OK ? range_direct(b, db, g, ng, err) : s;
+        free(g);
+        return s;
+    }
     if (s != DCU_OK) {
         return s;
     }
@@ -496,21 +617,12 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    int outside = pseudo(b, "[outside any range]");
-    int notime = pseudo(b, "[no launch time]");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int n;
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-            path_reserve(b, 2);
-            b->path[0] = sqlite3_column_int(st, 5) ? notime : outside;
-            n = 1;
-        } else {
-            n = chain(b, sqlite3_column_int64(st, 0), 1);
-        }
-        b->path[n++] = sym_get(b, SNODE_KERNEL, (const char*)sqlite3_column_text(st, 2), 0,
-                               sqlite3_column_int64(st, 1));
-        sample(b, n, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 3));
+        range_sample(b, sqlite3_column_type(st, 0) != SQLITE_NULL, sqlite3_column_int64(st, 0),
+                     sqlite3_column_int(st, 5),
+                     sqlite3_column_int64(st, 1), (const char*)sqlite3_column_text(st, 2),
+                     sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
     }
     if (rc != SQLITE_DONE) {
         s = sql_fail(db, err);
@@ -686,7 +798,7 @@ static char* stack_note(TraceDb* db, const Builder* b, int64_t attached) {
     int64_t kern = TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER)"
                                          " FROM kernel_summary");
     if (attached) {
-        int64_t none = TraceDb_scalarInt(
+        int64_t none = b->unstacked_known ? (int64_t)b->unstacked_ns : TraceDb_scalarInt(
             db, only_folded(db)
                     ? "SELECT CAST(total(s.total_ns - coalesce(a.t, 0)) AS INTEGER)"
                       " FROM kernel_summary s LEFT JOIN (SELECT kernel_id, CAST(sum(CAST(time_ns AS REAL)) AS INTEGER) AS t"
