@@ -14,6 +14,7 @@
 #include "dcutop/filter.h"
 #include "dcutop/i64_map.h"
 #include "dcutop/median_spill.h"
+#include "dcutop/parallel.h"
 #include "dcutop/runs.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/tuple_ids.h"
@@ -1034,40 +1035,177 @@ static int64_t median(int64_t* v, int64_t n) {
     return MedianSpill_middle(n % 2 ? hi : MedianSpill_kth(v, n, n / 2 - 1), hi);
 }
 
-/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. A gap is
- * measured from the latest end so far on the stream, not the previous kernel's end: a kernel
- * overlapping a longer one on its stream leaves no gap behind it. */
-static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
-    TimelineSummary* s = &run->s;
-    int64_t latest = 0, latest_kernel = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || t->lanes->gs[r[i].lane] != t->lanes->gs[r[i - 1].lane]) {
-            s->streams++;
-            latest = r[i].end;
-            latest_kernel = r[i].kernel;
-            continue;
-        }
-        int64_t g = r[i].start - latest;
-        if (g < 0) {
-            g = 0;
-        }
-        int64_t before = latest_kernel, from = latest;
-        if (r[i].end > latest) {
-            latest = r[i].end;
-            latest_kernel = r[i].kernel;
-        }
-        gaps[s->gaps++] = g;
-        s->gap_ns += g;
-        if (g > s->gap_max_ns) {
-            s->gap_max_ns = g;
-        }
-        Gap gp = {row_v(t, &r[i], LN_FILE), row_v(t, &r[i], LN_GPU), row_v(t, &r[i], LN_STREAM),
-                  g, 0, before, r[i].kernel};
-        gp.at = from - run->first; /* the gap's start, relative to its own run's start */
-        if (g > 0) {
-            top_gap(t, &gp);
+/* ---- launch gaps ------------------------------------------------------------------------
+ * Launch gaps per stream of one run. A gap is measured from the latest end so far on the
+ * stream, not the previous kernel's end: a kernel overlapping a longer one on its stream
+ * leaves no gap behind it. The rows are not moved into stream order (moving ten million
+ * rows of 32 bytes by cycles was a sixth of a 10M report): one pass over them in the run's
+ * order keeps each stream's state apart, which is the same walk as stream by stream, as
+ * each stream's rows already lie in start order (sorted by_run, and a stable grouping keeps
+ * that order). With several parts, a first pass folds each part's streams, the folds are
+ * chained in part order to give each part the state its streams start from, and a second
+ * pass measures the gaps: the figures are those of one pass whatever the part count. */
+
+typedef struct { /* a stream so far: its latest end and the kernel that set it */
+    int64_t latest, kernel;
+    int seen;
+} StreamAt;
+
+typedef struct { /* a gap and its place in stream order (group, row): the top's tie order */
+    int64_t gap, at, before, after, pos;
+    uint32_t grp, lane;
+} GapAt;
+
+typedef struct {
+    int64_t n, ns, max;
+    GapAt top[TIMELINE_TOP_GAPS];
+    int ntop;
+} PartGaps;
+
+typedef struct {
+    const TRow* r;
+    const uint32_t* gs; /* per lane: its (gpu, stream) rank */
+    uint32_t ngs;
+    int64_t first;      /* the run's first start: gaps' at are relative to it */
+    StreamAt* at;       /* per part, ngs each: its own fold (pass 1), then its start state */
+    int64_t* off;       /* per part: where its gaps go in gaps[] */
+    int64_t* gaps;
+    PartGaps* out;
+} GapPass;
+
+/* In stream order, a before b: larger gap first, then the earlier stream, then the earlier
+ * row (the order one walk stream by stream inserts them in). */
+static int gap_before(const GapAt* a, const GapAt* b) {
+    if (a->gap != b->gap) {
+        return a->gap > b->gap;
+    }
+    return a->grp != b->grp ? a->grp < b->grp : a->pos < b->pos;
+}
+
+static void gap_keep(GapAt* top, int* n, const GapAt* g) {
+    if (*n == TIMELINE_TOP_GAPS && !gap_before(g, &top[*n - 1])) {
+        return;
+    }
+    int pos = *n < TIMELINE_TOP_GAPS ? (*n)++ : *n - 1;
+    while (pos > 0 && gap_before(g, &top[pos - 1])) {
+        top[pos] = top[pos - 1];
+        pos--;
+    }
+    top[pos] = *g;
+}
+
+/* Pass 1: each stream's latest end in the part, and the kernel of its first row that ends
+ * then (a later row setting a later end replaces it; one ending at the same time does not). */
+static void gaps_fold(void* ctx, int part, int64_t lo, int64_t hi) {
+    const GapPass* x = ctx;
+    StreamAt* at = x->at + (size_t)part * x->ngs;
+    for (int64_t i = lo; i < hi; i++) {
+        const TRow* r = &x->r[i];
+        StreamAt* a = &at[x->gs[r->lane]];
+        if (!a->seen || r->end > a->latest) {
+            *a = (StreamAt){r->end, r->kernel, 1};
         }
     }
+}
+
+/* Between the passes: each part's start state is the fold of the parts before it; a part's
+ * gap count is its rows less the streams whose first row it holds. Returns the streams. */
+static int64_t gaps_chain(GapPass* x, int parts, int64_t n) {
+    StreamAt* carry = xcalloc((size_t)x->ngs ? x->ngs : 1, sizeof(*carry));
+    int64_t off = 0, streams = 0;
+    for (int p = 0; p < parts; p++) {
+        int64_t lo, hi, firsts = 0;
+        Parallel_range(n, parts, p, &lo, &hi);
+        StreamAt* at = x->at + (size_t)p * x->ngs;
+        for (uint32_t k = 0; k < x->ngs; k++) {
+            StreamAt own = at[k];
+            at[k] = carry[k];
+            if (own.seen && (!carry[k].seen || own.latest > carry[k].latest)) {
+                firsts += !carry[k].seen;
+                carry[k] = own;
+            }
+        }
+        x->off[p] = off;
+        off += hi - lo - firsts;
+    }
+    for (uint32_t k = 0; k < x->ngs; k++) {
+        streams += carry[k].seen;
+    }
+    free(carry);
+    return streams;
+}
+
+/* Pass 2: the gaps of the part's rows, from its streams' start state. */
+static void gaps_emit(void* ctx, int part, int64_t lo, int64_t hi) {
+    const GapPass* x = ctx;
+    StreamAt* at = x->at + (size_t)part * x->ngs;
+    PartGaps* o = &x->out[part];
+    int64_t* gaps = x->gaps + x->off[part];
+    for (int64_t i = lo; i < hi; i++) {
+        const TRow* r = &x->r[i];
+        uint32_t k = x->gs[r->lane];
+        StreamAt* a = &at[k];
+        if (!a->seen) {
+            *a = (StreamAt){r->end, r->kernel, 1};
+            continue;
+        }
+        int64_t g = r->start - a->latest;
+        g = g < 0 ? 0 : g;
+        GapAt ga = {g, a->latest - x->first, a->kernel, r->kernel, i, k, r->lane};
+        if (r->end > a->latest) {
+            a->latest = r->end;
+            a->kernel = r->kernel;
+        }
+        gaps[o->n++] = g;
+        o->ns += g;
+        o->max = g > o->max ? g : o->max;
+        if (g > 0) {
+            gap_keep(o->top, &o->ntop, &ga);
+        }
+    }
+}
+
+/* The run's gaps (rows in by_run order, or grouped by device keeping it); the gap values go
+ * to gaps[] (in no particular order: the run's median only reads them). */
+static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
+    TimelineSummary* s = &run->s;
+    uint32_t ngs = t->lanes->ngs;
+    int64_t least = (int64_t)ngs * 4 > 65536 ? (int64_t)ngs * 4 : 65536;
+    int parts = Parallel_parts(n, least);
+    GapPass x = {r, t->lanes->gs, ngs, run->first,
+                 xcalloc((size_t)parts * ngs + 1, sizeof(StreamAt)),
+                 xcalloc((size_t)parts, sizeof(int64_t)), gaps,
+                 xcalloc((size_t)parts, sizeof(PartGaps))};
+    if (parts > 1) {
+        Parallel_for(n, parts, gaps_fold, &x);
+        s->streams += (int)gaps_chain(&x, parts, n);
+        Parallel_for(n, parts, gaps_emit, &x);
+    } else {
+        gaps_emit(&x, 0, 0, n);
+        for (uint32_t k = 0; k < ngs; k++) {
+            s->streams += x.at[k].seen;
+        }
+    }
+    GapAt top[TIMELINE_TOP_GAPS];
+    int ntop = 0;
+    for (int p = 0; p < parts; p++) { /* merged in part order: the sums are exact */
+        s->gaps += x.out[p].n;
+        s->gap_ns += x.out[p].ns;
+        s->gap_max_ns = x.out[p].max > s->gap_max_ns ? x.out[p].max : s->gap_max_ns;
+        for (int i = 0; i < x.out[p].ntop; i++) {
+            gap_keep(top, &ntop, &x.out[p].top[i]);
+        }
+    }
+    for (int i = 0; i < ntop; i++) { /* in stream order: ties rank as the walk ranked them */
+        const GapAt* g = &top[i];
+        TRow lane = {.lane = g->lane};
+        Gap gp = {row_v(t, &lane, LN_FILE), row_v(t, &lane, LN_GPU), row_v(t, &lane, LN_STREAM),
+                  g->gap, g->at, g->before, g->after};
+        top_gap(t, &gp);
+    }
+    free(x.at);
+    free(x.off);
+    free(x.out);
     if (s->gaps > 0) {
         s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
         s->gap_p50_ns = median(gaps, s->gaps);
@@ -1155,8 +1293,7 @@ static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
     sort_grouped(r, n, t->lanes->dev, t->lanes->ndev);
     run_devices(t, r, n, c, nc, run);
-    sort_grouped(r, n, t->lanes->gs, t->lanes->ngs);
-    run_gaps(t, r, n, run, gaps); /* reorders gaps[] for the run's median: order is moot */
+    run_gaps(t, r, n, run, gaps); /* each stream's rows are in by_run order: not regrouped */
     if (all) {
         MedianSpill_add(all, gaps, run->s.gaps);
     }
