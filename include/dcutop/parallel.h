@@ -13,7 +13,8 @@ void Parallel_setThreads(int n);
 int Parallel_threads(void);
 
 /* How many parts to cut n items into: at most Parallel_threads(), and none smaller than
- * min_part items (a thread costs tens of microseconds; a small input stays on one). */
+ * min_part items (a thread costs tens of microseconds; a small input stays on one). The
+ * environment's DCUTOP_PART_MIN, when set, replaces min_part: tests cut small inputs. */
 int Parallel_parts(int64_t n, int64_t min_part);
 
 /* Part p of [0, n) cut into parts: [lo, hi), contiguous, in order, sizes within one. */

@@ -28,6 +28,10 @@ int Parallel_threads(void) {
 }
 
 int Parallel_parts(int64_t n, int64_t min_part) {
+    const char* least = getenv("DCUTOP_PART_MIN"); /* tests: parts of a few items */
+    if (least && atoll(least) > 0) {
+        min_part = atoll(least);
+    }
     int64_t k = min_part > 0 ? n / min_part : n;
     int t = Parallel_threads();
     return k < 1 ? 1 : k < t ? (int)k : t;
