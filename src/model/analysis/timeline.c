@@ -247,34 +247,45 @@ static const char used_counter_files[] =
 
 /* The timed rows of files[0..nfiles) of one run, appended to *rows (by rowid range: a
  * run costs its own rows, issue 15). */
-/* The same rows from the store's columns (dispatch_scan.h). */
+/* The direct read of one file's span in parts (parallel.h): part p writes its rows from the
+ * place its first row would have with none skipped, with lanes of its own (TupleIds); then
+ * the parts' rows close up in part order and their lanes become the run's, given in the
+ * parts' order of first sight: the rows, their order and the lane ids one pass gives. */
+typedef struct {
+    DispatchStore* store;
+    const DispatchSpan* sp;
+    int64_t nks;
+    TRow* out;       /* where the span's first row goes */
+    TupleIds* lanes; /* per part */
+    int64_t* n;      /* per part: its rows */
+    int64_t* from;   /* per part: where it wrote them, from out */
+    uint32_t** map;  /* per part: its lane ids' in the run */
+    DcuError* err;   /* per part */
+    DcuStatus* s;
+} SpanParts;
+
 typedef struct {
     int64_t file, nks;
     TupleIds* lanes;
-    TRow** rows;
-    int64_t* n;
-    size_t* cap;
-} DirectRows;
+    TRow* out;
+    int64_t n;
+} PartRows;
 
-static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+static int part_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
     (void)row0;
-    DirectRows* x = ctx;
+    PartRows* x = ctx;
     for (int64_t i = from; i < to; i++) {
         int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i);
         if (DS_AT(d, DS_FILE_ID, i) != x->file || t0 == DISPATCH_STORE_NULL ||
             t1 == DISPATCH_STORE_NULL) {
             continue;
         }
-        if ((size_t)*x->n == *x->cap) {
-            *x->cap = *x->cap ? *x->cap * 2 : 4096;
-            *x->rows = xrealloc(*x->rows, sizeof(TRow) * *x->cap);
-        }
         int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i),
                 c = DS_AT(d, DS_CORR_ID, i), k = DS_AT(d, DS_KERNEL_ID, i);
         int64_t lane[LN_WIDTH] = {
             x->file, g == DISPATCH_STORE_NULL ? -1 : g,
             sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1};
-        (*x->rows)[(*x->n)++] = (TRow){
+        x->out[x->n++] = (TRow){
             .start = t0,
             .end = t1,
             .corr = c == DISPATCH_STORE_NULL ? NONE : c,
@@ -283,6 +294,75 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
         };
     }
     return 1;
+}
+
+static void span_part(void* ctx, int part, int64_t c0, int64_t c1) {
+    SpanParts* x = ctx;
+    int64_t lo = x->sp->lo < 0 ? 0 : x->sp->lo;
+    int64_t first = (lo / DISPATCH_STORE_CHUNK + c0) * DISPATCH_STORE_CHUNK;
+    x->from[part] = first > lo ? first - lo : 0;
+    TupleIds_init(&x->lanes[part], LN_WIDTH);
+    PartRows r = {x->sp->file_id, x->nks, &x->lanes[part], x->out + x->from[part], 0};
+    x->s[part] = DispatchScan_spanChunks(x->store, x->sp, c0, c1, part_block, &r, &x->err[part]);
+    x->n[part] = r.n;
+}
+
+/* After the parts: their rows closed up and given the run's lane ids. */
+static void relane_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    (void)lo;
+    (void)hi;
+    SpanParts* x = ctx;
+    const uint32_t* map = x->map[part];
+    TRow* r = x->out + x->from[part];
+    for (int64_t i = 0; i < x->n[part]; i++) {
+        r[i].lane = map[r[i].lane];
+    }
+}
+
+/* One file's span sp into out (room for its rows); *n: the rows read. */
+static DcuStatus read_span(DispatchStore* store, const DispatchSpan* sp, TupleIds* lanes,
+                           int64_t nks, TRow* out, int64_t* n, DcuError* err) {
+    int64_t nchunks = DispatchScan_chunks(store, sp);
+    int parts = Parallel_parts(nchunks, 16);
+    SpanParts x = {store, sp, nks, out, xcalloc((size_t)parts, sizeof(TupleIds)),
+                   xcalloc((size_t)parts, sizeof(int64_t)), xcalloc((size_t)parts, sizeof(int64_t)),
+                   xcalloc((size_t)parts, sizeof(uint32_t*)), xcalloc((size_t)parts, sizeof(DcuError)),
+                   xcalloc((size_t)parts, sizeof(DcuStatus))};
+    Parallel_for(nchunks, parts, span_part, &x);
+    DcuStatus s = DCU_OK;
+    int relane = 0;
+    *n = 0;
+    for (int p = 0; p < parts; p++) {
+        if (s == DCU_OK && x.s[p] != DCU_OK) {
+            s = x.s[p];
+            *err = x.err[p];
+        }
+        if (x.from[p] != *n) { /* rows skipped before this part: close up, in order */
+            memmove(out + *n, out + x.from[p], (size_t)x.n[p] * sizeof(TRow));
+            x.from[p] = *n;
+        }
+        *n += x.n[p];
+        TupleIds* L = &x.lanes[p]; /* the part's lanes, in its order of first sight */
+        x.map[p] = xmalloc(sizeof(uint32_t) * (size_t)(L->n ? L->n : 1));
+        for (int64_t l = 0; l < L->n; l++) {
+            x.map[p][l] = TupleIds_id(lanes, L->v + l * LN_WIDTH);
+            relane |= x.map[p][l] != (uint32_t)l;
+        }
+    }
+    if (relane && s == DCU_OK) {
+        Parallel_for(parts, parts, relane_part, &x);
+    }
+    for (int p = 0; p < parts; p++) {
+        TupleIds_done(&x.lanes[p]);
+        free(x.map[p]);
+    }
+    free(x.map);
+    free(x.lanes);
+    free(x.n);
+    free(x.from);
+    free(x.err);
+    free(x.s);
+    return s;
 }
 
 /* One run's rows: from store's columns when given (dispatch_scan.h), else through st. */
@@ -303,9 +383,11 @@ static DcuStatus read_rows(TraceDb* db, DispatchStore* store, sqlite3_stmt* st,
         *rows = xrealloc(*rows, sizeof(TRow) * *cap);
     }
     for (int64_t f = 0; store && f < nfiles; f++) {
-        DirectRows x = {files[f], nks, lanes, rows, n, cap};
-        DcuStatus s = sp[f].hi >= sp[f].lo ? DispatchScan_span(store, &sp[f], direct_block, &x, err)
-                                           : DCU_OK;
+        int64_t got = 0;
+        DcuStatus s = sp[f].hi >= sp[f].lo
+                          ? read_span(store, &sp[f], lanes, nks, *rows + *n, &got, err)
+                          : DCU_OK;
+        *n += got;
         if (s != DCU_OK) {
             free(sp);
             return s;
