@@ -670,6 +670,77 @@ static int64_t iteration_start(const TRow* r, int64_t n, int64_t g) {
     return best;
 }
 
+/* The positions in r of each candidate anchor (detect_period): one pass over the rows for
+ * all of them, in parts (parallel.h), not a pass per candidate tried (up to 16 over ten
+ * million rows); each part lists its own, and the lists join in part order. */
+enum { MAX_ANCHORS = 16 }; /* candidate anchors tried */
+
+typedef struct {
+    const TRow* r;
+    const signed char* which; /* per kernel id: its candidate, -1 none */
+    int nc;
+    int64_t** pos;            /* parts x nc lists */
+    int64_t* len;             /* parts x nc */
+} Anchors;
+
+static void anchors_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    Anchors* x = ctx;
+    int64_t** pos = x->pos + (size_t)part * x->nc;
+    int64_t* len = x->len + (size_t)part * x->nc;
+    int64_t cap[MAX_ANCHORS] = {0};
+    for (int64_t i = lo; i < hi; i++) {
+        int c = x->which[x->r[i].kernel];
+        if (c >= 0) {
+            if (len[c] == cap[c]) {
+                cap[c] = cap[c] ? 2 * cap[c] : 256;
+                pos[c] = xrealloc(pos[c], sizeof(int64_t) * (size_t)cap[c]);
+            }
+            pos[c][len[c]++] = i;
+        }
+    }
+}
+
+static int64_t** anchor_positions(const TRow* r, int64_t n, const int64_t* cand, int nc,
+                                  int64_t max_kernel) {
+    signed char* which = xmalloc((size_t)max_kernel + 1);
+    memset(which, -1, (size_t)max_kernel + 1);
+    for (int c = 0; c < nc; c++) {
+        which[cand[c]] = (signed char)c;
+    }
+    int parts = Parallel_parts(n, 1 << 18);
+    Anchors x = {r, which, nc, xcalloc((size_t)parts * (size_t)nc + 1, sizeof(int64_t*)),
+                 xcalloc((size_t)parts * (size_t)nc + 1, sizeof(int64_t))};
+    Parallel_for(n, parts, anchors_part, &x);
+    int64_t** out = xcalloc((size_t)nc + 1, sizeof(int64_t*));
+    for (int c = 0; c < nc; c++) {
+        int64_t total = 0;
+        for (int p = 0; p < parts; p++) {
+            total += x.len[(size_t)p * nc + c];
+        }
+        out[c] = xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+        total = 0;
+        for (int p = 0; p < parts; p++) {
+            int64_t l = x.len[(size_t)p * nc + c];
+            if (l > 0) {
+                memcpy(out[c] + total, x.pos[(size_t)p * nc + c], sizeof(int64_t) * (size_t)l);
+            }
+            total += l;
+            free(x.pos[(size_t)p * nc + c]);
+        }
+    }
+    free(x.pos);
+    free(x.len);
+    free(which);
+    return out;
+}
+
+static void free_positions(int64_t** at, int nc) {
+    for (int c = 0; c < nc; c++) {
+        free(at[c]);
+    }
+    free(at);
+}
+
 /* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
  * into r where iterations 2..m start) and *first (where iteration 1 starts; the dispatches
  * before it are the warm-up prefix) when found. */
@@ -693,39 +764,31 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
         cnt[r[i].kernel]++;
     }
     /* candidate anchors: kernels seen at least twice, rarest first (then earliest) */
-    enum { MAXA = 16 };
-    int64_t cand[MAXA];
+    int64_t cand[MAX_ANCHORS];
     int nc = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t k = r[i].kernel;
         if (firstpos[k] != i || cnt[k] < 2) {
             continue;
         }
-        /* insert into cand sorted by (count, firstpos), keep the MAXA best */
+        /* insert into cand sorted by (count, firstpos), keep the MAX_ANCHORS best */
         int pos = nc;
         while (pos > 0 && cnt[cand[pos - 1]] > cnt[k]) {
             pos--;
         }
-        if (pos >= MAXA) {
+        if (pos >= MAX_ANCHORS) {
             continue;
         }
-        if (nc < MAXA) {
+        if (nc < MAX_ANCHORS) {
             nc++;
         }
         memmove(&cand[pos + 1], &cand[pos], sizeof(int64_t) * (size_t)(nc - 1 - pos));
         cand[pos] = k;
     }
-    (void)max_kernel;
-    int64_t* p = NULL;
+    int64_t** anchor = anchor_positions(r, n, cand, nc, max_kernel);
     for (int ci = 0; ci < nc; ci++) {
         int64_t k = cand[ci], m = cnt[k];
-        p = xrealloc(p, sizeof(int64_t) * (size_t)m);
-        int64_t np = 0;
-        for (int64_t i = firstpos[k]; i < n && np < m; i++) {
-            if (r[i].kernel == k) {
-                p[np++] = i;
-            }
-        }
+        const int64_t* p = anchor[ci];
         int64_t g = p[m - 1] - p[m - 2];
         int ok = g >= 2 && p[1] - p[0] >= g && m * g >= n / 2;
         for (int64_t j = 1; ok && j + 1 < m; j++) {
@@ -758,10 +821,10 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
             continue; /* less than two whole periods after the warm-up */
         }
         *period = g;
-        free(p);
+        free_positions(anchor, nc);
         return 1;
     }
-    free(p);
+    free_positions(anchor, nc);
     return 0;
 }
 
