@@ -32,10 +32,11 @@ void App_delete(App* this);
 /* Handles one key (Keymap codes). Returns what changed. */
 Reaction App_key(App* this, int key);
 
-/* Work that waits for the user to read the screen (the drill-down index, 1.5 s at 1M
- * dispatches, which used to delay the first screen). input_pending() (may be NULL) says a
- * key is waiting: the work stops and is resumed at the next idle moment. */
-void App_idle(App* this, int (*input_pending)(void));
+/* Work that waits for the user to read the screen (the Summary's timeline and advice, 0.6 s
+ * at 1M dispatches, and the drill-down index, which used to delay the first screen).
+ * input_pending() (may be NULL) says a key is waiting: the work stops between its steps and
+ * is resumed at the next idle moment. Returns 1 when the screen changed (draw it again). */
+int App_idle(App* this, int (*input_pending)(void));
 /* Mouse events, as the terminal reports them (term_curses.c) or a script says (:mouse):
  * a click on a tab opens its screen, on a table row selects it; a double click opens the
  * row (Enter); the wheel moves the selection three rows (htop). x, y: cells from 0. */

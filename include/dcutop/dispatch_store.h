@@ -56,6 +56,11 @@ void DispatchStore_delete(DispatchStore* this);
 /* Appends one row; v[DS_NCOLS] in DispatchCol order. Returns its id (>= 1), or 0 when the
  * temporary file could not be written (err says why). */
 int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err);
+/* on: full chunks may be encoded on a thread of their own (chunk_sealer.h) while the
+ * next fills, as long as the budget leaves room for every chunk in flight without a
+ * spill; nearer the budget, and with on 0 (the default), they are sealed by append as it
+ * fills them. Readers wait for the thread first; results are the same either way. */
+void DispatchStore_setSealThread(DispatchStore* this, int on);
 
 int64_t DispatchStore_count(const DispatchStore* this);
 
@@ -74,6 +79,20 @@ int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* 
                                 uint8_t* rbuf);
 #define DISPATCH_STORE_CHUNK_BYTES ((size_t)DS_NCOLS * DISPATCH_STORE_CHUNK * sizeof(int64_t))
 #define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
+
+/* Column col of chunk ci alone into out (DISPATCH_STORE_CHUNK values), the rest of the chunk
+ * left encoded (a paged list reads two columns of every chunk, not eighteen): its rows, 0
+ * past the end, -1 when a spilled chunk cannot be read back. */
+int64_t DispatchStore_column(DispatchStore* this, int64_t ci, DispatchCol col, int64_t* out);
+
+/* Column col of rows[0 .. n) (0-based, ascending) into out[0 .. n): of a chunk in memory
+ * only those values are read, not the whole column. 0 when a spilled chunk cannot be read
+ * back. */
+int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, DispatchCol col,
+                         int64_t* out);
+
+/* One value of the 0-based row (a page of a list); *ok = 0 on a read error or a bad row. */
+int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok);
 
 /* Chunks written to the temporary file so far (0: all in memory). */
 int64_t DispatchStore_spilled(const DispatchStore* this);

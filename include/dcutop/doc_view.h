@@ -79,6 +79,8 @@ typedef struct SummaryData_ {
     double stacks_hot_pct;       /* its share of stacks_ns */
     double queue_empty_pct;      /* QueueDepth_emptyPct (trace_lane.h), 0..100 */
     int queue_lanes;             /* the streams it is over; 0: no launch calls, no line */
+    int pending;                 /* the timeline and the advice are not computed yet: their
+                                  * places say so (the first screen shows before them) */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 

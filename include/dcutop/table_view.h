@@ -32,6 +32,16 @@ typedef struct TableViewState_ {
 void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,
                          const char* flex, const char* const* drop, int width);
 
+/* As TableLayout_compute, with the unit of each CT_NS column c given by units[c] unless it
+ * is -1 (units may be NULL): a paged list lays out a sample of its rows with the units of
+ * all of them. */
+void TableLayout_computeUnits(TableLayout* l, const ResultSet* rs, const char* const* keys,
+                              const char* flex, const char* const* drop, int width,
+                              const int* units);
+
+/* The unit TableView_unitFor gives n values (INT64_MIN: NULL, skipped). */
+TimeUnit TableView_unitForValues(const int64_t* v, int64_t n);
+
 /* The unit of duration column c over its first rows rows: the largest value's unit, one
  * smaller when most values would read 0.00 in it. */
 TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows);

@@ -155,10 +155,15 @@ int App_bodyHeight(const App* app) {
 const char* App_title(const App* app) {
     return app->title;
 }
-void App_idle(App* app, int (*input_pending)(void)) {
-    if (!app->idle_done) {
+int App_idle(App* app, int (*input_pending)(void)) {
+    int redraw = 0;
+    if (DocScreen_pending(app->tops[TOP_SUMMARY]) && !(input_pending && input_pending())) {
+        redraw = DocScreen_finish(app->tops[TOP_SUMMARY], app);
+    }
+    if (!app->idle_done && !(input_pending && input_pending())) {
         app->idle_done = KernelQuery_indexWhenIdle(app->db, input_pending);
     }
+    return redraw;
 }
 
 int App_cancelRequested(App* app) {
@@ -484,9 +489,10 @@ static void set_filter(App* app, Screen* s, const char* text) {
 /* "6 rows, 181.0 ms, 21.94%": the rows of a filtered table and what they add up to (group
  * rows of Categories left out: their categories are rows too). */
 static void rows_total(const Screen* s, char* buf, size_t cap) {
-    int n = s->ops == &StacksScreen ? s->nvisible : s->rs ? s->rs->nrows : 0;
+    int n = s->ops == &StacksScreen ? s->nvisible : TableScreen_rows(s);
     int len = snprintf(buf, cap, "%d row%s", n, n == 1 ? "" : "s");
-    const ResultSet* rs = s->ops == &StacksScreen ? NULL : s->rs;
+    /* a paged list has no total column: its rows are not all read */
+    const ResultSet* rs = s->ops == &StacksScreen || s->page ? NULL : s->rs;
     int ct = rs ? ResultSet_columnIndex(rs, "total_ns") : -1;
     if (ct < 0 || len < 0 || (size_t)len >= cap) {
         return;
@@ -536,6 +542,13 @@ static void do_export(App* app, const char* path, int flags) {
     Screen* s = current(app);
     DcuError err;
     ResultSet* owned = s->ops == &StacksScreen ? StacksScreen_table(s) : NULL;
+    if (s->page) { /* a paged list: every row, read whole for the file */
+        QueryOpts q = {s->filter, s->sort, NULL, 0, NULL, 0, 0};
+        if (KernelQuery_dispatches(app->db, s->kernel, &q, &owned, &err) != DCU_OK) {
+            App_setStatus(app, 1, "Export failed: %s", err.msg);
+            return;
+        }
+    }
     const ResultSet* rs = owned ? owned : s->rs;
     if (!rs) {
         App_setStatus(app, 1, "Nothing to export.");
@@ -1271,7 +1284,7 @@ Reaction App_mouse(App* app, MouseKind kind, int x, int y) {
     /* a table: its title row at y = 2, rows from y = 3 down to the status line */
     int row = s->tv.scroll + (y - 3);
     if (!TableScreen_isTable(s) || !s->rs || y < 3 || y >= app->canvas->h - 2 ||
-        row >= s->rs->nrows) {
+        row >= TableScreen_rows(s)) {
         return REACT_NONE;
     }
     s->tv.selected = row;
@@ -1380,8 +1393,8 @@ const Canvas* App_render(App* app) {
         const char* sel = s->ops->selection ? s->ops->selection(s) : NULL;
         char line[4096];
         if (TableScreen_isTable(s) && s->rs) {
-            snprintf(line, sizeof(line), "%d/%d  %s", s->rs->nrows ? s->tv.selected + 1 : 0,
-                     s->rs->nrows, sel ? sel : "");
+            snprintf(line, sizeof(line), "%d/%d  %s", TableScreen_rows(s) ? s->tv.selected + 1 : 0,
+                     TableScreen_rows(s), sel ? sel : "");
         } else {
             snprintf(line, sizeof(line), "%s", sel ? sel : "");
         }

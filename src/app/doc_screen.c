@@ -326,7 +326,65 @@ static void stacks_summary(TraceDb* db, SummaryData* sd) {
     StackTree_delete(t);
 }
 
-/* The queries behind a document, run once per open. */
+/* The Summary's slow part: the timeline (gaps, iterations) and the advice, which read every
+ * dispatch (0.6 s at 1M). The first screen shows without them (SummaryData.pending) and
+ * DocScreen_finish adds them when the user is idle (App_idle), so the totals and the top
+ * kernels show as soon as the load ends; every figure is the same as when computed at once. */
+static void summary_slow(Screen* s, TraceDb* db) {
+    SummaryData* sd = &s->summary;
+    DcuError e2;
+    if (Timeline_new(db, &s->timeline, &e2) == DCU_OK) {
+        sd->timeline = Timeline_summary(s->timeline);
+        if (sd->timeline->available &&
+            Timeline_view(s->timeline, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[3],
+                          &e2) == DCU_OK) {
+            sd->gaps = s->aux[3];
+        }
+        /* several runs: their iterations and cold starts, one row each */
+        if (sd->timeline->runs > 1 &&
+            Timeline_view(s->timeline, TL_RUNS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[4],
+                          &e2) == DCU_OK) {
+            sd->runs = s->aux[4];
+        }
+    }
+    if (Advice_build(db, &s->advice, &e2) == DCU_OK) {
+        sd->advice = s->advice;
+    }
+    sd->pending = 0;
+}
+
+int DocScreen_pending(const Screen* s) {
+    return s->ops == &SummaryScreen && s->has_data && s->summary.pending;
+}
+
+int DocScreen_finish(Screen* s, App* app) {
+    if (!DocScreen_pending(s)) {
+        return 0;
+    }
+    /* the selected link stays selected though lines come in above it */
+    char* keep = s->doc && s->doc_sel >= 0 && s->doc_sel < s->doc->n &&
+                         s->doc->lines[s->doc_sel].target
+                     ? xstrdup(s->doc->lines[s->doc_sel].target)
+                     : NULL;
+    int moved = s->doc_sel != (s->doc ? Doc_nextLink(s->doc, -1, 1) : -1);
+    summary_slow(s, s->db ? s->db : App_db(app));
+    drop_doc(s);
+    DcuError err;
+    if (build(s, app, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+    }
+    s->doc_sel = -1; /* the first link, as on a first draw, unless the user moved */
+    for (int i = 0; moved && keep && s->doc && i < s->doc->n; i++) {
+        if (s->doc->lines[i].target && strcmp(s->doc->lines[i].target, keep) == 0) {
+            s->doc_sel = i;
+            break;
+        }
+    }
+    free(keep);
+    return 1;
+}
+
+/* The queries behind a document, run once per open (the Summary's slow part later). */
 static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
     TraceDb* db = s->db ? s->db : App_db(app);
     if (s->ops == &SummaryScreen) {
@@ -341,30 +399,13 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         if (st != DCU_OK) {
             return st;
         }
-        DcuError e2;
-        if (Timeline_new(db, &s->timeline, &e2) == DCU_OK) {
-            sd->timeline = Timeline_summary(s->timeline);
-            if (sd->timeline->available &&
-                Timeline_view(s->timeline, TL_GAPS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[3],
-                              &e2) == DCU_OK) {
-                sd->gaps = s->aux[3];
-            }
-            /* several runs: their iterations and cold starts, one row each */
-            if (sd->timeline->runs > 1 &&
-                Timeline_view(s->timeline, TL_RUNS, NULL, AMDAHL_BASIS_KERNEL, &s->aux[4],
-                              &e2) == DCU_OK) {
-                sd->runs = s->aux[4];
-            }
-        }
+        sd->pending = 1;
         QueueDepth_emptyPct(db, &sd->queue_empty_pct, &sd->queue_lanes);
         sd->hotspots = s->aux[0];
         sd->categories = s->aux[1];
         sd->files = s->aux[2];
         sd->rows_rejected = sd->totals.rows_rejected;
         sd->wall_basis = Query_amdahlBasis(db) == 1;
-        if (Advice_build(db, &s->advice, &e2) == DCU_OK) {
-            sd->advice = s->advice;
-        }
         if (sd->totals.kernels == 0 && Stacks_available(db, STACKS_SRC_STACKS)) {
             stacks_summary(db, sd);
         }

@@ -32,8 +32,8 @@ static int64_t cell_int(const ResultSet* rs, int r, const char* key, int* ok) {
 
 /* The selected op's file and absolute start and end (its clock); 0 when there is none. */
 static int selected_op(App* app, Screen* s, int64_t* file, int64_t* start, int64_t* end) {
-    int r = s->tv.selected, ok1, ok2;
-    if (!s->rs || s->rs->nrows == 0) {
+    int r = TableScreen_rsRow(s, s->tv.selected), ok1, ok2;
+    if (!s->rs || r < 0) {
         return 0;
     }
     int64_t dur = cell_int(s->rs, r, "dur_ns", &ok2);

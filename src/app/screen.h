@@ -55,6 +55,11 @@ struct Screen_ {
     int64_t run;    /* Files: only this run's files (opened from the Runs screen); 0: scope */
     TraceDb* db;    /* Kernel: the database it reads (a comparison's baseline; borrowed);
                      * NULL: the App's */
+    /* a long dispatch list read a page at a time (owned; NULL: rs holds every row): rs holds
+     * rows page_first .. of it, and page_units the units of its duration columns */
+    struct DispatchPage_* page;
+    int64_t page_first;
+    int page_units[TABLE_MAX_COLS];
     /* documents */
     Doc* doc;
     int doc_w;
@@ -136,6 +141,11 @@ Reaction Summary_openGap(App* app, int64_t file, int64_t gpu, int64_t stream, in
  * of any lane when idle.h finds none. */
 Reaction Summary_openLargestGap(App* app);
 
+/* doc_screen.c: the Summary shows before its timeline and advice are computed; pending: 1
+ * while they are not; finish: computes them and rebuilds the page (1 when it did). */
+int DocScreen_pending(const Screen* s);
+int DocScreen_finish(Screen* s, App* app);
+
 /* table_screen.c: shared table behaviour, used by app.c for global actions. */
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err);
 Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err);
@@ -199,6 +209,11 @@ void RunsScreen_close(Screen* s);
  * of the ranks, the job computed once into s->ranks. */
 extern const ScreenOps RanksScreen;
 DcuStatus RanksScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
+
+/* The rows of a table screen: those of s->rs, or of its whole paged list. */
+int TableScreen_rows(const Screen* s);
+/* Row r (of all) as a row of s->rs, -1 when not read (outside the page shown). */
+int TableScreen_rsRow(const Screen* s, int r);
 
 /* Sort keys a menu can offer: column titles of the ResultSet. */
 int TableScreen_isTable(const Screen* s);

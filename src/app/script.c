@@ -116,6 +116,7 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuErr
                 Key_name(key, k, sizeof(k));
                 fprintf(timing, "%s\t%.0f\t%s\n", k, now_us() - t0, App_screenName(app));
             }
+            App_idle(app, NULL); /* as while a user reads the screen: not timed */
         }
     }
     free(line);

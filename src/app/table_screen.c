@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/dispatch_page.h"
 #include "dcutop/efficiency.h"
 #include "dcutop/filter.h"
 #include "dcutop/runs.h"
@@ -36,6 +37,91 @@ static const char* id_key(const Screen* s) {
                                                          : "name";
 }
 
+int TableScreen_rows(const Screen* s) {
+    if (s->page) {
+        int64_t n = DispatchPage_count(s->page);
+        return n < INT32_MAX ? (int)n : INT32_MAX;
+    }
+    return s->rs ? s->rs->nrows : 0;
+}
+
+int TableScreen_rsRow(const Screen* s, int r) {
+    if (s->page && s->page_first < 0) {
+        return -1; /* the layout's sample, not a page: none read yet */
+    }
+    int64_t i = s->page ? r - s->page_first : r;
+    return s->rs && i >= 0 && i < s->rs->nrows ? (int)i : -1;
+}
+
+/* A list of fewer rows is read whole (its screens as they always were); DCUTOP_PAGE_MIN
+ * sets the bound (tests page short lists: 1). */
+static int64_t page_min(void) {
+    const char* e = getenv("DCUTOP_PAGE_MIN");
+    return e && *e ? atoll(e) : 10000;
+}
+
+/* The page shown (rows scroll .. scroll + page) with a page of margin each side: read again
+ * only when the screen leaves it. */
+static void page_window(Screen* s, App* app, int force) {
+    int page = App_bodyHeight(app);
+    int64_t n = DispatchPage_count(s->page);
+    if (!force && s->rs && s->tv.scroll >= s->page_first &&
+        (s->tv.scroll + page <= s->page_first + s->rs->nrows ||
+         s->page_first + s->rs->nrows >= n)) {
+        return;
+    }
+    int64_t first = s->tv.scroll - page > 0 ? s->tv.scroll - page : 0;
+    ResultSet* rs = NULL;
+    DcuError err;
+    if (DispatchPage_rows(s->page, first, 3 * (int64_t)page, 1, &rs, &err) != DCU_OK) {
+        App_setStatus(app, 1, "%s", err.msg);
+        return;
+    }
+    ResultSet_delete(s->rs);
+    s->rs = rs;
+    s->page_first = first;
+}
+
+/* The paged list (DispatchScreen): its layout from every row of a list of up to 2000 (as
+ * the whole list's), from 500 spread over a longer one (2000 read one by one cost 20 ms at
+ * 10M), with the units of all its rows; then the page shown. */
+static DcuStatus page_open(Screen* s, App* app, DcuError* err) {
+    DispatchPage* p = NULL;
+    DcuStatus st = DispatchPage_open(App_db(app), s->kernel, s->filter, page_min(), &p, err);
+    if (st != DCU_OK || !p) {
+        return st;
+    }
+    int64_t n = DispatchPage_count(p);
+    ResultSet* sample = NULL;
+    st = DispatchPage_rows(p, 0, n, n > 2000 ? n / 500 : 1, &sample, err);
+    if (st == DCU_OK && s->sort) {
+        st = DispatchPage_sort(p, s->sort, err);
+    }
+    if (st != DCU_OK) {
+        ResultSet_delete(sample);
+        DispatchPage_delete(p);
+        return st;
+    }
+    DispatchPage_delete(s->page);
+    s->page = p;
+    for (int c = 0; c < TABLE_MAX_COLS; c++) {
+        s->page_units[c] = -1;
+    }
+    for (int c = 0; c < sample->ncols && c < TABLE_MAX_COLS; c++) {
+        int64_t nv;
+        const int64_t* v = sample->cols[c].type == CT_NS
+                               ? DispatchPage_values(p, sample->cols[c].key, &nv, err)
+                               : NULL;
+        if (v) {
+            s->page_units[c] = (int)TableView_unitForValues(v, nv);
+        }
+    }
+    ResultSet_delete(s->rs);
+    s->rs = sample; /* laid out at the first draw, then replaced by the page */
+    s->page_first = -1;
+    return DCU_OK;
+}
+
 int TableScreen_isTable(const Screen* s) {
     return s->ops->keys != NULL;
 }
@@ -44,7 +130,7 @@ void TableScreen_clamp(Screen* s, App* app) {
     if (!s->rs) {
         return;
     }
-    int n = s->rs->nrows;
+    int n = TableScreen_rows(s);
     int page = App_bodyHeight(app) - 1 - (s->rs->footer ? 1 : 0) - s->reserve;
     if (page < 1) {
         page = 1;
@@ -92,6 +178,27 @@ static void sync_sort(Screen* s) {
     s->tv.sort_col = ResultSet_columnIndex(s->rs, key);
     s->tv.sort_desc = colon ? strcmp(colon + 1, "desc") == 0
                             : ResultSet_defaultDesc(s->rs, s->tv.sort_col);
+}
+
+/* The dispatch list: a new page (*paged = 1, the screen set up), else the whole list in
+ * *rs (too short, or a region of interest). */
+static DcuStatus dispatch_query(Screen* s, App* app, const QueryOpts* q, ResultSet** rs,
+                                int* paged, DcuError* err) {
+    DispatchPage* was = s->page;
+    DcuStatus st = page_open(s, app, err); /* a new page replaces the one before */
+    if (st == DCU_OK && s->page != was) {
+        s->layout_w = -1;
+        sync_sort(s);
+        TableScreen_clamp(s, app);
+        *paged = 1;
+        return DCU_OK;
+    }
+    if (st != DCU_OK) {
+        return st;
+    }
+    DispatchPage_delete(s->page);
+    s->page = NULL;
+    return KernelQuery_dispatches(App_db(app), s->kernel, q, rs, err);
 }
 
 DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
@@ -147,7 +254,11 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
             rs = NULL;
         }
     } else if (s->ops == &DispatchScreen) {
-        st = KernelQuery_dispatches(App_db(app), s->kernel, &q, &rs, err);
+        int paged = 0;
+        st = dispatch_query(s, app, &q, &rs, &paged, err);
+        if (paged) {
+            return DCU_OK;
+        }
     } else if (s->ops == &TraceScreen) {
         st = TraceScreen_query(s, app, &rs, err);
     } else if (s->ops == &RunsScreen) {
@@ -232,13 +343,20 @@ static void ts_render(Screen* s, App* app, Canvas* c, int y0, int h) {
             keys = api ? api_split_keys : copy_split_keys;
             drop = api ? api_split_drop : copy_split_drop;
         }
-        TableLayout_compute(&s->layout, s->rs, keys, s->ops->flex, drop, w);
+        TableLayout_computeUnits(&s->layout, s->rs, keys, s->ops->flex, drop, w,
+                                 s->page ? s->page_units : NULL);
         s->layout_w = w;
     }
     int th = h - (s->rs->footer ? 1 : 0);
     TableScreen_clamp(s, app);
-    TableView_render(&s->tv, &s->layout, s->rs, c, y0, th);
-    if (s->rs->nrows == 0 && th > 2) {
+    TableViewState tv = s->tv;
+    if (s->page) { /* the page's rows, where they are in the whole list */
+        page_window(s, app, s->page_first < 0);
+        tv.selected -= (int)s->page_first;
+        tv.scroll -= (int)s->page_first;
+    }
+    TableView_render(&tv, &s->layout, s->rs, c, y0, th);
+    if (TableScreen_rows(s) == 0 && th > 2) {
         Canvas_put(c, y0 + 2, 2, STYLE_DIM,
                    s->filter ? "No rows match the filter (Esc clears it)."
                              : "No data of this kind in the loaded trace.",
@@ -268,11 +386,12 @@ static const char* ts_selection(Screen* s) {
 }
 
 static void ts_close(Screen* s) {
-    (void)s;
+    DispatchPage_delete(s->page);
+    s->page = NULL;
 }
 
 int TableScreen_search(Screen* s, const char* pattern, int dir, DcuError* err) {
-    if (!s->rs || s->rs->nrows == 0) {
+    if (!s->rs || s->rs->nrows == 0 || s->page) { /* a paged list: its filter (/) instead */
         return 0;
     }
     Filter* f = NULL;
@@ -436,7 +555,7 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
         s->tv.selected = 0;
         break;
     case ACT_MOVE_LAST:
-        s->tv.selected = s->rs->nrows - 1;
+        s->tv.selected = TableScreen_rows(s) - 1;
         break;
     case ACT_ENTER:
         return drill(s, app);
@@ -492,7 +611,13 @@ Reaction TableScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
     default:
         return REACT_NONE;
     }
-    if (a == ACT_SORT_PREV || a == ACT_SORT_NEXT || a == ACT_SORT_REVERSE) {
+    if (s->page && (a == ACT_SORT_PREV || a == ACT_SORT_NEXT || a == ACT_SORT_REVERSE)) {
+        if (DispatchPage_sort(s->page, s->sort, err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err->msg);
+        }
+        s->page_first = -1; /* the page again, in the new order */
+        sync_sort(s);
+    } else if (a == ACT_SORT_PREV || a == ACT_SORT_NEXT || a == ACT_SORT_REVERSE) {
         DcuStatus st = Query_sort(s->rs, s->sort, err);
         if (st != DCU_OK) {
             App_setStatus(app, 1, "%s", err->msg);

@@ -286,7 +286,9 @@ void Term_loop(App* app) {
     App_resize(app, w, h);
     draw(App_render(app));
     while (!App_quitting(app)) {
-        App_idle(app, input_pending);
+        if (App_idle(app, input_pending)) {
+            draw(App_render(app));
+        }
         wint_t ch;
         int r = get_wch(&ch);
         if (r == ERR) {

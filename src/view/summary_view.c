@@ -72,9 +72,11 @@ static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
 }
 
 /* GPU busy and idle, and the launch-bound share (per-dispatch data only). */
-static void busy_lines(Doc* d, const TimelineSummary* tl) {
+static void busy_lines(Doc* d, const TimelineSummary* tl, int pending) {
     char a[64], b[64], c[64];
-    if (tl && tl->available) {
+    if (pending) {
+        Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "computing...");
+    } else if (tl && tl->available) {
         Format_durationAuto(a, sizeof(a), tl->busy_ns);
         Format_durationAuto(b, sizeof(b), tl->idle_ns);
         Format_durationAuto(c, sizeof(c), tl->wall_ns);
@@ -91,7 +93,7 @@ static void busy_lines(Doc* d, const TimelineSummary* tl) {
 
 /* What was loaded and the GEMM / non-GEMM split over the basis of the ceilings; a folder of
  * stacks only says where their time is instead of "0 kernels (aggregated stats only)". */
-static void busy_lines(Doc* d, const TimelineSummary* tl);
+static void busy_lines(Doc* d, const TimelineSummary* tl, int pending);
 
 static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
     const Totals* t = &s->totals;
@@ -112,7 +114,7 @@ static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
     Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
               "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
               t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
-    busy_lines(d, s->timeline);
+    busy_lines(d, s->timeline, s->pending && t->per_dispatch);
     if (t->kernel_ns <= 0) {
         return;
     }
@@ -215,6 +217,13 @@ static void advice_link(Doc* d, const Advice* a, const SummaryData* s) {
 
 static void advice(Doc* d, const SummaryData* s, int width) {
     const AdviceList* l = s->advice;
+    if (s->pending) {
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_TITLE, "What to optimise first");
+        Doc_add(d, STYLE_DIM, "  computing...");
+        return;
+    }
     if (!l) {
         return;
     }
@@ -417,6 +426,13 @@ static void idle_causes_line(Doc* d, const SummaryData* s) {
 
 static void timeline(Doc* d, const SummaryData* s, int width) {
     const TimelineSummary* tl = s->timeline;
+    if (s->pending && s->totals.per_dispatch) {
+        Doc_line(d);
+        Doc_line(d);
+        Doc_add(d, STYLE_TITLE, "Timeline");
+        Doc_add(d, STYLE_DIM, "  computing...");
+        return;
+    }
     if (!tl || !tl->available) {
         return;
     }

@@ -68,23 +68,37 @@ void TableView_title(const TableLayout* l, const ResultSet* rs, int i, char* buf
     }
 }
 
-TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
-    int64_t mx = 0;
-    int n = 0, tiny = 0;
-    for (int r = 0; r < rows; r++) {
-        const RsCell* cell = ResultSet_cellc(rs, r, c);
-        int64_t v = cell->i < 0 ? -cell->i : cell->i; /* a Δ column holds negatives */
-        if (!cell->null && v > mx) {
-            mx = v;
+/* The unit of values: v(i) for i in [0, n), has(i) 0 for a NULL. */
+typedef struct {
+    const ResultSet* rs;
+    int c;
+    const int64_t* v;
+} Values;
+
+static int value_at(const Values* x, int64_t i, int64_t* out) {
+    if (x->rs) {
+        const RsCell* cell = ResultSet_cellc(x->rs, (int)i, x->c);
+        *out = cell->i;
+        return !cell->null;
+    }
+    *out = x->v[i];
+    return x->v[i] != INT64_MIN;
+}
+
+static TimeUnit unit_of(const Values* x, int64_t rows) {
+    int64_t mx = 0, n = 0, tiny = 0, v;
+    for (int64_t r = 0; r < rows; r++) {
+        if (value_at(x, r, &v)) {
+            v = v < 0 ? -v : v; /* a delta column holds negatives */
+            mx = v > mx ? v : mx;
         }
     }
     TimeUnit u = Format_unitFor(mx);
     static const int64_t cut[] = {1, 10, 10000, 10000000};
-    for (int r = 0; r < rows && u > UNIT_NS; r++) {
-        const RsCell* cell = ResultSet_cellc(rs, r, c);
-        if (!cell->null) {
+    for (int64_t r = 0; r < rows && u > UNIT_NS; r++) {
+        if (value_at(x, r, &v)) {
             n++;
-            tiny += (cell->i < 0 ? -cell->i : cell->i) < cut[u];
+            tiny += (v < 0 ? -v : v) < cut[u];
         }
     }
     /* most values would read 0.00 in the largest value's unit: use a smaller one, unless the
@@ -94,8 +108,24 @@ TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
     return n > 0 && tiny * 2 > n && mx < readable[u] ? (TimeUnit)(u - 1) : u;
 }
 
+TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
+    Values x = {rs, c, NULL};
+    return unit_of(&x, rows);
+}
+
+TimeUnit TableView_unitForValues(const int64_t* v, int64_t n) {
+    Values x = {NULL, 0, v};
+    return unit_of(&x, n);
+}
+
 void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,
                          const char* flex, const char* const* drop, int width) {
+    TableLayout_computeUnits(l, rs, keys, flex, drop, width, NULL);
+}
+
+void TableLayout_computeUnits(TableLayout* l, const ResultSet* rs, const char* const* keys,
+                              const char* flex, const char* const* drop, int width,
+                              const int* units) {
     memset(l, 0, sizeof(*l));
     l->flex = -1;
     int dropped[TABLE_MAX_COLS] = {0};
@@ -115,7 +145,9 @@ void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const*
             continue; /* a column with no value at all says nothing */
         }
         l->col[n] = c;
-        l->unit[n] = rs->cols[c].type == CT_NS ? TableView_unitFor(rs, c, rs->nrows) : UNIT_NS;
+        l->unit[n] = rs->cols[c].type != CT_NS ? UNIT_NS
+                     : units && units[c] >= 0 ? (TimeUnit)units[c]
+                                              : TableView_unitFor(rs, c, rs->nrows);
         if (flex && strcmp(keys[i], flex) == 0) {
             l->flex = n;
         }

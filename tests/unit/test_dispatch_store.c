@@ -293,6 +293,52 @@ static void store_every_width(void** state) {
     }
 }
 
+/* Full chunks sealed on the sealer thread (DispatchStore_setSealThread) make the same store
+ * as sealed by append: every value and the encoded size, with no bound,
+ * with a bound the load crosses (the thread is left for append's own seal near it) and with
+ * one too small for the thread at all; reads between appends wait for the chunks in flight. */
+static void seal_thread_same_store(void** state) {
+    (void)state;
+    const int64_t rows = 40 * CH + 1000;
+    int64_t bounds[] = {0, 8LL << 20, 1LL << 20};
+    for (int b = 0; b < 3; b++) {
+        int64_t bytes[2], spilled[2];
+        for (int on = 0; on < 2; on++) {
+            TraceDb* db = NULL;
+            assert_int_equal(TraceDb_open(&db, bounds[b], NULL), DCU_OK);
+            DispatchStore* s = TraceDb_dispatchStore(db);
+            DispatchStore_setSealThread(s, on);
+            for (int64_t i = 0; i < rows; i++) {
+                int64_t v[DS_NCOLS];
+                for (int c = 0; c < DS_NCOLS; c++) {
+                    v[c] = ref_value(i, c);
+                }
+                assert_int_equal(DispatchStore_append(s, v, NULL), i + 1);
+                if (i % (7 * CH) == 7 * CH - 1) { /* a full chunk just pushed: read it */
+                    int64_t got = 0;
+                    const int64_t* d = DispatchStore_chunk(s, i / CH, &got);
+                    assert_non_null(d);
+                    assert_int_equal(got, CH);
+                    assert_int_equal(DS_AT(d, DS_SEQ, CH - 1), ref_value(i, DS_SEQ));
+                }
+                if (i % (5 * CH) == 5 * CH - 1) { /* the same through gather */
+                    int64_t row = i, out = 0;
+                    assert_true(DispatchStore_gather(s, &row, 1, DS_SEQ, &out));
+                    assert_int_equal(out, ref_value(i, DS_SEQ));
+                }
+            }
+            check_reads(db, rows);
+            bytes[on] = DispatchStore_encodedBytes(s);
+            spilled[on] = DispatchStore_spilled(s);
+            TraceDb_delete(db);
+        }
+        assert_int_equal(bytes[1], bytes[0]);
+        /* the thread's spare buffers count against the bound: a few more may spill */
+        assert_true(spilled[1] >= spilled[0] && spilled[1] <= spilled[0] + 4);
+        assert_true(bounds[b] == 0 ? spilled[0] == 0 : spilled[0] > 0);
+    }
+}
+
 /* Real traces' full chunks take at most 48 bytes a row (raw: 144), and so does fill(). */
 static void typical_bytes_per_row(void** state) {
     (void)state;
@@ -473,8 +519,39 @@ static void unwritable_spill_reads_go_on(void** state) {
     free(missing);
 }
 
+/* DispatchStore_gather (the paged dispatch list, the kernel histogram): the values of a
+ * kernel's rows, every column (the derived end included), as DispatchStore_value reads
+ * them one by one, from chunks in memory, spilled, decoded and the one being filled. */
+static void gather_reads_as_value(void** state) {
+    (void)state;
+    int64_t bounds[] = {0, 1LL << 20};
+    for (int b = 0; b < 2; b++) {
+        DispatchStore* s = DispatchStore_new(bounds[b], dir);
+        fill(s);
+        const int64_t* kr;
+        int64_t nk;
+        assert_true(DispatchStore_kernelRows(s, 3, &kr, &nk));
+        assert_int_equal(nk, ROWS / 7 + (ROWS % 7 > 2));
+        int64_t* out = xmalloc(sizeof(int64_t) * (size_t)nk);
+        for (int c = 0; c < DS_NCOLS; c++) {
+            int64_t ignored;
+            DispatchStore_chunk(s, 1, &ignored); /* one chunk decoded: read from there */
+            assert_true(DispatchStore_gather(s, kr, nk, (DispatchCol)c, out));
+            for (int64_t i = 0; i < nk; i++) {
+                int ok = 0;
+                assert_true(out[i] == DispatchStore_value(s, kr[i], (DispatchCol)c, &ok));
+                assert_true(ok);
+            }
+        }
+        assert_true(bounds[b] == 0 || DispatchStore_spilled(s) > 0);
+        free(out);
+        DispatchStore_delete(s);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gather_reads_as_value),
         cmocka_unit_test(plans_nulls_and_spill),
         cmocka_unit_test(read_only_and_saved),
         cmocka_unit_test(codec_every_width),
@@ -483,6 +560,7 @@ int main(void) {
         cmocka_unit_test(spilled_memory_goes_back),
         cmocka_unit_test(unwritable_spill_reads_go_on),
         cmocka_unit_test(end_from_start_and_dur),
+        cmocka_unit_test(seal_thread_same_store),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -81,6 +81,41 @@ static void table_view_units_sort_mark_and_selection(void** state) {
     ResultSet_delete(rs);
 }
 
+/* The Summary's first screen (SummaryData.pending): the totals show, the timeline's and the
+ * advice's places say "computing..." (their analyses come after the first screen); once
+ * they are in, those lines go and the totals stay as they were. */
+static void summary_pending_then_whole(void** state) {
+    (void)state;
+    SummaryData sd;
+    memset(&sd, 0, sizeof(sd));
+    sd.title = "t";
+    sd.totals.kernels = 2;
+    sd.totals.dispatches = 5;
+    sd.totals.kernel_ns = 1000000;
+    sd.totals.gemm_ns = 250000;
+    sd.totals.per_dispatch = 1;
+    sd.pending = 1;
+    char* text[2];
+    for (int pass = 0; pass < 2; pass++) {
+        Doc* d = SummaryView_build(&sd, 100);
+        Canvas* c = Canvas_new(100, d->n);
+        DocView_render(d, 0, c, 0, d->n);
+        text[pass] = dump(c);
+        Canvas_delete(c);
+        Doc_delete(d);
+        sd.pending = 0;
+    }
+    assert_non_null(strstr(text[0], "GPU busy/idle  computing..."));
+    assert_non_null(strstr(text[0], "What to optimise first  computing..."));
+    assert_non_null(strstr(text[0], "Timeline  computing..."));
+    assert_null(strstr(text[1], "computing..."));
+    const char* line = "in 5 dispatches of 2 kernels (per-dispatch data)";
+    assert_non_null(strstr(text[0], line));
+    assert_non_null(strstr(text[1], line));
+    free(text[0]);
+    free(text[1]);
+}
+
 static void theme_files(void** state) {
     (void)state;
     Theme t;
@@ -239,6 +274,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(canvas_neutralizes_controls_and_counts_wide),
         cmocka_unit_test(table_view_units_sort_mark_and_selection),
+        cmocka_unit_test(summary_pending_then_whole),
         cmocka_unit_test(theme_files),
         cmocka_unit_test(key_names_round_trip),
         cmocka_unit_test(keymap_defaults_and_rc),

@@ -13,10 +13,9 @@
 #include "dcutop/dispatch_scan.h"
 #include "dcutop/i64_map.h"
 #include "dcutop/xalloc.h"
+#include "dispatch_files.h"
 
-enum { D_SEQ, D_GPU, D_QUEUE, D_STREAM, D_PID, D_TID, D_START, D_DUR, D_GRID, D_WG, D_LDS,
-       D_VGPR, D_SGPR, D_FILE, D_NINT = D_FILE };
-static const RsColumn disp_cols[] = {
+const RsColumn DispatchList_cols[D_NCOLS] = {
     {"seq", "Index", CT_INT},      {"gpu", "GPU", CT_INT},        {"queue", "Queue", CT_INT},
     {"stream", "Stream", CT_INT},  {"pid", "PID", CT_INT},        {"tid", "TID", CT_INT},
     {"start_ns", "Start", CT_NS},  {"dur_ns", "Duration", CT_NS}, {"grid", "Grid", CT_INT},
@@ -74,20 +73,10 @@ static const RunStarts* run_starts(TraceDb* db, DcuError* err) {
     return r;
 }
 
-/* A used kernel file the filter lets through: its name and its run's clock origin. */
-typedef struct {
-    char* name;
-    int64_t t0;
-    int t0_known;
-} File;
+typedef DispatchFile File;
+typedef DispatchFiles Files;
 
-typedef struct {
-    File* v;
-    int64_t n;
-    I64Map* ix; /* file id -> index + 1 */
-} Files;
-
-static void files_free(Files* f) {
+void DispatchFiles_done(DispatchFiles* f) {
     for (int64_t i = 0; i < f->n; i++) {
         free(f->v[i].name);
     }
@@ -97,6 +86,7 @@ static void files_free(Files* f) {
 
 static DcuStatus read_files(TraceDb* db, const RunStarts* starts, const char* filter, Files* out,
                             DcuError* err) {
+    out->ix = out->ix ? out->ix : I64Map_new();
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db,
                                   "SELECT f.id, f.name, f.run_id FROM source_file f WHERE f.id IN"
@@ -131,6 +121,13 @@ static DcuStatus read_files(TraceDb* db, const RunStarts* starts, const char* fi
     }
     sqlite3_finalize(st);
     return s;
+}
+
+DcuStatus DispatchFiles_read(TraceDb* db, const char* filter, DispatchFiles* out,
+                            DcuError* err) {
+    memset(out, 0, sizeof(*out));
+    const RunStarts* starts = run_starts(db, err);
+    return starts ? read_files(db, starts, filter, out, err) : DCU_ERR_SQL;
 }
 
 /* One dispatch as read: the integer columns (null bit per column) and its sort key. */
@@ -300,8 +297,7 @@ DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts*
     }
     ResultSet* rs = NULL;
     if (s == DCU_OK) {
-        rs = ResultSet_new("dispatches", disp_cols,
-                           (int)(sizeof(disp_cols) / sizeof(disp_cols[0])));
+        rs = ResultSet_new("dispatches", DispatchList_cols, D_NCOLS);
         ResultSet_reserve(rs, n < INT32_MAX ? (int)n : INT32_MAX);
         int64_t* ix = order_of(rows, n);
         for (int64_t i = 0; i < n; i++) {
@@ -319,7 +315,7 @@ DcuStatus KernelQuery_dispatches(TraceDb* db, const char* name, const QueryOpts*
         free(ix);
     }
     free(rows);
-    files_free(&files);
+    DispatchFiles_done(&files);
     if (s == DCU_OK && opts && opts->sort && *opts->sort) {
         s = Query_sort(rs, opts->sort, err);
     }

@@ -50,6 +50,7 @@ int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint6
     free(full);
     free(norm);
     Intern_put(core->raw_kernels, raw, len, id);
+    SharedIntern_put(core->raw_shared, raw, len, hash, id);
     return id;
 }
 

@@ -613,6 +613,8 @@ static void row_counters(Ctx* c, const Row* row, int64_t did) {
 typedef struct Prepared_ {
     LoadDispatch d;
     uint64_t name_hash; /* Intern_hash of the raw name */
+    int64_t kid;        /* its kernel id when already interned (raw_shared), else 0 */
+    int skip;           /* a summary line (skip_name): nothing to store, d not read */
 } Prepared;
 
 /* Field f of a row with no merged fields: its text, or NULL when the column is absent. */
@@ -710,31 +712,55 @@ static int prepare_row(const CsvRow* r, void* data, void* out) {
     Prepared* p = out;
     size_t nlen;
     const char* name = plain_text(c, r, F_KERNEL_NAME, &nlen);
-    if (c->kind != K_DISPATCH || r->too_wide || r->n != c->ncols || !name ||
-        !plain_dispatch(c, r, &p->d)) {
+    if (c->kind != K_DISPATCH || r->too_wide || r->n != c->ncols || !name) {
+        return 0;
+    }
+    /* the loading thread then never reads the name's bytes: a summary line is skipped, a
+     * known kernel comes with its id (a new one, the first time, is interned there) */
+    p->skip = skip_name(name, nlen);
+    if (p->skip) {
+        return 2;
+    }
+    if (!plain_dispatch(c, r, &p->d)) {
         return 0;
     }
     p->name_hash = Intern_hash(name, nlen);
-    return 1;
+    p->kid = SharedIntern_get(c->core->raw_shared, name, nlen, p->name_hash);
+    /* row_prepared reads the fields only for a new name (text_of) or PMC columns */
+    return p->kid && c->n_counters == 0 ? 2 : 1;
 }
 
 static const CsvPrepare csv_prepare = {prepare_row, sizeof(Prepared)};
 
+/* A row a parser thread converted (prepare_row): stored as it is. */
+static void row_prepared(Ctx* c, const Row* row, const Prepared* p, int rank) {
+    if (p->skip) {
+        return;
+    }
+    LoadDispatch d = p->d; /* the parser thread read the numbers; store them */
+    c->f->line = row->r->line;
+    int64_t did;
+    if (p->kid) {
+        did = LoadEvent_dispatchKernel(c->core, c->f, NULL, p->kid, &d, rank);
+    } else {
+        size_t nlen;
+        const char* name = text_of(c, row, F_KERNEL_NAME, &nlen);
+        did = LoadEvent_dispatchHashed(c->core, c->f, NULL, name, nlen, p->name_hash, &d, rank);
+    }
+    if (did) {
+        row_counters(c, row, did);
+    }
+}
+
 static void row_dispatch(Ctx* c, const Row* row, Field name_field, int rank) {
+    const Prepared* p = row->r->prep;
+    if (p && row->shift == 0 && name_field == F_KERNEL_NAME) {
+        row_prepared(c, row, p, rank);
+        return;
+    }
     size_t nlen;
     const char* name = text_of(c, row, name_field, &nlen);
     if (skip_name(name, nlen)) {
-        return;
-    }
-    const Prepared* p = row->r->prep;
-    if (p && row->shift == 0 && name_field == F_KERNEL_NAME) {
-        LoadDispatch d = p->d; /* the parser thread read the numbers; store them */
-        c->f->line = row->r->line;
-        int64_t did = LoadEvent_dispatchHashed(c->core, c->f, NULL, name, nlen, p->name_hash,
-                                               &d, rank);
-        if (did) {
-            row_counters(c, row, did);
-        }
         return;
     }
     LoadDispatch d;

@@ -50,6 +50,10 @@ int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, con
 int64_t LoadEvent_dispatchHashed(LoaderCore* core, LoadFile* f, const char* where,
                                  const char* name, size_t name_len, uint64_t hash,
                                  LoadDispatch* d, int rank);
+/* The same for a name already interned as kernel kid (a CSV parser thread found its id in
+ * core->raw_shared): the times are checked, the name is not looked at again. */
+int64_t LoadEvent_dispatchKernel(LoaderCore* core, LoadFile* f, const char* where, int64_t kid,
+                                 LoadDispatch* d, int rank);
 int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
                       const char* name, size_t name_len, int64_t pid, int64_t tid,
                       int64_t corr, int64_t start, int64_t end, int rank);

@@ -8,6 +8,7 @@
 
 #include "dcutop/error.h"
 #include "dcutop/intern.h"
+#include "dcutop/shared_intern.h"
 #include "dcutop/loader.h"
 #include "dcutop/trace_db.h"
 
@@ -66,6 +67,7 @@ typedef struct LoaderCore_ {
     sqlite3_stmt* st[ST_COUNT];
     Intern* kernels;      /* normalised name -> kernel.id */
     Intern* raw_kernels;  /* name bytes as read -> kernel.id (skips normalising repeats) */
+    SharedIntern* raw_shared; /* the same, readable by the CSV parser threads at once */
     int64_t next_kernel_id;
     LoadOptions opt;
     uint64_t bytes_before; /* bytes of files already loaded, for progress */

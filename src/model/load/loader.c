@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dcutop/csv_reader.h"
+#include "dcutop/dispatch_store.h"
 #include "dcutop/folder_walk.h"
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
@@ -87,7 +89,10 @@ Loader* Loader_new(TraceDb* db, const LoadOptions* opt) {
     this->walk = FolderWalk_new(MAX_DEPTH);
     this->core.kernels = Intern_new();
     this->core.raw_kernels = Intern_new();
+    this->core.raw_shared = SharedIntern_new();
     this->core.agg = DispatchAgg_new();
+    /* with threads to spare, the store encodes full chunks beside the loading thread */
+    DispatchStore_setSealThread(TraceDb_dispatchStore(db), CsvReader_threads() > 1);
     this->core.next_kernel_id = TraceDb_scalarInt(db, "SELECT coalesce(max(id), 0) FROM kernel") + 1;
     return this;
 }
@@ -101,6 +106,7 @@ void Loader_delete(Loader* this) {
     }
     Intern_delete(this->core.kernels);
     Intern_delete(this->core.raw_kernels);
+    SharedIntern_delete(this->core.raw_shared);
     DispatchAgg_delete(this->core.agg);
     sqlite3_finalize(this->file_ins);
     sqlite3_finalize(this->file_upd);

@@ -13,6 +13,7 @@
 #include "dcutop/dispatch_store.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "dcutop/chunk_codec.h"
+#include "dcutop/chunk_sealer.h"
 #include "dcutop/xalloc.h"
 
 enum { CHUNK = DISPATCH_STORE_CHUNK, NDEC = 4 };
@@ -116,7 +118,17 @@ struct DispatchStore_ {
     Arena* arenas;
     int64_t narenas;
     int64_t cur; /* the arena being filled; -1: none */
+    /* full chunks sealed on a thread of their own (chunk_sealer.h) while the load fills
+     * the next: only where no seal can need the spill file (see room_for_async), so a
+     * write error still stops the append that met it. Every reader drains first. */
+    int seal_thread;         /* DispatchStore_setSealThread: allowed */
+    ChunkSealer* sealer;     /* started at the first full chunk that may use it */
+    atomic_llong resident_pub; /* resident, as the sealer thread last left it */
+    int seal_failed;         /* a seal on the thread failed (cannot happen: room was kept) */
 };
+
+/* Spare raw buffers of the sealer: chunks in flight before the loading thread waits. */
+enum { SEAL_SPARES = 3 };
 
 /* Encoded chunks come from 18 MiB arenas mapped with transparent huge pages: on this VM a
  * 4 KiB page fault per 4 KiB written was a sixth of a 1M-dispatch report. */
@@ -223,10 +235,18 @@ DispatchStore* DispatchStore_new(int64_t budget, const char* tmpdir) {
     return this;
 }
 
+/* Every chunk pushed to the sealer is sealed; the store's state is this thread's again. */
+static void drain(const DispatchStore* this) {
+    if (this->sealer) {
+        ChunkSealer_drain(this->sealer);
+    }
+}
+
 void DispatchStore_delete(DispatchStore* this) {
     if (!this) {
         return;
     }
+    ChunkSealer_delete(this->sealer); /* drains: its spare buffers go, raw may be one */
     for (int64_t i = 0; i < this->nchunks; i++) {
         if (this->chunks[i].resident && this->chunks[i].arena < 0) {
             free(this->chunks[i].enc);
@@ -256,6 +276,7 @@ void DispatchStore_delete(DispatchStore* this) {
 }
 
 int64_t DispatchStore_spilled(const DispatchStore* this) {
+    drain(this);
     int64_t n = 0;
     for (int64_t i = 0; i < this->nchunks; i++) {
         n += this->chunks[i].file_off >= 0;
@@ -264,6 +285,7 @@ int64_t DispatchStore_spilled(const DispatchStore* this) {
 }
 
 int64_t DispatchStore_encodedBytes(const DispatchStore* this) {
+    drain(this);
     int64_t n = 0;
     for (int64_t i = 0; i < this->nchunks; i++) {
         n += this->chunks[i].bytes;
@@ -272,6 +294,7 @@ int64_t DispatchStore_encodedBytes(const DispatchStore* this) {
 }
 
 int DispatchStore_outOfRoom(const DispatchStore* this) {
+    drain(this);
     return this->full;
 }
 
@@ -450,6 +473,7 @@ static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
  * scan); a spilled one is decoded whole into a decode buffer, where the next rows of a
  * scan find it. */
 static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
+    drain(this);
     int64_t ci = row / CHUNK, r = row % CHUNK;
     if (ci == this->nchunks) {
         return this->raw[(int64_t)col * CHUNK + r];
@@ -475,6 +499,7 @@ static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
 /* Column col of chunk ci into out (CHUNK values); returns its rows, -1 on a read error.
  * Of a spilled chunk only that column's bytes are read. */
 static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) {
+    drain(this);
     if (ci == this->nchunks) {
         int64_t rows = this->n - ci * (int64_t)CHUNK;
         memcpy(out, this->raw + (int64_t)col * CHUNK, (size_t)rows * sizeof(int64_t));
@@ -512,7 +537,60 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
     return CHUNK;
 }
 
+int64_t DispatchStore_column(DispatchStore* this, int64_t ci, DispatchCol col, int64_t* out) {
+    if (ci < 0 || ci * (int64_t)CHUNK >= this->n) {
+        return 0;
+    }
+    return read_col(this, ci, col, out);
+}
+
+/* Rows [i, j) of rows (all in chunk ci) from a column read whole into buf: a spilled chunk
+ * (one column's bytes read back) or one read before. */
+static int gather_decoded(DispatchStore* this, int64_t ci, const int64_t* rows, int64_t i,
+                          int64_t j, DispatchCol col, int64_t* out, int64_t* buf) {
+    if (read_col(this, ci, col, buf) < 0) {
+        return 0;
+    }
+    for (; i < j; i++) {
+        out[i] = buf[rows[i] % CHUNK];
+    }
+    return 1;
+}
+
+int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, DispatchCol col,
+                         int64_t* out) {
+    drain(this);
+    int64_t* buf = NULL;
+    int ok = 1;
+    for (int64_t i = 0, j; i < n && ok; i = j) {
+        int64_t ci = rows[i] / CHUNK;
+        for (j = i + 1; j < n && rows[j] / CHUNK == ci; j++) {
+        }
+        const Chunk* c = ci < this->nchunks ? &this->chunks[ci] : NULL;
+        int derived = c && col == DS_END_NS && c->end_derived;
+        if (c && c->resident && !derived && !decoded(this, ci)) {
+            /* the values alone, from the encoded bytes: a kernel with a row in five of a
+             * chunk's would decode four times what it needs */
+            this->chunks[ci].tick = ++this->tick;
+            for (int64_t k = i; k < j; k++) {
+                out[k] = ChunkCodec_value(c->enc, &c->col[col], rows[k] % CHUNK);
+            }
+            continue;
+        }
+        buf = buf ? buf : xmalloc(sizeof(int64_t) * CHUNK);
+        ok = gather_decoded(this, ci, rows, i, j, col, out, buf);
+    }
+    free(buf);
+    return ok;
+}
+
+int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok) {
+    *ok = row >= 0 && row < this->n;
+    return *ok ? get(this, row, col, ok) : DISPATCH_STORE_NULL;
+}
+
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows) {
+    drain(this);
     *rows = 0;
     int64_t left = this->n - ci * (int64_t)CHUNK;
     if (ci < 0 || left <= 0) {
@@ -560,10 +638,10 @@ int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* 
 }
 
 /* Encodes the full raw chunk into a new entry of chunks; 0 when no room could be made. */
-static int seal(DispatchStore* this) {
+static int seal(DispatchStore* this, const int64_t* raw) {
     Chunk c = {.file_off = -1, .arena = -1, .resident = 1};
-    c.bytes = (int64_t)ChunkCodec_plan(this->raw, CHUNK, CHUNK, DS_NCOLS, c.col);
-    if (c.col[DS_END_NS].width > 0 && end_derivable(this->raw)) {
+    c.bytes = (int64_t)ChunkCodec_plan(raw, CHUNK, CHUNK, DS_NCOLS, c.col);
+    if (c.col[DS_END_NS].width > 0 && end_derivable(raw)) {
         c.end_derived = 1; /* 4 bytes a row fewer on a typical trace */
         c.col[DS_END_NS] = (ChunkCol){0};
         c.bytes = (int64_t)ChunkCodec_layout(c.col, DS_NCOLS, CHUNK);
@@ -573,7 +651,7 @@ static int seal(DispatchStore* this) {
     }
     if (c.bytes > 0) {
         c.enc = arena_alloc(this, c.bytes, &c.arena);
-        ChunkCodec_pack(this->raw, CHUNK, CHUNK, DS_NCOLS, c.col, c.enc);
+        ChunkCodec_pack(raw, CHUNK, CHUNK, DS_NCOLS, c.col, c.enc);
     }
     if (this->nchunks == this->capchunks) {
         this->capchunks = this->capchunks ? this->capchunks * 2 : 16;
@@ -585,6 +663,47 @@ static int seal(DispatchStore* this) {
     return 1;
 }
 
+/* ChunkSealFn: on the sealer thread. */
+static void seal_job(void* ctx, int64_t* raw) {
+    DispatchStore* this = ctx;
+    if (!seal(this, raw)) {
+        this->seal_failed = 1;
+    }
+    atomic_store_explicit(&this->resident_pub, this->resident, memory_order_release);
+}
+
+/* 1 when the chunk just filled may go to the sealer thread: no seal in flight can then
+ * need make_room to spill (a seal adds at most CHUNK_BYTES), so none can fail there. The
+ * figure read may be newer than the count of seals in flight: it only errs high. */
+static int room_for_async(DispatchStore* this) {
+    if (!this->seal_thread) {
+        return 0;
+    }
+    int64_t spares = this->sealer ? 0 : SEAL_SPARES * CHUNK_BYTES;
+    int64_t flight = this->sealer ? ChunkSealer_inFlight(this->sealer) : 0;
+    /* none in flight: the seals' writes are visible, resident is exact (a seal made here
+     * since does not publish it) */
+    int64_t res = flight ? atomic_load_explicit(&this->resident_pub, memory_order_acquire)
+                         : this->resident;
+    if (this->budget > 0 && res + spares + (flight + 1) * CHUNK_BYTES > this->budget) {
+        return 0;
+    }
+    if (!this->sealer) {
+        this->sealer = ChunkSealer_new(seal_job, this, SEAL_SPARES, (size_t)CHUNK_BYTES);
+        if (!this->sealer) {
+            this->seal_thread = 0;
+            return 0;
+        }
+        this->resident += spares; /* the spare raw buffers count as the raw one does */
+        atomic_store_explicit(&this->resident_pub, this->resident, memory_order_relaxed);
+    }
+    return 1;
+}
+
+void DispatchStore_setSealThread(DispatchStore* this, int on) {
+    this->seal_thread = on;
+}
+
 int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* err) {
     if (!this->raw) {
         map_bufs(this);
@@ -593,8 +712,13 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
     for (int i = 0; i < DS_NCOLS; i++) {
         this->raw[(int64_t)i * CHUNK + r] = v[i];
     }
-    if (r == CHUNK - 1 && !seal(this)) { /* the row stays unwritten: n does not move */
-        int e = this->write_errno;
+    if (r == CHUNK - 1 && room_for_async(this)) {
+        this->raw = ChunkSealer_push(this->sealer, this->raw);
+        return ++this->n;
+    }
+    if (r == CHUNK - 1 && (drain(this), this->seal_failed || !seal(this, this->raw))) {
+        /* the row stays unwritten: n does not move */
+        int e = this->seal_failed ? EIO : this->write_errno;
         this->full = e == ENOSPC || e == EFBIG || e == EDQUOT;
         Error_set(err, DCU_ERR_IO, "dispatch store: cannot write its temporary file: %s",
                   strerror(e));
@@ -664,6 +788,7 @@ static void kernel_fill(void* ctx, int64_t row0, const int64_t* v, int64_t rows)
 }
 
 static int build_kernel_index(DispatchStore* this) {
+    drain(this);
     if (this->kbuilt_n == this->n) {
         return 1;
     }
@@ -699,6 +824,7 @@ void DispatchStore_buildKernelIndex(DispatchStore* this) {
 
 int DispatchStore_kernelRows(DispatchStore* this, int64_t kernel_id, const int64_t** rows,
                              int64_t* n) {
+    drain(this);
     *rows = NULL;
     *n = 0;
     if (!build_kernel_index(this)) {
@@ -938,6 +1064,7 @@ static int ds_filter(sqlite3_vtab_cursor* cur, int idxNum, const char* idxStr, i
     (void)idxStr;
     DsCursor* c = (DsCursor*)cur;
     DispatchStore* s = c->s;
+    drain(s);
     c->krow = NULL;
     c->pairs = NULL;
     c->i = 0;

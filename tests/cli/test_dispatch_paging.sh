@@ -1,0 +1,72 @@
+# test_dispatch_paging.sh - a long dispatch list is read a page at a time (dispatch_page.h):
+# the screens of a paged list are those of the whole list, row for row, scrolled to its end,
+# sorted and filtered; a sort by duration pages through the order SQL gives.
+. tests/cli/lib.sh
+W=$(pwd)/sample-traces/dcu-weather-transformer
+D=$(pwd)/$DCUTOP
+case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+
+# the top kernel's list (522 dispatches): paged (DCUTOP_PAGE_MIN=1) and whole
+cat >"$TMP/p.keys" <<'KEYS'
+2
+<Enter>
+<Enter>
+:dump list
+<PgDown><PgDown><PgDown>
+:dump pages-down
+<End>
+:dump end
+<Up><Up><PgUp>
+:dump back-up
+<Home>
+>
+:dump sorted-index
+>>
+:dump sorted-duration
+<End>
+:dump sorted-duration-end
+r
+:dump reversed
+<PgDown>
+:dump reversed-page-2
+/results
+<Enter>
+:dump filtered
+KEYS
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/p.keys" "$W" >"$TMP/paged.out" 2>&1
+DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/p.keys" "$W" >"$TMP/whole.out" 2>&1
+check "the list shows 522 rows" grep -qx '1/522' "$TMP/paged.out"
+check "the end of the paged list is the end of the whole list" grep -qx '522/522' "$TMP/paged.out"
+check "paged screens are the whole list's, scrolled, sorted, reversed and filtered" \
+    cmp "$TMP/paged.out" "$TMP/whole.out"
+
+# the list sorted by duration, its first and its last page (200 rows each), against SQL
+printf '2\n<Enter>\n<Enter>\n>>>\n:dump first\n<End>\n:dump last\n' >"$TMP/d.keys"
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x205 --keys "$TMP/d.keys" "$W" >"$TMP/d.out" 2>&1
+rows() { sed -n "/^--- $1 /,/^F1/p" "$TMP/d.out" | sed -n '5,204p' | awk '{ print $1 }'; }
+rows first >"$TMP/d.seq"
+rows last >>"$TMP/d.seq"
+"$D" --sql "SELECT d.seq FROM dispatch d WHERE d.kernel_id = (SELECT kernel_id FROM
+    kernel_summary ORDER BY total_ns DESC LIMIT 1) AND d.file_id IN (SELECT file_id FROM
+    used_file WHERE layer = 'kernel') ORDER BY d.dur_ns DESC, d.file_id, d.start_ns, d.id" "$W" \
+    2>/dev/null | sed -n '3,$p' | awk '$1 ~ /^[0-9]+$/ { print $1 }' >"$TMP/sql.all"
+{ head -200 "$TMP/sql.all"; tail -200 "$TMP/sql.all"; } >"$TMP/sql.seq"
+same "SQL lists 522 rows" 522 "$(wc -l <"$TMP/sql.all" | tr -d ' ')"
+check "sorted by duration: first and last pages in the order of SQL's ORDER BY dur_ns DESC" \
+    cmp "$TMP/d.seq" "$TMP/sql.seq"
+check "the duration column is marked as sorted" grep -q 'Duration us▼' "$TMP/d.out"
+
+# two copies of the trace (two runs, two files): the list holds both; a filter on one file
+# leaves rows out, as the kernel index lists them (the kept rows read apart)
+mkdir -p "$TMP/two/a" "$TMP/two/b"
+cp -r "$W"/. "$TMP/two/a/"
+cp -r "$W"/. "$TMP/two/b/"
+printf '2\n<Enter>\n<Enter>\n:dump both\n<End>\n:dump both-end\n>>>\n:dump dur\n/b/\n<Enter>\n:dump b\n<End>\n:dump b-end\n<Home>\n:dump b-top\n' \
+    >"$TMP/f.keys"
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/f.keys" "$TMP/two" >"$TMP/fp.out" 2>&1
+DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/f.keys" "$TMP/two" \
+    >"$TMP/fw.out" 2>&1
+check "two files: 1044 rows, 522 of them in b/" sh -c \
+    "grep -qx '1044/1044' '$TMP/fp.out' && grep -qx '522/522' '$TMP/fp.out'"
+check "two files, filtered and sorted: the paged list's screens are the whole list's" \
+    cmp "$TMP/fp.out" "$TMP/fw.out"
