@@ -608,6 +608,7 @@ const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* row
 
 int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* buf,
                                 uint8_t* rbuf) {
+    drain(this); /* with none in flight (the analyses' case) one atomic load, safe on any thread */
     int64_t left = this->n - ci * (int64_t)CHUNK;
     if (ci < 0 || left <= 0) {
         return 0;
