@@ -2,7 +2,8 @@
  * kernel files, chunk by chunk, as column arrays, with no SQL row per dispatch (a million
  * rows through the VDBE cost the report seconds). Only while `dispatch` names the store
  * itself: under a region of interest its temp view cuts the rows, and readers go through
- * SQL (DispatchScan_store returns NULL). Single-threaded, like the connection. */
+ * SQL (DispatchScan_store returns NULL). Single-threaded, like the connection, except
+ * DispatchScan_spanChunks. */
 #ifndef DCUTOP_DISPATCH_SCAN_H
 #define DCUTOP_DISPATCH_SCAN_H
 
@@ -39,5 +40,14 @@ typedef int (*DispatchBlockFn)(void* ctx, const int64_t* data, int64_t from, int
  * read back; DCU_OK when fn stopped early. */
 DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchBlockFn fn,
                             void* ctx, DcuError* err);
+
+/* The chunks span sp lies in (DispatchScan_spanChunks numbers them from 0). */
+int64_t DispatchScan_chunks(DispatchStore* st, const DispatchSpan* sp);
+
+/* DispatchScan_span over chunks [c0, c1) of the span only, decoded into buffers of the
+ * caller's thread (DispatchStore_chunkCopy): calls on several threads at once may read
+ * one store, each its own chunks (the analyses' parallel passes, parallel.h). */
+DcuStatus DispatchScan_spanChunks(DispatchStore* st, const DispatchSpan* sp, int64_t c0,
+                                  int64_t c1, DispatchBlockFn fn, void* ctx, DcuError* err);
 
 #endif

@@ -70,6 +70,14 @@ int64_t DispatchStore_count(const DispatchStore* this);
  * next call on the store (a spilled chunk is read back and may evict another),
  * with *rows set to the rows it holds; NULL when a spilled chunk cannot be read back. */
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows);
+/* Chunk ci decoded into buf (DS_NCOLS * DISPATCH_STORE_CHUNK values), both the caller's,
+ * for readers on several threads at once: nothing of the store is written (no decode
+ * buffer, no least-recently-used tick), and a spilled chunk is read back into rbuf
+ * (DISPATCH_STORE_CHUNK_BYTES). Returns its rows, -1 when a spilled chunk cannot be read
+ * back. Not while rows are appended. */
+int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* buf,
+                                uint8_t* rbuf);
+#define DISPATCH_STORE_CHUNK_BYTES ((size_t)DS_NCOLS * DISPATCH_STORE_CHUNK * sizeof(int64_t))
 #define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
 
 /* Column col of chunk ci alone into out (DISPATCH_STORE_CHUNK values), the rest of the chunk

@@ -14,6 +14,7 @@
 #include "dcutop/canvas.h"
 #include "dcutop/doc_view.h"
 #include "dcutop/kernel_query.h"
+#include "dcutop/parallel.h"
 #include "dcutop/query.h"
 #include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
@@ -396,6 +397,50 @@ static void huge_durations_stay_right(void** state) {
     free(d2);
 }
 
+/* The passes over the store's chunks in parts (parallel.h) give the one pass's figures:
+ * 10,000 dispatches in 3 chunks, durations big enough that the kernel's sums go wide (the
+ * long double sums, which are summed again in one pass) and a small kernel beside it. */
+static void parts_give_one_pass_figures(void** state) {
+    (void)state;
+    char* d2 = TestUtil_tempDir();
+    Trace t;
+    start(&t, 0);
+    const int64_t e15 = 9000000000000000LL;
+    for (int i = 0; i < 10000; i++) {
+        row(&t, "void wide(int*)", e15 + (int64_t)((i * 7919) % 1000) + (i % 997 == 0 ? 90000 : 0));
+        if (i % 3 == 0) {
+            row(&t, "void narrow(int*)", 1000 + (i * 31) % 200 + (i % 1009 == 0 ? 50000 : 0));
+        }
+    }
+    write_trace(&t, d2, "results_1.csv");
+    static const char* const cols[] = {"golden_ns", "var_ns", "outliers"};
+    static const char* const names[] = {"void wide(int*)", "void narrow(int*)"};
+    int64_t want[2][3];
+    for (int run = 0; run < 3; run++) {
+        Parallel_setThreads(run == 0 ? 1 : run == 1 ? 2 : 3);
+        setenv("DCUTOP_PART_MIN", run == 0 ? "" : "1", 1);
+        DcuStatus s;
+        TraceDb* h = TestUtil_load(d2, &s);
+        assert_int_equal(s, DCU_OK);
+        for (int k = 0; k < 2; k++) {
+            for (int c = 0; c < 3; c++) {
+                int64_t v = ks(h, cols[c], names[k]);
+                if (run == 0) {
+                    want[k][c] = v;
+                } else {
+                    assert_int_equal(v, want[k][c]);
+                }
+            }
+        }
+        assert_true(want[0][2] > 0 && want[1][2] > 0); /* both have outliers */
+        TraceDb_delete(h);
+    }
+    unsetenv("DCUTOP_PART_MIN");
+    Parallel_setThreads(0);
+    TestUtil_rmTree(d2);
+    free(d2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(outliers_never_become_the_golden),
@@ -409,6 +454,7 @@ int main(void) {
         cmocka_unit_test(kernel_detail_and_summary_screens_show_it),
         cmocka_unit_test(follows_the_files_in_use),
         cmocka_unit_test(huge_durations_stay_right),
+        cmocka_unit_test(parts_give_one_pass_figures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

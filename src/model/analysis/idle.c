@@ -12,6 +12,7 @@
 #include "dcutop/intern.h"
 #include "dcutop/key_sort.h"
 #include "dcutop/launch_calls.h"
+#include "dcutop/parallel.h"
 #include "dcutop/ranks.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/tuple_ids.h"
@@ -369,6 +370,107 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
     return 1;
 }
 
+/* One span read in parts (parallel.h): part p writes its rows from the place its first row
+ * would have with none skipped, with lanes of its own and the kernel id in place of the
+ * kind; then, in part order, the rows close up and take the kinds and lanes one pass gives
+ * (both numbered in order of first sight, and kernel_kind may read a name through SQL,
+ * which only this thread does). */
+typedef struct {
+    DispatchStore* store;
+    const DispatchSpan* sp;
+    const DirectRead* r;
+    Disp* out;       /* where the span's first row goes */
+    TupleIds* lanes; /* per part */
+    int64_t* n;      /* per part: its rows */
+    int64_t* from;   /* per part: where it wrote them, from out */
+    DcuError* err;   /* per part */
+    DcuStatus* s;
+} SpanParts;
+
+typedef struct {
+    const DirectRead* r;
+    TupleIds* lanes;
+    Disp* out;
+    int64_t n;
+} PartRows;
+
+static int part_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    PartRows* x = ctx;
+    const DirectRead* r = x->r;
+    for (int64_t i = from; i < to; i++) {
+        int64_t k = DS_AT(d, DS_KERNEL_ID, i), t0 = DS_AT(d, DS_START_NS, i),
+                t1 = DS_AT(d, DS_END_NS, i);
+        if (DS_AT(d, DS_FILE_ID, i) != r->file || t0 == DISPATCH_STORE_NULL ||
+            t1 == DISPATCH_STORE_NULL || k < 0 || k >= r->ncomm || r->comm[k] < 0) {
+            continue; /* as direct_block */
+        }
+        int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
+        int64_t lane[L_WIDTH] = {
+            r->run, g == DISPATCH_STORE_NULL ? -1 : g,
+            sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1, r->file};
+        x->out[x->n++] = (Disp){
+            .start = t0,
+            .end = t1 < t0 ? t0 : t1,
+            .id = row0 + i + 1,
+            .kind = (uint32_t)k, /* < ncomm, itself < 2^32 (read_span) */
+            .lane = TupleIds_id(x->lanes, lane),
+        };
+    }
+    return 1;
+}
+
+static void span_part(void* ctx, int part, int64_t c0, int64_t c1) {
+    SpanParts* x = ctx;
+    int64_t lo = x->sp->lo < 0 ? 0 : x->sp->lo;
+    int64_t first = (lo / DISPATCH_STORE_CHUNK + c0) * DISPATCH_STORE_CHUNK;
+    x->from[part] = first > lo ? first - lo : 0;
+    TupleIds_init(&x->lanes[part], L_WIDTH);
+    PartRows pr = {x->r, &x->lanes[part], x->out + x->from[part], 0};
+    x->s[part] = DispatchScan_spanChunks(x->store, x->sp, c0, c1, part_block, &pr, &x->err[part]);
+    x->n[part] = pr.n;
+}
+
+static DcuStatus read_span(DispatchStore* store, const DispatchSpan* sp, DirectRead* r,
+                           DcuError* err) {
+    /* one pass: kernel ids that would not fit the kind field, or launch calls to look up
+     * (direct_call interns their names and threads, which only this thread may do) */
+    if (r->ncomm > (int64_t)UINT32_MAX || r->c->has_calls) {
+        return DispatchScan_span(store, sp, direct_block, r, err);
+    }
+    Ctx* c = r->c;
+    int64_t nchunks = DispatchScan_chunks(store, sp);
+    int parts = Parallel_parts(nchunks, 16);
+    SpanParts x = {store, sp, r, c->d + c->nd, xcalloc((size_t)parts, sizeof(TupleIds)),
+                   xcalloc((size_t)parts, sizeof(int64_t)), xcalloc((size_t)parts, sizeof(int64_t)),
+                   xcalloc((size_t)parts, sizeof(DcuError)), xcalloc((size_t)parts, sizeof(DcuStatus))};
+    Parallel_for(nchunks, parts, span_part, &x);
+    DcuStatus s = DCU_OK;
+    for (int p = 0; p < parts; p++) {
+        if (s == DCU_OK && x.s[p] != DCU_OK) {
+            s = x.s[p];
+            *err = x.err[p];
+        }
+        Disp* d = c->d + c->nd;
+        if (c->d + c->nd != x.out + x.from[p]) { /* rows skipped before: close up, in order */
+            memmove(d, x.out + x.from[p], (size_t)x.n[p] * sizeof(Disp));
+        }
+        const TupleIds* L = &x.lanes[p];
+        for (int64_t i = 0; i < x.n[p]; i++) {
+            uint32_t k = d[i].kind;
+            d[i].kind = kernel_kind(c, r->r, k, r->comm[k]);
+            d[i].lane = TupleIds_id(&c->lanes, L->v + (int64_t)d[i].lane * L_WIDTH);
+        }
+        c->nd += x.n[p];
+        TupleIds_done(&x.lanes[p]);
+    }
+    free(x.lanes);
+    free(x.n);
+    free(x.from);
+    free(x.err);
+    free(x.s);
+    return s;
+}
+
 /* Per kernel id: 1 when its category is comm, 0 when not, -1 when there is no such row. */
 static DcuStatus kernel_comm(TraceDb* db, signed char** out, int64_t* n, DcuError* err) {
     int64_t max = TraceDb_scalarInt(db, "SELECT coalesce(max(id), -1) FROM kernel");
@@ -416,7 +518,7 @@ static DcuStatus read_direct(DispatchStore* store, Ctx* c, Reader* rd, const Lau
                         comm,  ncomm, lc, lc_name};
         sqlite3_reset(run);
         if (has) { /* f.run_id IS NOT NULL */
-            s = DispatchScan_span(store, &sp[i], direct_block, &r, err);
+            s = read_span(store, &sp[i], &r, err);
         }
     }
     sqlite3_finalize(run);

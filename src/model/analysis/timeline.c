@@ -14,6 +14,7 @@
 #include "dcutop/filter.h"
 #include "dcutop/i64_map.h"
 #include "dcutop/median_spill.h"
+#include "dcutop/parallel.h"
 #include "dcutop/runs.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/tuple_ids.h"
@@ -246,34 +247,45 @@ static const char used_counter_files[] =
 
 /* The timed rows of files[0..nfiles) of one run, appended to *rows (by rowid range: a
  * run costs its own rows, issue 15). */
-/* The same rows from the store's columns (dispatch_scan.h). */
+/* The direct read of one file's span in parts (parallel.h): part p writes its rows from the
+ * place its first row would have with none skipped, with lanes of its own (TupleIds); then
+ * the parts' rows close up in part order and their lanes become the run's, given in the
+ * parts' order of first sight: the rows, their order and the lane ids one pass gives. */
+typedef struct {
+    DispatchStore* store;
+    const DispatchSpan* sp;
+    int64_t nks;
+    TRow* out;       /* where the span's first row goes */
+    TupleIds* lanes; /* per part */
+    int64_t* n;      /* per part: its rows */
+    int64_t* from;   /* per part: where it wrote them, from out */
+    uint32_t** map;  /* per part: its lane ids' in the run */
+    DcuError* err;   /* per part */
+    DcuStatus* s;
+} SpanParts;
+
 typedef struct {
     int64_t file, nks;
     TupleIds* lanes;
-    TRow** rows;
-    int64_t* n;
-    size_t* cap;
-} DirectRows;
+    TRow* out;
+    int64_t n;
+} PartRows;
 
-static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+static int part_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
     (void)row0;
-    DirectRows* x = ctx;
+    PartRows* x = ctx;
     for (int64_t i = from; i < to; i++) {
         int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i);
         if (DS_AT(d, DS_FILE_ID, i) != x->file || t0 == DISPATCH_STORE_NULL ||
             t1 == DISPATCH_STORE_NULL) {
             continue;
         }
-        if ((size_t)*x->n == *x->cap) {
-            *x->cap = *x->cap ? *x->cap * 2 : 4096;
-            *x->rows = xrealloc(*x->rows, sizeof(TRow) * *x->cap);
-        }
         int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i),
                 c = DS_AT(d, DS_CORR_ID, i), k = DS_AT(d, DS_KERNEL_ID, i);
         int64_t lane[LN_WIDTH] = {
             x->file, g == DISPATCH_STORE_NULL ? -1 : g,
             sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1};
-        (*x->rows)[(*x->n)++] = (TRow){
+        x->out[x->n++] = (TRow){
             .start = t0,
             .end = t1,
             .corr = c == DISPATCH_STORE_NULL ? NONE : c,
@@ -282,6 +294,75 @@ static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, i
         };
     }
     return 1;
+}
+
+static void span_part(void* ctx, int part, int64_t c0, int64_t c1) {
+    SpanParts* x = ctx;
+    int64_t lo = x->sp->lo < 0 ? 0 : x->sp->lo;
+    int64_t first = (lo / DISPATCH_STORE_CHUNK + c0) * DISPATCH_STORE_CHUNK;
+    x->from[part] = first > lo ? first - lo : 0;
+    TupleIds_init(&x->lanes[part], LN_WIDTH);
+    PartRows r = {x->sp->file_id, x->nks, &x->lanes[part], x->out + x->from[part], 0};
+    x->s[part] = DispatchScan_spanChunks(x->store, x->sp, c0, c1, part_block, &r, &x->err[part]);
+    x->n[part] = r.n;
+}
+
+/* After the parts: their rows closed up and given the run's lane ids. */
+static void relane_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    (void)lo;
+    (void)hi;
+    SpanParts* x = ctx;
+    const uint32_t* map = x->map[part];
+    TRow* r = x->out + x->from[part];
+    for (int64_t i = 0; i < x->n[part]; i++) {
+        r[i].lane = map[r[i].lane];
+    }
+}
+
+/* One file's span sp into out (room for its rows); *n: the rows read. */
+static DcuStatus read_span(DispatchStore* store, const DispatchSpan* sp, TupleIds* lanes,
+                           int64_t nks, TRow* out, int64_t* n, DcuError* err) {
+    int64_t nchunks = DispatchScan_chunks(store, sp);
+    int parts = Parallel_parts(nchunks, 16);
+    SpanParts x = {store, sp, nks, out, xcalloc((size_t)parts, sizeof(TupleIds)),
+                   xcalloc((size_t)parts, sizeof(int64_t)), xcalloc((size_t)parts, sizeof(int64_t)),
+                   xcalloc((size_t)parts, sizeof(uint32_t*)), xcalloc((size_t)parts, sizeof(DcuError)),
+                   xcalloc((size_t)parts, sizeof(DcuStatus))};
+    Parallel_for(nchunks, parts, span_part, &x);
+    DcuStatus s = DCU_OK;
+    int relane = 0;
+    *n = 0;
+    for (int p = 0; p < parts; p++) {
+        if (s == DCU_OK && x.s[p] != DCU_OK) {
+            s = x.s[p];
+            *err = x.err[p];
+        }
+        if (x.from[p] != *n) { /* rows skipped before this part: close up, in order */
+            memmove(out + *n, out + x.from[p], (size_t)x.n[p] * sizeof(TRow));
+            x.from[p] = *n;
+        }
+        *n += x.n[p];
+        TupleIds* L = &x.lanes[p]; /* the part's lanes, in its order of first sight */
+        x.map[p] = xmalloc(sizeof(uint32_t) * (size_t)(L->n ? L->n : 1));
+        for (int64_t l = 0; l < L->n; l++) {
+            x.map[p][l] = TupleIds_id(lanes, L->v + l * LN_WIDTH);
+            relane |= x.map[p][l] != (uint32_t)l;
+        }
+    }
+    if (relane && s == DCU_OK) {
+        Parallel_for(parts, parts, relane_part, &x);
+    }
+    for (int p = 0; p < parts; p++) {
+        TupleIds_done(&x.lanes[p]);
+        free(x.map[p]);
+    }
+    free(x.map);
+    free(x.lanes);
+    free(x.n);
+    free(x.from);
+    free(x.err);
+    free(x.s);
+    return s;
 }
 
 /* One run's rows: from store's columns when given (dispatch_scan.h), else through st. */
@@ -302,9 +383,11 @@ static DcuStatus read_rows(TraceDb* db, DispatchStore* store, sqlite3_stmt* st,
         *rows = xrealloc(*rows, sizeof(TRow) * *cap);
     }
     for (int64_t f = 0; store && f < nfiles; f++) {
-        DirectRows x = {files[f], nks, lanes, rows, n, cap};
-        DcuStatus s = sp[f].hi >= sp[f].lo ? DispatchScan_span(store, &sp[f], direct_block, &x, err)
-                                           : DCU_OK;
+        int64_t got = 0;
+        DcuStatus s = sp[f].hi >= sp[f].lo
+                          ? read_span(store, &sp[f], lanes, nks, *rows + *n, &got, err)
+                          : DCU_OK;
+        *n += got;
         if (s != DCU_OK) {
             free(sp);
             return s;
@@ -587,6 +670,77 @@ static int64_t iteration_start(const TRow* r, int64_t n, int64_t g) {
     return best;
 }
 
+/* The positions in r of each candidate anchor (detect_period): one pass over the rows for
+ * all of them, in parts (parallel.h), not a pass per candidate tried (up to 16 over ten
+ * million rows); each part lists its own, and the lists join in part order. */
+enum { MAX_ANCHORS = 16 }; /* candidate anchors tried */
+
+typedef struct {
+    const TRow* r;
+    const signed char* which; /* per kernel id: its candidate, -1 none */
+    int nc;
+    int64_t** pos;            /* parts x nc lists */
+    int64_t* len;             /* parts x nc */
+} Anchors;
+
+static void anchors_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    Anchors* x = ctx;
+    int64_t** pos = x->pos + (size_t)part * x->nc;
+    int64_t* len = x->len + (size_t)part * x->nc;
+    int64_t cap[MAX_ANCHORS] = {0};
+    for (int64_t i = lo; i < hi; i++) {
+        int c = x->which[x->r[i].kernel];
+        if (c >= 0) {
+            if (len[c] == cap[c]) {
+                cap[c] = cap[c] ? 2 * cap[c] : 256;
+                pos[c] = xrealloc(pos[c], sizeof(int64_t) * (size_t)cap[c]);
+            }
+            pos[c][len[c]++] = i;
+        }
+    }
+}
+
+static int64_t** anchor_positions(const TRow* r, int64_t n, const int64_t* cand, int nc,
+                                  int64_t max_kernel) {
+    signed char* which = xmalloc((size_t)max_kernel + 1);
+    memset(which, -1, (size_t)max_kernel + 1);
+    for (int c = 0; c < nc; c++) {
+        which[cand[c]] = (signed char)c;
+    }
+    int parts = Parallel_parts(n, 1 << 18);
+    Anchors x = {r, which, nc, xcalloc((size_t)parts * (size_t)nc + 1, sizeof(int64_t*)),
+                 xcalloc((size_t)parts * (size_t)nc + 1, sizeof(int64_t))};
+    Parallel_for(n, parts, anchors_part, &x);
+    int64_t** out = xcalloc((size_t)nc + 1, sizeof(int64_t*));
+    for (int c = 0; c < nc; c++) {
+        int64_t total = 0;
+        for (int p = 0; p < parts; p++) {
+            total += x.len[(size_t)p * nc + c];
+        }
+        out[c] = xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+        total = 0;
+        for (int p = 0; p < parts; p++) {
+            int64_t l = x.len[(size_t)p * nc + c];
+            if (l > 0) {
+                memcpy(out[c] + total, x.pos[(size_t)p * nc + c], sizeof(int64_t) * (size_t)l);
+            }
+            total += l;
+            free(x.pos[(size_t)p * nc + c]);
+        }
+    }
+    free(x.pos);
+    free(x.len);
+    free(which);
+    return out;
+}
+
+static void free_positions(int64_t** at, int nc) {
+    for (int c = 0; c < nc; c++) {
+        free(at[c]);
+    }
+    free(at);
+}
+
 /* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
  * into r where iterations 2..m start) and *first (where iteration 1 starts; the dispatches
  * before it are the warm-up prefix) when found. */
@@ -610,39 +764,31 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
         cnt[r[i].kernel]++;
     }
     /* candidate anchors: kernels seen at least twice, rarest first (then earliest) */
-    enum { MAXA = 16 };
-    int64_t cand[MAXA];
+    int64_t cand[MAX_ANCHORS];
     int nc = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t k = r[i].kernel;
         if (firstpos[k] != i || cnt[k] < 2) {
             continue;
         }
-        /* insert into cand sorted by (count, firstpos), keep the MAXA best */
+        /* insert into cand sorted by (count, firstpos), keep the MAX_ANCHORS best */
         int pos = nc;
         while (pos > 0 && cnt[cand[pos - 1]] > cnt[k]) {
             pos--;
         }
-        if (pos >= MAXA) {
+        if (pos >= MAX_ANCHORS) {
             continue;
         }
-        if (nc < MAXA) {
+        if (nc < MAX_ANCHORS) {
             nc++;
         }
         memmove(&cand[pos + 1], &cand[pos], sizeof(int64_t) * (size_t)(nc - 1 - pos));
         cand[pos] = k;
     }
-    (void)max_kernel;
-    int64_t* p = NULL;
+    int64_t** anchor = anchor_positions(r, n, cand, nc, max_kernel);
     for (int ci = 0; ci < nc; ci++) {
         int64_t k = cand[ci], m = cnt[k];
-        p = xrealloc(p, sizeof(int64_t) * (size_t)m);
-        int64_t np = 0;
-        for (int64_t i = firstpos[k]; i < n && np < m; i++) {
-            if (r[i].kernel == k) {
-                p[np++] = i;
-            }
-        }
+        const int64_t* p = anchor[ci];
         int64_t g = p[m - 1] - p[m - 2];
         int ok = g >= 2 && p[1] - p[0] >= g && m * g >= n / 2;
         for (int64_t j = 1; ok && j + 1 < m; j++) {
@@ -675,10 +821,10 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
             continue; /* less than two whole periods after the warm-up */
         }
         *period = g;
-        free(p);
+        free_positions(anchor, nc);
         return 1;
     }
-    free(p);
+    free_positions(anchor, nc);
     return 0;
 }
 
@@ -1034,40 +1180,177 @@ static int64_t median(int64_t* v, int64_t n) {
     return MedianSpill_middle(n % 2 ? hi : MedianSpill_kth(v, n, n / 2 - 1), hi);
 }
 
-/* Launch gaps per stream of one run (rows by_stream); the gap values go to gaps[]. A gap is
- * measured from the latest end so far on the stream, not the previous kernel's end: a kernel
- * overlapping a longer one on its stream leaves no gap behind it. */
-static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
-    TimelineSummary* s = &run->s;
-    int64_t latest = 0, latest_kernel = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || t->lanes->gs[r[i].lane] != t->lanes->gs[r[i - 1].lane]) {
-            s->streams++;
-            latest = r[i].end;
-            latest_kernel = r[i].kernel;
-            continue;
-        }
-        int64_t g = r[i].start - latest;
-        if (g < 0) {
-            g = 0;
-        }
-        int64_t before = latest_kernel, from = latest;
-        if (r[i].end > latest) {
-            latest = r[i].end;
-            latest_kernel = r[i].kernel;
-        }
-        gaps[s->gaps++] = g;
-        s->gap_ns += g;
-        if (g > s->gap_max_ns) {
-            s->gap_max_ns = g;
-        }
-        Gap gp = {row_v(t, &r[i], LN_FILE), row_v(t, &r[i], LN_GPU), row_v(t, &r[i], LN_STREAM),
-                  g, 0, before, r[i].kernel};
-        gp.at = from - run->first; /* the gap's start, relative to its own run's start */
-        if (g > 0) {
-            top_gap(t, &gp);
+/* ---- launch gaps ------------------------------------------------------------------------
+ * Launch gaps per stream of one run. A gap is measured from the latest end so far on the
+ * stream, not the previous kernel's end: a kernel overlapping a longer one on its stream
+ * leaves no gap behind it. The rows are not moved into stream order (moving ten million
+ * rows of 32 bytes by cycles was a sixth of a 10M report): one pass over them in the run's
+ * order keeps each stream's state apart, which is the same walk as stream by stream, as
+ * each stream's rows already lie in start order (sorted by_run, and a stable grouping keeps
+ * that order). With several parts, a first pass folds each part's streams, the folds are
+ * chained in part order to give each part the state its streams start from, and a second
+ * pass measures the gaps: the figures are those of one pass whatever the part count. */
+
+typedef struct { /* a stream so far: its latest end and the kernel that set it */
+    int64_t latest, kernel;
+    int seen;
+} StreamAt;
+
+typedef struct { /* a gap and its place in stream order (group, row): the top's tie order */
+    int64_t gap, at, before, after, pos;
+    uint32_t grp, lane;
+} GapAt;
+
+typedef struct {
+    int64_t n, ns, max;
+    GapAt top[TIMELINE_TOP_GAPS];
+    int ntop;
+} PartGaps;
+
+typedef struct {
+    const TRow* r;
+    const uint32_t* gs; /* per lane: its (gpu, stream) rank */
+    uint32_t ngs;
+    int64_t first;      /* the run's first start: gaps' at are relative to it */
+    StreamAt* at;       /* per part, ngs each: its own fold (pass 1), then its start state */
+    int64_t* off;       /* per part: where its gaps go in gaps[] */
+    int64_t* gaps;
+    PartGaps* out;
+} GapPass;
+
+/* In stream order, a before b: larger gap first, then the earlier stream, then the earlier
+ * row (the order one walk stream by stream inserts them in). */
+static int gap_before(const GapAt* a, const GapAt* b) {
+    if (a->gap != b->gap) {
+        return a->gap > b->gap;
+    }
+    return a->grp != b->grp ? a->grp < b->grp : a->pos < b->pos;
+}
+
+static void gap_keep(GapAt* top, int* n, const GapAt* g) {
+    if (*n == TIMELINE_TOP_GAPS && !gap_before(g, &top[*n - 1])) {
+        return;
+    }
+    int pos = *n < TIMELINE_TOP_GAPS ? (*n)++ : *n - 1;
+    while (pos > 0 && gap_before(g, &top[pos - 1])) {
+        top[pos] = top[pos - 1];
+        pos--;
+    }
+    top[pos] = *g;
+}
+
+/* Pass 1: each stream's latest end in the part, and the kernel of its first row that ends
+ * then (a later row setting a later end replaces it; one ending at the same time does not). */
+static void gaps_fold(void* ctx, int part, int64_t lo, int64_t hi) {
+    const GapPass* x = ctx;
+    StreamAt* at = x->at + (size_t)part * x->ngs;
+    for (int64_t i = lo; i < hi; i++) {
+        const TRow* r = &x->r[i];
+        StreamAt* a = &at[x->gs[r->lane]];
+        if (!a->seen || r->end > a->latest) {
+            *a = (StreamAt){r->end, r->kernel, 1};
         }
     }
+}
+
+/* Between the passes: each part's start state is the fold of the parts before it; a part's
+ * gap count is its rows less the streams whose first row it holds. Returns the streams. */
+static int64_t gaps_chain(GapPass* x, int parts, int64_t n) {
+    StreamAt* carry = xcalloc((size_t)x->ngs ? x->ngs : 1, sizeof(*carry));
+    int64_t off = 0, streams = 0;
+    for (int p = 0; p < parts; p++) {
+        int64_t lo, hi, firsts = 0;
+        Parallel_range(n, parts, p, &lo, &hi);
+        StreamAt* at = x->at + (size_t)p * x->ngs;
+        for (uint32_t k = 0; k < x->ngs; k++) {
+            StreamAt own = at[k];
+            at[k] = carry[k];
+            if (own.seen && (!carry[k].seen || own.latest > carry[k].latest)) {
+                firsts += !carry[k].seen;
+                carry[k] = own;
+            }
+        }
+        x->off[p] = off;
+        off += hi - lo - firsts;
+    }
+    for (uint32_t k = 0; k < x->ngs; k++) {
+        streams += carry[k].seen;
+    }
+    free(carry);
+    return streams;
+}
+
+/* Pass 2: the gaps of the part's rows, from its streams' start state. */
+static void gaps_emit(void* ctx, int part, int64_t lo, int64_t hi) {
+    const GapPass* x = ctx;
+    StreamAt* at = x->at + (size_t)part * x->ngs;
+    PartGaps* o = &x->out[part];
+    int64_t* gaps = x->gaps + x->off[part];
+    for (int64_t i = lo; i < hi; i++) {
+        const TRow* r = &x->r[i];
+        uint32_t k = x->gs[r->lane];
+        StreamAt* a = &at[k];
+        if (!a->seen) {
+            *a = (StreamAt){r->end, r->kernel, 1};
+            continue;
+        }
+        int64_t g = r->start - a->latest;
+        g = g < 0 ? 0 : g;
+        GapAt ga = {g, a->latest - x->first, a->kernel, r->kernel, i, k, r->lane};
+        if (r->end > a->latest) {
+            a->latest = r->end;
+            a->kernel = r->kernel;
+        }
+        gaps[o->n++] = g;
+        o->ns += g;
+        o->max = g > o->max ? g : o->max;
+        if (g > 0) {
+            gap_keep(o->top, &o->ntop, &ga);
+        }
+    }
+}
+
+/* The run's gaps (rows in by_run order, or grouped by device keeping it); the gap values go
+ * to gaps[] (in no particular order: the run's median only reads them). */
+static void run_gaps(Timeline* t, const TRow* r, int64_t n, Run* run, int64_t* gaps) {
+    TimelineSummary* s = &run->s;
+    uint32_t ngs = t->lanes->ngs;
+    int64_t least = (int64_t)ngs * 4 > 65536 ? (int64_t)ngs * 4 : 65536;
+    int parts = Parallel_parts(n, least);
+    GapPass x = {r, t->lanes->gs, ngs, run->first,
+                 xcalloc((size_t)parts * ngs + 1, sizeof(StreamAt)),
+                 xcalloc((size_t)parts, sizeof(int64_t)), gaps,
+                 xcalloc((size_t)parts, sizeof(PartGaps))};
+    if (parts > 1) {
+        Parallel_for(n, parts, gaps_fold, &x);
+        s->streams += (int)gaps_chain(&x, parts, n);
+        Parallel_for(n, parts, gaps_emit, &x);
+    } else {
+        gaps_emit(&x, 0, 0, n);
+        for (uint32_t k = 0; k < ngs; k++) {
+            s->streams += x.at[k].seen;
+        }
+    }
+    GapAt top[TIMELINE_TOP_GAPS];
+    int ntop = 0;
+    for (int p = 0; p < parts; p++) { /* merged in part order: the sums are exact */
+        s->gaps += x.out[p].n;
+        s->gap_ns += x.out[p].ns;
+        s->gap_max_ns = x.out[p].max > s->gap_max_ns ? x.out[p].max : s->gap_max_ns;
+        for (int i = 0; i < x.out[p].ntop; i++) {
+            gap_keep(top, &ntop, &x.out[p].top[i]);
+        }
+    }
+    for (int i = 0; i < ntop; i++) { /* in stream order: ties rank as the walk ranked them */
+        const GapAt* g = &top[i];
+        TRow lane = {.lane = g->lane};
+        Gap gp = {row_v(t, &lane, LN_FILE), row_v(t, &lane, LN_GPU), row_v(t, &lane, LN_STREAM),
+                  g->gap, g->at, g->before, g->after};
+        top_gap(t, &gp);
+    }
+    free(x.at);
+    free(x.off);
+    free(x.out);
     if (s->gaps > 0) {
         s->gap_mean_ns = (double)s->gap_ns / (double)s->gaps;
         s->gap_p50_ns = median(gaps, s->gaps);
@@ -1155,8 +1438,7 @@ static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
     sort_grouped(r, n, t->lanes->dev, t->lanes->ndev);
     run_devices(t, r, n, c, nc, run);
-    sort_grouped(r, n, t->lanes->gs, t->lanes->ngs);
-    run_gaps(t, r, n, run, gaps); /* reorders gaps[] for the run's median: order is moot */
+    run_gaps(t, r, n, run, gaps); /* each stream's rows are in by_run order: not regrouped */
     if (all) {
         MedianSpill_add(all, gaps, run->s.gaps);
     }

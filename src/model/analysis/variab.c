@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/parallel.h"
 #include "dcutop/xalloc.h"
 
 typedef unsigned __int128 u128;
@@ -32,6 +33,7 @@ typedef struct Slot_ {
     int64_t golden;       /* shortest non-low-outlier duration, -1 none yet */
     u128 hi_sum;          /* durations of the dispatches that are not fast outliers */
     int64_t hi_n, outliers;
+    int64_t gi;           /* a part's slot (the parallel passes): its index in the whole map */
 } Slot;
 
 typedef struct SlotMap_ {
@@ -127,18 +129,19 @@ static void prepare(Slot* s) {
     }
 }
 
-/* Pass 2. z^2 > 9 <=> (n*d - S)^2 > 9 * (n*Q - S^2), both sides multiplied by n^2 * sd^2. */
-static void classify(Slot* s, int64_t d) {
+/* Pass 2. z^2 > 9 <=> (n*d - S)^2 > 9 * (n*Q - S^2), both sides multiplied by n^2 * sd^2.
+ * th has the thresholds, s gets the counts (the same slot, or a part's). */
+static void classify(const Slot* th, Slot* s, int64_t d) {
     int outlier, below;
-    if (!s->wide) {
-        u128 nd = (u128)s->n * (u128)d;
-        below = nd < s->s;
-        u128 t = below ? s->s - nd : nd - s->s;
-        outlier = t * t > s->d9;
+    if (!th->wide) {
+        u128 nd = (u128)th->n * (u128)d;
+        below = nd < th->s;
+        u128 t = below ? th->s - nd : nd - th->s;
+        outlier = t * t > th->d9;
     } else {
-        long double dev = (long double)(d - s->k) - s->mean;
+        long double dev = (long double)(d - th->k) - th->mean;
         below = dev < 0;
-        outlier = dev * dev > s->var9;
+        outlier = dev * dev > th->var9;
     }
     s->outliers += outlier;
     if (outlier && below) {
@@ -163,58 +166,10 @@ static int64_t shape_col(sqlite3_stmt* st, int c) {
     return sqlite3_column_type(st, c) == SQLITE_NULL ? SHAPE_NONE : sqlite3_column_int64(st, c);
 }
 
-/* Seen rows from the store's columns (dispatch_scan.h), as the SQL read gives them: a NULL
- * kernel id or duration reads as 0 (sqlite3_column_int64), a NULL shape as SHAPE_NONE. */
-typedef struct {
-    int64_t file;
-    Seen** seen;
-    size_t* cap;
-    int64_t n;
-} DirectSeen;
-
-static int64_t or_zero(int64_t v) {
-    return v == DISPATCH_STORE_NULL ? 0 : v;
-}
-
-static int64_t or_none(int64_t v) {
-    return v == DISPATCH_STORE_NULL ? SHAPE_NONE : v;
-}
-
-static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
-    (void)row0;
-    DirectSeen* x = ctx;
-    for (int64_t i = from; i < to; i++) {
-        if (DS_AT(d, DS_FILE_ID, i) != x->file) {
-            continue;
-        }
-        if ((size_t)x->n == *x->cap) {
-            *x->cap = *x->cap ? 2 * *x->cap : 4096;
-            *x->seen = xrealloc(*x->seen, *x->cap * sizeof(Seen));
-        }
-        (*x->seen)[x->n++] = (Seen){or_zero(DS_AT(d, DS_KERNEL_ID, i)),
-                                    or_zero(DS_AT(d, DS_DUR_NS, i)),
-                                    or_none(DS_AT(d, DS_GRID, i)),
-                                    or_none(DS_AT(d, DS_WORKGROUP, i))};
-    }
-    return 1;
-}
-
-/* One file's rows into *seen: from the store when given, else through st. */
-static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
-                           Seen** seen, size_t* cap, int64_t* n, DcuError* err) {
+/* One file's rows into *seen, through st (the SQL read). */
+static DcuStatus read_seen(TraceDb* db, sqlite3_stmt* st, int64_t file, Seen** seen,
+                           size_t* cap, int64_t* n, DcuError* err) {
     *n = 0;
-    if (store) {
-        DispatchSpan sp;
-        DirectSeen x = {file, seen, cap, 0};
-        int has = DispatchScan_fileSpan(db, file, &sp);
-        if (has && (size_t)(sp.hi - sp.lo + 1) > *cap) { /* sized once, not doubled */
-            *cap = (size_t)(sp.hi - sp.lo + 1);
-            *seen = xrealloc(*seen, *cap * sizeof(Seen));
-        }
-        DcuStatus s = has ? DispatchScan_span(store, &sp, direct_block, &x, err) : DCU_OK;
-        *n = x.n;
-        return s;
-    }
     sqlite3_bind_int64(st, 1, file);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -231,13 +186,284 @@ static DcuStatus read_seen(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, 
                                          sqlite3_errmsg(TraceDb_handle(db)));
 }
 
+/* ---- the direct read, in parts ---------------------------------------------------------
+ * From the store's columns (dispatch_scan.h) the two passes read the chunks themselves,
+ * each part of the file's chunks on its own thread (parallel.h), with no copy of the rows
+ * in between (32 bytes a dispatch). Pass 1 fills a map per part; the parts' slots go into
+ * the whole map in part order, each part's in the order it first saw them, which is the
+ * order one pass inserts them in: the map's layout, and so the order store() writes the
+ * slots in, is the one pass's. The sums are exact integers; the long double sums a slot
+ * uses once wide depend on their order, so a wide slot's are summed again in one pass.
+ * Pass 2 counts per part against the whole map's thresholds; counts and minima merge. */
+
+/* A row as the SQL read gives it: a NULL kernel id or duration reads as 0
+ * (sqlite3_column_int64), a NULL shape as SHAPE_NONE. */
+typedef struct {
+    int64_t file, kernel, dur, grid, wg;
+} Row;
+
+static int64_t or_zero(int64_t v) {
+    return v == DISPATCH_STORE_NULL ? 0 : v;
+}
+
+static int64_t or_none(int64_t v) {
+    return v == DISPATCH_STORE_NULL ? SHAPE_NONE : v;
+}
+
+static Row row_at(const int64_t* d, int64_t i) {
+    return (Row){DS_AT(d, DS_FILE_ID, i), or_zero(DS_AT(d, DS_KERNEL_ID, i)),
+                 or_zero(DS_AT(d, DS_DUR_NS, i)), or_none(DS_AT(d, DS_GRID, i)),
+                 or_none(DS_AT(d, DS_WORKGROUP, i))};
+}
+
+typedef struct {
+    SlotMap map;   /* pass 1: the part's sums; pass 2: its counts (gi: the whole's slot) */
+    Key* order;    /* its keys, as first seen */
+    int64_t* first; /* per key in order: the row it was first seen at */
+    int64_t n, cap;
+    int64_t last;  /* the last row it counted; -1: none */
+    DcuError err;
+    DcuStatus s;
+} Part;
+
+typedef struct {
+    DispatchStore* store;
+    const DispatchSpan* sp;
+    int64_t file, nchunks;
+    int parts;
+    Part* part;
+    SlotMap* m; /* the whole map: pass 2 reads its thresholds, the wide pass sums in it */
+} Scan;
+
+typedef struct {
+    Scan* x;
+    Part* p;
+} PartCtx;
+
+static int pass1_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    PartCtx* c = ctx;
+    Part* p = c->p;
+    for (int64_t i = from; i < to; i++) {
+        Row r = row_at(d, i);
+        if (r.file != c->x->file || r.dur < 0) {
+            continue; /* another file's row; a negative duration (the table may be edited) */
+        }
+        Key key = {r.kernel, r.file, r.grid, r.wg};
+        Slot* sl = find(&p->map, &key, 1);
+        if (sl->n == 0) {
+            if (p->n == p->cap) {
+                p->cap = p->cap ? 2 * p->cap : 64;
+                p->order = xrealloc(p->order, (size_t)p->cap * sizeof(Key));
+                p->first = xrealloc(p->first, (size_t)p->cap * sizeof(int64_t));
+            }
+            p->order[p->n] = key;
+            p->first[p->n++] = row0 + i;
+        }
+        add_duration(sl, r.dur);
+        p->last = row0 + i;
+    }
+    return 1;
+}
+
+static int pass2_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    (void)row0;
+    PartCtx* c = ctx;
+    for (int64_t i = from; i < to; i++) {
+        Row r = row_at(d, i);
+        if (r.file != c->x->file || r.dur < 0) {
+            continue;
+        }
+        Key key = {r.kernel, r.file, r.grid, r.wg};
+        Slot* sl = find(&c->p->map, &key, 0);
+        classify(&c->x->m->slot[sl->gi], sl, r.dur);
+    }
+    return 1;
+}
+
+/* The wide slots' long double sums in one pass, in row order (as scan_file sums them). */
+static int wide_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
+    (void)row0;
+    Scan* x = ctx;
+    for (int64_t i = from; i < to; i++) {
+        Row r = row_at(d, i);
+        if (r.file != x->file || r.dur < 0) {
+            continue;
+        }
+        Key key = {r.kernel, r.file, r.grid, r.wg};
+        Slot* sl = find(x->m, &key, 0);
+        if (sl->wide) {
+            long double dk = (long double)(r.dur - sl->k);
+            sl->sl += dk;
+            sl->ql += dk * dk;
+        }
+    }
+    return 1;
+}
+
+static void run_part(Scan* x, int part, int64_t c0, int64_t c1, DispatchBlockFn fn) {
+    Part* p = &x->part[part];
+    PartCtx c = {x, p};
+    if (p->s == DCU_OK) {
+        p->s = DispatchScan_spanChunks(x->store, x->sp, c0, c1, fn, &c, &p->err);
+    }
+}
+
+static void pass1_part(void* ctx, int part, int64_t c0, int64_t c1) {
+    run_part(ctx, part, c0, c1, pass1_block);
+}
+
+static void pass2_part(void* ctx, int part, int64_t c0, int64_t c1) {
+    run_part(ctx, part, c0, c1, pass2_block);
+}
+
+/* A part's sums into the whole's slot g (new: zeroed by find). */
+static void merge_sums(Slot* g, const Slot* p) {
+    if (g->n == 0) {
+        Slot keep = *g;
+        *g = *p;
+        g->used = keep.used;
+        g->golden = -1;
+        g->gi = 0;
+        return;
+    }
+    g->n += p->n;
+    g->dmax = p->dmax > g->dmax ? p->dmax : g->dmax;
+    g->total += p->total;
+    g->s += p->s; /* exact while the whole is not wide, as no part is then */
+    g->q += p->q;
+    g->wide = (u128)g->n * (u128)g->dmax > EXACT_LIMIT; /* what one pass ends with */
+}
+
+/* Pass 1's parts into the whole map, in the order one pass inserts their keys; then each
+ * part slot's gi (after the last insert: growing moves the slots). Returns whether a slot
+ * of the file went wide from more than one part. */
+static int merge_pass1(Scan* x) {
+    SlotMap* m = x->m;
+    int64_t last_new = -1, last_row = -1;
+    int wide = 0;
+    for (int p = 0; p < x->parts; p++) {
+        Part* pt = &x->part[p];
+        for (int64_t i = 0; i < pt->n; i++) {
+            size_t before = m->used;
+            Slot* g = find(m, &pt->order[i], 1);
+            last_new = m->used > before ? pt->first[i] : last_new;
+            merge_sums(g, find(&pt->map, &pt->order[i], 0));
+            wide |= g->wide && g->n > find(&pt->map, &pt->order[i], 0)->n;
+        }
+        last_row = pt->last > last_row ? pt->last : last_row;
+    }
+    /* one pass looks a slot up once more per row after its last new key, and the map grows
+     * at the first lookup that finds it half full: grow as that lookup would have */
+    if (last_row >= 0 && last_row > last_new && (m->used + 1) * 2 > m->cap) {
+        grow(m);
+    }
+    for (int p = 0; p < x->parts; p++) {
+        Part* pt = &x->part[p];
+        for (int64_t i = 0; i < pt->n; i++) {
+            find(&pt->map, &pt->order[i], 0)->gi = find(m, &pt->order[i], 0) - m->slot;
+        }
+    }
+    return wide;
+}
+
+/* Pass 2's counts into the whole's slots: sums and counts add, the golden is the least. */
+static void merge_pass2(Scan* x) {
+    for (int p = 0; p < x->parts; p++) {
+        Part* pt = &x->part[p];
+        for (int64_t i = 0; i < pt->n; i++) {
+            const Slot* ps = find(&pt->map, &pt->order[i], 0);
+            Slot* g = &x->m->slot[ps->gi];
+            g->outliers += ps->outliers;
+            g->hi_sum += ps->hi_sum;
+            g->hi_n += ps->hi_n;
+            if (ps->golden >= 0 && (g->golden < 0 || ps->golden < g->golden)) {
+                g->golden = ps->golden;
+            }
+        }
+    }
+}
+
+/* Each new slot's threshold; wide: the long double sums again, in one pass, first. */
+static DcuStatus prepare_all(Scan* x, int wide, DcuError* err) {
+    DcuStatus s = DCU_OK;
+    if (wide) {
+        for (int p = 0; p < x->parts; p++) {
+            for (int64_t i = 0; i < x->part[p].n; i++) {
+                Slot* g = &x->m->slot[find(&x->part[p].map, &x->part[p].order[i], 0)->gi];
+                g->sl = g->wide ? 0 : g->sl;
+                g->ql = g->wide ? 0 : g->ql;
+            }
+        }
+        s = DispatchScan_spanChunks(x->store, x->sp, 0, x->nchunks, wide_block, x, err);
+    }
+    for (int p = 0; p < x->parts; p++) {
+        for (int64_t i = 0; i < x->part[p].n; i++) {
+            Slot* g = &x->m->slot[find(&x->part[p].map, &x->part[p].order[i], 0)->gi];
+            if (!g->prepared) {
+                prepare(g);
+                g->prepared = 1;
+            }
+        }
+    }
+    return s;
+}
+
+/* The first part error, in part order (as one pass would meet it). */
+static DcuStatus part_error(const Scan* x, DcuError* err) {
+    for (int p = 0; p < x->parts; p++) {
+        if (x->part[p].s != DCU_OK) {
+            if (err) {
+                *err = x->part[p].err;
+            }
+            return x->part[p].s;
+        }
+    }
+    return DCU_OK;
+}
+
+/* Both passes over one file's rows in the store, sp its span. */
+static DcuStatus scan_parts(DispatchStore* store, const DispatchSpan* sp, SlotMap* m,
+                            DcuError* err) {
+    int64_t nchunks = DispatchScan_chunks(store, sp);
+    int parts = Parallel_parts(nchunks, 16); /* 64K rows a part at least */
+    Scan x = {store, sp, sp->file_id, nchunks, parts, xcalloc((size_t)parts, sizeof(Part)), m};
+    for (int p = 0; p < parts; p++) {
+        x.part[p].map = (SlotMap){xcalloc(64, sizeof(Slot)), 64, 0};
+        x.part[p].last = -1;
+    }
+    Parallel_for(nchunks, parts, pass1_part, &x);
+    DcuStatus s = part_error(&x, err);
+    if (s == DCU_OK) {
+        s = prepare_all(&x, merge_pass1(&x) && parts > 1, err);
+    }
+    if (s == DCU_OK) {
+        Parallel_for(nchunks, parts, pass2_part, &x);
+        s = part_error(&x, err);
+    }
+    if (s == DCU_OK) {
+        merge_pass2(&x);
+    }
+    for (int p = 0; p < parts; p++) {
+        free(x.part[p].map.slot);
+        free(x.part[p].order);
+        free(x.part[p].first);
+    }
+    free(x.part);
+    return s;
+}
+
 /* Both passes over one file's dispatches (its rowid range): slots are per (kernel, file),
  * so a file is done when its rows are, and memory holds one rank's rows, not the job's
  * (issue 15). */
 static DcuStatus scan_file(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, int64_t file,
                            SlotMap* m, Seen** seen, size_t* cap, DcuError* err) {
+    if (store) {
+        DispatchSpan sp;
+        return DispatchScan_fileSpan(db, file, &sp) ? scan_parts(store, &sp, m, err)
+                                                    : DCU_OK;
+    }
     int64_t n = 0;
-    DcuStatus s = read_seen(db, store, st, file, seen, cap, &n, err);
+    DcuStatus s = read_seen(db, st, file, seen, cap, &n, err);
     if (s != DCU_OK) {
         return s;
     }
@@ -259,7 +485,7 @@ static DcuStatus scan_file(TraceDb* db, DispatchStore* store, sqlite3_stmt* st, 
             prepare(sl);
             sl->prepared = 1;
         }
-        classify(sl, (*seen)[i].dur);
+        classify(sl, sl, (*seen)[i].dur);
     }
     return DCU_OK;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dcutop/parallel.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
 #include "csv_scan.h"
@@ -395,22 +396,13 @@ static void* produce(void* arg) {
  * start, so by induction every row is parsed once, from a true row start, with the same
  * state machine as one sequential parser: the same rows, fields and line numbers. */
 
-static int g_threads; /* --threads; 0: the CPUs available */
-
+/* --threads is kept by parallel.c: the analyses after the load use the same count */
 void CsvReader_setThreads(int n) {
-    g_threads = n > 0 ? n : 0;
+    Parallel_setThreads(n);
 }
 
 int CsvReader_threads(void) {
-    if (g_threads > 0) {
-        return g_threads;
-    }
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
-        return CPU_COUNT(&set);
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return Parallel_threads();
 }
 
 /* MAX_WORKERS: the loading thread, not the parse, bounds a read beyond a few workers (8

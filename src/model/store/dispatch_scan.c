@@ -85,3 +85,38 @@ DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchB
     }
     return DCU_OK;
 }
+
+int64_t DispatchScan_chunks(DispatchStore* st, const DispatchSpan* sp) {
+    int64_t total = DispatchStore_count(st);
+    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    return hi < lo ? 0 : hi / DISPATCH_STORE_CHUNK - lo / DISPATCH_STORE_CHUNK + 1;
+}
+
+DcuStatus DispatchScan_spanChunks(DispatchStore* st, const DispatchSpan* sp, int64_t c0,
+                                  int64_t c1, DispatchBlockFn fn, void* ctx, DcuError* err) {
+    int64_t total = DispatchStore_count(st);
+    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    int64_t first = lo / DISPATCH_STORE_CHUNK;
+    int64_t* buf = xmalloc(DISPATCH_STORE_CHUNK_BYTES);
+    uint8_t* rbuf = NULL; /* only when a chunk was spilled */
+    DcuStatus s = DCU_OK;
+    for (int64_t ci = first + c0; ci < first + c1 && s == DCU_OK; ci++) {
+        int64_t row0 = ci * DISPATCH_STORE_CHUNK;
+        if (!rbuf && DispatchStore_spilled(st) > 0) {
+            rbuf = xmalloc(DISPATCH_STORE_CHUNK_BYTES);
+        }
+        int64_t rows = DispatchStore_chunkCopy(st, ci, buf, rbuf);
+        if (rows < 0) {
+            s = Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+            break;
+        }
+        int64_t from = lo > row0 ? lo - row0 : 0;
+        int64_t to = hi - row0 + 1 < rows ? hi - row0 + 1 : rows;
+        if (!fn(ctx, buf, from, to, row0)) {
+            break;
+        }
+    }
+    free(rbuf);
+    free(buf);
+    return s;
+}

@@ -606,6 +606,38 @@ const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* row
     return d;
 }
 
+int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* buf,
+                                uint8_t* rbuf) {
+    drain(this); /* with none in flight (the analyses' case) one atomic load, safe on any thread */
+    int64_t left = this->n - ci * (int64_t)CHUNK;
+    if (ci < 0 || left <= 0) {
+        return 0;
+    }
+    if (ci == this->nchunks) {
+        for (int col = 0; col < DS_NCOLS; col++) {
+            memcpy(buf + (int64_t)col * CHUNK, this->raw + (int64_t)col * CHUNK,
+                   (size_t)left * sizeof(int64_t));
+        }
+        return left;
+    }
+    const Chunk* c = &this->chunks[ci]; /* no tick, no decode buffer: nothing is written */
+    const uint8_t* enc = c->enc;
+    if (!c->resident) {
+        if (!read_all(this->fd, rbuf, c->bytes, c->file_off)) {
+            return -1;
+        }
+        enc = rbuf;
+    }
+    for (int col = 0; col < DS_NCOLS; col++) {
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, buf + (int64_t)col * CHUNK);
+    }
+    if (c->end_derived) {
+        derive_end(buf + (int64_t)DS_START_NS * CHUNK, buf + (int64_t)DS_DUR_NS * CHUNK,
+                   buf + (int64_t)DS_END_NS * CHUNK);
+    }
+    return CHUNK;
+}
+
 /* Encodes the full raw chunk into a new entry of chunks; 0 when no room could be made. */
 static int seal(DispatchStore* this, const int64_t* raw) {
     Chunk c = {.file_off = -1, .arena = -1, .resident = 1};
