@@ -373,7 +373,9 @@ int DocScreen_finish(Screen* s, App* app) {
     if (build(s, app, &err) != DCU_OK) {
         App_setStatus(app, 1, "%s", err.msg);
     }
-    s->doc_sel = -1; /* the first link, as on a first draw, unless the user moved */
+    /* the first link, as a first draw picks it, unless the user moved: set now, not at the
+     * next draw, so a key that comes first (a script's Enter) opens it */
+    s->doc_sel = s->doc ? Doc_nextLink(s->doc, -1, 1) : -1;
     for (int i = 0; moved && keep && s->doc && i < s->doc->n; i++) {
         if (s->doc->lines[i].target && strcmp(s->doc->lines[i].target, keep) == 0) {
             s->doc_sel = i;
