@@ -44,6 +44,10 @@ DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchB
 /* The chunks span sp lies in (DispatchScan_spanChunks numbers them from 0). */
 int64_t DispatchScan_chunks(DispatchStore* st, const DispatchSpan* sp);
 
+/* The rows of span sp before its chunk c0: where a part starting at chunk c0 puts its first
+ * row in an array of the span's rows, when none before it is skipped. */
+int64_t DispatchScan_rowsBefore(const DispatchSpan* sp, int64_t c0);
+
 /* DispatchScan_span over chunks [c0, c1) of the span only, decoded into buffers of the
  * caller's thread (DispatchStore_chunkCopy): calls on several threads at once may read
  * one store, each its own chunks (the analyses' parallel passes, parallel.h). */

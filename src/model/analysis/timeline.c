@@ -298,9 +298,7 @@ static int part_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
 
 static void span_part(void* ctx, int part, int64_t c0, int64_t c1) {
     SpanParts* x = ctx;
-    int64_t lo = x->sp->lo < 0 ? 0 : x->sp->lo;
-    int64_t first = (lo / DISPATCH_STORE_CHUNK + c0) * DISPATCH_STORE_CHUNK;
-    x->from[part] = first > lo ? first - lo : 0;
+    x->from[part] = DispatchScan_rowsBefore(x->sp, c0);
     TupleIds_init(&x->lanes[part], LN_WIDTH);
     PartRows r = {x->sp->file_id, x->nks, &x->lanes[part], x->out + x->from[part], 0};
     x->s[part] = DispatchScan_spanChunks(x->store, x->sp, c0, c1, part_block, &r, &x->err[part]);

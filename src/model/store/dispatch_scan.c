@@ -92,6 +92,12 @@ int64_t DispatchScan_chunks(DispatchStore* st, const DispatchSpan* sp) {
     return hi < lo ? 0 : hi / DISPATCH_STORE_CHUNK - lo / DISPATCH_STORE_CHUNK + 1;
 }
 
+int64_t DispatchScan_rowsBefore(const DispatchSpan* sp, int64_t c0) {
+    int64_t lo = sp->lo < 0 ? 0 : sp->lo;
+    int64_t first = (lo / DISPATCH_STORE_CHUNK + c0) * DISPATCH_STORE_CHUNK;
+    return first > lo ? first - lo : 0;
+}
+
 DcuStatus DispatchScan_spanChunks(DispatchStore* st, const DispatchSpan* sp, int64_t c0,
                                   int64_t c1, DispatchBlockFn fn, void* ctx, DcuError* err) {
     int64_t total = DispatchStore_count(st);
