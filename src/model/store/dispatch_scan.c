@@ -67,10 +67,17 @@ int DispatchScan_fileSpan(TraceDb* db, int64_t file_id, DispatchSpan* out) {
     return found;
 }
 
+/* The span's rows that the store holds: [*lo, *hi], 0-based (empty when *hi < *lo). */
+static void clip(DispatchStore* st, const DispatchSpan* sp, int64_t* lo, int64_t* hi) {
+    int64_t total = DispatchStore_count(st);
+    *lo = sp->lo < 0 ? 0 : sp->lo;
+    *hi = sp->hi < total ? sp->hi : total - 1;
+}
+
 DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchBlockFn fn,
                             void* ctx, DcuError* err) {
-    int64_t total = DispatchStore_count(st);
-    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    int64_t lo, hi;
+    clip(st, sp, &lo, &hi);
     for (int64_t ci = lo / DISPATCH_STORE_CHUNK; lo <= hi; ci++) {
         int64_t rows, row0 = ci * DISPATCH_STORE_CHUNK;
         const int64_t* d = DispatchStore_chunk(st, ci, &rows);
@@ -87,8 +94,8 @@ DcuStatus DispatchScan_span(DispatchStore* st, const DispatchSpan* sp, DispatchB
 }
 
 int64_t DispatchScan_chunks(DispatchStore* st, const DispatchSpan* sp) {
-    int64_t total = DispatchStore_count(st);
-    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    int64_t lo, hi;
+    clip(st, sp, &lo, &hi);
     return hi < lo ? 0 : hi / DISPATCH_STORE_CHUNK - lo / DISPATCH_STORE_CHUNK + 1;
 }
 
@@ -100,8 +107,8 @@ int64_t DispatchScan_rowsBefore(const DispatchSpan* sp, int64_t c0) {
 
 DcuStatus DispatchScan_spanChunks(DispatchStore* st, const DispatchSpan* sp, int64_t c0,
                                   int64_t c1, DispatchBlockFn fn, void* ctx, DcuError* err) {
-    int64_t total = DispatchStore_count(st);
-    int64_t lo = sp->lo < 0 ? 0 : sp->lo, hi = sp->hi < total ? sp->hi : total - 1;
+    int64_t lo, hi;
+    clip(st, sp, &lo, &hi);
     int64_t first = lo / DISPATCH_STORE_CHUNK;
     int64_t* buf = xmalloc(DISPATCH_STORE_CHUNK_BYTES);
     uint8_t* rbuf = NULL; /* only when a chunk was spilled */

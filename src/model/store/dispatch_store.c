@@ -443,6 +443,17 @@ static void derive_end(const int64_t* start, const int64_t* dur, int64_t* end) {
     }
 }
 
+/* Every column of full chunk c, from its encoded bytes enc, into b (column-major). */
+static void decode_whole(const uint8_t* enc, const Chunk* c, int64_t* b) {
+    for (int col = 0; col < DS_NCOLS; col++) {
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * CHUNK);
+    }
+    if (c->end_derived) {
+        derive_end(b + (int64_t)DS_START_NS * CHUNK, b + (int64_t)DS_DUR_NS * CHUNK,
+                   b + (int64_t)DS_END_NS * CHUNK);
+    }
+}
+
 /* Decodes full chunk ci into the least recently used decode buffer; NULL on an error. */
 static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
     Decoded* slot = &this->dec[0];
@@ -454,15 +465,7 @@ static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
     if (!enc) {
         return NULL;
     }
-    const Chunk* c = &this->chunks[ci];
-    int64_t* b = slot->buf;
-    for (int col = 0; col < DS_NCOLS; col++) {
-        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * CHUNK);
-    }
-    if (c->end_derived) {
-        derive_end(b + (int64_t)DS_START_NS * CHUNK, b + (int64_t)DS_DUR_NS * CHUNK,
-                   b + (int64_t)DS_END_NS * CHUNK);
-    }
+    decode_whole(enc, &this->chunks[ci], slot->buf);
     slot->ci = ci;
     slot->tick = ++this->tick;
     return slot->buf;
@@ -471,9 +474,8 @@ static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
 /* Value of column col of the 0-based row; *ok = 0 on a read error. A resident chunk
  * gives the one value (decoding a whole chunk per value would be 4096 times the work of a
  * scan); a spilled one is decoded whole into a decode buffer, where the next rows of a
- * scan find it. */
+ * scan find it. Called per value: its callers drain (ds_filter, DispatchStore_value). */
 static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
-    drain(this);
     int64_t ci = row / CHUNK, r = row % CHUNK;
     if (ci == this->nchunks) {
         return this->raw[(int64_t)col * CHUNK + r];
@@ -585,6 +587,7 @@ int DispatchStore_gather(DispatchStore* this, const int64_t* rows, int64_t n, Di
 }
 
 int64_t DispatchStore_value(DispatchStore* this, int64_t row, DispatchCol col, int* ok) {
+    drain(this);
     *ok = row >= 0 && row < this->n;
     return *ok ? get(this, row, col, ok) : DISPATCH_STORE_NULL;
 }
@@ -628,13 +631,7 @@ int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* 
         }
         enc = rbuf;
     }
-    for (int col = 0; col < DS_NCOLS; col++) {
-        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, buf + (int64_t)col * CHUNK);
-    }
-    if (c->end_derived) {
-        derive_end(buf + (int64_t)DS_START_NS * CHUNK, buf + (int64_t)DS_DUR_NS * CHUNK,
-                   buf + (int64_t)DS_END_NS * CHUNK);
-    }
+    decode_whole(enc, c, buf);
     return CHUNK;
 }
 
