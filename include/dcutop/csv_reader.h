@@ -51,8 +51,8 @@ DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int th
  * `size` bytes at out from the row and returns 1, or returns 0 (no payload: on_row does the
  * work itself), or returns 2: the payload, and on_row will not read the row's fields, so
  * on_row may get row->f NULL (n, too_wide, line and prep are set: the calling thread then
- * skips laying out twenty fields a row it never reads). It is called for every row after the first (the header), only once on_row
- * has returned for the first row, possibly on several threads at once: it may read what
+ * skips laying out twenty fields a row it never reads). It is called for every row after
+ * the first (the header), only once on_row has returned for the first row, possibly on several threads at once: it may read what
  * on_row set up for the first row and nothing that changes later. Rows parsed before that
  * get their payload on the calling thread, so every row after the first has fn's result. */
 typedef int (*CsvPrepareFn)(const CsvRow* row, void* ctx, void* out);

@@ -9,11 +9,8 @@
  * Every file goes through zlib's gzread, which reads a plain file as it is and a gzip file
  * (.csv.gz) decompressed, within the limits of gz_limit.h; only a plain file can be cut into
  * chunks for parallel parsers (a gzip stream is read in order). */
-#define _GNU_SOURCE /* sched_getaffinity: the CPUs this process may run on */
 #include "dcutop/csv_reader.h"
 
-#include <sched.h>
-#include <unistd.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
