@@ -231,8 +231,9 @@ static int any_launch_call(TraceDb* db) {
 }
 
 /* Column 6 (the launch call's name) interned once per name into c->names: 1 + its index. */
-static uint32_t call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
-    const char* s = (const char*)sqlite3_column_text(st, 6);
+/* The 1-based index in c->names of text s (NULL as ""), stored once per distinct text of
+ * one read (ix). */
+static int64_t text_id(Ctx* c, Intern* ix, const char* s) {
     size_t n = s ? strlen(s) : 0;
     int64_t id = Intern_get(ix, s ? s : "", n);
     if (!id) {
@@ -240,7 +241,11 @@ static uint32_t call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
         id = c->nnames;
         Intern_put(ix, s ? s : "", n, id);
     }
-    return (uint32_t)id;
+    return id;
+}
+
+static uint32_t call_name(Ctx* c, Intern* ix, sqlite3_stmt* st) {
+    return (uint32_t)text_id(c, ix, (const char*)sqlite3_column_text(st, 6));
 }
 
 /* Room for need records (and their calls, when the trace has launch calls). */
@@ -322,15 +327,7 @@ static void direct_call(DirectRead* r, Call* k, int64_t corr) {
         return;
     }
     if (!r->lc_name[a->name]) { /* interned as call_name does, by text */
-        const char* s = LaunchCalls_name(r->lc, a->name);
-        size_t n = strlen(s);
-        int64_t id = Intern_get(r->r->calls, s, n);
-        if (!id) {
-            intern_name(c, s);
-            id = c->nnames;
-            Intern_put(r->r->calls, s, n, id);
-        }
-        r->lc_name[a->name] = (uint32_t)id;
+        r->lc_name[a->name] = (uint32_t)text_id(c, r->r->calls, LaunchCalls_name(r->lc, a->name));
     }
     int64_t th[2] = {a->has_pid ? a->pid : -1, a->has_tid ? a->tid : -1};
     k->name = r->lc_name[a->name];
@@ -339,23 +336,36 @@ static void direct_call(DirectRead* r, Call* k, int64_t corr) {
     k->thread = TupleIds_id(&c->threads, th);
 }
 
+/* Row i of chunk d as the query reads it: 0 when the query drops it (another file's row,
+ * untimed, or no kernel row: the JOIN drops it), else its kernel id in *k and its lane. */
+static int direct_row(const DirectRead* r, const int64_t* d, int64_t i, int64_t* k,
+                      int64_t lane[L_WIDTH]) {
+    *k = DS_AT(d, DS_KERNEL_ID, i);
+    if (DS_AT(d, DS_FILE_ID, i) != r->file || DS_AT(d, DS_START_NS, i) == DISPATCH_STORE_NULL ||
+        DS_AT(d, DS_END_NS, i) == DISPATCH_STORE_NULL || *k < 0 || *k >= r->ncomm ||
+        r->comm[*k] < 0) {
+        return 0;
+    }
+    int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
+    lane[L_RUN] = r->run;
+    lane[L_GPU] = g == DISPATCH_STORE_NULL ? -1 : g;
+    lane[L_STREAM] = sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1;
+    lane[L_FILE] = r->file;
+    return 1;
+}
+
 static int direct_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int64_t row0) {
     DirectRead* r = ctx;
     Ctx* c = r->c;
     for (int64_t i = from; i < to; i++) {
-        int64_t k = DS_AT(d, DS_KERNEL_ID, i), t0 = DS_AT(d, DS_START_NS, i),
-                t1 = DS_AT(d, DS_END_NS, i);
-        if (DS_AT(d, DS_FILE_ID, i) != r->file || t0 == DISPATCH_STORE_NULL ||
-            t1 == DISPATCH_STORE_NULL || k < 0 || k >= r->ncomm || r->comm[k] < 0) {
-            continue; /* another file's row, untimed, or no kernel row (the JOIN drops it) */
+        int64_t k, lane[L_WIDTH];
+        if (!direct_row(r, d, i, &k, lane)) {
+            continue;
         }
+        int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i);
         if ((size_t)c->nd == r->r->cap) {
             reserve(c, &r->r->cap, r->r->cap ? r->r->cap * 2 : 1024);
         }
-        int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
-        int64_t lane[L_WIDTH] = {
-            r->run, g == DISPATCH_STORE_NULL ? -1 : g,
-            sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1, r->file};
         if (c->has_calls) {
             direct_call(r, &c->calls[c->nd], DS_AT(d, DS_CORR_ID, i));
         }
@@ -398,16 +408,11 @@ static int part_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
     PartRows* x = ctx;
     const DirectRead* r = x->r;
     for (int64_t i = from; i < to; i++) {
-        int64_t k = DS_AT(d, DS_KERNEL_ID, i), t0 = DS_AT(d, DS_START_NS, i),
-                t1 = DS_AT(d, DS_END_NS, i);
-        if (DS_AT(d, DS_FILE_ID, i) != r->file || t0 == DISPATCH_STORE_NULL ||
-            t1 == DISPATCH_STORE_NULL || k < 0 || k >= r->ncomm || r->comm[k] < 0) {
-            continue; /* as direct_block */
+        int64_t k, lane[L_WIDTH];
+        if (!direct_row(r, d, i, &k, lane)) {
+            continue;
         }
-        int64_t g = DS_AT(d, DS_GPU, i), sm = DS_AT(d, DS_STREAM, i), q = DS_AT(d, DS_QUEUE, i);
-        int64_t lane[L_WIDTH] = {
-            r->run, g == DISPATCH_STORE_NULL ? -1 : g,
-            sm != DISPATCH_STORE_NULL ? sm : q != DISPATCH_STORE_NULL ? q : -1, r->file};
+        int64_t t0 = DS_AT(d, DS_START_NS, i), t1 = DS_AT(d, DS_END_NS, i);
         x->out[x->n++] = (Disp){
             .start = t0,
             .end = t1 < t0 ? t0 : t1,
@@ -698,14 +703,7 @@ static const char* host_name(Ctx* c, Intern* ix, const char* s) {
     if (!s) {
         return intern_name(c, NULL);
     }
-    size_t n = strlen(s);
-    int64_t id = Intern_get(ix, s, n);
-    if (!id) {
-        intern_name(c, s);
-        id = c->nnames;
-        Intern_put(ix, s, n, id);
-    }
-    return c->names[id - 1];
+    return c->names[text_id(c, ix, s) - 1];
 }
 
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
