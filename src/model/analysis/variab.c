@@ -216,6 +216,17 @@ static Row row_at(const int64_t* d, int64_t i) {
                  or_none(DS_AT(d, DS_WORKGROUP, i))};
 }
 
+/* Row i of chunk d and its key, as every pass counts it: 0 for another file's row or a
+ * negative duration (the table may be edited), which no pass counts. */
+static int counted_row(const int64_t* d, int64_t i, int64_t file, Row* r, Key* key) {
+    *r = row_at(d, i);
+    if (r->file != file || r->dur < 0) {
+        return 0;
+    }
+    *key = (Key){r->kernel, r->file, r->grid, r->wg};
+    return 1;
+}
+
 typedef struct {
     SlotMap map;   /* pass 1: the part's sums; pass 2: its counts (gi: the whole's slot) */
     Key* order;    /* its keys, as first seen */
@@ -244,11 +255,11 @@ static int pass1_block(void* ctx, const int64_t* d, int64_t from, int64_t to, in
     PartCtx* c = ctx;
     Part* p = c->p;
     for (int64_t i = from; i < to; i++) {
-        Row r = row_at(d, i);
-        if (r.file != c->x->file || r.dur < 0) {
-            continue; /* another file's row; a negative duration (the table may be edited) */
+        Row r;
+        Key key;
+        if (!counted_row(d, i, c->x->file, &r, &key)) {
+            continue;
         }
-        Key key = {r.kernel, r.file, r.grid, r.wg};
         Slot* sl = find(&p->map, &key, 1);
         if (sl->n == 0) {
             if (p->n == p->cap) {
@@ -269,11 +280,11 @@ static int pass2_block(void* ctx, const int64_t* d, int64_t from, int64_t to, in
     (void)row0;
     PartCtx* c = ctx;
     for (int64_t i = from; i < to; i++) {
-        Row r = row_at(d, i);
-        if (r.file != c->x->file || r.dur < 0) {
+        Row r;
+        Key key;
+        if (!counted_row(d, i, c->x->file, &r, &key)) {
             continue;
         }
-        Key key = {r.kernel, r.file, r.grid, r.wg};
         Slot* sl = find(&c->p->map, &key, 0);
         classify(&c->x->m->slot[sl->gi], sl, r.dur);
     }
@@ -285,11 +296,11 @@ static int wide_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
     (void)row0;
     Scan* x = ctx;
     for (int64_t i = from; i < to; i++) {
-        Row r = row_at(d, i);
-        if (r.file != x->file || r.dur < 0) {
+        Row r;
+        Key key;
+        if (!counted_row(d, i, x->file, &r, &key)) {
             continue;
         }
-        Key key = {r.kernel, r.file, r.grid, r.wg};
         Slot* sl = find(x->m, &key, 0);
         if (sl->wide) {
             long double dk = (long double)(r.dur - sl->k);
