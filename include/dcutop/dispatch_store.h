@@ -22,6 +22,10 @@
 
 #define DISPATCH_STORE_NULL INT64_MIN
 #define DISPATCH_STORE_CHUNK 4096
+/* Values between one column and the next in a chunk buffer (raw, decoded, DS_AT): a row's
+ * eighteen values 32 KiB apart fell in one L1 set and evicted one another, which made an
+ * append cost about 100 ns; eight values of padding put them in eighteen sets. */
+#define DISPATCH_STORE_STRIDE (DISPATCH_STORE_CHUNK + 8)
 
 /* The stored columns, in the table's order after id. */
 typedef enum {
@@ -65,20 +69,21 @@ void DispatchStore_setSealThread(DispatchStore* this, int on);
 int64_t DispatchStore_count(const DispatchStore* this);
 
 /* Direct column reads for the analyses (no SQL row per dispatch): chunk ci (0-based) holds
- * rows ci * DISPATCH_STORE_CHUNK onwards, column-major (DS_AT). Returns its data decoded
+ * rows ci * DISPATCH_STORE_CHUNK onwards, column-major (DS_AT: columns DISPATCH_STORE_STRIDE
+ * apart). Returns its data decoded
  * into a store-owned buffer (or the raw rows of the chunk being filled), valid until the
  * next call on the store (a spilled chunk is read back and may evict another),
  * with *rows set to the rows it holds; NULL when a spilled chunk cannot be read back. */
 const int64_t* DispatchStore_chunk(DispatchStore* this, int64_t ci, int64_t* rows);
-/* Chunk ci decoded into buf (DS_NCOLS * DISPATCH_STORE_CHUNK values), both the caller's,
+/* Chunk ci decoded into buf (DISPATCH_STORE_CHUNK_BYTES, laid out as DS_AT), both the caller's,
  * for readers on several threads at once: nothing of the store is written (no decode
  * buffer, no least-recently-used tick), and a spilled chunk is read back into rbuf
  * (DISPATCH_STORE_CHUNK_BYTES). Returns its rows, -1 when a spilled chunk cannot be read
  * back. Not while rows are appended. */
 int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* buf,
                                 uint8_t* rbuf);
-#define DISPATCH_STORE_CHUNK_BYTES ((size_t)DS_NCOLS * DISPATCH_STORE_CHUNK * sizeof(int64_t))
-#define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_CHUNK + (r)])
+#define DISPATCH_STORE_CHUNK_BYTES ((size_t)DS_NCOLS * DISPATCH_STORE_STRIDE * sizeof(int64_t))
+#define DS_AT(data, col, r) ((data)[(int64_t)(col) * DISPATCH_STORE_STRIDE + (r)])
 
 /* Column col of chunk ci alone into out (DISPATCH_STORE_CHUNK values), the rest of the chunk
  * left encoded (a paged list reads two columns of every chunk, not eighteen): its rows, 0

@@ -25,8 +25,8 @@
 #include "dcutop/chunk_sealer.h"
 #include "dcutop/xalloc.h"
 
-enum { CHUNK = DISPATCH_STORE_CHUNK, NDEC = 4 };
-#define CHUNK_BYTES ((int64_t)CHUNK * DS_NCOLS * (int64_t)sizeof(int64_t))
+enum { CHUNK = DISPATCH_STORE_CHUNK, STRIDE = DISPATCH_STORE_STRIDE, NDEC = 4 };
+#define CHUNK_BYTES ((int64_t)STRIDE * DS_NCOLS * (int64_t)sizeof(int64_t))
 
 /* A full chunk, encoded. */
 typedef struct {
@@ -51,9 +51,9 @@ static inline int64_t end_of(int64_t start, int64_t dur) {
 
 /* 1 when every row's end equals end_of(start, dur), bit for bit. */
 static int end_derivable(const int64_t* raw) {
-    const int64_t* s = raw + (int64_t)DS_START_NS * DISPATCH_STORE_CHUNK;
-    const int64_t* e = raw + (int64_t)DS_END_NS * DISPATCH_STORE_CHUNK;
-    const int64_t* d = raw + (int64_t)DS_DUR_NS * DISPATCH_STORE_CHUNK;
+    const int64_t* s = raw + (int64_t)DS_START_NS * STRIDE;
+    const int64_t* e = raw + (int64_t)DS_END_NS * STRIDE;
+    const int64_t* d = raw + (int64_t)DS_DUR_NS * STRIDE;
     int same = 1;
     for (int64_t r = 0; r < DISPATCH_STORE_CHUNK; r++) {
         same &= e[r] == end_of(s[r], d[r]);
@@ -446,11 +446,11 @@ static void derive_end(const int64_t* start, const int64_t* dur, int64_t* end) {
 /* Every column of full chunk c, from its encoded bytes enc, into b (column-major). */
 static void decode_whole(const uint8_t* enc, const Chunk* c, int64_t* b) {
     for (int col = 0; col < DS_NCOLS; col++) {
-        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * CHUNK);
+        ChunkCodec_decodeCol(enc, &c->col[col], CHUNK, b + (int64_t)col * STRIDE);
     }
     if (c->end_derived) {
-        derive_end(b + (int64_t)DS_START_NS * CHUNK, b + (int64_t)DS_DUR_NS * CHUNK,
-                   b + (int64_t)DS_END_NS * CHUNK);
+        derive_end(b + (int64_t)DS_START_NS * STRIDE, b + (int64_t)DS_DUR_NS * STRIDE,
+                   b + (int64_t)DS_END_NS * STRIDE);
     }
 }
 
@@ -478,7 +478,7 @@ static const int64_t* decode_chunk(DispatchStore* this, int64_t ci) {
 static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
     int64_t ci = row / CHUNK, r = row % CHUNK;
     if (ci == this->nchunks) {
-        return this->raw[(int64_t)col * CHUNK + r];
+        return this->raw[(int64_t)col * STRIDE + r];
     }
     const int64_t* d = decoded(this, ci);
     Chunk* c = &this->chunks[ci];
@@ -495,7 +495,7 @@ static int64_t get(DispatchStore* this, int64_t row, int col, int* ok) {
         *ok = 0;
         return DISPATCH_STORE_NULL;
     }
-    return d[(int64_t)col * CHUNK + r];
+    return d[(int64_t)col * STRIDE + r];
 }
 
 /* Column col of chunk ci into out (CHUNK values); returns its rows, -1 on a read error.
@@ -504,13 +504,13 @@ static int64_t read_col(DispatchStore* this, int64_t ci, int col, int64_t* out) 
     drain(this);
     if (ci == this->nchunks) {
         int64_t rows = this->n - ci * (int64_t)CHUNK;
-        memcpy(out, this->raw + (int64_t)col * CHUNK, (size_t)rows * sizeof(int64_t));
+        memcpy(out, this->raw + (int64_t)col * STRIDE, (size_t)rows * sizeof(int64_t));
         return rows;
     }
     const int64_t* d = decoded(this, ci);
     Chunk* c = &this->chunks[ci];
     if (d) {
-        memcpy(out, d + (int64_t)col * CHUNK, (size_t)CHUNK * sizeof(int64_t));
+        memcpy(out, d + (int64_t)col * STRIDE, (size_t)CHUNK * sizeof(int64_t));
         return CHUNK;
     }
     if (col == DS_END_NS && c->end_derived) { /* start, then duration added to it */
@@ -618,7 +618,7 @@ int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* 
     }
     if (ci == this->nchunks) {
         for (int col = 0; col < DS_NCOLS; col++) {
-            memcpy(buf + (int64_t)col * CHUNK, this->raw + (int64_t)col * CHUNK,
+            memcpy(buf + (int64_t)col * STRIDE, this->raw + (int64_t)col * STRIDE,
                    (size_t)left * sizeof(int64_t));
         }
         return left;
@@ -638,7 +638,7 @@ int64_t DispatchStore_chunkCopy(const DispatchStore* this, int64_t ci, int64_t* 
 /* Encodes the full raw chunk into a new entry of chunks; 0 when no room could be made. */
 static int seal(DispatchStore* this, const int64_t* raw) {
     Chunk c = {.file_off = -1, .arena = -1, .resident = 1};
-    c.bytes = (int64_t)ChunkCodec_plan(raw, CHUNK, CHUNK, DS_NCOLS, c.col);
+    c.bytes = (int64_t)ChunkCodec_plan(raw, STRIDE, CHUNK, DS_NCOLS, c.col);
     if (c.col[DS_END_NS].width > 0 && end_derivable(raw)) {
         c.end_derived = 1; /* 4 bytes a row fewer on a typical trace */
         c.col[DS_END_NS] = (ChunkCol){0};
@@ -649,7 +649,7 @@ static int seal(DispatchStore* this, const int64_t* raw) {
     }
     if (c.bytes > 0) {
         c.enc = arena_alloc(this, c.bytes, &c.arena);
-        ChunkCodec_pack(raw, CHUNK, CHUNK, DS_NCOLS, c.col, c.enc);
+        ChunkCodec_pack(raw, STRIDE, CHUNK, DS_NCOLS, c.col, c.enc);
     }
     if (this->nchunks == this->capchunks) {
         this->capchunks = this->capchunks ? this->capchunks * 2 : 16;
@@ -708,7 +708,7 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
     }
     int64_t r = this->n % CHUNK;
     for (int i = 0; i < DS_NCOLS; i++) {
-        this->raw[(int64_t)i * CHUNK + r] = v[i];
+        this->raw[(int64_t)i * STRIDE + r] = v[i];
     }
     if (r == CHUNK - 1 && room_for_async(this)) {
         this->raw = ChunkSealer_push(this->sealer, this->raw);
