@@ -34,7 +34,11 @@ enum { N_BATCHES = 4, BATCH_ROWS = 4096, BATCH_BYTES = 1 << 20, SYNC_BYTES = 1 <
 typedef struct Batch_ {
     char* buf; /* field bytes, each NUL-terminated */
     size_t len, cap;
-    size_t* foff; /* per field: offset in buf and length */
+    /* a chunk's bytes as read (chunk_parse): a field found whole there stays where it is,
+     * its terminator overwritten by a NUL once the chunk is parsed (nul_terminate) */
+    char* src;
+    size_t srclen, srccap;
+    size_t* foff; /* per field: offset in src, or IN_BUF | offset in buf; and length */
     size_t* flen;
     int nf, capf;
     int* rfirst; /* per row: first field, field count, too_wide, line */
@@ -86,8 +90,12 @@ typedef struct Producer_ {
     CsvField* fields; /* scratch of prepare_batch (owned) */
 } Producer;
 
+/* foff's tag for a field copied into buf (not left in src) */
+#define IN_BUF ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 static void batch_reset(Batch* b) {
     b->len = 0;
+    b->srclen = 0;
     b->nf = 0;
     b->nrows = 0;
     b->last = 0;
@@ -101,6 +109,7 @@ static void batch_free(Batch* b) {
     free(b->pbuf);
     free(b->phas);
     free(b->buf);
+    free(b->src);
     free(b->foff);
     free(b->flen);
     free(b->rfirst);
@@ -126,7 +135,8 @@ static CsvRow row_view(const Batch* b, int r, CsvField* fields, long line_base) 
     int n = b->rn[r] < CSV_MAX_FIELDS ? b->rn[r] : CSV_MAX_FIELDS;
     for (int k = 0; k < n; k++) {
         int fi = b->rfirst[r] + k;
-        fields[k].s = b->buf + b->foff[fi];
+        size_t off = b->foff[fi];
+        fields[k].s = off & IN_BUF ? b->buf + (off & ~IN_BUF) : b->src + off;
         fields[k].len = b->flen[fi];
     }
     return (CsvRow){fields, n, b->rwide[r], line_base + b->rline[r], NULL};
@@ -246,6 +256,20 @@ static void on_field(void* s, size_t len, void* data) {
         p->too_wide = 1;
         return;
     }
+    if (b->nf == b->capf) {
+        b->capf = b->capf ? b->capf * 2 : 4096;
+        b->foff = xrealloc(b->foff, sizeof(size_t) * (size_t)b->capf);
+        b->flen = xrealloc(b->flen, sizeof(size_t) * (size_t)b->capf);
+    }
+    b->flen[b->nf] = len;
+    const char* at = s;
+    if (b->src && at >= b->src && at + len < b->src + b->srclen) {
+        /* found whole in the chunk's bytes (csv_scan.h: a direct field, its terminator
+         * after it): left there, not copied */
+        b->foff[b->nf++] = (size_t)(at - b->src);
+        p->row_n++;
+        return;
+    }
     if (b->len + len + 1 > b->cap) { /* tested here: a call per field was 2% of a load */
         xgrow((void**)&b->buf, &b->cap, b->len + len + 1);
     }
@@ -253,14 +277,7 @@ static void on_field(void* s, size_t len, void* data) {
         memcpy(b->buf + b->len, s, len);
     }
     b->buf[b->len + len] = '\0';
-    if (b->nf == b->capf) {
-        b->capf = b->capf ? b->capf * 2 : 4096;
-        b->foff = xrealloc(b->foff, sizeof(size_t) * (size_t)b->capf);
-        b->flen = xrealloc(b->flen, sizeof(size_t) * (size_t)b->capf);
-    }
-    b->foff[b->nf] = b->len;
-    b->flen[b->nf] = len;
-    b->nf++;
+    b->foff[b->nf++] = IN_BUF | b->len;
     b->len += len + 1;
     p->row_n++;
 }
@@ -429,6 +446,7 @@ typedef struct Chunks_ {
     int window;                   /* chunks parsed ahead of the consumer, at most */
     Chunk* slots;                 /* chunk k lives in slots[k % window] */
     int stop;
+    int serial; /* no workers: the loading thread parses each chunk as it comes to it */
     Shared* sh; /* the row payloads (prepare_batch) */
 } Chunks;
 
@@ -472,10 +490,33 @@ static int feed_block(CsvScan* cp, Producer* p, unsigned char* block, size_t got
                            CsvScan_atRowStart(cp));
 }
 
+/* Reads up to want bytes at off onto the end of b->src; the bytes read, -1 on an error. */
+static ssize_t read_more(int fd, Batch* b, size_t want, uint64_t off) {
+    xgrow((void**)&b->src, &b->srccap, b->srclen + want);
+    for (;;) {
+        ssize_t got = pread(fd, b->src + b->srclen, want, (off_t)off);
+        if (got >= 0 || errno != EINTR) {
+            return got;
+        }
+    }
+}
+
+/* The terminator after each field left in src becomes its NUL (csv_scan.h: the parse is
+ * past it), as CsvField promises. */
+static void nul_terminate(Batch* b) {
+    for (int i = 0; i < b->nf; i++) {
+        if (!(b->foff[i] & IN_BUF)) {
+            b->src[b->foff[i] + b->flen[i]] = '\0';
+        }
+    }
+}
+
 /* Parses from start (a true row start) to the first row end at or after until, or to the
- * end of the file, into out. */
+ * end of the file, into out. The chunk is read whole into out->b->src (then a block at a
+ * time while its last row goes on), so that fields stay where they were read. */
 static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* out) {
-    batch_reset(out->b);
+    Batch* b = out->b;
+    batch_reset(b);
     out->start = out->end = start;
     out->lines = 0;
     out->status = DCU_OK;
@@ -484,18 +525,15 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
     }
     Producer p = {0};
     p.whole = 1;
-    p.cur = out->b;
+    p.cur = b;
     p.cur_idx = -1;
     p.line = 1;
     CsvScan cp;
     CsvScan_init(&cp);
-    unsigned char* block = xmalloc(READ_BLOCK);
     uint64_t off = start;
+    size_t want = (size_t)(until - start);
     for (;;) {
-        ssize_t got = pread(c->fd, block, READ_BLOCK, (off_t)off);
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
+        ssize_t got = read_more(c->fd, b, want, off);
         if (got < 0) {
             out->status = DCU_ERR_IO;
             out->why = strerror(errno);
@@ -506,17 +544,20 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
             CsvScan_fini(&cp, on_field, on_row_end, &p);
             break;
         }
+        unsigned char* seg = (unsigned char*)b->src + b->srclen;
+        b->srclen += (size_t)got;
         size_t used;
-        int end = feed_block(&cp, &p, block, (size_t)got, off, until, &used);
+        int end = feed_block(&cp, &p, seg, (size_t)got, off, until, &used);
         off += used;
         if (end) {
             break;
         }
+        want = READ_BLOCK;
     }
+    nul_terminate(b);
     out->end = off;
     out->lines = p.line - 1;
     CsvScan_free(&cp);
-    free(block);
 }
 
 /* A worker that parsed chunk k >= 1 before the loading thread read the header waits a
@@ -579,14 +620,16 @@ static void* chunk_worker(void* arg) {
 /* Waits for chunk k; the slot, or redo re-parsed from pos when the chunk before ran past
  * this one's start; NULL when that chunk lay wholly inside the one before. */
 static Chunk* chunk_take(Chunks* c, long k, uint64_t pos, Chunk* redo) {
-    Chunk* ch = &c->slots[k % c->window];
-    pthread_mutex_lock(&c->mu);
-    while (!(ch->done && ch->index == k)) {
-        pthread_cond_wait(&c->cv, &c->mu);
-    }
-    pthread_mutex_unlock(&c->mu);
-    if (ch->start == pos) {
-        return ch;
+    if (!c->serial) {
+        Chunk* ch = &c->slots[k % c->window];
+        pthread_mutex_lock(&c->mu);
+        while (!(ch->done && ch->index == k)) {
+            pthread_cond_wait(&c->cv, &c->mu);
+        }
+        pthread_mutex_unlock(&c->mu);
+        if (ch->start == pos) {
+            return ch;
+        }
     }
     uint64_t until = chunk_cut(c, (uint64_t)(k + 1) * c->step);
     if (pos >= until) {
@@ -657,8 +700,9 @@ static DcuStatus read_chunked(FILE* f, uint64_t size, size_t step, int workers, 
     while (started < workers && pthread_create(&th[started], NULL, chunk_worker, &c) == 0) {
         started++;
     }
+    c.serial = workers == 0;
     DcuStatus s;
-    if (started == 0) {
+    if (started == 0 && !c.serial) {
         s = Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader threads", sh->path);
     } else {
         s = chunks_consume(&c, sh, err);
@@ -764,14 +808,18 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
     ProducerArgs args = {.sh = &sh};
     GzRead_init(&args.in, gz, path);
     int plain = gzdirect(gz); /* chunks read the file itself with pread: plain files only */
+    /* a large plain file is read in chunks, by workers beside the loading thread or, with
+     * --threads 1, by the loading thread itself: its fields then stay where they were read,
+     * not copied a field at a time as the stream reader below does */
+    int chunked = plain && size >= 0 && (force_chunks || size >= CHUNKED_MIN);
     DcuStatus s = DCU_OK;
-    if (sh.sync) {
+    if (chunked) {
+        s = read_chunked(f, (uint64_t)size, step, threads > 1 ? threads - 1 : 0, &sh, err);
+    } else if (sh.sync) {
         produce(&args);
         if (sh.status != DCU_OK) {
             s = Error_set(err, sh.status, "%s", sh.msg);
         }
-    } else if (plain && size >= 0 && (force_chunks || (threads > 2 && size >= CHUNKED_MIN))) {
-        s = read_chunked(f, (uint64_t)size, step, threads > 1 ? threads - 1 : 1, &sh, err);
     } else {
         s = read_pipelined(&sh, &args, err);
     }
@@ -802,7 +850,7 @@ DcuStatus CsvReader_readFilePrepared(const char* path, CsvRowFn on_row, CsvProgr
 DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
                                     CsvRowFn on_row, CsvProgressFn progress, void* ctx,
                                     DcuError* err) {
-    return read_file(path, chunk_bytes, threads < 2 ? 2 : threads, 1, on_row, progress, NULL,
+    return read_file(path, chunk_bytes, threads < 1 ? 1 : threads, 1, on_row, progress, NULL,
                      ctx, err);
 }
 

@@ -22,8 +22,11 @@ typedef struct {
 void CsvScan_init(CsvScan* this);
 void CsvScan_free(CsvScan* this);
 
-/* Parses s[0, n) as csv_parse does (a field that lies whole in s is handed to on_field
- * where it lies, so s is not const, as libcsv's callback takes a char pointer), adding 1 to *line after each '\n' passed. With
+/* Parses s[0, n) as csv_parse does, adding 1 to *line after each '\n' passed. A field that
+ * lies whole in s is handed to on_field where it lies (so s is not const, as libcsv's
+ * callback takes a char pointer), and its terminator follows it inside s: ',', '\r', '\n'
+ * or its closing quote, which the caller may overwrite once the parse is past it; any
+ * other field comes from this->buf. With
  * stop_at > 0, stops after the first '\n' at index >= stop_at - 1 that leaves no row
  * begun (csv_reader.c's chunk end). Returns the bytes taken: n, or fewer when it stopped. */
 size_t CsvScan_parse(CsvScan* this, char* s, size_t n, size_t stop_at, long* line,
