@@ -615,6 +615,8 @@ typedef struct Prepared_ {
     uint64_t name_hash; /* Intern_hash of the raw name */
     int64_t kid;        /* its kernel id when already interned (raw_shared), else 0 */
     int skip;           /* a summary line (skip_name): nothing to store, d not read */
+    int fit;            /* kid known, no counters, times taken (LoadEvent_timesFit): stored
+                         * as it is, nothing checked again on the loading thread */
 } Prepared;
 
 /* Field f of a row with no merged fields: its text, or NULL when the column is absent. */
@@ -726,6 +728,8 @@ static int prepare_row(const CsvRow* r, void* data, void* out) {
     }
     p->name_hash = Intern_hash(name, nlen);
     p->kid = SharedIntern_get(c->core->raw_shared, name, nlen, p->name_hash);
+    p->fit = p->kid && c->n_counters == 0 &&
+             LoadEvent_timesFit(&p->d.start, &p->d.end, &p->d.dur);
     /* row_prepared reads the fields only for a new name (text_of) or PMC columns */
     return p->kid && c->n_counters == 0 ? 2 : 1;
 }
@@ -737,8 +741,12 @@ static void row_prepared(Ctx* c, const Row* row, const Prepared* p, int rank) {
     if (p->skip) {
         return;
     }
-    LoadDispatch d = p->d; /* the parser thread read the numbers; store them */
     c->f->line = row->r->line;
+    if (p->fit) {
+        LoadEvent_dispatchFit(c->core, c->f, p->kid, &p->d, rank);
+        return;
+    }
+    LoadDispatch d = p->d; /* the parser thread read the numbers; store them */
     int64_t did;
     if (p->kid) {
         did = LoadEvent_dispatchKernel(c->core, c->f, NULL, p->kid, &d, rank);

@@ -74,8 +74,26 @@ static void count(LoadFile* f, int layer, int rank) {
 /* start/end/dur: both timestamps give the duration; a lone duration is kept as is.
  * Returns 0 (row rejected) for negative values, an end before the start or a duration
  * over LOAD_MAX_AMOUNT. */
+int LoadEvent_timesFit(int64_t* start, int64_t* end, int64_t* dur) {
+    if (*start != LOAD_NULL && *end != LOAD_NULL) {
+        if (*start < 0 || *end < 0 || *end < *start) {
+            return 0;
+        }
+        *dur = *end - *start;
+    } else if (*dur != LOAD_NULL && *dur >= 0) {
+        *start = *end = LOAD_NULL;
+    } else {
+        return 0;
+    }
+    return *dur <= LOAD_MAX_AMOUNT;
+}
+
 static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t* start,
                        int64_t* end, int64_t* dur) {
+    if (LoadEvent_timesFit(start, end, dur)) {
+        return 1;
+    }
+    /* the same tests again, for the message */
     if (*start != LOAD_NULL && *end != LOAD_NULL) {
         if (*start < 0 || *end < 0) {
             reject(core, f, where, "negative timestamp");
@@ -101,8 +119,8 @@ static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t
     return 1;
 }
 
-static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid, LoadDispatch* d,
-                              int rank);
+static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
+                              const LoadDispatch* d, int rank);
 
 int64_t LoadEvent_dispatch(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                            size_t name_len, LoadDispatch* d, int rank) {
@@ -137,8 +155,13 @@ int64_t LoadEvent_dispatchKernel(LoaderCore* core, LoadFile* f, const char* wher
 }
 
 /* A checked dispatch of kernel kid into the store and the file's per-kernel sums. */
-static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid, LoadDispatch* d,
-                              int rank) {
+int64_t LoadEvent_dispatchFit(LoaderCore* core, LoadFile* f, int64_t kid,
+                              const LoadDispatch* d, int rank) {
+    return store_dispatch(core, f, kid, d, rank);
+}
+
+static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
+                              const LoadDispatch* d, int rank) {
     /* the columnar store (dispatch_store.h): no SQL INSERT per dispatch */
     const int64_t v[DS_NCOLS] = {f->id,   kid,        d->seq,   d->gpu,     d->queue,
                                  d->stream, d->pid,   d->tid,   d->corr,    d->start,

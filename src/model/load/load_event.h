@@ -54,6 +54,13 @@ int64_t LoadEvent_dispatchHashed(LoaderCore* core, LoadFile* f, const char* wher
  * core->raw_shared): the times are checked, the name is not looked at again. */
 int64_t LoadEvent_dispatchKernel(LoaderCore* core, LoadFile* f, const char* where, int64_t kid,
                                  LoadDispatch* d, int rank);
+/* 1 when check_times would take these times, which it normalises as check_times does
+ * (dur from start and end; a lone duration without them); 0 when it would reject them. Any
+ * thread (a CSV parser's). */
+int LoadEvent_timesFit(int64_t* start, int64_t* end, int64_t* dur);
+/* Kernel kid's dispatch whose times LoadEvent_timesFit took: stored as it is. */
+int64_t LoadEvent_dispatchFit(LoaderCore* core, LoadFile* f, int64_t kid,
+                              const LoadDispatch* d, int rank);
 int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
                       const char* name, size_t name_len, int64_t pid, int64_t tid,
                       int64_t corr, int64_t start, int64_t end, int rank);
