@@ -492,7 +492,10 @@ static int feed_block(CsvScan* cp, Producer* p, unsigned char* block, size_t got
 
 /* Reads up to want bytes at off onto the end of b->src; the bytes read, -1 on an error. */
 static ssize_t read_more(int fd, Batch* b, size_t want, uint64_t off) {
-    xgrow((void**)&b->src, &b->srccap, b->srclen + want);
+    if (b->srclen + want > b->srccap) { /* room for a block more: a chunk's last row */
+        b->srccap = b->srclen + want + READ_BLOCK;
+        b->src = xrealloc(b->src, b->srccap);
+    }
     for (;;) {
         ssize_t got = pread(fd, b->src + b->srclen, want, (off_t)off);
         if (got >= 0 || errno != EINTR) {
