@@ -972,9 +972,15 @@ typedef struct { /* an idle interval of a device, with its cause */
 } Gap;
 
 typedef struct { /* one stream of the device in the other-stream pass */
+    int64_t stream;
     int64_t last; /* the latest end so far on the stream, INT64_MIN: none yet */
     int64_t idle; /* the device's idle time before last */
+    int carried;  /* last was carried into a part of the walk (walk_parts): idle unknown */
 } StreamAt;
+
+typedef struct { /* a kernel of a part compared to its stream's carried end: settled later */
+    int64_t stream, start, idle;
+} StreamHead;
 
 /* other-stream, in device_gaps' sweep: per stream, the gaps between its kernels less the
  * device's idle time inside them (the idle time between two instants: the difference of
@@ -987,6 +993,10 @@ typedef struct {
     int64_t n, cap;
     int64_t last_stream, last_slot; /* the stream looked up last (dispatches come in runs) */
     int64_t gaps, ns;               /* the waits, counted when the device has two streams */
+    const StreamAt* in;             /* a part's: each stream's latest end before it; or NULL */
+    int64_t nin;
+    StreamHead* heads; /* a part's kernels compared to a carried end, in order */
+    int64_t nheads, capheads;
 } Streams;
 
 static StreamAt* stream_at(Streams* S, int64_t stream) {
@@ -999,7 +1009,13 @@ static StreamAt* stream_at(Streams* S, int64_t stream) {
             S->cap = S->cap ? S->cap * 2 : 16;
             S->at = xrealloc(S->at, (size_t)S->cap * sizeof(*S->at));
         }
-        S->at[S->n] = (StreamAt){INT64_MIN, 0};
+        S->at[S->n] = (StreamAt){stream, INT64_MIN, 0, 0};
+        for (int64_t q = 0; q < S->nin; q++) {
+            if (S->in[q].stream == stream) {
+                S->at[S->n].last = S->in[q].last;
+                S->at[S->n].carried = S->in[q].last != INT64_MIN;
+            }
+        }
         k = ++S->n;
         I64Map_put(S->slot, stream, k);
     }
@@ -1011,7 +1027,13 @@ static StreamAt* stream_at(Streams* S, int64_t stream) {
 /* Kernel [start, end) of stream, idle: the device's idle time before start. */
 static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, int64_t idle) {
     StreamAt* a = stream_at(S, stream);
-    if (a->last != INT64_MIN && start > a->last) {
+    if (a->last != INT64_MIN && start > a->last && a->carried) {
+        if (S->nheads == S->capheads) {
+            S->capheads = S->capheads ? S->capheads * 2 : 16;
+            S->heads = xrealloc(S->heads, (size_t)S->capheads * sizeof(*S->heads));
+        }
+        S->heads[S->nheads++] = (StreamHead){stream, start, idle};
+    } else if (a->last != INT64_MIN && start > a->last) {
         int64_t w = start - a->last - (idle - a->idle);
         if (w > 0) {
             S->gaps++;
@@ -1021,6 +1043,7 @@ static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, 
     if (end > a->last) {
         a->last = end;
         a->idle = idle;
+        a->carried = 0;
     }
 }
 
@@ -1054,14 +1077,21 @@ static void gap_cause(const Ctx* c, Gap* g, const Call* k) {
     g->cause = y ? C_SYNC : k->cs > g->g0 ? C_HOST : C_LAUNCH;
 }
 
+typedef struct { /* where device_gaps sweeps: d[from..to) of the device d[..d1), and what
+                   * the sweep has when it gets to from: the latest end, the dispatch that set
+                   * it (-1: none) */
+    int64_t from, to, reach, prev;
+} Sweep;
+
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
  * [lo, first start), between the union's pieces, [last end, hi); each to on_gap(ctx, gap)
  * in order, as it is found (the gaps of 10M dispatches were 320 MB kept); the other-stream
- * waits into S. */
-static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
-                        GapFn on_gap, void* ctx, Streams* S, DevSum* sum) {
-    int64_t reach = lo, prev = -1;
-    for (int64_t i = d0; i <= d1; i++) {
+ * waits into S. A sweep of d[d0..d1) from (d0, d1, lo, -1); of a part of it, to < d1, stops
+ * before to (the tail gap is the last part's). */
+static void device_gaps(const Ctx* c, const Sweep* sw, int64_t d1, int64_t hi, GapFn on_gap,
+                        void* ctx, Streams* S, DevSum* sum) {
+    int64_t reach = sw->reach, prev = sw->prev, last = sw->to < d1 ? sw->to - 1 : d1;
+    for (int64_t i = sw->from; i <= last; i++) {
         const Disp* x = i < d1 ? at(c, i) : NULL;
         if (x && idle_copy(c, x)) {
             continue;
@@ -1533,6 +1563,8 @@ typedef struct {
     int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
     Gap top[IDLE_TOP_GAPS]; /* IDLE_TOP: the device's largest gaps so far, largest first */
     int ntop;
+    const int64_t* origins; /* a part's walk (no db): (file, origin) pairs of the device */
+    int norigins;
 } Walk;
 
 static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
@@ -1614,7 +1646,11 @@ static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     t->file = lane ? lane_v(c, lane, L_FILE) : 0;
     if (lane && t->file != w->ofile) {
         w->ofile = t->file;
-        w->origin = TraceQuery_origin(w->db, t->file);
+        w->origin = 0;
+        for (int q = 0; q < w->norigins; q++) {
+            w->origin = w->origins[2 * q] == t->file ? w->origins[2 * q + 1] : w->origin;
+        }
+        w->origin = w->db ? TraceQuery_origin(w->db, t->file) : w->origin;
     }
     t->at_ns = g->g0 - (lane ? w->origin : 0);
     t->gap_ns = g->g1 - g->g0;
@@ -1625,6 +1661,22 @@ static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
 }
 
+/* The place of a gap of len among the summary's largest gaps, made there (after those as
+ * large: the earlier gap first); NULL when it is not among them. */
+static IdleGap* top_slot(IdleSummary* s, int64_t len) {
+    int at = s->ntop;
+    while (at > 0 && s->top[at - 1].gap_ns < len) {
+        at--;
+    }
+    if (at >= IDLE_SUMMARY_GAPS) {
+        return NULL;
+    }
+    int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
+    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
+    s->ntop = last + 1;
+    return &s->top[at];
+}
+
 /* Keeps g among the summary's largest gaps (best: its main host activity). */
 static void keep_top(Walk* w, const Gap* g, const char* best) {
     IdleSummary* s = w->sum;
@@ -1632,17 +1684,10 @@ static void keep_top(Walk* w, const Gap* g, const char* best) {
     if (len > s->largest[g->cause].gap_ns) {
         fill_gap(w, &s->largest[g->cause], g, best);
     }
-    int at = s->ntop;
-    while (at > 0 && s->top[at - 1].gap_ns < len) {
-        at--;
+    IdleGap* t = top_slot(s, len);
+    if (t) {
+        fill_gap(w, t, g, best);
     }
-    if (at >= IDLE_SUMMARY_GAPS) {
-        return;
-    }
-    int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
-    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
-    s->ntop = last + 1;
-    fill_gap(w, &s->top[at], g, best);
 }
 
 static void sum_device(Walk* w, const DevSum* sum) {
@@ -1709,6 +1754,193 @@ static void walk_gap(void* p, const Gap* g) {
     }
 }
 
+/* ---- the summary's walk of a device in parts ------------------------------------------------
+ * The sweep of a device carries its latest end, the dispatch that set it and each stream's
+ * latest end from one dispatch to the next; each is a maximum over the dispatches before, so
+ * a first pass over the parts (in parallel) finds each part's, and a fold in part order what
+ * each part starts from. The second pass sweeps the parts (in parallel), each into its own
+ * sums, tally and largest gaps; the merge adds them up in part order, as one sweep would have
+ * (sums of int64, first-seen orders kept), and settles the kernels a part compared to a
+ * carried stream end: their wait needs the device's idle time before the part. */
+
+enum { WALK_PART_MIN = 1 << 16 }; /* dispatches a part at least */
+
+typedef struct {
+    const Walk* w;
+    int64_t d0, d1, hi;
+    struct WalkPart_* p;
+} WalkParts;
+
+typedef struct WalkPart_ {
+    int64_t maxend, maxat; /* pass 1: the part's latest end, its first dispatch (-1: none) */
+    Streams ends;          /* pass 1: the part's streams (at[].last: their latest end) */
+    Sweep sw;              /* where the part's sweep starts */
+    StreamAt* in;          /* each stream's latest end before the part (S.in) */
+    Walk w;                /* pass 2: the part's own summary and tally */
+    IdleSummary sum;
+    DevSum dev;
+    Streams S;
+} WalkPart;
+
+static void ends_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    WalkParts* P = ctx;
+    WalkPart* p = &P->p[part];
+    const Ctx* c = P->w->c;
+    p->sw = (Sweep){P->d0 + lo, P->d0 + hi, 0, -1};
+    p->maxend = INT64_MIN;
+    p->maxat = -1;
+    p->ends = (Streams){.slot = I64Map_new()};
+    for (int64_t i = p->sw.from; i < p->sw.to; i++) {
+        const Disp* x = at(c, i);
+        if (idle_copy(c, x)) {
+            continue;
+        }
+        StreamAt* a = stream_at(&p->ends, lane_v(c, x, L_STREAM));
+        a->last = x->end > a->last ? x->end : a->last;
+        if (x->end > p->maxend) {
+            p->maxend = x->end;
+            p->maxat = i;
+        }
+    }
+}
+
+static void sweep_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    (void)lo, (void)hi;
+    WalkParts* P = ctx;
+    WalkPart* p = &P->p[part];
+    p->w = *P->w;
+    p->w.db = NULL; /* not from threads: fill_gap takes the origins */
+    p->w.sum = &p->sum;
+    p->w.tally = (HostTally){.ix = Intern_new()};
+    device_gaps(p->w.c, &p->sw, P->d1, P->hi, walk_gap, &p->w, &p->S, &p->dev);
+}
+
+/* What each part starts from: the fold of the parts before it (pass 1). */
+static void carry_in(WalkParts* P, int parts, int64_t lo) {
+    Streams all = {.slot = I64Map_new()};
+    int64_t reach = lo, prev = -1;
+    for (int q = 0; q < parts; q++) {
+        WalkPart* p = &P->p[q];
+        p->sw.reach = reach;
+        p->sw.prev = prev;
+        p->in = all.n ? xmalloc((size_t)all.n * sizeof(*p->in)) : NULL;
+        if (all.n) {
+            memcpy(p->in, all.at, (size_t)all.n * sizeof(*p->in));
+        }
+        p->S = (Streams){.slot = I64Map_new(), .in = p->in, .nin = all.n};
+        if (p->maxend > reach) {
+            reach = p->maxend;
+            prev = p->maxat;
+        }
+        for (int64_t k = 0; k < p->ends.n; k++) {
+            StreamAt* a = stream_at(&all, p->ends.at[k].stream);
+            a->last = p->ends.at[k].last > a->last ? p->ends.at[k].last : a->last;
+        }
+        I64Map_delete(p->ends.slot);
+        free(p->ends.at);
+    }
+    I64Map_delete(all.slot);
+    free(all.at);
+}
+
+/* Part p's streams into the device's S, p's first waits settled; idle: the device's idle
+ * time before p. */
+static void merge_streams(Streams* S, const Streams* ps, int64_t idle) {
+    for (int64_t h = 0; h < ps->nheads; h++) {
+        const StreamHead* x = &ps->heads[h];
+        const StreamAt* a = stream_at(S, x->stream); /* carried: S has it */
+        int64_t wt = x->start - a->last - (idle + x->idle - a->idle);
+        if (wt > 0) {
+            S->gaps++;
+            S->ns += wt;
+        }
+    }
+    for (int64_t k = 0; k < ps->n; k++) {
+        StreamAt* a = stream_at(S, ps->at[k].stream);
+        if (!ps->at[k].carried) {
+            a->last = ps->at[k].last;
+            a->idle = idle + ps->at[k].idle;
+        }
+    }
+    S->gaps += ps->gaps;
+    S->ns += ps->ns;
+}
+
+/* Part p's sums, tally and largest gaps into the walk's, after the parts before it. */
+static void merge_part(Walk* w, WalkPart* p, Streams* S, DevSum* sum) {
+    merge_streams(S, &p->S, sum->idle);
+    for (int k = 0; k < C_COUNT; k++) {
+        sum->gaps[k] += p->dev.gaps[k];
+        sum->ns[k] += p->dev.ns[k];
+        const IdleGap* g = &p->sum.largest[k];
+        if (g->gap_ns > w->sum->largest[k].gap_ns) {
+            w->sum->largest[k] = *g;
+        }
+    }
+    sum->idle += p->dev.idle;
+    w->sum->explained |= p->sum.explained;
+    for (int q = 0; q < p->sum.ntop; q++) {
+        IdleGap* t = top_slot(w->sum, p->sum.top[q].gap_ns);
+        if (t) {
+            *t = p->sum.top[q];
+        }
+    }
+    HostTally* t = &p->w.tally;
+    for (int64_t i = 0; i < t->n; i++) {
+        tally_add(&w->tally, t->cause[i], t->name[i], t->ns[i]);
+        free(t->name[i]);
+    }
+    free(t->name);
+    free(t->cause);
+    free(t->ns);
+    Intern_delete(t->ix);
+    I64Map_delete(p->S.slot);
+    free(p->S.at);
+    free(p->S.heads);
+    free(p->in);
+}
+
+/* The origins of the files of device dev's lanes, (file, origin) pairs, for the parts. */
+static int64_t* device_origins(const Walk* w, uint32_t dev, int* n) {
+    const Ctx* c = w->c;
+    int64_t* o = NULL;
+    *n = 0;
+    for (int64_t l = 0; l < c->lanes.n; l++) {
+        int64_t f = TupleIds_value(&c->lanes, (uint32_t)l, L_FILE);
+        int seen = c->dev[l] != dev;
+        for (int q = 0; q < *n && !seen; q++) {
+            seen = o[2 * q] == f;
+        }
+        if (!seen) {
+            o = xrealloc(o, (size_t)(*n + 1) * 2 * sizeof(*o));
+            o[2 * *n] = f;
+            o[2 * *n + 1] = TraceQuery_origin(w->db, f);
+            ++*n;
+        }
+    }
+    return o;
+}
+
+/* The summary's walk of the device d[d0..d1) of a run spanning [lo, hi) in parts. */
+static void walk_parts(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi, int parts,
+                       Streams* S, DevSum* sum) {
+    int no;
+    int64_t* origins = device_origins(w, w->c->dev[at(w->c, d0)->lane], &no);
+    w->origins = origins;
+    w->norigins = no;
+    WalkParts P = {w, d0, d1, hi, xcalloc((size_t)parts, sizeof(WalkPart))};
+    Parallel_for(d1 - d0, parts, ends_part, &P);
+    carry_in(&P, parts, lo);
+    Parallel_for(d1 - d0, parts, sweep_part, &P);
+    for (int q = 0; q < parts; q++) {
+        merge_part(w, &P.p[q], S, sum);
+    }
+    free(P.p);
+    free(origins);
+    w->origins = NULL;
+    w->norigins = 0;
+}
+
 /* One device d[d0..d1) of a run spanning [lo, hi). */
 static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
     DevSum sum;
@@ -1716,7 +1948,12 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     Streams S = {.slot = I64Map_new()};
     w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
     w->ntop = 0;
-    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &S, &sum);
+    int parts = w->sum ? Parallel_parts(d1 - d0, WALK_PART_MIN) : 1;
+    if (parts > 1) {
+        walk_parts(w, d0, d1, lo, hi, parts, &S, &sum);
+    } else {
+        device_gaps(w->c, &(Sweep){d0, d1, lo, -1}, d1, hi, walk_gap, w, &S, &sum);
+    }
     if (S.n > 1) { /* other-stream: a stream waiting while another one works */
         sum.gaps[C_OTHER_STREAM] += S.gaps;
         sum.ns[C_OTHER_STREAM] += S.ns;
