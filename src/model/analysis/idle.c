@@ -458,11 +458,17 @@ static DcuStatus read_span(DispatchStore* store, const DispatchSpan* sp, DirectR
             memmove(d, x.out + x.from[p], (size_t)x.n[p] * sizeof(Disp));
         }
         const TupleIds* L = &x.lanes[p];
+        uint32_t* lane = xcalloc((size_t)L->n + 1, sizeof(*lane)); /* 1 + its id in c, 0: none
+                                                                     * yet: a hash per lane */
         for (int64_t i = 0; i < x.n[p]; i++) {
-            uint32_t k = d[i].kind;
+            uint32_t k = d[i].kind, l = d[i].lane;
             d[i].kind = kernel_kind(c, r->r, k, r->comm[k]);
-            d[i].lane = TupleIds_id(&c->lanes, L->v + (int64_t)d[i].lane * L_WIDTH);
+            if (!lane[l]) { /* the lane's first row in the part: where one pass meets it */
+                lane[l] = TupleIds_id(&c->lanes, L->v + (int64_t)l * L_WIDTH) + 1;
+            }
+            d[i].lane = lane[l] - 1;
         }
+        free(lane);
         c->nd += x.n[p];
         TupleIds_done(&x.lanes[p]);
     }
