@@ -602,17 +602,38 @@ static int keys_sorted(const Ctx* c, const SortKey* k, int64_t n) {
     return 1;
 }
 
+typedef struct { /* the order check of sort_disp, per part */
+    const Ctx* c;
+    char* out; /* per part: 1 when a record before its end is out of order */
+} OrderCheck;
+
+static void order_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    OrderCheck* x = ctx;
+    for (int64_t i = lo > 0 ? lo : 1; i < hi && !x->out[part]; i++) {
+        x->out[part] = cmp_disp(x->c, &x->c->d[i - 1], &x->c->d[i]) > 0;
+    }
+}
+
+static int disp_in_order(const Ctx* c) {
+    int parts = Parallel_parts(c->nd, 1 << 16);
+    OrderCheck x = {c, xcalloc((size_t)parts, 1)};
+    Parallel_for(c->nd, parts, order_part, &x);
+    int out = 0;
+    for (int p = 0; p < parts; p++) {
+        out |= x.out[p];
+    }
+    free(x.out);
+    return !out;
+}
+
 /* The walk's order (c->ord), unless the records are in it already (the store's order with
  * one device): 16-byte keys put by device (a counting sort: devices in one file come
  * interleaved), each device's sorted unless in order, then kept as 4-byte indexes. The
  * records stay where they are: glibc's merge sort of them doubled the peak, and moving
  * them in place by cycles costs a cache miss per record. */
 static void sort_disp(Ctx* c) {
-    int64_t i = 1, n = c->nd;
-    while (i < n && cmp_disp(c, &c->d[i - 1], &c->d[i]) <= 0) {
-        i++;
-    }
-    if (i >= n) {
+    int64_t i, n = c->nd;
+    if (disp_in_order(c)) {
         return;
     }
     int64_t* from = xcalloc((size_t)c->ndev + 1, sizeof(*from)); /* each device's first key */
@@ -915,11 +936,15 @@ static void keep_waits(Ctx* c, const CommKey* p, const int64_t* wait, int64_t n)
 /* The rank-waits of the comm dispatches (c->waits) when the runs are ranks of one job. */
 static void rank_wait(TraceDb* db, Ctx* c) {
     int64_t n = 0;
-    for (int64_t i = 0; i < c->nd; i++) {
+    for (int64_t i = 0; i < c->nd && n < 2; i++) { /* two: the count only when a job */
         n += kind_of(c, at(c, i))->comm;
     }
     if (n < 2 || !Ranks_isJobDb(db)) {
         return;
+    }
+    n = 0;
+    for (int64_t i = 0; i < c->nd; i++) {
+        n += kind_of(c, at(c, i))->comm;
     }
     uint32_t* rank = name_ranks(c);
     CommKey* p = xmalloc((size_t)n * sizeof(*p));
@@ -1976,21 +2001,69 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     }
 }
 
-/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
- * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
- * has no kernel (the timeline measures runs with timed dispatches only). */
-static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+typedef struct { /* run_span per part */
+    const Ctx* c;
+    int64_t r0;
+    int64_t *lo, *hi;
+    int* kernels;
+} SpanPass;
+
+static void span_of_part(void* ctx, int part, int64_t a, int64_t b) {
+    SpanPass* x = ctx;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     int kernels = 0;
-    for (int64_t i = r0; i < r1; i++) {
-        const Disp* x = at(c, i);
-        int copy = kind_of(c, x)->copy;
+    for (int64_t i = x->r0 + a; i < x->r0 + b; i++) {
+        const Disp* d = at(x->c, i);
+        int copy = kind_of(x->c, d)->copy;
         kernels |= !copy;
-        if (!copy || x->end > x->start) {
-            *lo = x->start < *lo ? x->start : *lo;
-            *hi = x->end > *hi ? x->end : *hi;
+        if (!copy || d->end > d->start) {
+            lo = d->start < lo ? d->start : lo;
+            hi = d->end > hi ? d->end : hi;
         }
     }
+    x->lo[part] = lo;
+    x->hi[part] = hi;
+    x->kernels[part] = kernels;
+}
+
+/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
+ * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
+ * has no kernel (the timeline measures runs with timed dispatches only). In parts: a least
+ * and a greatest value. */
+static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+    int parts = Parallel_parts(r1 - r0, WALK_PART_MIN);
+    SpanPass x = {c, r0, xmalloc((size_t)parts * sizeof(int64_t)),
+                  xmalloc((size_t)parts * sizeof(int64_t)), xmalloc((size_t)parts * sizeof(int))};
+    Parallel_for(r1 - r0, parts, span_of_part, &x);
+    int kernels = 0;
+    for (int p = 0; p < parts; p++) {
+        kernels |= x.kernels[p];
+        *lo = x.lo[p] < *lo ? x.lo[p] : *lo;
+        *hi = x.hi[p] > *hi ? x.hi[p] : *hi;
+    }
+    free(x.lo);
+    free(x.hi);
+    free(x.kernels);
     return kernels && *lo <= *hi;
+}
+
+/* The end of the group of r0 in d[r0..n) of a key that does not decrease along the walk's
+ * order (run, device: sort_disp's first key): a binary search, not a pass. */
+static int64_t group_end(const Ctx* c, int64_t r0, int64_t n, int run) {
+    const Disp* x0 = at(c, r0);
+    int64_t lo = r0 + 1, hi = n;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        const Disp* x = at(c, m);
+        int same = run ? lane_v(c, x, L_RUN) == lane_v(c, x0, L_RUN)
+                       : c->dev[x->lane] == c->dev[x0->lane];
+        if (same) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    return lo;
 }
 
 /* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
@@ -1998,10 +2071,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
     Ctx* c = w->c;
     DcuStatus s = DCU_OK;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
-        int64_t r1 = r0, run = lane_v(c, at(c, r0), L_RUN), lo = INT64_MAX, hi = INT64_MIN;
-        while (r1 < c->nd && lane_v(c, at(c, r1), L_RUN) == run) {
-            r1++;
-        }
+        int64_t r1 = group_end(c, r0, c->nd, 1), run = lane_v(c, at(c, r0), L_RUN);
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
         if (!run_span(c, r0, r1, &lo, &hi)) {
             r0 = r1; /* copies only: not a run of the timeline */
             continue;
@@ -2022,10 +2093,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
             s = read_hosts(w->db, c, sync_sql, run, &c->sy, &c->nsy, err);
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
-            int64_t d1 = d0;
-            while (d1 < r1 && c->dev[at(c, d1)->lane] == c->dev[at(c, d0)->lane]) {
-                d1++; /* a device that ran only copies too, as the timeline */
-            }
+            int64_t d1 = group_end(c, d0, r1, 0); /* a device of copies only too, as the
+                                                   * timeline */
             walk_device(w, d0, d1, lo, hi);
             d0 = d1;
         }
