@@ -458,11 +458,17 @@ static DcuStatus read_span(DispatchStore* store, const DispatchSpan* sp, DirectR
             memmove(d, x.out + x.from[p], (size_t)x.n[p] * sizeof(Disp));
         }
         const TupleIds* L = &x.lanes[p];
+        uint32_t* lane = xcalloc((size_t)L->n + 1, sizeof(*lane)); /* 1 + its id in c, 0: none
+                                                                     * yet: a hash per lane */
         for (int64_t i = 0; i < x.n[p]; i++) {
-            uint32_t k = d[i].kind;
+            uint32_t k = d[i].kind, l = d[i].lane;
             d[i].kind = kernel_kind(c, r->r, k, r->comm[k]);
-            d[i].lane = TupleIds_id(&c->lanes, L->v + (int64_t)d[i].lane * L_WIDTH);
+            if (!lane[l]) { /* the lane's first row in the part: where one pass meets it */
+                lane[l] = TupleIds_id(&c->lanes, L->v + (int64_t)l * L_WIDTH) + 1;
+            }
+            d[i].lane = lane[l] - 1;
         }
+        free(lane);
         c->nd += x.n[p];
         TupleIds_done(&x.lanes[p]);
     }
@@ -596,17 +602,38 @@ static int keys_sorted(const Ctx* c, const SortKey* k, int64_t n) {
     return 1;
 }
 
+typedef struct { /* the order check of sort_disp, per part */
+    const Ctx* c;
+    char* out; /* per part: 1 when a record before its end is out of order */
+} OrderCheck;
+
+static void order_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    OrderCheck* x = ctx;
+    for (int64_t i = lo > 0 ? lo : 1; i < hi && !x->out[part]; i++) {
+        x->out[part] = cmp_disp(x->c, &x->c->d[i - 1], &x->c->d[i]) > 0;
+    }
+}
+
+static int disp_in_order(const Ctx* c) {
+    int parts = Parallel_parts(c->nd, 1 << 16);
+    OrderCheck x = {c, xcalloc((size_t)parts, 1)};
+    Parallel_for(c->nd, parts, order_part, &x);
+    int out = 0;
+    for (int p = 0; p < parts; p++) {
+        out |= x.out[p];
+    }
+    free(x.out);
+    return !out;
+}
+
 /* The walk's order (c->ord), unless the records are in it already (the store's order with
  * one device): 16-byte keys put by device (a counting sort: devices in one file come
  * interleaved), each device's sorted unless in order, then kept as 4-byte indexes. The
  * records stay where they are: glibc's merge sort of them doubled the peak, and moving
  * them in place by cycles costs a cache miss per record. */
 static void sort_disp(Ctx* c) {
-    int64_t i = 1, n = c->nd;
-    while (i < n && cmp_disp(c, &c->d[i - 1], &c->d[i]) <= 0) {
-        i++;
-    }
-    if (i >= n) {
+    int64_t i, n = c->nd;
+    if (disp_in_order(c)) {
         return;
     }
     int64_t* from = xcalloc((size_t)c->ndev + 1, sizeof(*from)); /* each device's first key */
@@ -909,11 +936,15 @@ static void keep_waits(Ctx* c, const CommKey* p, const int64_t* wait, int64_t n)
 /* The rank-waits of the comm dispatches (c->waits) when the runs are ranks of one job. */
 static void rank_wait(TraceDb* db, Ctx* c) {
     int64_t n = 0;
-    for (int64_t i = 0; i < c->nd; i++) {
+    for (int64_t i = 0; i < c->nd && n < 2; i++) { /* two: the count only when a job */
         n += kind_of(c, at(c, i))->comm;
     }
     if (n < 2 || !Ranks_isJobDb(db)) {
         return;
+    }
+    n = 0;
+    for (int64_t i = 0; i < c->nd; i++) {
+        n += kind_of(c, at(c, i))->comm;
     }
     uint32_t* rank = name_ranks(c);
     CommKey* p = xmalloc((size_t)n * sizeof(*p));
@@ -972,9 +1003,15 @@ typedef struct { /* an idle interval of a device, with its cause */
 } Gap;
 
 typedef struct { /* one stream of the device in the other-stream pass */
+    int64_t stream;
     int64_t last; /* the latest end so far on the stream, INT64_MIN: none yet */
     int64_t idle; /* the device's idle time before last */
+    int carried;  /* last was carried into a part of the walk (walk_parts): idle unknown */
 } StreamAt;
+
+typedef struct { /* a kernel of a part compared to its stream's carried end: settled later */
+    int64_t stream, start, idle;
+} StreamHead;
 
 /* other-stream, in device_gaps' sweep: per stream, the gaps between its kernels less the
  * device's idle time inside them (the idle time between two instants: the difference of
@@ -987,6 +1024,10 @@ typedef struct {
     int64_t n, cap;
     int64_t last_stream, last_slot; /* the stream looked up last (dispatches come in runs) */
     int64_t gaps, ns;               /* the waits, counted when the device has two streams */
+    const StreamAt* in;             /* a part's: each stream's latest end before it; or NULL */
+    int64_t nin;
+    StreamHead* heads; /* a part's kernels compared to a carried end, in order */
+    int64_t nheads, capheads;
 } Streams;
 
 static StreamAt* stream_at(Streams* S, int64_t stream) {
@@ -999,7 +1040,13 @@ static StreamAt* stream_at(Streams* S, int64_t stream) {
             S->cap = S->cap ? S->cap * 2 : 16;
             S->at = xrealloc(S->at, (size_t)S->cap * sizeof(*S->at));
         }
-        S->at[S->n] = (StreamAt){INT64_MIN, 0};
+        S->at[S->n] = (StreamAt){stream, INT64_MIN, 0, 0};
+        for (int64_t q = 0; q < S->nin; q++) {
+            if (S->in[q].stream == stream) {
+                S->at[S->n].last = S->in[q].last;
+                S->at[S->n].carried = S->in[q].last != INT64_MIN;
+            }
+        }
         k = ++S->n;
         I64Map_put(S->slot, stream, k);
     }
@@ -1011,7 +1058,13 @@ static StreamAt* stream_at(Streams* S, int64_t stream) {
 /* Kernel [start, end) of stream, idle: the device's idle time before start. */
 static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, int64_t idle) {
     StreamAt* a = stream_at(S, stream);
-    if (a->last != INT64_MIN && start > a->last) {
+    if (a->last != INT64_MIN && start > a->last && a->carried) {
+        if (S->nheads == S->capheads) {
+            S->capheads = S->capheads ? S->capheads * 2 : 16;
+            S->heads = xrealloc(S->heads, (size_t)S->capheads * sizeof(*S->heads));
+        }
+        S->heads[S->nheads++] = (StreamHead){stream, start, idle};
+    } else if (a->last != INT64_MIN && start > a->last) {
         int64_t w = start - a->last - (idle - a->idle);
         if (w > 0) {
             S->gaps++;
@@ -1021,6 +1074,7 @@ static void stream_step(Streams* S, int64_t stream, int64_t start, int64_t end, 
     if (end > a->last) {
         a->last = end;
         a->idle = idle;
+        a->carried = 0;
     }
 }
 
@@ -1054,14 +1108,21 @@ static void gap_cause(const Ctx* c, Gap* g, const Call* k) {
     g->cause = y ? C_SYNC : k->cs > g->g0 ? C_HOST : C_LAUNCH;
 }
 
+typedef struct { /* where device_gaps sweeps: d[from..to) of the device d[..d1), and what
+                   * the sweep has when it gets to from: the latest end, the dispatch that set
+                   * it (-1: none) */
+    int64_t from, to, reach, prev;
+} Sweep;
+
 /* The idle intervals of the device d[d0..d1) over the run span [lo, hi), with causes:
  * [lo, first start), between the union's pieces, [last end, hi); each to on_gap(ctx, gap)
  * in order, as it is found (the gaps of 10M dispatches were 320 MB kept); the other-stream
- * waits into S. */
-static void device_gaps(const Ctx* c, int64_t d0, int64_t d1, int64_t lo, int64_t hi,
-                        GapFn on_gap, void* ctx, Streams* S, DevSum* sum) {
-    int64_t reach = lo, prev = -1;
-    for (int64_t i = d0; i <= d1; i++) {
+ * waits into S. A sweep of d[d0..d1) from (d0, d1, lo, -1); of a part of it, to < d1, stops
+ * before to (the tail gap is the last part's). */
+static void device_gaps(const Ctx* c, const Sweep* sw, int64_t d1, int64_t hi, GapFn on_gap,
+                        void* ctx, Streams* S, DevSum* sum) {
+    int64_t reach = sw->reach, prev = sw->prev, last = sw->to < d1 ? sw->to - 1 : d1;
+    for (int64_t i = sw->from; i <= last; i++) {
         const Disp* x = i < d1 ? at(c, i) : NULL;
         if (x && idle_copy(c, x)) {
             continue;
@@ -1182,6 +1243,8 @@ typedef struct {
     int* cause;
     int64_t* ns;
     int64_t n, cap;
+    int64_t last[C_COUNT]; /* per cause the index + 1 added to last: gaps in a row mostly
+                            * have the same activity (10M untraced gaps were 1.2 s of keys) */
 } HostTally;
 
 typedef struct {
@@ -1194,11 +1257,25 @@ typedef struct {
     HostTally* tally; /* NULL: none */
 } EmitCtx;
 
+/* "cause\x1fname" into key (at most cap - 1 bytes, as snprintf cut it); its length. */
+static size_t tally_key(char* key, size_t cap, int cause, const char* name) {
+    size_t kl = (size_t)snprintf(key, cap, "%d\x1f", cause);
+    size_t nl = strlen(name);
+    nl = nl < cap - 1 - kl ? nl : cap - 1 - kl;
+    memcpy(key + kl, name, nl);
+    key[kl + nl] = '\0';
+    return kl + nl;
+}
+
 static void tally_add(HostTally* t, int cause, const char* name, int64_t ns) {
+    int64_t id = t->last[cause];
+    if (id && strcmp(t->name[id - 1], name) == 0) {
+        t->ns[id - 1] += ns;
+        return;
+    }
     char key[600];
-    int len = snprintf(key, sizeof(key), "%d\x1f%s", cause, name);
-    size_t kl = len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1;
-    int64_t id = Intern_get(t->ix, key, kl);
+    size_t kl = tally_key(key, sizeof(key), cause, name);
+    id = Intern_get(t->ix, key, kl);
     if (!id) {
         if (t->n == t->cap) {
             t->cap = t->cap ? t->cap * 2 : 64;
@@ -1212,6 +1289,7 @@ static void tally_add(HostTally* t, int cause, const char* name, int64_t ns) {
         id = ++t->n;
         Intern_put(t->ix, key, kl, id);
     }
+    t->last[cause] = id;
     t->ns[id - 1] += ns;
 }
 
@@ -1516,6 +1594,8 @@ typedef struct {
     int64_t ofile, origin; /* TraceQuery_origin of file ofile (0: none yet) */
     Gap top[IDLE_TOP_GAPS]; /* IDLE_TOP: the device's largest gaps so far, largest first */
     int ntop;
+    const int64_t* origins; /* a part's walk (no db): (file, origin) pairs of the device */
+    int norigins;
 } Walk;
 
 static void out_causes(Walk* w, int64_t gpu, const DevSum* sum) {
@@ -1597,7 +1677,11 @@ static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     t->file = lane ? lane_v(c, lane, L_FILE) : 0;
     if (lane && t->file != w->ofile) {
         w->ofile = t->file;
-        w->origin = TraceQuery_origin(w->db, t->file);
+        w->origin = 0;
+        for (int q = 0; q < w->norigins; q++) {
+            w->origin = w->origins[2 * q] == t->file ? w->origins[2 * q + 1] : w->origin;
+        }
+        w->origin = w->db ? TraceQuery_origin(w->db, t->file) : w->origin;
     }
     t->at_ns = g->g0 - (lane ? w->origin : 0);
     t->gap_ns = g->g1 - g->g0;
@@ -1608,6 +1692,22 @@ static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     snprintf(t->host, sizeof(t->host), "%s", best ? best : "(untraced)");
 }
 
+/* The place of a gap of len among the summary's largest gaps, made there (after those as
+ * large: the earlier gap first); NULL when it is not among them. */
+static IdleGap* top_slot(IdleSummary* s, int64_t len) {
+    int at = s->ntop;
+    while (at > 0 && s->top[at - 1].gap_ns < len) {
+        at--;
+    }
+    if (at >= IDLE_SUMMARY_GAPS) {
+        return NULL;
+    }
+    int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
+    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
+    s->ntop = last + 1;
+    return &s->top[at];
+}
+
 /* Keeps g among the summary's largest gaps (best: its main host activity). */
 static void keep_top(Walk* w, const Gap* g, const char* best) {
     IdleSummary* s = w->sum;
@@ -1615,17 +1715,10 @@ static void keep_top(Walk* w, const Gap* g, const char* best) {
     if (len > s->largest[g->cause].gap_ns) {
         fill_gap(w, &s->largest[g->cause], g, best);
     }
-    int at = s->ntop;
-    while (at > 0 && s->top[at - 1].gap_ns < len) {
-        at--;
+    IdleGap* t = top_slot(s, len);
+    if (t) {
+        fill_gap(w, t, g, best);
     }
-    if (at >= IDLE_SUMMARY_GAPS) {
-        return;
-    }
-    int last = s->ntop < IDLE_SUMMARY_GAPS ? s->ntop : IDLE_SUMMARY_GAPS - 1;
-    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof(IdleGap));
-    s->ntop = last + 1;
-    fill_gap(w, &s->top[at], g, best);
 }
 
 static void sum_device(Walk* w, const DevSum* sum) {
@@ -1692,6 +1785,193 @@ static void walk_gap(void* p, const Gap* g) {
     }
 }
 
+/* ---- the summary's walk of a device in parts ------------------------------------------------
+ * The sweep of a device carries its latest end, the dispatch that set it and each stream's
+ * latest end from one dispatch to the next; each is a maximum over the dispatches before, so
+ * a first pass over the parts (in parallel) finds each part's, and a fold in part order what
+ * each part starts from. The second pass sweeps the parts (in parallel), each into its own
+ * sums, tally and largest gaps; the merge adds them up in part order, as one sweep would have
+ * (sums of int64, first-seen orders kept), and settles the kernels a part compared to a
+ * carried stream end: their wait needs the device's idle time before the part. */
+
+enum { WALK_PART_MIN = 1 << 16 }; /* dispatches a part at least */
+
+typedef struct {
+    const Walk* w;
+    int64_t d0, d1, hi;
+    struct WalkPart_* p;
+} WalkParts;
+
+typedef struct WalkPart_ {
+    int64_t maxend, maxat; /* pass 1: the part's latest end, its first dispatch (-1: none) */
+    Streams ends;          /* pass 1: the part's streams (at[].last: their latest end) */
+    Sweep sw;              /* where the part's sweep starts */
+    StreamAt* in;          /* each stream's latest end before the part (S.in) */
+    Walk w;                /* pass 2: the part's own summary and tally */
+    IdleSummary sum;
+    DevSum dev;
+    Streams S;
+} WalkPart;
+
+static void ends_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    WalkParts* P = ctx;
+    WalkPart* p = &P->p[part];
+    const Ctx* c = P->w->c;
+    p->sw = (Sweep){P->d0 + lo, P->d0 + hi, 0, -1};
+    p->maxend = INT64_MIN;
+    p->maxat = -1;
+    p->ends = (Streams){.slot = I64Map_new()};
+    for (int64_t i = p->sw.from; i < p->sw.to; i++) {
+        const Disp* x = at(c, i);
+        if (idle_copy(c, x)) {
+            continue;
+        }
+        StreamAt* a = stream_at(&p->ends, lane_v(c, x, L_STREAM));
+        a->last = x->end > a->last ? x->end : a->last;
+        if (x->end > p->maxend) {
+            p->maxend = x->end;
+            p->maxat = i;
+        }
+    }
+}
+
+static void sweep_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    (void)lo, (void)hi;
+    WalkParts* P = ctx;
+    WalkPart* p = &P->p[part];
+    p->w = *P->w;
+    p->w.db = NULL; /* not from threads: fill_gap takes the origins */
+    p->w.sum = &p->sum;
+    p->w.tally = (HostTally){.ix = Intern_new()};
+    device_gaps(p->w.c, &p->sw, P->d1, P->hi, walk_gap, &p->w, &p->S, &p->dev);
+}
+
+/* What each part starts from: the fold of the parts before it (pass 1). */
+static void carry_in(WalkParts* P, int parts, int64_t lo) {
+    Streams all = {.slot = I64Map_new()};
+    int64_t reach = lo, prev = -1;
+    for (int q = 0; q < parts; q++) {
+        WalkPart* p = &P->p[q];
+        p->sw.reach = reach;
+        p->sw.prev = prev;
+        p->in = all.n ? xmalloc((size_t)all.n * sizeof(*p->in)) : NULL;
+        if (all.n) {
+            memcpy(p->in, all.at, (size_t)all.n * sizeof(*p->in));
+        }
+        p->S = (Streams){.slot = I64Map_new(), .in = p->in, .nin = all.n};
+        if (p->maxend > reach) {
+            reach = p->maxend;
+            prev = p->maxat;
+        }
+        for (int64_t k = 0; k < p->ends.n; k++) {
+            StreamAt* a = stream_at(&all, p->ends.at[k].stream);
+            a->last = p->ends.at[k].last > a->last ? p->ends.at[k].last : a->last;
+        }
+        I64Map_delete(p->ends.slot);
+        free(p->ends.at);
+    }
+    I64Map_delete(all.slot);
+    free(all.at);
+}
+
+/* Part p's streams into the device's S, p's first waits settled; idle: the device's idle
+ * time before p. */
+static void merge_streams(Streams* S, const Streams* ps, int64_t idle) {
+    for (int64_t h = 0; h < ps->nheads; h++) {
+        const StreamHead* x = &ps->heads[h];
+        const StreamAt* a = stream_at(S, x->stream); /* carried: S has it */
+        int64_t wt = x->start - a->last - (idle + x->idle - a->idle);
+        if (wt > 0) {
+            S->gaps++;
+            S->ns += wt;
+        }
+    }
+    for (int64_t k = 0; k < ps->n; k++) {
+        StreamAt* a = stream_at(S, ps->at[k].stream);
+        if (!ps->at[k].carried) {
+            a->last = ps->at[k].last;
+            a->idle = idle + ps->at[k].idle;
+        }
+    }
+    S->gaps += ps->gaps;
+    S->ns += ps->ns;
+}
+
+/* Part p's sums, tally and largest gaps into the walk's, after the parts before it. */
+static void merge_part(Walk* w, WalkPart* p, Streams* S, DevSum* sum) {
+    merge_streams(S, &p->S, sum->idle);
+    for (int k = 0; k < C_COUNT; k++) {
+        sum->gaps[k] += p->dev.gaps[k];
+        sum->ns[k] += p->dev.ns[k];
+        const IdleGap* g = &p->sum.largest[k];
+        if (g->gap_ns > w->sum->largest[k].gap_ns) {
+            w->sum->largest[k] = *g;
+        }
+    }
+    sum->idle += p->dev.idle;
+    w->sum->explained |= p->sum.explained;
+    for (int q = 0; q < p->sum.ntop; q++) {
+        IdleGap* t = top_slot(w->sum, p->sum.top[q].gap_ns);
+        if (t) {
+            *t = p->sum.top[q];
+        }
+    }
+    HostTally* t = &p->w.tally;
+    for (int64_t i = 0; i < t->n; i++) {
+        tally_add(&w->tally, t->cause[i], t->name[i], t->ns[i]);
+        free(t->name[i]);
+    }
+    free(t->name);
+    free(t->cause);
+    free(t->ns);
+    Intern_delete(t->ix);
+    I64Map_delete(p->S.slot);
+    free(p->S.at);
+    free(p->S.heads);
+    free(p->in);
+}
+
+/* The origins of the files of device dev's lanes, (file, origin) pairs, for the parts. */
+static int64_t* device_origins(const Walk* w, uint32_t dev, int* n) {
+    const Ctx* c = w->c;
+    int64_t* o = NULL;
+    *n = 0;
+    for (int64_t l = 0; l < c->lanes.n; l++) {
+        int64_t f = TupleIds_value(&c->lanes, (uint32_t)l, L_FILE);
+        int seen = c->dev[l] != dev;
+        for (int q = 0; q < *n && !seen; q++) {
+            seen = o[2 * q] == f;
+        }
+        if (!seen) {
+            o = xrealloc(o, (size_t)(*n + 1) * 2 * sizeof(*o));
+            o[2 * *n] = f;
+            o[2 * *n + 1] = TraceQuery_origin(w->db, f);
+            ++*n;
+        }
+    }
+    return o;
+}
+
+/* The summary's walk of the device d[d0..d1) of a run spanning [lo, hi) in parts. */
+static void walk_parts(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi, int parts,
+                       Streams* S, DevSum* sum) {
+    int no;
+    int64_t* origins = device_origins(w, w->c->dev[at(w->c, d0)->lane], &no);
+    w->origins = origins;
+    w->norigins = no;
+    WalkParts P = {w, d0, d1, hi, xcalloc((size_t)parts, sizeof(WalkPart))};
+    Parallel_for(d1 - d0, parts, ends_part, &P);
+    carry_in(&P, parts, lo);
+    Parallel_for(d1 - d0, parts, sweep_part, &P);
+    for (int q = 0; q < parts; q++) {
+        merge_part(w, &P.p[q], S, sum);
+    }
+    free(P.p);
+    free(origins);
+    w->origins = NULL;
+    w->norigins = 0;
+}
+
 /* One device d[d0..d1) of a run spanning [lo, hi). */
 static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi) {
     DevSum sum;
@@ -1699,7 +1979,12 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     Streams S = {.slot = I64Map_new()};
     w->gpu = lane_v(w->c, at(w->c, d0), L_GPU);
     w->ntop = 0;
-    device_gaps(w->c, d0, d1, lo, hi, walk_gap, w, &S, &sum);
+    int parts = w->sum ? Parallel_parts(d1 - d0, WALK_PART_MIN) : 1;
+    if (parts > 1) {
+        walk_parts(w, d0, d1, lo, hi, parts, &S, &sum);
+    } else {
+        device_gaps(w->c, &(Sweep){d0, d1, lo, -1}, d1, hi, walk_gap, w, &S, &sum);
+    }
     if (S.n > 1) { /* other-stream: a stream waiting while another one works */
         sum.gaps[C_OTHER_STREAM] += S.gaps;
         sum.ns[C_OTHER_STREAM] += S.ns;
@@ -1716,21 +2001,69 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
     }
 }
 
-/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
- * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
- * has no kernel (the timeline measures runs with timed dispatches only). */
-static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+typedef struct { /* run_span per part */
+    const Ctx* c;
+    int64_t r0;
+    int64_t *lo, *hi;
+    int* kernels;
+} SpanPass;
+
+static void span_of_part(void* ctx, int part, int64_t a, int64_t b) {
+    SpanPass* x = ctx;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     int kernels = 0;
-    for (int64_t i = r0; i < r1; i++) {
-        const Disp* x = at(c, i);
-        int copy = kind_of(c, x)->copy;
+    for (int64_t i = x->r0 + a; i < x->r0 + b; i++) {
+        const Disp* d = at(x->c, i);
+        int copy = kind_of(x->c, d)->copy;
         kernels |= !copy;
-        if (!copy || x->end > x->start) {
-            *lo = x->start < *lo ? x->start : *lo;
-            *hi = x->end > *hi ? x->end : *hi;
+        if (!copy || d->end > d->start) {
+            lo = d->start < lo ? d->start : lo;
+            hi = d->end > hi ? d->end : hi;
         }
     }
+    x->lo[part] = lo;
+    x->hi[part] = hi;
+    x->kernels[part] = kernels;
+}
+
+/* The run's wall [lo, hi) of the dispatches r0..r1: from its first busy start to its last busy end,
+ * kernels, memsets and copies (copies of no length left out), as timeline.c. 0 when the run
+ * has no kernel (the timeline measures runs with timed dispatches only). In parts: a least
+ * and a greatest value. */
+static int run_span(const Ctx* c, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+    int parts = Parallel_parts(r1 - r0, WALK_PART_MIN);
+    SpanPass x = {c, r0, xmalloc((size_t)parts * sizeof(int64_t)),
+                  xmalloc((size_t)parts * sizeof(int64_t)), xmalloc((size_t)parts * sizeof(int))};
+    Parallel_for(r1 - r0, parts, span_of_part, &x);
+    int kernels = 0;
+    for (int p = 0; p < parts; p++) {
+        kernels |= x.kernels[p];
+        *lo = x.lo[p] < *lo ? x.lo[p] : *lo;
+        *hi = x.hi[p] > *hi ? x.hi[p] : *hi;
+    }
+    free(x.lo);
+    free(x.hi);
+    free(x.kernels);
     return kernels && *lo <= *hi;
+}
+
+/* The end of the group of r0 in d[r0..n) of a key that does not decrease along the walk's
+ * order (run, device: sort_disp's first key): a binary search, not a pass. */
+static int64_t group_end(const Ctx* c, int64_t r0, int64_t n, int run) {
+    const Disp* x0 = at(c, r0);
+    int64_t lo = r0 + 1, hi = n;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        const Disp* x = at(c, m);
+        int same = run ? lane_v(c, x, L_RUN) == lane_v(c, x0, L_RUN)
+                       : c->dev[x->lane] == c->dev[x0->lane];
+        if (same) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    return lo;
 }
 
 /* Walks every device of every run: gaps, causes, waits; fills the table or the summary. */
@@ -1738,10 +2071,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
     Ctx* c = w->c;
     DcuStatus s = DCU_OK;
     for (int64_t r0 = 0; r0 < c->nd && s == DCU_OK;) {
-        int64_t r1 = r0, run = lane_v(c, at(c, r0), L_RUN), lo = INT64_MAX, hi = INT64_MIN;
-        while (r1 < c->nd && lane_v(c, at(c, r1), L_RUN) == run) {
-            r1++;
-        }
+        int64_t r1 = group_end(c, r0, c->nd, 1), run = lane_v(c, at(c, r0), L_RUN);
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
         if (!run_span(c, r0, r1, &lo, &hi)) {
             r0 = r1; /* copies only: not a run of the timeline */
             continue;
@@ -1762,10 +2093,8 @@ static DcuStatus walk(Walk* w, DcuError* err) {
             s = read_hosts(w->db, c, sync_sql, run, &c->sy, &c->nsy, err);
         }
         for (int64_t d0 = r0; d0 < r1 && s == DCU_OK;) {
-            int64_t d1 = d0;
-            while (d1 < r1 && c->dev[at(c, d1)->lane] == c->dev[at(c, d0)->lane]) {
-                d1++; /* a device that ran only copies too, as the timeline */
-            }
+            int64_t d1 = group_end(c, d0, r1, 0); /* a device of copies only too, as the
+                                                   * timeline */
             walk_device(w, d0, d1, lo, hi);
             d0 = d1;
         }

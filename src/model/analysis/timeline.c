@@ -13,6 +13,7 @@
 
 #include "dcutop/filter.h"
 #include "dcutop/i64_map.h"
+#include "dcutop/kth.h"
 #include "dcutop/median_spill.h"
 #include "dcutop/parallel.h"
 #include "dcutop/runs.h"
@@ -739,6 +740,61 @@ static void free_positions(int64_t** at, int nc) {
     free(at);
 }
 
+typedef struct { /* per part, each kernel's dispatches and first position in it */
+    const TRow* r;
+    int64_t nk;
+    int64_t *cnt, *first; /* parts x nk */
+} KernelCount;
+
+static void count_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    KernelCount* x = ctx;
+    int64_t* cnt = x->cnt + (size_t)part * (size_t)x->nk;
+    int64_t* first = x->first + (size_t)part * (size_t)x->nk;
+    for (int64_t k = 0; k < x->nk; k++) {
+        first[k] = -1;
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        uint32_t k = x->r[i].kernel;
+        first[k] = first[k] < 0 ? i : first[k];
+        cnt[k]++;
+    }
+}
+
+static int by_first(const void* a, const void* b) {
+    const int64_t *x = a, *y = b; /* (first position, kernel) */
+    return cmp64(x[0], y[0]);
+}
+
+/* cnt and firstpos of the kernels of r[0..n) (the others' left as they are), counted in
+ * parts; the kernels seen, (first position, kernel) pairs in the order they first appear. */
+static int64_t* kernel_counts(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstpos,
+                              int64_t max_kernel, int64_t* nseen) {
+    int64_t nk = max_kernel + 1;
+    int parts = Parallel_parts(n, nk * 4 > (1 << 18) ? nk * 4 : (1 << 18));
+    KernelCount x = {r, nk, xcalloc((size_t)parts * (size_t)nk, sizeof(int64_t)),
+                     xmalloc((size_t)parts * (size_t)nk * sizeof(int64_t))};
+    Parallel_for(n, parts, count_part, &x);
+    int64_t* seen = xmalloc((size_t)nk * 2 * sizeof(int64_t));
+    *nseen = 0;
+    for (int64_t k = 0; k < nk; k++) {
+        int64_t c = 0, f = -1;
+        for (int p = 0; p < parts; p++) { /* parts in order: the first part seeing k */
+            c += x.cnt[(size_t)p * (size_t)nk + (size_t)k];
+            f = f < 0 ? x.first[(size_t)p * (size_t)nk + (size_t)k] : f;
+        }
+        if (c > 0) {
+            cnt[k] = c;
+            firstpos[k] = f;
+            seen[2 * *nseen] = f;
+            seen[2 * (*nseen)++ + 1] = k;
+        }
+    }
+    qsort(seen, (size_t)*nseen, 2 * sizeof(int64_t), by_first);
+    free(x.cnt);
+    free(x.first);
+    return seen;
+}
+
 /* A repeating kernel sequence (see timeline.h). Returns 1 and fills the boundaries (indices
  * into r where iterations 2..m start) and *first (where iteration 1 starts; the dispatches
  * before it are the warm-up prefix) when found. */
@@ -751,22 +807,14 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
     if (n < 4) {
         return 0;
     }
-    for (int64_t i = 0; i < n; i++) {
-        cnt[r[i].kernel] = 0;
-        firstpos[r[i].kernel] = -1;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        if (firstpos[r[i].kernel] < 0) {
-            firstpos[r[i].kernel] = i;
-        }
-        cnt[r[i].kernel]++;
-    }
+    int64_t nseen;
+    int64_t* seen = kernel_counts(r, n, cnt, firstpos, max_kernel, &nseen);
     /* candidate anchors: kernels seen at least twice, rarest first (then earliest) */
     int64_t cand[MAX_ANCHORS];
     int nc = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t k = r[i].kernel;
-        if (firstpos[k] != i || cnt[k] < 2) {
+    for (int64_t q = 0; q < nseen; q++) {
+        int64_t k = seen[2 * q + 1];
+        if (cnt[k] < 2) {
             continue;
         }
         /* insert into cand sorted by (count, firstpos), keep the MAX_ANCHORS best */
@@ -783,6 +831,7 @@ static int detect_period(const TRow* r, int64_t n, int64_t* cnt, int64_t* firstp
         memmove(&cand[pos + 1], &cand[pos], sizeof(int64_t) * (size_t)(nc - 1 - pos));
         cand[pos] = k;
     }
+    free(seen);
     int64_t** anchor = anchor_positions(r, n, cand, nc, max_kernel);
     for (int ci = 0; ci < nc; ci++) {
         int64_t k = cand[ci], m = cnt[k];
@@ -981,21 +1030,79 @@ static void run_flags(Timeline* t) {
 }
 
 /* Dispatch counts and short kernels of rows r[0..n) into s (and per kernel into t->ks). */
-static void count_rows(Timeline* t, const TRow* r, int64_t n, TimelineSummary* s) {
-    for (int64_t i = 0; i < n; i++) {
+/* One pass over a run's rows in parts (as they come, before the sort: sums and a maximum do
+ * not depend on the order): whether they are in by_run order, their latest end, the counts
+ * of count_rows. Each part into its own; the merge adds int64s, the same whatever the parts. */
+typedef struct {
+    int unsorted; /* a row before the part's end is out of by_run order */
+    int64_t last; /* the latest end */
+    TimelineSummary s;
+    KShort* ks; /* per kernel; part 0: Timeline ks itself */
+} RowsPart;
+
+typedef struct {
+    const TRow* r;
+    int64_t nks;
+    RowsPart* p;
+} RowsPass;
+
+static void rows_part(void* ctx, int part, int64_t lo, int64_t hi) {
+    RowsPass* x = ctx;
+    RowsPart* p = &x->p[part];
+    const TRow* r = x->r;
+    p->last = r[lo].end;
+    for (int64_t i = lo; i < hi; i++) {
+        p->unsorted |= i > 0 && by_run(&r[i - 1], &r[i]) > 0;
+        p->last = r[i].end > p->last ? r[i].end : p->last;
         int64_t d = r[i].end - r[i].start;
-        KShort* k = &t->ks[r[i].kernel];
+        KShort* k = &p->ks[r[i].kernel];
         k->calls++;
         k->ns += d;
-        s->dispatches++;
-        s->kernel_ns += d;
+        p->s.dispatches++;
+        p->s.kernel_ns += d;
         if (d < TIMELINE_SHORT_NS) {
             k->short_calls++;
             k->short_ns += d;
-            s->short_dispatches++;
-            s->short_ns += d;
+            p->s.short_dispatches++;
+            p->s.short_ns += d;
         }
     }
+}
+
+/* Counts the rows r[0..n) (n > 0) into t's kernels and s, sorts them by_run unless they are;
+ * their latest end. */
+static int64_t count_rows(Timeline* t, TRow* r, int64_t n, TimelineSummary* s) {
+    int parts = Parallel_parts(n, t->nks * 4 > 65536 ? t->nks * 4 : 65536);
+    RowsPass x = {r, t->nks, xcalloc((size_t)parts, sizeof(RowsPart))};
+    for (int p = 0; p < parts; p++) {
+        x.p[p].ks = p ? xcalloc((size_t)t->nks + 1, sizeof(KShort)) : t->ks;
+    }
+    Parallel_for(n, parts, rows_part, &x);
+    int64_t last = x.p[0].last;
+    int unsorted = 0;
+    for (int p = 0; p < parts; p++) {
+        const RowsPart* q = &x.p[p];
+        unsorted |= q->unsorted;
+        last = q->last > last ? q->last : last;
+        s->dispatches += q->s.dispatches;
+        s->kernel_ns += q->s.kernel_ns;
+        s->short_dispatches += q->s.short_dispatches;
+        s->short_ns += q->s.short_ns;
+        for (int64_t k = 0; p && k < t->nks; k++) {
+            t->ks[k].calls += q->ks[k].calls;
+            t->ks[k].ns += q->ks[k].ns;
+            t->ks[k].short_calls += q->ks[k].short_calls;
+            t->ks[k].short_ns += q->ks[k].short_ns;
+        }
+        if (p) {
+            free(q->ks);
+        }
+    }
+    free(x.p);
+    if (unsorted) {
+        qsort(r, (size_t)n, sizeof(TRow), by_run);
+    }
+    return last;
 }
 
 /* The iterations of one run (rows in start order): the first vs the others. */
@@ -1174,6 +1281,10 @@ static void run_devices(Timeline* t, const TRow* r, int64_t n, const Busy* c, in
 /* The median of v[0..n) (reordered), the mean of the two middle values for an even count,
  * rounded to the nearest ns (halves up: values are >= 0). */
 static int64_t median(int64_t* v, int64_t n) {
+    if (Parallel_parts(n, 1 << 16) > 1) { /* 10M gaps: 0.1 s of quickselect on one thread */
+        int64_t top = Kth_select(v, n, n / 2);
+        return MedianSpill_middle(n % 2 ? top : Kth_select(v, n, n / 2 - 1), top);
+    }
     int64_t hi = MedianSpill_kth(v, n, n / 2);
     return MedianSpill_middle(n % 2 ? hi : MedianSpill_kth(v, n, n / 2 - 1), hi);
 }
@@ -1405,11 +1516,9 @@ static void add_run(TimelineSummary* all, const TimelineSummary* r, int nruns) {
 static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c, int64_t nc,
                       int64_t* cnt, int64_t* firstpos, int64_t* gaps,
                       MedianSpill* all /* NULL: one run */) {
-    int64_t last = r[0].end;
-    sort_rows(r, n, by_run);
-    for (int64_t j = 0; j < n; j++) {
-        last = r[j].end > last ? r[j].end : last;
-    }
+    TimelineSummary counted;
+    memset(&counted, 0, sizeof(counted));
+    int64_t last = count_rows(t, r, n, &counted); /* and sorted by_run */
     if (t->nruns == t->capruns) { /* doubled: one more per run copied them all (M5) */
         t->capruns = t->capruns ? 2 * t->capruns : 16;
         t->runs = xrealloc(t->runs, sizeof(Run) * (size_t)t->capruns);
@@ -1432,7 +1541,10 @@ static void build_run(Timeline* t, int64_t id, TRow* r, int64_t n, const Busy* c
     run->s.available = 1;
     run->s.runs = 1;
     run->s.span_ns = run->hi - run->lo;
-    count_rows(t, r, n, &run->s);
+    run->s.dispatches = counted.dispatches;
+    run->s.kernel_ns = counted.kernel_ns;
+    run->s.short_dispatches = counted.short_dispatches;
+    run->s.short_ns = counted.short_ns;
     run_iterations(t, r, n, run, cnt, firstpos, t->nks - 1);
     sort_grouped(r, n, t->lanes->dev, t->lanes->ndev);
     run_devices(t, r, n, c, nc, run);
