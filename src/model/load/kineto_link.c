@@ -122,21 +122,26 @@ static DcuStatus dispatches(TraceDb* db, int64_t file, Map* corr, KinetoLink** o
     return s;
 }
 
-DcuStatus KinetoLink_file(TraceDb* db, int64_t file, KinetoLink** out, int64_t* n,
-                          DcuError* err) {
+DcuStatus KinetoLink_file(TraceDb* db, int64_t file, int only_file, KinetoLink** out,
+                          int64_t* n, DcuError* err) {
     *out = NULL;
     *n = 0;
     Map ext = {I64Map_new(), NULL, 0, 0}, corr = {I64Map_new(), NULL, 0, 0};
     /* External id -> the file's innermost op with it; then correlation id -> the best op
      * over every ext_link row of that correlation */
     DcuStatus s = best_ops(db, file,
-                           "SELECT ext_id, start_ns, id FROM cpu_op"
-                           " WHERE file_id = ?1 AND ext_id IS NOT NULL",
+                           only_file ? "SELECT ext_id, start_ns, id FROM cpu_op NOT INDEXED"
+                                       " WHERE file_id = ?1 AND ext_id IS NOT NULL"
+                                     : "SELECT ext_id, start_ns, id FROM cpu_op"
+                                       " WHERE file_id = ?1 AND ext_id IS NOT NULL",
                            NULL, &ext, err);
     if (s == DCU_OK) {
         s = best_ops(db, file,
-                     "SELECT corr_id, ext_id FROM ext_link WHERE file_id = ?1"
-                     " AND corr_id IS NOT NULL AND ext_id IS NOT NULL",
+                     only_file ? "SELECT corr_id, ext_id FROM ext_link NOT INDEXED"
+                                 " WHERE file_id = ?1 AND corr_id IS NOT NULL"
+                                 " AND ext_id IS NOT NULL"
+                               : "SELECT corr_id, ext_id FROM ext_link WHERE file_id = ?1"
+                                 " AND corr_id IS NOT NULL AND ext_id IS NOT NULL",
                      &ext, &corr, err);
     }
     map_free(&ext);
