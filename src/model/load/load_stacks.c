@@ -1607,9 +1607,8 @@ static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
     }
     p->by_op = I64Map_new();
     /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
-     * rather than probed per dispatch with NOT EXISTS while rows are added, and the
-     * dispatch_id index built once after: the probe and the index upkeep were a third of a
-     * Kineto load (issue 11). */
+     * rather than probed per dispatch with NOT EXISTS while rows are added: the probe and
+     * the index upkeep were a third of a Kineto load (issue 11). */
     p->done = I64Map_new();
     if (s == DCU_OK) {
         s = stacked_dispatches(db, p->done, err);
@@ -1699,12 +1698,9 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     stack_free(&c.st);
     free(c.tmp.p);
     kineto_release(&p);
-    if (s == DCU_OK) {
-        s = TraceDb_exec(db,
-                         "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
-                         " kernel_stack(dispatch_id)",
-                         err);
-    }
+    /* no index on kernel_stack(dispatch_id): nothing looks a row up by its dispatch since
+     * the probe moved to memory (p.done), and building it over a million rows was 1% of a
+     * Kineto report (issue 23) */
     return s;
 }
 
