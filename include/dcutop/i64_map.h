@@ -1,6 +1,7 @@
-/* i64_map.h - an int64 -> int64 hash map (open addressing), for the joins done in C while
- * loading (kineto_link.c, load_ranges.c): a million probes cost milliseconds, where a
- * correlated SQL subquery per row cost seconds (issue 11). Values are > 0; 0 means absent. */
+/* i64_map.h - an int64 -> int64 map for the joins done in C while loading (kineto_link.c,
+ * load_ranges.c): a million probes cost milliseconds, where a correlated SQL subquery per
+ * row cost seconds (issue 11). Dense keys (ids) are held as an array indexed by key, others
+ * in a hash table (open addressing). Values are > 0; 0 means absent. */
 #ifndef DCUTOP_I64_MAP_H
 #define DCUTOP_I64_MAP_H
 

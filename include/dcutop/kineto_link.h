@@ -18,8 +18,11 @@ typedef struct {
 } KinetoLink;
 
 /* The dispatches of file `file` that have a correlation id, in id order, with their op
- * (*out owned, *n entries; NULL when none). */
-DcuStatus KinetoLink_file(TraceDb* db, int64_t file, KinetoLink** out, int64_t* n,
-                          DcuError* err);
+ * (*out owned, *n entries; NULL when none). only_file: every ext_link and cpu_op row is
+ * this file's, so they are read by one scan of each table, with no index (building the
+ * (file_id, corr_id) index over 2,000,000 links and reading through it cost more than the
+ * scan, issue 23); else through the indexes ext_link_corr and cpu_op_ext. */
+DcuStatus KinetoLink_file(TraceDb* db, int64_t file, int only_file, KinetoLink** out,
+                          int64_t* n, DcuError* err);
 
 #endif

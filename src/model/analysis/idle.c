@@ -708,14 +708,6 @@ static DcuStatus read_dispatches(TraceDb* db, Ctx* c, int copies, DcuError* err)
     return s;
 }
 
-static int cmp_host(const void* a, const void* b) {
-    const Host *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return x->end > y->end ? -1 : x->end < y->end; /* outer first */
-}
-
 static const char* intern_name(Ctx* c, const char* s) {
     if (c->nnames == c->capnames) {
         c->capnames = c->capnames ? c->capnames * 2 : 1024;
@@ -733,6 +725,97 @@ static const char* host_name(Ctx* c, Intern* ix, const char* s) {
     return c->names[text_id(c, ix, s) - 1];
 }
 
+/* Host rows as read, in blocks of HOST_BLOCK: a million rows never copied to grow one
+ * array (that and glibc's merge sort of the 48-byte rows were half of reading them). */
+enum { HOST_SHIFT = 16, HOST_BLOCK = 1 << HOST_SHIFT };
+
+typedef struct {
+    Host** b;
+    int64_t n;
+} HostBlocks;
+
+static Host* host_at(const HostBlocks* hb, int64_t i) {
+    return &hb->b[i >> HOST_SHIFT][i & (HOST_BLOCK - 1)];
+}
+
+static Host* host_add(HostBlocks* hb) {
+    if ((hb->n & (HOST_BLOCK - 1)) == 0) {
+        hb->b = xrealloc(hb->b, (size_t)((hb->n >> HOST_SHIFT) + 1) * sizeof(*hb->b));
+        hb->b[hb->n >> HOST_SHIFT] = xmalloc(HOST_BLOCK * sizeof(Host));
+    }
+    return host_at(hb, hb->n++);
+}
+
+static void host_blocks_free(HostBlocks* hb) {
+    for (int64_t i = 0; i < hb->n; i += HOST_BLOCK) {
+        free(hb->b[i >> HOST_SHIFT]);
+    }
+    free(hb->b);
+}
+
+/* Host rows are ordered by pid, tid, start, then end (outer first), then the order read. */
+
+/* The last key (end, outer first), then the order read: what a stable sort keeps. */
+static int host_tie(void* ctx, uint32_t a, uint32_t b) {
+    const Host *x = host_at(ctx, a), *y = host_at(ctx, b);
+    if (x->end != y->end) {
+        return x->end > y->end ? -1 : 1;
+    }
+    return (a > b) - (a < b);
+}
+
+static int cmp_thread(const void* a, const void* b) {
+    const int64_t *x = a, *y = b; /* pid, tid, index */
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The rows of hb in host order into a new array (ties as glibc's stable qsort left them):
+ * threads ranked by (pid, tid) as the group, start as the key. */
+static Host* host_sort(HostBlocks* hb) {
+    int64_t n = hb->n;
+    SortKey* k = xmalloc((size_t)n * sizeof(*k));
+    Intern* ix = Intern_new(); /* (pid, tid) -> 1 + index in th */
+    int64_t* th = NULL;        /* pid, tid, index: three per thread */
+    int64_t nth = 0, last = 0, lpid = 0, ltid = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const Host* x = host_at(hb, i);
+        if (!last || x->pid != lpid || x->tid != ltid) {
+            int64_t key[2] = {x->pid, x->tid};
+            last = Intern_get(ix, (const char*)key, sizeof(key));
+            if (!last) {
+                th = xrealloc(th, (size_t)(nth + 1) * 3 * sizeof(*th));
+                th[3 * nth] = x->pid;
+                th[3 * nth + 1] = x->tid;
+                th[3 * nth + 2] = nth;
+                last = ++nth;
+                Intern_put(ix, (const char*)key, sizeof(key), last);
+            }
+            lpid = x->pid;
+            ltid = x->tid;
+        }
+        k[i] = (SortKey){x->start, (uint32_t)(last - 1), (uint32_t)i};
+    }
+    Intern_delete(ix);
+    qsort(th, (size_t)nth, 3 * sizeof(*th), cmp_thread);
+    uint32_t* rank = xmalloc((size_t)(nth ? nth : 1) * sizeof(*rank));
+    for (int64_t r = 0; r < nth; r++) {
+        rank[th[3 * r + 2]] = (uint32_t)r;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        k[i].group = rank[k[i].group];
+    }
+    SortKey_sort(k, (size_t)n, host_tie, hb);
+    Host* h = xmalloc((size_t)n * sizeof(*h));
+    for (int64_t i = 0; i < n; i++) {
+        h[i] = *host_at(hb, k[i].idx);
+    }
+    free(rank);
+    free(th);
+    free(k);
+    return h;
+}
+
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
 static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, Host** out,
                             int64_t* n, DcuError* err) {
@@ -742,17 +825,11 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
         return s;
     }
     sqlite3_bind_int64(st, 1, run);
-    size_t cap = 0;
-    Host* h = NULL;
-    int64_t k = 0;
+    HostBlocks hb = {NULL, 0};
     int rc;
     Intern* ix = Intern_new();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((size_t)k == cap) {
-            cap = cap ? cap * 2 : 1024;
-            h = xrealloc(h, cap * sizeof(*h));
-        }
-        Host* x = &h[k++];
+        Host* x = host_add(&hb);
         x->pid = col_i(st, 0, -1);
         x->tid = col_i(st, 1, -1);
         x->start = col_i(st, 2, 0);
@@ -764,13 +841,15 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
     }
     Intern_delete(ix);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(h);
-        return Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    if (rc != SQLITE_DONE || hb.n > UINT32_MAX) {
+        host_blocks_free(&hb);
+        return rc != SQLITE_DONE
+                   ? Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)))
+                   : Error_set(err, DCU_ERR_SQL, "idle: more host rows than can be sorted");
     }
-    if (k) {
-        qsort(h, (size_t)k, sizeof(*h), cmp_host);
-    }
+    int64_t k = hb.n;
+    Host* h = k ? host_sort(&hb) : NULL;
+    host_blocks_free(&hb);
     for (int64_t i = 0; i < k; i++) {
         int same = i && h[i - 1].pid == h[i].pid && h[i - 1].tid == h[i].tid;
         h[i].maxend = same && h[i - 1].maxend > h[i].end ? h[i - 1].maxend : h[i].end;
@@ -1387,9 +1466,44 @@ static int cmp_i64(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static int cmp_launch(const void* a, const void* b) {
-    const Launch *x = a, *y = b;
-    return (x->kid > y->kid) - (x->kid < y->kid);
+/* p[0..n) grouped by kernel id, the groups in id order (a counting sort: kernel_row reads
+ * a group as a set, so the order inside one is moot; a merge sort of a million launches
+ * was 2% of a Kineto report, issue 23). Returns the new array; p is freed. */
+static Launch* by_kernel(Launch* p, int64_t n) {
+    I64Map* ix = I64Map_new(); /* kernel id -> 1 + its group */
+    int64_t *kid = NULL, nk = 0, cap = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!I64Map_get(ix, p[i].kid)) {
+            if (nk == cap) {
+                cap = cap ? cap * 2 : 256;
+                kid = xrealloc(kid, (size_t)cap * sizeof(*kid));
+            }
+            kid[nk++] = p[i].kid;
+            I64Map_put(ix, p[i].kid, nk);
+        }
+    }
+    qsort(kid, (size_t)nk, sizeof(*kid), cmp_i64);
+    int64_t* at = xcalloc((size_t)nk + 1, sizeof(*at)); /* groups count from 1 */
+    I64Map_delete(ix);
+    ix = I64Map_new();
+    for (int64_t g = 0; g < nk; g++) {
+        I64Map_put(ix, kid[g], g + 1);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        at[I64Map_get(ix, p[i].kid)]++;
+    }
+    for (int64_t g = 1; g <= nk; g++) {
+        at[g] += at[g - 1]; /* at[g]: where group g ends, group g + 1 starts */
+    }
+    Launch* out = xmalloc((size_t)n * sizeof(*out));
+    for (int64_t i = 0; i < n; i++) {
+        out[at[I64Map_get(ix, p[i].kid) - 1]++] = p[i];
+    }
+    I64Map_delete(ix);
+    free(at);
+    free(kid);
+    free(p);
+    return out;
 }
 
 /* Median, p95 (nearest rank) and max of v[0..k) into columns col, col+1, col+2 (sorts v). */
@@ -1534,7 +1648,7 @@ static DcuStatus kernel_stats(TraceDb* db, ResultSet* rs, DcuError* err) {
     }
     int64_t* buf = xmalloc((size_t)(n ? n : 1) * sizeof(*buf));
     if (s == DCU_OK && n) {
-        qsort(p, (size_t)n, sizeof(*p), cmp_launch);
+        p = by_kernel(p, n);
     }
     for (int64_t i = 0; s == DCU_OK && i < n;) {
         int64_t j = i;

@@ -1509,6 +1509,7 @@ typedef struct {
     sqlite3_stmt *op, *enclosing, *parent, *ins;
     I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
     I64Map* done;  /* dispatches a stack dump gave a stack already */
+    int64_t only_file; /* the one file of every ext_link and cpu_op row; 0: several */
 } KinetoPass;
 
 /* The stack node of an aten op (+1; 1: the op has no frames): its python frames, then the
@@ -1556,7 +1557,7 @@ static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* e
     TraceDb* db = c->core->db;
     KinetoLink* v = NULL;
     int64_t n = 0;
-    DcuStatus s = KinetoLink_file(db, file_id, &v, &n, err);
+    DcuStatus s = KinetoLink_file(db, file_id, p->only_file == file_id, &v, &n, err);
     for (int64_t i = 0; s == DCU_OK && i < n; i++) {
         const KinetoLink* d = &v[i];
         if (d->op == 0) {
@@ -1606,9 +1607,8 @@ static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
     }
     p->by_op = I64Map_new();
     /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
-     * rather than probed per dispatch with NOT EXISTS while rows are added, and the
-     * dispatch_id index built once after: the probe and the index upkeep were a third of a
-     * Kineto load (issue 11). */
+     * rather than probed per dispatch with NOT EXISTS while rows are added: the probe and
+     * the index upkeep were a third of a Kineto load (issue 11). */
     p->done = I64Map_new();
     if (s == DCU_OK) {
         s = stacked_dispatches(db, p->done, err);
@@ -1625,6 +1625,22 @@ static void kineto_release(KinetoPass* p) {
     I64Map_delete(p->done);
 }
 
+/* The file of every ext_link and cpu_op row when that is one file (one trace, not a job's
+ * ranks), else 0. Two scans that stop at the first other file. */
+static int64_t only_linked_file(TraceDb* db) {
+    int64_t f = TraceDb_scalarInt(db, "SELECT file_id FROM ext_link LIMIT 1");
+    if (f <= 0) {
+        return 0;
+    }
+    char* sql = xasprintf("SELECT NOT EXISTS (SELECT 1 FROM ext_link NOT INDEXED"
+                          " WHERE file_id <> %lld) AND NOT EXISTS (SELECT 1 FROM cpu_op"
+                          " NOT INDEXED WHERE file_id <> %lld)",
+                          (long long)f, (long long)f);
+    int one = TraceDb_scalarInt(db, sql) == 1;
+    free(sql);
+    return one ? f : 0;
+}
+
 /* Every dispatch of a used kernel file that a Kineto trace ties to an aten op (correlation
  * id -> External id -> cpu_op) gets a stack: the op's python stack, then the op. Exact
  * matches: the dispatch's own time. */
@@ -1635,28 +1651,38 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
         !TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM ext_link)")) {
         return DCU_OK;
     }
-    DcuStatus s =
-        TraceDb_exec(db,
-                     "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
-                     "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
-                     "CREATE INDEX IF NOT EXISTS py_frame_thread ON py_frame(file_id, pid,"
-                     " tid, start_ns);",
-                     err);
+    KinetoPass p = {0};
+    p.only_file = only_linked_file(db);
+    DcuStatus s = TraceDb_exec(db,
+                               p.only_file ? "" /* links read by table scans (kineto_link.h) */
+                                           : "CREATE INDEX IF NOT EXISTS ext_link_corr ON"
+                                             " ext_link(file_id, corr_id);"
+                                             "CREATE INDEX IF NOT EXISTS cpu_op_ext ON"
+                                             " cpu_op(file_id, ext_id);",
+                               err);
+    if (s == DCU_OK) {
+        s = TraceDb_exec(db,
+                         "CREATE INDEX IF NOT EXISTS py_frame_thread ON py_frame(file_id, pid,"
+                         " tid, start_ns);",
+                         err);
+    }
     if (s == DCU_OK) {
         s = state_init(core, err);
     }
     if (s != DCU_OK) {
         return s;
     }
-    KinetoPass p = {0};
     sqlite3_stmt* files = NULL;
     s = kineto_prepare(db, &p, err);
     if (s == DCU_OK) { /* the used kernel files with links, in id order (their rows' order) */
         s = TraceDb_prepare(db,
                             "SELECT DISTINCT u.file_id FROM used_file u WHERE u.layer = 'kernel'"
-                            " AND EXISTS (SELECT 1 FROM ext_link e WHERE e.file_id = u.file_id)"
-                            " ORDER BY u.file_id",
+                            " AND (u.file_id = ?1 OR ?1 = 0 AND EXISTS (SELECT 1 FROM ext_link e"
+                            " WHERE e.file_id = u.file_id)) ORDER BY u.file_id",
                             &files, err);
+    }
+    if (s == DCU_OK) {
+        sqlite3_bind_int64(files, 1, p.only_file);
     }
     Ctx c = {0};
     c.core = core;
@@ -1672,12 +1698,9 @@ static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
     stack_free(&c.st);
     free(c.tmp.p);
     kineto_release(&p);
-    if (s == DCU_OK) {
-        s = TraceDb_exec(db,
-                         "CREATE INDEX IF NOT EXISTS kernel_stack_dispatch ON"
-                         " kernel_stack(dispatch_id)",
-                         err);
-    }
+    /* no index on kernel_stack(dispatch_id): nothing looks a row up by its dispatch since
+     * the probe moved to memory (p.done), and building it over a million rows was 1% of a
+     * Kineto report (issue 23) */
     return s;
 }
 
