@@ -41,10 +41,11 @@ DcuStatus DispatchPage_sort(DispatchPage* this, const char* spec, DcuError* err)
 DcuStatus DispatchPage_rows(DispatchPage* this, int64_t first, int64_t n, int64_t step,
                             ResultSet** out, DcuError* err);
 
-/* Every row's value of column key ("start_ns", "dur_ns", ... as shown: starts from the run's
- * start), in the natural order, INT64_MIN for NULL: *n values, borrowed until the next call
- * or DispatchPage_delete. NULL for the text column or an unknown key. */
-const int64_t* DispatchPage_values(DispatchPage* this, const char* key, int64_t* n,
-                                   DcuError* err);
+/* What a time unit is chosen from (table_view.h) for column key's values as shown, NULLs left
+ * out: *n of them, their largest magnitude, and *below of them of a magnitude under bound
+ * (0: none counted). Where the rows are in start order the starts are not all read: each
+ * file's are sorted, so binary searches find them. All 0 for the text column. */
+DcuStatus DispatchPage_magnitude(DispatchPage* this, const char* key, int64_t bound, int64_t* n,
+                                 int64_t* max_abs, int64_t* below, DcuError* err);
 
 #endif
