@@ -163,65 +163,22 @@ static DcuStatus read_keys(DispatchPage* p, const int64_t* kr, int64_t nk, int64
     return DCU_OK;
 }
 
-/* The files' row ranges (dispatch_span), in row order; 0 unless each is whole (its n rows
- * are every row of the range) and none overlaps the next: then a row's file is the range
- * it lies in, with no read of the file column. */
-static int read_spans(TraceDb* db, int64_t** out, int64_t* n) {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt* q = NULL;
-    DcuError e;
-    if (TraceDb_prepare(db, "SELECT file_id, lo_id, hi_id, n FROM dispatch_span ORDER BY lo_id",
-                        &q, &e) != DCU_OK) {
-        return 0;
-    }
-    int ok = 1, rc;
-    int64_t cap = 0;
-    while (ok && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        int64_t lo = sqlite3_column_int64(q, 1) - 1, hi = sqlite3_column_int64(q, 2) - 1;
-        ok = sqlite3_column_int64(q, 3) == hi - lo + 1 && (*n == 0 || lo > (*out)[3 * *n - 1]);
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            *out = xrealloc(*out, sizeof(int64_t) * 3 * (size_t)cap);
-        }
-        int64_t* sp = *out + 3 * (*n)++;
-        sp[0] = sqlite3_column_int64(q, 0); /* file id, first row, last row (0-based) */
-        sp[1] = lo;
-        sp[2] = hi;
-    }
-    ok = ok && rc == SQLITE_DONE;
-    sqlite3_finalize(q);
-    return ok;
-}
-
-/* The first of kr[i .. nk) above x (kr ascends). */
-static int64_t rows_upto(const int64_t* kr, int64_t i, int64_t nk, int64_t x) {
-    while (i < nk) {
-        int64_t mid = i + (nk - i) / 2;
-        if (kr[mid] <= x) {
-            i = mid + 1;
-        } else {
-            nk = mid;
-        }
-    }
-    return i;
-}
-
 /* The kept rows and their files from the files' row ranges, where the kernel's rows are in
  * start order (DispatchStore_kernelInStartOrder): a file's rows are a run of the kernel's,
  * in file id order, so nothing of the rows is read. 0 (p untouched) when the ranges cannot
- * say (read_spans), or a row lies in none. */
+ * say (DispatchScan_fileRuns). */
 static int place_by_spans(DispatchPage* p, TraceDb* db, const int64_t* kr, int64_t nk) {
-    int64_t *sp, ns;
-    int ok = read_spans(db, &sp, &ns);
-    int64_t i = 0, n = 0, nseg = 0;
+    DispatchRun* run;
+    int64_t nrun, n = 0, nseg = 0;
+    if (!DispatchScan_fileRuns(db, kr, nk, &run, &nrun)) {
+        return 0;
+    }
     int64_t* own = NULL;
-    int64_t* seg = xmalloc(sizeof(int64_t) * (size_t)(ns + 1));
-    for (int64_t k = 0; ok && k < ns && i < nk; k++) {
-        ok = kr[i] > sp[3 * k + 2] || kr[i] >= sp[3 * k + 1]; /* not before this range */
-        int64_t e = ok ? rows_upto(kr, i, nk, sp[3 * k + 2]) : i;
-        int64_t fi = e > i ? I64Map_get(p->files.ix, sp[3 * k]) : 0;
-        if (!fi && e > i && !own) { /* rows left out: the kept ones apart from here on */
+    int64_t* seg = xmalloc(sizeof(int64_t) * (size_t)(nrun + 1));
+    for (int64_t k = 0; k < nrun; k++) {
+        int64_t i = run[k].from, e = run[k].to;
+        int64_t fi = I64Map_get(p->files.ix, run[k].file_id);
+        if (!fi && !own) { /* rows left out: the kept ones apart from here on */
             own = xmalloc(sizeof(int64_t) * (size_t)(nk > 0 ? nk : 1));
             memcpy(own, kr, sizeof(int64_t) * (size_t)n);
         }
@@ -235,14 +192,8 @@ static int place_by_spans(DispatchPage* p, TraceDb* db, const int64_t* kr, int64
             }
             n += e - i;
         }
-        i = e;
     }
-    free(sp);
-    if (!ok || i < nk) {
-        free(own);
-        free(seg);
-        return 0;
-    }
+    free(run);
     seg[nseg] = n;
     p->seg = seg;
     p->nseg = nseg;
