@@ -582,8 +582,18 @@ static void kernel_start_order(void** state) {
             if (k == 5 && i < 10) {
                 v[DS_START_NS] = DISPATCH_STORE_NULL; /* only at the start of file 1: in order */
             }
+            v[DS_DUR_NS] = k == 1 ? (i % 3 ? 100 - i : DISPATCH_STORE_NULL) : 7;
             assert_true(DispatchStore_append(s, v, &err) > 0);
         }
+        int64_t lo, hi, nn, k1 = (N + 4) / 5, last = N - 1 - (N - 1) % 5; /* kernel 1's rows */
+        assert_true(DispatchStore_kernelDurations(s, 1, &lo, &hi, &nn));
+        while (last % 3 == 0) {
+            last -= 5; /* the last row of kernel 1 with a duration */
+        }
+        assert_true(lo == 100 - last && hi == 100 - 5 && nn == k1 - (k1 + 2) / 3);
+        assert_true(DispatchStore_kernelDurations(s, 2, &lo, &hi, &nn));
+        assert_true(lo == 7 && hi == 7 && nn == (N + 3) / 5);
+        assert_false(DispatchStore_kernelDurations(s, 9, &lo, &hi, &nn));
         assert_true(DispatchStore_kernelInStartOrder(s, 1));
         assert_false(DispatchStore_kernelInStartOrder(s, 2));
         assert_false(DispatchStore_kernelInStartOrder(s, 3));

@@ -19,6 +19,7 @@ typedef struct {
 struct DispatchPage_ {
     DispatchStore* store; /* borrowed */
     DispatchFiles files;
+    int64_t kid, nk; /* the kernel and its rows, kept or not */
     int64_t n;
     const int64_t* row; /* store row of each kept dispatch, in row order: the store's
                          * kernel index itself while every row is kept (no copy) */
@@ -222,6 +223,8 @@ DcuStatus DispatchPage_open(TraceDb* db, const char* name, const char* filter, i
     }
     DispatchPage* p = xcalloc(1, sizeof(*p));
     p->store = store;
+    p->kid = kid;
+    p->nk = nk;
     s = DispatchFiles_read(db, filter, &p->files, err);
     if (s != DCU_OK) {
         DispatchPage_delete(p);
@@ -339,6 +342,26 @@ static void start_magnitude(DispatchPage* p, int64_t bound, int64_t* n, int64_t*
     }
 }
 
+/* DispatchPage_magnitude of the durations from the kernel's range of them (the store's
+ * kernel index), while every row of the kernel is kept: 0 when the range cannot say how many
+ * lie below bound (the smallest is below it, the largest magnitude not). */
+static int dur_magnitude(DispatchPage* p, int64_t bound, int64_t* n, int64_t* max_abs,
+                         int64_t* below) {
+    int64_t lo, hi;
+    if (p->n != p->nk || !DispatchStore_kernelDurations(p->store, p->kid, &lo, &hi, n)) {
+        return 0;
+    }
+    if (*n == 0) {
+        return 1;
+    }
+    *max_abs = mag(lo) > mag(hi) ? mag(lo) : mag(hi);
+    if (bound > *max_abs) {
+        *below = *n; /* every magnitude is at most max_abs */
+        return 1;
+    }
+    return bound <= 0 || (lo >= 0 && bound <= lo); /* none below */
+}
+
 DcuStatus DispatchPage_magnitude(DispatchPage* this, const char* key, int64_t bound, int64_t* n,
                                  int64_t* max_abs, int64_t* below, DcuError* err) {
     *n = *max_abs = *below = 0;
@@ -352,6 +375,10 @@ DcuStatus DispatchPage_magnitude(DispatchPage* this, const char* key, int64_t bo
         return ok ? DCU_OK
                   : Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
     }
+    if (c == D_DUR && !this->vals[c] && dur_magnitude(this, bound, n, max_abs, below)) {
+        return DCU_OK;
+    }
+    *n = *max_abs = *below = 0;
     const int64_t* v = column(this, c, err);
     if (!v) {
         return DCU_ERR_IO;
