@@ -373,7 +373,8 @@ DcuStatus DispatchPage_magnitude(DispatchPage* this, const char* key, int64_t bo
     if (c == D_START && this->seg && !this->vals[c]) {
         start_magnitude(this, bound, n, max_abs, below, &ok);
         return ok ? DCU_OK
-                  : Error_set(err, DCU_ERR_IO, "dispatch store: cannot read back its temporary file");
+                  : Error_set(err, DCU_ERR_IO,
+                              "dispatch store: cannot read back its temporary file");
     }
     if (c == D_DUR && !this->vals[c] && dur_magnitude(this, bound, n, max_abs, below)) {
         return DCU_OK;
@@ -553,8 +554,8 @@ static void push(Item** a, int64_t* n, int64_t* cap, Item x) {
     (*a)[(*n)++] = x;
 }
 
-/* A key that about 2 * want (and 4 / 1024 of the list) of the non-NULL keys come before, from 1024 spread over the
- * list; 0 when the spread holds no key. */
+/* A key that about 2 * want (and 4 / 1024 of the list) of the non-NULL keys come before,
+ * from 1024 spread over the list; 0 when the spread holds no key. */
 static int pick_bound(const DispatchPage* p, int64_t want, Item* bound) {
     enum { SAMPLE = 1024 };
     Item smp[SAMPLE];
