@@ -30,6 +30,18 @@ DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, Dc
 /* The span of one file's dispatches (dispatch_span); 0 when it has none. */
 int DispatchScan_fileSpan(TraceDb* db, int64_t file_id, DispatchSpan* out);
 
+/* Rows rows[from .. to) of a list are the file's. */
+typedef struct {
+    int64_t file_id, from, to;
+} DispatchRun;
+
+/* The files of rows[0 .. n) (0-based, ascending: a kernel's, DispatchStore_kernelRows) as
+ * runs in row order, from the files' row ranges (dispatch_span) alone: no read of the file
+ * column. 0 (*out NULL) when the ranges cannot say: one holds rows of another file (not
+ * every row of it is the file's), or a row lies in none. *out is the caller's (free). */
+int DispatchScan_fileRuns(TraceDb* db, const int64_t* rows, int64_t n, DispatchRun** out,
+                          int64_t* nruns);
+
 /* Called per chunk with rows [from, to) of data (DS_AT(data, col, r)); row0 is the store
  * row of r = 0, so a row's dispatch id is row0 + r + 1. Rows of other files are included:
  * check DS_FILE_ID. Return 0 to stop. */

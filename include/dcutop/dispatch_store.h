@@ -117,6 +117,17 @@ void DispatchStore_buildKernelIndex(DispatchStore* this);
 int DispatchStore_kernelRows(DispatchStore* this, int64_t kernel_id, const int64_t** rows,
                              int64_t* n);
 
+/* 1 when the rows of the kernel, in row order (DispatchStore_kernelRows), ascend by file_id
+ * and then start_ns, NULL starts first (kept by the kernel_id index as it is built): the
+ * dispatch list's natural order with no read of its rows. 0 otherwise, or with no index. */
+int DispatchStore_kernelInStartOrder(DispatchStore* this, int64_t kernel_id);
+
+/* The smallest and largest non-NULL dur_ns of the kernel's rows and how many rows have one
+ * (*n 0: min and max say nothing), kept by the kernel_id index as it is built. 0 with no
+ * index or no such kernel. */
+int DispatchStore_kernelDurations(DispatchStore* this, int64_t kernel_id, int64_t* min,
+                                  int64_t* max, int64_t* n);
+
 /* Registers the module "dcu_dispatch" on db; `CREATE VIRTUAL TABLE dispatch USING
  * dcu_dispatch` then shows this store. The store must outlive the connection. */
 DcuStatus DispatchStore_register(DispatchStore* this, sqlite3* db, DcuError* err);

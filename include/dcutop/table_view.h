@@ -39,8 +39,11 @@ void TableLayout_computeUnits(TableLayout* l, const ResultSet* rs, const char* c
                               const char* flex, const char* const* drop, int width,
                               const int* units);
 
-/* The unit TableView_unitFor gives n values (INT64_MIN: NULL, skipped). */
-TimeUnit TableView_unitForValues(const int64_t* v, int64_t n);
+/* The unit TableView_unitFor gives values it is not handed (a paged list's, dispatch_page.h):
+ * mx is their largest magnitude; count(ctx, bound, &n, &below), called only when the choice
+ * needs it, says how many are not NULL and how many of those have a magnitude below bound. */
+typedef void (*TableCountFn)(void* ctx, int64_t bound, int64_t* n, int64_t* below);
+TimeUnit TableView_unitForCounts(int64_t mx, TableCountFn count, void* ctx);
 
 /* The unit of duration column c over its first rows rows: the largest value's unit, one
  * smaller when most values would read 0.00 in it. */

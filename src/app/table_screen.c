@@ -82,6 +82,39 @@ static void page_window(Screen* s, App* app, int force) {
     s->page_first = first;
 }
 
+/* A column's counts for its unit (TableView_unitForCounts), from the paged list. */
+typedef struct {
+    DispatchPage* page;
+    const char* key;
+    DcuError* err;
+    DcuStatus st;
+} PageCount;
+
+static void page_count(void* ctx, int64_t bound, int64_t* n, int64_t* below) {
+    PageCount* pc = ctx;
+    int64_t mx;
+    pc->st = DispatchPage_magnitude(pc->page, pc->key, bound, n, &mx, below, pc->err);
+}
+
+/* The unit of each time column of the paged list, from all its rows (-1: not a time). */
+static DcuStatus page_units(DispatchPage* p, const ResultSet* sample, int* units,
+                            DcuError* err) {
+    DcuStatus st = DCU_OK;
+    for (int c = 0; c < TABLE_MAX_COLS; c++) {
+        units[c] = -1;
+    }
+    for (int c = 0; c < sample->ncols && c < TABLE_MAX_COLS && st == DCU_OK; c++) {
+        PageCount pc = {p, sample->cols[c].key, err, DCU_OK};
+        int64_t nv, mx, below;
+        if (sample->cols[c].type == CT_NS &&
+            (st = DispatchPage_magnitude(p, pc.key, 0, &nv, &mx, &below, err)) == DCU_OK) {
+            units[c] = (int)TableView_unitForCounts(mx, page_count, &pc);
+            st = pc.st;
+        }
+    }
+    return st;
+}
+
 /* The paged list (DispatchScreen): its layout from every row of a list of up to 2000 (as
  * the whole list's), from 500 spread over a longer one (2000 read one by one cost 20 ms at
  * 10M), with the units of all its rows; then the page shown. */
@@ -93,7 +126,11 @@ static DcuStatus page_open(Screen* s, App* app, DcuError* err) {
     }
     int64_t n = DispatchPage_count(p);
     ResultSet* sample = NULL;
+    int units[TABLE_MAX_COLS];
     st = DispatchPage_rows(p, 0, n, n > 2000 ? n / 500 : 1, &sample, err);
+    if (st == DCU_OK) {
+        st = page_units(p, sample, units, err);
+    }
     if (st == DCU_OK && s->sort) {
         st = DispatchPage_sort(p, s->sort, err);
     }
@@ -104,18 +141,7 @@ static DcuStatus page_open(Screen* s, App* app, DcuError* err) {
     }
     DispatchPage_delete(s->page);
     s->page = p;
-    for (int c = 0; c < TABLE_MAX_COLS; c++) {
-        s->page_units[c] = -1;
-    }
-    for (int c = 0; c < sample->ncols && c < TABLE_MAX_COLS; c++) {
-        int64_t nv;
-        const int64_t* v = sample->cols[c].type == CT_NS
-                               ? DispatchPage_values(p, sample->cols[c].key, &nv, err)
-                               : NULL;
-        if (v) {
-            s->page_units[c] = (int)TableView_unitForValues(v, nv);
-        }
-    }
+    memcpy(s->page_units, units, sizeof(units));
     ResultSet_delete(s->rs);
     s->rs = sample; /* laid out at the first draw, then replaced by the page */
     s->page_first = -1;

@@ -68,54 +68,56 @@ void TableView_title(const TableLayout* l, const ResultSet* rs, int i, char* buf
     }
 }
 
-/* The unit of values: v(i) for i in [0, n), has(i) 0 for a NULL. */
+/* The unit of values: v(i) for i in [0, rows), has(i) 0 for a NULL. */
 typedef struct {
     const ResultSet* rs;
     int c;
-    const int64_t* v;
+    int64_t rows;
 } Values;
 
 static int value_at(const Values* x, int64_t i, int64_t* out) {
-    if (x->rs) {
-        const RsCell* cell = ResultSet_cellc(x->rs, (int)i, x->c);
-        *out = cell->i;
-        return !cell->null;
-    }
-    *out = x->v[i];
-    return x->v[i] != INT64_MIN;
+    const RsCell* cell = ResultSet_cellc(x->rs, (int)i, x->c);
+    *out = cell->i;
+    return !cell->null;
 }
 
-static TimeUnit unit_of(const Values* x, int64_t rows) {
-    int64_t mx = 0, n = 0, tiny = 0, v;
-    for (int64_t r = 0; r < rows; r++) {
+static void count_values(void* ctx, int64_t bound, int64_t* n, int64_t* tiny) {
+    const Values* x = ctx;
+    int64_t v;
+    *n = *tiny = 0;
+    for (int64_t r = 0; r < x->rows; r++) {
         if (value_at(x, r, &v)) {
-            v = v < 0 ? -v : v; /* a delta column holds negatives */
-            mx = v > mx ? v : mx;
+            (*n)++;
+            *tiny += (v < 0 ? -v : v) < bound;
         }
     }
+}
+
+TimeUnit TableView_unitForCounts(int64_t mx, TableCountFn count, void* ctx) {
     TimeUnit u = Format_unitFor(mx);
     static const int64_t cut[] = {1, 10, 10000, 10000000};
-    for (int64_t r = 0; r < rows && u > UNIT_NS; r++) {
-        if (value_at(x, r, &v)) {
-            n++;
-            tiny += (v < 0 ? -v : v) < cut[u];
-        }
-    }
     /* most values would read 0.00 in the largest value's unit: use a smaller one, unless the
      * largest would then need six digits (967824.19 us); tiny values then keep two
      * significant digits in the larger unit (TableView_cellText) */
     static const int64_t readable[] = {0, 100000LL, 100000000LL, 100000000000LL};
-    return n > 0 && tiny * 2 > n && mx < readable[u] ? (TimeUnit)(u - 1) : u;
+    if (u == UNIT_NS || mx >= readable[u]) {
+        return u;
+    }
+    int64_t n = 0, tiny = 0;
+    count(ctx, cut[u], &n, &tiny);
+    return n > 0 && tiny * 2 > n ? (TimeUnit)(u - 1) : u;
 }
 
 TimeUnit TableView_unitFor(const ResultSet* rs, int c, int rows) {
-    Values x = {rs, c, NULL};
-    return unit_of(&x, rows);
-}
-
-TimeUnit TableView_unitForValues(const int64_t* v, int64_t n) {
-    Values x = {NULL, 0, v};
-    return unit_of(&x, n);
+    Values x = {rs, c, rows};
+    int64_t mx = 0, v;
+    for (int64_t r = 0; r < rows; r++) {
+        if (value_at(&x, r, &v)) {
+            v = v < 0 ? -v : v; /* a delta column holds negatives */
+            mx = v > mx ? v : mx;
+        }
+    }
+    return TableView_unitForCounts(mx, count_values, &x);
 }
 
 void TableLayout_compute(TableLayout* l, const ResultSet* rs, const char* const* keys,

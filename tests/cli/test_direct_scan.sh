@@ -45,8 +45,9 @@ for dir in "$TMP/gen" "$REAL/pytorch-h200-ddp-2rank" "$REAL/rpd-matmul" \
     done
 done
 # the dispatch list of a kernel (Hotspots, Enter, Enter): the kernel index and columns
-# against SQL, in launch order, sorted by duration, and at the end of the list
-printf '2\n<Enter>\n<Enter>\n:dump list\n<End>\n:dump end\n>\n:dump sorted\n<Esc>\n<Esc>\n<Down>\n<Enter>\n<Enter>\n:dump second\n:quit\n' >"$TMP/list.keys"
+# against SQL, in launch order, sorted by duration, and at the end of the list; the kernel's
+# detail before it (its histogram: durations by the files' row ranges)
+printf '2\n<Enter>\n:dump detail\n<Enter>\n:dump list\n<End>\n:dump end\n>\n:dump sorted\n<Esc>\n<Esc>\n<Down>\n<Enter>\n<Enter>\n:dump second\n:quit\n' >"$TMP/list.keys"
 for dir in "$TMP/gen" "$REAL/pytorch-h200-ddp-2rank" "$REAL/rpd-matmul" sample-traces/dcu-weather-transformer; do
     both "${dir##*/}: a kernel's dispatch list" --headless --size 200x40 --keys "$TMP/list.keys" "$dir"
 done

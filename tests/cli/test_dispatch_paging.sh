@@ -70,3 +70,35 @@ check "two files: 1044 rows, 522 of them in b/" sh -c \
     "grep -qx '1044/1044' '$TMP/fp.out' && grep -qx '522/522' '$TMP/fp.out'"
 check "two files, filtered and sorted: the paged list's screens are the whole list's" \
     cmp "$TMP/fp.out" "$TMP/fw.out"
+
+# the two copies sorted, past the first 1024 rows of the order (found by one pass) to its end
+# (the lazy quicksort of every row), and back
+printf '2\n<Enter>\n<Enter>\n>>>\n<End>\n:dump dur-end\n<PgUp><PgUp><PgUp><PgUp>\n:dump dur-up\nr\n<End>\n:dump dur-rev-end\n' \
+    >"$TMP/e.keys"
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/e.keys" "$TMP/two" >"$TMP/ep.out" 2>&1
+DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/e.keys" "$TMP/two" \
+    >"$TMP/ew.out" 2>&1
+check "two files sorted, at the end of the order: the paged list's screens are the whole list's" \
+    cmp "$TMP/ep.out" "$TMP/ew.out"
+
+# rows out of start order (the store's flag unset: the rows are read and put in order): one
+# copy shuffled, alone and next to one in order (two files, one of each)
+mkdir -p "$TMP/mixed/a" "$TMP/mixed/b" "$TMP/shuf"
+cp -r "$W"/. "$TMP/mixed/a/"
+cp -r "$W"/. "$TMP/mixed/b/"
+{ head -1 "$W/results.csv"; sed 1d "$W/results.csv" | awk 'BEGIN { srand(7) } { print rand() "\t" $0 }' |
+    sort -k1,1 | cut -f2-; } >"$TMP/mixed/b/results.csv"
+cp -r "$TMP/mixed/b"/. "$TMP/shuf/"
+for t in shuf mixed; do
+    # one sort from the natural order (the whole list's ties keep the order before: the same)
+    printf '2\n<Enter>\n<Enter>\n:dump list\n<End>\n:dump end\n<PgUp>\n:dump up\n>\n:dump seq\n<End>\n:dump seq-end\n' \
+        >"$TMP/s.keys"
+    DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/s.keys" "$TMP/$t" \
+        >"$TMP/$t.p.out" 2>&1
+    DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/s.keys" "$TMP/$t" \
+        >"$TMP/$t.w.out" 2>&1
+    check "rows out of start order ($t): the paged list's screens are the whole list's" \
+        cmp "$TMP/$t.p.out" "$TMP/$t.w.out"
+done
+check "the shuffled copy lists the same rows as the copy in order" sh -c \
+    "grep -qx '522/522' '$TMP/shuf.p.out' && grep -qx '1044/1044' '$TMP/mixed.p.out'"

@@ -549,8 +549,65 @@ static void gather_reads_as_value(void** state) {
     }
 }
 
+/* The kernel index's start-order flag (the paged dispatch list needs no read of rows that
+ * have it): per kernel, rows in row order ascend by file and then start, NULL starts first;
+ * a later file may start earlier (the file orders first); one step back unsets it, and so
+ * does a later row of an earlier file. Across chunks, spilled or not. */
+static void kernel_start_order(void** state) {
+    (void)state;
+    enum { N = 3 * CH + 100 };
+    int64_t bounds[] = {0, 1LL << 20};
+    for (int b = 0; b < 2; b++) {
+        DispatchStore* s = DispatchStore_new(bounds[b], dir);
+        DcuError err = {0};
+        uint64_t x = 88172645463325252ULL;
+        for (int64_t i = 0; i < N; i++) {
+            int64_t v[DS_NCOLS] = {0};
+            for (int c = DS_SEQ; c <= DS_CORR_ID; c++) { /* wide chunks: some spill */
+                v[c] = (int64_t)(x ^= x << 13, x ^= x >> 7, x ^= x << 17);
+            }
+            int64_t k = 1 + i % 5;
+            v[DS_KERNEL_ID] = k;
+            v[DS_FILE_ID] = i < N / 2 ? 1 : 2;
+            v[DS_START_NS] = i < N / 2 ? 1000000 + i : i; /* file 2 starts earlier */
+            if (k == 2 && i >= N - 10 && i < N - 5) {
+                v[DS_START_NS] = 5; /* one step back, late in file 2 */
+            }
+            if (k == 3 && i >= N - 5) {
+                v[DS_FILE_ID] = 1; /* file 1 again after file 2 */
+            }
+            if (k == 4 && i < N / 2 && i % 1000 < 5) {
+                v[DS_START_NS] = DISPATCH_STORE_NULL; /* NULL starts: first within a file? */
+            }
+            if (k == 5 && i < 10) {
+                v[DS_START_NS] = DISPATCH_STORE_NULL; /* only at the start of file 1: in order */
+            }
+            v[DS_DUR_NS] = k == 1 ? (i % 3 ? 100 - i : DISPATCH_STORE_NULL) : 7;
+            assert_true(DispatchStore_append(s, v, &err) > 0);
+        }
+        int64_t lo, hi, nn, k1 = (N + 4) / 5, last = N - 1 - (N - 1) % 5; /* kernel 1's rows */
+        assert_true(DispatchStore_kernelDurations(s, 1, &lo, &hi, &nn));
+        while (last % 3 == 0) {
+            last -= 5; /* the last row of kernel 1 with a duration */
+        }
+        assert_true(lo == 100 - last && hi == 100 - 5 && nn == k1 - (k1 + 2) / 3);
+        assert_true(DispatchStore_kernelDurations(s, 2, &lo, &hi, &nn));
+        assert_true(lo == 7 && hi == 7 && nn == (N + 3) / 5);
+        assert_false(DispatchStore_kernelDurations(s, 9, &lo, &hi, &nn));
+        assert_true(DispatchStore_kernelInStartOrder(s, 1));
+        assert_false(DispatchStore_kernelInStartOrder(s, 2));
+        assert_false(DispatchStore_kernelInStartOrder(s, 3));
+        assert_false(DispatchStore_kernelInStartOrder(s, 4)); /* a NULL after a start */
+        assert_true(DispatchStore_kernelInStartOrder(s, 5));
+        assert_false(DispatchStore_kernelInStartOrder(s, 9)); /* no such kernel */
+        assert_true(bounds[b] == 0 || DispatchStore_spilled(s) > 0);
+        DispatchStore_delete(s);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_start_order),
         cmocka_unit_test(gather_reads_as_value),
         cmocka_unit_test(plans_nulls_and_spill),
         cmocka_unit_test(read_only_and_saved),

@@ -67,6 +67,27 @@ static void hist_add(KernelDetail* d, int64_t p2, int64_t v) {
     d->dispatches++;
 }
 
+/* histogram_direct's durations of the rows of used files, their files known from the
+ * files' row ranges (DispatchScan_fileRuns): the durations alone are read. */
+static int histogram_runs(DispatchStore* st, KernelDetail* d, int64_t p2, const int64_t* kr,
+                          const DispatchRun* run, int64_t nrun, const I64Map* used) {
+    enum { SLICE = 65536 };
+    int64_t* dur = xmalloc(sizeof(int64_t) * SLICE);
+    int ok = 1;
+    for (int64_t k = 0; ok && k < nrun; k++) {
+        for (int64_t i0 = run[k].from; ok && i0 < run[k].to && I64Map_get(used, run[k].file_id);
+             i0 += SLICE) {
+            int64_t len = run[k].to - i0 < SLICE ? run[k].to - i0 : SLICE;
+            ok = DispatchStore_gather(st, kr + i0, len, DS_DUR_NS, dur);
+            for (int64_t i = 0; ok && i < len; i++) {
+                hist_add(d, p2, dur[i] == DISPATCH_STORE_NULL ? 0 : dur[i]);
+            }
+        }
+    }
+    free(dur);
+    return ok;
+}
+
 /* The histogram's durations read from the store through its kernel index (a NULL reads 0,
  * as from SQL): 1 when it could (no region of interest). A drill-in on a kernel of
  * 2,000,000 dispatches spent 90 ms on them through SQL. */
@@ -85,6 +106,14 @@ static int histogram_direct(TraceDb* db, KernelDetail* d, int64_t p2) {
         I64Map_put(used, sp[i].file_id, 1);
     }
     free(sp);
+    DispatchRun* run;
+    int64_t nrun;
+    if (DispatchScan_fileRuns(db, kr, nk, &run, &nrun)) { /* no file column to read */
+        int ok = histogram_runs(st, d, p2, kr, run, nrun, used);
+        free(run);
+        I64Map_delete(used);
+        return ok;
+    }
     enum { SLICE = 65536 }; /* a slice of rows at a time: no arrays as long as the kernel's */
     int64_t* fid = xmalloc(sizeof(int64_t) * SLICE);
     int64_t* dur = xmalloc(sizeof(int64_t) * SLICE);

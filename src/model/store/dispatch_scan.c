@@ -50,6 +50,73 @@ DcuStatus DispatchScan_usedSpans(TraceDb* db, DispatchSpan** out, int64_t* n, Dc
     return s;
 }
 
+/* Every file's row range (dispatch_span), in row order; 0 unless each is whole (its n rows
+ * are every row of the range, so no other file's lie in it) and none overlaps the next. */
+static int whole_spans(TraceDb* db, DispatchSpan** out, int64_t* n) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt* q = NULL;
+    DcuError e;
+    if (TraceDb_prepare(db, "SELECT file_id, lo_id, hi_id, n FROM dispatch_span ORDER BY lo_id",
+                        &q, &e) != DCU_OK) {
+        return 0;
+    }
+    int ok = 1, rc = SQLITE_DONE;
+    int64_t cap = 0;
+    while (ok && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        DispatchSpan sp = {sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1) - 1,
+                           sqlite3_column_int64(q, 2) - 1};
+        ok = sqlite3_column_int64(q, 3) == sp.hi - sp.lo + 1 &&
+             (*n == 0 || sp.lo > (*out)[*n - 1].hi);
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *out = xrealloc(*out, sizeof(DispatchSpan) * (size_t)cap);
+        }
+        (*out)[(*n)++] = sp;
+    }
+    sqlite3_finalize(q);
+    return ok && rc == SQLITE_DONE;
+}
+
+/* The first of rows[i .. n) above x (rows ascend). */
+static int64_t rows_upto(const int64_t* rows, int64_t i, int64_t n, int64_t x) {
+    while (i < n) {
+        int64_t mid = i + (n - i) / 2;
+        if (rows[mid] <= x) {
+            i = mid + 1;
+        } else {
+            n = mid;
+        }
+    }
+    return i;
+}
+
+int DispatchScan_fileRuns(TraceDb* db, const int64_t* rows, int64_t n, DispatchRun** out,
+                          int64_t* nruns) {
+    DispatchSpan* sp;
+    int64_t ns, i = 0;
+    int ok = whole_spans(db, &sp, &ns);
+    *out = NULL;
+    *nruns = 0;
+    for (int64_t k = 0; ok && k < ns && i < n; k++) {
+        ok = rows[i] >= sp[k].lo || rows[i] > sp[k].hi; /* not in the gap before this range */
+        int64_t e = ok ? rows_upto(rows, i, n, sp[k].hi) : i;
+        if (e > i) {
+            *out = xrealloc(*out, sizeof(DispatchRun) * (size_t)(*nruns + 1));
+            (*out)[(*nruns)++] = (DispatchRun){sp[k].file_id, i, e};
+        }
+        i = e;
+    }
+    free(sp);
+    if (!ok || i < n) { /* a row in no range */
+        free(*out);
+        *out = NULL;
+        *nruns = 0;
+        return 0;
+    }
+    return 1;
+}
+
 int DispatchScan_fileSpan(TraceDb* db, int64_t file_id, DispatchSpan* out) {
     sqlite3_stmt* q = NULL;
     DcuError e = {0};

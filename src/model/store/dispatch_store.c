@@ -104,6 +104,8 @@ struct DispatchStore_ {
     /* kernel_id index: rows of kernel k are krow[koff[k] .. koff[k + 1]) in row order */
     int64_t* koff;
     int64_t* krow;
+    uint8_t* kord; /* kernel k's rows, in row order, ascend by (file_id, start_ns) */
+    int64_t* kdur; /* kernel k's smallest and largest non-NULL dur_ns, and how many: 3k.. */
     int64_t kmax, kbuilt_n, kbytes;
     SortedIdx corr, seq;
     /* the raw buffer of the filling chunk, the NDEC decode buffers and the read buffer
@@ -266,6 +268,8 @@ void DispatchStore_delete(DispatchStore* this) {
     free(this->chunks);
     free(this->koff);
     free(this->krow);
+    free(this->kord);
+    free(this->kdur);
     free(this->corr.p);
     free(this->seq.p);
     if (this->fd >= 0) {
@@ -776,13 +780,51 @@ static void kernel_count(void* ctx, int64_t row0, const int64_t* v, int64_t rows
     }
 }
 
-static void kernel_fill(void* ctx, int64_t row0, const int64_t* v, int64_t rows) {
-    KernelScan* k = ctx;
-    for (int64_t r = 0; r < rows; r++) {
-        if (v[r] >= 0) {
-            k->s->krow[k->fill[v[r]]++] = row0 + r;
+/* A kernel's duration range (kdur) with one more row's. */
+static void dur_add(int64_t* kd, int64_t dur) {
+    if (dur != DISPATCH_STORE_NULL) {
+        kd[0] = kd[2] == 0 || dur < kd[0] ? dur : kd[0];
+        kd[1] = kd[2] == 0 || dur > kd[1] ? dur : kd[1];
+        kd[2]++;
+    }
+}
+
+/* The last pass: each kernel's rows into krow; whether they come in (file_id, start_ns)
+ * order, NULL starts first (INT64_MIN is the smallest int64, so `<=` says it): a file's rows
+ * mostly arrive in start order, and the dispatch list (dispatch_page.c) then needs no read
+ * of its rows to order them; and their range of durations (the list's unit without a read
+ * of them). Four columns a chunk at a time. */
+static int kernel_fill(DispatchStore* this, KernelScan* k) {
+    int64_t* buf = xmalloc(4 * (size_t)CHUNK * sizeof(int64_t));
+    int64_t *kid = buf, *fid = buf + CHUNK, *start = buf + 2 * CHUNK, *dur = buf + 3 * CHUNK;
+    int64_t* last = xmalloc(2 * (size_t)(k->kmax + 1) * sizeof(int64_t)); /* file, start */
+    memset(this->kord, 1, (size_t)(k->kmax + 1));
+    memset(this->kdur, 0, 3 * (size_t)(k->kmax + 1) * sizeof(int64_t));
+    int ok = 1;
+    for (int64_t ci = 0; ci * (int64_t)CHUNK < this->n && ok; ci++) {
+        int64_t rows = read_col(this, ci, DS_KERNEL_ID, kid);
+        ok = rows >= 0 && read_col(this, ci, DS_FILE_ID, fid) >= 0 &&
+             read_col(this, ci, DS_START_NS, start) >= 0 &&
+             read_col(this, ci, DS_DUR_NS, dur) >= 0;
+        for (int64_t r = 0; ok && r < rows; r++) {
+            int64_t x = kid[r];
+            if (x < 0) {
+                continue;
+            }
+            int64_t at = k->fill[x]++;
+            this->krow[at] = ci * (int64_t)CHUNK + r;
+            if (at > this->koff[x]) {
+                int64_t lf = last[2 * x], ls = last[2 * x + 1];
+                this->kord[x] &= lf < fid[r] || (lf == fid[r] && ls <= start[r]);
+            }
+            last[2 * x] = fid[r];
+            last[2 * x + 1] = start[r];
+            dur_add(this->kdur + 3 * x, dur[r]);
         }
     }
+    free(last);
+    free(buf);
+    return ok;
 }
 
 static int build_kernel_index(DispatchStore* this) {
@@ -798,19 +840,23 @@ static int build_kernel_index(DispatchStore* this) {
     int64_t kmax = k.kmax;
     free(this->koff);
     free(this->krow);
+    free(this->kord);
+    free(this->kdur);
     this->koff = xcalloc((size_t)(kmax + 2), sizeof(int64_t));
     this->krow = xmalloc((size_t)(this->n > 0 ? this->n : 1) * sizeof(int64_t));
+    this->kord = xmalloc((size_t)(kmax + 1));
+    this->kdur = xmalloc(3 * (size_t)(kmax + 1) * sizeof(int64_t));
     ok = scan_col(this, DS_KERNEL_ID, kernel_count, &k);
     for (int64_t i = 0; i <= kmax; i++) {
         this->koff[i + 1] += this->koff[i];
     }
     k.fill = xmalloc((size_t)(kmax + 1) * sizeof(int64_t));
     memcpy(k.fill, this->koff, (size_t)(kmax + 1) * sizeof(int64_t));
-    ok = ok && scan_col(this, DS_KERNEL_ID, kernel_fill, &k);
+    ok = ok && kernel_fill(this, &k);
     free(k.fill);
     this->kmax = kmax;
     this->kbuilt_n = ok ? this->n : -1;
-    int64_t bytes = (kmax + 2 + this->n) * (int64_t)sizeof(int64_t);
+    int64_t bytes = (4 * kmax + 5 + this->n) * (int64_t)sizeof(int64_t) + kmax + 1;
     set_index_bytes(this, this->kbytes, bytes);
     this->kbytes = bytes;
     return ok;
@@ -832,6 +878,28 @@ int DispatchStore_kernelRows(DispatchStore* this, int64_t kernel_id, const int64
         *rows = this->krow + this->koff[kernel_id];
         *n = this->koff[kernel_id + 1] - this->koff[kernel_id];
     }
+    return 1;
+}
+
+int DispatchStore_kernelInStartOrder(DispatchStore* this, int64_t kernel_id) {
+    const int64_t* rows;
+    int64_t n;
+    return DispatchStore_kernelRows(this, kernel_id, &rows, &n) && kernel_id >= 0 &&
+           kernel_id <= this->kmax && this->kord[kernel_id];
+}
+
+int DispatchStore_kernelDurations(DispatchStore* this, int64_t kernel_id, int64_t* min,
+                                  int64_t* max, int64_t* n) {
+    const int64_t* rows;
+    int64_t nk;
+    if (!DispatchStore_kernelRows(this, kernel_id, &rows, &nk) || kernel_id < 0 ||
+        kernel_id > this->kmax) {
+        return 0;
+    }
+    const int64_t* kd = this->kdur + 3 * kernel_id;
+    *min = kd[0];
+    *max = kd[1];
+    *n = kd[2];
     return 1;
 }
 
