@@ -38,11 +38,11 @@ DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn pr
                              void* ctx, DcuError* err);
 
 /* The same with the file cut into chunks of about chunk_bytes, each parsed by its own
- * parser on one of threads - 1 worker threads (at most 15; with threads 1, by the calling
- * thread as it comes to it), the rows handed to on_row in file order on the calling
- * thread: the same rows and line numbers as one parser (a cut that falls inside a quoted
- * field is found and mended). CsvReader_readFile does this for a plain file of 8 MiB or
- * more; the tests call it directly. */
+ * parser on one of threads - 1 worker threads (two with threads 2, at most 15; with
+ * threads 1, by the calling thread as it comes to it), the rows handed to on_row in file
+ * order on the calling thread: the same rows and line numbers as one parser (a cut that
+ * falls inside a quoted field is found and mended). CsvReader_readFile does this for a
+ * plain file of 8 MiB or more; the tests call it directly. */
 DcuStatus CsvReader_readFileChunked(const char* path, size_t chunk_bytes, int threads,
                                     CsvRowFn on_row, CsvProgressFn progress, void* ctx,
                                     DcuError* err);
