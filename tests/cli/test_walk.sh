@@ -198,8 +198,11 @@ fi
 # run. 2,000 -> 20,000 runs took 35x the CPU time for --report and 25x for the first
 # screen. Measured as CPU time (tests run side by side: wall time would be noise) on the
 # plain build, the least of two runs (on a busy virtual machine one run's CPU time varied
-# by up to 1.9x: the 2,000-run first screen took 770 to 1,431 ms); linear is 10x, the bound
-# is 13x.
+# by up to 1.9x: the 2,000-run first screen took 770 to 1,431 ms); linear is 10x at most,
+# quadratic was 25-35x, the bound is 16x. It was 13x until the small case got cheaper
+# (freed blocks kept for reuse cut its page faults): alone the first screen then measured
+# 7-10x, but beside the suite's other tests 20,000 runs took 10.8-11.6 s of CPU against
+# 7.5-8.5 s alone, 13.4-14.6x, with the same 7.5 s as before the change when alone.
 if [ -z "${DCUTOP_SANITIZED:-}" ] && ! grep -q __asan_init "$DCUTOP" 2>/dev/null; then
     python3 tests/cli/gen_runs.py "$TMP/r2k" 2000
     python3 tests/cli/gen_runs.py "$TMP/r20k" 20000
@@ -221,8 +224,8 @@ print(int(best * 1000))' "$@"
     s20=$(cpu "$DCUTOP" -q --headless --size 100x30 --keys "$TMP/first.keys" "$TMP/r20k")
     l20=$(cpu "$DCUTOP" -q --sql "SELECT 1" "$TMP/r20k")
     echo "# M5: 2,000 / 20,000 runs: --report $r2 / $r20 ms CPU, first screen $s2 / $s20 ms; the load alone of 20,000: $l20 ms"
-    check "M5: 10x the runs, --report within 13x the CPU ($r2 -> $r20 ms)" test "$r20" -le $((13 * r2))
-    check "M5: 10x the runs, the first screen within 13x the CPU ($s2 -> $s20 ms)" test "$s20" -le $((13 * s2))
+    check "M5: 10x the runs, --report within 16x the CPU ($r2 -> $r20 ms)" test "$r20" -le $((16 * r2))
+    check "M5: 10x the runs, the first screen within 16x the CPU ($s2 -> $s20 ms)" test "$s20" -le $((16 * s2))
     same "M5: every one of the 20,000 runs is in the report" 20000 \
         "$("$DCUTOP" -q --report --format json "$TMP/r20k" | python3 -c 'import json, sys
 print(len(json.load(sys.stdin)["runs"]))')"
