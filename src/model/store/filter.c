@@ -36,9 +36,6 @@ static pcre2_code* compile(const char* pat, uint32_t extra, DcuError* err) {
         Error_set(err, DCU_ERR_REGEX, "%s at offset %zu", (const char*)buf, (size_t)off);
         return NULL;
     }
-    /* matched to machine code where PCRE2 can (else pcre2_match interprets, as before):
-     * the category rules run over every kernel name, a filter over every row on each key */
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
     return code;
 }
 
