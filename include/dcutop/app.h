@@ -35,7 +35,9 @@ Reaction App_key(App* this, int key);
 /* Work that waits for the user to read the screen (the Summary's timeline and advice, 0.6 s
  * at 1M dispatches, and the drill-down index, which used to delay the first screen).
  * input_pending() (may be NULL) says a key is waiting: the work stops between its steps and
- * is resumed at the next idle moment. Returns 1 when the screen changed (draw it again). */
+ * is resumed at the next idle moment. Returns 1 when the screen changed: draw it, then call
+ * again (the Summary's late parts are drawn before the index is built); 0 when nothing is
+ * left to do now. */
 int App_idle(App* this, int (*input_pending)(void));
 /* Mouse events, as the terminal reports them (term_curses.c) or a script says (:mouse):
  * a click on a tab opens its screen, on a table row selects it; a double click opens the
@@ -49,6 +51,8 @@ int App_quitting(const App* this);
 /* The name of the current screen ("hotspots") and the last status message. */
 const char* App_screenName(const App* this);
 const char* App_status(const App* this);
+/* 1 while the Summary still has late parts to compute (App_idle computes them). */
+int App_summaryPending(const App* this);
 
 /* Shows the Ranks screen (key 9) over the current one; a job opens there. */
 Reaction App_openRanks(App* this);

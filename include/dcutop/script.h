@@ -15,9 +15,11 @@
 
 #include "dcutop/app.h"
 #include "dcutop/error.h"
+#include "dcutop/key_timing.h"
 
-/* timing may be NULL; otherwise one line per key: "KEY<TAB>microseconds" (handle + draw). */
-DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuError* err);
+/* timing may be NULL; otherwise its lines (key_timing.h): the first screen, then one per key
+ * (handled + drawn). */
+DcuStatus Script_run(App* app, const char* path, FILE* out, KeyTiming* timing, DcuError* err);
 
 /* "100x30" -> w, h. */
 int Script_parseSize(const char* s, int* w, int* h);

@@ -6,6 +6,7 @@
 
 #include "dcutop/app.h"
 #include "dcutop/error.h"
+#include "dcutop/key_timing.h"
 #include "dcutop/theme.h"
 
 /* Starts curses with the theme's colors (attributes only when theme->mono). Installs
@@ -20,8 +21,8 @@ void Term_size(int* w, int* h);
 int Term_pollCancel(void);
 /* Draws the app's frame now, outside the event loop (a long query is about to run). */
 void Term_drawNow(App* app);
-/* Runs the event loop until the app quits. */
-void Term_loop(App* app);
+/* Runs the event loop until the app quits; timing (may be NULL): --timing's lines. */
+void Term_loop(App* app, KeyTiming* timing);
 /* Restores the terminal; safe to call twice. */
 void Term_end(void);
 

@@ -23,6 +23,7 @@
 #include "dcutop/efficiency.h"
 #include "dcutop/export.h"
 #include "dcutop/kernel_query.h"
+#include "dcutop/key_timing.h"
 #include "dcutop/loader.h"
 #include "dcutop/names.h"
 #include "dcutop/out_file.h"
@@ -65,6 +66,7 @@ typedef struct Session_ {
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
     CompareJobs jobs;    /* --diff JOB_A JOB_B on the Diff screen: the critical ranks */
     int has_jobs;
+    KeyTiming timing;    /* --timing: start_us and load_us set here, fp while it runs */
 } Session;
 
 static void print_messages(TraceDb* db) {
@@ -305,6 +307,7 @@ static int load_traces(Session* ss, DcuError* err) {
         }
     }
     DcuStatus ls = Loader_run(ss->loader, err);
+    ss->timing.load_us = KeyTiming_nowUs();
     if (ls != DCU_OK) {
         stop_terminal(ss);
     }
@@ -382,18 +385,15 @@ static int run_export(Session* ss, DcuError* err) {
 }
 
 /* Headless: replays --keys and prints each screen; --timing records per-key times. */
-static int run_headless(App* app, const Cli* cli, DcuError* err) {
-    Output timing; /* written like -o: a temp file moved into place */
-    if (cli->timing && output_open(&timing, cli->timing, out_flags(cli), err) != DCU_OK) {
-        return fail(err, status_exit(err->code));
-    }
-    if (Script_run(app, cli->keys, stdout, cli->timing ? timing.fp : NULL, err) != DCU_OK) {
+static int run_headless(App* app, Session* ss, Output* timing, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    if (Script_run(app, cli->keys, stdout, cli->timing ? &ss->timing : NULL, err) != DCU_OK) {
         if (cli->timing) {
-            output_close(&timing, DCU_ERR_USAGE, NULL); /* the script failed: no file */
+            output_close(timing, DCU_ERR_USAGE, NULL); /* the script failed: no file */
         }
         return fail(err, err->code == DCU_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE);
     }
-    return cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
+    return cli->timing ? output_exit(timing, DCU_OK, err) : EXIT_OK;
 }
 
 /* --baseline / --candidate on a terminal: the runs marked on the Runs screen, and the Diff
@@ -461,14 +461,21 @@ static int run_interactive(Session* ss, DcuError* err) {
         App_openDiff(app, NULL, 0, NULL, 0);
     }
     int rc = EXIT_OK;
-    if (ss->tui) {
-        Term_loop(app);
+    Output timing; /* written like -o: a temp file moved into place */
+    if (cli->timing && output_open(&timing, cli->timing, out_flags(cli), err) != DCU_OK) {
+        stop_terminal(ss);
+        rc = fail(err, status_exit(err->code));
+    } else if (ss->tui) {
+        ss->timing.fp = cli->timing ? timing.fp : NULL;
+        Term_loop(app, &ss->timing);
         stop_terminal(ss);
         if (!cli->quiet) {
             print_messages(db);
         }
+        rc = cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
     } else {
-        rc = run_headless(app, cli, err);
+        ss->timing.fp = cli->timing ? timing.fp : NULL;
+        rc = run_headless(app, ss, &timing, err);
     }
     App_delete(app);
     Keymap_delete(km);
@@ -493,6 +500,7 @@ static int load_run(Session* ss, const char* path, int side, int probe, DcuError
     TraceDb* db = NULL;
     DcuStatus s = CompareRuns_add(&ss->cmp, side, path, ss->rules, ss->cli.strict,
                                   ss->cli.db_memory, &db, err);
+    ss->timing.load_us = KeyTiming_nowUs(); /* the last run loaded ends the load */
     if (probe) {
         return s == DCU_OK ? EXIT_OK : EXIT_RUNTIME;
     }
@@ -942,6 +950,11 @@ static int run_without_traces(Session* ss, DcuError* err) {
  * after (and again at the end: OutFile moves the file into place only if none appeared). */
 static int check_outputs(const Cli* cli, DcuError* err) {
     int flags = out_flags(cli);
+    if (cli->timing && strcmp(cli->timing, "-") == 0 && cli->mode == MODE_DEFAULT &&
+        !cli->headless && isatty(0) && isatty(1)) { /* the terminal view draws there */
+        Error_set(err, DCU_ERR_USAGE, "--timing -: standard output is the screen; name a file");
+        return fail(err, EXIT_USAGE);
+    }
     if ((cli->output && strcmp(cli->output, "-") != 0 &&
          OutFile_check(cli->output, flags, err) != DCU_OK) ||
         (cli->save_db && OutFile_check(cli->save_db, flags, err) != DCU_OK) ||
@@ -1045,10 +1058,12 @@ static void keep_freed_memory(void) {
 }
 
 int main(int argc, char** argv) {
+    double start_us = KeyTiming_nowUs();
     keep_freed_memory();
     setlocale(LC_ALL, "");
     catch_ending_signals();
     static Session ss;
+    ss.timing.start_us = start_us;
     DcuError err;
     Error_clear(&err);
     if (Cli_parse(&ss.cli, argc, argv, &err) != DCU_OK) {

@@ -23,12 +23,6 @@ int Script_parseSize(const char* s, int* w, int* h) {
     return 1;
 }
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* ":mouse click|double|wheel-up|wheel-down X Y": the event a terminal would report. */
 static DcuStatus mouse_line(App* app, const char* args, const char* path, long lineno,
                             DcuError* err) {
@@ -50,7 +44,7 @@ static DcuStatus mouse_line(App* app, const char* args, const char* path, long l
     return DCU_OK;
 }
 
-DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuError* err) {
+DcuStatus Script_run(App* app, const char* path, FILE* out, KeyTiming* timing, DcuError* err) {
     FILE* f = fopen(path, "r");
     if (!f) {
         return Error_set(err, DCU_ERR_IO, "%s: cannot open key script", path);
@@ -61,7 +55,11 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuErr
     long lineno = 0;
     DcuStatus s = DCU_OK;
     App_render(app);
-    App_idle(app, NULL); /* as while a user reads the first screen */
+    KeyTiming_first(timing, app);
+    while (App_idle(app, NULL)) { /* as while a user reads the first screen */
+        App_render(app);
+        KeyTiming_idle(timing, app);
+    }
     while (s == DCU_OK && !App_quitting(app) && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
@@ -108,15 +106,12 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, FILE* timing, DcuErr
                               lineno, p);
                 break;
             }
-            double t0 = timing ? now_us() : 0;
+            double t0 = timing ? KeyTiming_nowUs() : 0;
             App_key(app, key);
             App_render(app);
-            if (timing) {
-                char k[32];
-                Key_name(key, k, sizeof(k));
-                fprintf(timing, "%s\t%.0f\t%s\n", k, now_us() - t0, App_screenName(app));
+            KeyTiming_key(timing, key, t0, app);
+            while (App_idle(app, NULL)) { /* as while a user reads the screen: not timed */
             }
-            App_idle(app, NULL); /* as while a user reads the screen: not timed */
         }
     }
     free(line);

@@ -280,14 +280,16 @@ static int input_pending(void) {
     return peek_key(0) != 0;
 }
 
-void Term_loop(App* app) {
+void Term_loop(App* app, KeyTiming* timing) {
     int w, h;
     Term_size(&w, &h);
     App_resize(app, w, h);
     draw(App_render(app));
+    KeyTiming_first(timing, app);
     while (!App_quitting(app)) {
-        if (App_idle(app, input_pending)) {
+        while (App_idle(app, input_pending)) {
             draw(App_render(app));
+            KeyTiming_idle(timing, app);
         }
         wint_t ch;
         int r = get_wch(&ch);
@@ -308,6 +310,7 @@ void Term_loop(App* app) {
             Term_size(&w, &h);
             App_resize(app, w, h);
         }
+        double t0 = KeyTiming_nowUs();
         Reaction re = App_key(app, key);
         if (re & REACT_QUIT) {
             break;
@@ -316,5 +319,6 @@ void Term_loop(App* app) {
             clear();
         }
         draw(App_render(app));
+        KeyTiming_key(timing, key, t0, app);
     }
 }
