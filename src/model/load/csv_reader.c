@@ -643,6 +643,9 @@ static Chunk* chunk_take(Chunks* c, long k, uint64_t pos, Chunk* redo) {
 }
 
 static void chunk_release(Chunks* c, long k) {
+    if (c->serial) { /* no slots, no parser to wake */
+        return;
+    }
     pthread_mutex_lock(&c->mu);
     c->slots[k % c->window].done = 0;
     c->consumed = k + 1;
@@ -692,7 +695,8 @@ static DcuStatus read_chunked(FILE* f, uint64_t size, size_t step, int workers, 
     c.size = size;
     c.step = step ? step : 1;
     c.nchunks = (long)((size + c.step - 1) / c.step);
-    c.window = workers * 2 + 2;
+    c.serial = workers == 0; /* this thread parses each chunk as it comes to it: no slots */
+    c.window = c.serial ? 0 : workers * 2 + 2;
     c.slots = xcalloc((size_t)c.window, sizeof(Chunk));
     for (int i = 0; i < c.window; i++) {
         c.slots[i].b = xcalloc(1, sizeof(Batch));
@@ -703,7 +707,6 @@ static DcuStatus read_chunked(FILE* f, uint64_t size, size_t step, int workers, 
     while (started < workers && pthread_create(&th[started], NULL, chunk_worker, &c) == 0) {
         started++;
     }
-    c.serial = workers == 0;
     DcuStatus s;
     if (started == 0 && !c.serial) {
         s = Error_set(err, DCU_ERR_NOMEM, "%s: cannot start the reader threads", sh->path);

@@ -74,49 +74,51 @@ static void count(LoadFile* f, int layer, int rank) {
 /* start/end/dur: both timestamps give the duration; a lone duration is kept as is.
  * Returns 0 (row rejected) for negative values, an end before the start or a duration
  * over LOAD_MAX_AMOUNT. */
-int LoadEvent_timesFit(int64_t* start, int64_t* end, int64_t* dur) {
+/* The time rule, once: TIMES_FIT, or which test a row failed (check_times words it). */
+typedef enum { TIMES_FIT, TIMES_NEGATIVE, TIMES_BACKWARDS, TIMES_NONE, TIMES_RANGE } TimesVerdict;
+
+static TimesVerdict times_verdict(int64_t* start, int64_t* end, int64_t* dur) {
     if (*start != LOAD_NULL && *end != LOAD_NULL) {
-        if (*start < 0 || *end < 0 || *end < *start) {
-            return 0;
+        if (*start < 0 || *end < 0) {
+            return TIMES_NEGATIVE;
+        }
+        if (*end < *start) {
+            return TIMES_BACKWARDS;
         }
         *dur = *end - *start;
     } else if (*dur != LOAD_NULL && *dur >= 0) {
         *start = *end = LOAD_NULL;
     } else {
-        return 0;
+        return TIMES_NONE;
     }
-    return *dur <= LOAD_MAX_AMOUNT;
+    return *dur <= LOAD_MAX_AMOUNT ? TIMES_FIT : TIMES_RANGE;
+}
+
+int LoadEvent_timesFit(int64_t* start, int64_t* end, int64_t* dur) {
+    return times_verdict(start, end, dur) == TIMES_FIT;
 }
 
 static int check_times(LoaderCore* core, LoadFile* f, const char* where, int64_t* start,
                        int64_t* end, int64_t* dur) {
-    if (LoadEvent_timesFit(start, end, dur)) {
+    switch (times_verdict(start, end, dur)) {
+    case TIMES_FIT:
         return 1;
-    }
-    /* the same tests again, for the message */
-    if (*start != LOAD_NULL && *end != LOAD_NULL) {
-        if (*start < 0 || *end < 0) {
-            reject(core, f, where, "negative timestamp");
-            return 0;
-        }
-        if (*end < *start) {
-            reject(core, f, where, "end timestamp %lld before start %lld",
-                        (long long)*end, (long long)*start);
-            return 0;
-        }
-        *dur = *end - *start;
-    } else if (*dur != LOAD_NULL && *dur >= 0) {
-        *start = *end = LOAD_NULL;
-    } else {
+    case TIMES_NEGATIVE:
+        reject(core, f, where, "negative timestamp");
+        break;
+    case TIMES_BACKWARDS:
+        reject(core, f, where, "end timestamp %lld before start %lld", (long long)*end,
+               (long long)*start);
+        break;
+    case TIMES_NONE:
         reject(core, f, where, "%s", *dur != LOAD_NULL ? "negative duration" : "no timestamps");
-        return 0;
-    }
-    if (*dur > LOAD_MAX_AMOUNT) {
+        break;
+    case TIMES_RANGE:
         reject(core, f, where, "duration %lld ns is out of range (over 2^53 ns, 104 days)",
                (long long)*dur);
-        return 0;
+        break;
     }
-    return 1;
+    return 0;
 }
 
 static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
