@@ -70,6 +70,10 @@ fi
     --keys "$tmp/bench.keys" "$dir" >/dev/null 2>"$tmp/err" || { echo "tui_bench: dcutop failed"; cat "$tmp/err"; exit 0; }
 read -r wall rss <"$tmp/time"
 echo "headless run: ${wall}s wall (load included), peak RSS $((rss / 1024)) MiB, 200x50"
+# the same figures from the headless run (where there is no tmux: the 16-core host)
+awk -F '\t' '{ t[$1] = $2 / 1e6 } $1 == "summary-complete" { exit } END {
+    printf "first screen (headless, --timing): %.3f s after the load (goal <= 0.1 s) %s; load %.2f s; Summary complete %.2f s after the load\n",
+        t["first-screen"], (t["first-screen"] <= 0.1 ? "MET" : "MISSED"), t["load"], t["summary-complete"] }' "$tmp/timing"
 # classify keys into actions
 awk -F'\t' '
 function cls(k, scr) {
