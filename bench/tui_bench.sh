@@ -46,22 +46,29 @@ trap 'rm -rf "$tmp"' EXIT
 # The pane is looked at once a second, only to know when to press q.
 if command -v tmux >/dev/null 2>&1; then
     sock="$tmp/tmux.sock"
-    tmux -S "$sock" new-session -d -x 200 -y 50 "./dcutop --timing '$tmp/tui.tsv' '$dir'"
+    # a tmux that cannot start (LD_LIBRARY_PATH with another libtinfo) or a pane that is gone
+    # ends the wait at once
+    tmux -S "$sock" new-session -d -x 200 -y 50 "./dcutop --timing '$tmp/tui.tsv' '$dir'" 2>"$tmp/tmux.err" ||
+        echo "first screen: tmux did not start: $(head -c 200 "$tmp/tmux.err")"
     i=0
-    while [ $i -lt 600 ] && ! tmux -S "$sock" capture-pane -p 2>/dev/null | grep -q "What to optimise first  ("; do
+    while [ $i -lt 600 ] && tmux -S "$sock" capture-pane -p >"$tmp/pane" 2>/dev/null &&
+        ! grep -q "What to optimise first  (" "$tmp/pane"; do
         sleep 1
         i=$((i + 1))
     done
     tmux -S "$sock" send-keys q 2>/dev/null
     i=0
-    while [ $i -lt 100 ] && [ ! -s "$tmp/tui.tsv" ]; do sleep 0.1; i=$((i + 1)); done
+    while [ $i -lt 100 ] && [ ! -s "$tmp/tui.tsv" ] && tmux -S "$sock" has-session 2>/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
     tmux -S "$sock" kill-server 2>/dev/null
     if [ -s "$tmp/tui.tsv" ]; then
         awk -F '\t' '{ t[$1] = $2 / 1e6 } END {
             printf "first screen (tmux, 200x50, --timing): %.3f s after the load (goal <= 0.1 s) %s; load %.2f s; Summary complete (GPU idle, advice, timeline) %.2f s after the load\n",
                 t["first-screen"], (t["first-screen"] <= 0.1 ? "MET" : "MISSED"), t["load"], t["summary-complete"] }' "$tmp/tui.tsv"
     else
-        echo "first screen: no --timing file within 600 s in tmux"
+        echo "first screen: no --timing file from the tmux run"
     fi
 else
     echo "first screen: tmux not installed (install-deps.sh bench) - not measured"
