@@ -13,6 +13,7 @@
 #include "dcutop/intern.h"
 #include "dcutop/names.h"
 #include "store/dispatch_agg.h"
+#include "store/row_batch.h"
 #include "dcutop/xalloc.h"
 
 void LoadDispatch_init(LoadDispatch* d) {
@@ -30,10 +31,8 @@ static void bind_i(sqlite3_stmt* st, int idx, int64_t v) {
     }
 }
 
-static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+/* 1 when an insert's result rc is SQLITE_DONE; else says why on f and returns 0 */
+static int stored(LoaderCore* core, LoadFile* f, int rc) {
     if (rc != SQLITE_DONE) {
         int base = rc & 0xff;
         if ((base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) &&
@@ -44,6 +43,13 @@ static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
         return 0;
     }
     return 1;
+}
+
+static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return stored(core, f, rc);
 }
 
 /* Rejects the row: "where: reason" for formats without lines, "reason" at f->line for CSV. */
@@ -297,11 +303,14 @@ int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const 
 }
 
 int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext) {
-    sqlite3_stmt* st = core->st[ST_EXTLINK];
-    sqlite3_bind_int64(st, 1, f->id);
-    sqlite3_bind_int64(st, 2, corr);
-    sqlite3_bind_int64(st, 3, ext);
-    return step(core, f, st);
+    RowBatch_int(core->links, f->id);
+    RowBatch_int(core->links, corr);
+    RowBatch_int(core->links, ext);
+    return stored(core, f, RowBatch_endRow(core->links));
+}
+
+int LoadEvent_flush(LoaderCore* core, LoadFile* f) {
+    return stored(core, f, RowBatch_flush(core->links));
 }
 
 int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
