@@ -56,8 +56,6 @@ static const char* const stmt_sql[ST_COUNT] = {
                  " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_APISTAT] = "INSERT INTO api_stat(file_id, domain, name, calls, total_ns, min_ns, max_ns,"
                    " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [ST_APICALL] = "INSERT INTO api_call(file_id, domain, name, pid, tid, corr_id, start_ns,"
-                   " end_ns, dur_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_COPYSTAT] = "INSERT INTO copy_stat(file_id, name, calls, total_ns, min_ns, max_ns,"
                     " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_COPY] = "INSERT INTO copy(file_id, name, src_agent, dst_agent, stream, corr_id, bytes,"
@@ -110,6 +108,7 @@ void Loader_delete(Loader* this) {
     SharedIntern_delete(this->core.raw_shared);
     DispatchAgg_delete(this->core.agg);
     RowBatch_delete(this->core.links);
+    RowBatch_delete(this->core.calls);
     sqlite3_finalize(this->file_ins);
     sqlite3_finalize(this->file_upd);
     sqlite3_finalize(this->layer_ins);
@@ -494,6 +493,11 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     if (!core->links) {
         core->links = RowBatch_new(core->db, "INSERT INTO ext_link(file_id, corr_id, ext_id)"
                                    " VALUES", "(?, ?, ?)", 3);
+    }
+    if (!core->calls) { /* a million rows at a 1M-kernel Kineto load */
+        core->calls = RowBatch_new(core->db, "INSERT INTO api_call(file_id, domain, name, pid,"
+                                   " tid, corr_id, start_ns, end_ns, dur_ns) VALUES",
+                                   "(?, ?, ?, ?, ?, ?, ?, ?, ?)", 9);
     }
     for (int i = 0; s == DCU_OK && i < ST_COUNT; i++) {
         if (!core->st[i]) {

@@ -8,11 +8,12 @@
 
 #include "dcutop/xalloc.h"
 
-enum { V_INT, V_NULL, V_TEXT };
+enum { V_INT, V_NULL, V_TEXT, V_OWNED };
 
 typedef struct {
     int64_t i;
-    const char* s;
+    const char* s; /* V_TEXT */
+    char* owned;   /* V_OWNED */
     int type;
 } Value;
 
@@ -35,8 +36,18 @@ RowBatch* RowBatch_new(TraceDb* db, const char* head, const char* row, int ncols
     return this;
 }
 
+/* frees the owned texts of values [from, to), which no statement took */
+static void drop(RowBatch* this, int from, int to) {
+    for (int k = from; k < to; k++) {
+        if (this->v[k].type == V_OWNED) {
+            free(this->v[k].owned);
+        }
+    }
+}
+
 void RowBatch_delete(RowBatch* this) {
     if (this) {
+        drop(this, 0, this->nv);
         sqlite3_finalize(this->many);
         sqlite3_finalize(this->one);
         free(this->v);
@@ -44,20 +55,24 @@ void RowBatch_delete(RowBatch* this) {
     }
 }
 
-static void add(RowBatch* this, int type, int64_t i, const char* s) {
-    this->v[this->nv++] = (Value){i, s, type};
+static void add(RowBatch* this, int type, int64_t i, const char* s, char* owned) {
+    this->v[this->nv++] = (Value){i, s, owned, type};
 }
 
 void RowBatch_int(RowBatch* this, int64_t v) {
-    add(this, V_INT, v, NULL);
+    add(this, V_INT, v, NULL, NULL);
 }
 
 void RowBatch_null(RowBatch* this) {
-    add(this, V_NULL, 0, NULL);
+    add(this, V_NULL, 0, NULL, NULL);
 }
 
 void RowBatch_text(RowBatch* this, const char* static_text) {
-    add(this, V_TEXT, 0, static_text);
+    add(this, V_TEXT, 0, static_text, NULL);
+}
+
+void RowBatch_textOwned(RowBatch* this, char* text) {
+    add(this, V_OWNED, 0, NULL, text);
 }
 
 /* head + rows copies of row, joined by commas */
@@ -93,6 +108,9 @@ static int run(sqlite3_stmt* st, const Value* v, int count) {
         case V_TEXT:
             sqlite3_bind_text(st, k + 1, v[k].s, -1, SQLITE_STATIC);
             break;
+        case V_OWNED: /* the statement frees it, at its next binding or finalize */
+            sqlite3_bind_text(st, k + 1, v[k].owned, -1, free);
+            break;
         default:
             sqlite3_bind_null(st, k + 1);
         }
@@ -106,8 +124,11 @@ int RowBatch_endRow(RowBatch* this) {
     if (this->nv < ROW_BATCH_ROWS * this->ncols) {
         return SQLITE_DONE;
     }
-    this->nv = 0;
     int rc = prepare(this, ROW_BATCH_ROWS, &this->many);
+    if (rc != SQLITE_OK) {
+        drop(this, 0, this->nv);
+    }
+    this->nv = 0;
     return rc == SQLITE_OK ? run(this->many, this->v, ROW_BATCH_ROWS * this->ncols) : rc;
 }
 
@@ -115,10 +136,13 @@ int RowBatch_flush(RowBatch* this) {
     int rc = SQLITE_DONE, nv = this->nv;
     this->nv = 0;
     if (nv > 0 && prepare(this, 1, &this->one) != SQLITE_OK) {
+        drop(this, 0, nv);
         return SQLITE_ERROR;
     }
-    for (int k = 0; k < nv && rc == SQLITE_DONE; k += this->ncols) {
+    int k = 0;
+    for (; k < nv && rc == SQLITE_DONE; k += this->ncols) {
         rc = run(this->one, this->v + k, this->ncols);
     }
+    drop(this, k, nv); /* the rows after a failed one */
     return rc;
 }

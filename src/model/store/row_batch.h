@@ -29,6 +29,8 @@ void RowBatch_delete(RowBatch* this);
 void RowBatch_int(RowBatch* this, int64_t v);
 void RowBatch_null(RowBatch* this);
 void RowBatch_text(RowBatch* this, const char* static_text);
+/* Text from malloc, which the batch frees once stored (or dropped). */
+void RowBatch_textOwned(RowBatch* this, char* text);
 
 /* Ends the row (after exactly ncols values); stores the batch once it is full. Returns
  * SQLITE_DONE, or the SQLite error of that store (its message in sqlite3_errmsg). */
