@@ -1,107 +1,62 @@
-/* api_split.c - see api_split.h. */
+/* api_split.c - see api_split.h. The calls come from api_scan.h's one scan; the cuts, a
+ * handful of rows, from temp.timeline_cut. */
 #include "api_split.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcutop/intern.h"
+#include "api_scan.h"
+#include "dcutop/i64_map.h"
 #include "dcutop/xalloc.h"
 
-#define EXACT_LIMIT ((int64_t)1 << 53)
-
-typedef struct {
-    ApiSplit* v;
-    int n, cap;
-    int64_t* abs_ns; /* per row: the sum of |dur_ns| of its calls, for the 2^53 bound */
-    Intern* ix;      /* (domain length, domain, name) -> 1 + index */
-    char* key;
-    size_t keycap;
-    int exact;
-} Acc;
-
-/* the row of (domain, name), added on first sight */
-static ApiSplit* row_of(Acc* a, const char* d, int dl, const char* nm, int nl) {
-    size_t len = sizeof(int) + (size_t)dl + (size_t)nl;
-    if (len > a->keycap) {
-        a->keycap = len * 2;
-        a->key = xrealloc(a->key, a->keycap);
+/* file_id -> 1 + index in *cut, from temp.timeline_cut; 0 when a value is not an integer
+ * (SQL would compare it its own way) */
+static int read_cuts(TraceDb* db, I64Map* ix, int64_t** cut, DcuStatus* s, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    *s = TraceDb_prepare(db, "SELECT file_id, cut_ns FROM temp.timeline_cut", &st, err);
+    int ok = *s == DCU_OK, n = 0;
+    while (ok && sqlite3_step(st) == SQLITE_ROW) {
+        ok = sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+             sqlite3_column_type(st, 1) == SQLITE_INTEGER;
+        *cut = xrealloc(*cut, sizeof(int64_t) * (size_t)(n + 1));
+        (*cut)[n++] = sqlite3_column_int64(st, 1);
+        I64Map_put(ix, sqlite3_column_int64(st, 0), n);
     }
-    memcpy(a->key, &dl, sizeof(int));
-    memcpy(a->key + sizeof(int), d, (size_t)dl);
-    memcpy(a->key + sizeof(int) + dl, nm, (size_t)nl);
-    int64_t i = Intern_get(a->ix, a->key, len);
-    if (i) {
-        return &a->v[i - 1];
-    }
-    if (a->n == a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 64;
-        a->v = xrealloc(a->v, sizeof(ApiSplit) * (size_t)a->cap);
-        a->abs_ns = xrealloc(a->abs_ns, sizeof(int64_t) * (size_t)a->cap);
-    }
-    ApiSplit* r = &a->v[a->n];
-    memset(r, 0, sizeof(*r));
-    r->domain = xmalloc((size_t)dl + 1);
-    memcpy(r->domain, d, (size_t)dl);
-    r->domain[dl] = '\0';
-    r->name = xmalloc((size_t)nl + 1);
-    memcpy(r->name, nm, (size_t)nl);
-    r->name[nl] = '\0';
-    if (strlen(r->domain) != (size_t)dl || strlen(r->name) != (size_t)nl) {
-        a->exact = 0; /* a NUL inside: C strings would compare it otherwise */
-    }
-    a->abs_ns[a->n] = 0;
-    Intern_put(a->ix, a->key, len, ++a->n);
-    return r;
+    sqlite3_finalize(st);
+    return ok;
 }
 
-static int is_int_or_null(sqlite3_stmt* st, int c) {
-    int t = sqlite3_column_type(st, c);
-    return t == SQLITE_INTEGER || t == SQLITE_NULL;
-}
-
-/* One joined row: domain, name, start_ns, dur_ns, cut_ns. */
-static void add(Acc* a, sqlite3_stmt* st) {
-    if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT ||
-        sqlite3_column_type(st, 3) != SQLITE_INTEGER || !is_int_or_null(st, 2) ||
-        !is_int_or_null(st, 4)) {
-        a->exact = 0; /* SQL compares and sums other types its own way */
-        return;
+/* the split of every group: v[g] for group g of the scan */
+static void split(const ApiScan* sc, const I64Map* ix, const int64_t* cut, ApiSplit* v) {
+    for (int g = 0; g < sc->ng; g++) {
+        v[g].domain = xstrdup(sc->g[g].domain);
+        v[g].name = xstrdup(sc->g[g].name);
+        v[g].calls = sc->g[g].calls;
+        v[g].total_ns = sc->g[g].total_ns;
     }
-    const char* d = (const char*)sqlite3_column_text(st, 0);
-    int dl = sqlite3_column_bytes(st, 0);
-    const char* nm = (const char*)sqlite3_column_text(st, 1);
-    ApiSplit* r = row_of(a, d, dl, nm, sqlite3_column_bytes(st, 1));
-    int64_t dur = sqlite3_column_int64(st, 3);
-    int64_t* abs_ns = &a->abs_ns[r - a->v];
-    int64_t mag = dur < 0 ? (dur == INT64_MIN ? EXACT_LIMIT + 1 : -dur) : dur;
-    if (mag > EXACT_LIMIT || (*abs_ns += mag) > EXACT_LIMIT) {
-        a->exact = 0;
-        return;
+    int64_t last_file = 0, c = 0;
+    for (int64_t i = 0; i < sc->n; i++) {
+        if (i == 0 || sc->file[i] != last_file) {
+            last_file = sc->file[i];
+            c = I64Map_get(ix, last_file);
+        }
+        if (!c) {
+            continue; /* no cut: neither side (SQL's c.cut_ns IS NOT NULL AND ...) */
+        }
+        ApiSplit* r = &v[sc->group[i]];
+        r->cut = 1;
+        if (!sc->has_start[i]) {
+            continue; /* start_ns < cut_ns is NULL: counted on neither side */
+        }
+        if (sc->start[i] < cut[c - 1]) {
+            r->first_calls++;
+            r->first_ns += sc->dur[i];
+        } else {
+            r->steady_calls++;
+            r->steady_ns += sc->dur[i];
+        }
     }
-    r->calls++;
-    r->total_ns += dur;
-    if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
-        return; /* no cut: neither side (SQL's c.cut_ns IS NOT NULL AND ...) */
-    }
-    r->cut = 1;
-    if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
-        return; /* start_ns < cut_ns is NULL: counted on neither side */
-    }
-    if (sqlite3_column_int64(st, 2) < sqlite3_column_int64(st, 4)) {
-        r->first_calls++;
-        r->first_ns += dur;
-    } else {
-        r->steady_calls++;
-        r->steady_ns += dur;
-    }
-}
-
-/* SQL's BINARY collation: bytes, then the shorter first */
-static int cmp_text(const char* x, const char* y) {
-    size_t lx = strlen(x), ly = strlen(y);
-    int c = memcmp(x, y, lx < ly ? lx : ly);
-    return c ? c : (lx > ly) - (lx < ly);
 }
 
 /* ORDER BY total DESC, name */
@@ -110,7 +65,7 @@ static int cmp_row(const void* p, const void* q) {
     if (x->total_ns != y->total_ns) {
         return x->total_ns > y->total_ns ? -1 : 1;
     }
-    return cmp_text(x->name, y->name);
+    return ApiScan_cmpText(x->name, y->name);
 }
 
 void ApiSplit_free(ApiSplit* v, int n) {
@@ -125,42 +80,30 @@ DcuStatus ApiSplit_read(TraceDb* db, ApiSplit** out, int* n, int* exact, DcuErro
     *out = NULL;
     *n = 0;
     *exact = 0;
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
-        db,
-        "SELECT a.domain, a.name, a.start_ns, a.dur_ns, c.cut_ns"
-        " FROM api_call a LEFT JOIN temp.timeline_cut c ON c.file_id = a.file_id"
-        " WHERE a.file_id IN (SELECT file_id FROM used_file WHERE layer = 'api')",
-        &st, err);
-    if (s != DCU_OK) {
+    const ApiScan* sc = NULL;
+    DcuStatus s = ApiScan_get(db, &sc, err);
+    if (s != DCU_OK || !sc->exact) {
         return s;
     }
-    Acc a = {0};
-    a.ix = Intern_new();
-    a.exact = 1;
-    int rc = SQLITE_DONE;
-    while (a.exact && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        add(&a, st);
-    }
-    if (a.exact && rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "timeline: %s", sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    sqlite3_finalize(st);
-    Intern_delete(a.ix);
-    free(a.key);
-    free(a.abs_ns);
-    if (s == DCU_OK && a.exact) {
-        qsort(a.v, (size_t)a.n, sizeof(ApiSplit), cmp_row);
-        for (int i = 1; i < a.n && a.exact; i++) {
-            a.exact = cmp_row(&a.v[i - 1], &a.v[i]) != 0; /* a tie SQL may order either way */
+    I64Map* ix = I64Map_new();
+    int64_t* cut = NULL;
+    int ok = read_cuts(db, ix, &cut, &s, err);
+    ApiSplit* v = ok ? xcalloc((size_t)(sc->ng ? sc->ng : 1), sizeof(ApiSplit)) : NULL;
+    if (ok) {
+        split(sc, ix, cut, v);
+        qsort(v, (size_t)sc->ng, sizeof(ApiSplit), cmp_row);
+        for (int i = 1; i < sc->ng && ok; i++) {
+            ok = cmp_row(&v[i - 1], &v[i]) != 0; /* a tie SQL may order either way */
         }
     }
-    if (s != DCU_OK || !a.exact) {
-        ApiSplit_free(a.v, a.n);
+    I64Map_delete(ix);
+    free(cut);
+    if (!ok) {
+        ApiSplit_free(v, v ? sc->ng : 0);
         return s;
     }
-    *out = a.v;
-    *n = a.n;
+    *out = v;
+    *n = sc->ng;
     *exact = 1;
     return DCU_OK;
 }

@@ -1,11 +1,9 @@
 /* api_split.h - the timeline's API table (timeline.c v_api): per domain and name, the calls
  * and time before and from each file's cut (temp.timeline_cut), in ORDER BY total DESC,
  * name. SQL grouped every API call for it with a sort (0.6 s at a million launches, issue
- * 23); here one scan sums them in a hash table. The figures are SQL's exactly: counts, and
- * sums of whole numbers whose magnitudes add up to at most 2^53 (every partial sum a
- * double holds, in any order). Where that or the order cannot be promised (larger sums,
- * values that are not integers, two rows of equal total and name that SQL may order either
- * way) the caller runs its SQL instead. */
+ * 23); here the calls in memory (api_scan.h) are summed per group. The figures are SQL's
+ * exactly where api_scan.h says so, and the order where no two rows have the same total
+ * and name (SQL may order those either way); otherwise the caller runs its SQL instead. */
 #ifndef DCUTOP_API_SPLIT_H
 #define DCUTOP_API_SPLIT_H
 
