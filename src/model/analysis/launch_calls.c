@@ -147,7 +147,15 @@ static DcuStatus read_calls(TraceDb* db, LaunchCalls** out, DcuError* err) {
         calls_free(t);
         return s;
     }
-    qsort(t->v, (size_t)t->n, sizeof(*t->v), cmp_call);
+    /* (corr, file, id) is a total order, so rows already in it (a Kineto trace's calls,
+     * read in the order launched) need no sort, and any sort gives the same rows */
+    int64_t k = 1;
+    while (k < t->n && cmp_call(&t->v[k - 1], &t->v[k]) < 0) {
+        k++;
+    }
+    if (k < t->n) {
+        qsort(t->v, (size_t)t->n, sizeof(*t->v), cmp_call);
+    }
     for (int64_t i = 0; i < t->n; i++) {
         if (i == 0 || t->v[i].corr != t->v[i - 1].corr) {
             I64Map_put(t->first, t->v[i].corr, i + 1);

@@ -10,6 +10,7 @@
 #include "dcutop/idle.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
+#include "api_summary.h"
 
 static const char* const view_names[VIEW_COUNT] = {"files", "hotspots", "categories", "api",
                                                    "copies"};
@@ -225,6 +226,7 @@ static DcuStatus finish(ResultSet* rs, const QueryOpts* o, const char* default_s
 /* ---- totals -------------------------------------------------------------------------- */
 
 static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err);
+static DcuStatus api_totals(TraceDb* db, int64_t* ns, int64_t* calls, DcuError* err);
 
 /* The totals are asked for by every section of a report; the API and copy summaries under
  * them group every call, so they are read once while the database is unchanged. */
@@ -246,20 +248,23 @@ DcuStatus Query_totals(TraceDb* db, Totals* t, DcuError* err) {
 
 static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
     memset(t, 0, sizeof(*t));
+    int64_t api_ns = 0, api_calls = 0;
+    DcuStatus s = api_totals(db, &api_ns, &api_calls, err);
+    if (s != DCU_OK) {
+        return s;
+    }
     sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
+    s = TraceDb_prepare(
         db,
-        /* each summary view grouped once (they group every API call and copy) */
-        "WITH api AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
-        "   CAST(total(calls) AS INTEGER) AS c FROM api_summary_v"
-        "   WHERE domain <> '" API_DOMAIN_PROFILER "'),"
-        " cp AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
+        /* each summary view grouped once (they group every API call and copy); the API
+         * figures from the API view's rows (api_totals) */
+        "WITH cp AS MATERIALIZED (SELECT CAST(total(total_ns) AS INTEGER) AS t,"
         "   CAST(total(calls) AS INTEGER) AS c FROM copy_summary_v)"
         " SELECT (SELECT CAST(total(total_ns) AS INTEGER) FROM kernel_summary),"
         " (SELECT CAST(total(calls) AS INTEGER) FROM kernel_summary),"
         " (SELECT count(*) FROM kernel_summary WHERE calls > 0),"
         " (SELECT coalesce(max(per_dispatch), 0) FROM kernel_summary),"
-        " (SELECT t FROM api), (SELECT c FROM api), (SELECT t FROM cp), (SELECT c FROM cp),"
+        " ?1, ?2, (SELECT t FROM cp), (SELECT c FROM cp),"
         " (SELECT count(*) FROM source_file),"
         " (SELECT count(*) FROM source_file WHERE rows_read > 0),"
         " (SELECT coalesce(sum(rows_rejected), 0) FROM source_file),"
@@ -289,6 +294,8 @@ static DcuStatus totals_read(TraceDb* db, Totals* t, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
+    sqlite3_bind_int64(st, 1, api_ns);
+    sqlite3_bind_int64(st, 2, api_calls);
     if (sqlite3_step(st) == SQLITE_ROW) {
         t->kernel_ns = sqlite3_column_int64(st, 0);
         t->dispatches = sqlite3_column_int64(st, 1);
@@ -918,6 +925,160 @@ static DcuStatus q_categories(TraceDb* db, const QueryOpts* o, ResultSet** out, 
     return finish(rs, o, "total_ns", out, err);
 }
 
+/* The API view's rows, in its order: the api_summary_v rows whose name matches filter
+ * (NULL: all), no %API yet. */
+static DcuStatus api_read(TraceDb* db, const char* filter, ResultSet** out, DcuError* err) {
+    *out = NULL;
+    sqlite3_stmt* st = NULL;
+    /* the profiler's own calls last, with no share of host API time */
+    DcuStatus s = TraceDb_prepare(
+        db,
+        "SELECT domain, name, calls, total_ns, total_ns * 1.0 / nullif(calls, 0), min_ns, max_ns,"
+        " CASE WHEN per_call THEN 'per-call' ELSE 'stats' END"
+        " FROM api_summary_v WHERE ?1 IS NULL OR regexp(?1, name)"
+        " ORDER BY domain = '" API_DOMAIN_PROFILER "', total_ns DESC, name",
+        &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    filter ? sqlite3_bind_text(st, 1, filter, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, 1);
+    ResultSet* rs = ResultSet_new("api", api_cols, NCOLS(api_cols));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = ResultSet_addRow(rs);
+        for (int c = A_DOMAIN; c <= A_MAX; c++) {
+            set_col(rs, r, c, st, c);
+        }
+        set_col(rs, r, A_SRC, st, 7);
+    }
+    if (rc != SQLITE_DONE) {
+        s = step_error(db, err);
+    }
+    sqlite3_finalize(st);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        return s;
+    }
+    *out = rs;
+    return DCU_OK;
+}
+
+static void api_rows_free(void* p) {
+    ResultSet_delete(p);
+}
+
+/* api_read's rows from api_summary.h's sums, cell for cell as set_col sets the SQL's; 0
+ * when those are not promised to be SQL's */
+static int api_read_mem(TraceDb* db, ResultSet** out, DcuStatus* s, DcuError* err) {
+    ApiSumRow* v = NULL;
+    int n = 0, exact = 0;
+    *s = ApiSummary_rows(db, &v, &n, &exact, err);
+    if (*s != DCU_OK || !exact) {
+        return 0;
+    }
+    ResultSet* rs = ResultSet_new("api", api_cols, NCOLS(api_cols));
+    ResultSet_reserve(rs, n);
+    for (int i = 0; i < n; i++) {
+        const ApiSumRow* a = &v[i];
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, A_DOMAIN, a->domain);
+        ResultSet_setText(rs, r, A_NAME, a->name);
+        ResultSet_setInt(rs, r, A_CALLS, a->calls);
+        ResultSet_setInt(rs, r, A_TOTAL, a->total_ns);
+        if (a->calls != 0) { /* total_ns * 1.0 / nullif(calls, 0): a REAL */
+            ResultSet_setNs(rs, r, A_AVG, (double)a->total_ns * 1.0 / (double)a->calls);
+        }
+        if (a->has_min) {
+            ResultSet_setInt(rs, r, A_MIN, a->min_ns);
+        }
+        if (a->has_max) {
+            ResultSet_setInt(rs, r, A_MAX, a->max_ns);
+        }
+        ResultSet_setText(rs, r, A_SRC, a->per_call ? "per-call" : "stats");
+    }
+    ApiSummary_free(v, n);
+    *out = rs;
+    return 1;
+}
+
+/* Every row of the API view, kept while the database is unchanged: the totals' API figures
+ * and an unfiltered API view read them, one grouping of every API call instead of two (0.4 s
+ * at a million launches, issue 23). */
+static DcuStatus api_rows(TraceDb* db, const ResultSet** out, DcuError* err) {
+    *out = TraceDb_cached(db, TRACEDB_CACHE_API_ROWS, TraceDb_state(db));
+    if (*out) {
+        return DCU_OK;
+    }
+    ResultSet* rs = NULL;
+    DcuStatus s = DCU_OK;
+    if (!api_read_mem(db, &rs, &s, err) && s == DCU_OK) {
+        s = api_read(db, NULL, &rs, err);
+    }
+    if (s == DCU_OK) {
+        TraceDb_setCached(db, TRACEDB_CACHE_API_ROWS, TraceDb_state(db), rs, api_rows_free);
+        *out = rs;
+    }
+    return s;
+}
+
+/* SQL's domain = 'PROFILER' (domain is NOT NULL; names hold no NUL) */
+static int api_profiler(const ResultSet* rs, int r) {
+    const RsCell* c = ResultSet_cellc(rs, r, A_DOMAIN);
+    return !c->null && c->s && strcmp(c->s, API_DOMAIN_PROFILER) == 0;
+}
+
+/* CAST(total(x) AS INTEGER) over the API view's rows but the profiler's, x = total_ns and
+ * calls. Summed as integers: the same value while no partial sum leaves +-2^53, where
+ * doubles hold every whole number (SQLite's total() adds doubles in 3.40, exact integers
+ * later); past that, SQL's own. */
+static DcuStatus api_totals(TraceDb* db, int64_t* ns, int64_t* calls, DcuError* err) {
+    const ResultSet* rs = NULL;
+    DcuStatus s = api_rows(db, &rs, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    const int64_t lim = (int64_t)1 << 53;
+    int64_t t = 0, c = 0;
+    int exact = 1;
+    for (int r = 0; r < rs->nrows && exact; r++) {
+        const RsCell *tc = ResultSet_cellc(rs, r, A_TOTAL), *cc = ResultSet_cellc(rs, r, A_CALLS);
+        if (api_profiler(rs, r)) {
+            continue;
+        }
+        exact = !tc->null && !cc->null && tc->i >= -lim && tc->i <= lim && cc->i >= -lim &&
+                cc->i <= lim;
+        t += exact ? tc->i : 0;
+        c += exact ? cc->i : 0;
+        exact = exact && t >= -lim && t <= lim && c >= -lim && c <= lim;
+    }
+    if (exact) {
+        *ns = t;
+        *calls = c;
+        return DCU_OK;
+    }
+    *ns = TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v"
+                                " WHERE domain <> '" API_DOMAIN_PROFILER "'");
+    *calls = TraceDb_scalarInt(db, "SELECT CAST(total(calls) AS INTEGER) FROM api_summary_v"
+                                   " WHERE domain <> '" API_DOMAIN_PROFILER "'");
+    return DCU_OK;
+}
+
+/* A copy of src's rows (same columns) */
+static ResultSet* api_copy(const ResultSet* src) {
+    ResultSet* rs = ResultSet_new(src->name, src->cols, src->ncols);
+    ResultSet_reserve(rs, src->nrows);
+    for (int r = 0; r < src->nrows; r++) {
+        int nr = ResultSet_addRow(rs);
+        for (int c = 0; c < src->ncols; c++) {
+            const RsCell* from = ResultSet_cellc(src, r, c);
+            RsCell* to = ResultSet_cell(rs, nr, c);
+            *to = *from;
+            to->s = from->s ? xstrdup(from->s) : NULL;
+        }
+    }
+    return rs;
+}
+
 static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     /* the same figure as the totals' api_ns, which are cached: one grouping of every API
      * call fewer per API view (0.9 s at a million launches, issue 11) */
@@ -927,42 +1088,26 @@ static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuErro
                        : (double)TraceDb_scalarInt(
                              db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v"
                                  " WHERE domain <> '" API_DOMAIN_PROFILER "'");
-    sqlite3_stmt* st = NULL;
-    /* the profiler's own calls last, with no share of host API time */
-    DcuStatus s = TraceDb_prepare(
-        db,
-        "SELECT domain, name, calls, total_ns, total_ns * 1.0 / nullif(calls, 0), min_ns, max_ns,"
-        " CASE WHEN per_call THEN 'per-call' ELSE 'stats' END,"
-        " domain = '" API_DOMAIN_PROFILER "'"
-        " FROM api_summary_v WHERE ?1 IS NULL OR regexp(?1, name)"
-        " ORDER BY domain = '" API_DOMAIN_PROFILER "', total_ns DESC, name",
-        &st, err);
+    ResultSet* rs = NULL;
+    DcuStatus s = DCU_OK;
+    if (o && o->filter && *o->filter) {
+        s = api_read(db, o->filter, &rs, err);
+    } else {
+        const ResultSet* all = NULL;
+        s = api_rows(db, &all, err);
+        rs = s == DCU_OK ? api_copy(all) : NULL;
+    }
     if (s != DCU_OK) {
         return s;
     }
-    bind_filter(st, 1, o);
-    ResultSet* rs = ResultSet_new("api", api_cols, NCOLS(api_cols));
-    int rc, profiler = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = ResultSet_addRow(rs);
-        for (int c = A_DOMAIN; c <= A_MAX; c++) {
-            set_col(rs, r, c, st, c);
-        }
-        set_col(rs, r, A_SRC, st, 7);
-        if (sqlite3_column_int(st, 8)) {
+    int profiler = 0;
+    for (int r = 0; r < rs->nrows; r++) {
+        if (api_profiler(rs, r)) {
             profiler++;
             continue; /* %API stays NULL: not host API time */
         }
         double p = total > 0 ? ResultSet_cell(rs, r, A_TOTAL)->i / total : 0;
         ResultSet_setReal(rs, r, A_PCT, 100.0 * p);
-    }
-    if (rc != SQLITE_DONE) {
-        s = step_error(db, err);
-    }
-    sqlite3_finalize(st);
-    if (s != DCU_OK) {
-        ResultSet_delete(rs);
-        return s;
     }
     rs->trailing = profiler;
     if (profiler) {

@@ -38,13 +38,16 @@ static void offer(Calls* m, int64_t corr, const Call* c) {
     I64Map_put(m->ix, corr, m->n);
 }
 
-/* Every call with a correlation id in any file of the run. */
+/* Every call with a correlation id in any file of the run. A table scan: through the
+ * index on (file_id, corr_id) each row cost a seek besides (304 -> 220 ms at a million
+ * calls); the order rows come in is moot, `better` ranks them whatever it is. */
 static DcuStatus read_calls(TraceDb* db, int64_t run, Calls* m, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db,
                                   "SELECT a.corr_id, a.domain = 'HIP', a.id, a.tid, a.start_ns"
-                                  " FROM source_file f JOIN api_call a ON a.file_id = f.id"
-                                  " WHERE f.run_id = ?1 AND a.corr_id IS NOT NULL",
+                                  " FROM api_call a NOT INDEXED WHERE a.corr_id IS NOT NULL"
+                                  " AND a.file_id IN (SELECT id FROM source_file"
+                                  " WHERE run_id = ?1)",
                                   &st, err);
     if (s != DCU_OK) {
         return s;

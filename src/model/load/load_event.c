@@ -13,6 +13,7 @@
 #include "dcutop/intern.h"
 #include "dcutop/names.h"
 #include "store/dispatch_agg.h"
+#include "store/row_batch.h"
 #include "dcutop/xalloc.h"
 
 void LoadDispatch_init(LoadDispatch* d) {
@@ -30,10 +31,8 @@ static void bind_i(sqlite3_stmt* st, int idx, int64_t v) {
     }
 }
 
-static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+/* 1 when an insert's result rc is SQLITE_DONE; else says why on f and returns 0 */
+static int stored(LoaderCore* core, LoadFile* f, int rc) {
     if (rc != SQLITE_DONE) {
         int base = rc & 0xff;
         if ((base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) &&
@@ -44,6 +43,13 @@ static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
         return 0;
     }
     return 1;
+}
+
+static int step(LoaderCore* core, LoadFile* f, sqlite3_stmt* st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return stored(core, f, rc);
 }
 
 /* Rejects the row: "where: reason" for formats without lines, "reason" at f->line for CSV. */
@@ -188,6 +194,22 @@ static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
     return row;
 }
 
+static void batch_i(RowBatch* b, int64_t v) {
+    v == LOAD_NULL ? RowBatch_null(b) : RowBatch_int(b, v);
+}
+
+/* The domains the readers name, as static text a batch may keep (row_batch.h); NULL for
+ * another, which the batch gets a copy of. */
+static const char* static_domain(const char* d) {
+    static const char* const known[] = {"HIP", "HSA", "CUDA", "CUDA_DRIVER", "MARKER"};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (strcmp(d, known[i]) == 0) {
+            return known[i];
+        }
+    }
+    return NULL;
+}
+
 int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const char* domain,
                       const char* name, size_t name_len, int64_t pid, int64_t tid,
                       int64_t corr, int64_t start, int64_t end, int rank) {
@@ -199,17 +221,26 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
     if (!check_times(core, f, where, &start, &end, &dur)) {
         return 0;
     }
-    sqlite3_stmt* st = core->st[ST_APICALL];
-    sqlite3_bind_int64(st, 1, f->id);
-    sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, Names_normalize(name, name_len), -1, free);
-    bind_i(st, 4, pid);
-    bind_i(st, 5, tid);
-    bind_i(st, 6, corr);
-    bind_i(st, 7, start);
-    bind_i(st, 8, end);
-    sqlite3_bind_int64(st, 9, dur);
-    if (!step(core, f, st)) {
+    RowBatch* b = core->calls;
+    RowBatch_int(b, f->id);
+    const char* known = domain ? static_domain(domain) : NULL;
+    if (known) {
+        RowBatch_text(b, known);
+    } else if (domain) {
+        RowBatch_textOwned(b, xstrdup(domain));
+    } else {
+        RowBatch_null(b);
+    }
+    RowBatch_textOwned(b, Names_normalize(name, name_len));
+    batch_i(b, pid);
+    batch_i(b, tid);
+    batch_i(b, corr);
+    batch_i(b, start);
+    batch_i(b, end);
+    RowBatch_int(b, dur);
+    /* no domain: NOT NULL refuses the row; stored alone (after the rows before it), so
+     * that only it is lost, with SQLite's message, as when each row had its statement */
+    if (!stored(core, f, domain ? RowBatch_endRow(b) : RowBatch_flush(b))) {
         return 0;
     }
     count(f, LAYER_API, rank);
@@ -299,11 +330,15 @@ int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const 
 }
 
 int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext) {
-    sqlite3_stmt* st = core->st[ST_EXTLINK];
-    sqlite3_bind_int64(st, 1, f->id);
-    sqlite3_bind_int64(st, 2, corr);
-    sqlite3_bind_int64(st, 3, ext);
-    return step(core, f, st);
+    RowBatch_int(core->links, f->id);
+    RowBatch_int(core->links, corr);
+    RowBatch_int(core->links, ext);
+    return stored(core, f, RowBatch_endRow(core->links));
+}
+
+int LoadEvent_flush(LoaderCore* core, LoadFile* f) {
+    int ok = stored(core, f, RowBatch_flush(core->calls));
+    return stored(core, f, RowBatch_flush(core->links)) && ok;
 }
 
 int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,

@@ -80,8 +80,11 @@ int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char
 /* A PMC counter value of a stored dispatch (marks the file as a PMC run). */
 int LoadEvent_counter(LoaderCore* core, LoadFile* f, int64_t dispatch_id, const char* name,
                       double value);
-/* Kineto: correlation id -> External id (from kernels, copies and runtime calls). */
+/* Kineto: correlation id -> External id (from kernels, copies and runtime calls). Kept
+ * back and stored in batches (row_batch.h): 0 when a batch it completed failed. */
 int LoadEvent_extLink(LoaderCore* core, LoadFile* f, int64_t corr, int64_t ext);
+/* Stores the rows still kept back for f (the end of the file): 0 when that failed. */
+int LoadEvent_flush(LoaderCore* core, LoadFile* f);
 /* Kineto cpu_op (an aten op); call_stack may be NULL. */
 int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char* name,
                     size_t name_len, int64_t pid, int64_t tid, int64_t ext, int64_t start,

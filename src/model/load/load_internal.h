@@ -28,13 +28,11 @@ enum { /* prepared statements, owned by the Loader */
     ST_COUNTER,
     ST_KSTAT,
     ST_APISTAT,
-    ST_APICALL,
     ST_COPYSTAT,
     ST_COPY,
     ST_RANGE,
     ST_AGENT,
     ST_MSG,
-    ST_EXTLINK,
     ST_CPUOP,
     ST_PYFRAME,
     ST_COUNT
@@ -74,6 +72,8 @@ typedef struct LoaderCore_ {
     uint64_t bytes_total;
     struct StackLoad_* stacks; /* load_stacks.c state (owned), NULL until a stack file */
     struct DispatchAgg_* agg;  /* this file's per-kernel sums (dispatch_agg.h, owned) */
+    struct RowBatch_* links;   /* ext_link rows not stored yet (row_batch.h, owned) */
+    struct RowBatch_* calls;   /* api_call rows not stored yet (row_batch.h, owned) */
     int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
                      * (its temp folder full, most likely); the load stops (load_one) */
     SqlBudget sql_budget; /* load_sqlite.c: the read budget left to the rest of the load */

@@ -24,6 +24,7 @@
 #include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
 #include "load_internal.h"
+#include "store/row_batch.h"
 
 #define NO_TID INT64_MIN
 
@@ -339,7 +340,7 @@ static int attribute(const Attr* a, int64_t dfile, int64_t tid, int64_t t) {
 /* One run's dispatches: the launch (its call's time and thread; else its own start and
  * thread; else none) and the innermost range open there. */
 static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const int64_t* files,
-                               int64_t nfiles, int with_calls, sqlite3_stmt* ins,
+                               int64_t nfiles, int with_calls, RowBatch* ins,
                                DcuError* err) {
     LaunchLink* v = NULL;
     int64_t n = 0;
@@ -362,15 +363,17 @@ static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const in
             tid = NO_TID;
         }
         int k = how[0] == 'n' ? -1 : attribute(a, l->file_id, tid, t);
-        sqlite3_bind_int64(ins, 1, l->dispatch_id);
-        k >= 0 ? sqlite3_bind_int64(ins, 2, k + 1) : sqlite3_bind_null(ins, 2);
-        how[0] == 'n' ? sqlite3_bind_null(ins, 3) : sqlite3_bind_int64(ins, 3, t);
-        sqlite3_bind_text(ins, 4, how, -1, SQLITE_STATIC);
-        if (sqlite3_step(ins) != SQLITE_DONE) {
+        RowBatch_int(ins, l->dispatch_id);
+        k >= 0 ? RowBatch_int(ins, k + 1) : RowBatch_null(ins);
+        how[0] == 'n' ? RowBatch_null(ins) : RowBatch_int(ins, t);
+        RowBatch_text(ins, how);
+        if (RowBatch_endRow(ins) != SQLITE_DONE) {
             s = Error_set(err, DCU_ERR_SQL, "dispatch_range: %s",
                           sqlite3_errmsg(TraceDb_handle(db)));
         }
-        sqlite3_reset(ins);
+    }
+    if (s == DCU_OK && RowBatch_flush(ins) != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "dispatch_range: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
     free(v);
     return s;
@@ -415,13 +418,11 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
         s = TraceDb_exec(db, "CREATE INDEX IF NOT EXISTS api_call_file ON api_call(file_id,"
                              " corr_id)", err);
     }
-    sqlite3_stmt* ins = NULL;
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "INSERT OR REPLACE INTO dispatch_range(dispatch_id, range_id,"
-                            " launch_ns, how) VALUES(?1, ?2, ?3, ?4)",
-                            &ins, err);
-    }
+    /* a row per dispatch: stored 64 a statement (row_batch.h), in the order they come */
+    RowBatch* ins = RowBatch_new(db,
+                                 "INSERT OR REPLACE INTO dispatch_range(dispatch_id, range_id,"
+                                 " launch_ns, how) VALUES",
+                                 "(?, ?, ?, ?)", 4);
     /* run by run (dispatch_range is keyed by dispatch id: the order rows come in is moot) */
     int64_t *files = NULL, *runs = NULL, nfiles = 0;
     if (s == DCU_OK) {
@@ -437,7 +438,7 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     }
     free(files);
     free(runs);
-    sqlite3_finalize(ins);
+    RowBatch_delete(ins);
     Intern_delete(a.gix);
     free(a.g);
     free(a.compat);

@@ -28,6 +28,7 @@
 #include "dcutop/xalloc.h"
 #include "gz_file.h"
 #include "load_internal.h"
+#include "store/row_batch.h"
 
 enum { SF_NONE, SF_TEXT, SF_CSV, SF_FOLDED, SF_UNKNOWN };
 
@@ -1506,7 +1507,8 @@ static DcuStatus stacked_dispatches(TraceDb* db, I64Map* set, DcuError* err) {
 
 /* The statements of one Kineto stack pass (kineto_stacks). */
 typedef struct {
-    sqlite3_stmt *op, *enclosing, *parent, *ins;
+    sqlite3_stmt *op, *enclosing, *parent;
+    RowBatch* ins; /* kernel_stack rows */
     I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
     I64Map* done;  /* dispatches a stack dump gave a stack already */
     int64_t only_file; /* the one file of every ext_link and cpu_op row; 0: several */
@@ -1567,15 +1569,17 @@ static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* e
             continue; /* each dispatch comes once (one file, one row): only these are done */
         }
         int64_t node = op_node(c, p, file_id, d->op);
-        sqlite3_bind_int64(p->ins, 1, file_id);
-        node > 1 ? sqlite3_bind_int64(p->ins, 2, node - 1) : sqlite3_bind_null(p->ins, 2);
-        sqlite3_bind_int64(p->ins, 3, d->kernel_id);
-        sqlite3_bind_int64(p->ins, 4, d->dispatch_id);
-        sqlite3_bind_int64(p->ins, 5, d->dur_ns);
-        if (sqlite3_step(p->ins) != SQLITE_DONE) {
+        RowBatch_int(p->ins, file_id);
+        node > 1 ? RowBatch_int(p->ins, node - 1) : RowBatch_null(p->ins);
+        RowBatch_int(p->ins, d->kernel_id);
+        RowBatch_int(p->ins, d->dispatch_id);
+        RowBatch_int(p->ins, d->dur_ns);
+        if (RowBatch_endRow(p->ins) != SQLITE_DONE) {
             s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
         }
-        sqlite3_reset(p->ins);
+    }
+    if (s == DCU_OK && RowBatch_flush(p->ins) != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
     }
     free(v);
     return s;
@@ -1597,14 +1601,11 @@ static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
         s = TraceDb_prepare(db, "SELECT name, coalesce(parent_id, 0) FROM py_frame WHERE id = ?1",
                             &p->parent, err);
     }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(
-            db,
-            "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id, dispatch_id,"
-            " match, calls, time_ns) VALUES(?1, ?2, 'kineto', ?3, ?4,"
-            " 'correlation', 1, ?5)",
-            &p->ins, err);
-    }
+    /* a million rows at a Kineto load: stored 64 a statement (row_batch.h) */
+    p->ins = RowBatch_new(db,
+                          "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id,"
+                          " dispatch_id, match, calls, time_ns) VALUES",
+                          "(?, ?, 'kineto', ?, ?, 'correlation', 1, ?)", 5);
     p->by_op = I64Map_new();
     /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
      * rather than probed per dispatch with NOT EXISTS while rows are added: the probe and
@@ -1620,7 +1621,7 @@ static void kineto_release(KinetoPass* p) {
     sqlite3_finalize(p->op);
     sqlite3_finalize(p->enclosing);
     sqlite3_finalize(p->parent);
-    sqlite3_finalize(p->ins);
+    RowBatch_delete(p->ins);
     I64Map_delete(p->by_op);
     I64Map_delete(p->done);
 }

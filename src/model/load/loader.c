@@ -21,6 +21,8 @@
 #include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 #include "store/dispatch_agg.h"
+#include "store/row_batch.h"
+#include "load_event.h"
 #include "load_internal.h"
 
 #define MAX_DEPTH 8
@@ -54,8 +56,6 @@ static const char* const stmt_sql[ST_COUNT] = {
                  " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_APISTAT] = "INSERT INTO api_stat(file_id, domain, name, calls, total_ns, min_ns, max_ns,"
                    " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [ST_APICALL] = "INSERT INTO api_call(file_id, domain, name, pid, tid, corr_id, start_ns,"
-                   " end_ns, dur_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_COPYSTAT] = "INSERT INTO copy_stat(file_id, name, calls, total_ns, min_ns, max_ns,"
                     " stddev_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_COPY] = "INSERT INTO copy(file_id, name, src_agent, dst_agent, stream, corr_id, bytes,"
@@ -66,7 +66,6 @@ static const char* const stmt_sql[ST_COUNT] = {
     [ST_AGENT] = "INSERT INTO agent(file_id, node_id, type, name, product_name, cu_count,"
                  " wave_size, gfx_version) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_MSG] = "INSERT INTO load_message(file_id, line, message) VALUES(?1, ?2, ?3)",
-    [ST_EXTLINK] = "INSERT INTO ext_link(file_id, corr_id, ext_id) VALUES(?1, ?2, ?3)",
     [ST_CPUOP] = "INSERT INTO cpu_op(file_id, name, pid, tid, ext_id, start_ns, end_ns,"
                  " call_stack, input_dims, input_types, input_strides, concrete_inputs)"
                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -108,6 +107,8 @@ void Loader_delete(Loader* this) {
     Intern_delete(this->core.raw_kernels);
     SharedIntern_delete(this->core.raw_shared);
     DispatchAgg_delete(this->core.agg);
+    RowBatch_delete(this->core.links);
+    RowBatch_delete(this->core.calls);
     sqlite3_finalize(this->file_ins);
     sqlite3_finalize(this->file_upd);
     sqlite3_finalize(this->layer_ins);
@@ -416,6 +417,7 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     } else {
         fs = read_file(core, &f, &ferr);
     }
+    LoadEvent_flush(core, &f); /* the rows kept back, before the check and any reader */
     if (core->storage_rc) { /* no later file could be stored either: stop, and say why */
         free(f.note);
         return Error_set(err, DCU_ERR_IO,
@@ -488,6 +490,15 @@ static DcuStatus finish_runs(Loader* this, DcuError* err) {
 DcuStatus Loader_run(Loader* this, DcuError* err) {
     LoaderCore* core = &this->core;
     DcuStatus s = TraceDb_exec(core->db, "BEGIN", err);
+    if (!core->links) {
+        core->links = RowBatch_new(core->db, "INSERT INTO ext_link(file_id, corr_id, ext_id)"
+                                   " VALUES", "(?, ?, ?)", 3);
+    }
+    if (!core->calls) { /* a million rows at a 1M-kernel Kineto load */
+        core->calls = RowBatch_new(core->db, "INSERT INTO api_call(file_id, domain, name, pid,"
+                                   " tid, corr_id, start_ns, end_ns, dur_ns) VALUES",
+                                   "(?, ?, ?, ?, ?, ?, ?, ?, ?)", 9);
+    }
     for (int i = 0; s == DCU_OK && i < ST_COUNT; i++) {
         if (!core->st[i]) {
             s = TraceDb_prepare(core->db, stmt_sql[i], &core->st[i], err);
