@@ -32,3 +32,16 @@ vg() {
 }
 vg tour sample-traces/dcu-weather-transformer
 vg stacks sample-traces/pytorch-h200-climate-transformer
+# a Kineto trace's report: its ranges and launch links (the range pass once tested a bit of
+# an unset field, which valgrind reported)
+valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    --log-file="$TMP/qwen.vg" "$DCUTOP" --report "$REAL/pytorch-kineto-mi300-qwen" \
+    >"$TMP/qwen.out" 2>"$TMP/qwen.err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$TMP/qwen.vg" ]; then
+    ok "valgrind Kineto report (mi300 qwen): no memory error, no definite leak"
+else
+    notok "valgrind Kineto report (mi300 qwen): no memory error, no definite leak (exit $rc)"
+    head -40 "$TMP/qwen.vg" | sed 's/^/#   /'
+fi
+check "valgrind Kineto report: it ran to its end" grep -q "^Advice\|^What to optimise first" "$TMP/qwen.out"

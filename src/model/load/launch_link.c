@@ -104,14 +104,14 @@ static DcuStatus read_dispatches(TraceDb* db, const int64_t* files, int64_t nfil
             int64_t i = calls && sqlite3_column_type(st, 3) != SQLITE_NULL
                             ? I64Map_get(calls->ix, sqlite3_column_int64(st, 3))
                             : 0;
-            l->call = i != 0;
-            if (i) {
-                const Call* c = &calls->v[i - 1];
-                l->call_tid = c->tid;
-                l->call_start = c->start;
-                l->call_has_tid = c->has_tid != 0;
-                l->call_has_start = c->has_start != 0;
-            }
+            /* every field set, found or not: the compiler tests `call && call_has_start`
+             * as one mask over their shared byte, and valgrind saw an unset bit there */
+            const Call* c = i ? &calls->v[i - 1] : NULL;
+            l->call = c != NULL;
+            l->call_tid = c ? c->tid : 0;
+            l->call_start = c ? c->start : 0;
+            l->call_has_tid = c && c->has_tid;
+            l->call_has_start = c && c->has_start;
         }
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {
