@@ -144,7 +144,7 @@ DcuStatus ApiSummary_rows(TraceDb* db, ApiSumRow** out, int* n, int* exact, DcuE
     for (int i = 0; ok && i < m.n; i++) {
         m.v[i].profiler = strcmp(m.v[i].domain, API_DOMAIN_PROFILER) == 0;
     }
-    if (ok) {
+    if (ok && m.n > 1) { /* none: m.v is NULL, which qsort may not be given */
         qsort(m.v, (size_t)m.n, sizeof(ApiSumRow), cmp_row);
         for (int i = 1; i < m.n && ok; i++) {
             ok = cmp_row(&m.v[i - 1], &m.v[i]) != 0; /* a tie SQL may order either way */
