@@ -8,8 +8,6 @@
 #include "dcutop/intern.h"
 #include "dcutop/xalloc.h"
 
-#define EXACT_LIMIT ((int64_t)1 << 53)
-
 typedef struct {
     ApiScan* s;
     int capg;
@@ -43,17 +41,27 @@ static char* copy_text(const char* p, int n) {
     return c;
 }
 
+int64_t ApiScan_magnitude(int64_t x) {
+    return x < 0 ? (x == INT64_MIN ? API_EXACT_LIMIT + 1 : -x) : x;
+}
+
+size_t ApiScan_groupKey(char** key, size_t* cap, const char* d, int dl, const char* nm,
+                        size_t nl) {
+    size_t len = sizeof(int) + (size_t)dl + nl;
+    if (len > *cap) {
+        *cap = len * 2;
+        *key = xrealloc(*key, *cap);
+    }
+    memcpy(*key, &dl, sizeof(int));
+    memcpy(*key + sizeof(int), d, (size_t)dl);
+    memcpy(*key + sizeof(int) + dl, nm, nl);
+    return len;
+}
+
 /* the index of group (domain, name), added on first sight; -1 when SQL would compare the
  * texts otherwise than C strings do (a NUL inside) */
 static int64_t group_of(Build* b, const char* d, int dl, const char* nm, int nl) {
-    size_t len = sizeof(int) + (size_t)dl + (size_t)nl;
-    if (len > b->keycap) {
-        b->keycap = len * 2;
-        b->key = xrealloc(b->key, b->keycap);
-    }
-    memcpy(b->key, &dl, sizeof(int));
-    memcpy(b->key + sizeof(int), d, (size_t)dl);
-    memcpy(b->key + sizeof(int) + dl, nm, (size_t)nl);
+    size_t len = ApiScan_groupKey(&b->key, &b->keycap, d, dl, nm, (size_t)nl);
     int64_t i = Intern_get(b->ix, b->key, len);
     if (i) {
         return i - 1;
@@ -104,8 +112,8 @@ static int add(Build* b, sqlite3_stmt* st) {
     ApiScan* s = b->s;
     ApiGroup* g = &s->g[gi];
     int64_t dur = sqlite3_column_int64(st, 4);
-    int64_t mag = dur < 0 ? (dur == INT64_MIN ? EXACT_LIMIT + 1 : -dur) : dur;
-    if (mag > EXACT_LIMIT || (g->abs_ns += mag) > EXACT_LIMIT) {
+    int64_t mag = ApiScan_magnitude(dur);
+    if (mag > API_EXACT_LIMIT || (g->abs_ns += mag) > API_EXACT_LIMIT) {
         return 0;
     }
     g->min_ns = g->calls == 0 || dur < g->min_ns ? dur : g->min_ns;
@@ -173,7 +181,5 @@ DcuStatus ApiScan_get(TraceDb* db, const ApiScan** out, DcuError* err) {
 }
 
 int ApiScan_cmpText(const char* x, const char* y) {
-    size_t lx = strlen(x), ly = strlen(y);
-    int c = memcmp(x, y, lx < ly ? lx : ly);
-    return c ? c : (lx > ly) - (lx < ly);
+    return strcmp(x, y);
 }

@@ -10,6 +10,7 @@
 #ifndef DCUTOP_API_SCAN_H
 #define DCUTOP_API_SCAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dcutop/error.h"
@@ -34,10 +35,23 @@ typedef struct {
     int exact;          /* 0: the figures might not be SQL's (then nothing else is set) */
 } ApiScan;
 
+/* The bound of the exact sums: every whole number up to it in magnitude is a double, so a
+ * sum whose partial sums stay within it is SQL's total() whatever the order of adding. */
+#define API_EXACT_LIMIT ((int64_t)1 << 53)
+
+/* |x|; past API_EXACT_LIMIT for INT64_MIN, whose magnitude no int64 holds. */
+int64_t ApiScan_magnitude(int64_t x);
+
+/* The hash key of the group (domain, name): the domain's length, the domain, the name, in
+ * *key (grown to *cap as needed); returns the key's length. */
+size_t ApiScan_groupKey(char** key, size_t* cap, const char* d, int dl, const char* nm,
+                        size_t nl);
+
 /* The scan, cached (owned by the database's cache: valid until the next call). */
 DcuStatus ApiScan_get(TraceDb* db, const ApiScan** out, DcuError* err);
 
-/* SQL's BINARY collation of two NUL-free texts: bytes, then the shorter first. */
+/* SQL's BINARY collation of two NUL-free texts (bytes as unsigned, then the shorter first:
+ * strcmp's order). */
 int ApiScan_cmpText(const char* x, const char* y);
 
 #endif

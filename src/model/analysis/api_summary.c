@@ -9,28 +9,19 @@
 #include "dcutop/intern.h"
 #include "dcutop/xalloc.h"
 
-#define EXACT_LIMIT ((int64_t)1 << 53)
-
 typedef struct {
     ApiSumRow* v;
     int n, cap;
     int64_t* abs; /* per row: |calls| and |total_ns| summed, two a row, for the 2^53 bound */
-    Intern* ix;   /* (domain length, domain, name) -> 1 + index */
+    Intern* ix;   /* ApiScan_groupKey -> 1 + index */
+    char* key;
+    size_t keycap;
 } Sums;
-
-static int64_t mag(int64_t x) {
-    return x < 0 ? (x == INT64_MIN ? EXACT_LIMIT + 1 : -x) : x;
-}
 
 /* the row of (domain, name), added on first sight (texts without a NUL) */
 static ApiSumRow* row_of(Sums* m, const char* d, const char* nm) {
-    int dl = (int)strlen(d);
-    size_t nl = strlen(nm), len = sizeof(int) + (size_t)dl + nl;
-    char* key = xmalloc(len);
-    memcpy(key, &dl, sizeof(int));
-    memcpy(key + sizeof(int), d, (size_t)dl);
-    memcpy(key + sizeof(int) + dl, nm, nl);
-    int64_t i = Intern_get(m->ix, key, len);
+    size_t len = ApiScan_groupKey(&m->key, &m->keycap, d, (int)strlen(d), nm, strlen(nm));
+    int64_t i = Intern_get(m->ix, m->key, len);
     if (!i) {
         if (m->n == m->cap) {
             m->cap = m->cap ? m->cap * 2 : 64;
@@ -41,18 +32,17 @@ static ApiSumRow* row_of(Sums* m, const char* d, const char* nm) {
         m->v[m->n].domain = xstrdup(d);
         m->v[m->n].name = xstrdup(nm);
         m->abs[2 * m->n] = m->abs[2 * m->n + 1] = 0;
-        Intern_put(m->ix, key, len, i = ++m->n);
+        Intern_put(m->ix, m->key, len, i = ++m->n);
     }
-    free(key);
     return &m->v[i - 1];
 }
 
 /* adds calls and total to row r within the bound; 0 past it */
 static int add_sums(Sums* m, ApiSumRow* r, int64_t calls, int64_t total) {
     int64_t* a = &m->abs[2 * (r - m->v)];
-    int64_t mc = mag(calls), mt = mag(total);
-    if (mc > EXACT_LIMIT || mt > EXACT_LIMIT || (a[0] += mc) > EXACT_LIMIT ||
-        (a[1] += mt) > EXACT_LIMIT) {
+    int64_t mc = ApiScan_magnitude(calls), mt = ApiScan_magnitude(total);
+    if (mc > API_EXACT_LIMIT || mt > API_EXACT_LIMIT || (a[0] += mc) > API_EXACT_LIMIT ||
+        (a[1] += mt) > API_EXACT_LIMIT) {
         return 0;
     }
     r->calls += calls;
@@ -151,6 +141,7 @@ DcuStatus ApiSummary_rows(TraceDb* db, ApiSumRow** out, int* n, int* exact, DcuE
         }
     }
     Intern_delete(m.ix);
+    free(m.key);
     free(m.abs);
     if (!ok) {
         ApiSummary_free(m.v, m.n);

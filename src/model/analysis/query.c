@@ -10,6 +10,7 @@
 #include "dcutop/idle.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
+#include "api_scan.h"
 #include "api_summary.h"
 
 static const char* const view_names[VIEW_COUNT] = {"files", "hotspots", "categories", "api",
@@ -1037,7 +1038,7 @@ static DcuStatus api_totals(TraceDb* db, int64_t* ns, int64_t* calls, DcuError* 
     if (s != DCU_OK) {
         return s;
     }
-    const int64_t lim = (int64_t)1 << 53;
+    const int64_t lim = API_EXACT_LIMIT;
     int64_t t = 0, c = 0;
     int exact = 1;
     for (int r = 0; r < rs->nrows && exact; r++) {
@@ -1045,11 +1046,11 @@ static DcuStatus api_totals(TraceDb* db, int64_t* ns, int64_t* calls, DcuError* 
         if (api_profiler(rs, r)) {
             continue;
         }
-        exact = !tc->null && !cc->null && tc->i >= -lim && tc->i <= lim && cc->i >= -lim &&
-                cc->i <= lim;
+        exact = !tc->null && !cc->null && ApiScan_magnitude(tc->i) <= lim &&
+                ApiScan_magnitude(cc->i) <= lim;
         t += exact ? tc->i : 0;
         c += exact ? cc->i : 0;
-        exact = exact && t >= -lim && t <= lim && c >= -lim && c <= lim;
+        exact = exact && ApiScan_magnitude(t) <= lim && ApiScan_magnitude(c) <= lim;
     }
     if (exact) {
         *ns = t;
