@@ -964,6 +964,12 @@ static DcuStatus api_read(TraceDb* db, const char* filter, ResultSet** out, DcuE
     return DCU_OK;
 }
 
+/* CAST(total(x) AS INTEGER) over the API view's rows but the profiler's, in SQL: the
+ * figures api_totals sums itself where it can */
+#define API_TOTAL_SQL(x)                                                                   \
+    "SELECT CAST(total(" x ") AS INTEGER) FROM api_summary_v"                             \
+    " WHERE domain <> '" API_DOMAIN_PROFILER "'"
+
 static void api_rows_free(void* p) {
     ResultSet_delete(p);
 }
@@ -1057,10 +1063,8 @@ static DcuStatus api_totals(TraceDb* db, int64_t* ns, int64_t* calls, DcuError* 
         *calls = c;
         return DCU_OK;
     }
-    *ns = TraceDb_scalarInt(db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v"
-                                " WHERE domain <> '" API_DOMAIN_PROFILER "'");
-    *calls = TraceDb_scalarInt(db, "SELECT CAST(total(calls) AS INTEGER) FROM api_summary_v"
-                                   " WHERE domain <> '" API_DOMAIN_PROFILER "'");
+    *ns = TraceDb_scalarInt(db, API_TOTAL_SQL("total_ns"));
+    *calls = TraceDb_scalarInt(db, API_TOTAL_SQL("calls"));
     return DCU_OK;
 }
 
@@ -1086,9 +1090,7 @@ static DcuStatus q_api(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuErro
     Totals tot;
     double total = Query_totals(db, &tot, NULL) == DCU_OK
                        ? (double)tot.api_ns
-                       : (double)TraceDb_scalarInt(
-                             db, "SELECT CAST(total(total_ns) AS INTEGER) FROM api_summary_v"
-                                 " WHERE domain <> '" API_DOMAIN_PROFILER "'");
+                       : (double)TraceDb_scalarInt(db, API_TOTAL_SQL("total_ns"));
     ResultSet* rs = NULL;
     DcuStatus s = DCU_OK;
     if (o && o->filter && *o->filter) {
