@@ -384,16 +384,12 @@ static int run_export(Session* ss, DcuError* err) {
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
 }
 
-/* Headless: replays --keys and prints each screen; --timing records per-key times. */
-static int run_headless(App* app, Session* ss, Output* timing, DcuError* err) {
-    const Cli* cli = &ss->cli;
-    if (Script_run(app, cli->keys, stdout, cli->timing ? &ss->timing : NULL, err) != DCU_OK) {
-        if (cli->timing) {
-            output_close(timing, DCU_ERR_USAGE, NULL); /* the script failed: no file */
-        }
+/* Headless: replays --keys and prints each screen (timing: --timing's lines). */
+static int run_headless(App* app, const Cli* cli, KeyTiming* timing, DcuError* err) {
+    if (Script_run(app, cli->keys, stdout, timing, err) != DCU_OK) {
         return fail(err, err->code == DCU_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE);
     }
-    return cli->timing ? output_exit(timing, DCU_OK, err) : EXIT_OK;
+    return EXIT_OK;
 }
 
 /* --baseline / --candidate on a terminal: the runs marked on the Runs screen, and the Diff
@@ -465,17 +461,21 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (cli->timing && output_open(&timing, cli->timing, out_flags(cli), err) != DCU_OK) {
         stop_terminal(ss);
         rc = fail(err, status_exit(err->code));
-    } else if (ss->tui) {
-        ss->timing.fp = cli->timing ? timing.fp : NULL;
-        Term_loop(app, &ss->timing);
-        stop_terminal(ss);
-        if (!cli->quiet) {
-            print_messages(db);
-        }
-        rc = cli->timing ? output_exit(&timing, DCU_OK, err) : EXIT_OK;
     } else {
         ss->timing.fp = cli->timing ? timing.fp : NULL;
-        rc = run_headless(app, ss, &timing, err);
+        if (ss->tui) {
+            Term_loop(app, &ss->timing);
+            stop_terminal(ss);
+            if (!cli->quiet) {
+                print_messages(db);
+            }
+        } else {
+            rc = run_headless(app, cli, &ss->timing, err);
+        }
+        if (cli->timing) { /* a failed script leaves no file */
+            rc = rc == EXIT_OK ? output_exit(&timing, DCU_OK, err)
+                               : (output_close(&timing, DCU_ERR_USAGE, NULL), rc);
+        }
     }
     App_delete(app);
     Keymap_delete(km);

@@ -106,7 +106,7 @@ DcuStatus Script_run(App* app, const char* path, FILE* out, KeyTiming* timing, D
                               lineno, p);
                 break;
             }
-            double t0 = timing ? KeyTiming_nowUs() : 0;
+            double t0 = KeyTiming_nowUs();
             App_key(app, key);
             App_render(app);
             KeyTiming_key(timing, key, t0, app);

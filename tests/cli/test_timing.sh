@@ -23,6 +23,10 @@ exits "dcutop A B --timing: exit 0" 0 $DCUTOP --headless --keys "$TMP/q" --timin
 same "dcutop A B: the first screen is the Diff" "diff" "$(awk -F '\t' '$1 == "first-screen" { print $3 }' "$TMP/d.tsv")"
 check "dcutop A B: every time is a whole number of microseconds, none from before the start" \
     awk -F '\t' 'NF != 3 || $2 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' "$TMP/d.tsv"
+# a key script that fails leaves no file
+printf '<Bogus>\n' >"$TMP/bad.keys"
+exits "a failing key script with --timing: exit 2" 2 $DCUTOP --headless --keys "$TMP/bad.keys" --timing "$TMP/b.tsv" "$S"
+check "a failing key script leaves no --timing file" test ! -e "$TMP/b.tsv"
 # an existing file is kept without --force, as -o does
 echo keep >"$TMP/k.tsv"
 exits "an existing --timing file without --force: exit 2" 2 $DCUTOP --headless --keys "$TMP/q" --timing "$TMP/k.tsv" "$S"
