@@ -55,8 +55,8 @@ static const char usage[] =
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE      output file for --export, --report and --sql (default: standard\n"
-    "                         output)\n"
+    "  -o, --output FILE      output file of every batch mode: --export, --report, --sql,\n"
+    "                         --diff, --abba, the marks (default: standard output)\n"
     "      --force            let -o, --save-db and --timing replace an existing file or\n"
     "                         follow a link out of its folder\n"
     "      --format FMT       report format: text (default), csv, json\n"
@@ -209,9 +209,11 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
     }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
-        cli->mode != MODE_SQL) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export, --report or --sql");
+    /* -o makes the default mode a batch one (a report, or a comparison's report) */
+    if (cli->output && (cli->headless || (cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
+                                          cli->mode != MODE_SQL && cli->mode != MODE_DEFAULT))) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with a batch mode (--export, --report, "
+                         "--sql, --diff, --abba, the marks), not with --headless");
     }
     GapBuckets gb;
     if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {

@@ -13,12 +13,14 @@
 typedef struct CompareRuns_ {
     DiffSide* side[2][COMPARE_MAX_RUNS]; /* [0] baseline, [1] candidate (owned) */
     TraceDb* db[2][COMPARE_MAX_RUNS];    /* each run's database (owned) */
+    char* real[2][COMPARE_MAX_RUNS];     /* each run's path, resolved (owned; NULL: unknown) */
     int n[2];
 } CompareRuns;
 
 /* Loads path as one more run of side (0 baseline, 1 candidate). *db gets the run's database
  * (borrowed; NULL when none could be opened) even when loading fails, for its load messages.
- * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs. */
+ * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs, or a path that is
+ * already a run of this side (a repeat given twice measures no noise, so it is refused). */
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
                           int strict, int64_t memory, TraceDb** db, DcuError* err);
 /* 1 when run i of side holds one run: one folder and one process tag among its kernel files. */
