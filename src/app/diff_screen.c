@@ -30,13 +30,14 @@ static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct
                                        "group", NULL};
 
 /* The summary's height: what DiffView draws, kept to a third of the body. */
-static int summary_lines(const Screen* s, int h) {
-    int n = s->abba ? 2 + s->abba->nhead + s->abba->disagree : 5 + (s->diff->na > 1 || s->diff->nb > 1);
-    const char* notes = s->abba ? s->abba->notes : s->diff->notes;
-    for (const char* p = notes; *p; p++) {
-        n += *p == '\n';
-    }
-    return n < h / 3 ? n : h / 3;
+/* The summary's lines at width w, its verdicts wrapped (drawn once on a scratch canvas), at
+ * most half the screen so the table keeps rows. */
+static int summary_lines(const Screen* s, int w, int h) {
+    Canvas* scratch = Canvas_new(w, 64);
+    int n = s->abba ? DiffView_abbaSummary(s->abba, scratch, 0, 64)
+                    : DiffView_summary(s->diff, scratch, 0, 64);
+    Canvas_delete(scratch);
+    return n < h / 2 ? n : h / 2;
 }
 
 /* A copy of the rows of all that keep(i) accepts (i: the row's index in all). */
@@ -333,7 +334,7 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         empty_render(app, c, y0, h);
         return;
     }
-    int top = summary_lines(s, h);
+    int top = summary_lines(s, App_width(app), h);
     int used = s->abba ? DiffView_abbaSummary(s->abba, c, y0, top)
                        : DiffView_summary(s->diff, c, y0, top);
     int ty = y0 + used + 1;
