@@ -252,6 +252,7 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
     const char* result = "none";
     Diff_verdict(d, verdict, sizeof(verdict), &result);
     if (s == DCU_OK && o->format == FMT_TEXT) {
+        fputc('\n', out);
         text_verdict(result, verdict, NULL, o, out);
     } else if (s == DCU_OK) {
         s = verdict_block(result, verdict, "", o, out, &first, err);
