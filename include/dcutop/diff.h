@@ -216,6 +216,8 @@ ResultSet* Abba_tableNs(const Abba* a);
 /* The same per category ("abba_categories"; name is the category, layer "category"): each
  * category's kernels summed per run, then judged as a layer is; largest |effect| first. */
 ResultSet* Abba_categoryTable(const Abba* a);
+/* The same with every time in integer ns (an export of the category view). */
+ResultSet* Abba_categoryTableNs(const Abba* a);
 /* Why row r is (un)trusted, e.g. "TRUSTED (|effect| > noise 0.003 ms)" or "UNTRUSTED (the
  * repeats B2 - B1 disagree by 1.071 ms >= |effect|)". Writes at most n bytes to buf. */
 const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dcutop/diff_view.h"
+#include "dcutop/filter.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -172,6 +173,49 @@ DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
         s->tv.sort_desc = strstr(s->sort, ":asc") == NULL;
     }
     return DCU_OK;
+}
+
+/* The layers and the rows whose name matches pattern: the rows the screen shows filtered. */
+static ResultSet* filtered(ResultSet* all, const char* pattern) {
+    Filter* f = NULL;
+    DcuError err;
+    if (!pattern || !*pattern || Filter_new(pattern, &f, &err) != DCU_OK) {
+        return all;
+    }
+    ResultSet* rs = ResultSet_new(all->name, all->cols, all->ncols);
+    int cn = ResultSet_columnIndex(all, "name");
+    for (int r = 0; r < all->nrows; r++) {
+        const char* n = ResultSet_cellc(all, r, cn)->s;
+        if (r < all->pinned || Filter_matches(f, n, strlen(n))) {
+            int k = ResultSet_addRow(rs);
+            for (int c = 0; c < all->ncols; c++) {
+                RsCell* dst = ResultSet_cell(rs, k, c);
+                *dst = *ResultSet_cellc(all, r, c);
+                dst->s = dst->s ? xstrdup(dst->s) : NULL;
+            }
+        }
+    }
+    rs->pinned = all->pinned;
+    Filter_delete(f);
+    ResultSet_delete(all);
+    return rs;
+}
+
+ResultSet* DiffScreen_exportTable(const Screen* s) {
+    if (!s->abba) {
+        return NULL;
+    }
+    ResultSet* rs = s->diff_view ? Abba_categoryTableNs(s->abba) : Abba_tableNs(s->abba);
+    if (s->category && !s->diff_view) {
+        rs = keep_rows(rs, abba_in_category, s);
+    }
+    rs = filtered(rs, s->filter);
+    DcuError err;
+    if (s->sort && Query_sort(rs, s->sort, &err) != DCU_OK) {
+        ResultSet_delete(rs); /* the shown table sorted the same; this cannot fail where it did not */
+        return NULL;
+    }
+    return rs;
 }
 
 static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {

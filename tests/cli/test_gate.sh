@@ -120,6 +120,16 @@ same "export abba: the step time in ns (A1's median, python x 1e6)" \
     "$(python3 -c "
 import csv; r = next(r for r in csv.DictReader(open('$TMP/abba.csv')) if r['name'] == 'step time (median)')
 print('%.0f' % float(r['b1']))")"
+# e on the A-B-B-A screen writes what --export abba writes (ns), the screen's filter applied
+mkdir -p "$TMP/e"
+printf '/roll<Enter>\ne<Enter>\n' >"$TMP/e/k"
+D=$DCUTOP
+case $D in /*) ;; *) D=$PWD/$D ;; esac
+W=$PWD
+(cd "$TMP/e" && "$D" --headless --size 100x30 --keys k --abba "$W/$R/S1" "$W/$R/A1" "$W/$R/A2" "$W/$R/S2" >/dev/null 2>&1)
+$DCUTOP -q --export abba --filter roll "$R/S1" "$R/A1" "$R/A2" "$R/S2" >"$TMP/e/batch.csv"
+check "export abba: e on the screen writes the same file as --export abba --filter (ns)" \
+    cmp -s "$TMP/e/diff.csv" "$TMP/e/batch.csv"
 
 # ---------------------------------------------------------------- the verdicts at 80 columns
 printf ':dump s\n' >"$TMP/s.keys"

@@ -316,7 +316,7 @@ ResultSet* Abba_tableNs(const Abba* a) {
     return rs;
 }
 
-ResultSet* Abba_categoryTable(const Abba* a) {
+static ResultSet* category_table(const Abba* a, int ns) {
     AbbaRow* c = xcalloc((size_t)(a->nrows ? a->nrows : 1), sizeof(AbbaRow));
     int n = 0;
     for (int i = a->nhead; i < a->nrows; i++) {
@@ -340,11 +340,19 @@ ResultSet* Abba_categoryTable(const Abba* a) {
     if (n > 1) {
         qsort(c, (size_t)n, sizeof(AbbaRow), cmp_effect);
     }
-    ResultSet* rs = ResultSet_new("abba_categories", abba_cols, B_NCOLS);
+    ResultSet* rs = ResultSet_new("abba_categories", ns ? abba_cols_ns : abba_cols, B_NCOLS);
     fill(rs, c, n);
     for (int j = 0; j < n; j++) {
         free(c[j].name);
     }
     free(c);
     return rs;
+}
+
+ResultSet* Abba_categoryTable(const Abba* a) {
+    return category_table(a, 0);
+}
+
+ResultSet* Abba_categoryTableNs(const Abba* a) {
+    return category_table(a, 1);
 }
