@@ -16,6 +16,7 @@ typedef struct GateLayer_ {
     char amount[64];  /* "+2.07%", "effect +2.07%", "new (no baseline time)" */
     char rule[320];   /* why it is (un)trusted */
     double change;    /* % slower; INFINITY when new */
+    double worst;     /* % slower at the far edge of its noise (INFINITY: noise unknown) */
     int trusted;
 } GateLayer;
 
@@ -44,9 +45,11 @@ static void set_amount(GateLayer* l, double change, const char* prefix) {
 }
 
 /* The verdict over layers L[0..n): the failing layer first, else the untrusted regression,
- * else the layer that slowed most; then what the others say. */
+ * else (layers that disagree) the untrusted layer whose noise reaches past the limit: it
+ * cannot rule out a regression the other layer does not show; else the layer that slowed
+ * most. Then what the others say. */
 static int combine(const GateLayer* L, int n, double pct, int disagree, char* why, size_t cap) {
-    int fail = -1, unt = -1, top = 0;
+    int fail = -1, unt = -1, open = -1, top = 0;
     for (int i = 0; i < n; i++) {
         int slower = L[i].change > pct;
         if (slower && L[i].trusted && (fail < 0 || L[i].change > L[fail].change)) {
@@ -55,22 +58,33 @@ static int combine(const GateLayer* L, int n, double pct, int disagree, char* wh
         if (slower && !L[i].trusted && (unt < 0 || L[i].change > L[unt].change)) {
             unt = i;
         }
+        if (disagree && !L[i].trusted && L[i].worst > pct && open < 0) {
+            open = i;
+        }
         if (L[i].change > L[top].change) {
             top = i;
         }
     }
-    int result = fail >= 0  ? GATE_FAILED
-                 : unt >= 0 ? (disagree ? GATE_INCONCLUSIVE : GATE_UNTRUSTED)
-                            : GATE_PASSED;
-    int p = fail >= 0 ? fail : unt >= 0 ? unt : top;
+    int result = fail >= 0   ? GATE_FAILED
+                 : unt >= 0  ? (disagree ? GATE_INCONCLUSIVE : GATE_UNTRUSTED)
+                 : open >= 0 ? GATE_INCONCLUSIVE
+                             : GATE_PASSED;
+    int p = fail >= 0 ? fail : unt >= 0 ? unt : open >= 0 ? open : top;
     size_t len = (size_t)snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s",
                                   result == GATE_FAILED   ? "FAILED"
                                   : result == GATE_PASSED ? "passed"
                                                           : "WARNING",
                                   L[p].name, L[p].amount, pct, L[p].rule,
-                                  result == GATE_UNTRUSTED || result == GATE_INCONCLUSIVE
-                                      ? ": an untrusted regression beyond the limit"
-                                      : "");
+                                  unt >= 0 && fail < 0 ? ": an untrusted regression beyond the limit"
+                                                       : "");
+    if (result == GATE_INCONCLUSIVE && unt < 0 && len < cap) {
+        char edge[64] = "its noise is unknown";
+        if (isfinite(L[p].worst)) {
+            snprintf(edge, sizeof(edge), "at the edge of its noise %+.2f%%", L[p].worst);
+        }
+        len += (size_t)snprintf(why + len, cap - len, ": it cannot rule out a regression beyond "
+                                "the limit (%s)", edge);
+    }
     if (result == GATE_INCONCLUSIVE && len < cap) {
         len += (size_t)snprintf(why + len, cap - len, "; the layers disagree (INCONCLUSIVE)");
     }
@@ -90,6 +104,15 @@ static int combine(const GateLayer* L, int n, double pct, int disagree, char* wh
 
 static double change_of(double before, double after) {
     return before > 0 ? 100.0 * (after - before) / before : (after > 0 ? INFINITY : 0);
+}
+
+/* The slowdown in % of before at the far edge of the noise (delta_hi, the largest delta the
+ * noise allows); INFINITY when it cannot be said. */
+static double worst_of(double before, double delta_hi) {
+    if (isnan(delta_hi)) {
+        return INFINITY;
+    }
+    return before > 0 ? 100.0 * delta_hi / before : (delta_hi > 0 ? INFINITY : 0);
 }
 
 static const char* noise_text(DiffNoise n) {
@@ -141,6 +164,8 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
     }
     set_amount(&L[0], change_of(r->before.mean, r->after.mean), "");
     L[0].trusted = r->noise != DIFF_NOISE_WITHIN; /* unjudged noise counts as a real change */
+    L[0].worst = worst_of(r->before.mean, r->has_ci ? fmax(r->delta, r->ci_hi)
+                          : d->na > 1 && d->nb > 1 ? r->after.max - r->before.min : NAN);
     snprintf(L[0].rule, sizeof(L[0].rule), "%s%s", noise_text(r->noise),
              r->noise == DIFF_NOISE_UNKNOWN && L[0].change > pct ? ": counted as a real change"
                                                                  : "");
@@ -152,6 +177,10 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
         snprintf(s->name, sizeof(s->name), "step time (median)");
         set_amount(s, change_of(d->steps_before.mean, d->steps_after.mean), "");
         s->trusted = d->steps_noise == DIFF_NOISE_OUTSIDE;
+        s->worst = worst_of(d->steps_before.mean,
+                            d->steps_has_ci ? d->steps_ci_hi
+                            : d->na > 1 && d->nb > 1 ? d->steps_after.max - d->steps_before.min
+                                                     : NAN);
         steps_rule(d, s->rule, sizeof(s->rule));
     }
     return combine(L, n, pct, n > 1 && diff_disagree(d), why, cap);
@@ -225,6 +254,9 @@ static void abba_layer(GateLayer* l, const AbbaRow* r, const char* what) {
     }
     set_amount(l, change, "effect ");
     l->trusted = r->trusted;
+    l->worst = r->no_noise ? INFINITY
+               : r->mean_a > 0 ? 100 * (r->effect + r->noise) / r->mean_a
+                               : (r->effect + r->noise > 0 ? INFINITY : 0);
     const char* src = fabs(r->repeats) > fabs(r->drift) ? "repeats B2 - B1" : "drift A2 - A1";
     if (r->no_noise) {
         snprintf(l->rule, sizeof(l->rule), "untrusted: drift and repeats are both exactly 0 (a "
