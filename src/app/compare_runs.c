@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dcutop/loader.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
@@ -77,6 +78,35 @@ int CompareRuns_areRanks(const CompareRuns* this) {
     int64_t w0 = 0, w1 = 0;
     int64_t r0 = dist_of(this, 0, 0, &w0), r1 = dist_of(this, 1, 0, &w1);
     return r0 >= 0 && r1 >= 0 && r0 != r1 && w0 == w1 && w0 >= 2;
+}
+
+int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label) {
+    char* l = *p;
+    char* end = l + strlen(l);
+    int64_t id = 0;
+    for (;;) { /* the whole rest, then one item fewer at a time */
+        char keep = *end;
+        *end = '\0';
+        id = Runs_byLabel(db, l);
+        *end = keep;
+        if (id) {
+            break;
+        }
+        char* prev = end;
+        while (prev > l && *--prev != ',') {
+        }
+        if (prev == l) {
+            break;
+        }
+        end = prev;
+    }
+    if (!id) {
+        end = l + strcspn(l, ",");
+    }
+    *p = *end ? end + 1 : end;
+    *end = '\0';
+    *label = l;
+    return id;
 }
 
 void CompareRuns_done(CompareRuns* this) {

@@ -28,6 +28,11 @@ int CompareRuns_isOneRun(const CompareRuns* this, int side, int i);
 /* 1 when the two sides are one run each and their files say (Kineto distributedInfo) they
  * are two ranks of one job: different ranks of the same world size. Never a comparison. */
 int CompareRuns_areRanks(const CompareRuns* this);
+/* The next label of the comma-separated list at *p, for --baseline / --candidate: a label
+ * may hold commas itself, so the longest run of items that names a run of db is taken. The
+ * label is NUL-terminated in place (*label points at it) and *p moves past it. Returns the
+ * run's id, or 0 when no run is named (the label is then the first item). */
+int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label);
 /* Frees every run; the struct is empty again. */
 void CompareRuns_done(CompareRuns* this);
 

@@ -717,29 +717,9 @@ static int run_abba(Session* ss, DcuError* err) {
 static int marked_side(Session* ss, const char* spec, int side, int64_t* ids, DcuError* err) {
     char* copy = xstrdup(spec);
     int rc = EXIT_OK;
-    for (char* l = copy; *l && rc == EXIT_OK;) {
-        /* a label may hold commas itself: take the longest run of items that is one */
-        char* end = l + strlen(l);
-        int64_t id = 0;
-        for (;;) {
-            char keep = *end;
-            *end = '\0';
-            id = Runs_byLabel(ss->db, l);
-            *end = keep;
-            char* prev = end;
-            while (!id && prev > l && *--prev != ',') {
-            }
-            if (id || prev == l) {
-                break;
-            }
-            end = prev;
-        }
-        if (!id) {
-            end = l + strcspn(l, ",");
-            *end = '\0';
-        }
-        char* next = *end ? end + 1 : end;
-        *end = '\0';
+    for (char* p = copy; *p && rc == EXIT_OK;) {
+        char* l = NULL;
+        int64_t id = CompareRuns_nextLabel(ss->db, &p, &l);
         int twice = 0;
         for (int j = 0; j < ss->cmp.n[side]; j++) {
             twice |= ids[j] == id;
@@ -766,7 +746,6 @@ static int marked_side(Session* ss, const char* spec, int side, int64_t* ids, Dc
         } else {
             ids[ss->cmp.n[side]++] = id;
         }
-        l = next;
     }
     free(copy);
     if (rc == EXIT_OK && ss->cmp.n[side] == 0) {
