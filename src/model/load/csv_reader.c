@@ -65,6 +65,7 @@ typedef struct Shared_ {
     int stop;            /* the consumer wants no more rows */
     DcuStatus status;    /* producer error */
     char msg[512];
+    char cut[512];       /* a gzip file cut short: the reason; the rows before it are kept */
     const char* path;
     /* the consumer: on_row for every row of a full batch, then progress */
     CsvRowFn on_row;
@@ -334,7 +335,8 @@ typedef struct ProducerArgs_ {
     GzRead in; /* the file through zlib, within gz_limit.h's bound */
 } ProducerArgs;
 
-/* Reads the next block; 0 at the end, -1 on an error (in m). */
+/* Reads the next block; 0 at the end, -1 on an error (in m), -2 when a gzip file ends inside a
+ * member (m says so): the rows before the cut are still good and are kept. */
 static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint64_t total,
                       char* m, size_t mcap) {
     int got = GzRead_next(&a->in, block, cap);
@@ -345,6 +347,13 @@ static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint6
                  gzdirect(a->in.gz) ? "read" : "gzip", (unsigned long long)total,
                  zerr == Z_ERRNO ? strerror(errno) : (zm ? zm : "?"));
         return -1;
+    }
+    if (got == GZ_READ_TRUNCATED) {
+        snprintf(m, mcap,
+                 "%s: gzip data ends inside a member after %llu bytes (the file was cut short, "
+                 "gzip -t says 'unexpected end of file'): the rest is lost",
+                 a->sh->path, (unsigned long long)total);
+        return -2;
     }
     if (got == GZ_READ_TOO_BIG) {
         snprintf(m, mcap,
@@ -386,7 +395,11 @@ static void* produce(void* arg) {
         /* progress counts bytes on disk, as the load's total does */
         p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
     }
-    if (got < 0) {
+    if (got == -2) {
+        pthread_mutex_lock(&sh->mu);
+        snprintf(sh->cut, sizeof(sh->cut), "%s", m);
+        pthread_mutex_unlock(&sh->mu);
+    } else if (got < 0) {
         producer_fail(sh, DCU_ERR_IO, m);
     }
     if (!stopped(sh)) {
@@ -840,6 +853,9 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
     free(sh.pscratch);
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
+    if (s == DCU_OK && sh.cut[0]) { /* every row before the cut was delivered */
+        s = Error_set(err, DCU_ERR_CUT, "%s", sh.cut);
+    }
     gzclose(gz);
     fclose(f);
     return s;

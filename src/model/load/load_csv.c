@@ -1287,6 +1287,7 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     }
     c.base = base;
     DcuStatus s = CsvReader_readFilePrepared(f->path, on_row, progress, &csv_prepare, &c, err);
+    s = Load_keepCut(core, f, s, err);
     if (s == DCU_OK && !c.header_done) {
         f->format = "skipped";
         f->note = xstrdup("empty file");
