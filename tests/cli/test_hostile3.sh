@@ -54,3 +54,51 @@ PY
 check "a cut .json.gz: the message says the file was cut short" \
     grep -q "t.trace.json.gz: gzip data ends inside a member.*cut short" "$TMP/cutj.err"
 exits "a cut .json.gz fails --strict" 1 "$DCUTOP" --strict --report "$TMP/cutj"
+
+# ---- rocpd allocations whose sizes would overflow the live total, and rows that are wrong ----
+# 1,100 blocks of 2^53-1 bytes: the first fits (8 PiB), the rest would take the level past 2^53
+# and are refused, each counted; a size of -5 or 2^62, an end before its start and an unknown
+# operation are refused with their reason, not counted as allocations.
+mkdir -p "$TMP/alloc"
+cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$TMP/alloc/32432_results.db"
+python3 - "$TMP/alloc/32432_results.db" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tests/tools")
+from rocpd_enrich import Rocpd, T0 as t0
+r = Rocpd(sys.argv[1])
+r.db.execute("PRAGMA ignore_check_constraints = ON")  # the schema's CHECK on type: a hand-made file
+rows = [("ALLOC", 0x9000000, -5, 0), ("ALLOC", 0x9000001, 1 << 62, 0),
+        ("ALLOC", 0x9000002, 4096, -1), ("BOGUS", 0x9000003, 4096, 0)]  # listed first
+rows += [("ALLOC", 0x1000 + i, (1 << 53) - 1, 0) for i in range(1100)]
+for i, (op, addr, size, back) in enumerate(rows):
+    e = r.event("MEMORY_ALLOCATION", 300 + i)
+    start = t0 + 100 * i
+    r.db.execute("INSERT INTO rocpd_memory_allocate%s(guid, nid, pid, tid, agent_id, type, level, "
+                 "start, end, address, size, queue_id, stream_id, event_id) "
+                 "VALUES(?, 3289078373, 32432, 32432, 1, ?, 'REAL', ?, ?, ?, ?, 1, 1, ?)" % r.u,
+                 (r.g, op, start, start + 10 if back == 0 else start - 10, addr, size, e))
+r.db.commit()
+PY
+"$DCUTOP" --report --width 200 "$TMP/alloc" >"$TMP/alloc.out" 2>"$TMP/alloc.err"
+same "allocations past 2^53: the peak is 2^53 bytes (8 PiB) at most" \
+    "Device memory 8192.0 TiB live at the peak, 1 allocations" \
+    "$(grep -o '^Device memory [0-9.]* [A-Za-z]* live at the peak, [0-9]* allocations' "$TMP/alloc.out")"
+check "allocations: a size below 0 is refused with its reason" \
+    grep -q "allocation (ALLOC, size -5) not used: size below 0" "$TMP/alloc.err"
+check "allocations: a size of 2^62 is refused with its reason" \
+    grep -q "size 4611686018427387904) not used: size of 2^53 bytes" "$TMP/alloc.err"
+check "allocations: an end before its start is refused" grep -q "not used: end before start" "$TMP/alloc.err"
+check "allocations: an unknown operation is refused, not counted as ALLOC" \
+    grep -q "allocation (BOGUS, size 4096) not used: operation is none of" "$TMP/alloc.err"
+check "allocations: a block past 2^53 live is refused with its reason" \
+    grep -q "not used: live bytes at its level would pass 2^53" "$TMP/alloc.err"
+rej=$(awk '$1 == "32432_results.db" {print $(NF - 1); exit}' "$TMP/alloc.out")
+same "allocations: 1,099 blocks past the bound and 4 wrong rows rejected" 1103 "$rej"
+"$DCUTOP" --export allocations -o "$TMP/alloc.csv" "$TMP/alloc" 2>/dev/null
+neg=$(python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sum(1 for r in rows if r['live_bytes'] and int(r['live_bytes']) < 0), max(int(r['live_bytes']) for r in rows if r['live_bytes']))" "$TMP/alloc.csv")
+same "--export allocations: no live_bytes below 0, none past 2^53" "0 9007199254740991" "$neg"
+exits "allocations refused fail --strict" 1 "$DCUTOP" --strict --report "$TMP/alloc"
