@@ -203,7 +203,7 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
         Format_durationAuto(c, sizeof(c), s->gap_max_ns);
-        fprintf(out, "  Kernel gaps (same stream; memsets and copies in them count): %" PRId64
+        fprintf(out, "  Kernel gaps (per stream, not GPU idle): %" PRId64
                 " gaps, median %s, mean %s, max %s\n",
                 s->gaps, a, b, c);
     }
