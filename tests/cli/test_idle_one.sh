@@ -16,8 +16,9 @@ block() { tr -d '\r' | awk -v n="$1" '/^# /{b=$2; next} b==n && NF'; }
 # Format_durationAuto's rendering of ns
 dur() { awk -v n="$1" 'BEGIN{a=n<0?-n:n; if(a>=1e9)printf "%.2f s",n/1e9; else if(a>=1e6)printf "%.1f ms",n/1e6; else if(a>=1e3)printf "%.1f us",n/1e3; else printf "%d ns",n}'; }
 
-for t in "$I" "$C" "$Q"; do
-    name=$(basename "$(dirname "$t")")
+D="$REAL/pytorch-h200-ddp-2rank"
+for t in "$I" "$C" "$Q" "$D/rank0.trace.json.gz" "$D/rank1.trace.json.gz"; do
+    name=$(basename "$(dirname "$t")")-$(basename "$t" | sed 's/[._].*//')
     python3 "$O" "$t" >"$TMP/$name.tsv"
     # one row per gap and activity with its total; gap starts from the trace start
     "$DCUTOP" -q --export idle-gaps "$t" >"$TMP/$name.gaps.csv" 2>/dev/null
@@ -31,23 +32,23 @@ done
 
 # the sync gaps of the injected trace are named by the call and the op that issued it
 same "injected: every sync gap's main activity in --export idle-gaps is its sync call in aten::item" \
-    "$(awk -F'\t' '$1=="gap" && $5=="sync"{print $6}' "$TMP/pytorch-h200-idle-injected.tsv" | sort -u)" \
+    "$(awk -F'\t' '$1=="gap" && $5=="sync"{print $6}' "$TMP/pytorch-h200-idle-injected-idle.tsv" | sort -u)" \
     "$(python3 -c "
 import csv
-rows = list(csv.DictReader(open('$TMP/pytorch-h200-idle-injected.gaps.csv')))
+rows = list(csv.DictReader(open('$TMP/pytorch-h200-idle-injected-idle.gaps.csv')))
 first = {}
 for r in rows:
     first.setdefault(r['abs_start_ns'], r)
 print('\n'.join(sorted({r['host_activity'] for r in first.values() if r['cause'] == 'sync'})))")"
 
 # the text view shows gap starts in ms from the trace start
-rel=$(awk -F'\t' '$1=="gap"{printf "%.2f", $3/1e6; exit}' "$TMP/pytorch-h200-idle-injected.tsv")
+rel=$(awk -F'\t' '$1=="gap"{printf "%.2f", $3/1e6; exit}' "$TMP/pytorch-h200-idle-injected-idle.tsv")
 check "injected: --view idle text: the largest gap starts at $rel ms from the trace start" \
     sh -c "'$DCUTOP' -q --report --view idle '$I' | grep -A2 '^Largest idle gaps' | grep -qE '^ +0 +$rel +'"
 
 # the Trace gap line on a sync gap (sorted by cause, reversed: the sync rows first), 80x24
 sync=$(awk -F'\t' '$1=="gap" && $5=="sync"{print $4 "\t" $7 "\t" $6; exit}' \
-    "$TMP/pytorch-h200-idle-injected.tsv")
+    "$TMP/pytorch-h200-idle-injected-idle.tsv")
 want="Gap before it: GPU idle $(dur "$(echo "$sync" | cut -f1)"), sync; host blocked $(dur "$(echo "$sync" | cut -f2)") in $(echo "$sync" | cut -f3)"
 printf '8\n>\n>\n>\n>\nr\n:resize 80x24\n:dump s\nq\n' >"$TMP/sync.keys"
 "$DCUTOP" --headless --size 120x30 --keys "$TMP/sync.keys" "$I" >"$TMP/sync.out" 2>&1
@@ -56,7 +57,7 @@ same "Trace at 80x24, a sync gap: the call and its op, with the figures, wrapped
 
 # the Trace gap line on the climate trace's largest gap (l), 80x24: the activity's total
 big=$(awk -F'\t' '$1=="gap"{print $4 "\t" $5 "\t" $7 "\t" $6; exit}' \
-    "$TMP/pytorch-h200-climate-transformer.tsv")
+    "$TMP/pytorch-h200-climate-transformer-climate.tsv")
 want="Gap before it: GPU idle $(dur "$(echo "$big" | cut -f1)"), $(echo "$big" | cut -f2); host mostly $(dur "$(echo "$big" | cut -f3)") in $(echo "$big" | cut -f4)"
 printf 'l\n:dump g\nq\n' >"$TMP/gap.keys"
 "$DCUTOP" --headless --size 80x24 --keys "$TMP/gap.keys" "$C" >"$TMP/gap.out" 2>&1
@@ -74,7 +75,7 @@ for r in csv.DictReader(sys.stdin):
     print(r['device'], r['cause'], r['gaps'], r['total_ns'], sep='\t')")"
 block idle_causes_top_gaps <"$TMP/rep.csv" >"$TMP/rep.top.csv"
 check "default report: the largest gaps with their main host activity (oracle)" \
-    python3 "$CMP" top "$TMP/pytorch-h200-idle-injected.tsv" "$TMP/rep.top.csv"
+    python3 "$CMP" top "$TMP/pytorch-h200-idle-injected-idle.tsv" "$TMP/rep.top.csv"
 "$DCUTOP" -q --report --width 100 "$I" >"$TMP/rep.txt" 2>/dev/null
 check "default report (text): the idle-causes section and its sync row" \
     sh -c "grep -q '^Why the GPU idles: idle time per device and cause' '$TMP/rep.txt' &&
