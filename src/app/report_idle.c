@@ -26,12 +26,10 @@ enum { CAUSES_TOP_GAPS = 5 }; /* the largest gaps the default report lists */
  * names. */
 DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     ResultSet* rs[2] = {NULL, NULL};
-    DcuStatus s = Idle_view(db, IDLE_CAUSES, &rs[0], err);
-    if (s == DCU_OK && rs[0]->nrows > 0) {
-        s = Idle_view(db, IDLE_TOP, &rs[1], err);
-    }
+    DcuStatus s = Idle_causesTop(db, &rs[0], &rs[1], err);
     if (s != DCU_OK || rs[0]->nrows == 0) {
         ResultSet_delete(rs[0]);
+        ResultSet_delete(rs[1]);
         return s;
     }
     ResultSet_keepTop(rs[1], CAUSES_TOP_GAPS);

@@ -1447,6 +1447,7 @@ typedef struct {
     Ctx* c;
     IdleView v;
     ResultSet* rs;     /* the table of v; NULL when only summing */
+    ResultSet* top_rs; /* IDLE_CAUSES: IDLE_TOP's table as well, from the same walk; or NULL */
     IdleSummary* sum;  /* NULL when making a table */
     HostTally tally;
     const char* label; /* the run being walked */
@@ -1528,22 +1529,22 @@ static int64_t gap_origin(Walk* w, const Gap* g) {
 }
 
 /* The largest IDLE_TOP_GAPS gaps of one device. */
-static void out_top(Walk* w) {
+static void out_top(Walk* w, ResultSet* rs) {
     for (int q = 0; q < w->ntop; q++) {
         const Gap* g = &w->top[q];
         EmitCtx e = {NULL, w->label, w->gpu, g, gap_origin(w, g), NULL, 0, NULL, ""};
         gap_host(w->c, g, &e);
         const char* nx = next_name(w->c, g);
-        int r = ResultSet_addRow(w->rs);
-        ResultSet_setText(w->rs, r, 0, w->label);
-        ResultSet_setInt(w->rs, r, 1, w->gpu);
-        ResultSet_setNs(w->rs, r, 2, (double)(g->g0 - e.origin));
-        ResultSet_setNs(w->rs, r, 3, (double)(g->g1 - g->g0));
-        ResultSet_setText(w->rs, r, 4, cause_names[g->cause]);
-        ResultSet_setText(w->rs, r, 5, e.best ? e.best : "(untraced)");
-        ResultSet_setNs(w->rs, r, 6, (double)e.best_ns);
-        ResultSet_setText(w->rs, r, 7, g->next != NO_DISP ? (nx ? nx : "?") : "");
-        ResultSet_setInt(w->rs, r, 8, g->g0);
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, w->label);
+        ResultSet_setInt(rs, r, 1, w->gpu);
+        ResultSet_setNs(rs, r, 2, (double)(g->g0 - e.origin));
+        ResultSet_setNs(rs, r, 3, (double)(g->g1 - g->g0));
+        ResultSet_setText(rs, r, 4, cause_names[g->cause]);
+        ResultSet_setText(rs, r, 5, e.best ? e.best : "(untraced)");
+        ResultSet_setNs(rs, r, 6, (double)e.best_ns);
+        ResultSet_setText(rs, r, 7, g->next != NO_DISP ? (nx ? nx : "?") : "");
+        ResultSet_setInt(rs, r, 8, g->g0);
     }
 }
 
@@ -1651,7 +1652,7 @@ static void walk_gap(void* p, const Gap* g) {
     } else if (w->v == IDLE_GAPS) {
         EmitCtx e = {w->rs, w->label, w->gpu, g, gap_origin(w, g), NULL, 0, NULL, ""};
         gap_host(w->c, g, &e);
-    } else if (w->v == IDLE_TOP) {
+    } else if (w->v == IDLE_TOP || w->top_rs) {
         top_add(w, g);
     }
 }
@@ -1859,8 +1860,11 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
         sum_device(w, &sum);
     } else if (w->v == IDLE_CAUSES) {
         out_causes(w, w->gpu, &sum);
+        if (w->top_rs) {
+            out_top(w, w->top_rs);
+        }
     } else if (w->v == IDLE_TOP) {
-        out_top(w);
+        out_top(w, w->rs);
     }
 }
 
@@ -2020,6 +2024,29 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
         return s;
     }
     *out = rs;
+    return DCU_OK;
+}
+
+DcuStatus Idle_causesTop(TraceDb* db, ResultSet** causes, ResultSet** top, DcuError* err) {
+    *causes = *top = NULL;
+    Ctx c;
+    ctx_init(&c);
+    ResultSet* rs = ResultSet_new(view_names[IDLE_CAUSES], cause_cols, NCOLS(cause_cols));
+    ResultSet* trs = ResultSet_new(view_names[IDLE_TOP], top_cols, NCOLS(top_cols));
+    DcuStatus s = read_dispatches(db, &c, 1, err);
+    if (s == DCU_OK) {
+        rank_wait(db, &c);
+        Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .rs = rs, .top_rs = trs};
+        s = walk(&w, err);
+    }
+    ctx_done(&c);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        ResultSet_delete(trs);
+        return s;
+    }
+    *causes = rs;
+    *top = trs;
     return DCU_OK;
 }
 
