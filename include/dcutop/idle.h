@@ -84,6 +84,9 @@ typedef enum {
 
 /* The idle breakdown as one table. Errors: DCU_ERR_SQL. */
 DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
+/* IDLE_CAUSES' and IDLE_TOP's tables from one pass over the dispatches (the default report's
+ * idle-causes section). *causes and *top owned. Errors: DCU_ERR_SQL. */
+DcuStatus Idle_causesTop(TraceDb* db, ResultSet** causes, ResultSet** top, DcuError* err);
 
 /* The launch stats (IDLE_KERNELS' table) of one kernel, by its full name (kernel.name): one
  * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel, the

@@ -72,6 +72,9 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
 /* The idle section (report_idle.c), with --view idle only: JSON members "idle",
  * "idle_top_gaps", "launch_stats". */
 DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+/* The default report's idle-causes section (report_idle.c): idle time per device and cause
+ * and the largest gaps with their main host activity; nothing without timed dispatches. */
+DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 
 #endif

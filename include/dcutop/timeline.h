@@ -16,6 +16,9 @@
  *                 run is launch-bound.
  *   launch gap    start of a kernel - the latest end so far on the same stream (queue when
  *                 the format has no stream) of the same device and run; overlaps count 0.
+ *                 Over kernels only: a memset or copy on the stream, or another stream's
+ *                 work, sits inside a gap, so the gaps are not GPU idle (idle.h is; shown
+ *                 as "kernel gaps").
  *                 The median of an even count is the mean of the two middle values.
  *   iterations    ProfilerStep#N annotations (Kineto), a dispatch belonging to the step whose
  *                 host range holds its launch (the runtime call with its correlation id); without

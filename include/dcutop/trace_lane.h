@@ -94,7 +94,9 @@ DcuStatus HostLane_spansFrom(TraceDb* db, const TraceLane* lane, int64_t pid, in
 int64_t HostLane_longest(TraceDb* db, int64_t pid, int64_t tid);
 
 /* A device idle gap of the lane's device with its cause (idle.h, IDLE_GAPS): [g0, g1) ns on
- * the trace clock, the cause name, and the host activity that took most of it. */
+ * the trace clock, the cause name, and its main host activity with that activity's total
+ * within the gap (a sync gap: "<sync call> in <op>" and the call's time in the gap), as
+ * --view idle and --export idle-gaps name it. */
 typedef struct TraceGap_ {
     int64_t g0, g1;
     char cause[24];

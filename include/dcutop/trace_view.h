@@ -13,7 +13,7 @@
 #include "dcutop/canvas.h"
 #include "dcutop/trace_lane.h"
 
-#define TRACE_STRIP_ROWS 4 /* host, device, queue, gap line */
+#define TRACE_STRIP_ROWS 4 /* host, device, queue, gap line (one more when it wraps) */
 
 typedef struct TraceStrip_ {
     int64_t lo, hi;             /* the window, ns (trace clock); hi > lo */
@@ -32,7 +32,11 @@ typedef struct TraceStrip_ {
     const char* gap_line;       /* the selected gap and its cause, or NULL */
 } TraceStrip;
 
-/* Draws TRACE_STRIP_ROWS rows from row y, w cells wide. */
+/* The rows the strip takes at width w: TRACE_STRIP_ROWS, or one more when gap_line is wider
+ * than w (it wraps at a space onto a second row, so that its figures and names stay whole on
+ * an 80-column screen). */
+int TraceView_rows(const char* gap_line, int w);
+/* Draws TraceView_rows(s->gap_line, w) rows from row y, w cells wide. */
 void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w);
 
 #endif

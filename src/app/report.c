@@ -203,7 +203,8 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));
         Format_durationAuto(c, sizeof(c), s->gap_max_ns);
-        fprintf(out, "  Launch gaps (same stream): %" PRId64 " gaps, median %s, mean %s, max %s\n",
+        fprintf(out, "  Kernel gaps (per stream, not GPU idle): %" PRId64
+                " gaps, median %s, mean %s, max %s\n",
                 s->gaps, a, b, c);
     }
     Format_durationAuto(a, sizeof(a), s->idle_ns);
@@ -342,7 +343,9 @@ static DcuStatus timeline_section(TraceDb* db, const ReportOpts* o, FILE* out, D
              tl_amdahl_keys, NULL, 0},
             {TL_IDLE, "Timeline: GPU idle gaps by size (gaps of a device add up to its idle "
                       "time)", tl_idle_keys, "file", 0},
-            {TL_GAPS, "Timeline: largest launch gaps (idle time on a stream before a kernel)",
+            {TL_GAPS, "Timeline: largest kernel gaps (a kernel's start - the latest kernel end on "
+                      "its stream; memsets, copies and other streams' work in it count: not GPU "
+                      "idle)",
              tl_gap_keys, "after", 10},
             {TL_SHORT, "Timeline: kernels with dispatches under 10 us", tl_short_keys,
              "short_name", 10},
@@ -702,6 +705,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     }
     if (s == DCU_OK && (o->view < 0 || o->view == REPORT_VIEW_TIMELINE)) {
         s = timeline_section(db, o, out, err);
+    }
+    if (s == DCU_OK && o->view < 0) {
+        s = Report_idleCauses(db, o, out, err);
     }
     if (s == DCU_OK && o->view == REPORT_VIEW_TRACE) {
         s = Report_trace(db, o, out, err);

@@ -18,6 +18,48 @@ static const char* const kern_keys[] = {"kernel",        "launches",      "media
                                         "call_p95_ns",   "short",         "delay_outliers",
                                         NULL};
 
+enum { CAUSES_TOP_GAPS = 5 }; /* the largest gaps the default report lists */
+
+/* The default report's idle-causes section: the causes per device and the largest gaps with
+ * their main host activity, the figures of --view idle; nothing for a trace without timed
+ * dispatches. JSON members "idle_causes", "idle_causes_top_gaps"; CSV blocks of the same
+ * names. */
+DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
+    ResultSet* rs[2] = {NULL, NULL};
+    DcuStatus s = Idle_causesTop(db, &rs[0], &rs[1], err);
+    if (s != DCU_OK || rs[0]->nrows == 0) {
+        ResultSet_delete(rs[0]);
+        ResultSet_delete(rs[1]);
+        return s;
+    }
+    ResultSet_keepTop(rs[1], CAUSES_TOP_GAPS);
+    static const char* const names[2] = {"idle_causes", "idle_causes_top_gaps"};
+    for (int i = 0; i < 2 && s == DCU_OK; i++) {
+        if (o->format == FMT_CSV) {
+            fprintf(out, "# %s\r\n", names[i]);
+            s = Export_csv(rs[i], out, err);
+            fputs("\r\n", out);
+        } else if (o->format == FMT_JSON) {
+            fprintf(out, ",\n\"%s\": ", names[i]);
+            s = Export_json(rs[i], out, err);
+        } else if (i == 0) {
+            fputs("\nWhy the GPU idles: idle time per device and cause (host-bound: launched "
+                  "after the device went idle; launch-overhead: launched before; sync: a "
+                  "synchronising call held the launching thread; other-stream, rank-wait: "
+                  "waits, not device idle; --view idle for every gap)\n", out);
+            Report_table(out, rs[0], cause_keys, "run", o->width, 0);
+        } else {
+            fprintf(out, "\nThe %d largest idle gaps, with the main host activity (its total in "
+                         "the gap; sync: the call and the op that issued it; start from the "
+                         "trace start)\n", CAUSES_TOP_GAPS);
+            Report_table(out, rs[1], top_keys, "host_activity", o->width, 0);
+        }
+    }
+    ResultSet_delete(rs[0]);
+    ResultSet_delete(rs[1]);
+    return s;
+}
+
 DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     static const struct {
         IdleView v;

@@ -206,7 +206,8 @@ static Reaction trace_handle(Screen* s, App* app, Action a, DcuError* err) {
     return TableScreen_handle(s, app, a, err);
 }
 
-/* The selected op's gap in words, with its cause and the host activity that took most of it;
+/* The selected op's gap in words, with its cause and its main host activity (the activity's
+ * total in the gap; a sync gap: the call and the op that issued it, and the call's time);
  * where no device idle gap ends at the op, the device idle inside its queue gap (ended by
  * another queue's op) and the rest, other-stream. */
 static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
@@ -220,9 +221,10 @@ static void gap_line(const Screen* s, TraceExtra* x, int sel, int64_t start) {
     } else if (g) {
         Format_durationAuto(a, sizeof(a), g->g1 - g->g0);
         Format_durationAuto(b, sizeof(b), g->host_ns);
-        snprintf(x->gap_line, sizeof(x->gap_line),
-                 "Gap before it: GPU idle %s, %s; host mostly in %.80s (%s)", a, g->cause,
-                 g->host, b);
+        /* the figures before the name: a narrow screen cuts the name, never them */
+        snprintf(x->gap_line, sizeof(x->gap_line), "Gap before it: GPU idle %s, %s; %s %s in %s",
+                 a, g->cause, strcmp(g->cause, "sync") == 0 ? "host blocked" : "host mostly", b,
+                 g->host);
     } else if (gap->null) {
         snprintf(x->gap_line, sizeof(x->gap_line), "The first op of this GPU/queue.");
     } else if (gap->i > 0) {
@@ -279,8 +281,14 @@ static void strip_window(Screen* s, TraceExtra* x, int page, int64_t* lo, int64_
 
 static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     TraceExtra* x = s->trace_x;
-    s->reserve = x && s->rs && s->rs->nrows > 0 && h > TRACE_STRIP_ROWS + 6 ? TRACE_STRIP_ROWS
-                                                                           : 0;
+    int rows = TRACE_STRIP_ROWS;
+    if (x && s->rs && s->rs->nrows > 0 && s->tv.selected >= 0 &&
+        s->tv.selected < s->rs->nrows) { /* a long gap line wraps onto a row of its own */
+        int ac = ResultSet_columnIndex(s->rs, "abs_start_ns");
+        gap_line(s, x, s->tv.selected, ResultSet_cellc(s->rs, s->tv.selected, ac)->i);
+        rows = TraceView_rows(x->gap_line, App_width(app));
+    }
+    s->reserve = x && s->rs && s->rs->nrows > 0 && h > rows + 6 ? rows : 0;
     TableScreen_render(s, app, c, y0 + s->reserve, h - s->reserve);
     if (!s->reserve) {
         return;
@@ -337,7 +345,6 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     st.nhost = x->nspans;
     st.host_label = x->has_thread ? x->thread : NULL;
     st.queue = &x->queue;
-    gap_line(s, x, s->tv.selected, ResultSet_cellc(rs, s->tv.selected, ac)->i);
     st.gap_line = x->gap_line;
     TraceView_render(&st, c, y0, App_width(app));
 }

@@ -444,8 +444,8 @@ static void timeline(Doc* d, const SummaryData* s, int width) {
             s->wall_basis ? "; ceilings above are over wall time" : "");
     Format_durationAuto(a, sizeof(a), tl->gap_p50_ns);
     Format_durationAuto(b, sizeof(b), tl->gap_max_ns);
-    Doc_field(d, LW, "Launch gaps", STYLE_NUMBER,
-              "median %s, max %s (per stream: waits on other streams included)", a, b);
+    Doc_field(d, LW, "Kernel gaps", STYLE_NUMBER,
+              "median %s, max %s (kernel to kernel, not GPU idle)", a, b);
     idle_gaps_line(d, LW, tl);
     if (s->queue_lanes > 0) { /* HTA's queue length; the Trace draws it as its Queue row */
         Doc_field(d, LW, "Queue depth", STYLE_NUMBER, "empty %.1f%% of the time (launched-but-"

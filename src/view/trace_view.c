@@ -146,6 +146,37 @@ static void queue_row(const TraceStrip* s, Canvas* c, int y, int n, int64_t* top
     free(d);
 }
 
+int TraceView_rows(const char* gap_line, int w) {
+    return TRACE_STRIP_ROWS + (gap_line && Format_width(gap_line) > w);
+}
+
+/* The gap line at row y, wrapped at the last space that fits onto row y + 1 when wider than
+ * w (the second row cut with an ellipsis if still too wide). */
+static void gap_rows(const char* line, Canvas* c, int y, int w) {
+    char cut[384];
+    if (Format_width(line) <= w) {
+        Canvas_put(c, y, 0, STYLE_DEFAULT, line, w);
+        return;
+    }
+    int used = 0, brk = -1, i = 0;
+    while (line[i]) {
+        int len = 1, cw = Format_nextChar(line + i, &len);
+        cw = cw < 0 ? 1 : cw;
+        if (used + cw > w) {
+            break;
+        }
+        brk = line[i] == ' ' ? i : brk;
+        used += cw;
+        i += len;
+    }
+    int first = brk > 0 ? brk : i;
+    snprintf(cut, sizeof(cut), "%.*s", first, line);
+    Canvas_put(c, y, 0, STYLE_DEFAULT, cut, w);
+    const char* rest = line + first + (brk > 0);
+    Canvas_fillRow(c, y + 1, 0, STYLE_DEFAULT);
+    Canvas_put(c, y + 1, 2, STYLE_DEFAULT, Format_cutEnd(rest, w - 2, cut, sizeof(cut)), w - 2);
+}
+
 void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
     for (int r = 0; r < TRACE_STRIP_ROWS; r++) {
         Canvas_fillRow(c, y + r, 0, STYLE_DEFAULT);
@@ -178,6 +209,6 @@ void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
         Canvas_put(c, y + 2, LABEL_W, STYLE_DIM, "(no launch calls: no queue depth)", n);
     }
     if (s->gap_line) {
-        Canvas_put(c, y + 3, 0, STYLE_DEFAULT, s->gap_line, w);
+        gap_rows(s->gap_line, c, y + 3, w);
     }
 }

@@ -291,7 +291,7 @@ check "gaps: the column is named for the time the gap starts" \
     grep -Eq '^  GPU +Stream +Gap\(us\) +GapStart\(us\) +Kernel before +Kernel after$' "$TMP/g2.txt"
 same "gaps: text and JSON agree on the kernels before and after the largest gap" \
     "$(gapact "$TMP/g2" | awk '{ print $5, $6 }')" \
-    "$(sed -n '/^Timeline: largest launch gaps/{n;n;p;}' "$TMP/g2.txt" | awk '{ print $5, $6 }')"
+    "$(sed -n '/^Timeline: largest kernel gaps/{n;n;p;}' "$TMP/g2.txt" | awk '{ print $5, $6 }')"
 "$DCUTOP" -q --report --view timeline --width 300 "$Q" >"$TMP/qs.txt" 2>/dev/null # no wrapping
 if [ -s "$TMP/qs.txt" ]; then
     check "short kernels: the share column says it is of all short calls, and the footer says of how many" \

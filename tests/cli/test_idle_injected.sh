@@ -74,7 +74,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 host = collections.Counter()
 cause, glen = {}, {}
 for r in rows:
-    k = int(r["gap_start_ns"])
+    k = int(r["abs_start_ns"])  # the trace clock (gap_start_ns: from the trace start)
     host[(k, r["host_activity"])] += int(r["host_ns"])
     cause[k], glen[k] = r["cause"], int(r["gap_ns"])
 for line in open(sys.argv[2]):

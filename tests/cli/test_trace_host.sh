@@ -29,8 +29,8 @@ check "l: the selected row is the largest idle gap ($us us, $cause)" \
     grep -q "^403/824 " "$TMP/gap.out"
 check "l: its row shows the gap, its device idle (the same) and the cause" \
     grep -qE "^ +21\.50 +$us +$us $cause " "$TMP/gap.out"
-check "the gap line names the cause and the host activity" \
-    grep -q "Gap before it: GPU idle 1.9 ms, host-bound; host mostly in Optimizer.step#AdamW.step" \
+check "the gap line names the cause and the host activity with its total in the gap" \
+    grep -q "Gap before it: GPU idle 1.9 ms, host-bound; host mostly 1.4 ms in Optimizer.step#AdamW.step" \
     "$TMP/gap.out"
 check "the host lane shows the optimizer step in the window" grep -q "^Host .*Optimizer" "$TMP/gap.out"
 check "the queue row with its scale" grep -qE "^Queue .* max 2$" "$TMP/gap.out"

@@ -17,6 +17,7 @@
 #include "dcutop/trace_query.h"
 #include "dcutop/tuple_ids.h"
 #include "dcutop/xalloc.h"
+#include "idle_host.h"
 
 enum {
     C_HOST = IDLE_HOST_BOUND,
@@ -67,11 +68,6 @@ typedef struct { /* the rank-wait of dispatch idx, ns (> 0): comm dispatches of 
 
 enum { L_RUN, L_GPU, L_STREAM, L_FILE, L_WIDTH }; /* a lane's values */
 #define NO_DISP UINT32_MAX                        /* no dispatch (Gap next, prev) */
-
-typedef struct { /* a host interval on one thread */
-    int64_t pid, tid, start, end, maxend; /* maxend: max end of this and earlier on the thread */
-    const char* name;                    /* owned by the Host array's names */
-} Host;
 
 typedef struct {
     Disp* d;
@@ -725,97 +721,6 @@ static const char* host_name(Ctx* c, Intern* ix, const char* s) {
     return c->names[text_id(c, ix, s) - 1];
 }
 
-/* Host rows as read, in blocks of HOST_BLOCK: a million rows never copied to grow one
- * array (that and glibc's merge sort of the 48-byte rows were half of reading them). */
-enum { HOST_SHIFT = 16, HOST_BLOCK = 1 << HOST_SHIFT };
-
-typedef struct {
-    Host** b;
-    int64_t n;
-} HostBlocks;
-
-static Host* host_at(const HostBlocks* hb, int64_t i) {
-    return &hb->b[i >> HOST_SHIFT][i & (HOST_BLOCK - 1)];
-}
-
-static Host* host_add(HostBlocks* hb) {
-    if ((hb->n & (HOST_BLOCK - 1)) == 0) {
-        hb->b = xrealloc(hb->b, (size_t)((hb->n >> HOST_SHIFT) + 1) * sizeof(*hb->b));
-        hb->b[hb->n >> HOST_SHIFT] = xmalloc(HOST_BLOCK * sizeof(Host));
-    }
-    return host_at(hb, hb->n++);
-}
-
-static void host_blocks_free(HostBlocks* hb) {
-    for (int64_t i = 0; i < hb->n; i += HOST_BLOCK) {
-        free(hb->b[i >> HOST_SHIFT]);
-    }
-    free(hb->b);
-}
-
-/* Host rows are ordered by pid, tid, start, then end (outer first), then the order read. */
-
-/* The last key (end, outer first), then the order read: what a stable sort keeps. */
-static int host_tie(void* ctx, uint32_t a, uint32_t b) {
-    const Host *x = host_at(ctx, a), *y = host_at(ctx, b);
-    if (x->end != y->end) {
-        return x->end > y->end ? -1 : 1;
-    }
-    return (a > b) - (a < b);
-}
-
-static int cmp_thread(const void* a, const void* b) {
-    const int64_t *x = a, *y = b; /* pid, tid, index */
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* The rows of hb in host order into a new array (ties as glibc's stable qsort left them):
- * threads ranked by (pid, tid) as the group, start as the key. */
-static Host* host_sort(HostBlocks* hb) {
-    int64_t n = hb->n;
-    SortKey* k = xmalloc((size_t)n * sizeof(*k));
-    Intern* ix = Intern_new(); /* (pid, tid) -> 1 + index in th */
-    int64_t* th = NULL;        /* pid, tid, index: three per thread */
-    int64_t nth = 0, last = 0, lpid = 0, ltid = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const Host* x = host_at(hb, i);
-        if (!last || x->pid != lpid || x->tid != ltid) {
-            int64_t key[2] = {x->pid, x->tid};
-            last = Intern_get(ix, (const char*)key, sizeof(key));
-            if (!last) {
-                th = xrealloc(th, (size_t)(nth + 1) * 3 * sizeof(*th));
-                th[3 * nth] = x->pid;
-                th[3 * nth + 1] = x->tid;
-                th[3 * nth + 2] = nth;
-                last = ++nth;
-                Intern_put(ix, (const char*)key, sizeof(key), last);
-            }
-            lpid = x->pid;
-            ltid = x->tid;
-        }
-        k[i] = (SortKey){x->start, (uint32_t)(last - 1), (uint32_t)i};
-    }
-    Intern_delete(ix);
-    qsort(th, (size_t)nth, 3 * sizeof(*th), cmp_thread);
-    uint32_t* rank = xmalloc((size_t)(nth ? nth : 1) * sizeof(*rank));
-    for (int64_t r = 0; r < nth; r++) {
-        rank[th[3 * r + 2]] = (uint32_t)r;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        k[i].group = rank[k[i].group];
-    }
-    SortKey_sort(k, (size_t)n, host_tie, hb);
-    Host* h = xmalloc((size_t)n * sizeof(*h));
-    for (int64_t i = 0; i < n; i++) {
-        h[i] = *host_at(hb, k[i].idx);
-    }
-    free(rank);
-    free(th);
-    free(k);
-    return h;
-}
-
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
 static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, Host** out,
                             int64_t* n, DcuError* err) {
@@ -829,7 +734,7 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
     int rc;
     Intern* ix = Intern_new();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        Host* x = host_add(&hb);
+        Host* x = HostBlocks_add(&hb);
         x->pid = col_i(st, 0, -1);
         x->tid = col_i(st, 1, -1);
         x->start = col_i(st, 2, 0);
@@ -842,45 +747,24 @@ static DcuStatus read_hosts(TraceDb* db, Ctx* c, const char* sql, int64_t run, H
     Intern_delete(ix);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE || hb.n > UINT32_MAX) {
-        host_blocks_free(&hb);
+        HostBlocks_free(&hb);
         return rc != SQLITE_DONE
                    ? Error_set(err, DCU_ERR_SQL, "idle: %s", sqlite3_errmsg(TraceDb_handle(db)))
                    : Error_set(err, DCU_ERR_SQL, "idle: more host rows than can be sorted");
     }
     int64_t k = hb.n;
-    Host* h = k ? host_sort(&hb) : NULL;
-    host_blocks_free(&hb);
-    for (int64_t i = 0; i < k; i++) {
-        int same = i && h[i - 1].pid == h[i].pid && h[i - 1].tid == h[i].tid;
-        h[i].maxend = same && h[i - 1].maxend > h[i].end ? h[i - 1].maxend : h[i].end;
-    }
+    Host* h = HostBlocks_sorted(&hb);
+    HostBlocks_free(&hb);
     *out = h;
     *n = k;
     return DCU_OK;
-}
-
-/* Index one past the last entry of thread (pid, tid) with start < t. */
-static int64_t upper(const Host* h, int64_t n, int64_t pid, int64_t tid, int64_t t) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t m = lo + (hi - lo) / 2;
-        const Host* x = &h[m];
-        int before = x->pid < pid || (x->pid == pid && (x->tid < tid ||
-                                                        (x->tid == tid && x->start < t)));
-        if (before) {
-            lo = m + 1;
-        } else {
-            hi = m;
-        }
-    }
-    return lo;
 }
 
 /* A sync call on (pid, tid) overlapping [g0, g1) that ended by `by`: the latest such call,
  * NULL when none. */
 static const Host* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
                            int64_t by) {
-    for (int64_t i = upper(c->sy, c->nsy, pid, tid, g1) - 1; i >= 0; i--) {
+    for (int64_t i = IdleHost_upper(c->sy, c->nsy, pid, tid, g1) - 1; i >= 0; i--) {
         const Host* x = &c->sy[i];
         if (x->pid != pid || x->tid != tid || x->maxend <= g0) {
             break;
@@ -890,33 +774,6 @@ static const Host* sync_in(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, i
         }
     }
     return NULL;
-}
-
-/* What a sync gap is attributed to (issue 22): the call and the op or range that issued it,
- * "cudaStreamSynchronize in aten::item". The issuer is the innermost host activity of the
- * thread around the call, ATen's private ops (aten::_local_scalar_dense under aten::item)
- * skipped: they are how the public op the user wrote does its work. */
-static const char* sync_label(const Ctx* c, const Host* y, char* buf, size_t cap) {
-    const Host* best = NULL;
-    for (int64_t i = upper(c->h, c->nh, y->pid, y->tid, y->start + 1) - 1; i >= 0; i--) {
-        const Host* x = &c->h[i];
-        if (x->pid != y->pid || x->tid != y->tid || x->maxend < y->end) {
-            break;
-        }
-        if (x->start > y->start || x->end < y->end || strcmp(x->name, y->name) == 0 ||
-            strncmp(x->name, "aten::_", 7) == 0) {
-            continue;
-        }
-        if (!best || x->start > best->start ||
-            (x->start == best->start && x->end < best->end)) {
-            best = x;
-        }
-    }
-    if (!best) {
-        return y->name;
-    }
-    snprintf(buf, cap, "%s in %s", y->name, best->name);
-    return buf;
 }
 
 /* ---- rank-wait ------------------------------------------------------------------------- */
@@ -1245,132 +1102,17 @@ static const char* run_label(TraceDb* db, int64_t run, char* buf, size_t cap) {
     return buf;
 }
 
-/* Host activity over [g0, g1) on one thread: calls emit(name, ns) per maximal part. */
-typedef void (*EmitFn)(void* ctx, const char* name, int64_t ns);
-
-static void sort_points(int64_t* pts, int np) {
-    for (int i = 1; i < np; i++) { /* insertion sort: few points */
-        int64_t v = pts[i];
-        int j = i - 1;
-        while (j >= 0 && pts[j] > v) {
-            pts[j + 1] = pts[j];
-            j--;
-        }
-        pts[j + 1] = v;
-    }
-}
-
-static void host_parts(const Ctx* c, int64_t pid, int64_t tid, int64_t g0, int64_t g1,
-                       EmitFn emit, void* ectx) {
-    enum { MAXI = 512 };
-    const Host* iv[MAXI];
-    int ni = 0;
-    if (pid != -1 || tid != -1) {
-        for (int64_t i = upper(c->h, c->nh, pid, tid, g1) - 1; i >= 0 && ni < MAXI; i--) {
-            const Host* x = &c->h[i];
-            if (x->pid != pid || x->tid != tid || x->maxend <= g0) {
-                break;
-            }
-            if (x->end > g0) {
-                iv[ni++] = x;
-            }
-        }
-    }
-    int64_t* pts = xmalloc((size_t)(2 * ni + 2) * sizeof(int64_t)); /* breakpoints */
-    int np = 0;
-    pts[np++] = g0;
-    pts[np++] = g1;
-    for (int i = 0; i < ni; i++) {
-        if (iv[i]->start > g0 && iv[i]->start < g1) pts[np++] = iv[i]->start;
-        if (iv[i]->end > g0 && iv[i]->end < g1) pts[np++] = iv[i]->end;
-    }
-    sort_points(pts, np);
-    const char* cur = NULL;
-    int64_t acc = 0;
-    for (int p = 0; p + 1 < np; p++) {
-        int64_t a = pts[p], b = pts[p + 1];
-        if (b <= a) {
-            continue;
-        }
-        const Host* best = NULL;
-        for (int i = 0; i < ni; i++) {
-            const Host* x = iv[i];
-            if (x->start <= a && x->end >= b &&
-                (!best || x->start > best->start ||
-                 (x->start == best->start && x->end < best->end))) {
-                best = x;
-            }
-        }
-        const char* name = best ? best->name : "(untraced)";
-        if (cur && strcmp(cur, name) != 0) {
-            emit(ectx, cur, acc);
-            acc = 0;
-        }
-        cur = name;
-        acc += b - a;
-    }
-    if (cur) {
-        emit(ectx, cur, acc);
-    }
-    free(pts);
-}
-
-/* Host activity per cause over every gap (the Summary's "mostly in ..."). */
-typedef struct {
-    Intern* ix; /* "cause\x1fname" -> index + 1 */
-    char** name;
-    int* cause;
-    int64_t* ns;
-    int64_t n, cap;
-    int64_t last[C_COUNT]; /* per cause the index + 1 added to last: gaps in a row mostly
-                            * have the same activity (10M untraced gaps were 1.2 s of keys) */
-} HostTally;
-
 typedef struct {
     ResultSet* rs; /* NULL: no rows */
     const char* run;
     int64_t gpu;
     const Gap* g;
-    const char* best;
+    int64_t origin;    /* the gap's trace start (gap_origin) */
+    const char* best;  /* the gap's main host activity: the first emitted */
     int64_t best_ns;
     HostTally* tally; /* NULL: none */
+    char label[256];  /* a sync gap's "call in op" */
 } EmitCtx;
-
-/* "cause\x1fname" into key (at most cap - 1 bytes, as snprintf cut it); its length. */
-static size_t tally_key(char* key, size_t cap, int cause, const char* name) {
-    size_t kl = (size_t)snprintf(key, cap, "%d\x1f", cause);
-    size_t nl = strlen(name);
-    nl = nl < cap - 1 - kl ? nl : cap - 1 - kl;
-    memcpy(key + kl, name, nl);
-    key[kl + nl] = '\0';
-    return kl + nl;
-}
-
-static void tally_add(HostTally* t, int cause, const char* name, int64_t ns) {
-    int64_t id = t->last[cause];
-    if (id && strcmp(t->name[id - 1], name) == 0) {
-        t->ns[id - 1] += ns;
-        return;
-    }
-    char key[600];
-    size_t kl = tally_key(key, sizeof(key), cause, name);
-    id = Intern_get(t->ix, key, kl);
-    if (!id) {
-        if (t->n == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 64;
-            t->name = xrealloc(t->name, (size_t)t->cap * sizeof(char*));
-            t->cause = xrealloc(t->cause, (size_t)t->cap * sizeof(int));
-            t->ns = xrealloc(t->ns, (size_t)t->cap * sizeof(int64_t));
-        }
-        t->name[t->n] = xstrdup(name);
-        t->cause[t->n] = cause;
-        t->ns[t->n] = 0;
-        id = ++t->n;
-        Intern_put(t->ix, key, kl, id);
-    }
-    t->last[cause] = id;
-    t->ns[id - 1] += ns;
-}
 
 static void emit_row(void* p, const char* name, int64_t ns) {
     EmitCtx* e = p;
@@ -1378,16 +1120,17 @@ static void emit_row(void* p, const char* name, int64_t ns) {
         int r = ResultSet_addRow(e->rs);
         ResultSet_setText(e->rs, r, 0, e->run);
         ResultSet_setInt(e->rs, r, 1, e->gpu);
-        ResultSet_setInt(e->rs, r, 2, e->g->g0);
+        ResultSet_setNs(e->rs, r, 2, (double)(e->g->g0 - e->origin));
         ResultSet_setNs(e->rs, r, 3, (double)(e->g->g1 - e->g->g0));
         ResultSet_setText(e->rs, r, 4, cause_names[e->g->cause]);
         ResultSet_setText(e->rs, r, 5, name);
         ResultSet_setNs(e->rs, r, 6, (double)ns);
+        ResultSet_setInt(e->rs, r, 7, e->g->g0);
     }
     if (e->tally) {
-        tally_add(e->tally, e->g->cause, name, ns);
+        HostTally_add(e->tally, e->g->cause, name, ns);
     }
-    if (ns > e->best_ns) {
+    if (!e->best) { /* IdleHost_gap emits the main activity first */
         e->best_ns = ns;
         e->best = name;
     }
@@ -1412,17 +1155,20 @@ static const RsColumn launch_cols[] = {
     {"kernel_end_ns", "Kernel end", CT_INT},
     {"launch_delay_ns", "Launch delay", CT_NS},
 };
+/* gap_start_ns: from the trace start (the run's first dispatch), as the Trace screen and the
+ * timeline show times; abs_start_ns: the same instant on the trace's own clock. */
 static const RsColumn gap_cols[] = {
     {"run", "Run", CT_TEXT},           {"device", "Device", CT_INT},
-    {"gap_start_ns", "Gap start", CT_INT}, {"gap_ns", "Gap", CT_NS},
+    {"gap_start_ns", "Gap start", CT_NS}, {"gap_ns", "Gap", CT_NS},
     {"cause", "Cause", CT_TEXT},       {"host_activity", "Host activity", CT_TEXT},
-    {"host_ns", "Host time", CT_NS},
+    {"host_ns", "Host time", CT_NS},   {"abs_start_ns", "Abs start", CT_INT},
 };
 static const RsColumn top_cols[] = {
     {"run", "Run", CT_TEXT},           {"device", "Device", CT_INT},
-    {"gap_start_ns", "Gap start", CT_INT}, {"gap_ns", "Gap", CT_NS},
+    {"gap_start_ns", "Gap start", CT_NS}, {"gap_ns", "Gap", CT_NS},
     {"cause", "Cause", CT_TEXT},       {"host_activity", "Main host activity", CT_TEXT},
     {"host_ns", "Host time", CT_NS},   {"next_kernel", "Next kernel", CT_TEXT},
+    {"abs_start_ns", "Abs start", CT_INT},
 };
 static const RsColumn kern_cols[] = {
     {"kernel", "Kernel", CT_TEXT},           {"launches", "Launches", CT_INT},
@@ -1701,6 +1447,7 @@ typedef struct {
     Ctx* c;
     IdleView v;
     ResultSet* rs;     /* the table of v; NULL when only summing */
+    ResultSet* top_rs; /* IDLE_CAUSES: IDLE_TOP's table as well, from the same walk; or NULL */
     IdleSummary* sum;  /* NULL when making a table */
     HostTally tally;
     const char* label; /* the run being walked */
@@ -1743,11 +1490,15 @@ static void top_add(Walk* w, const Gap* g) {
     w->top[at] = *g;
 }
 
-/* Host activity of gap g on its launching thread, part by part, to emit_row. */
+/* Host activity of gap g on its launching thread, each activity's total, to emit_row; a sync
+ * gap's call named with the op that issued it. */
 static void gap_host(const Ctx* c, const Gap* g, EmitCtx* e) {
     int64_t pid, tid;
     gap_thread(c, g, &pid, &tid);
-    host_parts(c, pid, tid, g->g0, g->g1, emit_row, e);
+    const Host* y = gap_sync(c, g);
+    const char* label = y ? IdleHost_syncLabel(c->h, c->nh, y, e->label, sizeof(e->label))
+                          : NULL;
+    IdleHost_gap(c->h, c->nh, pid, tid, g->g0, g->g1, y, label, emit_row, e);
 }
 
 /* The name of the gap's next kernel, NULL when it has none. */
@@ -1755,49 +1506,56 @@ static const char* next_name(const Ctx* c, const Gap* g) {
     return g->next != NO_DISP ? kind_of(c, at(c, g->next))->name : NULL;
 }
 
+/* The lane of gap g: the dispatch after it, else the one before; NULL when none. */
+static const Disp* gap_lane(const Walk* w, const Gap* g) {
+    uint32_t li = g->next != NO_DISP ? g->next : g->prev;
+    return li != NO_DISP ? at(w->c, li) : NULL;
+}
+
+/* The start of the trace gap g is in (TraceQuery_origin of its lane's file: the run's first
+ * dispatch), which the tables and the summary show its start from; 0 when it has no lane. */
+static int64_t gap_origin(Walk* w, const Gap* g) {
+    const Disp* lane = gap_lane(w, g);
+    int64_t file = lane ? lane_v(w->c, lane, L_FILE) : 0;
+    if (lane && file != w->ofile) {
+        w->ofile = file;
+        w->origin = 0;
+        for (int q = 0; q < w->norigins; q++) {
+            w->origin = w->origins[2 * q] == file ? w->origins[2 * q + 1] : w->origin;
+        }
+        w->origin = w->db ? TraceQuery_origin(w->db, file) : w->origin;
+    }
+    return lane ? w->origin : 0;
+}
+
 /* The largest IDLE_TOP_GAPS gaps of one device. */
-static void out_top(Walk* w) {
+static void out_top(Walk* w, ResultSet* rs) {
     for (int q = 0; q < w->ntop; q++) {
         const Gap* g = &w->top[q];
-        EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, NULL};
-        char buf[256];
-        const Host* y = gap_sync(w->c, g);
-        if (y) { /* the call and its issuer; host time: the call's part of the gap */
-            e.best = sync_label(w->c, y, buf, sizeof(buf));
-            e.best_ns = (y->end < g->g1 ? y->end : g->g1) - (y->start > g->g0 ? y->start : g->g0);
-        } else {
-            gap_host(w->c, g, &e);
-        }
+        EmitCtx e = {NULL, w->label, w->gpu, g, gap_origin(w, g), NULL, 0, NULL, ""};
+        gap_host(w->c, g, &e);
         const char* nx = next_name(w->c, g);
-        int r = ResultSet_addRow(w->rs);
-        ResultSet_setText(w->rs, r, 0, w->label);
-        ResultSet_setInt(w->rs, r, 1, w->gpu);
-        ResultSet_setInt(w->rs, r, 2, g->g0);
-        ResultSet_setNs(w->rs, r, 3, (double)(g->g1 - g->g0));
-        ResultSet_setText(w->rs, r, 4, cause_names[g->cause]);
-        ResultSet_setText(w->rs, r, 5, e.best ? e.best : "(untraced)");
-        ResultSet_setNs(w->rs, r, 6, (double)e.best_ns);
-        ResultSet_setText(w->rs, r, 7, g->next != NO_DISP ? (nx ? nx : "?") : "");
+        int r = ResultSet_addRow(rs);
+        ResultSet_setText(rs, r, 0, w->label);
+        ResultSet_setInt(rs, r, 1, w->gpu);
+        ResultSet_setNs(rs, r, 2, (double)(g->g0 - e.origin));
+        ResultSet_setNs(rs, r, 3, (double)(g->g1 - g->g0));
+        ResultSet_setText(rs, r, 4, cause_names[g->cause]);
+        ResultSet_setText(rs, r, 5, e.best ? e.best : "(untraced)");
+        ResultSet_setNs(rs, r, 6, (double)e.best_ns);
+        ResultSet_setText(rs, r, 7, g->next != NO_DISP ? (nx ? nx : "?") : "");
+        ResultSet_setInt(rs, r, 8, g->g0);
     }
 }
 
 static void fill_gap(Walk* w, IdleGap* t, const Gap* g, const char* best) {
     const Ctx* c = w->c;
     memset(t, 0, sizeof(*t));
-    uint32_t li = g->next != NO_DISP ? g->next : g->prev;
-    const Disp* lane = li != NO_DISP ? at(c, li) : NULL;
+    const Disp* lane = gap_lane(w, g);
     t->gpu = w->gpu;
     t->stream = lane ? lane_v(c, lane, L_STREAM) : -1;
     t->file = lane ? lane_v(c, lane, L_FILE) : 0;
-    if (lane && t->file != w->ofile) {
-        w->ofile = t->file;
-        w->origin = 0;
-        for (int q = 0; q < w->norigins; q++) {
-            w->origin = w->origins[2 * q] == t->file ? w->origins[2 * q + 1] : w->origin;
-        }
-        w->origin = w->db ? TraceQuery_origin(w->db, t->file) : w->origin;
-    }
-    t->at_ns = g->g0 - (lane ? w->origin : 0);
+    t->at_ns = g->g0 - gap_origin(w, g);
     t->gap_ns = g->g1 - g->g0;
     t->cause = (IdleCause)g->cause;
     if (next_name(c, g)) {
@@ -1852,12 +1610,12 @@ static void sum_gap(Walk* w, const Gap* g) {
     const Host* y = gap_sync(w->c, g);
     if (y) { /* the host blocked in that call: it is what to remove or defer */
         char buf[256];
-        const char* what = sync_label(w->c, y, buf, sizeof(buf));
-        tally_add(&w->tally, C_SYNC, what, g->g1 - g->g0);
+        const char* what = IdleHost_syncLabel(w->c->h, w->c->nh, y, buf, sizeof(buf));
+        HostTally_add(&w->tally, C_SYNC, what, g->g1 - g->g0);
         keep_top(w, g, what);
         return;
     }
-    EmitCtx e = {NULL, w->label, w->gpu, g, NULL, 0, &w->tally};
+    EmitCtx e = {NULL, w->label, w->gpu, g, 0, NULL, 0, &w->tally, ""};
     gap_host(w->c, g, &e);
     keep_top(w, g, e.best);
 }
@@ -1892,9 +1650,9 @@ static void walk_gap(void* p, const Gap* g) {
     if (w->sum) {
         sum_gap(w, g);
     } else if (w->v == IDLE_GAPS) {
-        EmitCtx e = {w->rs, w->label, w->gpu, g, NULL, 0, NULL};
+        EmitCtx e = {w->rs, w->label, w->gpu, g, gap_origin(w, g), NULL, 0, NULL, ""};
         gap_host(w->c, g, &e);
-    } else if (w->v == IDLE_TOP) {
+    } else if (w->v == IDLE_TOP || w->top_rs) {
         top_add(w, g);
     }
 }
@@ -1956,7 +1714,7 @@ static void sweep_part(void* ctx, int part, int64_t lo, int64_t hi) {
     p->w = *P->w;
     p->w.db = NULL; /* not from threads: fill_gap takes the origins */
     p->w.sum = &p->sum;
-    p->w.tally = (HostTally){.ix = Intern_new()};
+    HostTally_init(&p->w.tally);
     device_gaps(p->w.c, &p->sw, P->d1, P->hi, walk_gap, &p->w, &p->S, &p->dev);
 }
 
@@ -2030,15 +1788,7 @@ static void merge_part(Walk* w, WalkPart* p, Streams* S, DevSum* sum) {
             *t = p->sum.top[q];
         }
     }
-    HostTally* t = &p->w.tally;
-    for (int64_t i = 0; i < t->n; i++) {
-        tally_add(&w->tally, t->cause[i], t->name[i], t->ns[i]);
-        free(t->name[i]);
-    }
-    free(t->name);
-    free(t->cause);
-    free(t->ns);
-    Intern_delete(t->ix);
+    HostTally_merge(&w->tally, &p->w.tally);
     I64Map_delete(p->S.slot);
     free(p->S.at);
     free(p->S.heads);
@@ -2110,8 +1860,11 @@ static void walk_device(Walk* w, int64_t d0, int64_t d1, int64_t lo, int64_t hi)
         sum_device(w, &sum);
     } else if (w->v == IDLE_CAUSES) {
         out_causes(w, w->gpu, &sum);
+        if (w->top_rs) {
+            out_top(w, w->top_rs);
+        }
     } else if (w->v == IDLE_TOP) {
-        out_top(w);
+        out_top(w, w->rs);
     }
 }
 
@@ -2274,6 +2027,29 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err) {
     return DCU_OK;
 }
 
+DcuStatus Idle_causesTop(TraceDb* db, ResultSet** causes, ResultSet** top, DcuError* err) {
+    *causes = *top = NULL;
+    Ctx c;
+    ctx_init(&c);
+    ResultSet* rs = ResultSet_new(view_names[IDLE_CAUSES], cause_cols, NCOLS(cause_cols));
+    ResultSet* trs = ResultSet_new(view_names[IDLE_TOP], top_cols, NCOLS(top_cols));
+    DcuStatus s = read_dispatches(db, &c, 1, err);
+    if (s == DCU_OK) {
+        rank_wait(db, &c);
+        Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .rs = rs, .top_rs = trs};
+        s = walk(&w, err);
+    }
+    ctx_done(&c);
+    if (s != DCU_OK) {
+        ResultSet_delete(rs);
+        ResultSet_delete(trs);
+        return s;
+    }
+    *causes = rs;
+    *top = trs;
+    return DCU_OK;
+}
+
 /* The largest host activities of each cause into the summary. */
 static void tally_top(const HostTally* t, IdleSummary* s) {
     for (int64_t i = 0; i < t->n; i++) {
@@ -2297,7 +2073,8 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     Ctx c;
     ctx_init(&c);
     DcuStatus s = read_dispatches(db, &c, 1, err);
-    Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .sum = out, .tally = {.ix = Intern_new()}};
+    Walk w = {.db = db, .c = &c, .v = IDLE_CAUSES, .sum = out};
+    HostTally_init(&w.tally);
     if (s == DCU_OK) {
         rank_wait(db, &c);
         s = walk(&w, err);
@@ -2305,13 +2082,7 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     if (s == DCU_OK) {
         tally_top(&w.tally, out);
     }
-    for (int64_t i = 0; i < w.tally.n; i++) {
-        free(w.tally.name[i]);
-    }
-    free(w.tally.name);
-    free(w.tally.cause);
-    free(w.tally.ns);
-    Intern_delete(w.tally.ix);
+    HostTally_done(&w.tally);
     ctx_done(&c);
     return s;
 }

@@ -2095,7 +2095,8 @@ static ResultSet* v_overview(Timeline* t) {
            "% = share of kernel time");
     /* no total: summed over streams it can exceed the wall; the time in all is GPU idle */
     ov_row(rs, "launch gaps", NONE, s->gaps, NAN, NAN,
-           "per stream, from the latest end so far; in all: GPU idle (union per device)");
+           "kernel to kernel per stream, from the latest kernel end so far: memsets, copies "
+           "and other streams' work in them count (not GPU idle)");
     ov_row(rs, "launch gap median", s->gap_p50_ns, NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap mean", (int64_t)llround(s->gap_mean_ns), NONE, NAN, NAN, NULL);
     ov_row(rs, "launch gap max", s->gap_max_ns, NONE, NAN, NAN, NULL);

@@ -494,7 +494,7 @@ DcuStatus TraceGap_laneFrom(TraceDb* db, const ResultSet* rs, const TraceLane* l
     }
     sqlite3_finalize(st);
     int cr = ResultSet_columnIndex(rs, "run"), cd = ResultSet_columnIndex(rs, "device"),
-        c0 = ResultSet_columnIndex(rs, "gap_start_ns"), cg = ResultSet_columnIndex(rs, "gap_ns"),
+        c0 = ResultSet_columnIndex(rs, "abs_start_ns"), cg = ResultSet_columnIndex(rs, "gap_ns"),
         cc = ResultSet_columnIndex(rs, "cause"), ch = ResultSet_columnIndex(rs, "host_activity"),
         cn = ResultSet_columnIndex(rs, "host_ns");
     TraceGap* g = NULL;
@@ -507,12 +507,8 @@ DcuStatus TraceGap_laneFrom(TraceDb* db, const ResultSet* rs, const TraceLane* l
         int64_t g0 = ResultSet_cellc(rs, r, c0)->i, g1 = g0 + ResultSet_cellc(rs, r, cg)->i;
         int64_t hn = ResultSet_cellc(rs, r, cn)->i;
         const char* host = ResultSet_cellc(rs, r, ch)->s;
-        if (k > 0 && g[k - 1].g0 == g0) { /* the same gap, another host activity */
-            if (hn > g[k - 1].host_ns) {
-                snprintf(g[k - 1].host, sizeof(g[k - 1].host), "%s", host ? host : "?");
-                g[k - 1].host_ns = hn;
-            }
-            continue;
+        if (k > 0 && g[k - 1].g0 == g0) {
+            continue; /* the same gap, another host activity: its first row is the main one */
         }
         if (k == cap) {
             cap = cap ? cap * 2 : 256;
