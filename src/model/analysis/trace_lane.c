@@ -191,6 +191,66 @@ int QueueDepth_emptyPct(TraceDb* db, double* pct, int* lanes) {
     return 1;
 }
 
+/* HTA's queue length events of the used files, per lane in time order: (file, gpu, lane,
+ * time in whole us rounded up as HTA's parser rounds a start, step). Every GPU op of the lane
+ * steps -1 at its start; each launch call of HTA's set (cudaLaunchKernel, cudaMemcpyAsync,
+ * cudaMemsetAsync, and HIP's same names) steps +1 at its start on the lane of its op. At one
+ * instant the calls come first (HTA concatenates them before the ops). */
+#define HTA_QUEUE_SQL                                                                          \
+    "WITH o AS (SELECT d.file_id AS file, coalesce(d.gpu, -1) AS gpu,"                         \
+    "  coalesce(d.stream, d.queue, -1) AS lane, d.corr_id AS corr, d.start_ns AS t"            \
+    "  FROM dispatch d WHERE d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"                  \
+    "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"                \
+    " UNION ALL SELECT c.file_id, coalesce(c.gpu, -1), coalesce(c.stream, c.queue, -1),"       \
+    "  c.corr_id, c.start_ns FROM copy c WHERE c.start_ns IS NOT NULL AND c.end_ns IS NOT NULL" \
+    "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')),"                \
+    " calls AS (SELECT f.run_id AS run, a.corr_id AS corr, a.start_ns AS t FROM api_call a"    \
+    "  JOIN source_file f ON f.id = a.file_id WHERE a.corr_id IS NOT NULL"                     \
+    "  AND a.start_ns IS NOT NULL AND a.end_ns IS NOT NULL AND a.name IN ('cudaLaunchKernel',"  \
+    "  'cudaMemcpyAsync', 'cudaMemsetAsync', 'hipLaunchKernel', 'hipMemcpyAsync',"             \
+    "  'hipMemsetAsync')),"                                                                    \
+    " ev AS (SELECT file, gpu, lane, t, -1 AS step FROM o"                                     \
+    "  UNION ALL SELECT o.file, o.gpu, o.lane, calls.t, 1 FROM o"                              \
+    "  JOIN source_file f ON f.id = o.file JOIN calls ON calls.run = f.run_id"                 \
+    "  AND calls.corr = o.corr)"                                                               \
+    " SELECT file, gpu, lane, CASE WHEN t >= 0 THEN (t + 999) / 1000 ELSE -((-t) / 1000) END"  \
+    "  AS us, step FROM ev ORDER BY file, gpu, lane, us, step DESC"
+
+int QueueLength_hta(TraceDb* db, HtaQueue* out) {
+    memset(out, 0, sizeof(*out));
+    sqlite3_stmt* st = NULL;
+    DcuError err;
+    Error_clear(&err);
+    if (TraceDb_prepare(db, HTA_QUEUE_SQL, &st, &err) != DCU_OK) {
+        return 0;
+    }
+    int64_t key[3] = {0, 0, 0}, len = 0, calls = 0;
+    int lanes = 0, rc;
+    HtaQueue q = {0};
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t k[3] = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                        sqlite3_column_int64(st, 2)};
+        if (lanes == 0 || memcmp(k, key, sizeof(k)) != 0) {
+            lanes++;
+            len = 0;
+            memcpy(key, k, sizeof(k));
+        }
+        int64_t step = sqlite3_column_int64(st, 4);
+        len += step;
+        calls += step > 0;
+        q.events++;
+        q.empty += len == 0;
+        q.max = len > q.max ? len : q.max;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE || q.events == 0 || calls == 0) {
+        return 0; /* no launch call of HTA's set: HTA has no queue length either */
+    }
+    q.lanes = lanes;
+    *out = q;
+    return 1;
+}
+
 int HostLane_thread(TraceDb* db, const TraceLane* lane, int64_t lo, int64_t hi, int64_t* pid,
                     int64_t* tid) {
     sqlite3_stmt* st = NULL;
