@@ -17,11 +17,14 @@
  *                     cudaMemcpy that copies device to host or whose copy is not traced) on
  *                     the launching thread overlaps the interval and ended no later than
  *                     the next launch call started;
- *     host-bound      the next launch call started after g0: the host was late (HTA "host
- *                     wait");
+ *     host-bound      the next launch call started after g0: the host was late (nearest to
+ *                     HTA's "host wait", which differs: HTA takes it per stream, between
+ *                     consecutive ops of one stream, so it also counts time the stream waits
+ *                     while other streams keep the device busy; here only device idle);
  *     launch-overhead the next kernel was launched before g0: the interval is the
  *                     launch-to-start latency (HTA "kernel wait"; HTA counts it so only
- *                     below its consecutive_kernel_delay, IDLE_HTA_KERNEL_WAIT_NS, and the
+ *                     below its consecutive_kernel_delay, 30 trace units (us in a Kineto
+ *                     trace; its documentation says ns), IDLE_HTA_KERNEL_WAIT_NS, and the
  *                     rest as "other": dcutop counts the whole interval);
  *     unknown         no next kernel (the tail of the run) or no correlated launch call
  *                     (no host layer).
