@@ -115,3 +115,33 @@ q=$(sed -n 's/.*Queue depth    empty \([0-9.]*\)% of the time.*/\1/p' "$TMP/cs.o
 h=$(sed -n 's/.*Queue length   0 at \([0-9.]*% of its [0-9]* events\).*/\1/p' "$TMP/cs.out")
 check "manual: the climate queue figures as the Summary prints them ($q%, $h)" \
     grep -qF "dcutop's queue is empty $q% of the time; HTA's length is 0 at $h" "$TMP/manual.flat"
+
+# HTA's rules at their edges, on a crafted trace (us): a 60 us call launching a 2 us kernel is
+# no short kernel (HTA: the call must be at most 50 us), a 50 us one is; a cuLaunchKernelEx
+# launch is left out; a cudaMemsetAsync's memset is in; starts round up, ends down
+python3 - "$TMP/edges.trace.json" <<'PY'
+import json, sys
+ev = []
+def gpu(cat, name, ts, dur, corr):
+    ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+               "args": {"device": 0, "stream": 7, "correlation": corr}})
+def call(cat, name, ts, dur, corr):
+    ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur,
+               "args": {"correlation": corr}})
+call("cuda_runtime", "cudaLaunchKernel", 100, 60, 1); gpu("kernel", "kA", 200, 2, 1)
+call("cuda_runtime", "cudaLaunchKernel", 300, 50, 2); gpu("kernel", "kA", 400, 2, 2)
+call("cuda_driver", "cuLaunchKernelEx", 500, 5, 3); gpu("kernel", "kA", 510, 2, 3)
+call("cuda_driver", "cuLaunchKernelEx", 600, 5, 4); gpu("kernel", "kEx", 610, 2, 4)
+call("cuda_runtime", "cudaMemsetAsync", 700.4, 3.2, 5); gpu("gpu_memset", "Memset (Device)", 710.5, 1.0, 5)
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+E=$TMP/edges.trace.json
+python3 tests/cli/hta_oracle.py launch "$E" | sort >"$TMP/e.want"
+launch_got "$E" >"$TMP/e.got"
+same "edges: launch statistics as HTA's rules give" "$(cat "$TMP/e.want")" "$(cat "$TMP/e.got")"
+same "edges: kA: 2 launches (not the cuLaunchKernelEx one), 1 short (the 50 us call, not the 60 us), 1 call over 50 us" \
+    "2 1 1" "$(awk -F'|' '$1 == "kA" { split($2, v, ","); print v[1] + 0, v[8] + 0, v[10] + 0 }' "$TMP/e.got")"
+check "edges: kEx, launched only by cuLaunchKernelEx, has no row" sh -c "! grep -q '^kEx|' '$TMP/e.got'"
+# the memset: call 701..703 us (700.4 up, 703.6 down), memset 711..711: delay 711 - 701 + 2
+same "edges: the memset is in, on HTA's whole-us events (call 2 us, delay 12 us, short)" \
+    "1 12000 2000 1" "$(awk -F'|' '$1 == "Memset (Device)" { split($2, v, ","); print v[1] + 0, v[2] + 0, v[5] + 0, v[8] + 0 }' "$TMP/e.got")"

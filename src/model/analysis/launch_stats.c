@@ -14,7 +14,8 @@
  * has no HIP names: on a ROCm trace it finds no launch). Launches by other calls
  * (cuLaunchKernelEx, cudaLaunchKernelExC, hipExtModuleLaunchKernel, ...) are not in the set,
  * as in HTA. The median is pandas' (the mean of the two middle values); p95 is pandas'
- * quantile(0.95) (linear between the nearest ranks). */
+ * quantile(0.95) (linear between the nearest ranks). The rows pool every used file (HTA
+ * reads one rank at a time). */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
