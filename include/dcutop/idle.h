@@ -101,8 +101,8 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
  * largest p95 delay first. A copy of Idle_launchTable's rows. */
 DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err);
 
-/* The launch stats of every kernel with a launch call (IDLE_KERNELS' columns), in kernel name
- * order (strcmp), computed once and kept while the data is unchanged (TraceDb_cached): what
+/* The launch stats of every GPU op name (kernels, memsets, copies) with a launch of HTA's set
+ * (IDLE_KERNELS' columns; launch_stats.c), in name order (strcmp), computed once and kept while the data is unchanged (TraceDb_cached): what
  * Kernel detail, Hotspots' launch columns and --view idle read. Empty, and read without a
  * pass over the dispatches, when no API call has a correlation id. *out is borrowed: valid
  * until the next write to db or the next call. Errors: DCU_ERR_SQL. */
