@@ -193,7 +193,7 @@ print(len(rows), bad)' "$TMP/l.csv")"
 "$DCUTOP" -q --report --view idle "$L" >"$TMP/v.txt"
 check "report --view idle: the cause table" grep -q 'Idle time per device and cause' "$TMP/v.txt"
 check "report --view idle: the largest gaps" grep -q 'Largest idle gaps' "$TMP/v.txt"
-check "report --view idle: launch delay per kernel" grep -q 'Launch delay per kernel' "$TMP/v.txt"
+check "report --view idle: launch statistics per GPU op as HTA computes them" grep -q 'Launch statistics per GPU op as HTA computes them' "$TMP/v.txt"
 "$DCUTOP" -q --report --view idle --format json "$L" >"$TMP/v.json"
 same "report --view idle --format json: its members" "idle idle_top_gaps launch_stats" \
     "$(python3 -c '
