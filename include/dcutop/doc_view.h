@@ -79,6 +79,9 @@ typedef struct SummaryData_ {
     double stacks_hot_pct;       /* its share of stacks_ns */
     double queue_empty_pct;      /* QueueDepth_emptyPct (trace_lane.h), 0..100 */
     int queue_lanes;             /* the streams it is over; 0: no launch calls, no line */
+    int64_t hta_queue_events;    /* HTA's queue length (QueueLength_hta): its samples, 0: none */
+    int64_t hta_queue_empty;     /* the samples at length 0 */
+    int hta_queue_lanes;
     int pending;                 /* the timeline and the advice are not computed yet: their
                                   * places say so (the first screen shows before them) */
 } SummaryData;

@@ -17,11 +17,14 @@
  *                     cudaMemcpy that copies device to host or whose copy is not traced) on
  *                     the launching thread overlaps the interval and ended no later than
  *                     the next launch call started;
- *     host-bound      the next launch call started after g0: the host was late (HTA "host
- *                     wait");
+ *     host-bound      the next launch call started after g0: the host was late (nearest to
+ *                     HTA's "host wait", which differs: HTA takes it per stream, between
+ *                     consecutive ops of one stream, so it also counts time the stream waits
+ *                     while other streams keep the device busy; here only device idle);
  *     launch-overhead the next kernel was launched before g0: the interval is the
  *                     launch-to-start latency (HTA "kernel wait"; HTA counts it so only
- *                     below its consecutive_kernel_delay, IDLE_HTA_KERNEL_WAIT_NS, and the
+ *                     below its consecutive_kernel_delay, 30 trace units (us in a Kineto
+ *                     trace; its documentation says ns), IDLE_HTA_KERNEL_WAIT_NS, and the
  *                     rest as "other": dcutop counts the whole interval);
  *     unknown         no next kernel (the tail of the run) or no correlated launch call
  *                     (no host layer).
@@ -35,14 +38,21 @@
  *                 rest of each rank's duration its wait. The device is busy then (the
  *                 collective runs): listed for information, never added to idle. Durations
  *                 only, so the ranks' clocks need not agree.
- *   launch delay  kernel start - launch call end, clipped at 0 (HTA's definition).
- *   launch stats  per kernel, over its dispatches with a launch call (HTA
- *                 get_cuda_kernel_launch_stats): the CPU launch duration (call end - call
- *                 start) and the launch delay, each as median, p95 (nearest rank) and max;
- *                 "short" dispatches, shorter on the GPU than their launch call on the CPU
- *                 (HTA's short GPU kernels); launch-delay outliers, delay above
- *                 IDLE_HTA_DELAY_CUTOFF_NS; launch-call outliers, call above
- *                 IDLE_HTA_RUNTIME_CUTOFF_NS (HTA's defaults).
+ *   launch delay  dcutop's: kernel start - launch call end, clipped at 0 (--export launches,
+ *                 one row per dispatch with any launch call). HTA states the same difference
+ *                 unclipped but computes another (below).
+ *   launch stats  per GPU op name, as HTA's get_cuda_kernel_launch_stats computes them with
+ *                 its defaults (launch_stats.c): over the kernels, memsets and copies whose
+ *                 launch call is cudaLaunchKernel, cudaMemsetAsync or cudaMemcpyAsync (HIP's
+ *                 same three names too; cuLaunchKernelEx and the other launch calls left out,
+ *                 as HTA leaves them), on HTA's whole-us events (start rounded up, end down):
+ *                 the call duration and HTA's launch delay (GPU start - call start + call
+ *                 duration, as its code computes it), each as median, p95 (pandas'
+ *                 quantile, linear) and max; "short" launches, a call of at most
+ *                 IDLE_HTA_RUNTIME_CUTOFF_US whose GPU op is shorter than the call (HTA's
+ *                 short GPU kernels); delay outliers, HTA's delay above
+ *                 IDLE_HTA_DELAY_CUTOFF_US; call outliers, a call above
+ *                 IDLE_HTA_RUNTIME_CUTOFF_US (HTA's defaults, in trace units: us).
  *   host activity over a part of an interval: the innermost CPU op, range or API call on the
  *                 launching thread (the one that started latest covering that instant),
  *                 "(untraced)" where nothing covers it; the parts add up to the interval.
@@ -56,10 +66,11 @@
 #include "dcutop/result_set.h"
 #include "dcutop/trace_db.h"
 
-#define IDLE_HTA_KERNEL_WAIT_NS 30 /* HTA get_idle_time_breakdown consecutive_kernel_delay */
+/* HTA get_idle_time_breakdown's consecutive_kernel_delay: 30 trace units, microseconds */
+#define IDLE_HTA_KERNEL_WAIT_NS 30000
 #define IDLE_TOP_GAPS 20           /* rows of the largest-gaps table */
-#define IDLE_HTA_RUNTIME_CUTOFF_NS 50000 /* HTA launch stats runtime_cutoff (50 us) */
-#define IDLE_HTA_DELAY_CUTOFF_NS 100000  /* HTA launch stats launch_delay_cutoff (100 us) */
+#define IDLE_HTA_RUNTIME_CUTOFF_US 50 /* HTA launch stats runtime_cutoff (trace units: us) */
+#define IDLE_HTA_DELAY_CUTOFF_US 100  /* HTA launch stats launch_delay_cutoff (us) */
 
 /* The causes, in the order of --export idle. */
 typedef enum {
@@ -89,12 +100,12 @@ DcuStatus Idle_view(TraceDb* db, IdleView v, ResultSet** out, DcuError* err);
 DcuStatus Idle_causesTop(TraceDb* db, ResultSet** causes, ResultSet** top, DcuError* err);
 
 /* The launch stats (IDLE_KERNELS' table) of one kernel, by its full name (kernel.name): one
- * row, or none when no dispatch of it has a launch call; kernel NULL: every kernel, the
+ * row, or none when no dispatch of it has a launch call of HTA's set; kernel NULL: every kernel, the
  * largest p95 delay first. A copy of Idle_launchTable's rows. */
 DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, DcuError* err);
 
-/* The launch stats of every kernel with a launch call (IDLE_KERNELS' columns), in kernel name
- * order (strcmp), computed once and kept while the data is unchanged (TraceDb_cached): what
+/* The launch stats of every GPU op name (kernels, memsets, copies) with a launch of HTA's set
+ * (IDLE_KERNELS' columns; launch_stats.c), in name order (strcmp), computed once and kept while the data is unchanged (TraceDb_cached): what
  * Kernel detail, Hotspots' launch columns and --view idle read. Empty, and read without a
  * pass over the dispatches, when no API call has a correlation id. *out is borrowed: valid
  * until the next write to db or the next call. Errors: DCU_ERR_SQL. */

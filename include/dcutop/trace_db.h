@@ -54,7 +54,7 @@ enum {
     TRACEDB_CACHE_TIMELINE_ALL,
     TRACEDB_CACHE_TOTALS,
     TRACEDB_CACHE_RUN_STARTS,
-    TRACEDB_CACHE_LAUNCH_STATS, /* idle.c: Idle_launchTable */
+    TRACEDB_CACHE_LAUNCH_STATS, /* launch_stats.c: Idle_launchTable */
     TRACEDB_CACHE_LAUNCH_CALLS, /* launch_calls.c: LaunchCalls_get */
     TRACEDB_CACHE_API_ROWS,     /* query.c: the API view's rows, unfiltered */
     TRACEDB_CACHE_API_SCAN,     /* api_scan.c: every API call in memory */

@@ -5,10 +5,11 @@
  *   launch call   of an op (kernel dispatch, or a copy/memset a device ran) of the lane: the
  *                 API call with its correlation id among the files of the op's run (the
  *                 earliest one when several share it).
- *   queue depth   of a lane at time t: its ops with a launch call whose call started at or
- *                 before t and that have not ended by t (launched but unfinished: HTA's queue
- *                 length, which counts from the runtime call's start to the GPU op's end).
- *                 Ops without a launch call are not counted.
+ *   queue depth   of a lane at time t (dcutop's, not HTA's queue length: see HtaQueue): its
+ *                 ops (kernels, memsets, copies) with a launch call whose call started at or
+ *                 before t and that have not ended by t (launched but unfinished: an op
+ *                 leaves at its end, where HTA takes it off at its start). Ops without a
+ *                 launch call are not counted.
  *   queue empty   the share of a lane's active window (its first launch call start to its
  *                 last op end) during which its depth is 0; over several lanes the empty times
  *                 and the windows are summed.
@@ -54,6 +55,25 @@ void QueueDepth_fromOps(const int64_t* ls, const int64_t* ends, int64_t n, Queue
  * *pct (0..100) = summed empty time / summed windows; *lanes = lanes counted. Returns 0 when
  * no lane has a launch call (*pct then 0). */
 int QueueDepth_emptyPct(TraceDb* db, double* pct, int* lanes);
+
+/* HTA's queue length (get_queue_length_time_series / _summary), as HTA computes it: per lane
+ * (HTA: per stream of a rank), a running count stepped at events in time order: +1 at the
+ * start of each launch call named cudaLaunchKernel, cudaMemcpyAsync or cudaMemsetAsync (HIP's
+ * same names too) that has a GPU op, -1 at the start of every GPU op of the lane (kernels,
+ * memsets and copies, whatever launched them: an op launched by another call, such as
+ * cuLaunchKernelEx, steps only down), on HTA's whole-us times (starts rounded up). HTA
+ * samples it at its events, so its "empty" share counts events, not time: the events after
+ * which the length is 0, over all events. Unlike the queue depth above (an op leaves when it
+ * ends, time-weighted). */
+typedef struct HtaQueue_ {
+    int64_t events; /* samples over all lanes */
+    int64_t empty;  /* of them with length 0 */
+    int64_t max;    /* the largest length */
+    int lanes;
+} HtaQueue;
+
+/* Fills *out over the used files; 0 (and *out zeroed) when no launch call of HTA's set. */
+int QueueLength_hta(TraceDb* db, HtaQueue* out);
 
 typedef struct HostSpan_ {
     int64_t start, end; /* ns, trace clock */

@@ -403,6 +403,12 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         }
         sd->pending = 1;
         QueueDepth_emptyPct(db, &sd->queue_empty_pct, &sd->queue_lanes);
+        HtaQueue hq;
+        if (QueueLength_hta(db, &hq)) {
+            sd->hta_queue_events = hq.events;
+            sd->hta_queue_empty = hq.empty;
+            sd->hta_queue_lanes = hq.lanes;
+        }
         sd->hotspots = s->aux[0];
         sd->categories = s->aux[1];
         sd->files = s->aux[2];

@@ -74,17 +74,20 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
         {IDLE_TOP, "idle_top_gaps", "Largest idle gaps per device, with their causes", top_keys,
          "next_kernel"},
         {IDLE_KERNELS, "launch_stats",
-         "Launch delay per kernel (kernel start - launch call end, clipped at 0), its launch "
-         "call on the CPU, the dispatches shorter than their call, delays over 100 us",
+         "Launch statistics per GPU op as HTA computes them (launches by cudaLaunchKernel, "
+         "cudaMemsetAsync, cudaMemcpyAsync; whole us; delay = start - call start + call; short: "
+         "call <= 50 us and longer than the op; delays over 100 us)",
          kern_keys, "kernel"},
     };
     DcuStatus s = DCU_OK;
     if (o->format == FMT_TEXT) {
         fputs("Why the GPU idles: each idle interval of a device (no kernel, memset or copy "
               "running on it) by the launch call of the next one.\n  host-bound: launched after "
-              "the device went idle (HTA host wait); "
-              "launch-overhead: launched before (HTA kernel wait, whole interval; HTA: below "
-              "30 ns); sync: a synchronising call on the launching thread overlapped it; "
+              "the device went idle (nearest to HTA's host wait, which HTA takes per stream, "
+              "waits behind other streams included); launch-overhead: launched before (the "
+              "whole interval; HTA's kernel wait only below its consecutive_kernel_delay, 30 "
+              "us, the rest other); sync: a synchronising call on the launching thread "
+              "overlapped it; "
               "unknown: no launch call. Not device idle, listed apart: other-stream (a stream "
               "waits while another of the device works), rank-wait (a collective waits for a "
               "slower rank of the job).\n", out);

@@ -267,8 +267,8 @@ static int64_t ns_at(const ResultSet* rs, const char* key) {
     return !v || v->null ? 0 : v->i;
 }
 
-/* Launch statistics (idle.h, HTA's get_cuda_kernel_launch_stats): the CPU launch call, the
- * launch delay, the dispatches shorter than their call, the outliers. */
+/* Launch statistics (idle.h, as HTA's get_cuda_kernel_launch_stats computes them): the CPU
+ * launch call, HTA's launch delay, the short launches, the outliers. */
 static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
     if (!rs || rs->nrows < 1) {
         return;
@@ -278,8 +278,8 @@ static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "  Launch statistics");
-    Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatch%s with a launch call; HTA's launch stats)", n,
-            n == 1 ? "" : "es");
+    Doc_add(d, STYLE_DIM, "  (%" PRId64 " by cudaLaunchKernel/hipLaunchKernel, as HTA "
+            "computes them, whole us)", n);
     Format_durationAuto(a, sizeof(a), ns_at(rs, "call_median_ns"));
     Format_durationAuto(b, sizeof(b), ns_at(rs, "call_p95_ns"));
     Format_durationAuto(c, sizeof(c), ns_at(rs, "call_max_ns"));
@@ -290,10 +290,10 @@ static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
     Format_durationAuto(c, sizeof(c), ns_at(rs, "max_ns"));
     Doc_field(d, lw, "Launch delay", ns_at(rs, "delay_outliers") ? STYLE_WARNING : STYLE_NUMBER,
               "median %s, p95 %s, max %s", a, b, c);
-    Doc_add(d, STYLE_DIM, "  kernel start - call end; %" PRId64 " over 100 us",
+    Doc_add(d, STYLE_DIM, "  HTA's: start - call start + call; %" PRId64 " over 100 us",
             ns_at(rs, "delay_outliers"));
     Doc_field(d, lw, "Short", 2 * sh > n ? STYLE_WARNING : STYLE_NUMBER,
-              "%" PRId64 " of %" PRId64 " shorter on the GPU than their launch call", sh, n);
+              "%" PRId64 " of %" PRId64 " shorter on the GPU than a call of at most 50 us", sh, n);
     if (2 * sh > n) {
         Doc_add(d, STYLE_DIM, ": launching costs more than running (fuse it, or a graph)");
     }

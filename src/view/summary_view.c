@@ -447,10 +447,17 @@ static void timeline(Doc* d, const SummaryData* s, int width) {
     Doc_field(d, LW, "Kernel gaps", STYLE_NUMBER,
               "median %s, max %s (kernel to kernel, not GPU idle)", a, b);
     idle_gaps_line(d, LW, tl);
-    if (s->queue_lanes > 0) { /* HTA's queue length; the Trace draws it as its Queue row */
-        Doc_field(d, LW, "Queue depth", STYLE_NUMBER, "empty %.1f%% of the time (launched-but-"
-                  "unfinished kernels per stream, %d stream%s)", s->queue_empty_pct, s->queue_lanes,
-                  s->queue_lanes == 1 ? "" : "s");
+    if (s->hta_queue_events > 0) { /* HTA's queue length, sampled at its events */
+        Doc_field(d, LW, "Queue length", STYLE_NUMBER,
+                  "0 at %.1f%% of its %" PRId64 " events (HTA's: +1 at a launch call, -1 when "
+                  "its GPU op starts; %d stream%s)",
+                  100.0 * (double)s->hta_queue_empty / (double)s->hta_queue_events,
+                  s->hta_queue_events, s->hta_queue_lanes, s->hta_queue_lanes == 1 ? "" : "s");
+    }
+    if (s->queue_lanes > 0) { /* dcutop's; the Trace draws it as its Queue row */
+        Doc_field(d, LW, "Queue depth", STYLE_NUMBER, "empty %.1f%% of the time (dcutop's: "
+                  "ops launched and not ended, kernels, memsets and copies, %d stream%s)",
+                  s->queue_empty_pct, s->queue_lanes, s->queue_lanes == 1 ? "" : "s");
     }
     idle_causes_line(d, s);
     gap_rows(d, s, width);

@@ -1,11 +1,13 @@
 #!/bin/sh
 # test_hotspots_launch.sh - Hotspots' launch-statistics column group (issue 22, idle.h):
-# per kernel, over its dispatches with a correlated launch call, how many (launched), the
-# launch call's median duration, the launch delay's median, p95 (nearest rank) and max
-# (kernel start - call end, clipped at 0: HTA's), the share shorter on the GPU than their
-# call, the delays over 100 us. The top kernels of the real Kineto trace and of the RPD are
-# checked against an independent computation over the raw events (python3 over the JSON,
-# python3's sqlite3 over the .rpd); a stats-only and a kernel-only trace get no such
+# per kernel, as HTA's get_cuda_kernel_launch_stats computes them (launch_stats.c): over its
+# dispatches launched by cudaLaunchKernel (HIP: hipLaunchKernel; cuLaunchKernelEx left out),
+# on whole-us events, how many (launched), the call's median duration, HTA's launch delay
+# (start - call start + call duration) median, p95 (pandas' quantile) and max, the share
+# short (call <= 50 us and shorter on the GPU), the delays over 100 us. The top kernels of
+# the real Kineto trace and of the RPD are checked against HTA's rules applied to the raw
+# events (hta_oracle.py over the JSON, python3's sqlite3 over the .rpd); a stats-only and a
+# kernel-only trace get no such
 # columns; the existing columns keep their places; the TUI shows, sorts and drops them.
 . tests/cli/lib.sh
 XDG_CONFIG_HOME=$TMP/xdg XDG_STATE_HOME=$TMP/state TZ=UTC LC_ALL=C.UTF-8
@@ -27,33 +29,23 @@ for r in rows[:int(sys.argv[2])]:
     print(r["name"] + "|" + ",".join(v))
 PY
 
-# the same figures from the dispatches and their calls: (name, kernel start, end, call
-# start, end) in ns, on stdin as JSON lines; names in the order of argv[1]'s first N rows
+# the same figures by HTA's rules (hta_oracle.py's): lines "name|launches, delay p50, p95,
+# max, call p50, p95, max, short, delay outliers, call outliers" on stdin, the hotspot
+# columns out, for the names of argv[1]'s first N rows
 cat >"$TMP/stats.py" <<'PY'
-import csv, json, sys
+import csv, sys
 want = [r["name"] for r in list(csv.DictReader(open(sys.argv[1])))[:int(sys.argv[2])]]
 by = {}
 for line in sys.stdin:
-    n, ks, ke, cs, ce = json.loads(line)
-    by.setdefault(n, []).append((ks, max(ke, ks), cs, ce))
-def median(v):
-    v = sorted(v)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2.0
-def p95(v):
-    v = sorted(v)
-    k = -(-95 * len(v) // 100)  # nearest rank: ceil(0.95 n)
-    return v[max(k, 1) - 1]
+    n, v = line.rstrip("\n").rsplit("|", 1)
+    by[n] = [float(x) for x in v.split(",")]
 for n in want:
-    d = by.get(n)
-    if not d:
+    v = by.get(n)
+    if not v:
         print(n + "|" + ",".join([""] * 7))
         continue
-    delay = [max(ks - ce, 0) for ks, ke, cs, ce in d]
-    call = [max(ce - cs, 0) for ks, ke, cs, ce in d]
-    short = sum(1 for ks, ke, cs, ce in d if ke - ks < ce - cs)
-    v = [len(d), median(call), median(delay), p95(delay), max(delay), 100.0 * short / len(d),
-         sum(1 for x in delay if x > 100000)]
-    print(n + "|" + ",".join("%.3f" % x for x in v))
+    print(n + "|" + ",".join("%.3f" % x for x in
+                             [v[0], v[4], v[1], v[2], v[3], 100.0 * v[7] / v[0], v[8]]))
 PY
 
 # ---- Kineto: kernels and their cuda_runtime / cuda_driver call by args.correlation ----------
@@ -63,30 +55,18 @@ same "Kineto: the launch group ends the export's columns, the others keep their 
     "name,short_name,category,calls,total_ns,avg_ns,min_ns,max_ns,stddev_ns,pct,cum_pct,ceiling,var_ns,golden_ns,outliers,name_raw,flops,bytes,intensity,tflops,gbps,pct_peak,bound,peak_ns,$LAUNCH" \
     "$(head -1 "$TMP/k.csv" | tr -d '\r')"
 python3 "$TMP/pick.py" "$TMP/k.csv" 8 "$LAUNCH" >"$TMP/k.got"
-python3 - "$K" <<'PY' | python3 "$TMP/stats.py" "$TMP/k.csv" 8 >"$TMP/k.want"
-import gzip, json, sys
-ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
-ns = lambda us: int(round(float(us) * 1000))
-calls = {}
-for e in ev:
-    c = e.get("args", {}).get("correlation")
-    if e.get("cat") in ("cuda_runtime", "cuda_driver") and c is not None and c not in calls:
-        calls[c] = (ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
-for e in ev:
-    c = e.get("args", {}).get("correlation")
-    if e.get("cat") == "kernel" and c in calls:
-        s = ns(e["ts"])
-        print(json.dumps([e["name"], s, s + ns(e["dur"]), calls[c][0], calls[c][1]]))
-PY
+python3 tests/cli/hta_oracle.py launch "$K" | python3 "$TMP/stats.py" "$TMP/k.csv" 8 >"$TMP/k.want"
 check "Kineto: 8 kernels compared" test "$(wc -l <"$TMP/k.want")" -eq 8
 if cmp -s "$TMP/k.want" "$TMP/k.got"; then
-    ok "Kineto: launched, call p50, delay p50/p95/max, short%, outliers of the top 8 kernels as the raw events give them"
+    ok "Kineto: launched, call p50, delay p50/p95/max, short%, outliers of the top 8 kernels as HTA's rules give them over the raw events"
 else
     notok "Kineto: launch figures differ from the raw events"
     diff "$TMP/k.want" "$TMP/k.got" | head -6 | sed 's/^/#   /'
 fi
 check "Kineto: some top kernel is shorter than its launch call (the check is not vacuous)" \
     awk -F'|' '{ split($2, v, ","); if (v[6] + 0 > 0) f = 1 } END { exit !f }' "$TMP/k.got"
+check "Kineto: some top kernel has no launch of HTA's set (cuLaunchKernelEx: left out)" \
+    awk -F'|' '$2 ~ /^,/ { f = 1 } END { exit !f }' "$TMP/k.got"
 
 # ---- RPD: ops and their launching API call through rocpd_api_ops ----------------------------
 "$DCUTOP" -q --export hotspots "$RPD" >"$TMP/r.csv"
@@ -95,7 +75,8 @@ same "RPD: no efficiency group, the launch group right after name_raw" \
     "$(head -1 "$TMP/r.csv" | tr -d '\r')"
 python3 "$TMP/pick.py" "$TMP/r.csv" 5 "$LAUNCH" >"$TMP/r.got"
 python3 - "$RPD" <<'PY' | python3 "$TMP/stats.py" "$TMP/r.csv" 5 >"$TMP/r.want"
-import json, sqlite3, sys
+import math, sqlite3, sys
+# HTA's rules (hta_oracle.py) on the ops whose launching call is of HTA's set (HIP names)
 db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
 q = """SELECT CASE WHEN d.string <> '' THEN d.string ELSE t.string END, o.start, o."end",
        a.start, a."end"
@@ -103,14 +84,37 @@ q = """SELECT CASE WHEN d.string <> '' THEN d.string ELSE t.string END, o.start,
        JOIN rocpd_string t ON t.id = o.opType_id
        JOIN (SELECT op_id, min(api_id) AS api_id FROM rocpd_api_ops GROUP BY op_id) ao
          ON ao.op_id = o.id
-       JOIN rocpd_api a ON a.id = ao.api_id
-       WHERE t.string LIKE '%Kernel%'"""
+       JOIN rocpd_api a ON a.id = ao.api_id JOIN rocpd_string an ON an.id = a.apiName_id
+       WHERE an.string IN ('hipLaunchKernel', 'hipMemsetAsync', 'hipMemcpyAsync')"""
+up = lambda ns: -((-ns) // 1000)
+down = lambda ns: ns // 1000
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2.0
+def p95(v):
+    v = sorted(v)
+    pos = 0.95 * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+by = {}
 for n, ks, ke, cs, ce in db.execute(q):
-    print(json.dumps([n, ks, ke, cs, ce]))
+    ks, ke, cs, ce = up(ks), down(ke), up(cs), down(ce)
+    call = ce - cs
+    by.setdefault(n, []).append((call, ke - ks, ks - cs + call))
+for n, r in by.items():
+    d = [x[2] for x in r]
+    c = [x[0] for x in r]
+    v = [len(r), 1000 * median(d), 1000 * p95(d), 1000 * max(d), 1000 * median(c),
+         1000 * p95(c), 1000 * max(c), sum(1 for x, g, _ in r if x <= 50 and g < x),
+         sum(1 for x in d if x > 100), sum(1 for x in c if x > 50)]
+    print(n + "|" + ",".join("%.3f" % x for x in v))
 PY
 check "RPD: 5 kernels compared" test "$(wc -l <"$TMP/r.want")" -eq 5
+check "RPD: some of them launched by HTA's set, some not (hipExtModuleLaunchKernel)" \
+    sh -c "grep -q '|[0-9]' '$TMP/r.want' && grep -q '|,' '$TMP/r.want'"
 if cmp -s "$TMP/r.want" "$TMP/r.got"; then
-    ok "RPD: the launch figures of the top 5 kernels as rocpd_op, rocpd_api_ops and rocpd_api give them"
+    ok "RPD: the launch figures of the top 5 kernels by HTA's rules over rocpd_op, rocpd_api_ops and rocpd_api"
 else
     notok "RPD: launch figures differ from the database"
     diff "$TMP/r.want" "$TMP/r.got" | head -6 | sed 's/^/#   /'

@@ -189,7 +189,7 @@ print(len(rows), bad)' "$TMP/l.csv")"
 "$DCUTOP" -q --report --view idle "$L" >"$TMP/v.txt"
 check "report --view idle: the cause table" grep -q 'Idle time per device and cause' "$TMP/v.txt"
 check "report --view idle: the largest gaps" grep -q 'Largest idle gaps' "$TMP/v.txt"
-check "report --view idle: launch delay per kernel" grep -q 'Launch delay per kernel' "$TMP/v.txt"
+check "report --view idle: launch statistics per GPU op as HTA computes them" grep -q 'Launch statistics per GPU op as HTA computes them' "$TMP/v.txt"
 "$DCUTOP" -q --report --view idle --format json "$L" >"$TMP/v.json"
 same "report --view idle --format json: its members" "idle idle_top_gaps launch_stats" \
     "$(python3 -c '
@@ -259,44 +259,28 @@ check "rpd-matmul advice: a sync names its synchronising call (.item() on ROCm)"
 check "ddp-2rank advice: the idle line names the host activity" \
     grep -q 'GPU idle, host-bound: mostly in cudaLaunchKernel and DistributedDataPa' "$TMP/adv.txt"
 
-# launch statistics per kernel (HTA get_cuda_kernel_launch_stats): CPU launch call and launch
-# delay (median, p95 nearest rank, max), dispatches shorter than their call, delays over
-# 100 us and calls over 50 us (HTA's cutoffs), from the raw Kineto events
+# launch statistics per GPU op (HTA's get_cuda_kernel_launch_stats as it computes them): its
+# launch set (cudaLaunchKernel, cudaMemsetAsync, cudaMemcpyAsync: memsets and copies in,
+# cuLaunchKernelEx out), whole-us events, the call and HTA's delay (median, p95 as pandas'
+# quantile, max), short (call <= 50 us and shorter on the GPU), outliers over 100 us and 50 us;
+# the oracle applies HTA's rules to the raw Kineto events (hta_oracle.py)
 "$DCUTOP" -q --report --view idle --format csv "$L" | sed -n '/^# launch_stats/,$p' | tail -n +2 \
     >"$TMP/ls.csv"
-same "climate: launch stats per kernel as the raw events give them" \
-    "$(python3 -c '
-import collections, decimal, gzip, json, sys
-ev = json.load(gzip.open(sys.argv[1], "rt"), parse_float=decimal.Decimal)["traceEvents"]
-ns = lambda x: int(decimal.Decimal(str(x)) * 1000)
-call = {}
-for e in ev:
-    if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"):
-        c = (e.get("args") or {}).get("correlation")
-        if c is not None and c not in call:
-            call[c] = (ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0)))
-per = collections.defaultdict(list)
-for e in ev:
-    if e.get("ph") == "X" and e.get("cat") == "kernel":
-        c = (e.get("args") or {}).get("correlation")
-        if c in call:
-            s = ns(e["ts"]); per[e["name"]].append((s, s + ns(e["dur"])) + call[c])
-def st(v):
-    v = sorted(v); k = len(v)
-    return ["%.1f" % ((v[(k - 1) // 2] + v[k // 2]) / 2), v[max((95 * k + 99) // 100, 1) - 1], v[-1]]
-for n, ds in sorted(per.items()):
-    dl = [max(0, s - ce) for s, e, cs, ce in ds]
-    cl = [ce - cs for s, e, cs, ce in ds]
-    print(len(ds), *st(dl), *st(cl), sum(e - s < ce - cs for s, e, cs, ce in ds),
-          sum(d > 100000 for d in dl), sum(c > 50000 for c in cl))' "$L" | sort)" \
-    "$(python3 -c '
+python3 tests/cli/hta_oracle.py launch "$L" | sort >"$TMP/ls.want"
+python3 -c '
 import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    print(r["launches"], "%.1f" % float(r["median_ns"]), r["p95_ns"], r["max_ns"],
-          "%.1f" % float(r["call_median_ns"]), r["call_p95_ns"], r["call_max_ns"], r["short"],
-          r["delay_outliers"], r["call_outliers"])' "$TMP/ls.csv" | sort)"
+k = ("launches", "median_ns", "p95_ns", "max_ns", "call_median_ns", "call_p95_ns",
+     "call_max_ns", "short", "delay_outliers", "call_outliers")
+for r in csv.DictReader(l for l in open(sys.argv[1]) if l.strip()):
+    print(r["kernel"] + "|" + ",".join("%.3f" % float(r[x]) for x in k))' "$TMP/ls.csv" |
+    sort >"$TMP/ls.got"
+same "climate: launch stats per GPU op as HTA's rules give them over the raw events" \
+    "$(cat "$TMP/ls.want")" "$(cat "$TMP/ls.got")"
+check "climate: the memsets and the device-to-device copies have their rows (HTA's memory events)" \
+    sh -c "grep -q '^Memset (Device)|40.000,' '$TMP/ls.got' && grep -q '^Memcpy DtoD (Device -> Device)|16.000,' '$TMP/ls.got'"
+check "climate: 41 op names, as HTA's rules give" test "$(wc -l <"$TMP/ls.got")" -eq 41
 printf '2\n<Enter>\n:dump k\n' >"$TMP/k.keys"
 "$DCUTOP" --headless --size 110x60 --keys "$TMP/k.keys" "$L" >"$TMP/k.txt"
-check "Kernel detail: its launch statistics" grep -q 'Launch statistics  (108 dispatches with a launch call' "$TMP/k.txt"
-check "Kernel detail: short GPU kernels flagged (92 of 108 shorter than their launch call)" \
-    grep -q 'Short         92 of 108 shorter on the GPU than their launch call: launching costs more' "$TMP/k.txt"
+check "Kernel detail: its launch statistics" grep -q 'Launch statistics  (108 by cudaLaunchKernel/hipLaunchKernel, as HTA computes them' "$TMP/k.txt"
+check "Kernel detail: short launches flagged (HTA's rule: 89 of 108)" \
+    grep -q 'Short         89 of 108 shorter on the GPU than a call of at most 50 us: launching costs more' "$TMP/k.txt"

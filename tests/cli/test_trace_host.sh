@@ -1,8 +1,10 @@
 # test_trace_host.sh - issue 22 on the Trace screen, on the climate-transformer Kineto trace:
 # memsets and memcpys join their device's lane (one lane, no "GPU ?"), l lands on the largest
 # device idle gap of the idle breakdown with its cause and the host activity that took it, and
-# the Summary's "queue empty" share equals an independent computation over the raw events
-# (HTA queue length: from the launch call's start to the GPU op's end).
+# the Summary's "queue empty" share (dcutop's queue depth: from the launch call's start to the
+# GPU op's end, time-weighted) equals an independent computation over the raw events, and
+# its HTA queue length line (+1 at a call of HTA's set, -1 at a GPU op's start, sampled at
+# its events) equals HTA's rules applied to the raw events (hta_oracle.py).
 . tests/cli/lib.sh
 C="$REAL/pytorch-h200-climate-transformer/climate_train.trace.json.gz"
 
@@ -60,6 +62,11 @@ cov += ce - cs
 print('%.1f' % (100 * (1 - cov / (hi - lo))))")
 printf ':dump s\nq\n' >"$TMP/s.keys"
 "$DCUTOP" --headless --size 120x90 --keys "$TMP/s.keys" "$C" >"$TMP/s.out"
-check "Summary: queue empty $want% of the time, as computed from the raw events" \
-    grep -q "Queue depth    empty $want% of the time (launched-but-unfinished kernels per stream, 1 stream)" \
+check "Summary: queue empty $want% of the time, as computed from the raw events, labelled dcutop's" \
+    grep -q "Queue depth    empty $want% of the time (dcutop's: ops launched and not ended, kernels, memsets and copies, 1 stream)" \
+    "$TMP/s.out"
+set -- $(python3 tests/cli/hta_oracle.py queue "$C")
+hta=$(python3 -c "print('%.1f' % (100.0 * $2 / $1))")
+check "Summary: HTA's queue length 0 at $hta% of its $1 events, as HTA's rules give" \
+    grep -q "Queue length   0 at $hta% of its $1 events (HTA's: +1 at a launch call, -1 when its GPU op starts; 1 stream)" \
     "$TMP/s.out"

@@ -57,9 +57,9 @@ enum { L_LAUNCHES, L_CALL_P50, L_DELAY_P50, L_DELAY_P95, L_DELAY_MAX, L_SHORT_PC
     {"intensity", "FLOP/B", CT_REAL},    {"tflops", "TFLOP/s", CT_REAL},                         \
     {"gbps", "GB/s", CT_REAL},           {"pct_peak", "%Peak", CT_PCT},                          \
     {"bound", "Bound", CT_TEXT},         {"peak_ns", "AtPeak", CT_NS}
-/* launch statistics (idle.h, HTA's get_cuda_kernel_launch_stats), only with
+/* launch statistics (idle.h: as HTA's get_cuda_kernel_launch_stats computes them), only with
  * QueryOpts.launch_stats and a trace whose dispatches have correlated launch calls: over the
- * kernel's dispatches with one; NULL for the other kernels */
+ * kernel's dispatches launched by a call of HTA's set; NULL for the other kernels */
 #define HOT_LAUNCH_COLS                                                                         \
     {"launched", "Launched", CT_INT},    {"call_p50_ns", "Call p50", CT_NS},                     \
     {"delay_p50_ns", "Delay p50", CT_NS}, {"delay_p95_ns", "Delay p95", CT_NS},               \

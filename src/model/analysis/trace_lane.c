@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/idle.h"
+#include "dcutop/launch_calls.h"
 #include "dcutop/xalloc.h"
 
 /* The timed ops of used files with their lane key and correlation id: dispatches and the
@@ -187,6 +188,124 @@ int QueueDepth_emptyPct(TraceDb* db, double* pct, int* lanes) {
     *pct = 100.0 * (double)e.empty / (double)e.window;
     if (lanes) {
         *lanes = e.lanes;
+    }
+    return 1;
+}
+
+/* The GPU ops of the used files with their lane, correlation id and start (HTA's queue length
+ * steps each down at its start; its launch call, looked up in memory, steps up). */
+#define HTA_OPS_SQL                                                                            \
+    "SELECT o.file, f.run_id, o.gpu, o.lane, o.corr, o.start_ns FROM (" LANE_ALL_OPS_SQL       \
+    ") o JOIN source_file f ON f.id = o.file WHERE f.run_id IS NOT NULL"
+#define LANE_ALL_OPS_SQL                                                                       \
+    "SELECT d.file_id AS file, coalesce(d.gpu, -1) AS gpu,"                                    \
+    "  coalesce(d.stream, d.queue, -1) AS lane, d.corr_id AS corr, d.start_ns AS start_ns"     \
+    " FROM dispatch d WHERE d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"                   \
+    "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"                \
+    " UNION ALL SELECT c.file_id, coalesce(c.gpu, -1), coalesce(c.stream, c.queue, -1),"       \
+    "  c.corr_id, c.start_ns FROM copy c WHERE c.start_ns IS NOT NULL AND c.end_ns IS NOT NULL" \
+    "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
+
+typedef struct {
+    int64_t file, gpu, lane, us;
+    int step; /* +1 a launch call, -1 a GPU op */
+} QueueEvent;
+
+static int cmp_event(const void* a, const void* b) {
+    const QueueEvent *x = a, *y = b;
+    if (x->file != y->file) {
+        return x->file < y->file ? -1 : 1;
+    }
+    if (x->gpu != y->gpu) {
+        return x->gpu < y->gpu ? -1 : 1;
+    }
+    if (x->lane != y->lane) {
+        return x->lane < y->lane ? -1 : 1;
+    }
+    if (x->us != y->us) {
+        return x->us < y->us ? -1 : 1;
+    }
+    return y->step - x->step; /* at one instant the calls first, as HTA concatenates them */
+}
+
+/* HTA's parser rounds a start up to a whole us. */
+static int64_t us_up(int64_t ns) {
+    return ns >= 0 ? (ns + 999) / 1000 : -((-ns) / 1000);
+}
+
+static const char* const hta_calls[] = {"cudaLaunchKernel", "cudaMemcpyAsync",
+                                        "cudaMemsetAsync",  "hipLaunchKernel",
+                                        "hipMemcpyAsync",   "hipMemsetAsync"};
+
+/* 1 per call name index of lc that is in HTA's set (caller frees). */
+static unsigned char* hta_set(const LaunchCalls* lc) {
+    uint32_t n = LaunchCalls_names(lc);
+    unsigned char* in = xcalloc((size_t)n + 1, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < sizeof(hta_calls) / sizeof(hta_calls[0]); j++) {
+            in[i] |= strcmp(LaunchCalls_name(lc, i), hta_calls[j]) == 0;
+        }
+    }
+    return in;
+}
+
+int QueueLength_hta(TraceDb* db, HtaQueue* out) {
+    memset(out, 0, sizeof(*out));
+    const LaunchCalls* lc = NULL;
+    sqlite3_stmt* st = NULL;
+    DcuError err;
+    Error_clear(&err);
+    if (TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
+                              " WHERE corr_id IS NOT NULL)") != 1 ||
+        LaunchCalls_get(db, &lc, &err) != DCU_OK ||
+        TraceDb_prepare(db, HTA_OPS_SQL, &st, &err) != DCU_OK) {
+        return 0;
+    }
+    unsigned char* in = hta_set(lc);
+    QueueEvent* ev = NULL;
+    int64_t n = 0, cap = 0, calls = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n + 2 > cap) {
+            cap = cap ? cap * 2 : 4096;
+            ev = xrealloc(ev, (size_t)cap * sizeof(*ev));
+        }
+        QueueEvent e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
+                        sqlite3_column_int64(st, 3), us_up(sqlite3_column_int64(st, 5)), -1};
+        ev[n++] = e;
+        if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
+            continue;
+        }
+        const LaunchCall* a = LaunchCalls_find(lc, e.file, sqlite3_column_int64(st, 1), 1,
+                                               sqlite3_column_int64(st, 4));
+        if (a && a->has_start && a->has_end && in[a->name]) { /* HTA drops events without dur */
+            e.us = us_up(a->start);
+            e.step = 1;
+            ev[n++] = e;
+            calls++;
+        }
+    }
+    sqlite3_finalize(st);
+    free(in);
+    if (rc == SQLITE_DONE && calls > 0) { /* no call of HTA's set: HTA has no queue either */
+        qsort(ev, (size_t)n, sizeof(*ev), cmp_event);
+        int64_t len = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (i == 0 || ev[i].file != ev[i - 1].file || ev[i].gpu != ev[i - 1].gpu ||
+                ev[i].lane != ev[i - 1].lane) {
+                out->lanes++;
+                len = 0;
+            }
+            len += ev[i].step;
+            out->empty += len == 0;
+            out->max = len > out->max ? len : out->max;
+        }
+        out->events = n;
+    }
+    free(ev);
+    if (out->events == 0) {
+        memset(out, 0, sizeof(*out));
+        return 0;
     }
     return 1;
 }
