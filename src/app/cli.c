@@ -218,6 +218,14 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
         return Error_set(err, DCU_ERR_USAGE, "-o goes with a batch mode (--export, --report, "
                          "--sql, --diff, --abba, the marks), not with --headless");
     }
+    /* --timing measures what the interactive view makes its user wait for; a batch mode has
+     * no screen to time, and taking the option without a word would promise a file it never
+     * writes */
+    if (cli->timing && (cli->mode != MODE_DEFAULT || cli->output)) {
+        return Error_set(err, DCU_ERR_USAGE, "--timing times the interactive view (the terminal "
+                         "or --headless); time a batch mode (--report, --export, --sql, -o) with "
+                         "the shell's time");
+    }
     GapBuckets gb;
     if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {
         return err->code;

@@ -47,19 +47,72 @@ static void push_line(SqlHistory* h, const char* q) {
     h->line[h->n++] = xstrdup(q);
 }
 
+/* The history keeps its last HIST_MAX queries: at most its last HIST_READ bytes are read,
+ * and a file grown past that is rewritten with what was kept, so it never grows without
+ * bound. Opened O_NOFOLLOW, as every output of dcutop refuses to write through a link: a
+ * history file that is a symbolic link (out of its folder, say) is neither read nor
+ * appended to. */
+enum { HIST_READ = 1 << 20 };
+
+static FILE* open_history(const char* path, off_t* size) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return NULL;
+    }
+    *size = st.st_size;
+    FILE* f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > HIST_READ) { /* the tail: from the first whole line after the cut */
+        int c;
+        fseeko(f, st.st_size - HIST_READ, SEEK_SET);
+        while ((c = fgetc(f)) != EOF && c != '\n') {
+        }
+    }
+    return f;
+}
+
+/* Rewrites the file with the lines kept (a temp file renamed over it: never half written). */
+static void rewrite_history(const SqlHistory* h) {
+    char* tmp = xasprintf("%s.%ld.tmp", h->path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE* f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    int ok = f != NULL;
+    for (int i = 0; ok && i < h->n; i++) {
+        ok = fprintf(f, "%s\n", h->line[i]) >= 0;
+    }
+    if (f) {
+        ok = fclose(f) == 0 && ok;
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    if (!ok || rename(tmp, h->path) != 0) {
+        unlink(tmp);
+    }
+    free(tmp);
+}
+
 SqlHistory* SqlHistory_load(void) {
     SqlHistory* h = xcalloc(1, sizeof(*h));
     char* dir = state_dir();
     if (dir) {
         h->path = xasprintf("%s/sql_history", dir);
         free(dir);
-        /* as the config files are read: a FIFO or device there is never waited on */
-        FILE* f = SafeFile_fopen(h->path, NULL);
+        off_t size = 0;
+        FILE* f = open_history(h->path, &size); /* a FIFO or device there is never waited on */
         char* line = NULL;
         size_t cap = 0;
         ssize_t n;
+        long lines = 0;
         while (f && (n = getline(&line, &cap, f)) >= 0) {
             line[strcspn(line, "\r\n")] = '\0';
+            lines++;
             /* each line whole; one too long for the prompt was not typed there: skipped */
             if (line[0] && strlen(line) < PROMPT_TEXT_MAX) {
                 push_line(h, line);
@@ -68,6 +121,9 @@ SqlHistory* SqlHistory_load(void) {
         free(line);
         if (f) {
             fclose(f);
+            if (size > HIST_READ || lines > 2 * HIST_MAX) {
+                rewrite_history(h);
+            }
         }
     }
     h->at = h->n;
@@ -100,10 +156,11 @@ static void make_dirs(const char* path) {
 
 /* Appends q and a newline to the history file in one write (a line stays whole beside another
  * dcutop appending too). Never blocks: O_NONBLOCK, and anything but a regular file (a FIFO
- * someone made there, a device) is closed unwritten. A failure costs the file only: the
+ * someone made there, a device) is closed unwritten; a symbolic link is not followed. A failure costs the file only: the
  * history in memory stays. */
 static void append_line(const char* path, const char* q) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+                            O_NOFOLLOW, 0600);
     struct stat st;
     if (fd < 0) {
         return;

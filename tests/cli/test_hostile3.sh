@@ -137,3 +137,30 @@ for t in 1 2 3; do
         sh -c '! grep -q "more rejected rows not listed" "$1"' sh "$TMP/q.err"
 done
 exits "a stray quote fails --strict" 1 "$DCUTOP" --strict --report "$TMP/quote"
+
+# ---- the ; prompt's history: no link followed, never grows without bound ---------------------
+mkdir -p "$TMP/hist/dcutop" "$TMP/histkeys" "$TMP/elsewhere"
+printf ';SELECT 7 AS seven<Enter>\n' >"$TMP/histkeys/q.keys"
+: >"$TMP/elsewhere/target"
+ln -s "$TMP/elsewhere/target" "$TMP/hist/dcutop/sql_history"
+XDG_STATE_HOME="$TMP/hist" "$DCUTOP" --headless --size 100x30 --keys "$TMP/histkeys/q.keys" \
+    "$REAL/rocprofv3-sdk-docs-csv" >/dev/null 2>&1
+same "a history file that is a link is not appended to" 0 "$(wc -c <"$TMP/elsewhere/target")"
+rm "$TMP/hist/dcutop/sql_history"
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    for i in range(60000):
+        f.write('SELECT %d AS n_%d FROM kernels\n' % (i, i))" "$TMP/hist/dcutop/sql_history"
+printf ';<Up>\n:dump up\n' >"$TMP/histkeys/up.keys"
+XDG_STATE_HOME="$TMP/hist" "$DCUTOP" --headless --size 100x30 --keys "$TMP/histkeys/up.keys" \
+    "$REAL/rocprofv3-sdk-docs-csv" >"$TMP/hist.out" 2>&1
+check "a history over 1 MiB: its last query is recalled" grep -q "SELECT 59999 AS n_59999" "$TMP/hist.out"
+size=$(wc -c <"$TMP/hist/dcutop/sql_history")
+check "a history over 1 MiB is cut to its last 500 queries ($size bytes)" test "$size" -lt 100000
+same "... the last of them kept" "SELECT 59999 AS n_59999 FROM kernels" "$(tail -1 "$TMP/hist/dcutop/sql_history")"
+
+# ---- --timing with a batch mode: said, not ignored --------------------------------------------
+exits "--timing with --report is a usage error" 2 "$DCUTOP" --timing "$TMP/t.txt" --report "$REAL/rocprofv3-sdk-docs-csv"
+exits "--timing with --export is a usage error" 2 "$DCUTOP" --timing "$TMP/t.txt" --export hotspots "$REAL/rocprofv3-sdk-docs-csv"
+check "... saying what --timing times" grep -q "timing times the interactive view" "$TMP/err"

@@ -84,6 +84,10 @@ const char* Fuzz_pickName(const char* const* names, size_t n, const uint8_t** da
 }
 
 void Fuzz_load(const char* const* paths, size_t n) {
+    Fuzz_loadThen(paths, n, NULL);
+}
+
+void Fuzz_loadThen(const char* const* paths, size_t n, void (*check)(TraceDb* db)) {
     DcuError err;
     Error_clear(&err);
     if (!fuzz_rules) {
@@ -106,6 +110,9 @@ void Fuzz_load(const char* const* paths, size_t n) {
     /* DCU_ERR_EMPTY / DCU_ERR_PARSE are answers about the input, not findings */
     if (queued > 0 && Loader_run(loader, &err) == DCU_OK) {
         RuleSet_apply(fuzz_rules, db, &err);
+        if (check) {
+            check(db);
+        }
     }
     Loader_delete(loader);
     TraceDb_delete(db);

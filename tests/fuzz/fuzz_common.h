@@ -27,6 +27,11 @@ const char* Fuzz_pickName(const char* const* names, size_t n, const uint8_t** da
  * category rules (compiled once per process) and frees everything. */
 void Fuzz_load(const char* const* paths, size_t n);
 
+/* Fuzz_load, then check(db) on what was loaded (an oracle: it aborts on a wrong figure),
+ * when the load succeeded. */
+typedef struct TraceDb_ TraceDb;
+void Fuzz_loadThen(const char* const* paths, size_t n, void (*check)(TraceDb* db));
+
 /* Writes data under name and loads that one file. */
 void Fuzz_loadAs(const char* name, const uint8_t* data, size_t size);
 

@@ -22,6 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 # can export a view to a relative file name ("02"), which must not land in the checkout.
 root=$(pwd)
 case "$BUILD" in /*) ;; *) BUILD="$root/$BUILD" ;; esac
+export DCUTOP_FUZZ_ROOT="$root"
 export DCUTOP_FUZZ_TRACE="${DCUTOP_FUZZ_TRACE:-$root/sample-traces/rocprofv3-sdk-docs-csv}"
 for t in "$@"; do
     bin="$BUILD/fuzz/fuzz_$t"
