@@ -164,3 +164,12 @@ same "... the last of them kept" "SELECT 59999 AS n_59999 FROM kernels" "$(tail 
 exits "--timing with --report is a usage error" 2 "$DCUTOP" --timing "$TMP/t.txt" --report "$REAL/rocprofv3-sdk-docs-csv"
 exits "--timing with --export is a usage error" 2 "$DCUTOP" --timing "$TMP/t.txt" --export hotspots "$REAL/rocprofv3-sdk-docs-csv"
 check "... saying what --timing times" grep -q "timing times the interactive view" "$TMP/err"
+
+# ---- a string built in memory under the default SQL budget: the memory budget trips -----------
+# group_concat grows one string; SQLite's own limit is 1 GB, the default memory budget 1 GiB:
+# the string's limit is half the budget, so the budget's message comes first, near 512 MiB.
+"$DCUTOP" -q --sql "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000)
+    SELECT length(group_concat(printf('%0200d', x))) FROM c" "$REAL/rocprofv3-sdk-docs-csv" \
+    >/dev/null 2>"$TMP/concat.err"
+check "group_concat past half the memory budget: the budget's message" \
+    grep -q "needed more memory than its budget (1 GiB)" "$TMP/concat.err"

@@ -144,6 +144,15 @@ static const char budget_hint[] =
     "no bound)";
 
 /* The message for a statement that stopped with rc: which budget, or what SQLite said. */
+/* SQLite's own limit on a string or blob (SQLITE_MAX_LENGTH), which a statement's limit
+ * never raises. */
+enum { SQL_DEFAULT_LENGTH = 1000000000 };
+
+/* 1 when the memory budget, not SQLite's own limit, bounds a string's length. */
+static int length_capped(void) {
+    return budget.memory > 0 && budget.memory / 2 < SQL_DEFAULT_LENGTH;
+}
+
 static DcuStatus step_error(const Run* run, sqlite3* h, int rc, DcuError* err) {
     char n[32];
     if (run->over == OVER_TIME) {
@@ -158,7 +167,10 @@ static DcuStatus step_error(const Run* run, sqlite3* h, int rc, DcuError* err) {
     if (rc == SQLITE_INTERRUPT) {
         return Error_set(err, DCU_ERR_SQL, "interrupted");
     }
-    if (rc == SQLITE_NOMEM && budget.memory > 0) {
+    /* a string or blob held whole in memory (group_concat, a long concatenation): its length
+     * limit is half the memory budget while the statement runs, so the budget is what trips,
+     * and before SQLite's own 1 GB limit */
+    if ((rc == SQLITE_NOMEM || (rc == SQLITE_TOOBIG && length_capped())) && budget.memory > 0) {
         size_text(n, sizeof(n), budget.memory);
         return Error_set(err, DCU_ERR_SQL, "stopped: the statement needed more memory than its "
                          "budget (%s); %s", n, budget_hint);
@@ -364,10 +376,15 @@ DcuStatus UserSql_run(TraceDb* db, const char* sql, UserSqlOpts* opts, ResultSet
         sqlite3_int64 lim = sqlite3_memory_used() + budget.memory;
         sqlite3_hard_heap_limit64(old_limit > 0 && old_limit < lim ? old_limit : lim);
     }
+    int old_length = sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1);
+    if (length_capped() && budget.memory / 2 < old_length) {
+        sqlite3_limit(h, SQLITE_LIMIT_LENGTH, (int)(budget.memory / 2));
+    }
     sqlite3_progress_handler(h, 1000, progress, &run);
     int stop = 0;
     int rc = step_all(st, rs, &run, kind, &stop);
     sqlite3_progress_handler(h, 0, NULL, NULL);
+    sqlite3_limit(h, SQLITE_LIMIT_LENGTH, old_length);
     sqlite3_hard_heap_limit64(old_limit);
     if (o->interrupted || (rc == SQLITE_INTERRUPT && run.over == OVER_NONE)) {
         o->interrupted = 1;
