@@ -350,5 +350,9 @@ DCUTOP=./dcutop sh bench/runs_bench.sh 100000
 echo
 echo "== bench/ranks_bench.sh ${BENCH_RANKS:-64} ${BENCH_RANK_DISPATCHES:-100000} =="
 DCUTOP=./dcutop sh bench/ranks_bench.sh "${BENCH_RANKS:-64}" "${BENCH_RANK_DISPATCHES:-100000}"
+# ---------------------------------------------------------------- names: demangled text capped
+echo
+echo "== bench/names_bench.sh ${BENCH_NAMES:-4000} =="
+DCUTOP=./dcutop sh bench/names_bench.sh "${BENCH_NAMES:-4000}"
 
 exit 0
