@@ -2,7 +2,8 @@
 # test_rpd_names.sh - names on the real RPD sample (issue 21): the API view qualifies
 # rocmProfileData's own calls (OpTable::writeRows, not five rows of writeRows) and lists them
 # apart, out of host API time; mangled kernel names (rocprof/RPD write HIP code-object
-# symbols) are demangled by libstdc++, the symbol kept in name_raw and in Kernel detail.
+# symbols) are demangled by binutils' demangler (libiberty), the symbol kept in name_raw and
+# in Kernel detail.
 . tests/cli/lib.sh
 . tests/cli/csvlib.inc
 XDG_CONFIG_HOME=$TMP/xdg
