@@ -377,6 +377,10 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
     Doc_line(d);
     Doc_add(d, STYLE_LABEL, "  Full name");
     wrapped(d, k->name ? k->name : "", width, 4);
+    if (k->name_capped) {
+        wrap_words(d, "Not demangled: its demangled text would pass 64 KiB (each substitution "
+                   "in the symbol repeats the text before it)", width, 4, STYLE_DIM);
+    }
     if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
         Doc_line(d);
         Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");

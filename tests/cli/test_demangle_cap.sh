@@ -79,7 +79,9 @@ check "26 levels: peak memory stays small (under 100 MB)" \
     awk '{ exit !($1 < 100000) }' "$TMP/r26.rss"
 same "26 levels: the symbol is the name" "$S26" \
     "$("$DCUTOP" -q --sql "SELECT name FROM kernels WHERE name LIKE '\\_Z1f%' ESCAPE '\\'" --format csv "$TMP/n26" | sed -n 2p)"
-printf '2\n:dump hotspots\n' >"$TMP/k.keys"
+printf '2\n:dump hotspots\n<Enter>\n:dump detail\n' >"$TMP/k.keys"
 "$DCUTOP" --headless --size 100x30 --keys "$TMP/k.keys" "$TMP/n26" >"$TMP/k.out" 2>&1
 same "26 levels: the terminal view runs its keys and exits 0" 0 "$?"
 check "26 levels: the hotspots screen lists the symbol" grep -q '_Z1f1A1BIS_S_ES0_IS1' "$TMP/k.out"
+check "26 levels: Kernel detail says why the name is not demangled" sh -c \
+    "sed -n '/^--- detail/,\$p' '$TMP/k.out' | grep -q '^    Not demangled: its demangled text would pass 64 KiB'"
