@@ -367,52 +367,10 @@ static void launch_stats(Doc* d, const ResultSet* rs, int lw, int width) {
     }
 }
 
-Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
-    Doc* d = Doc_new();
+/* Dispatch durations in doubling buckets, with the share of short dispatches; aggregated
+ * stats have none and say so. */
+static void histogram(Doc* d, const KernelDetail* k, int width) {
     char a[64], b[64];
-    const int lw = 12;
-    Doc_line(d);
-    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
-    Doc_line(d);
-    Doc_line(d);
-    Doc_add(d, STYLE_LABEL, "  Full name");
-    wrapped(d, k->name ? k->name : "", width, 4);
-    if (k->name_capped) {
-        wrap_words(d, "Not demangled: its demangled text would pass 64 KiB (each substitution "
-                   "in the symbol repeats the text before it)", width, 4, STYLE_DIM);
-    }
-    if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
-        Doc_line(d);
-        Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");
-        wrapped(d, k->name_raw, width, 4);
-    }
-    Doc_line(d);
-    rule_and_stats(d, k, lw, width);
-    if (k->has_var) {
-        Format_durationAuto(a, sizeof(a), k->golden_ns);
-        Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
-        explain(d, width, lw + 3, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)%s",
-                k->n_shapes > 1 ? ", of its fastest shape" : "");
-        Format_durationAuto(a, sizeof(a), k->var_ns);
-        Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
-                  k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
-        explain(d, width, lw + 3, STYLE_DIM, "  above golden%s; %" PRId64 " outlier%s (|z| > 3)",
-                k->n_shapes > 1 ? " (each shape's own)" : "", k->outliers,
-                k->outliers == 1 ? "" : "s");
-        if (k->n_shapes > 1) {
-            shape_fields(d, k, lw, width);
-        }
-    } else {
-        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
-    }
-    Format_ratio(a, sizeof(a), k->ceiling);
-    Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
-    explain(d, width, lw + 3, STYLE_DIM,
-            "  whole-program speedup at most, if this kernel took no time");
-    if (k->eff_dispatches > 0) {
-        efficiency_fields(d, k, lw, width);
-    }
-    Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
     if (k->per_dispatch && k->dispatches > 0) {
         Doc_line(d);
         Doc_line(d);
@@ -459,6 +417,55 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         Doc_add(d, STYLE_DIM, "  Aggregated stats only: no dispatch list or histogram for this "
                               "kernel.");
     }
+}
+
+Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
+    Doc* d = Doc_new();
+    char a[64];
+    const int lw = 12;
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_LABEL, "  Full name");
+    wrapped(d, k->name ? k->name : "", width, 4);
+    if (k->name_capped) {
+        wrap_words(d, "Not demangled: its demangled text would pass 64 KiB (each substitution "
+                   "in the symbol repeats the text before it)", width, 4, STYLE_DIM);
+    }
+    if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");
+        wrapped(d, k->name_raw, width, 4);
+    }
+    Doc_line(d);
+    rule_and_stats(d, k, lw, width);
+    if (k->has_var) {
+        Format_durationAuto(a, sizeof(a), k->golden_ns);
+        Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
+        explain(d, width, lw + 3, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)%s",
+                k->n_shapes > 1 ? ", of its fastest shape" : "");
+        Format_durationAuto(a, sizeof(a), k->var_ns);
+        Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
+                  k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
+        explain(d, width, lw + 3, STYLE_DIM, "  above golden%s; %" PRId64 " outlier%s (|z| > 3)",
+                k->n_shapes > 1 ? " (each shape's own)" : "", k->outliers,
+                k->outliers == 1 ? "" : "s");
+        if (k->n_shapes > 1) {
+            shape_fields(d, k, lw, width);
+        }
+    } else {
+        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+    }
+    Format_ratio(a, sizeof(a), k->ceiling);
+    Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
+    explain(d, width, lw + 3, STYLE_DIM,
+            "  whole-program speedup at most, if this kernel took no time");
+    if (k->eff_dispatches > 0) {
+        efficiency_fields(d, k, lw, width);
+    }
+    Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
+    histogram(d, k, width);
     if (x) {
         launch_stats(d, x->launch, lw + 1, width);
         paths(d, "Top call paths", x->paths, width);
