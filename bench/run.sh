@@ -350,6 +350,10 @@ DCUTOP=./dcutop sh bench/runs_bench.sh 100000
 echo
 echo "== bench/ranks_bench.sh ${BENCH_RANKS:-64} ${BENCH_RANK_DISPATCHES:-100000} =="
 DCUTOP=./dcutop sh bench/ranks_bench.sh "${BENCH_RANKS:-64}" "${BENCH_RANK_DISPATCHES:-100000}"
+# ---------------------------------------------------------------- hostile inputs: linear growth
+echo
+echo "== bench/hostile_bench.sh =="
+DCUTOP=./dcutop sh bench/hostile_bench.sh
 # ---------------------------------------------------------------- names: demangled text capped
 echo
 echo "== bench/names_bench.sh ${BENCH_NAMES:-4000} =="

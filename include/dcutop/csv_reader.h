@@ -33,7 +33,8 @@ typedef int (*CsvRowFn)(const CsvRow* row, void* ctx);
 typedef void (*CsvProgressFn)(uint64_t bytes_done, void* ctx);
 
 /* Reads path, calling on_row for every row (header included). Returns DCU_ERR_IO when the
- * file cannot be opened or read. */
+ * file cannot be opened or read, DCU_ERR_CUT (err says where) when a gzip file ends inside a
+ * member: every row before the cut was given to on_row. */
 DcuStatus CsvReader_readFile(const char* path, CsvRowFn on_row, CsvProgressFn progress,
                              void* ctx, DcuError* err);
 

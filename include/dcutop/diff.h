@@ -22,6 +22,7 @@
 #include "dcutop/trace_db.h"
 
 #define DIFF_BOOT_MAX 400 /* bootstrap replicates (fewer for very large traces) */
+#define DIFF_MIN_STEPS 3  /* steps a run needs for its step time's noise to be judged alone */
 
 /* One kernel of one run as the database's current scope shows it. */
 typedef struct DiffKernel_ {
@@ -104,6 +105,10 @@ typedef struct Diff_ {
     DiffRow gemm;         /* the GEMM group */
     DiffStat wall_before, wall_after;   /* ns; n 0: no timestamps */
     DiffStat steps_before, steps_after; /* per-run median step, ms; n 0: none */
+    DiffNoise steps_noise; /* the step time's noise: with repeats the ranges of the runs'
+                            * medians, else a bootstrap of each run's steps (DIFF_MIN_STEPS) */
+    int steps_has_ci;
+    double steps_ci_lo, steps_ci_hi; /* 95% interval of the median's delta, ms */
     double gemm_share_before, gemm_share_after; /* % of device kernel time */
     double gemm_ceil_before, gemm_ceil_after;   /* Amdahl ceiling if GEMM took no time */
     double other_ceil_before, other_ceil_after; /* ... if everything but GEMM took none */
@@ -133,17 +138,30 @@ ResultSet* Diff_summaryTable(const Diff* d);
 const char* Diff_noiseName(DiffNoise n);
 const char* Diff_presenceName(DiffPresence p);
 
-/* The CI gate's answers: a trusted regression beyond the limit fails; one beyond the limit that
- * the noise cannot tell from no change is untrusted (the caller warns, or fails with --strict). */
-enum { GATE_PASSED = 0, GATE_FAILED = 1, GATE_UNTRUSTED = 2 };
+/* The CI gate's answers: a trusted regression beyond the limit on any layer fails; one beyond
+ * the limit that the noise cannot tell from no change is untrusted, or inconclusive when the
+ * layers disagree (the caller warns, or fails with --strict). */
+enum { GATE_PASSED = 0, GATE_FAILED = 1, GATE_UNTRUSTED = 2, GATE_INCONCLUSIVE = 3 };
+/* "passed", "failed", "untrusted", "inconclusive" */
+const char* Gate_resultName(int result);
 
-/* The CI gate: GATE_FAILED when the candidate's device kernel time, or the part named by
- * part (a category name, else a PCRE2 over kernel names; NULL: all), is slower than the
- * baseline by more than pct percent and the change is not within noise (noise that cannot be
- * judged counts as a real change); GATE_UNTRUSTED when it is slower by more than pct but
- * within noise. why gets one line saying which and why ("gate passed: ...", "gate FAILED: ...",
- * "gate WARNING: ..."). Returns -1 on a bad pattern (err set). */
+/* The CI gate on every layer: device kernel time (noise that cannot be judged counts as a real
+ * change) and the median step time when both sides have it (noise that cannot be judged is
+ * untrusted). With part (a category name, else a PCRE2 over kernel names) only those kernels'
+ * summed time is judged. GATE_FAILED when any layer is slower than the baseline by more than
+ * pct percent and outside noise; GATE_UNTRUSTED (GATE_INCONCLUSIVE when the layers disagree)
+ * when one is slower by more than pct but within noise. why gets one line naming the layer
+ * that decided and what the others say ("gate passed: ...", "gate FAILED: ...", "gate
+ * WARNING: ..."). Returns -1 on a bad pattern (err set). */
 int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap, DcuError* err);
+/* The layers' overall verdict of a diff, as Abba_result's: trusted (every layer that can be
+ * judged says the same), untrusted (none is outside noise) or inconclusive (they disagree). */
+const char* Diff_verdict(const Diff* d, char* buf, size_t n, const char** result);
+/* The kernels of part summed into g (a category name, else a PCRE2 over kernel names); label
+ * names it. -1 on a bad pattern (err set). Free g with Diff_partDone. */
+int Diff_partRow(const Diff* d, const char* part, DiffRow* g, char* label, size_t cap,
+                 DcuError* err);
+void Diff_partDone(DiffRow* g);
 
 /* A-B-B-A over four runs: effect = mean(B) - mean(A), drift = A2 - A1; trusted when
  * |effect| > |drift|. Rows: device kernel time, step time (when all four runs have steps),
@@ -154,8 +172,9 @@ int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap
  *   repeats = B2 - B1: how much two runs of the same code disagree
  *   noise   = max(|drift|, |repeats|); a row is trusted only when |effect| > noise.
  * One row per layer (device kernel time; the median step time when every run has steps) and
- * per kernel. The decision rests on one layer: the step time (plain timing) when present,
- * else device kernel time; when the layers disagree the verdict says so and which to believe.
+ * per kernel. When the layers agree the verdict is theirs (it rests on the step time, plain
+ * timing, when present); when they disagree it is INCONCLUSIVE, and the text names the trusted
+ * layer and what it says.
  * A layer missing from a run is left out of the comparison (a note says so), never shown as nan. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
@@ -164,7 +183,9 @@ typedef struct AbbaRow_ {
     double mean_a, mean_b, effect, effect_pct, drift, drift_pct;
     double repeats, repeats_pct; /* B2 - B1, ms, and % of B1 */
     double noise;                /* max(|drift|, |repeats|), ms */
-    int trusted;                 /* |effect| > noise */
+    int no_noise;                /* noise exactly 0 on a time in all four runs: a run given
+                                  * twice; never trusted */
+    int trusted;                 /* |effect| > noise, and noise measured */
     char* category;              /* a kernel row's category (owned); NULL on the layer rows */
     char* a_name;                /* kernel rows: the baseline's full name, NULL when new */
     char* b_name;                /* ... the candidate's, NULL when gone (both owned) */
@@ -185,27 +206,41 @@ typedef struct Abba_ {
 DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** out,
                        DcuError* err);
 void Abba_delete(Abba* this);
+/* Fills a row's means, effect, drift, repeats, noise and trust from its v[4]. */
+void Abba_finishRow(AbbaRow* r);
 /* "abba": name, layer, a1, b1, b2, a2, mean_a, mean_b, effect, effect_pct, drift, drift_pct,
  * repeats, repeats_pct, noise, verdict (trusted / untrusted); times in ms. */
 ResultSet* Abba_table(const Abba* a);
+/* The same table with every time in integer ns (--export abba, as every export). */
+ResultSet* Abba_tableNs(const Abba* a);
 /* The same per category ("abba_categories"; name is the category, layer "category"): each
  * category's kernels summed per run, then judged as a layer is; largest |effect| first. */
 ResultSet* Abba_categoryTable(const Abba* a);
+/* The same with every time in integer ns (an export of the category view). */
+ResultSet* Abba_categoryTableNs(const Abba* a);
 /* Why row r is (un)trusted, e.g. "TRUSTED (|effect| > noise 0.003 ms)" or "UNTRUSTED (the
  * repeats B2 - B1 disagree by 1.071 ms >= |effect|)". Writes at most n bytes to buf. */
 const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n);
-/* The one verdict: which layer decides and what it says, e.g. "step time decides (plain
- * timing): B faster by 2.1%, beyond its noise (0.05 ms, drift A2 - A1)". */
+/* The one verdict in words (Abba_result says which kind): the layers agreeing, e.g. "step
+ * time decides (plain timing): B faster by 2.1%, beyond its noise (0.05 ms, drift A2 - A1);
+ * device kernel time agrees", or disagreeing: what each says. */
 const char* Abba_verdict(const Abba* a, char* buf, size_t n);
-/* When the layers disagree, what the other one says and which to believe; else "". */
+/* When the layers disagree, which to trust and what it means, in the direction the trusted
+ * layer shows (never a gain on a regression); else "". */
 const char* Abba_disagreement(const Abba* a, char* buf, size_t n);
-/* 1 when the verdict is trusted (the deciding layer's row). */
+typedef enum { ABBA_TRUSTED, ABBA_UNTRUSTED, ABBA_INCONCLUSIVE, ABBA_NONE } AbbaResult;
+/* The overall verdict: INCONCLUSIVE when the layers disagree, NONE with no layer. */
+AbbaResult Abba_result(const Abba* a);
+/* "trusted", "untrusted", "inconclusive", "none" */
+const char* Abba_resultName(AbbaResult r);
+/* 1 when the overall verdict is trusted. */
 int Abba_trusted(const Abba* a);
-/* The CI gate on an A-B-B-A: on the layer the verdict rests on, or with part on the kernels of
- * that category (else matching that PCRE2), their times summed per run. GATE_FAILED when the
- * effect is a slowdown of more than pct percent and trusted (|effect| > noise), GATE_UNTRUSTED
- * when it is more than pct but untrusted, else GATE_PASSED; -1 on a bad pattern (err set) or a
- * part that matches no kernel. why: one line, as Diff_gate's. */
+/* The CI gate on an A-B-B-A, on every layer (or with part on the kernels of that category,
+ * else matching that PCRE2, their times summed per run). GATE_FAILED when any layer's effect
+ * is a slowdown of more than pct percent and trusted (|effect| > noise), GATE_UNTRUSTED (or
+ * GATE_INCONCLUSIVE when the layers disagree) when one is more than pct but untrusted, else
+ * GATE_PASSED; -1 on a bad pattern (err set) or a part that matches no kernel. why: one line,
+ * as Diff_gate's. */
 int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap, DcuError* err);
 
 #endif

@@ -15,7 +15,8 @@
     _(ERR_RULES, "bad rules file")                                                            \
     _(ERR_NOMEM, "out of memory")                                                             \
     _(ERR_USAGE, "bad usage")                                                                 \
-    _(ERR_EMPTY, "nothing loadable")
+    _(ERR_EMPTY, "nothing loadable")                                                          \
+    _(ERR_CUT, "input cut short")
 
 #define DCU_ENUM(id, text) DCU_##id,
 typedef enum { DCU_STATUS_INFO(DCU_ENUM) DCU_STATUS_COUNT } DcuStatus;

@@ -22,9 +22,10 @@ typedef struct DiffReportOpts_ {
 DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
                            int gate_result, FILE* out, DcuError* err);
 /* The A-B-B-A table with the kernel rows filtered by a PCRE2 over names (NULL: all) and
- * sorted by a column key (NULL: largest |effect| first); the totals stay on top. *out owned. */
-DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
-                           DcuError* err);
+ * sorted by a column key (NULL: largest |effect| first); the totals stay on top. Times in ms,
+ * or with ns in ns (--export). *out owned. */
+DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, int ns,
+                           ResultSet** out, DcuError* err);
 /* gate, gate_result: as ReportDiff_write's (Abba_gate). */
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
                            const char* gate, int gate_result, FILE* out, DcuError* err);

@@ -545,7 +545,9 @@ static void live_filter(App* app) {
 static void do_export(App* app, const char* path, int flags) {
     Screen* s = current(app);
     DcuError err;
-    ResultSet* owned = s->ops == &StacksScreen ? StacksScreen_table(s) : NULL;
+    ResultSet* owned = s->ops == &StacksScreen ? StacksScreen_table(s)
+                       : s->ops == &DiffScreen ? DiffScreen_exportTable(s) /* A-B-B-A: ns */
+                                               : NULL;
     if (s->page) { /* a paged list: every row, read whole for the file */
         QueryOpts q = {s->filter, s->sort, NULL, 0, NULL, 0, 0};
         if (KernelQuery_dispatches(app->db, s->kernel, &q, &owned, &err) != DCU_OK) {

@@ -55,8 +55,8 @@ static const char usage[] =
     "  --dump-rules           print the category rules in effect and exit\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE      output file for --export, --report and --sql (default: standard\n"
-    "                         output)\n"
+    "  -o, --output FILE      output file of every batch mode: --export, --report, --sql,\n"
+    "                         --diff, --abba, the marks (default: standard output)\n"
     "      --force            let -o, --save-db and --timing replace an existing file or\n"
     "                         follow a link out of its folder\n"
     "      --format FMT       report format: text (default), csv, json\n"
@@ -121,16 +121,18 @@ static const char usage[] =
     "      --abba A1 B1 B2 A2  four runs in the order taken: effect = mean(B) - mean(A),\n"
     "                         noise = max(|A2 - A1|, |B2 - B1|), trusted only when |effect| >\n"
     "                         noise; on device kernel time, per kernel and on plain step\n"
-    "                         times; the step time decides when every run has it\n"
+    "                         times; layers that disagree are INCONCLUSIVE. A run given\n"
+    "                         twice (one path, one label) is refused\n"
     "      --baseline RUNS    runs of the loaded paths (labels of the Runs screen, comma-\n"
     "      --candidate RUNS   separated) marked A and B, as a and b mark them there: a diff,\n"
     "                         or an A-B-B-A for two and two (A1,A2 and B1,B2: runs A1 B1 B2\n"
     "                         A2). The Diff screen on a terminal, else the report or --export\n"
     "      --match MODE       full (default: the full normalized kernel name) or short (the\n"
     "                         short name, for rebuilt code; such matches are marked fuzzy)\n"
-    "      --fail-above PCT   with --diff, --abba or the marks: exit 3 when B is slower than A by more\n"
-    "                         than PCT percent and the change is trusted (outside noise;\n"
-    "                         --abba: on the layer that decides); an untrusted one exits 0\n"
+    "      --fail-above PCT   with --diff, --abba or the marks: exit 3 when B is slower than\n"
+    "                         A by more than PCT percent on any layer (device kernel time,\n"
+    "                         step time) and that change is trusted (outside noise); an\n"
+    "                         untrusted one, or layers that disagree (INCONCLUSIVE), exits 0\n"
     "                         with a warning (4 with --strict); the last line says which, and why\n"
     "      --gate PART        the gate looks only at a category (by name) or at the kernels\n"
     "                         whose names match a PCRE2 pattern\n"
@@ -141,7 +143,8 @@ static const char usage[] =
     "  -V, --version          version\n"
     "\n"
     "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error,\n"
-    "3 the --fail-above gate failed, 4 (--strict) the gate saw an untrusted regression.\n";
+    "3 the --fail-above gate failed (a trusted regression on any layer), 4 (--strict) the\n"
+    "gate saw an untrusted regression or INCONCLUSIVE layers.\n";
 
 const char* Cli_usage(void) {
     return usage;
@@ -209,9 +212,11 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
     }
-    if (cli->output && cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
-        cli->mode != MODE_SQL) {
-        return Error_set(err, DCU_ERR_USAGE, "-o goes with --export, --report or --sql");
+    /* -o makes the default mode a batch one (a report, or a comparison's report) */
+    if (cli->output && (cli->headless || (cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
+                                          cli->mode != MODE_SQL && cli->mode != MODE_DEFAULT))) {
+        return Error_set(err, DCU_ERR_USAGE, "-o goes with a batch mode (--export, --report, "
+                         "--sql, --diff, --abba, the marks), not with --headless");
     }
     GapBuckets gb;
     if (cli->gap_buckets && GapBuckets_parse(&gb, cli->gap_buckets, err) != DCU_OK) {

@@ -1,9 +1,14 @@
 /* compare_runs.c - loading the runs of a comparison, one database per path. */
 #include "compare_runs.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dcutop/loader.h"
+#include "dcutop/runs.h"
+#include "dcutop/xalloc.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
                           int strict, int64_t memory, TraceDb** db, DcuError* err) {
@@ -12,12 +17,24 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
     if (i == COMPARE_MAX_RUNS) {
         return Error_set(err, DCU_ERR_USAGE, "at most %d runs a side", COMPARE_MAX_RUNS);
     }
+    char* real = realpath(path, NULL);
+    for (int j = 0; real && j < i; j++) {
+        if (this->real[side][j] && strcmp(this->real[side][j], real) == 0) {
+            free(real);
+            return Error_set(err, DCU_ERR_USAGE, "'%s' is given twice as a run of the %s: a run "
+                             "repeated measures no noise (its drift or repeats would be exactly "
+                             "0, and every verdict would look trusted); give separate runs",
+                             path, side ? "candidate (B)" : "baseline (A)");
+        }
+    }
     DcuStatus s = TraceDb_open(db, memory, err);
     if (s != DCU_OK) {
+        free(real);
         return s;
     }
     this->db[side][i] = *db;
     this->side[side][i] = NULL;
+    this->real[side][i] = real;
     this->n[side]++;
     LoadOptions lo = {0};
     lo.strict = strict;
@@ -63,11 +80,42 @@ int CompareRuns_areRanks(const CompareRuns* this) {
     return r0 >= 0 && r1 >= 0 && r0 != r1 && w0 == w1 && w0 >= 2;
 }
 
+int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label) {
+    char* l = *p;
+    char* end = l + strlen(l);
+    int64_t id = 0;
+    for (;;) { /* the whole rest, then one item fewer at a time */
+        char keep = *end;
+        *end = '\0';
+        id = Runs_byLabel(db, l);
+        *end = keep;
+        if (id) {
+            break;
+        }
+        char* prev = end;
+        while (prev > l && *--prev != ',') {
+        }
+        if (prev == l) {
+            break;
+        }
+        end = prev;
+    }
+    if (!id) {
+        end = l + strcspn(l, ",");
+    }
+    *p = *end ? end + 1 : end;
+    *end = '\0';
+    *label = l;
+    return id;
+}
+
 void CompareRuns_done(CompareRuns* this) {
     for (int s = 0; s < 2; s++) {
         for (int i = 0; i < this->n[s]; i++) {
             DiffSide_delete(this->side[s][i]);
             TraceDb_delete(this->db[s][i]);
+            free(this->real[s][i]);
+            this->real[s][i] = NULL;
         }
         this->n[s] = 0;
     }

@@ -13,12 +13,14 @@
 typedef struct CompareRuns_ {
     DiffSide* side[2][COMPARE_MAX_RUNS]; /* [0] baseline, [1] candidate (owned) */
     TraceDb* db[2][COMPARE_MAX_RUNS];    /* each run's database (owned) */
+    char* real[2][COMPARE_MAX_RUNS];     /* each run's path, resolved (owned; NULL: unknown) */
     int n[2];
 } CompareRuns;
 
 /* Loads path as one more run of side (0 baseline, 1 candidate). *db gets the run's database
  * (borrowed; NULL when none could be opened) even when loading fails, for its load messages.
- * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs. */
+ * DCU_ERR_EMPTY: nothing could be loaded; DCU_ERR_USAGE: too many runs, or a path that is
+ * already a run of this side (a repeat given twice measures no noise, so it is refused). */
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
                           int strict, int64_t memory, TraceDb** db, DcuError* err);
 /* 1 when run i of side holds one run: one folder and one process tag among its kernel files. */
@@ -26,6 +28,11 @@ int CompareRuns_isOneRun(const CompareRuns* this, int side, int i);
 /* 1 when the two sides are one run each and their files say (Kineto distributedInfo) they
  * are two ranks of one job: different ranks of the same world size. Never a comparison. */
 int CompareRuns_areRanks(const CompareRuns* this);
+/* The next label of the comma-separated list at *p, for --baseline / --candidate: a label
+ * may hold commas itself, so the longest run of items that names a run of db is taken. The
+ * label is NUL-terminated in place (*label points at it) and *p moves past it. Returns the
+ * run's id, or 0 when no run is named (the label is then the first item). */
+int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label);
 /* Frees every run; the struct is empty again. */
 void CompareRuns_done(CompareRuns* this);
 

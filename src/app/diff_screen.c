@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dcutop/diff_view.h"
+#include "dcutop/filter.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -30,13 +31,14 @@ static const char* const cat_drop[] = {"calls_before", "calls_after", "share_pct
                                        "group", NULL};
 
 /* The summary's height: what DiffView draws, kept to a third of the body. */
-static int summary_lines(const Screen* s, int h) {
-    int n = s->abba ? 2 + s->abba->nhead + s->abba->disagree : 5 + (s->diff->na > 1 || s->diff->nb > 1);
-    const char* notes = s->abba ? s->abba->notes : s->diff->notes;
-    for (const char* p = notes; *p; p++) {
-        n += *p == '\n';
-    }
-    return n < h / 3 ? n : h / 3;
+/* The summary's lines at width w, its verdicts wrapped (drawn once on a scratch canvas), at
+ * most half the screen so the table keeps rows. */
+static int summary_lines(const Screen* s, int w, int h) {
+    Canvas* scratch = Canvas_new(w, 64);
+    int n = s->abba ? DiffView_abbaSummary(s->abba, scratch, 0, 64)
+                    : DiffView_summary(s->diff, scratch, 0, 64);
+    Canvas_delete(scratch);
+    return n < h / 2 ? n : h / 2;
 }
 
 /* A copy of the rows of all that keep(i) accepts (i: the row's index in all). */
@@ -171,6 +173,49 @@ DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
         s->tv.sort_desc = strstr(s->sort, ":asc") == NULL;
     }
     return DCU_OK;
+}
+
+/* The layers and the rows whose name matches pattern: the rows the screen shows filtered. */
+static ResultSet* filtered(ResultSet* all, const char* pattern) {
+    Filter* f = NULL;
+    DcuError err;
+    if (!pattern || !*pattern || Filter_new(pattern, &f, &err) != DCU_OK) {
+        return all;
+    }
+    ResultSet* rs = ResultSet_new(all->name, all->cols, all->ncols);
+    int cn = ResultSet_columnIndex(all, "name");
+    for (int r = 0; r < all->nrows; r++) {
+        const char* n = ResultSet_cellc(all, r, cn)->s;
+        if (r < all->pinned || Filter_matches(f, n, strlen(n))) {
+            int k = ResultSet_addRow(rs);
+            for (int c = 0; c < all->ncols; c++) {
+                RsCell* dst = ResultSet_cell(rs, k, c);
+                *dst = *ResultSet_cellc(all, r, c);
+                dst->s = dst->s ? xstrdup(dst->s) : NULL;
+            }
+        }
+    }
+    rs->pinned = all->pinned;
+    Filter_delete(f);
+    ResultSet_delete(all);
+    return rs;
+}
+
+ResultSet* DiffScreen_exportTable(const Screen* s) {
+    if (!s->abba) {
+        return NULL;
+    }
+    ResultSet* rs = s->diff_view ? Abba_categoryTableNs(s->abba) : Abba_tableNs(s->abba);
+    if (s->category && !s->diff_view) {
+        rs = keep_rows(rs, abba_in_category, s);
+    }
+    rs = filtered(rs, s->filter);
+    DcuError err;
+    if (s->sort && Query_sort(rs, s->sort, &err) != DCU_OK) {
+        ResultSet_delete(rs); /* the shown table sorted the same; this cannot fail where it did not */
+        return NULL;
+    }
+    return rs;
 }
 
 static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {
@@ -333,7 +378,7 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         empty_render(app, c, y0, h);
         return;
     }
-    int top = summary_lines(s, h);
+    int top = summary_lines(s, App_width(app), h);
     int used = s->abba ? DiffView_abbaSummary(s->abba, c, y0, top)
                        : DiffView_summary(s->diff, c, y0, top);
     int ty = y0 + used + 1;

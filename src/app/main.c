@@ -237,7 +237,8 @@ static int resolve_views(Session* ss) {
 /* The interactive view needs its theme and terminal before loading: the progress bar. */
 static int start_terminal(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
-    ss->tui = cli->mode == MODE_DEFAULT && !cli->headless && isatty(0) && isatty(1);
+    ss->tui = cli->mode == MODE_DEFAULT && !cli->headless && !cli->output && isatty(0) &&
+              isatty(1);
     if (cli->mode != MODE_DEFAULT) {
         return EXIT_OK;
     }
@@ -555,7 +556,7 @@ static int gate_exit(const Cli* cli, int result, char* why, size_t cap) {
     if (result == GATE_FAILED) {
         return EXIT_GATE;
     }
-    if (result != GATE_UNTRUSTED) {
+    if (result != GATE_UNTRUSTED && result != GATE_INCONCLUSIVE) {
         return EXIT_OK;
     }
     const char* body = why + strlen("gate WARNING: ");
@@ -676,7 +677,7 @@ static int report_abba(Session* ss, const char* const titles[4], DcuError* err) 
     int gate_rc = cli->gate_on ? gate_exit(cli, result, why, sizeof(why)) : EXIT_OK;
     if (cli->mode == MODE_EXPORT) {
         ResultSet* rs = NULL;
-        DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, &rs, err);
+        DcuStatus s = ReportAbba_table(a, cli->filter, cli->sort, 1, &rs, err);
         rc = s == DCU_OK ? export_table(cli, rs, err) : fail(err, status_exit(s));
         ResultSet_delete(rs);
     } else {
@@ -715,15 +716,25 @@ static int run_abba(Session* ss, DcuError* err) {
  * marks are. ids gets their run ids. An unknown label is a usage error listing the runs. */
 static int marked_side(Session* ss, const char* spec, int side, int64_t* ids, DcuError* err) {
     char* copy = xstrdup(spec);
-    char* save = NULL;
     int rc = EXIT_OK;
-    for (char* l = strtok_r(copy, ",", &save); l && rc == EXIT_OK; l = strtok_r(NULL, ",", &save)) {
-        int64_t id = Runs_byLabel(ss->db, l);
+    for (char* p = copy; *p && rc == EXIT_OK;) {
+        char* l = NULL;
+        int64_t id = CompareRuns_nextLabel(ss->db, &p, &l);
+        int twice = 0;
+        for (int j = 0; j < ss->cmp.n[side]; j++) {
+            twice |= ids[j] == id;
+        }
         if (!id) {
             char* all = Runs_labels(ss->db);
             Error_set(err, DCU_ERR_USAGE, "--%s: no run labelled '%s'; the runs are: %s",
                       side ? "candidate" : "baseline", l, all && *all ? all : "none");
             free(all);
+            rc = fail(err, EXIT_USAGE);
+        } else if (twice) {
+            Error_set(err, DCU_ERR_USAGE, "--%s: run '%s' is given twice: a run repeated "
+                      "measures no noise (its drift or repeats would be exactly 0, and every "
+                      "verdict would look trusted); give separate runs",
+                      side ? "candidate" : "baseline", l);
             rc = fail(err, EXIT_USAGE);
         } else if (ss->cmp.n[side] == COMPARE_MAX_RUNS) {
             Error_set(err, DCU_ERR_USAGE, "too many runs on one side");
@@ -775,7 +786,7 @@ static int run_marked(Session* ss, DcuError* err) {
 }
 
 static int interactive(const Cli* cli) {
-    return cli->mode == MODE_DEFAULT && (cli->headless || (isatty(0) && isatty(1)));
+    return cli->mode == MODE_DEFAULT && !cli->output && (cli->headless || (isatty(0) && isatty(1)));
 }
 
 /* `dcutop A B`, interactive: two paths that each hold one run open on the Diff screen. The

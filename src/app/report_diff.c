@@ -136,9 +136,15 @@ static void text_summary(const Diff* d, FILE* out) {
     }
     if (d->steps_before.n && d->steps_after.n) {
         Format_ratio(e, sizeof(e), d->steps_before.mean / d->steps_after.mean);
-        fprintf(out, "  Step time (median)  %.4g ms -> %.4g ms, speedup %s (plain timing, no "
-                     "profiler)\n",
-                d->steps_before.mean, d->steps_after.mean, e);
+        char ci[96] = "";
+        if (d->steps_has_ci) {
+            snprintf(ci, sizeof(ci), " (95%% CI of delta %.4g .. %.4g ms)", d->steps_ci_lo,
+                     d->steps_ci_hi);
+        }
+        fprintf(out, "  Step time (median)  %.4g ms -> %.4g ms, speedup %s, %s noise%s (plain "
+                     "timing, no profiler)\n",
+                d->steps_before.mean, d->steps_after.mean, e, Diff_noiseName(d->steps_noise),
+                ci);
     }
     fprintf(out, "  GEMM share          %.2f%% -> %.2f%%\n", d->gemm_share_before,
             d->gemm_share_after);
@@ -166,6 +172,40 @@ static void text_unmatched(const Diff* d, FILE* out) {
     }
 }
 
+static const RsColumn verdict_cols[] = {{"result", "Result", CT_TEXT},
+                                        {"verdict", "Verdict", CT_TEXT},
+                                        {"advice", "Advice", CT_TEXT}};
+
+/* The overall verdict as a CSV block or JSON member, with or without a gate. */
+static DcuStatus verdict_block(const char* result, const char* verdict, const char* advice,
+                               const DiffReportOpts* o, FILE* out, int* first, DcuError* err) {
+    ResultSet* rs = ResultSet_new("verdict", verdict_cols, 3);
+    int r = ResultSet_addRow(rs);
+    ResultSet_setText(rs, r, 0, result);
+    ResultSet_setText(rs, r, 1, verdict);
+    ResultSet_setText(rs, r, 2, advice);
+    DcuStatus s = block(rs, "verdict", "", NULL, NULL, 0, o, out, first, err);
+    ResultSet_delete(rs);
+    return s;
+}
+
+/* "Verdict: INCONCLUSIVE: ..." wrapped at the report's width. */
+static void text_verdict(const char* result, const char* verdict, const char* advice,
+                         const DiffReportOpts* o, FILE* out) {
+    char line[2048], up[32];
+    size_t i = 0;
+    for (; result[i] && i < sizeof(up) - 1; i++) {
+        up[i] = (char)(result[i] >= 'a' && result[i] <= 'z' ? result[i] - 32 : result[i]);
+    }
+    up[i] = '\0';
+    snprintf(line, sizeof(line), "Verdict: %s: %s", up, verdict);
+    Report_wrap(out, line, o->width, 2);
+    if (advice && *advice) {
+        snprintf(line, sizeof(line), "  %s", advice);
+        Report_wrap(out, line, o->width, 2);
+    }
+}
+
 static const RsColumn gate_cols[] = {{"result", "Result", CT_TEXT}, {"reason", "Reason", CT_TEXT}};
 
 /* The gate's verdict: the last line of a text report, a block in CSV and JSON. */
@@ -177,9 +217,7 @@ static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* 
     }
     ResultSet* rs = ResultSet_new("gate", gate_cols, 2);
     int r = ResultSet_addRow(rs);
-    ResultSet_setText(rs, r, 0, failed == GATE_FAILED      ? "failed"
-                                : failed == GATE_UNTRUSTED ? "untrusted"
-                                                           : "passed");
+    ResultSet_setText(rs, r, 0, Gate_resultName(failed));
     ResultSet_setText(rs, r, 1, gate);
     DcuStatus s = block(rs, "gate", "", NULL, NULL, 0, o, out, first, err);
     ResultSet_delete(rs);
@@ -209,6 +247,15 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
             fputs(o->format == FMT_JSON ? "{" : "", out);
             s = block(sum, "summary", "", NULL, NULL, 0, o, out, &first, err);
         }
+    }
+    char verdict[2048];
+    const char* result = "none";
+    Diff_verdict(d, verdict, sizeof(verdict), &result);
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        fputc('\n', out);
+        text_verdict(result, verdict, NULL, o, out);
+    } else if (s == DCU_OK) {
+        s = verdict_block(result, verdict, "", o, out, &first, err);
     }
     if (s == DCU_OK && o->format == FMT_TEXT && d->notes[0]) {
         fprintf(out, "\nNotes: what cannot be compared\n");
@@ -242,10 +289,10 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
     return s;
 }
 
-DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, ResultSet** out,
-                           DcuError* err) {
+DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, int ns,
+                           ResultSet** out, DcuError* err) {
     *out = NULL;
-    ResultSet* rs = Abba_table(a);
+    ResultSet* rs = ns ? Abba_tableNs(a) : Abba_table(a);
     if (filter && *filter) {
         Filter* f = NULL;
         if (Filter_new(filter, &f, err) != DCU_OK) {
@@ -280,12 +327,15 @@ DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, 
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
                            const char* gate, int gate_result, FILE* out, DcuError* err) {
     ResultSet* rs = NULL;
-    DcuStatus s = ReportAbba_table(a, o->filter, o->sort, &rs, err);
+    DcuStatus s = ReportAbba_table(a, o->filter, o->sort, 0, &rs, err);
     if (s != DCU_OK) {
         return s;
     }
     ResultSet* notes = notes_table(a->notes);
     int first = 1;
+    char verdict[1024], advice[1024];
+    Abba_verdict(a, verdict, sizeof(verdict));
+    Abba_disagreement(a, advice, sizeof(advice));
     if (o->format == FMT_TEXT) {
         fprintf(out, "dcutop %s A-B-B-A: A1 = %s, B1 = %s, B2 = %s, A2 = %s\n", DCUTOP_VERSION,
                 titles[0], titles[1], titles[2], titles[3]);
@@ -293,7 +343,7 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
               "the larger of |drift| and |repeats|; a verdict is trusted only when |effect| > "
               "noise\n",
               out);
-        char why[256], verdict[1024];
+        char why[256];
         for (int i = 0; i < a->nhead; i++) {
             const AbbaRow* r = &a->rows[i];
             fprintf(out, "  %-20s effect %+.4g ms (%+.2f%%), drift %+.4g ms (%+.2f%%), repeats "
@@ -301,11 +351,7 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
                     r->name, r->effect, r->effect_pct, r->drift, r->drift_pct, r->repeats,
                     r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
         }
-        fprintf(out, "Verdict: %s %s\n", Abba_trusted(a) ? "TRUSTED:" : "UNTRUSTED:",
-                Abba_verdict(a, verdict, sizeof(verdict)));
-        if (*Abba_disagreement(a, verdict, sizeof(verdict))) {
-            fprintf(out, "  %s\n", verdict);
-        }
+        text_verdict(Abba_resultName(Abba_result(a)), verdict, advice, o, out);
     } else if (o->format == FMT_JSON) {
         fputs("{", out);
     }
@@ -313,7 +359,10 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
         fprintf(out, "\nNotes\n");
         text_notes(a->notes, out);
     } else if (o->format != FMT_TEXT) {
-        s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
+        s = verdict_block(Abba_resultName(Abba_result(a)), verdict, advice, o, out, &first, err);
+        if (s == DCU_OK) {
+            s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
+        }
     }
     if (s == DCU_OK) {
         s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",

@@ -173,6 +173,9 @@ DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err)
 Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start);
 /* diff_screen.c: rebuild the table from the screen's Diff/Abba, filter and sort. */
 DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
+/* What e writes on an A-B-B-A: the rows shown (same view, category, sort) with every time in
+ * ns, as every export; NULL for a diff (its table is in ns already). Owned by the caller. */
+ResultSet* DiffScreen_exportTable(const Screen* s);
 /* sql_screen.c: the `;` prompt's query results (a table screen with its own columns). */
 extern const ScreenOps SqlScreen;
 typedef struct SqlHistory_ SqlHistory;

@@ -18,19 +18,49 @@ static void dur(char* buf, size_t cap, double ns) {
     }
 }
 
-/* "label  text" on line y when it is inside the block. */
+/* "label  text" from line y, the text wrapped at spaces to the canvas width (continuation
+ * lines under the text, never cut mid-word), as far as y_end; returns the lines used. */
 static int line(Canvas* c, int y, int y_end, const char* label, Style st, const char* text) {
     if (y >= y_end) {
         return 0;
     }
     Canvas_put(c, y, 1, STYLE_LABEL, label, -1);
-    Canvas_put(c, y, 13, st, text, -1);
-    return 1;
+    int avail = c->w - 13 - 1;
+    if (avail < 20) {
+        avail = 20;
+    }
+    int n = 0;
+    const char* p = text;
+    do {
+        const char* q = p;
+        size_t len = 0;
+        int cells = 0, gap = 0; /* gap: the spaces before the next word, kept as written */
+        while (*q) {
+            size_t wl = strcspn(q, " ");
+            char word[512];
+            snprintf(word, sizeof(word), "%.*s", (int)(wl < 511 ? wl : 511), q);
+            int need = cells + (cells ? gap : 0) + Format_width(word);
+            if (cells && need > avail) {
+                break;
+            }
+            cells = need;
+            q += wl;
+            len = (size_t)(q - p);
+            gap = (int)strspn(q, " ");
+            q += gap;
+        }
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+        Canvas_put(c, y + n, 13, st, buf, -1);
+        n++;
+        p = q;
+    } while (*p && y + n < y_end);
+    return n;
 }
 
 int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
     int y = y0, end = y0 + max_h;
-    char a[64], b[64], x[64], r[64], t[512];
+    char a[64], b[64], x[64], r[64], t[1024];
     const DiffRow* tot = &d->total;
     dur(a, sizeof(a), tot->before.mean);
     dur(b, sizeof(b), tot->after.mean);
@@ -65,12 +95,24 @@ int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
     } else {
         snprintf(t, sizeof(t), "not comparable (no timestamps on a side)");
     }
-    if (d->steps_before.n && d->steps_after.n) {
-        size_t l = strlen(t);
-        snprintf(t + l, sizeof(t) - l, "   steps %.4g ms -> %.4g ms (median, no profiler)",
-                 d->steps_before.mean, d->steps_after.mean);
-    }
     y += line(c, y, end, "Wall span", STYLE_DEFAULT, t);
+    if (d->steps_before.n && d->steps_after.n) {
+        snprintf(t, sizeof(t), "%.4g ms -> %.4g ms (median, no profiler)  %s noise",
+                 d->steps_before.mean, d->steps_after.mean, Diff_noiseName(d->steps_noise));
+        y += line(c, y, end, "Step time", d->steps_noise == DIFF_NOISE_OUTSIDE ? STYLE_NUMBER
+                                                                             : STYLE_DIM, t);
+        const char* result = "none";
+        char v[900];
+        Diff_verdict(d, v, sizeof(v), &result);
+        snprintf(t, sizeof(t), "%s", result);
+        for (char* u = t; *u; u++) {
+            *u = (char)(*u >= 'a' && *u <= 'z' ? *u - 32 : *u);
+        }
+        size_t l = strlen(t);
+        snprintf(t + l, sizeof(t) - l, ": %s", v);
+        y += line(c, y, end, "Verdict", strcmp(result, "trusted") == 0 ? STYLE_NUMBER
+                                                                        : STYLE_WARNING, t);
+    }
     Format_ratio(a, sizeof(a), d->gemm_ceil_before);
     Format_ratio(b, sizeof(b), d->gemm_ceil_after);
     snprintf(t, sizeof(t), "%.2f%% -> %.2f%%  ceiling %s -> %s   bound: %s %.1f%% -> %s %.1f%%",
@@ -103,17 +145,23 @@ int DiffView_abbaSummary(const Abba* a, Canvas* c, int y0, int max_h) {
         const AbbaRow* r = &a->rows[i];
         const char* src = fabs(r->repeats) > fabs(r->drift) ? "B2-B1" : "drift";
         snprintf(t, sizeof(t), "effect %+.4g ms (%+.2f%%)  noise %.4g ms (%s)  %s%s", r->effect,
-                 r->effect_pct, r->noise, src, r->trusted ? "TRUSTED" : "UNTRUSTED",
-                 i == a->decides ? "  <- decides" : "");
+                 r->effect_pct, r->noise, src, r->no_noise ? "UNTRUSTED (no noise measured)"
+                                               : r->trusted ? "TRUSTED" : "UNTRUSTED",
+                 i == a->decides && a->nhead > 1 && !a->disagree ? "  <- decides" : "");
         y += line(c, y, end, strcmp(r->layer, "steps") == 0 ? "Step time" : "Kernel time",
                   r->trusted ? STYLE_NUMBER : STYLE_WARNING, t);
     }
     char v[900];
-    snprintf(t, sizeof(t), "%s %s", Abba_trusted(a) ? "TRUSTED:" : "UNTRUSTED:",
-             Abba_verdict(a, v, sizeof(v)));
-    y += line(c, y, end, "Verdict", Abba_trusted(a) ? STYLE_NUMBER : STYLE_WARNING, t);
+    AbbaResult res = Abba_result(a);
+    snprintf(t, sizeof(t), "%s", Abba_resultName(res));
+    for (char* u = t; *u; u++) {
+        *u = (char)(*u >= 'a' && *u <= 'z' ? *u - 32 : *u);
+    }
+    size_t l = strlen(t);
+    snprintf(t + l, sizeof(t) - l, ": %s", Abba_verdict(a, v, sizeof(v)));
+    y += line(c, y, end, "Verdict", res == ABBA_TRUSTED ? STYLE_NUMBER : STYLE_WARNING, t);
     if (*Abba_disagreement(a, v, sizeof(v))) {
-        y += line(c, y, end, "Disagree", STYLE_WARNING, v + strlen("The layers disagree: "));
+        y += line(c, y, end, "Advice", STYLE_WARNING, v);
     }
     for (const char* p = a->notes; *p && y < end;) {
         const char* nl = strchr(p, '\n');

@@ -32,6 +32,9 @@ EOF
 P=nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_
 gen "$TMP/bias" "${P}bias_TNT:40:2000" "${P}TNN:40:1000" "void add_k(float*, int):40:500"
 gen "$TMP/gelu" "${P}gelubias_TNT:40:2300" "${P}TNN:40:1000" "void add_k(float*, int):40:500"
+# second runs of each, a nanosecond apart (a run given twice is refused)
+gen "$TMP/bias2" "${P}bias_TNT:40:2001" "${P}TNN:40:1001" "void add_k(float*, int):40:501"
+gen "$TMP/gelu2" "${P}gelubias_TNT:40:2301" "${P}TNN:40:1001" "void add_k(float*, int):40:501"
 # names DIFFTEXT: the first column of the kernel rows (Kernels: or A-B-B-A table)
 names() { awk '/^(Kernels|A-B-B-A per)/{on=1; getline; next} on && NF == 0 {on=0} on {print $1}' "$1"; }
 $DCUTOP -q --diff "$TMP/bias" "$TMP/gelu" --width 80 >"$TMP/d.txt"
@@ -39,7 +42,7 @@ same "names: the diff's kernel rows at 80 columns are all different" "" \
     "$(names "$TMP/d.txt" | sort | uniq -d)"
 check "names: the new kernel reads gelubias" grep -q "gelubias_TNT  new" "$TMP/d.txt"
 check "names: the gone kernel reads bias" grep -q "[^u]bias_TNT  gone" "$TMP/d.txt"
-$DCUTOP -q --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" --width 80 >"$TMP/ab.txt"
+$DCUTOP -q --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu2" "$TMP/bias2" --width 80 >"$TMP/ab.txt"
 same "names: the A-B-B-A report's rows at 80 columns are all different" "" \
     "$(names "$TMP/ab.txt" | sort | uniq -d)"
 check "names: the A-B-B-A report shows gelubias" grep -q "gelubias_TNT " "$TMP/ab.txt"
@@ -62,11 +65,11 @@ check "Enter on a new kernel opens the candidate's kernel detail" grep -q "^    
 check "... with the candidate's figures" grep -q "Total        93.0 us" "$TMP/new.txt"
 # the same on the A-B-B-A table (rows: the layer, then the kernels by |effect|)
 printf '<Down><Down>\n<Enter>\n:dump gone\n' >"$TMP/ga.keys"
-$DCUTOP --headless --size 80x24 --keys "$TMP/ga.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" >"$TMP/ga.txt" 2>&1
+$DCUTOP --headless --size 80x24 --keys "$TMP/ga.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu2" "$TMP/bias2" >"$TMP/ga.txt" 2>&1
 check "A-B-B-A: Enter on a gone kernel opens the baseline's detail" grep -q "Total        81.0 us" "$TMP/ga.txt"
 # v on the A-B-B-A table: per category, and back
 printf 'v\n:dump cats\nv\n:dump kernels\n' >"$TMP/v.keys"
-$DCUTOP --headless --size 80x24 --keys "$TMP/v.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu" "$TMP/bias" >"$TMP/v.txt" 2>&1
+$DCUTOP --headless --size 80x24 --keys "$TMP/v.keys" --abba "$TMP/bias" "$TMP/gelu" "$TMP/gelu2" "$TMP/bias2" >"$TMP/v.txt" 2>&1
 check "A-B-B-A: v shows the categories" sh -c "sed -n '/^--- cats/,/^--- kernels/p' '$TMP/v.txt' | grep -q '^ gemm '"
 check "A-B-B-A: v again shows the kernels" sh -c "sed -n '/^--- kernels/,\$p' '$TMP/v.txt' | grep -q '^ add_k '"
 
@@ -75,9 +78,9 @@ check "A-B-B-A: v again shows the kernels" sh -c "sed -n '/^--- kernels/,\$p' '$
 # screen's a / b marks); two and two are an A-B-B-A in the order given: A1 B1 B2 A2.
 G='void gemm_k(float*, int)'
 gen "$TMP/m/A1" "$G:40:1000"
-gen "$TMP/m/A2" "$G:40:1000"
+gen "$TMP/m/A2" "$G:40:1001"   # separate runs differ a little
 gen "$TMP/m/S1" "$G:40:1200"
-gen "$TMP/m/S2" "$G:40:1200"
+gen "$TMP/m/S2" "$G:40:1202"
 gen "$TMP/m/S0" "$G:40:1000"   # S0, N1: two repeats of B that disagree more than the effect
 gen "$TMP/m/N1" "$G:40:1300"
 exits "marks: a trusted A-B-B-A regression fails the gate (exit 3)" 3 \

@@ -168,7 +168,7 @@ EOF
 ours() { python3 - "$TMP/abba.csv" "$1" <<'EOF'
 import csv, sys
 r = next(r for r in csv.DictReader(open(sys.argv[1])) if r["layer"] == sys.argv[2] and r["name"] in ("device kernel time", "step time (median)"))
-print("%s %.6f %.6f %.6f %s" % (sys.argv[2], float(r["effect"]), float(r["drift"]), float(r["drift_pct"]), r["verdict"]))
+print("%s %.6f %.6f %.6f %s" % (sys.argv[2], float(r["effect"]) / 1e6, float(r["drift"]) / 1e6, float(r["drift_pct"]), r["verdict"]))
 EOF
 }
 ref_k=$(grep '^kernel' "$TMP/abba_ref.txt")
@@ -202,7 +202,7 @@ TMPCSV=$TMP/drift.csv
 same "injected drift: effect, drift and verdict exact" "$exp" "$(python3 - "$TMPCSV" <<'EOF'
 import csv, sys
 r = next(r for r in csv.DictReader(open(sys.argv[1])) if r["name"] == "device kernel time")
-print("kernel %.6f %.6f %.6f %s" % (float(r["effect"]), float(r["drift"]), float(r["drift_pct"]), r["verdict"]))
+print("kernel %.6f %.6f %.6f %s" % (float(r["effect"]) / 1e6, float(r["drift"]) / 1e6, float(r["drift_pct"]), r["verdict"]))
 EOF
 )"
 same "injected drift: untrusted" "untrusted" "$(echo "$exp" | cut -d' ' -f5)"
@@ -211,7 +211,7 @@ same "injected drift: untrusted" "untrusted" "$(echo "$exp" | cut -d' ' -f5)"
 # noise = max(|drift A2 - A1|, |repeats B2 - B1|); trusted only when |effect| > noise, per layer;
 # one verdict, resting on the step time when every run has it; the layers' disagreement said.
 $DCUTOP -q --export abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" -o "$TMP/abba2.csv"
-$DCUTOP -q --abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" >"$TMP/abba2.txt"
+$DCUTOP -q --abba "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" --width 1000 >"$TMP/abba2.txt"
 # verdict_check DIR_A1 DIR_B1 DIR_B2 DIR_A2 CSV REPORT: python3 over the raw step-times.json
 verdict_check() {
     python3 - "$@" <<'EOF'
@@ -226,7 +226,7 @@ st, kt = rows["step time (median)"], rows["device kernel time"]
 bad = []
 for key, want in (("effect", eff), ("drift", drift), ("repeats", repeats),
                   ("noise", max(abs(drift), abs(repeats)))):
-    if abs(float(st[key]) - want) > 1e-6:
+    if abs(float(st[key]) / 1e6 - want) > 1e-6:   # --export writes ns
         bad.append("step %s %s != %.6f" % (key, st[key], want))
 if st["verdict"] != ("trusted" if trusted else "untrusted"):
     bad.append("step verdict %s, python says trusted=%s" % (st["verdict"], trusted))
@@ -239,12 +239,14 @@ for n, r in (("device kernel time", kt), ("step time (median)", st)):
 if kt["verdict"] == st["verdict"] == "trusted" and float(kt["effect"]) * float(st["effect"]) < 0:
     bad.append("two contradictory trusted layers")
 v = [l for l in rep.split("\n") if l.startswith("Verdict: ")]
-want = "Verdict: %s: step time decides" % ("TRUSTED" if trusted else "UNTRUSTED")
-if len(v) != 1 or not v[0].startswith(want):
-    bad.append("verdict line %r, want %r" % (v, want))
 disagree = kt["verdict"] != st["verdict"] or (
     st["verdict"] == "trusted" and float(kt["effect"]) * float(st["effect"]) < 0)
-said = "The layers disagree: device kernel time says" in rep and "Believe step time" in rep
+# layers that disagree: INCONCLUSIVE, the trusted layer named; else the step time decides
+want = ("Verdict: INCONCLUSIVE: the layers disagree" if disagree else
+        "Verdict: %s: step time decides" % ("TRUSTED" if trusted else "UNTRUSTED"))
+if len(v) != 1 or not v[0].startswith(want):
+    bad.append("verdict line %r, want %r" % (v, want))
+said = "Verdict: INCONCLUSIVE: the layers disagree" in rep and "\n  Trust " in rep
 if disagree != said:
     bad.append("disagreement said: %s, expected: %s" % (said, disagree))
 print("\n".join(bad) if bad else "consistent")
@@ -254,49 +256,52 @@ same "abba real: verdict lines consistent with the repeats (B1 vs B2, A1 vs A2 m
     consistent "$(verdict_check "$ABBA/A1" "$ABBA/S1" "$ABBA/S2" "$ABBA/A2" "$TMP/abba2.csv" "$TMP/abba2.txt")"
 # crafted: the kernels 3% faster in both B runs (trusted); the steps' repeats disagree by
 # 0.369 ms (B1 4.948, B2 5.317) while A1 and A2 agree: step time untrusted, and it decides
-gen "$TMP/r_a1" "$G:40:1000:1" "$E:40:500:1"
-gen "$TMP/r_b1" "$G:40:1000:0.97" "$E:40:500:1"
-gen "$TMP/r_b2" "$G:40:1000:0.97" "$E:40:500:1"
-gen "$TMP/r_a2" "$G:40:1000:1" "$E:40:500:1"
+gen "$TMP/r_a1" "$G:40:1000:1:41" "$E:40:500:1:42"     # separate runs: jittered
+gen "$TMP/r_b1" "$G:40:1000:0.97:43" "$E:40:500:1:44"
+gen "$TMP/r_b2" "$G:40:1000:0.97:45" "$E:40:500:1:46"
+gen "$TMP/r_a2" "$G:40:1000:1:47" "$E:40:500:1:48"
 for r in "a1 5.000" "b1 4.948" "b2 5.317" "a2 5.002"; do
     set -- $r
     printf '{"step_ms_events": [%s, %s, %s]}' "$2" "$2" "$2" >"$TMP/r_$1/step-times.json"
 done
 $DCUTOP -q --export abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" -o "$TMP/rep2.csv"
-$DCUTOP -q --abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" >"$TMP/rep.txt"
+$DCUTOP -q --abba "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" --width 1000 >"$TMP/rep.txt"
 same "repeats that disagree: verdict lines consistent with step-times.json" \
     consistent "$(verdict_check "$TMP/r_a1" "$TMP/r_b1" "$TMP/r_b2" "$TMP/r_a2" "$TMP/rep2.csv" "$TMP/rep.txt")"
 check "repeats that disagree: step time untrusted, the repeats named" grep -q "step time (median) .*UNTRUSTED (the repeats B2 - B1 disagree by 0.369 ms" "$TMP/rep.txt"
-check "repeats that disagree: one verdict, untrusted, on step time" grep -q "^Verdict: UNTRUSTED: step time decides (plain timing)" "$TMP/rep.txt"
-check "repeats that disagree: the layers' disagreement and which to believe" grep -q "The layers disagree: device kernel time says B faster by .* Believe step time" "$TMP/rep.txt"
+check "repeats that disagree: one verdict, inconclusive, each layer in its words" grep -q "^Verdict: INCONCLUSIVE: the layers disagree: device kernel time: B faster by .*; step time: effect .* within its noise" "$TMP/rep.txt"
+check "repeats that disagree: the trusted layer named, a gain not yet claimed" grep -q "^  Trust device kernel time: B is faster there by .*; step time does not confirm it yet (take more steps or repeats before claiming a gain in step time)" "$TMP/rep.txt"
 # crafted: the kernels' B repeats disagree (B1 0.95, B2 0.75 of A: effect -15%, repeats -20%)
 gen "$TMP/k_b1" "$G:40:1000:0.95" "$E:40:500:0.95"
 gen "$TMP/k_b2" "$G:40:1000:0.75" "$E:40:500:0.75"
-$DCUTOP -q --export abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1" -o "$TMP/krep.csv"
+cp -r "$TMP/d_a1" "$TMP/d_a1c"   # a copy: drift exactly 0, the repeats still measured
+$DCUTOP -q --export abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1c" -o "$TMP/krep.csv"
 same "kernel repeats that disagree more than the effect: untrusted (drift 0)" "untrusted" "$(col "$TMP/krep.csv" name "device kernel time" verdict)"
 same "kernel repeats: the gemm row untrusted too" "untrusted" "$(col "$TMP/krep.csv" name "$G" verdict)"
-$DCUTOP -q --abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1" >"$TMP/krep.txt"
+$DCUTOP -q --abba "$TMP/d_a1" "$TMP/k_b1" "$TMP/k_b2" "$TMP/d_a1c" >"$TMP/krep.txt"
 check "no steps: device kernel time decides" grep -q "^Verdict: UNTRUSTED: device kernel time decides (no step timing in every run)" "$TMP/krep.txt"
 
 # ---------------------------------------------------------------- a CI gate on every comparison (issue 21)
 # exit 3 only for a trusted regression beyond the limit; an untrusted one exits 0 with a warning
 # on the last line, or 4 with --strict; the last line says which, and why
-gen "$TMP/g_a" "$G:40:1000:1" "$E:40:500:1"
-gen "$TMP/g_slow" "$G:40:1000:1.2" "$E:40:500:1.2"
-gen "$TMP/g_b1" "$G:40:1000:1.05" "$E:40:500:1.05"
-gen "$TMP/g_b2" "$G:40:1000:1.4" "$E:40:500:1.4"
-exits "abba gate: a trusted 20% regression fails (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1
-check "abba gate: the last line says FAILED, trusted, and why" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED: A-B-B-A device kernel time effect +20.00% (limit +1%), trusted: |effect| .* > noise 0 ms'"
-exits "abba gate: --gate on the gemm kernels fails too (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 --gate gemm_
-exits "abba gate: B faster passes (exit 0)" 0 $DCUTOP -q --abba "$TMP/g_slow" "$TMP/g_a" "$TMP/g_a" "$TMP/g_slow" --fail-above 1
-check "abba gate: the last line says passed" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed: A-B-B-A device kernel time effect -16.67% (limit +1%), trusted'"
-exits "abba gate: beyond the limit but the repeats disagree more: exit 0" 0 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a" --fail-above 1
-check "abba gate: untrusted: the last line warns and says why" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: A-B-B-A device kernel time effect +22.50% (limit +1%), untrusted: |effect| .* <= noise .* (repeats B2 - B1): an untrusted regression beyond the limit, not counted (exit 0; --strict exits 4)$'"
-exits "abba gate: untrusted with --strict exits 4" 4 $DCUTOP -q --strict --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a" --fail-above 1
+gen "$TMP/g_a" "$G:40:1000:1:21" "$E:40:500:1:22"
+gen "$TMP/g_a2" "$G:40:1000:1:23" "$E:40:500:1:24"
+gen "$TMP/g_slow" "$G:40:1000:1.2:25" "$E:40:500:1.2:26"
+gen "$TMP/g_slow2" "$G:40:1000:1.2:27" "$E:40:500:1.2:28"
+gen "$TMP/g_b1" "$G:40:1000:1.05:29" "$E:40:500:1.05:30"
+gen "$TMP/g_b2" "$G:40:1000:1.4:31" "$E:40:500:1.4:32"
+exits "abba gate: a trusted 20% regression fails (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow2" "$TMP/g_a2" --fail-above 1
+check "abba gate: the last line says FAILED, trusted, and why" sh -c "tail -1 '$TMP/out' | grep -Eq '^gate FAILED: A-B-B-A device kernel time effect \+(19|20|21)\.[0-9]{2}% \(limit \+1%\), trusted: \|effect\| .* > noise .* ms'"
+exits "abba gate: --gate on the gemm kernels fails too (exit 3)" 3 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow2" "$TMP/g_a2" --fail-above 1 --gate gemm_
+exits "abba gate: B faster passes (exit 0)" 0 $DCUTOP -q --abba "$TMP/g_slow" "$TMP/g_a" "$TMP/g_a2" "$TMP/g_slow2" --fail-above 1
+check "abba gate: the last line says passed" sh -c "tail -1 '$TMP/out' | grep -Eq '^gate passed: A-B-B-A device kernel time effect -1[67]\.[0-9]{2}% \(limit \+1%\), trusted'"
+exits "abba gate: beyond the limit but the repeats disagree more: exit 0" 0 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a2" --fail-above 1
+check "abba gate: untrusted: the last line warns and says why" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: A-B-B-A device kernel time effect +2[0-9].[0-9][0-9]% (limit +1%), untrusted: |effect| .* <= noise .* (repeats B2 - B1): an untrusted regression beyond the limit, not counted (exit 0; --strict exits 4)$'"
+exits "abba gate: untrusted with --strict exits 4" 4 $DCUTOP -q --strict --abba "$TMP/g_a" "$TMP/g_b1" "$TMP/g_b2" "$TMP/g_a2" --fail-above 1
 check "abba gate: --strict: the last line says FAILED, untrusted" sh -c "tail -1 '$TMP/out' | grep -q '^gate FAILED (--strict: untrusted counts): A-B-B-A device kernel time .* (exit 4)$'"
-exits "abba gate: --export abba keeps the exit code" 3 $DCUTOP -q --export abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 -o "$TMP/gate.csv"
+exits "abba gate: --export abba keeps the exit code" 3 $DCUTOP -q --export abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow2" "$TMP/g_a2" --fail-above 1 -o "$TMP/gate.csv"
 check "abba gate: --export says the verdict on stderr" grep -q "gate FAILED: A-B-B-A" "$TMP/err"
-exits "abba gate: a --gate that names nothing is a usage error" 2 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow" "$TMP/g_a" --fail-above 1 --gate nosuchkernel
+exits "abba gate: a --gate that names nothing is a usage error" 2 $DCUTOP -q --abba "$TMP/g_a" "$TMP/g_slow" "$TMP/g_slow2" "$TMP/g_a2" --fail-above 1 --gate nosuchkernel
 exits "diff gate: within noise beyond the limit: exit 0 with a warning" 0 $DCUTOP -q --diff "$TMP/jit" "$TMP/jit2" --fail-above 0 --gate add_k
 check "diff gate: the last line warns" sh -c "tail -1 '$TMP/out' | grep -q '^gate passed with a WARNING: kernels matching .* within noise: an untrusted regression beyond the limit, not counted'"
 exits "diff gate: the same with --strict exits 4" 4 $DCUTOP -q --strict --diff "$TMP/jit" "$TMP/jit2" --fail-above 0 --gate add_k
@@ -315,7 +320,7 @@ same "abba --filter: the total stays, one kernel row" "device kernel time;$G;" "
 import csv; print(''.join(r['name'] + ';' for r in csv.DictReader(open('$TMP/abf.csv'))))")"
 exits "abba: a bad --filter is a usage error" 2 $DCUTOP -q --export abba --filter '([' "$TMP/d_a1" "$TMP/d_b1" "$TMP/d_b2" "$TMP/d_a2"
 $DCUTOP -q --report --diff --format csv --fail-above 10 "$TMP/base" "$TMP/slow" >"$TMP/rep.csv.txt" 2>/dev/null
-same "--format csv: one block per table, the gate last" "# summary # notes # kernels # categories # gate" "$(grep '^# ' "$TMP/rep.csv.txt" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')"
+same "--format csv: one block per table, the verdict second, the gate last" "# summary # verdict # notes # kernels # categories # gate" "$(grep '^# ' "$TMP/rep.csv.txt" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')"
 $DCUTOP -q --diff "$TMP/base" "$TMP/slow" --sort name:asc --filter _k >"$TMP/sorted.txt"
 check "--sort and --filter apply to the kernel table" sh -c "grep -A3 '^Kernels' '$TMP/sorted.txt' | sed -n 3p | grep -q 'add_k'"
 for o in --diff --abba --match --fail-above --gate; do

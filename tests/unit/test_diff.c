@@ -291,12 +291,25 @@ static void abba_drift(void** state) {
                         "untrusted");
     ResultSet_delete(rs);
     Abba_delete(ab);
-    /* without drift the same effect is trusted */
+    /* the same runs given twice: drift and repeats exactly 0, no noise measured, never
+     * trusted however large the effect */
     const DiffSide* const calm[4] = {a1, b, b, a1};
     assert_int_equal(Abba_compute(calm, DIFF_MATCH_FULL, &ab, &err), DCU_OK);
-    assert_true(ab->rows[0].trusted);
+    assert_false(ab->rows[0].trusted);
+    assert_true(ab->rows[0].no_noise);
     assert_double_near(ab->rows[0].drift, 0, 0);
+    assert_int_equal(Abba_result(ab), ABBA_UNTRUSTED);
     Abba_delete(ab);
+    /* without drift but with repeats that measure a little noise, the effect is trusted */
+    static const KSpec b2k[] = {{"gemm_k(float*)", "gemm", 1, 40, 1000, 0.901},
+                                {"add_k(float*)", "elementwise", 0, 40, 500, 1}};
+    DiffSide* b2 = side("B2", b2k, 2, 1);
+    const DiffSide* const quiet[4] = {a1, b, b2, a1};
+    assert_int_equal(Abba_compute(quiet, DIFF_MATCH_FULL, &ab, &err), DCU_OK);
+    assert_true(ab->rows[0].trusted);
+    assert_false(ab->rows[0].no_noise);
+    Abba_delete(ab);
+    DiffSide_delete(b2);
     DiffSide_delete(a1);
     DiffSide_delete(b);
     DiffSide_delete(a2);
@@ -412,9 +425,12 @@ static void abba_categories(void** state) {
     (void)state;
     static const KSpec slow[] = {{"gemm_k(float*)", "gemm", 1, 40, 1000, 1.5},
                                  {"add_k(float*)", "elementwise", 0, 40, 500, 1}};
+    static const KSpec slow2[] = {{"gemm_k(float*)", "gemm", 1, 40, 1000, 1.501},
+                                  {"add_k(float*)", "elementwise", 0, 40, 500, 1}};
     DiffSide* a = side("A", base_k, 2, 1);
     DiffSide* b = side("B", slow, 2, 1);
-    const DiffSide* const runs[4] = {a, b, b, a};
+    DiffSide* b2 = side("B2", slow2, 2, 1); /* a second run of B: its repeats measure noise */
+    const DiffSide* const runs[4] = {a, b, b2, a};
     Abba* ab = NULL;
     DcuError err;
     assert_int_equal(Abba_compute(runs, DIFF_MATCH_FULL, &ab, &err), DCU_OK);
@@ -423,7 +439,8 @@ static void abba_categories(void** state) {
     int cn = ResultSet_columnIndex(rs, "name"), ce = ResultSet_columnIndex(rs, "effect");
     assert_string_equal(ResultSet_cellc(rs, 0, cn)->s, "gemm"); /* largest |effect| first */
     assert_double_near(ResultSet_cellc(rs, 0, ce)->d,
-                       (double)(b->k[0].total_ns - a->k[0].total_ns) / 1e6, 1e-12);
+                       ((double)(b->k[0].total_ns + b2->k[0].total_ns) / 2 -
+                        (double)a->k[0].total_ns) / 1e6, 1e-12);
     assert_string_equal(ResultSet_cellc(rs, 0, ResultSet_columnIndex(rs, "verdict"))->s,
                         "trusted");
     assert_string_equal(ResultSet_cellc(rs, 1, cn)->s, "elementwise");
@@ -438,6 +455,7 @@ static void abba_categories(void** state) {
     Abba_delete(ab);
     DiffSide_delete(a);
     DiffSide_delete(b);
+    DiffSide_delete(b2);
 }
 
 int main(void) {

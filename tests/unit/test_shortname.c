@@ -134,6 +134,34 @@ static void python_frames(void** state) {
     assert_string_equal(out, "\xe2\x80\xa6" "h/_tensor.py(576): backward");
 }
 
+/* A repeated name gets the same keys as its first copy, and tells nothing apart: the keys of
+ * the others are those of the set without the repeats. */
+static void repeats_keyed_once(void** state) {
+    (void)state;
+    const char* const with[] = {"triton_poi_fused_add_1", "triton_poi_fused_mul_2",
+                                "triton_poi_fused_add_1", "triton_poi_fused_add_3",
+                                "triton_poi_fused_add_1"};
+    const char* const without[] = {"triton_poi_fused_add_1", "triton_poi_fused_mul_2",
+                                   "triton_poi_fused_add_3"};
+    char** a = ShortName_keysFor(with, 5);
+    char** b = ShortName_keysFor(without, 3);
+    assert_string_equal(a[0], b[0]);
+    assert_string_equal(a[2], b[0]);
+    assert_string_equal(a[4], b[0]);
+    assert_string_equal(a[1], b[1]);
+    assert_string_equal(a[3], b[2]);
+    assert_true(a[0] != a[2] && a[2] != a[4]); /* each its own string: the caller frees each */
+    assert_string_not_equal(a[0], "");
+    for (int i = 0; i < 5; i++) {
+        free(a[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        free(b[i]);
+    }
+    free(a);
+    free(b);
+}
+
 static void deep_stacks_compress_indentation(void** state) {
     (void)state;
     char tag[24];
@@ -151,6 +179,7 @@ int main(void) {
         cmocka_unit_test(width_used_in_full),
         cmocka_unit_test(python_frames),
         cmocka_unit_test(deep_stacks_compress_indentation),
+        cmocka_unit_test(repeats_keyed_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

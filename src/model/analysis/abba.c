@@ -12,7 +12,7 @@
 #include "dcutop/filter.h"
 #include "dcutop/xalloc.h"
 
-static void finish(AbbaRow* r) {
+void Abba_finishRow(AbbaRow* r) {
     r->mean_a = (r->v[0] + r->v[3]) / 2;
     r->mean_b = (r->v[1] + r->v[2]) / 2;
     r->effect = r->mean_b - r->mean_a;
@@ -22,7 +22,10 @@ static void finish(AbbaRow* r) {
     r->repeats = r->v[2] - r->v[1];
     r->repeats_pct = r->v[1] > 0 ? 100 * r->repeats / r->v[1] : NAN;
     r->noise = fmax(fabs(r->drift), fabs(r->repeats));
-    r->trusted = fabs(r->effect) > r->noise;
+    /* Two separate runs never agree to the nanosecond on a time present in all four: a noise
+     * of exactly 0 means a run was given twice (or copied), and nothing was measured. */
+    r->no_noise = r->noise == 0 && r->v[0] > 0 && r->v[1] > 0 && r->v[2] > 0 && r->v[3] > 0;
+    r->trusted = !r->no_noise && fabs(r->effect) > r->noise;
 }
 
 /* -1 faster, +1 slower (trusted), 0 untrusted or no change */
@@ -31,7 +34,10 @@ static int says(const AbbaRow* r) {
 }
 
 const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n) {
-    if (r->trusted) {
+    if (r->no_noise) {
+        snprintf(buf, n, "UNTRUSTED (drift and repeats are both exactly 0: a run given twice "
+                         "measures no noise)");
+    } else if (r->trusted) {
         snprintf(buf, n, "TRUSTED (|effect| > noise %.4g ms)", r->noise);
     } else if (fabs(r->repeats) > fabs(r->drift)) {
         snprintf(buf, n, "UNTRUSTED (the repeats B2 - B1 disagree by %.4g ms >= |effect|)",
@@ -43,8 +49,23 @@ const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n) {
     return buf;
 }
 
+AbbaResult Abba_result(const Abba* a) {
+    if (a->nhead == 0) {
+        return ABBA_NONE;
+    }
+    if (a->disagree) {
+        return ABBA_INCONCLUSIVE;
+    }
+    return a->rows[a->decides].trusted ? ABBA_TRUSTED : ABBA_UNTRUSTED;
+}
+
+const char* Abba_resultName(AbbaResult r) {
+    static const char* const names[] = {"trusted", "untrusted", "inconclusive", "none"};
+    return names[r];
+}
+
 int Abba_trusted(const Abba* a) {
-    return a->nhead > a->decides && a->rows[a->decides].trusted;
+    return Abba_result(a) == ABBA_TRUSTED;
 }
 
 static const char* layer_name(const Abba* a, int i) {
@@ -54,7 +75,10 @@ static const char* layer_name(const Abba* a, int i) {
 /* what one layer's row says, e.g. "B faster by 30.69%, beyond its noise 0.5 ms" */
 static void layer_says(const AbbaRow* r, char* buf, size_t n) {
     const char* src = fabs(r->repeats) > fabs(r->drift) ? "B2 - B1" : "drift A2 - A1";
-    if (!r->trusted) {
+    if (r->no_noise) {
+        snprintf(buf, n, "effect %+.2f%% with no noise measured (a run given twice)",
+                 r->effect_pct);
+    } else if (!r->trusted) {
         snprintf(buf, n, "effect %+.2f%% is within its noise (%.4g ms, %s)", r->effect_pct,
                  r->noise, src);
     } else {
@@ -68,10 +92,18 @@ const char* Abba_verdict(const Abba* a, char* buf, size_t n) {
         snprintf(buf, n, "nothing to compare: no layer is in all four runs");
         return buf;
     }
-    char what[200];
+    char what[200], other[200];
+    if (a->disagree) { /* both layers, each in its own words; neither outvotes the other */
+        layer_says(&a->rows[0], what, sizeof(what));
+        layer_says(&a->rows[1], other, sizeof(other));
+        snprintf(buf, n, "the layers disagree: %s: %s; %s: %s", layer_name(a, 0), what,
+                 layer_name(a, 1), other);
+        return buf;
+    }
     layer_says(&a->rows[a->decides], what, sizeof(what));
-    snprintf(buf, n, "%s decides%s: %s", layer_name(a, a->decides),
-             a->has_steps ? " (plain timing)" : " (no step timing in every run)", what);
+    snprintf(buf, n, "%s decides%s: %s%s", layer_name(a, a->decides),
+             a->has_steps ? " (plain timing)" : " (no step timing in every run)", what,
+             a->nhead > 1 ? "; device kernel time agrees" : "");
     return buf;
 }
 
@@ -80,23 +112,34 @@ const char* Abba_disagreement(const Abba* a, char* buf, size_t n) {
     if (!a->disagree) {
         return buf;
     }
-    int other = a->decides == 1 ? 0 : 1;
-    const AbbaRow* d = &a->rows[a->decides];
-    const AbbaRow* o = &a->rows[other];
-    char osays[200];
-    layer_says(o, osays, sizeof(osays));
-    const char* why;
-    if (says(d) == 0) {
-        why = "the kernel change does not show in the step time beyond its noise; take more "
-              "steps or repeats before claiming a gain";
-    } else if (says(o) == 0) {
-        why = "the change lies outside the kernels' summed time (host, launches, idle)";
-    } else {
-        why = "it is the time the user waits for, and holds what kernel time leaves out "
-              "(host, launches, idle)";
+    const AbbaRow* k = &a->rows[0];
+    const AbbaRow* s = &a->rows[1];
+    if (says(k) != 0 && says(s) != 0) { /* both trusted, opposite ways */
+        const AbbaRow* slow = says(k) > 0 ? k : s;
+        snprintf(buf, n, "Both layers are beyond their noise: B is slower in %s (by %.2f%%) and "
+                 "faster in %s. The regression is real all the same: step time holds what "
+                 "kernel time leaves out (host, launches, idle), and a gate counts any trusted "
+                 "regression.", slow == k ? "device kernel time" : "step time",
+                 fabs(slow->effect_pct), slow == k ? "step time" : "device kernel time");
+        return buf;
     }
-    snprintf(buf, n, "The layers disagree: %s says %s. Believe %s: %s.", layer_name(a, other),
-             osays, layer_name(a, a->decides), why);
+    int t = says(k) != 0 ? 0 : 1; /* the trusted layer */
+    const AbbaRow* tr = &a->rows[t];
+    const char* tn = layer_name(a, t);
+    const char* un = layer_name(a, 1 - t);
+    if (tr->effect > 0) {
+        snprintf(buf, n, "Trust %s: B is slower there by %.2f%%, a regression; %s can neither "
+                 "confirm nor rule it out (take more steps or repeats)%s.", tn,
+                 fabs(tr->effect_pct), un,
+                 t == 1 ? "; the change lies outside the kernels' summed time (host, launches, "
+                          "idle)" : "");
+    } else {
+        snprintf(buf, n, "Trust %s: B is faster there by %.2f%%; %s does not confirm it yet "
+                 "(take more steps or repeats before claiming a gain in %s)%s.", tn,
+                 fabs(tr->effect_pct), un, un,
+                 t == 1 ? "; the change lies outside the kernels' summed time (host, launches, "
+                          "idle)" : "");
+    }
     return buf;
 }
 
@@ -143,7 +186,7 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         for (int i = 0; i < 4; i++) {
             t->v[i] = (double)runs[i]->kernel_ns / 1e6;
         }
-        finish(t);
+        Abba_finishRow(t);
     }
     a->has_steps = 1;
     for (int i = 0; i < 4; i++) {
@@ -154,7 +197,7 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         for (int i = 0; i < 4; i++) {
             st->v[i] = DiffSide_stepMs(runs[i]);
         }
-        finish(st);
+        Abba_finishRow(st);
         a->decides = a->nrows - 1; /* 0 when no run has kernel times */
         a->disagree = has_kernels && says(&a->rows[0]) != says(st);
     }
@@ -169,7 +212,7 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         r->v[3] = dr->va[1] / 1e6;
         r->v[1] = dr->vb[0] / 1e6;
         r->v[2] = dr->vb[1] / 1e6;
-        finish(r);
+        Abba_finishRow(r);
     }
     if (a->nrows - head > 1) { /* rows may be NULL (no layer, no kernel) */
         qsort(a->rows + head, (size_t)(a->nrows - head), sizeof(AbbaRow), cmp_effect);
@@ -192,66 +235,6 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
     Diff_delete(d);
     *out = a;
     return DCU_OK;
-}
-
-int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap,
-              DcuError* err) {
-    AbbaRow sum;
-    memset(&sum, 0, sizeof(sum));
-    const AbbaRow* r = a->nhead > a->decides ? &a->rows[a->decides] : &sum;
-    char what[300];
-    snprintf(what, sizeof(what), "A-B-B-A %s", a->nhead > a->decides ? r->name : "(no rows)");
-    if (part && *part) {
-        int is_cat = 0;
-        for (int i = 0; i < a->nrows; i++) {
-            is_cat |= a->rows[i].category && strcmp(a->rows[i].category, part) == 0;
-        }
-        Filter* f = NULL;
-        if (!is_cat && Filter_new(part, &f, err) != DCU_OK) {
-            return -1;
-        }
-        int n = 0;
-        for (int i = 0; i < a->nrows; i++) {
-            const AbbaRow* k = &a->rows[i];
-            if (k->category && (is_cat ? strcmp(k->category, part) == 0
-                                       : Filter_matches(f, k->name, strlen(k->name)))) {
-                for (int j = 0; j < 4; j++) {
-                    sum.v[j] += k->v[j];
-                }
-                n++;
-            }
-        }
-        Filter_delete(f);
-        if (n == 0) {
-            Error_set(err, DCU_ERR_USAGE, "--gate '%s': no kernel of this category or name", part);
-            return -1;
-        }
-        finish(&sum);
-        r = &sum;
-        snprintf(what, sizeof(what), "A-B-B-A %s '%s'", is_cat ? "category" : "kernels matching",
-                 part);
-    }
-    double change = r->effect_pct;
-    if (isnan(change)) {
-        change = r->effect > 0 ? INFINITY : 0;
-    }
-    int slower = change > pct;
-    int fail = slower && r->trusted;
-    int untrusted = slower && !r->trusted;
-    char amount[64], rule[160];
-    if (isfinite(change)) {
-        snprintf(amount, sizeof(amount), "effect %+.2f%%", change);
-    } else {
-        snprintf(amount, sizeof(amount), "new (no baseline time)");
-    }
-    const char* src = fabs(r->repeats) > fabs(r->drift) ? "repeats B2 - B1" : "drift A2 - A1";
-    snprintf(rule, sizeof(rule), "%s: |effect| %.4g ms %s noise %.4g ms (%s)",
-             r->trusted ? "trusted" : "untrusted", fabs(r->effect), r->trusted ? ">" : "<=",
-             r->noise, src);
-    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s",
-             fail ? "FAILED" : untrusted ? "WARNING" : "passed", what, amount, pct, rule,
-             untrusted ? ": an untrusted regression beyond the limit" : "");
-    return fail ? GATE_FAILED : untrusted ? GATE_UNTRUSTED : GATE_PASSED;
 }
 
 void Abba_delete(Abba* this) {
@@ -282,6 +265,19 @@ static const RsColumn abba_cols[B_NCOLS] = {
     {"verdict", "Verdict", CT_TEXT},
 };
 
+/* The same columns with every time in integer ns, as every --export writes times. */
+static const RsColumn abba_cols_ns[B_NCOLS] = {
+    {"name", "Name", CT_TEXT},         {"layer", "Layer", CT_TEXT},
+    {"a1", "A1", CT_NS},               {"b1", "B1", CT_NS},
+    {"b2", "B2", CT_NS},               {"a2", "A2", CT_NS},
+    {"mean_a", "mean A", CT_NS},       {"mean_b", "mean B", CT_NS},
+    {"effect", "Effect", CT_NS},       {"effect_pct", "Effect%", CT_PCT},
+    {"drift", "Drift", CT_NS},         {"drift_pct", "Drift%", CT_PCT},
+    {"repeats", "B2-B1", CT_NS},       {"repeats_pct", "B2-B1%", CT_PCT},
+    {"noise", "Noise", CT_NS},
+    {"verdict", "Verdict", CT_TEXT},
+};
+
 static void fill(ResultSet* rs, const AbbaRow* rows, int n) {
     for (int i = 0; i < n; i++) {
         const AbbaRow* x = &rows[i];
@@ -292,7 +288,13 @@ static void fill(ResultSet* rs, const AbbaRow* rows, int n) {
                       x->effect_pct, x->drift, x->drift_pct, x->repeats, x->repeats_pct,
                       x->noise};
         for (int c = 0; c < 13; c++) {
-            if (!isnan(v[c])) {
+            if (isnan(v[c])) {
+                continue;
+            }
+            if (rs->cols[B_A1 + c].type == CT_NS) {
+                /* ms -> ns, to a thousandth of a ns so whole sums stay whole */
+                ResultSet_setNs(rs, r, B_A1 + c, (double)llround(v[c] * 1e9) / 1e3);
+            } else {
                 ResultSet_setReal(rs, r, B_A1 + c, v[c]);
             }
         }
@@ -307,7 +309,14 @@ ResultSet* Abba_table(const Abba* a) {
     return rs;
 }
 
-ResultSet* Abba_categoryTable(const Abba* a) {
+ResultSet* Abba_tableNs(const Abba* a) {
+    ResultSet* rs = ResultSet_new("abba", abba_cols_ns, B_NCOLS);
+    fill(rs, a->rows, a->nrows);
+    rs->pinned = a->nhead;
+    return rs;
+}
+
+static ResultSet* category_table(const Abba* a, int ns) {
     AbbaRow* c = xcalloc((size_t)(a->nrows ? a->nrows : 1), sizeof(AbbaRow));
     int n = 0;
     for (int i = a->nhead; i < a->nrows; i++) {
@@ -326,16 +335,24 @@ ResultSet* Abba_categoryTable(const Abba* a) {
         }
     }
     for (int j = 0; j < n; j++) {
-        finish(&c[j]);
+        Abba_finishRow(&c[j]);
     }
     if (n > 1) {
         qsort(c, (size_t)n, sizeof(AbbaRow), cmp_effect);
     }
-    ResultSet* rs = ResultSet_new("abba_categories", abba_cols, B_NCOLS);
+    ResultSet* rs = ResultSet_new("abba_categories", ns ? abba_cols_ns : abba_cols, B_NCOLS);
     fill(rs, c, n);
     for (int j = 0; j < n; j++) {
         free(c[j].name);
     }
     free(c);
     return rs;
+}
+
+ResultSet* Abba_categoryTable(const Abba* a) {
+    return category_table(a, 0);
+}
+
+ResultSet* Abba_categoryTableNs(const Abba* a) {
+    return category_table(a, 1);
 }

@@ -414,6 +414,63 @@ static DiffStat side_stat(const DiffSide* const* s, int n, int steps) {
     return stat_of(v, m == n ? m : 0); /* a side with a run lacking it: not comparable */
 }
 
+/* The median of n draws (with replacement) from v[0..n), in t (scratch of n). */
+static double resampled_median(const double* v, int n, double* t, uint64_t* rng) {
+    for (int i = 0; i < n; i++) {
+        t[i] = v[next_rand(rng) % (uint64_t)n];
+    }
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/* Noise on the step time, judged as a kernel row's is: with two or more runs a side, the
+ * ranges of the runs' medians; else a percentile bootstrap of the difference of the medians,
+ * resampling each run's steps (at least DIFF_MIN_STEPS a run); else it cannot be judged. */
+static void steps_noise(Diff* d, const DiffSide* const* a, int na, const DiffSide* const* b,
+                        int nb) {
+    d->steps_noise = DIFF_NOISE_UNKNOWN;
+    if (!d->steps_before.n || !d->steps_after.n) {
+        return;
+    }
+    if (d->steps_before.mean == d->steps_after.mean) {
+        d->steps_noise = DIFF_NOISE_WITHIN; /* nothing changed: no noise needed to say so */
+        return;
+    }
+    if (na >= 2 && nb >= 2) {
+        int overlap = d->steps_before.min <= d->steps_after.max &&
+                      d->steps_after.min <= d->steps_before.max;
+        d->steps_noise = overlap ? DIFF_NOISE_WITHIN : DIFF_NOISE_OUTSIDE;
+        return;
+    }
+    int most = 0;
+    for (int i = 0; i < na + nb; i++) {
+        const DiffSide* s = i < na ? a[i] : b[i - na];
+        if (s->nsteps < DIFF_MIN_STEPS) {
+            return;
+        }
+        most = s->nsteps > most ? s->nsteps : most;
+    }
+    double* t = xmalloc(sizeof(double) * (size_t)most);
+    double* boot = xmalloc(sizeof(double) * DIFF_BOOT_MAX);
+    uint64_t rng = seed_of("step time (median)");
+    for (int r = 0; r < DIFF_BOOT_MAX; r++) {
+        double sa = 0, sb = 0;
+        for (int i = 0; i < na; i++) {
+            sa += resampled_median(a[i]->steps_ms, a[i]->nsteps, t, &rng);
+        }
+        for (int i = 0; i < nb; i++) {
+            sb += resampled_median(b[i]->steps_ms, b[i]->nsteps, t, &rng);
+        }
+        boot[r] = sb / nb - sa / na;
+    }
+    interval(boot, DIFF_BOOT_MAX, &d->steps_ci_lo, &d->steps_ci_hi);
+    d->steps_has_ci = 1;
+    d->steps_noise = d->steps_ci_lo <= 0 && d->steps_ci_hi >= 0 ? DIFF_NOISE_WITHIN
+                                                                 : DIFF_NOISE_OUTSIDE;
+    free(t);
+    free(boot);
+}
+
 /* Every kernel of every run, both sides together, to the shortener: names that look alike
  * across the sides get the words that tell them apart (see ShortName_registerAcross). */
 static void names_across(const DiffSide* const* a, int na, const DiffSide* const* b, int nb) {
@@ -525,6 +582,7 @@ DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* 
     d->wall_after = side_stat(b, nb, 0);
     d->steps_before = side_stat(a, na, 1);
     d->steps_after = side_stat(b, nb, 1);
+    steps_noise(d, a, na, b, nb);
     layer_notes(d, a, na, b, nb);
     (void)err;
     *out = d;
@@ -556,59 +614,35 @@ const char* Diff_presenceName(DiffPresence p) {
     return p == DIFF_NEW ? "new" : (p == DIFF_GONE ? "gone" : "both");
 }
 
-/* ---- the gate ---------------------------------------------------------------------------- */
+/* ---- a gated part ----------------------------------------------------------------------- */
 
-int Diff_gate(const Diff* d, double pct, const char* part, char* why, size_t cap, DcuError* err) {
-    DiffRow g;
-    memset(&g, 0, sizeof(g));
-    const DiffRow* r = &d->total;
-    const char* what = "device kernel time";
-    char label[300];
-    if (part && *part) {
-        unsigned char* sel = xcalloc((size_t)d->nrows + 1, 1);
-        int is_cat = 0;
-        for (int c = 0; c < d->ncats; c++) {
-            is_cat |= strcmp(d->cats[c].name, part) == 0;
-        }
-        Filter* f = NULL;
-        if (!is_cat && Filter_new(part, &f, err) != DCU_OK) {
-            free(sel);
-            return -1;
-        }
-        for (int i = 0; i < d->nrows; i++) {
-            const char* n = d->rows[i].name;
-            sel[i] = is_cat ? strcmp(d->rows[i].category, part) == 0
-                            : Filter_matches(f, n, strlen(n));
-        }
-        Filter_delete(f);
-        sum_rows(d, sel, &g);
+int Diff_partRow(const Diff* d, const char* part, DiffRow* g, char* label, size_t cap,
+                 DcuError* err) {
+    memset(g, 0, sizeof(*g));
+    unsigned char* sel = xcalloc((size_t)d->nrows + 1, 1);
+    int is_cat = 0;
+    for (int c = 0; c < d->ncats; c++) {
+        is_cat |= strcmp(d->cats[c].name, part) == 0;
+    }
+    Filter* f = NULL;
+    if (!is_cat && Filter_new(part, &f, err) != DCU_OK) {
         free(sel);
-        r = &g;
-        snprintf(label, sizeof(label), "%s '%s'", is_cat ? "category" : "kernels matching",
-                 part);
-        what = label;
+        return -1;
     }
-    double before = r->before.mean, after = r->after.mean;
-    double change = before > 0 ? 100.0 * (after - before) / before : (after > 0 ? INFINITY : 0);
-    int slower = change > pct;
-    int fail = slower && r->noise != DIFF_NOISE_WITHIN;
-    int untrusted = slower && !fail;
-    const char* noise = r->noise == DIFF_NOISE_WITHIN
-                            ? "within noise"
-                            : (r->noise == DIFF_NOISE_OUTSIDE ? "outside noise"
-                                                              : "noise cannot be judged");
-    char amount[64];
-    if (isfinite(change)) {
-        snprintf(amount, sizeof(amount), "%+.2f%%", change);
-    } else {
-        snprintf(amount, sizeof(amount), "new (no baseline time)");
+    for (int i = 0; i < d->nrows; i++) {
+        const char* n = d->rows[i].name;
+        sel[i] = is_cat ? strcmp(d->rows[i].category, part) == 0
+                        : Filter_matches(f, n, strlen(n));
     }
-    snprintf(why, cap, "gate %s: %s %s (limit +%g%%), %s%s",
-             fail ? "FAILED" : untrusted ? "WARNING" : "passed", what, amount, pct, noise,
-             fail ? (r->noise == DIFF_NOISE_UNKNOWN ? ": counted as a real change" : "")
-                  : (untrusted ? ": an untrusted regression beyond the limit" : ""));
-    free(g.va);
-    free(g.vb);
-    free(g.boot);
-    return fail ? GATE_FAILED : untrusted ? GATE_UNTRUSTED : GATE_PASSED;
+    Filter_delete(f);
+    sum_rows(d, sel, g);
+    free(sel);
+    snprintf(label, cap, "%s '%s'", is_cat ? "category" : "kernels matching", part);
+    return 0;
+}
+
+void Diff_partDone(DiffRow* g) {
+    free(g->va);
+    free(g->vb);
+    free(g->boot);
 }

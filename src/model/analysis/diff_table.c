@@ -164,7 +164,7 @@ ResultSet* Diff_summaryTable(const Diff* d) {
     }
     if (d->steps_before.n && d->steps_after.n) {
         summary_row(rs, "step time (median)", "ms", d->steps_before.mean, d->steps_after.mean,
-                    NULL);
+                    Diff_noiseName(d->steps_noise));
     }
     summary_row(rs, "GEMM share", "%", d->gemm_share_before, d->gemm_share_after, NULL);
     summary_row(rs, "GEMM ceiling", "x", d->gemm_ceil_before, d->gemm_ceil_after, NULL);

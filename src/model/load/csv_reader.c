@@ -65,6 +65,7 @@ typedef struct Shared_ {
     int stop;            /* the consumer wants no more rows */
     DcuStatus status;    /* producer error */
     char msg[512];
+    char cut[512];       /* a gzip file cut short: the reason; the rows before it are kept */
     const char* path;
     /* the consumer: on_row for every row of a full batch, then progress */
     CsvRowFn on_row;
@@ -334,7 +335,8 @@ typedef struct ProducerArgs_ {
     GzRead in; /* the file through zlib, within gz_limit.h's bound */
 } ProducerArgs;
 
-/* Reads the next block; 0 at the end, -1 on an error (in m). */
+/* Reads the next block; 0 at the end, -1 on an error (in m), -2 when a gzip file ends inside a
+ * member (m says so): the rows before the cut are still good and are kept. */
 static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint64_t total,
                       char* m, size_t mcap) {
     int got = GzRead_next(&a->in, block, cap);
@@ -345,6 +347,13 @@ static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint6
                  gzdirect(a->in.gz) ? "read" : "gzip", (unsigned long long)total,
                  zerr == Z_ERRNO ? strerror(errno) : (zm ? zm : "?"));
         return -1;
+    }
+    if (got == GZ_READ_TRUNCATED) {
+        snprintf(m, mcap,
+                 "%s: gzip data ends inside a member after %llu bytes (the file was cut short, "
+                 "gzip -t says 'unexpected end of file'): the rest is lost",
+                 a->sh->path, (unsigned long long)total);
+        return -2;
     }
     if (got == GZ_READ_TOO_BIG) {
         snprintf(m, mcap,
@@ -386,7 +395,11 @@ static void* produce(void* arg) {
         /* progress counts bytes on disk, as the load's total does */
         p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
     }
-    if (got < 0) {
+    if (got == -2) {
+        pthread_mutex_lock(&sh->mu);
+        snprintf(sh->cut, sizeof(sh->cut), "%s", m);
+        pthread_mutex_unlock(&sh->mu);
+    } else if (got < 0) {
         producer_fail(sh, DCU_ERR_IO, m);
     }
     if (!stopped(sh)) {
@@ -435,6 +448,7 @@ typedef struct Chunk_ {
     long err_line;   /* relative, as rline */
     long index;      /* the chunk the slot holds */
     int done;
+    int partial; /* a worker gave up past its look-ahead: the consumer parses it again */
 } Chunk;
 
 typedef struct Chunks_ {
@@ -493,7 +507,10 @@ static int feed_block(CsvScan* cp, Producer* p, unsigned char* block, size_t got
 /* Reads up to want bytes at off onto the end of b->src; the bytes read, -1 on an error. */
 static ssize_t read_more(int fd, Batch* b, size_t want, uint64_t off) {
     if (b->srclen + want > b->srccap) { /* room for a block more: a chunk's last row */
-        b->srccap = b->srclen + want + READ_BLOCK;
+        /* doubled: a last row that runs on (a quoted field to the end of the file) must not
+         * copy the buffer once per block */
+        size_t need = b->srclen + want + READ_BLOCK;
+        b->srccap = need > 2 * b->srccap ? need : 2 * b->srccap;
         b->src = xrealloc(b->src, b->srccap);
     }
     for (;;) {
@@ -516,13 +533,18 @@ static void nul_terminate(Batch* b) {
 
 /* Parses from start (a true row start) to the first row end at or after until, or to the
  * end of the file, into out. The chunk is read whole into out->b->src (then a block at a
- * time while its last row goes on), so that fields stay where they were read. */
-static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* out) {
+ * time while its last row goes on), so that fields stay where they were read. A worker's
+ * guess at a row start may fall inside a quoted field: it stops at limit (out->partial), so
+ * that a field running to the end of the file is read by the consumer alone, not once per
+ * worker. */
+static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, uint64_t limit,
+                        Chunk* out) {
     Batch* b = out->b;
     batch_reset(b);
     out->start = out->end = start;
     out->lines = 0;
     out->status = DCU_OK;
+    out->partial = 0;
     if (start >= until) {
         return;
     }
@@ -555,12 +577,22 @@ static void chunk_parse(const Chunks* c, uint64_t start, uint64_t until, Chunk* 
         if (end) {
             break;
         }
+        if (off >= limit) {
+            out->partial = 1;
+            break;
+        }
         want = READ_BLOCK;
     }
     nul_terminate(b);
     out->end = off;
     out->lines = p.line - 1;
     CsvScan_free(&cp);
+}
+
+/* How far past its chunk a worker reads on to find its last row's end: four chunks. Rows
+ * longer than that are rare (a kernel name is capped far below); the consumer reads them. */
+static uint64_t chunk_lookahead(const Chunks* c) {
+    return 4 * c->step;
 }
 
 /* A worker that parsed chunk k >= 1 before the loading thread read the header waits a
@@ -605,7 +637,7 @@ static void* chunk_worker(void* arg) {
         pthread_mutex_unlock(&c->mu);
         uint64_t from = chunk_cut(c, (uint64_t)k * c->step);
         uint64_t until = chunk_cut(c, (uint64_t)(k + 1) * c->step);
-        chunk_parse(c, from, until, ch);
+        chunk_parse(c, from, until, until + chunk_lookahead(c), ch);
         if (fields) {
             wait_prep_ready(c, k);
             prepare_batch(c->sh, ch->b, fields);
@@ -630,7 +662,7 @@ static Chunk* chunk_take(Chunks* c, long k, uint64_t pos, Chunk* redo) {
             pthread_cond_wait(&c->cv, &c->mu);
         }
         pthread_mutex_unlock(&c->mu);
-        if (ch->start == pos) {
+        if (ch->start == pos && !ch->partial) {
             return ch;
         }
     }
@@ -638,7 +670,7 @@ static Chunk* chunk_take(Chunks* c, long k, uint64_t pos, Chunk* redo) {
     if (pos >= until) {
         return NULL;
     }
-    chunk_parse(c, pos, until, redo);
+    chunk_parse(c, pos, until, UINT64_MAX, redo);
     return redo;
 }
 
@@ -840,6 +872,9 @@ static DcuStatus read_file(const char* path, size_t step, int threads, int force
     free(sh.pscratch);
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
+    if (s == DCU_OK && sh.cut[0]) { /* every row before the cut was delivered */
+        s = Error_set(err, DCU_ERR_CUT, "%s", sh.cut);
+    }
     gzclose(gz);
     fclose(f);
     return s;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -20,11 +21,20 @@ void GzRead_init(GzRead* r, gzFile gz, const char* path) {
     r->limit = gzdirect(gz) ? UINT64_MAX : GzLimit_bytes(path);
 }
 
+int GzRead_cutShort(gzFile gz) {
+    int zerr = Z_OK;
+    gzerror(gz, &zerr);
+    return !gzdirect(gz) && zerr == Z_BUF_ERROR;
+}
+
 int GzRead_next(GzRead* r, void* buf, size_t n) {
     unsigned want = n > (1u << 30) ? 1u << 30 : (unsigned)n;
     int got = gzread(r->gz, buf, want);
     if (got < 0) {
         return GZ_READ_ERROR;
+    }
+    if (got == 0 && GzRead_cutShort(r->gz)) {
+        return GZ_READ_TRUNCATED;
     }
     if ((uint64_t)got > r->limit - r->done) { /* a gzip bomb: stop, as .json.gz does */
         return GZ_READ_TOO_BIG;
@@ -36,7 +46,7 @@ int GzRead_next(GzRead* r, void* buf, size_t n) {
 static ssize_t gz_read(void* cookie, char* buf, size_t n) {
     int got = GzRead_next(cookie, buf, n);
     if (got < 0) {
-        errno = got == GZ_READ_TOO_BIG ? EFBIG : EIO;
+        errno = got == GZ_READ_TOO_BIG ? EFBIG : got == GZ_READ_TRUNCATED ? ENODATA : EIO;
         return -1;
     }
     return got;
@@ -69,4 +79,14 @@ FILE* GzFile_open(const char* path, DcuError* err) {
         Error_set(err, DCU_ERR_NOMEM, "cannot open a stream");
     }
     return f;
+}
+
+const char* GzFile_readError(int errnum) {
+    if (errnum == ENODATA) {
+        return "gzip data ends inside a member (the file was cut short): the rest is lost";
+    }
+    if (errnum == EFBIG) {
+        return "gzip data expands past its bound: reading stopped";
+    }
+    return strerror(errnum);
 }

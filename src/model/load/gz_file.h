@@ -18,18 +18,27 @@ typedef struct GzRead_ {
     uint64_t limit; /* the most a gzip file may expand to; UINT64_MAX for a plain file */
 } GzRead;
 
-enum { GZ_READ_ERROR = -1, GZ_READ_TOO_BIG = -2 };
+enum { GZ_READ_ERROR = -1, GZ_READ_TOO_BIG = -2, GZ_READ_TRUNCATED = -3 };
+
+/* 1 when gz, read to its end, stopped inside a gzip member (no final block or trailer):
+ * zlib then returns the bytes it had as an ordinary end of file, so a file cut after a sync
+ * flush would otherwise lose its tail without a word. */
+int GzRead_cutShort(gzFile gz);
 
 /* Starts r over gz (borrowed; gzdirect must be able to tell already), the file at path. */
 void GzRead_init(GzRead* r, gzFile gz, const char* path);
 /* Reads up to n bytes (at most 1 GiB at a time): the count, 0 at the end, GZ_READ_ERROR on a
  * zlib or I/O error (gzerror says which), GZ_READ_TOO_BIG when the data would expand past the
- * limit (those bytes are not counted in done). */
+ * limit (those bytes are not counted in done), GZ_READ_TRUNCATED when a gzip file ends inside
+ * a member (GzRead_cutShort). */
 int GzRead_next(GzRead* r, void* buf, size_t n);
 
 /* Opens path as SafeFile_fopen does (a regular file only), reading through zlib: a gzip file
  * decompressed (within gz_limit.h's expansion limit: past it, a read error), a plain one as
  * it is. Not seekable. NULL and err set on failure. */
 FILE* GzFile_open(const char* path, DcuError* err);
+/* What a failed read of a GzFile_open stream means, from its errno: the text for a gzip file
+ * cut short or expanding past the bound, else strerror's. */
+const char* GzFile_readError(int errnum);
 
 #endif

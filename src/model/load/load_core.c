@@ -87,6 +87,22 @@ void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
     store_message(core, f, line, buf);
 }
 
+DcuStatus Load_keepCut(LoaderCore* core, LoadFile* f, DcuStatus s, const DcuError* err) {
+    if (s != DCU_ERR_CUT) {
+        return s;
+    }
+    /* the path is in the file column already: keep only the reason */
+    const char* m = err->msg;
+    size_t pl = strlen(f->path);
+    if (strncmp(m, f->path, pl) == 0 && strncmp(m + pl, ": ", 2) == 0) {
+        m += pl + 2;
+    }
+    Load_message(core, f, "%s; the %lld rows before the cut are kept", m, (long long)f->rows);
+    f->rejected++;
+    f->messages++; /* listed: not one of the "more rejected rows not listed" */
+    return DCU_OK;
+}
+
 void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...) {
     char buf[400];
     va_list ap;

@@ -1199,6 +1199,35 @@ static Field name_field(const Ctx* c) {
     }
 }
 
+/* A row of the wrong width. When its quoted fields hold line breaks, the row swallowed the
+ * lines after its start (one unmatched '"' turns the rest of a file into one field): the
+ * message says which lines, and each swallowed line counts as a lost row, so the Files table
+ * and --strict show the loss and not one rejected row. */
+static void reject_width(Ctx* c, const CsvRow* r) {
+    long nl = 0;
+    for (int k = 0; r->f && k < r->n; k++) {
+        const char* s = r->f[k].s;
+        const char* end = s + r->f[k].len;
+        while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+            nl++;
+            s++;
+        }
+    }
+    /* a field that ran to the end of the file holds the last line's own line break */
+    const CsvField* last = r->f && r->n > 0 ? &r->f[r->n - 1] : NULL;
+    long swallowed = nl - (last && last->len > 0 && last->s[last->len - 1] == '\n');
+    if (swallowed <= 0) {
+        Load_reject(c->core, c->f, r->line, "expected %d columns but found %d", c->ncols, r->n);
+        return;
+    }
+    Load_reject(c->core, c->f, r->line,
+                "expected %d columns but found %d; this row runs on to line %ld: a quoted field "
+                "holds line breaks (an unmatched '\"'?), so the %ld lines after its first were "
+                "not read as rows", c->ncols, r->n, r->line + swallowed, swallowed);
+    c->f->rejected += swallowed;
+    c->f->messages += swallowed; /* the message above tells of them */
+}
+
 static int on_row(const CsvRow* r, void* data) {
     Ctx* c = data;
     if (!c->header_done) {
@@ -1220,15 +1249,14 @@ static int on_row(const CsvRow* r, void* data) {
         if (row.name_col >= 0) {
             row.shift = r->n - c->ncols;
         } else {
-            Load_reject(c->core, c->f, r->line, "expected %d columns but found %d", c->ncols,
-                        r->n);
+            reject_width(c, r);
             return 0;
         }
     } else if (r->n < c->ncols) {
         if (r->n == 1 && r->f[0].len == 0) {
             return 0; /* a line holding only a stray delimiter-less blank */
         }
-        Load_reject(c->core, c->f, r->line, "expected %d columns but found %d", c->ncols, r->n);
+        reject_width(c, r);
         return 0;
     }
     switch (c->kind) {
@@ -1287,6 +1315,7 @@ DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     }
     c.base = base;
     DcuStatus s = CsvReader_readFilePrepared(f->path, on_row, progress, &csv_prepare, &c, err);
+    s = Load_keepCut(core, f, s, err);
     if (s == DCU_OK && !c.header_done) {
         f->format = "skipped";
         f->note = xstrdup("empty file");

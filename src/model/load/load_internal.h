@@ -93,6 +93,10 @@ void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
 /* A file-level message (no line). */
 void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A reader's DCU_ERR_CUT (a gzip file cut short) made a loss the user is told of: one
+ * message and one rejected row (so --strict fails), the rows before the cut kept; DCU_OK.
+ * Any other status is returned as it is. */
+DcuStatus Load_keepCut(LoaderCore* core, LoadFile* f, DcuStatus s, const DcuError* err);
 
 /* Reads a SQLite database (hipprof .db, rocprof v1 results.db, rocpd), opened read-only
  * through a second connection. DCU_ERR_IO when it cannot be opened or read at all. */

@@ -29,6 +29,7 @@
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "gz_file.h"
 #include "gz_limit.h"
 #include "json_chunks.h"
 #include "json_feed.h"
@@ -1345,6 +1346,13 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
             break;
         }
         if (n == 0) {
+            if (GzRead_cutShort(gz)) {
+                snprintf(j->error, sizeof(j->error),
+                         "gzip data ends inside a member after %llu bytes (the file was cut "
+                         "short, gzip -t says 'unexpected end of file'): the rest is lost",
+                         (unsigned long long)total);
+                rc = 0;
+            }
             break;
         }
         if (total == 0 && not_json(block, n)) {

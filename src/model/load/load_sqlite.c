@@ -1626,24 +1626,35 @@ static const RocpdField alloc_fields[A_COUNT] = {
 typedef struct Live_ {
     I64Map* at;
     int64_t* sizes;
-    size_t n;
-    int64_t bytes;
+    size_t n, cap;
+    int64_t bytes; /* at most LOAD_MAX_AMOUNT: a block that would pass it is refused */
 } Live;
 
-/* Applies one operation; returns the level's live bytes after it. */
+/* Applies one operation (a checked size: LOAD_NULL, or 0 <= size < LOAD_MAX_AMOUNT); returns
+ * the level's live bytes after it, or -1 when the block would take the level past
+ * LOAD_MAX_AMOUNT (2^53 bytes, 8 PiB: no device holds that; the row is refused). */
 static int64_t live_apply(Live* l, int is_free, int64_t addr, int64_t size) {
     int64_t k = addr != LOAD_NULL ? I64Map_get(l->at, addr) : 0;
-    if (k > 0 && l->sizes[k - 1] > 0) { /* a block at this address: freed or replaced */
-        l->bytes -= l->sizes[k - 1];
+    int64_t old = k > 0 ? l->sizes[k - 1] : 0; /* a block at this address: freed or replaced */
+    int adds = !is_free && size != LOAD_NULL && size > 0;
+    if (adds && size > LOAD_MAX_AMOUNT - (l->bytes - old)) {
+        return -1;
+    }
+    if (old > 0) {
+        l->bytes -= old;
         l->sizes[k - 1] = 0;
     } else if (is_free && size != LOAD_NULL && size > 0 && size <= l->bytes) {
         l->bytes -= size; /* a free of a block allocated before the trace started */
     }
-    if (!is_free && size != LOAD_NULL && size > 0 && size < LOAD_MAX_AMOUNT) {
+    if (adds) {
         l->bytes += size;
         if (addr != LOAD_NULL) {
             if (k <= 0) {
-                l->sizes = xrealloc(l->sizes, sizeof(int64_t) * (l->n + 1));
+                if (l->n == l->cap) {
+                    l->cap = l->cap ? 2 * l->cap : 64;
+                    l->sizes = xrealloc(l->sizes, sizeof(int64_t) * l->cap);
+                }
+                l->sizes[l->n] = size;
                 k = (int64_t)++l->n;
                 I64Map_put(l->at, addr, k);
             }
@@ -1651,6 +1662,32 @@ static int64_t live_apply(Live* l, int is_free, int64_t addr, int64_t size) {
         }
     }
     return l->bytes;
+}
+
+/* Why an allocation row cannot be used, or NULL: its operation, size and times checked before
+ * they reach the live total. */
+static const char* alloc_rejected(const char* op, size_t ol, const int64_t* x, int* is_free) {
+    static const char* const frees[] = {"FREE", "RECLAIM"};
+    static const char* const allocs[] = {"ALLOC", "REALLOC"};
+    *is_free = -1;
+    for (int i = 0; i < 2; i++) {
+        if (ol == strlen(frees[i]) && strncasecmp(op, frees[i], ol) == 0) {
+            *is_free = 1;
+        }
+        if (ol == strlen(allocs[i]) && strncasecmp(op, allocs[i], ol) == 0) {
+            *is_free = 0;
+        }
+    }
+    if (*is_free < 0) {
+        return "operation is none of ALLOC, REALLOC, FREE, RECLAIM";
+    }
+    if (x[A_SIZE] != LOAD_NULL && (x[A_SIZE] < 0 || x[A_SIZE] >= LOAD_MAX_AMOUNT)) {
+        return x[A_SIZE] < 0 ? "size below 0" : "size of 2^53 bytes (8 PiB) or more";
+    }
+    if (x[A_START] != LOAD_NULL && x[A_END] != LOAD_NULL && x[A_END] < x[A_START]) {
+        return "end before start";
+    }
+    return NULL;
 }
 
 /* The memory_allocations view: each operation, with the bytes live at its level after it
@@ -1683,9 +1720,19 @@ static void rocpd_allocs(Src* s) {
             int lv = ll >= 7 && strncasecmp(level, "VIRTUAL", 7) == 0   ? 1
                      : ll >= 7 && strncasecmp(level, "SCRATCH", 7) == 0 ? 2
                                                                         : 0;
-            int is_free = ol >= 4 && (strncasecmp(op, "FREE", 4) == 0 ||
-                                      strncasecmp(op, "RECLAIM", 7) == 0);
-            int64_t now = live_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
+            int is_free;
+            const char* why = alloc_rejected(op, ol, x, &is_free);
+            int64_t now = why ? 0 : live_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
+            if (!why && now < 0) {
+                why = "live bytes at its level would pass 2^53 (8 PiB)";
+            }
+            if (why) {
+                char* shown = Names_sanitize(op, ol > 40 ? 40 : ol);
+                Load_reject(s->core, s->f, 0, "%s: allocation (%s, size %lld) not used: %s",
+                            t.where, shown, (long long)x[A_SIZE], why);
+                free(shown);
+                continue;
+            }
             sqlite3_bind_int64(ins, 1, s->f->id);
             const int64_t iv[] = {x[A_PID], x[A_AGENT]};
             for (int i = 0; i < 2; i++) {

@@ -1239,14 +1239,15 @@ static DcuStatus read_lines(Ctx* c, int form, DcuError* err) {
             progress(c, ftell(fp));
         }
     }
-    int bad = ferror(fp);
+    int bad = ferror(fp), bad_errno = errno;
     free(line);
     fclose(fp);
     if (form == SF_TEXT) {
         text_flush(c, ln + 1);
     }
     if (bad) {
-        return Error_set(err, DCU_ERR_IO, "%s: read error", c->f->path);
+        return Error_set(err, DCU_ERR_IO, "%s: read error after line %ld: %s", c->f->path, ln,
+                         GzFile_readError(bad_errno));
     }
     return DCU_OK;
 }
@@ -1268,7 +1269,7 @@ DcuStatus LoadStacks_file(LoaderCore* core, LoadFile* f, int form, DcuError* err
     c.st.last_num = -1;
     if (form == SF_CSV) {
         f->format = "call stacks (CSV)";
-        s = CsvReader_readFile(f->path, csv_row, NULL, &c, err);
+        s = Load_keepCut(core, f, CsvReader_readFile(f->path, csv_row, NULL, &c, err), err);
     } else {
         f->format = form == SF_FOLDED ? "folded stacks" : "call stacks (gdb/backtrace)";
         s = read_lines(&c, form, err);

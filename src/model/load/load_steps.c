@@ -327,7 +327,7 @@ static char* json_stream(yajl_handle h, FILE* fp) {
         }
     }
     if (!why && ferror(fp)) {
-        why = xasprintf("read error: %s", strerror(errno));
+        why = xasprintf("read error: %s", GzFile_readError(errno));
     }
     if (!why && ((fd.len > 0 && yajl_parse(h, fd.buf, fd.len) != yajl_status_ok) ||
                  yajl_complete_parse(h) != yajl_status_ok)) {
@@ -415,7 +415,8 @@ static DcuStatus load_csv(StepIns* si, FILE* fp, DcuError* err) {
         }
     }
     if (s == DCU_OK && ferror(fp)) {
-        s = Error_set(err, DCU_ERR_IO, "read error after line %ld: %s", line, strerror(errno));
+        s = Error_set(err, DCU_ERR_IO, "read error after line %ld: %s", line,
+                      GzFile_readError(errno));
     }
     return s;
 }

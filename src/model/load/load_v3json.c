@@ -30,6 +30,7 @@
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "gz_file.h"
 #include "gz_limit.h"
 #include "json_feed.h"
 #include "load_event.h"
@@ -769,6 +770,13 @@ static int read_all(V* v, gzFile gz, yajl_handle h) {
             break;
         }
         if (n == 0) {
+            if (GzRead_cutShort(gz)) {
+                snprintf(v->error, sizeof(v->error),
+                         "gzip data ends inside a member after %llu bytes (the file was cut "
+                         "short, gzip -t says 'unexpected end of file'): the rest is lost",
+                         (unsigned long long)total);
+                rc = 0;
+            }
             break;
         }
         total += (uint64_t)n;

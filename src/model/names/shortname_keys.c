@@ -202,18 +202,15 @@ static void wc_done(WordCount* wc) {
     free(wc->post);
 }
 
+/* The members are distinct names (ShortName_keysFor keys each text once). The look-alikes
+ * left are listed only once the first word is chosen, from that word's postings: listing
+ * every other member for every name made a group of n names cost n^2 (100,000
+ * triton_poi_fused_* names took 56 s). */
 static char* keys_of(const Words* all, const int* members, int nm, int k, WordCount* wc) {
     const Words* K = &all[k];
     int* rem = xmalloc(sizeof(int) * (size_t)(nm ? nm : 1));
-    int nrem = 0;
-    for (int m = 0; m < nm; m++) {
-        /* the group shares the first word, which always shows: other names are told apart */
-        int j = members[m];
-        if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
-            rem[nrem++] = j;
-        }
-    }
-    int first_step = nrem == nm - 1; /* every other member remains: counts come from wc */
+    int nrem = nm - 1;   /* every other member is a look-alike until a word tells it apart */
+    int first_step = 1; /* counts come from wc; rem not filled yet */
     char* used = xcalloc((size_t)(K->nw ? K->nw : 1), 1);
     used[0] = 1;
     while (nrem > 0) {
@@ -252,11 +249,19 @@ static char* keys_of(const Words* all, const int* members, int nm, int k, WordCo
             nrem = 0;
             for (int p = 0; p < *c; p++) {
                 int j = wc->post[wc->start[slot] + p];
-                if (j != k && (all[j].len != K->len || strcmp(K->s, all[j].s) != 0)) {
+                if (j != k) {
                     rem[nrem++] = j;
                 }
             }
             continue;
+        }
+        if (first_step) { /* no word tells any look-alike apart: all of them remain */
+            nrem = 0;
+            for (int m = 0; m < nm; m++) {
+                if (members[m] != k) {
+                    rem[nrem++] = members[m];
+                }
+            }
         }
         first_step = 0;
         if (best >= 0) {
@@ -324,7 +329,54 @@ static int cmp_first_word(const void* x, const void* y) {
     return c ? c : a->len - b->len;
 }
 
+typedef struct {
+    const char* s; /* borrowed */
+    int i;
+} NameIdx;
+
+static int cmp_name_idx(const void* x, const void* y) {
+    const NameIdx* a = x;
+    const NameIdx* b = y;
+    int c = strcmp(a->s, b->s);
+    return c ? c : a->i - b->i;
+}
+
+static char** keys_distinct(const char* const* names, int n);
+
+/* Each distinct text keyed once (a repeated name tells nothing apart), then copied. */
 char** ShortName_keysFor(const char* const* names, int n) {
+    NameIdx* by = xmalloc(sizeof(NameIdx) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        by[i] = (NameIdx){names[i], i};
+    }
+    if (n > 1) {
+        qsort(by, (size_t)n, sizeof(NameIdx), cmp_name_idx);
+    }
+    const char** uniq = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
+    int* rep = xmalloc(sizeof(int) * (size_t)(n ? n : 1)); /* name -> its distinct text */
+    int nu = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || strcmp(by[i].s, by[i - 1].s) != 0) {
+            uniq[nu++] = by[i].s;
+        }
+        rep[by[i].i] = nu - 1;
+    }
+    char** ukeys = keys_distinct(uniq, nu);
+    char** out = xmalloc(sizeof(char*) * (size_t)(n ? n : 1));
+    char* taken = xcalloc((size_t)(nu ? nu : 1), 1);
+    for (int i = 0; i < n; i++) {
+        out[i] = taken[rep[i]] ? xstrdup(ukeys[rep[i]]) : ukeys[rep[i]];
+        taken[rep[i]] = 1;
+    }
+    free(taken);
+    free(ukeys);
+    free(rep);
+    free(uniq);
+    free(by);
+    return out;
+}
+
+static char** keys_distinct(const char* const* names, int n) {
     Words* all = xmalloc(sizeof(Words) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         words_init(&all[i], names[i]);
