@@ -85,3 +85,12 @@ same "26 levels: the terminal view runs its keys and exits 0" 0 "$?"
 check "26 levels: the hotspots screen lists the symbol" grep -q '_Z1f1A1BIS_S_ES0_IS1' "$TMP/k.out"
 check "26 levels: Kernel detail says why the name is not demangled" sh -c \
     "sed -n '/^--- detail/,\$p' '$TMP/k.out' | grep -q '^    Not demangled: its demangled text would pass 64 KiB'"
+
+# ---- every loader goes through the same cap: a Kineto trace with the 26-level kernel
+mkdir -p "$TMP/kj"
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": 1, "dur": 5, "args": {"stream": 7, "device": 0}}]}\n' \
+    "$S26" >"$TMP/kj/t.trace.json"
+"$DCUTOP" --export hotspots -o "$TMP/kj.csv" "$TMP/kj" 2>"$TMP/kj.err"
+same "Kineto, 26 levels: exit 0 and the symbol is the name" "0 $S26" "$? $(csvq "$TMP/kj.csv" "select name from t")"
+check "Kineto, 26 levels: the load message names the file" \
+    grep -q "kj/t.trace.json: 1 kernel name kept mangled" "$TMP/kj.err"
