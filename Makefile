@@ -13,8 +13,9 @@ OPT     ?= -O2 -g
 CFLAGS  ?=
 CFLAGS  += -pthread -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DDCUTOP_VERSION='"$(VERSION)"' \
            $(OPT) $(WARN) -MMD -MP -Iinclude -Isrc/model $(shell pkg-config --cflags $(PKGS) zlib 2>/dev/null)
-# -lstdc++: abi::__cxa_demangle for mangled kernel names (src/model/names/demangle.cc)
-MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -lm -pthread -lstdc++
+# -liberty: binutils' demangler for mangled kernel names (src/model/names/demangler.c; Debian's
+# libiberty-dev has no pkg-config file)
+MODEL_LIBS := $(shell pkg-config --libs sqlite3 libpcre2-8 yajl zlib 2>/dev/null) -lcsv -liberty -lm -pthread
 APP_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null) $(MODEL_LIBS)
 TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null) $(MODEL_LIBS)
 
@@ -23,8 +24,7 @@ VIEW_SRC  := $(wildcard src/view/*.c)
 APP_SRC   := $(wildcard src/app/*.c)
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
 
-MODEL_CXX := $(wildcard src/model/*/*.cc)
-MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(MODEL_CXX:%.cc=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o $(BUILD)/gen/default_peaks.o
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o $(BUILD)/gen/default_peaks.o
 VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_theme.o $(BUILD)/gen/mono_theme.o
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -42,21 +42,18 @@ dcutop: $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libdcuview.a $(BUILD)/libdcumodel.a $(APP_LIBS) $(LDFLAGS)
 
 # model and view are static libraries that tests link WITHOUT ncurses: a curses call in
-# either fails to link (STYLE.md 1).
+# either fails to link (STYLE.md 1). Each is written anew, so that an object whose source is
+# gone does not stay in it.
 $(BUILD)/libdcumodel.a: $(MODEL_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libdcuview.a: $(VIEW_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libdcuapp.a: $(APP_LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
-# the one C++ file, built by the same compiler driver (gcc or clang) in C++ mode
-$(BUILD)/%.o: %.cc
-	@mkdir -p $(dir $@)
-	$(CC) -x c++ -std=c++11 -fno-exceptions -fno-rtti $(OPT) -Wall -Wextra -MMD -MP -Iinclude -c -o $@ $<
 
 $(BUILD)/gen/default_rules.c: src/model/names/default.rules tools/text2c.sh
 	@mkdir -p $(dir $@)

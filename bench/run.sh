@@ -354,5 +354,9 @@ DCUTOP=./dcutop sh bench/ranks_bench.sh "${BENCH_RANKS:-64}" "${BENCH_RANK_DISPA
 echo
 echo "== bench/hostile_bench.sh =="
 DCUTOP=./dcutop sh bench/hostile_bench.sh
+# ---------------------------------------------------------------- names: demangled text capped
+echo
+echo "== bench/names_bench.sh ${BENCH_NAMES:-4000} =="
+DCUTOP=./dcutop sh bench/names_bench.sh "${BENCH_NAMES:-4000}"
 
 exit 0

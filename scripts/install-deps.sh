@@ -6,7 +6,7 @@
 # Runs apt-get only when something is missing, so a second `make check` costs nothing.
 set -eu
 level=${1:-build}
-pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev"
+pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev libiberty-dev"
 case "$level" in
     check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3" ;;
     bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;

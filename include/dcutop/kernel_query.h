@@ -23,6 +23,7 @@ typedef struct KernelDetail_ {
     int64_t id;
     char* name;        /* full normalised name (owned) */
     char* name_raw;    /* the name as the trace gave it, e.g. the mangled symbol (owned) */
+    int name_capped;   /* name is a symbol kept mangled: its demangled text passes the cap */
     char* short_name;  /* (owned) */
     char* category;    /* (owned) */
     char* rule_source; /* (owned, NULL when no rule matched) */

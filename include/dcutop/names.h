@@ -28,11 +28,18 @@ int Names_cellWidth(unsigned int cp);
  * surrounding double quotes removed, then a trailing " [clone .kd]" or ".kd" removed. */
 char* Names_normalize(const char* s, size_t n);
 
+/* The most bytes of demangled text a name may have: past it the symbol is kept as it is. */
+#define NAMES_DEMANGLE_MAX (64 * 1024)
+
 /* An Itanium-mangled C++ name (_ZN7ck_tile6kentry..., _Z32paged_attention_ll4mi_QKV_kernelI...)
- * demangled by libstdc++'s abi::__cxa_demangle (src/model/names/demangle.cc): a new heap
+ * demangled by binutils' demangler, libiberty's (src/model/names/demangler.c): a new heap
  * string (raw demangler output: sanitize it before storing), or NULL when s (n bytes) is not
- * a mangled name, does not demangle, or is longer than 64 KiB. */
-char* Names_demangle(const char* s, size_t n);
+ * a mangled name, does not demangle, is longer than c++filt demangles by default (1,024
+ * bytes), or would demangle to more than NAMES_DEMANGLE_MAX bytes. *capped (when not NULL)
+ * gets 1 in that last case, where demangling stopped at the cap, else 0. */
+char* Names_demangle(const char* s, size_t n, int* capped);
+/* The same with a cap of max_out bytes of demangled text. */
+char* Names_demangleCapped(const char* s, size_t n, size_t max_out, int* capped);
 
 /* The short name: return type and argument list dropped, template arguments kept,
  * e.g. "void at::native::foo<4, F>(int, F)" -> "at::native::foo<4, F>".

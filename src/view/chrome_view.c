@@ -284,6 +284,15 @@ void ChromeView_prompt(Canvas* c, int y, const char* label, const char* buffer, 
     }
 }
 
+/* Blanks cells [x0, x1) of rows [y0, y1]. */
+static void clear_rect(Canvas* c, int y0, int y1, int x0, int x1) {
+    for (int y = y0; y <= y1; y++) {
+        for (int x = x0; x < x1; x++) {
+            Canvas_put(c, y, x, STYLE_DEFAULT, " ", 1);
+        }
+    }
+}
+
 void ChromeView_menu(Canvas* c, int top, const char* title, const char* const* items, int n,
                      int selected) {
     int w = Format_width(title) + 4;
@@ -296,22 +305,52 @@ void ChromeView_menu(Canvas* c, int top, const char* title, const char* const* i
     if (w > c->w) {
         w = c->w;
     }
-    int avail = c->h - top - 2;
-    int first = 0;
-    if (selected >= avail - 1 && avail > 1) {
-        first = selected - (avail - 2);
+    /* the title, the items, then the bottom edge, all above the status line */
+    int rows = c->h - top - 4;
+    if (rows < 1 || w < 5) {
+        return;
     }
-    char fit[512];
+    int shown = n < rows ? n : rows;
+    int first = 0;
+    if (selected >= shown) {
+        first = selected - shown + 1;
+    }
+    int bottom = top + 1 + shown;
+    /* the rows it spans, whole: a row of the screen below beside an item would read as that
+     * item's figures */
+    clear_rect(c, top, bottom, 0, c->w);
     for (int x = 0; x < w; x++) {
         Canvas_put(c, top, x, STYLE_COLUMN, " ", 1);
     }
     Canvas_put(c, top, 1, STYLE_COLUMN, title, w - 2);
-    for (int k = 0; k + 1 < avail && first + k < n; k++) {
+    char fit[512];
+    for (int k = 0; k < shown; k++) {
         int i = first + k;
         int y = top + 1 + k;
-        Format_fit(items[i], w - 2, 0, fit, sizeof(fit));
-        Canvas_put(c, y, 0, STYLE_DEFAULT, " ", 1);
-        Canvas_put(c, y, 1, i == selected ? STYLE_SELECTED : STYLE_DEFAULT, fit, w - 2);
-        Canvas_put(c, y, w - 1, STYLE_DEFAULT, " ", 1);
+        Style st = i == selected ? STYLE_SELECTED : STYLE_DEFAULT;
+        Canvas_put(c, y, 0, STYLE_DIM, "│", 1);
+        for (int x = 1; x < w - 1; x++) {
+            Canvas_put(c, y, x, st, " ", 1);
+        }
+        Format_fit(items[i], w - 4, 0, fit, sizeof(fit));
+        Canvas_put(c, y, 2, st, fit, w - 4);
+        Canvas_put(c, y, w - 1, STYLE_DIM, "│", 1);
+    }
+    Canvas_put(c, bottom, 0, STYLE_DIM, "└", 1);
+    for (int x = 1; x < w - 1; x++) {
+        Canvas_put(c, bottom, x, STYLE_DIM, "─", 1);
+    }
+    Canvas_put(c, bottom, w - 1, STYLE_DIM, "┘", 1);
+    /* what the box cannot show, on its bottom edge */
+    char more[48] = "";
+    if (first > 0 && first + shown < n) {
+        snprintf(more, sizeof(more), " %d above, %d below ", first, n - first - shown);
+    } else if (first + shown < n) {
+        snprintf(more, sizeof(more), " %d more below ", n - first - shown);
+    } else if (first > 0) {
+        snprintf(more, sizeof(more), " %d more above ", first);
+    }
+    if (more[0] && Format_width(more) <= w - 4) {
+        Canvas_put(c, bottom, 2, STYLE_DIM, more, w - 4);
     }
 }

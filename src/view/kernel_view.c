@@ -1,6 +1,7 @@
 /* kernel_view.c - the Kernel detail screen as a Doc. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +61,70 @@ static void wrapped(Doc* d, const char* s, int width, int indent) {
     }
 }
 
+/* The cells the line being built takes so far. */
+static int line_width(const Doc* d) {
+    int w = 0;
+    if (d->n > 0) {
+        const DocLine* l = &d->lines[d->n - 1];
+        for (int s = 0; s < l->n; s++) {
+            w += Format_width(l->seg[s].text);
+        }
+    }
+    return w;
+}
+
+/* Text on lines of its own, indented, wrapped between words at width cells. */
+static void wrap_words(Doc* d, const char* p, int width, int indent, Style st) {
+    int room = width - indent < 20 ? 20 : width - indent;
+    while (*p) {
+        const char* q = p;
+        const char* brk = NULL; /* the end of the last whole word that fits */
+        int w = 0;
+        while (*q) {
+            int len = 1;
+            int cw = Format_nextChar(q, &len);
+            cw = cw < 0 ? 1 : cw;
+            len = len > 0 ? len : 1;
+            if (w + cw > room) {
+                break;
+            }
+            w += cw;
+            q += len;
+            if (*q == ' ' || *q == '\0') {
+                brk = q;
+            }
+        }
+        const char* end = *q == '\0' || !brk ? q : brk; /* a word longer than room is cut */
+        Doc_line(d);
+        Doc_add(d, st, "%*s%.*s", indent, "", (int)(end - p), p);
+        for (p = end; *p == ' ';) {
+            p++;
+        }
+    }
+}
+
+/* What a figure means, after it on its line when the line has room; else on the lines below,
+ * indented by indent and wrapped: a line cut at the screen's edge would lose the figures at
+ * its end (an outlier count, a share). */
+static void explain(Doc* d, int width, int indent, Style st, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void explain(Doc* d, int width, int indent, Style st, const char* fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (line_width(d) + Format_width(text) <= width) {
+        Doc_add(d, st, "%s", text);
+        return;
+    }
+    const char* p = text; /* on a line of its own: no leading ": " or spaces */
+    while (*p == ' ' || *p == ':' || *p == ';') {
+        p++;
+    }
+    wrap_words(d, p, width, indent, st);
+}
+
 static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
     int c = ResultSet_columnIndex(rs, key);
     return c >= 0 ? ResultSet_cellc(rs, r, c) : NULL;
@@ -69,14 +134,14 @@ static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
 
 /* FLOPs and bytes of the ops its dispatches came from (recorded shapes), the rates they
  * achieved and how far from the device's peak (efficiency.h). */
-static void efficiency_fields(Doc* d, const KernelDetail* k, int lw) {
+static void efficiency_fields(Doc* d, const KernelDetail* k, int lw, int width) {
     char a[64];
     double ns = (double)k->eff_ns;
     Format_durationAuto(a, sizeof(a), k->eff_ns);
     Doc_field(d, lw, "Work", STYLE_NUMBER, "%.4g GFLOP, %.4g MB in %s", k->eff_flops / 1e9,
               k->eff_bytes / 1e6, a);
-    Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatch%s with recorded shapes)", k->eff_dispatches,
-            k->eff_dispatches == 1 ? "" : "es");
+    explain(d, width, lw + 3, STYLE_DIM, "  (%" PRId64 " dispatch%s with recorded shapes)",
+            k->eff_dispatches, k->eff_dispatches == 1 ? "" : "es");
     Doc_field(d, lw, "Achieved", STYLE_NUMBER, "%.4g TFLOP/s, %.4g GB/s, %.3g FLOP/byte",
               ns > 0 ? k->eff_flops / ns / 1e3 : 0.0, ns > 0 ? k->eff_bytes / ns : 0.0,
               k->eff_bytes > 0 ? k->eff_flops / k->eff_bytes : 0.0);
@@ -104,7 +169,7 @@ static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "  %s", title);
-    Doc_add(d, STYLE_DIM, "  (share of this kernel's time; frames outermost first)");
+    explain(d, width, 4, STYLE_DIM, "  (share of this kernel's time; frames outermost first)");
     for (int r = 0; r < rs->nrows && r < 8; r++) {
         const RsCell* p = cell(rs, r, "path");
         const RsCell* pct = cell(rs, r, "pct");
@@ -132,17 +197,17 @@ static void paths(Doc* d, const char* title, const ResultSet* rs, int width) {
 
 /* The category with the rule that matched (its pattern), then calls, total, average, min,
  * max and the standard deviation. */
-static void rule_and_stats(Doc* d, const KernelDetail* k, int lw) {
+static void rule_and_stats(Doc* d, const KernelDetail* k, int lw, int width) {
     char a[64], b[64], c[64];
     Doc_field(d, lw, "Category", STYLE_CATEGORY, "%s", k->category ? k->category : "other");
     if (k->rule_line > 0) {
         /* the pattern that matched, then where it is written (a line number alone means
          * nothing without the file at hand) */
-        Doc_add(d, STYLE_DIM, "   (%s rules, line %d)", k->rule_source ? k->rule_source : "?",
-                k->rule_line);
+        explain(d, width, lw + 3, STYLE_DIM, "   (%s rules, line %d)",
+                k->rule_source ? k->rule_source : "?", k->rule_line);
         Doc_field(d, lw, "Rule", STYLE_DIM, "/%s/", k->rule_pattern ? k->rule_pattern : "?");
     } else {
-        Doc_add(d, STYLE_DIM, "   no rule matched (add one to your rules file)");
+        explain(d, width, lw + 3, STYLE_DIM, "   no rule matched (add one to your rules file)");
     }
     Doc_field(d, lw, "Calls", STYLE_NUMBER, "%" PRId64, k->calls);
     Format_durationAuto(a, sizeof(a), k->total_ns);
@@ -177,7 +242,7 @@ static void compute_section(Doc* d, const KernelExtras* x, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "  rocprof-compute");
-    Doc_add(d, STYLE_DIM, "  (analysis database; metrics by its own names)");
+    explain(d, width, 4, STYLE_DIM, "  (analysis database; metrics by its own names)");
     if (r) {
         Doc_field(d, 12, "Roofline", STYLE_NUMBER, "%.4g GFLOP/s at %.3g FLOP/byte (HBM);"
                   " L2 %.3g, L1 %.3g", r->gflops, r->ai_hbm, r->ai_l2, r->ai_l1);
@@ -235,10 +300,10 @@ static void compute_section(Doc* d, const KernelExtras* x, int width) {
 
 /* A kernel that ran at several launch shapes: each has its own golden, and its variability
  * is the sum of theirs (a slow shape is not variability of a fast one). */
-static void shape_fields(Doc* d, const KernelDetail* k, int lw) {
+static void shape_fields(Doc* d, const KernelDetail* k, int lw, int width) {
     char g[64], v[64], sh[64];
     Doc_field(d, lw, "Shapes", STYLE_NUMBER, "%d launch shapes", k->n_shapes);
-    Doc_add(d, STYLE_DIM, "  golden and variability per shape (grid x workgroup)");
+    explain(d, width, lw + 3, STYLE_DIM, "  golden and variability per shape (grid x workgroup)");
     int n = k->n_shapes < KQ_SHAPES ? k->n_shapes : KQ_SHAPES;
     for (int i = 0; i < n; i++) {
         const KernelShape* s = &k->shape[i];
@@ -250,9 +315,9 @@ static void shape_fields(Doc* d, const KernelDetail* k, int lw) {
         Format_durationAuto(g, sizeof(g), s->golden_ns);
         Format_durationAuto(v, sizeof(v), s->var_ns);
         Doc_line(d);
-        Doc_add(d, STYLE_DEFAULT,
-                "    %-18s %6" PRId64 " dispatches  golden %-9s  variability %-9s (%.2f%%)", sh,
-                s->dispatches, g, v,
+        Doc_add(d, STYLE_DEFAULT, "    %-18s %6" PRId64 " dispatches  golden %-9s", sh,
+                s->dispatches, g);
+        explain(d, width, 6, STYLE_DEFAULT, "  variability %-9s (%.2f%%)", v,
                 s->total_ns > 0 ? 100.0 * (double)s->var_ns / (double)s->total_ns : 0.0);
     }
     if (k->n_shapes > n) {
@@ -269,7 +334,7 @@ static int64_t ns_at(const ResultSet* rs, const char* key) {
 
 /* Launch statistics (idle.h, as HTA's get_cuda_kernel_launch_stats computes them): the CPU
  * launch call, HTA's launch delay, the short launches, the outliers. */
-static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
+static void launch_stats(Doc* d, const ResultSet* rs, int lw, int width) {
     if (!rs || rs->nrows < 1) {
         return;
     }
@@ -278,81 +343,50 @@ static void launch_stats(Doc* d, const ResultSet* rs, int lw) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "  Launch statistics");
-    Doc_add(d, STYLE_DIM, "  (%" PRId64 " by cudaLaunchKernel/hipLaunchKernel, as HTA "
-            "computes them, whole us)", n);
+    explain(d, width, 4, STYLE_DIM,
+            "  (%" PRId64 " by cudaLaunchKernel/hipLaunchKernel, as HTA computes them, whole us)",
+            n);
     Format_durationAuto(a, sizeof(a), ns_at(rs, "call_median_ns"));
     Format_durationAuto(b, sizeof(b), ns_at(rs, "call_p95_ns"));
     Format_durationAuto(c, sizeof(c), ns_at(rs, "call_max_ns"));
     Doc_field(d, lw, "Launch call", STYLE_NUMBER, "median %s, p95 %s, max %s", a, b, c);
-    Doc_add(d, STYLE_DIM, "  on the CPU; %" PRId64 " over 50 us", ns_at(rs, "call_outliers"));
+    explain(d, width, lw + 3, STYLE_DIM, "  on the CPU; %" PRId64 " over 50 us",
+            ns_at(rs, "call_outliers"));
     Format_durationAuto(a, sizeof(a), ns_at(rs, "median_ns"));
     Format_durationAuto(b, sizeof(b), ns_at(rs, "p95_ns"));
     Format_durationAuto(c, sizeof(c), ns_at(rs, "max_ns"));
     Doc_field(d, lw, "Launch delay", ns_at(rs, "delay_outliers") ? STYLE_WARNING : STYLE_NUMBER,
               "median %s, p95 %s, max %s", a, b, c);
-    Doc_add(d, STYLE_DIM, "  HTA's: start - call start + call; %" PRId64 " over 100 us",
+    explain(d, width, lw + 3, STYLE_DIM, "  HTA's: start - call start + call; %" PRId64 " over 100 us",
             ns_at(rs, "delay_outliers"));
     Doc_field(d, lw, "Short", 2 * sh > n ? STYLE_WARNING : STYLE_NUMBER,
               "%" PRId64 " of %" PRId64 " shorter on the GPU than a call of at most 50 us", sh, n);
     if (2 * sh > n) {
-        Doc_add(d, STYLE_DIM, ": launching costs more than running (fuse it, or a graph)");
+        explain(d, width, lw + 3, STYLE_DIM,
+                ": launching costs more than running (fuse it, or a graph)");
     }
 }
 
-Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
-    Doc* d = Doc_new();
+/* Dispatch durations in doubling buckets, with the share of short dispatches; aggregated
+ * stats have none and say so. */
+static void histogram(Doc* d, const KernelDetail* k, int width) {
     char a[64], b[64];
-    const int lw = 12;
-    Doc_line(d);
-    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
-    Doc_line(d);
-    Doc_line(d);
-    Doc_add(d, STYLE_LABEL, "  Full name");
-    wrapped(d, k->name ? k->name : "", width, 4);
-    if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
-        Doc_line(d);
-        Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");
-        wrapped(d, k->name_raw, width, 4);
-    }
-    Doc_line(d);
-    rule_and_stats(d, k, lw);
-    if (k->has_var) {
-        Format_durationAuto(a, sizeof(a), k->golden_ns);
-        Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
-        Doc_add(d, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)%s",
-                k->n_shapes > 1 ? ", of its fastest shape" : "");
-        Format_durationAuto(a, sizeof(a), k->var_ns);
-        Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
-                  k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
-        Doc_add(d, STYLE_DIM, "  above golden%s; %" PRId64 " outlier%s (|z| > 3)",
-                k->n_shapes > 1 ? " (each shape's own)" : "", k->outliers,
-                k->outliers == 1 ? "" : "s");
-        if (k->n_shapes > 1) {
-            shape_fields(d, k, lw);
-        }
-    } else {
-        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
-    }
-    Format_ratio(a, sizeof(a), k->ceiling);
-    Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
-    Doc_add(d, STYLE_DIM, "  whole-program speedup at most, if this kernel took no time");
-    if (k->eff_dispatches > 0) {
-        efficiency_fields(d, k, lw);
-    }
-    Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
     if (k->per_dispatch && k->dispatches > 0) {
         Doc_line(d);
         Doc_line(d);
         Doc_add(d, STYLE_TITLE, "  Duration histogram");
-        Doc_add(d, STYLE_DIM, "  (%" PRId64 " dispatches; Enter lists them)", k->dispatches);
+        explain(d, width, 4, STYLE_DIM, "  (%" PRId64 " dispatches; Enter lists them)",
+                k->dispatches);
         double sp = 100.0 * (double)k->short_dispatches / (double)k->dispatches;
         double tp = k->total_ns ? 100.0 * (double)k->short_ns / (double)k->total_ns : 0.0;
         int lb = Timeline_isLaunchBound(sp, tp); /* by the share of time, not of dispatches */
         Doc_line(d);
         Doc_add(d, lb ? STYLE_WARNING : STYLE_DEFAULT,
-                "  %" PRId64 " of %" PRId64 " dispatches under 10 us (%.1f%%, %.1f%% of its time)%s",
-                k->short_dispatches, k->dispatches, sp, tp,
-                lb ? ": launch overhead dominates" : "");
+                "  %" PRId64 " of %" PRId64 " dispatches under 10 us (%.1f%%, %.1f%% of its time)",
+                k->short_dispatches, k->dispatches, sp, tp);
+        if (lb) {
+            explain(d, width, 4, STYLE_WARNING, ": launch overhead dominates");
+        }
         int64_t mx = 1;
         for (int i = 0; i < k->n_buckets; i++) {
             if (k->bucket[i] > mx) {
@@ -383,8 +417,57 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         Doc_add(d, STYLE_DIM, "  Aggregated stats only: no dispatch list or histogram for this "
                               "kernel.");
     }
+}
+
+Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
+    Doc* d = Doc_new();
+    char a[64];
+    const int lw = 12;
+    Doc_line(d);
+    Doc_add(d, STYLE_TITLE, "  %s", k->short_name ? k->short_name : "");
+    Doc_line(d);
+    Doc_line(d);
+    Doc_add(d, STYLE_LABEL, "  Full name");
+    wrapped(d, k->name ? k->name : "", width, 4);
+    if (k->name_capped) {
+        wrap_words(d, "Not demangled: its demangled text would pass 64 KiB (each substitution "
+                   "in the symbol repeats the text before it)", width, 4, STYLE_DIM);
+    }
+    if (k->name_raw && k->name && strcmp(k->name_raw, k->name) != 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_LABEL, "  Raw name (as the trace gave it; demangled above)");
+        wrapped(d, k->name_raw, width, 4);
+    }
+    Doc_line(d);
+    rule_and_stats(d, k, lw, width);
+    if (k->has_var) {
+        Format_durationAuto(a, sizeof(a), k->golden_ns);
+        Doc_field(d, lw, "Golden", STYLE_NUMBER, "%s", a);
+        explain(d, width, lw + 3, STYLE_DIM, "  fastest dispatch that is not an outlier (|z| <= 3)%s",
+                k->n_shapes > 1 ? ", of its fastest shape" : "");
+        Format_durationAuto(a, sizeof(a), k->var_ns);
+        Doc_field(d, lw, "Variability", STYLE_NUMBER, "%s  (%.2f%% of its time)", a,
+                  k->total_ns > 0 ? 100.0 * (double)k->var_ns / (double)k->total_ns : 0.0);
+        explain(d, width, lw + 3, STYLE_DIM, "  above golden%s; %" PRId64 " outlier%s (|z| > 3)",
+                k->n_shapes > 1 ? " (each shape's own)" : "", k->outliers,
+                k->outliers == 1 ? "" : "s");
+        if (k->n_shapes > 1) {
+            shape_fields(d, k, lw, width);
+        }
+    } else {
+        Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
+    }
+    Format_ratio(a, sizeof(a), k->ceiling);
+    Doc_field(d, lw, "Ceiling", STYLE_NUMBER, "%s", a);
+    explain(d, width, lw + 3, STYLE_DIM,
+            "  whole-program speedup at most, if this kernel took no time");
+    if (k->eff_dispatches > 0) {
+        efficiency_fields(d, k, lw, width);
+    }
+    Doc_field(d, lw, "From", STYLE_DEFAULT, "%s", k->sources ? k->sources : "-");
+    histogram(d, k, width);
     if (x) {
-        launch_stats(d, x->launch, lw + 1);
+        launch_stats(d, x->launch, lw + 1, width);
         paths(d, "Top call paths", x->paths, width);
         paths(d, "Ranges it ran in", x->ranges, width);
         compute_section(d, x, width);

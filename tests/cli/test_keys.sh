@@ -151,8 +151,8 @@ check "n jumps to a row whose category matches the last pattern" sh -c \
 # --- 14. F6 lists every column, hidden ones too; the sort arrow does not shift the header ---
 printf '2<F6>\n:dump menu\n<Esc><F6><Down><Down><Down><Down><Down><Down><Enter>\n:dump by-min\n' >"$TMP/m.keys"
 "$D" --headless --size 100x40 --keys "$TMP/m.keys" "$W" >"$TMP/m.out" 2>&1
-items=$(sed -n '/--- menu/,/^--- /p' "$TMP/m.out" | sed -n '5,60p' | grep -cE '^ [A-Z%][A-Za-z%]*( [a-z]+)?( \([a-z_]+, hidden\))? ')
-check "F6 lists a column the width hides (Min)" grep -q '^ Min (min_ns, hidden)' "$TMP/m.out"
+items=$(sed -n '/--- menu/,/^--- /p' "$TMP/m.out" | sed -n '5,60p' | grep -cE '^│ [A-Z%][A-Za-z%]*( [a-z]+)?( \([a-z_]+, hidden\))? ')
+check "F6 lists a column the width hides (Min)" grep -q '^│ Min (min_ns, hidden) ' "$TMP/m.out"
 check "picking a hidden column sorts by it (the smallest minimum is last)" sh -c \
     "sed -n '/--- by-min/,\$p' '$TMP/m.out' | grep -q 'Cijk_H_PostGSU'"
 [ "$items" -ge 15 ] && ok "F6 lists $items columns" || notok "F6 lists $items columns (want >= 15)"

@@ -2,7 +2,8 @@
 # test_rpd_names.sh - names on the real RPD sample (issue 21): the API view qualifies
 # rocmProfileData's own calls (OpTable::writeRows, not five rows of writeRows) and lists them
 # apart, out of host API time; mangled kernel names (rocprof/RPD write HIP code-object
-# symbols) are demangled by libstdc++, the symbol kept in name_raw and in Kernel detail.
+# symbols) are demangled by binutils' demangler (libiberty), the symbol kept in name_raw and
+# in Kernel detail.
 . tests/cli/lib.sh
 . tests/cli/csvlib.inc
 XDG_CONFIG_HOME=$TMP/xdg
@@ -63,3 +64,31 @@ check "Kernel detail: the raw (mangled) name below it" sh -c \
     "grep -A1 '^  Raw name' '$TMP/k.out' | grep -q '^    _Z32paged_attention_ll4mi_QKV_kernelI14__hip_bfloat16'"
 same "--sql: the kernels view keeps the mangled symbol in name_raw" "$PA" \
     "$("$DCUTOP" -q --sql "SELECT name_raw FROM kernels WHERE name LIKE 'void paged%'" --format csv "$TMP/m.rpd" | sed -n 2p)"
+
+# ---- the symbols newer compilers write for _Float16 (DF16_): binutils' c++filt (2.40)
+#      demangles them, libstdc++'s __cxa_demangle (12) does not. g++ 12 wrote both for
+#      paged_attention_ll4mi_QKV_kernel<_Float16, ...> and kentry<..., Rmsnorm2dFwd<128, _Float16>, ...>
+PA16='_Z32paged_attention_ll4mi_QKV_kernelIDF16_DF16_Li16ELi128ELi256ELb0ELi8EEvPKT_PKT0_S5_ifPKiPS0_'
+CK16='_ZN7ck_tile6kentryILi256ELi1ENS_12Rmsnorm2dFwdILi128EDF16_EEJiDF16_EEEvDpT2_'
+PA16D='void paged_attention_ll4mi_QKV_kernel<_Float16, _Float16, 16, 128, 256, false, 8>(_Float16 const*, _Float16 const*, _Float16 const*, int, float, int const*, _Float16*)'
+CK16D='void ck_tile::kentry<256, 1, ck_tile::Rmsnorm2dFwd<128, _Float16>, int, _Float16>(int, _Float16)'
+cp "$R" "$TMP/f16.rpd"
+sqlite3 -batch -init /dev/null "$TMP/f16.rpd" \
+    "UPDATE rocpd_string SET string = '$PA16' WHERE id = 18; UPDATE rocpd_string SET string = '$CK16' WHERE id = 19;"
+dexp fh hotspots "$TMP/f16.rpd" || notok "_Float16 rpd: --export hotspots exits 0"
+same "DF16_: paged attention demangled, its symbol in name_raw, category attention" \
+    "$PA16D|$PA16|attention" \
+    "$(csvq "$TMP/fh.csv" "select name || '|' || name_raw || '|' || category from t where name_raw = '$PA16'")"
+same "DF16_: the ck_tile kernel demangled, category norm" "$CK16D|norm" \
+    "$(csvq "$TMP/fh.csv" "select name || '|' || category from t where name_raw = '$CK16'")"
+same "DF16_: no name in the export is left mangled" "0" \
+    "$(csvq "$TMP/fh.csv" "select count(*) from t where name like '\\_Z%' escape '\\'")"
+if command -v c++filt >/dev/null 2>&1; then
+    same "DF16_: the names are c++filt's" "$(printf '%s\n%s' "$PA16" "$CK16" | c++filt)" \
+        "$(printf '%s\n%s\n' "$PA16" "$CK16" | while read -r s; do
+            csvq "$TMP/fh.csv" "select name from t where name_raw = '$s'"; done)"
+fi
+"$DCUTOP" -q --report --width 160 "$TMP/f16.rpd" >"$TMP/f16.txt"
+check "DF16_: the report's hotspots show the short name, not the symbol" \
+    grep -qE '^  paged_attention_ll4mi_QKV_kernel<_Float16, _Float16, 16, 128, 256, false, 8> ' "$TMP/f16.txt"
+check "DF16_: no line of the report holds a symbol" sh -c "! grep -q '_Z32paged\\|_ZN7ck_tile' '$TMP/f16.txt'"

@@ -213,6 +213,30 @@ os.unlink(path)
 put("rules", "builtin", open("src/model/names/default.rules").read())
 put("rules", "small", "%gemm mygemm\nmygemm\t^my_gemm\nattention\t(?i)flash|sdpa\n# c\n\n")
 put("rules", "replace", "%replace\nall\t.\n")
+
+# demangle: real symbols (hipcc, g++ with _Float16 and std::bfloat16_t, PyTorch, llama.cpp)
+# and the nested substitutions whose demangled text doubles with each level
+def nested(levels):
+    d = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    def b36(i):
+        s = ""
+        while True:
+            s, i = d[i % 36] + s, i // 36
+            if i == 0:
+                return s
+    return "_Z1f1A1BIS_S_E" + "".join("S0_IS%s_S%s_E" % (b36(i), b36(i)) for i in range(1, levels))
+
+
+import hashlib
+for sym in [b"\x40" + nested(12).encode(), nested(21).encode(), nested(26).encode(),
+            b"_Z32paged_attention_ll4mi_QKV_kernelIDF16_DF16_Li16ELi128ELi256ELb0ELi8EEvPKT_PKT0_S5_ifPKiPS0_",
+            b"_ZN7ck_tile6kentryILi256ELi1ENS_12Rmsnorm2dFwdILi128EDF16_EEJiDF16_EEEvDpT2_",
+            b"_Z32paged_attention_ll4mi_QKV_kernelI14__hip_bfloat16S0_Li16ELi128ELi256ELb0ELi8EEvPKT_PKT0_S6_ifPKiPS1_",
+            b"_ZN7sgl_hip10activation18act_and_mul_kernelIDF16bXadL_ZNS0_4siluIfEET_RKS3_EELb1EEEvPS3_PKS3_i",
+            b"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+            b"_ZL16k_set_rows_quantIi10block_q4_0Li32ETnPFvPKfPT0_EXadL_ZL23quantize_f32_q4_0_blockS2_PS0_EEEvS2_PKT_S4_llllllllllllll15HIP_vector_typeIjLj3EESC_SC_",
+            b"_Z6addoneIfEvPT_i", b'"_Z3fooi.kd"', b"_Z3fooi [clone .kd]"]:
+    put("demangle", hashlib.sha1(sym).hexdigest(), sym)
 put("rc", "binds", "# my keys\nbind generic <C-f> filter\nbind hotspots s sort-next\n"
     "bind stacks <Enter> expand\nbind generic <F6> sort-menu\nbind categories + what-if-up\n"
     "bind generic <Lt> none\n")

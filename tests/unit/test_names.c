@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -24,34 +25,114 @@
 #define CK_DEMANGLED                                                                        \
     "void ck_tile::kentry<256, 1, ck_tile::Rmsnorm2dFwd<128, float>, int, float>(int, float)"
 
-static void demangle_with_libstdcxx(void** state) {
+/* What newer compilers (and hipcc) emit for _Float16 and std::bfloat16_t: g++ 12 wrote these
+ * symbols; binutils 2.40's c++filt demangles them, libstdc++ 12's __cxa_demangle does not. */
+#define PA16_MANGLED                                                                       \
+    "_Z32paged_attention_ll4mi_QKV_kernelIDF16_DF16_Li16ELi128ELi256ELb0ELi8EEvPKT_PKT0_S5_" \
+    "ifPKiPS0_"
+#define PA16_DEMANGLED                                                                     \
+    "void paged_attention_ll4mi_QKV_kernel<_Float16, _Float16, 16, 128, 256, false, 8>"    \
+    "(_Float16 const*, _Float16 const*, _Float16 const*, int, float, int const*, _Float16*)"
+#define BF16_MANGLED \
+    "_ZN7sgl_hip10activation18act_and_mul_kernelIDF16bXadL_ZNS0_4siluIfEET_RKS3_EELb1EEEvPS3_PKS3_i"
+
+static void demangle_like_cxxfilt(void** state) {
     (void)state;
-    char* d = Names_demangle(PA_MANGLED, strlen(PA_MANGLED));
+    char* d = Names_demangle(PA_MANGLED, strlen(PA_MANGLED), NULL);
     assert_non_null(d);
     assert_string_equal(d, PA_DEMANGLED);
     free(d);
-    d = Names_demangle(CK_MANGLED, strlen(CK_MANGLED));
+    d = Names_demangle(CK_MANGLED, strlen(CK_MANGLED), NULL);
     assert_non_null(d);
     assert_string_equal(d, CK_DEMANGLED);
     free(d);
+    d = Names_demangle(PA16_MANGLED, strlen(PA16_MANGLED), NULL);
+    assert_non_null(d);
+    assert_string_equal(d, PA16_DEMANGLED);
+    free(d);
+    d = Names_demangle(BF16_MANGLED, strlen(BF16_MANGLED), NULL);
+    assert_non_null(d);
+    assert_non_null(strstr(d, "act_and_mul_kernel<std::bfloat16_t, "));
+    free(d);
     /* only the first n bytes count */
-    d = Names_demangle("_Z3fooix", 7);
+    d = Names_demangle("_Z3fooix", 7, NULL);
     assert_non_null(d);
     assert_string_equal(d, "foo(int)");
     free(d);
     /* not mangled, broken, empty, embedded NUL, too long: NULL, the name stays as it is */
     const char* no[] = {"Cijk_Ailk_Bljk_SB_MT128x64x16", "_Z", "_Zfoo", "_Z3fo", "", "Z3fooi"};
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-        assert_null(Names_demangle(no[i], strlen(no[i])));
+        assert_null(Names_demangle(no[i], strlen(no[i]), NULL));
     }
-    assert_null(Names_demangle("_Z3f\0oi", 7));
+    assert_null(Names_demangle("_Z3f\0oi", 7, NULL));
     size_t big = 65 * 1024;
     char* longname = malloc(big + 1);
     memcpy(longname, "_Z3fooi", 7);
     memset(longname + 7, 'i', big - 7);
     longname[big] = '\0';
-    assert_null(Names_demangle(longname, big));
+    assert_null(Names_demangle(longname, big, NULL));
+    /* c++filt's own bound: 1,024 bytes demangle, 1,025 do not */
+    longname[1024] = '\0';
+    d = Names_demangle(longname, 1024, NULL);
+    assert_non_null(d);
+    assert_null(Names_demangle(longname, 1025, NULL));
+    free(d);
     free(longname);
+}
+
+/* f(A, B<A, A>, ...) where each argument repeats the one before twice: the demangled text
+ * doubles with each level (12 levels: 53,191 bytes; 21 levels, 234 bytes of symbol: 27 MB). */
+static char* nested_name(int levels) {
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    char* s = malloc(32 + (size_t)levels * 16);
+    strcpy(s, "_Z1f1A1BIS_S_E");
+    for (int i = 1; i < levels; i++) {
+        char id[8];
+        int k = 0;
+        char rev[8];
+        for (int v = i; v > 0 || k == 0; v /= 36) {
+            rev[k++] = digits[v % 36];
+        }
+        for (int j = 0; j < k; j++) {
+            id[j] = rev[k - 1 - j];
+        }
+        id[k] = '\0';
+        sprintf(s + strlen(s), "S0_IS%s_S%s_E", id, id);
+    }
+    return s;
+}
+
+/* The demangled text is capped: past the cap the symbol stays (NULL) and *capped says why. */
+static void demangle_output_capped(void** state) {
+    (void)state;
+    char* n12 = nested_name(12);
+    int capped = -1;
+    char* d = Names_demangle(n12, strlen(n12), &capped);
+    assert_non_null(d);
+    assert_int_equal(capped, 0);
+    size_t len = strlen(d);
+    assert_int_equal(len, 53191); /* c++filt's output, less its newline */
+    assert_true(strncmp(d, "f(A, B<A, A>, B<B<A, A>, B<A, A> >, ", 36) == 0);
+    /* the cap is on bytes of text: exactly len fits, one less does not */
+    char* e = Names_demangleCapped(n12, strlen(n12), len, &capped);
+    assert_non_null(e);
+    assert_int_equal(capped, 0);
+    assert_string_equal(e, d);
+    free(e);
+    assert_null(Names_demangleCapped(n12, strlen(n12), len - 1, &capped));
+    assert_int_equal(capped, 1);
+    free(d);
+    free(n12);
+    char* n21 = nested_name(21);
+    assert_int_equal(strlen(n21), 234);
+    capped = 0;
+    assert_null(Names_demangle(n21, strlen(n21), &capped));
+    assert_int_equal(capped, 1);
+    free(n21);
+    /* a name that does not demangle is not "capped" */
+    capped = -1;
+    assert_null(Names_demangle("_Zfoo", 5, &capped));
+    assert_int_equal(capped, 0);
 }
 
 /* A trace with mangled kernel names: the kernel table holds them demangled, with the
@@ -219,7 +300,8 @@ static void cut_in_template_middle(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(normalize_strips_kd),
-        cmocka_unit_test(demangle_with_libstdcxx),
+        cmocka_unit_test(demangle_like_cxxfilt),
+        cmocka_unit_test(demangle_output_capped),
         cmocka_unit_test(loader_demangles_and_keeps_raw),
         cmocka_unit_test(short_names),
         cmocka_unit_test(sanitize_controls_and_bad_utf8),

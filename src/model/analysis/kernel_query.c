@@ -10,6 +10,7 @@
 #include "dcutop/dispatch_scan.h"
 #include "dcutop/dispatch_store.h"
 #include "dcutop/i64_map.h"
+#include "dcutop/names.h"
 #include "dcutop/roi.h"
 #include "dcutop/xalloc.h"
 
@@ -312,6 +313,10 @@ DcuStatus KernelQuery_detail(TraceDb* db, const char* name, KernelDetail* d, Dcu
     d->rule_pattern = col_text(st, 17);
     d->name_raw = col_text(st, 18);
     sqlite3_finalize(st);
+    if (d->name && d->name_raw && strcmp(d->name, d->name_raw) == 0) {
+        /* a symbol shown as it is: say why when the cap kept it (bounded work: the cap) */
+        free(Names_demangle(d->name_raw, strlen(d->name_raw), &d->name_capped));
+    }
     d->avg_ns = d->calls ? (double)d->total_ns / (double)d->calls : 0;
     if (has_sq == d->calls && d->calls > 0) {
         double var = sumsq / (double)d->calls - d->avg_ns * d->avg_ns;

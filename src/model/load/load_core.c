@@ -21,7 +21,13 @@ int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint6
     char* norm = Names_normalize(raw, len);
     /* a mangled name (rocprof, RPD, HIP code objects) is stored demangled, the symbol kept */
     char* full = NULL;
-    char* dm = Names_demangle(norm, strlen(norm));
+    int capped = 0;
+    char* dm = Names_demangle(norm, strlen(norm), &capped);
+    if (capped) { /* kept as the symbol: load_one says so once per file */
+        if (core->names_capped++ == 0) {
+            snprintf(core->capped_name, sizeof(core->capped_name), "%s", norm);
+        }
+    }
     if (dm) {
         full = Names_sanitize(dm, strlen(dm));
         free(dm);

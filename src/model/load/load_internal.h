@@ -77,6 +77,8 @@ typedef struct LoaderCore_ {
     int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
                      * (its temp folder full, most likely); the load stops (load_one) */
     SqlBudget sql_budget; /* load_sqlite.c: the read budget left to the rest of the load */
+    int names_capped;       /* this file's names whose demangled text passed the cap */
+    char capped_name[44];   /* the first of them, cut (load_one names it) */
 } LoaderCore;
 
 /* Interns a kernel name as read (quotes, .kd and all); returns kernel.id or 0 on error. */

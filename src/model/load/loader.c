@@ -376,6 +376,20 @@ static DcuStatus record_file(Loader* this, const LoadFile* f, DcuError* err) {
     return DCU_OK;
 }
 
+/* Names kept mangled because their demangled text passed the cap: one message per file. */
+static void capped_note(LoaderCore* core, LoadFile* f) {
+    if (core->names_capped == 0) {
+        return;
+    }
+    char* shown = Names_sanitize(core->capped_name, strlen(core->capped_name));
+    Load_message(core, f,
+                 "%d kernel name%s kept mangled (%s...): demangled, each would pass %d KiB",
+                 core->names_capped, core->names_capped == 1 ? "" : "s", shown,
+                 NAMES_DEMANGLE_MAX / 1024);
+    free(shown);
+    core->names_capped = 0;
+}
+
 static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError* err) {
     LoaderCore* core = &this->core;
     LoadFile f = {0};
@@ -418,6 +432,7 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
         fs = read_file(core, &f, &ferr);
     }
     LoadEvent_flush(core, &f); /* the rows kept back, before the check and any reader */
+    capped_note(core, &f);
     if (core->storage_rc) { /* no later file could be stored either: stop, and say why */
         free(f.note);
         return Error_set(err, DCU_ERR_IO,
