@@ -644,7 +644,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
     }
     AdvFacts_fromViews(&f, own[0], own[1], tl);
     if (f.wall_basis && f.ranks && Ranks_isJob(f.ranks)) {
-        AdvFacts_fromCriticalRank(&f, db);
+        AdvFacts_fromCriticalRank(&f, db, tl);
     }
     basis_note(&f, l);
     launch_figures(&f, l);

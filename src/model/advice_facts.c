@@ -190,18 +190,30 @@ static void read_rank_idle(AdvFacts* f, TraceDb* db, const RankRow* w) {
     ResultSet_delete(rs);
 }
 
-int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db) {
+int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db, const Timeline* tl) {
     const RankRow* w = f->ranks ? critical_rank(f->ranks) : NULL;
-    if (!w || w->wall_ns <= 0 || !read_rank_kernels(f, db, w->run_id)) {
+    int64_t wall = 0; /* its wall as the timeline and the idle view count it (memsets and
+                       * copies at its ends included), else the span of its kernels */
+    for (int i = 0; w && i < Timeline_runCount(tl); i++) {
+        int64_t id = 0;
+        const TimelineSummary* rs = Timeline_runSummary(tl, i, &id);
+        if (id == w->run_id && rs) {
+            wall = rs->wall_ns;
+        }
+    }
+    if (w && wall <= 0) {
+        wall = w->wall_ns;
+    }
+    if (!w || wall <= 0 || !read_rank_kernels(f, db, w->run_id)) {
         return 0;
     }
     f->crit = w;
     f->wall_basis = 1;
-    f->wall_ns = (double)w->wall_ns;
+    f->wall_ns = (double)wall;
     /* its kernels' union (ranks.h busy) scales kernel time as the run's basis does */
     f->kdenom = w->busy_ns > 0 && f->kernel_ns > w->busy_ns
-                    ? (double)w->wall_ns * (double)f->kernel_ns / (double)w->busy_ns
-                    : (double)w->wall_ns;
+                    ? (double)wall * (double)f->kernel_ns / (double)w->busy_ns
+                    : (double)wall;
     read_rank_idle(f, db, w);
     return 1;
 }

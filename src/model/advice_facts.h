@@ -52,7 +52,7 @@ void AdvFacts_fromViews(AdvFacts* f, const ResultSet* categories, const ResultSe
                         const Timeline* tl);
 /* A job: the parts of its critical rank (the rank that defines the most steps; ties: the
  * longest wall). Returns 0 (f unchanged) when the job's dispatches cannot be read. */
-int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db);
+int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db, const Timeline* tl);
 void AdvFacts_done(AdvFacts* f);
 
 #endif
