@@ -103,10 +103,15 @@ static Advice* add_kernel_part(const Facts* f, Sink* k, AdviceKind kind, const c
 /* "; 87.16% of kernel time, at most 7.79x of it" after a kernel-time part's evidence */
 static void kernel_beside(Advice* a) {
     if (!isnan(a->kernel_share)) {
+        char c[32];
+        if (isinf(a->kernel_ceiling)) {
+            snprintf(c, sizeof(c), "inf");
+        } else {
+            snprintf(c, sizeof(c), "%.2fx", a->kernel_ceiling);
+        }
         size_t n = strlen(a->evidence);
         snprintf(a->evidence + n, sizeof(a->evidence) - n,
-                 "; %.2f%% of kernel time (at most %.2fx of kernel time)",
-                 100 * a->kernel_share, a->kernel_ceiling);
+                 "; %.2f%% of kernel time (at most %s of kernel time)", 100 * a->kernel_share, c);
     }
 }
 
@@ -231,9 +236,9 @@ static void rule_kernel(const Facts* f, Sink* k) {
 }
 
 /* "aten::to and Python": the largest host activities of a cause (untraced named so). */
-static void idle_hosts(const IdleSummary* s, int k, char* buf, size_t cap) {
+static void idle_hosts(const Facts* s, int k, char* buf, size_t cap) {
     buf[0] = '\0';
-    for (int j = 0; s && j < IDLE_SUMMARY_HOSTS && s->host_ns[k][j] > 0; j++) {
+    for (int j = 0; j < IDLE_SUMMARY_HOSTS && s->host_ns[k][j] > 0; j++) {
         char nm[64];
         const char* h = s->host[k][j];
         if (strcmp(h, "(untraced)") == 0) {
@@ -255,8 +260,8 @@ static void rank_words(const Facts* f, char* buf, size_t cap) {
     }
 }
 
-/* One cause of GPU idle as an opportunity over the wall. A job's host activities and gaps
- * are the whole job's: only its critical rank's totals are said. */
+/* One cause of GPU idle as an opportunity over the wall. A job's largest gaps are the whole
+ * job's: only its critical rank's totals and host activities are said. */
 static void idle_cause(const Facts* f, Sink* k, int c, double p) {
     const IdleSummary* s = f->crit ? NULL : f->idle;
     Advice* a = add(k, ADV_IDLE, "idle", "timeline + host", p);
@@ -264,7 +269,7 @@ static void idle_cause(const Facts* f, Sink* k, int c, double p) {
     char t[32], i[32], g[32], hosts[160], on[32];
     dur_text(t, sizeof(t), f->cause_ns[c]);
     dur_text(i, sizeof(i), f->idle_ns);
-    idle_hosts(s, c, hosts, sizeof(hosts));
+    idle_hosts(f, c, hosts, sizeof(hosts));
     rank_words(f, on, sizeof(on));
     if (c == IDLE_UNKNOWN) {
         snprintf(a->what, sizeof(a->what), "GPU idle, cause unknown");

@@ -2,6 +2,7 @@
 #include "advice_facts.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,8 @@ void AdvFacts_fromViews(AdvFacts* f, const ResultSet* categories, const ResultSe
     if (f->idle) {
         memcpy(f->cause_ns, f->idle->ns, sizeof(f->cause_ns));
         memcpy(f->cause_n, f->idle->count, sizeof(f->cause_n));
+        memcpy(f->host, f->idle->host, sizeof(f->host));
+        memcpy(f->host_ns, f->idle->host_ns, sizeof(f->host_ns));
         f->explained = f->idle->explained;
     }
 }
@@ -165,6 +168,57 @@ static int read_rank_kernels(AdvFacts* f, TraceDb* db, int64_t run) {
     return f->nkernels > 0;
 }
 
+/* The critical rank's largest host activities per cause: its gap rows' host time summed by
+ * activity. */
+static void read_rank_hosts(AdvFacts* f, TraceDb* db, const RankRow* w) {
+    ResultSet* rs = NULL;
+    DcuError e;
+    memset(f->host, 0, sizeof(f->host));
+    memset(f->host_ns, 0, sizeof(f->host_ns));
+    if (Idle_view(db, IDLE_GAPS, &rs, &e) != DCU_OK) {
+        return;
+    }
+    struct { int cause; const char* name; int64_t ns; }* acc = NULL;
+    int n = 0;
+    for (int r = 0; r < rs->nrows; r++) {
+        if (strcmp(text(rs, r, "run"), w->label) != 0) {
+            continue;
+        }
+        int c = 0;
+        while (c < IDLE_CAUSE_COUNT && strcmp(text(rs, r, "cause"), Idle_causeName((IdleCause)c))) {
+            c++;
+        }
+        const char* h = text(rs, r, "host_activity");
+        int j = 0;
+        while (j < n && !(acc[j].cause == c && strcmp(acc[j].name, h) == 0)) {
+            j++;
+        }
+        if (j == n) {
+            acc = xrealloc(acc, sizeof(*acc) * (size_t)(n + 1));
+            acc[n].cause = c;
+            acc[n].name = h;
+            acc[n++].ns = 0;
+        }
+        acc[j].ns += ival(rs, r, "host_ns");
+    }
+    for (int j = 0; j < n; j++) { /* keep the largest IDLE_SUMMARY_HOSTS per cause */
+        int c = acc[j].cause;
+        for (int k = 0; c < IDLE_CAUSE_COUNT && k < IDLE_SUMMARY_HOSTS; k++) {
+            if (acc[j].ns > f->host_ns[c][k]) {
+                for (int m = IDLE_SUMMARY_HOSTS - 1; m > k; m--) {
+                    f->host_ns[c][m] = f->host_ns[c][m - 1];
+                    memcpy(f->host[c][m], f->host[c][m - 1], sizeof(f->host[c][m]));
+                }
+                f->host_ns[c][k] = acc[j].ns;
+                snprintf(f->host[c][k], sizeof(f->host[c][k]), "%s", acc[j].name);
+                break;
+            }
+        }
+    }
+    free(acc);
+    ResultSet_delete(rs);
+}
+
 /* The critical rank's idle time by cause (the idle view's rows of its run). */
 static void read_rank_idle(AdvFacts* f, TraceDb* db, const RankRow* w) {
     ResultSet* rs = NULL;
@@ -215,5 +269,6 @@ int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db, const Timeline* tl) {
                     ? (double)wall * (double)f->kernel_ns / (double)w->busy_ns
                     : (double)wall;
     read_rank_idle(f, db, w);
+    read_rank_hosts(f, db, w);
     return 1;
 }

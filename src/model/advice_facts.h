@@ -42,6 +42,10 @@ typedef struct {
     int64_t idle_ns;             /* device idle on the basis' wall */
     int64_t cause_ns[IDLE_CAUSE_COUNT], cause_n[IDLE_CAUSE_COUNT];
     int explained;               /* a host layer tells the causes apart */
+    /* per cause, its largest host activities over its gaps (IdleSummary's, or the critical
+     * rank's own from the idle view's gap rows) */
+    char host[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS][128];
+    int64_t host_ns[IDLE_CAUSE_COUNT][IDLE_SUMMARY_HOSTS];
     const Ranks* ranks;          /* NULL with fewer than 2 runs */
     const RankRow* crit;         /* a job: its critical rank (the basis), else NULL */
     double variability_pct;      /* hook: NAN until the model has the figure */
