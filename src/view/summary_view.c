@@ -86,16 +86,16 @@ static void busy_lines(Doc* d, const SummaryData* s, int pending) {
         Format_durationAuto(c, sizeof(c), tl->wall_ns);
         Doc_field(d, LW, "GPU busy/idle", tl->idle_pct >= 25 ? STYLE_WARNING : STYLE_NUMBER,
                   "busy %s, idle %s (%.2f%%) of %s device wall", a, b, tl->idle_pct, c);
-        if (l && l->has_launch) {
-            if (l->launch_idle_ns >= 0) {
-                Format_durationAuto(a, sizeof(a), l->launch_idle_ns);
-            } else {
-                snprintf(a, sizeof(a), "unknown");
-            }
+        if (l && l->has_launch && l->launch_idle_ns >= 0) {
+            Format_durationAuto(a, sizeof(a), l->launch_idle_ns);
             Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
                       "%s: launches take %.2f%% of the wall (launch-overhead idle %s, "
                       "kernels < 10 us %.2f%%)", l->launch_bound ? "yes" : "no",
                       l->launch_cost_pct, a, l->short_wall_pct);
+        } else if (l && l->has_launch) { /* no host layer: the short kernels alone */
+            Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
+                      "%s: kernels < 10 us take %.2f%% of the wall (no launch calls traced)",
+                      l->launch_bound ? "yes" : "no", l->launch_cost_pct);
         }
     } else {
         Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "unknown: no per-dispatch timestamps");

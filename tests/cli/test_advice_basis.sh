@@ -177,3 +177,15 @@ check "fix on screen: the Summary fits 80 columns" awk 'length($0) > 80 { exit 1
 "$DCUTOP" -q --view advice --width 80 "$I" >"$TMP/r80.txt"
 check "report: no line over --width 80" awk 'length($0) > 80 { exit 1 }' "$TMP/r80.txt"
 check "report: the fix is wrapped whole, not cut" sh -c "tr -s ' \n' '  ' <'$TMP/r80.txt' | grep -q 'why: the host launched late: move work off the host loop (data loading, Python, host copies) to workers or another thread, or capture the loop in a CUDA/HIP graph'"
+
+# ---- the manual's worked example is the real report's text, line for line
+"$DCUTOP" -q --view advice --width 100 "$W" >"$TMP/m100.txt"
+check "the manual's advice example is what the report prints" python3 -c '
+import re, sys
+man = open("doc/manual.md").read()
+i = man.index("The bundled sample, `--report --view advice --width 100`")
+block = man[man.index("```\n", i) + 4:]
+block = block[:block.index("```")]
+rep = open(sys.argv[1]).read().splitlines()
+lines = [l for l in block.splitlines() if l.strip() != "..."]
+sys.exit(not (lines and all(l in rep for l in lines)))' "$TMP/m100.txt"
