@@ -69,6 +69,7 @@ typedef struct AdviceList_ {
     Advice* items; /* owned, n entries, best first; a nested item right after its parent */
     int n;
     const char* basis;   /* "wall time" | "kernel time" (static) */
+    int rank;            /* a job: its critical rank, whose wall is the basis; -1 otherwise */
     char basis_note[160]; /* "the run's wall time", "rank 0's wall time (the job's critical
                            * rank; ranks never added)", "device kernel time (aggregated
                            * stats: no timeline)" */

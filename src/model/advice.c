@@ -585,6 +585,7 @@ static void order(AdviceList* l) {
 
 static void basis_note(const Facts* f, AdviceList* l) {
     l->basis = f->wall_basis ? "wall time" : "kernel time";
+    l->rank = f->crit ? f->crit->rank : -1;
     if (f->crit) {
         snprintf(l->basis_note, sizeof(l->basis_note),
                  "rank %d's wall time (the job's critical rank; ranks never added)", f->crit->rank);

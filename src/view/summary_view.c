@@ -88,10 +88,15 @@ static void busy_lines(Doc* d, const SummaryData* s, int pending) {
                   "busy %s, idle %s (%.2f%%) of %s device wall", a, b, tl->idle_pct, c);
         if (l && l->has_launch && l->launch_idle_ns >= 0) {
             Format_durationAuto(a, sizeof(a), l->launch_idle_ns);
+            if (l->rank >= 0) { /* a job: the figures are its critical rank's */
+                snprintf(b, sizeof(b), "rank %d's wall", l->rank);
+            } else {
+                snprintf(b, sizeof(b), "the wall");
+            }
             Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
-                      "%s: launches take %.2f%% of the wall (launch-overhead idle %s, "
+                      "%s: launches take %.2f%% of %s (launch-overhead idle %s, "
                       "kernels < 10 us %.2f%%)", l->launch_bound ? "yes" : "no",
-                      l->launch_cost_pct, a, l->short_wall_pct);
+                      l->launch_cost_pct, b, a, l->short_wall_pct);
         } else if (l && l->has_launch) { /* no host layer: the short kernels alone */
             Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
                       "%s: kernels < 10 us take %.2f%% of the wall (no launch calls traced)",
