@@ -405,29 +405,22 @@ static void rule_launch(const Facts* f, Sink* k) {
 }
 
 /* Host<->device copies inside the steady-state loop (synchronous copies stall the GPU), of
- * the run's wall. A job's copies are not split by rank here: no item for a job. */
+ * the wall (a job: its critical rank's copies over its wall). */
 static void rule_copies(const Facts* f, Sink* k) {
-    const TimelineSummary* t = f->tl;
-    if (!f->wall_basis || f->crit || !t || t->steady_h2d + t->steady_d2h == 0) {
+    if (!f->wall_basis || f->wall_ns <= 0 || f->copy_h2d + f->copy_d2h == 0) {
         return;
     }
-    int64_t ns = 0;
-    for (int r = 0; f->copies && r < f->copies->nrows; r++) {
-        const char* dir = text(f->copies, r, "direction");
-        if (strcmp(dir, "H2D") == 0 || strcmp(dir, "D2H") == 0) {
-            ns += ival(f->copies, r, "steady_ns");
-        }
-    }
-    double p = (double)ns / f->wall_ns;
+    double p = (double)f->copy_ns / f->wall_ns;
     if (p < MIN_SHARE) {
         return;
     }
     Advice* a = add(k, ADV_COPIES, "copies", "timeline + copies", p);
-    char c[32];
-    dur_text(c, sizeof(c), ns);
+    char c[32], on[32];
+    dur_text(c, sizeof(c), f->copy_ns);
+    rank_words(f, on, sizeof(on));
     snprintf(a->what, sizeof(a->what), "host<->device copies inside the loop");
     snprintf(a->evidence, sizeof(a->evidence), "%lld H2D and %lld D2H copies in the steady "
-             "state, %s", (long long)t->steady_h2d, (long long)t->steady_d2h, c);
+             "state%s, %s", (long long)f->copy_h2d, (long long)f->copy_d2h, on, c);
     snprintf(a->why, sizeof(a->why), "each synchronous copy stalls the GPU: keep data on the "
              "device, or copy asynchronously from pinned memory");
 }

@@ -81,6 +81,14 @@ void AdvFacts_fromViews(AdvFacts* f, const ResultSet* categories, const ResultSe
         f->short_n = t->short_dispatches;
         f->dispatches = t->dispatches;
         f->idle_ns = t->idle_ns;
+        f->copy_h2d = t->steady_h2d;
+        f->copy_d2h = t->steady_d2h;
+    }
+    for (int r = 0; f->copies && r < f->copies->nrows; r++) {
+        const char* dir = text(f->copies, r, "direction");
+        if (strcmp(dir, "H2D") == 0 || strcmp(dir, "D2H") == 0) {
+            f->copy_ns += ival(f->copies, r, "steady_ns");
+        }
     }
     if (f->idle) {
         memcpy(f->cause_ns, f->idle->ns, sizeof(f->cause_ns));
@@ -166,6 +174,33 @@ static int read_rank_kernels(AdvFacts* f, TraceDb* db, int64_t run) {
         f->cats[j + 1] = c;
     }
     return f->nkernels > 0;
+}
+
+/* The critical rank's host<->device copies after its first iteration (the timeline's cut of
+ * each file, temp.timeline_cut, as its steady-state copies are counted). */
+static void read_rank_copies(AdvFacts* f, TraceDb* db, const RankRow* w) {
+    sqlite3_stmt* st = NULL;
+    DcuError e;
+    f->copy_ns = f->copy_h2d = f->copy_d2h = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', c.name),"
+                        " count(*), total(c.dur_ns) FROM copy c"
+                        " JOIN temp.timeline_cut k ON k.file_id = c.file_id"
+                        " JOIN source_file f ON f.id = c.file_id"
+                        " WHERE c.start_ns >= k.cut_ns AND f.run_id = ?1"
+                        "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
+                        "  AND (regexp('(?i)HtoD|HostToDevice|H2D|HOST_TO_DEVICE', c.name)"
+                        "   OR regexp('(?i)DtoH|DeviceToHost|D2H|DEVICE_TO_HOST', c.name))"
+                        " GROUP BY 1",
+                        &st, &e) != DCU_OK) {
+        return;
+    }
+    sqlite3_bind_int64(st, 1, w->run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        *(sqlite3_column_int(st, 0) ? &f->copy_h2d : &f->copy_d2h) += sqlite3_column_int64(st, 1);
+        f->copy_ns += (int64_t)sqlite3_column_double(st, 2);
+    }
+    sqlite3_finalize(st);
 }
 
 /* The critical rank's largest host activities per cause: its gap rows' host time summed by
@@ -270,5 +305,6 @@ int AdvFacts_fromCriticalRank(AdvFacts* f, TraceDb* db, const Timeline* tl) {
                     : (double)wall;
     read_rank_idle(f, db, w);
     read_rank_hosts(f, db, w);
+    read_rank_copies(f, db, w);
     return 1;
 }

@@ -38,6 +38,7 @@ typedef struct {
     const ResultSet* shorts;     /* TL_SHORT per kernel (borrowed, may be NULL) */
     const ResultSet* copies;     /* TL_COPIES (borrowed, may be NULL) */
     int64_t short_ns, short_n, dispatches; /* kernels under 10 us, of the timed dispatches */
+    int64_t copy_ns, copy_h2d, copy_d2h;   /* host<->device copies in the steady state */
     const IdleSummary* idle;     /* borrowed, NULL without a timeline */
     int64_t idle_ns;             /* device idle on the basis' wall */
     int64_t cause_ns[IDLE_CAUSE_COUNT], cause_n[IDLE_CAUSE_COUNT];
