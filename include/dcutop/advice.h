@@ -1,13 +1,28 @@
 /* advice.h - "what to optimise first": the evidence of every layer put together into a
- * ranked list of opportunities, each with its Amdahl ceiling on the basis that fits it
- * (device kernel time for kernels and categories, device wall time for idle time, launch
- * overhead and copies), its evidence and layer, and a one-line why. The list is ranked by
- * what each part could give the whole run: with a timeline, a kernel-time part is ranked by
- * its ceiling on the wall time (a GEMM at 11x of kernel time in a run idle half the time
- * gives at most 1.7x), so that the first line is the largest opportunity whatever its basis. The rules live in one
- * table in advice.c; warnings (PMC timings, stats only, cold start) cap what the list may
- * claim. GPU idle splits into its causes (idle.h), one opportunity each with the fix class
- * of that cause. No curses: the Summary, --report, --view advice and JSON all read an AdviceList. */
+ * ranked list of opportunities on one basis, each with its Amdahl ceiling, its evidence and
+ * layer, and a one-line fix.
+ *
+ * The basis (AdviceList.basis): with a timeline, every share is of the run's wall time (device
+ * wall: the run span per device), and that is the ceiling shown and ranked; for a job (ranks.h)
+ * it is the wall of its critical rank (the rank that defines most steps) and every part is
+ * that rank's own (ranks are never added). A kernel-time part (a category, a kernel, short
+ * kernels) then takes its kernel time over wall x kernel time / kernel busy time (as the
+ * Categories' wall basis does: with overlapping streams the kernel parts add up to the
+ * kernels' busy share of the wall); its share and ceiling of kernel time come beside it
+ * (kernel_share, kernel_ceiling). Without a timeline (aggregated stats) the basis is device
+ * kernel time, and the list says so. The w key (--amdahl-basis) changes nothing here.
+ *
+ * The items are disjoint: a kernel large enough to be a target is nested ("of which") under
+ * its category, never a rival item; the launch-bound and straggler items cut across the
+ * categories (across = 1) and are never added to another. The list gives what fixing the
+ * first two disjoint items together could give (together), on the same basis.
+ *
+ * Launch-bound is judged by what launches cost the wall: the launch-overhead idle time (the
+ * next kernel was launched before the GPU went idle) plus the time of kernels under 10 us,
+ * over the wall; most dispatches short and that cost at least 30% of the wall (the timeline's
+ * thresholds). When it holds, the launch-overhead idle time is in the launch item, not in an
+ * idle item of its own. No curses: the Summary, --report, --view advice and JSON all read an
+ * AdviceList. */
 #ifndef DCUTOP_ADVICE_H
 #define DCUTOP_ADVICE_H
 
@@ -22,7 +37,7 @@ typedef enum {
     ADV_CATEGORY,    /* a category of kernels (over device kernel time) */
     ADV_KERNEL,      /* one kernel (over device kernel time) */
     ADV_IDLE,        /* GPU idle and launch gaps (over device wall time) */
-    ADV_LAUNCH,      /* launch-bound kernels (over device kernel time) */
+    ADV_LAUNCH,      /* launch-bound: launch-overhead idle plus kernels under 10 us */
     ADV_COPIES,      /* host<->device copies in the steady state (over device wall time) */
     ADV_VARIABILITY, /* run-to-run variability (a hook: no figure in this model yet) */
     ADV_STRAGGLER    /* a rank of a multi-rank job that computes longer (over step time) */
@@ -32,23 +47,41 @@ typedef struct Advice_ {
     AdviceKind kind;
     const char* rule;    /* the rule's name in the table: "category", "idle", ... (static) */
     char what[256];      /* "copy kernels (elementwise…direct_copy…, roll_cuda_kernel…)" */
-    double share;        /* 0..1 of the basis */
-    const char* basis;   /* "kernel time" | "wall time" (static) */
+    double share;        /* 0..1 of the basis: the share shown and ranked */
+    const char* basis;   /* "wall time" | "kernel time" (static): the list's basis */
     double ceiling;      /* 1/(1 - share); NAN when a warning withholds it (PMC run) */
-    double wall_ceiling; /* kernel-time parts with a timeline: the ceiling on device wall
-                          * time (their kernel time taken from the busy time, over the wall),
-                          * what the list is ranked by; NAN otherwise */
+    double kernel_share; /* kernel-time parts on the wall basis: their share of device kernel
+                          * time, and its ceiling, shown beside and labelled; NAN otherwise */
+    double kernel_ceiling;
+    int nested;          /* 1: "of which" under the item before it (a kernel of its category) */
+    int across;          /* 1: cuts across the categories (launch-bound, straggler): never
+                          * added to another item */
     char evidence[256];  /* the numbers behind it */
     const char* layer;   /* "device kernels", "timeline", ... (static) */
     char why[256];       /* one line */
     char target[1024];   /* what Enter opens: a category, a kernel's full name; "" = none */
     int capped;          /* 1: a warning limits the claim (cold start in the totals) */
     int cause;           /* ADV_IDLE: the IdleCause of that part of idle time, -1: all of it */
+    char group[64];      /* a nested kernel: its category */
 } Advice;
 
 typedef struct AdviceList_ {
-    Advice* items; /* owned, n entries, best first */
+    Advice* items; /* owned, n entries, best first; a nested item right after its parent */
     int n;
+    const char* basis;   /* "wall time" | "kernel time" (static) */
+    int rank;            /* a job: its critical rank, whose wall is the basis; -1 otherwise */
+    char basis_note[160]; /* "the run's wall time", "rank 0's wall time (the job's critical
+                           * rank; ranks never added)", "device kernel time (aggregated
+                           * stats: no timeline)" */
+    int together_a, together_b; /* the first two disjoint items (-1: fewer than two) */
+    double together;     /* fixing both: 1/(1 - share_a - share_b); NAN when none */
+    /* launch-bound, by what launches cost the wall (timeline only; 0 otherwise) */
+    int has_launch;      /* 1: the figures below are known */
+    int launch_bound;
+    double launch_cost_pct;  /* (launch-overhead idle + short kernel time) / wall, % */
+    double short_wall_pct;   /* kernels under 10 us, % of the wall (kernel-time scaling) */
+    double short_count_pct;  /* dispatches under 10 us, % of dispatches */
+    int64_t launch_idle_ns;  /* launch-overhead idle time; -1: no host layer to tell it */
     char warnings[4][256]; /* what caps the ranking, one line each */
     int nwarn;
     struct IdleSummary_* idle; /* owned, NULL without per-dispatch times: idle by cause */
@@ -58,9 +91,17 @@ typedef struct AdviceList_ {
 DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err);
 void AdviceList_delete(AdviceList* this);
 
-/* The list as a table (rank, kind, what, share_pct, basis, ceiling, layer, evidence, why,
- * target, wall_ceiling): what --format csv|json and --view advice print. New ResultSet. */
+/* The list as a table (rank, rule, what, share_pct, basis, ceiling, kernel_share_pct,
+ * kernel_ceiling, of_which (the rank of the item a nested one belongs to), across, layer,
+ * evidence, why, target): what --format csv|json and --view advice print. A nested item
+ * has no rank of its own. New ResultSet. */
 ResultSet* Advice_toResultSet(const AdviceList* a);
+
+/* The rank shown for item i (1-based, nested items not counted); 0 for a nested one. */
+int Advice_rank(const AdviceList* l, int i);
+
+/* "1 and 2 together: at most 1.85x of the run's wall time", or "" when there is no pair. */
+void Advice_togetherText(const AdviceList* l, char* buf, size_t cap);
 
 /* "1.64x", or "not claimed" when a warning withholds the ceiling. */
 void Advice_ceilingText(const Advice* a, char* buf, size_t cap);

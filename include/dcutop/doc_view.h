@@ -84,8 +84,13 @@ typedef struct SummaryData_ {
     int hta_queue_lanes;
     int pending;                 /* the timeline and the advice are not computed yet: their
                                   * places say so (the first screen shows before them) */
+    int advice_sel;              /* the advice item whose fix and evidence show under the
+                                  * list (index into advice->items; out of range: the first) */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
+/* The advice rows the Summary shows (items, nested ones included): they are the first lines
+ * of its Doc with a link, in item order. */
+int SummaryView_adviceRows(const SummaryData* s);
 
 /* Kernel detail. The extras may be NULL or empty. */
 typedef struct KernelExtras_ {

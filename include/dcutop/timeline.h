@@ -173,9 +173,11 @@ int64_t Timeline_wallNs(TraceDb* db);
 /* The PMC-run warning of PRODUCT.md 1, for any screen that shows counters or PMC timings. */
 const char* Timeline_pmcWarning(void);
 
-/* Launch-bound: most dispatches are short (under 10 us) AND they hold a large share of the
- * time; the verdict rests on the share of time, not of dispatches. The timeline owns the
- * rule; the advice, the report and the views ask it. */
+/* Launch-bound: most dispatches are short (under 10 us) AND launches cost a large share of
+ * the time; the verdict rests on the share of time, not of dispatches. The run's verdict is
+ * the advice's (advice.h): short_time_pct is then what launches cost the wall (launch-overhead
+ * idle plus the short kernels' time, over the wall), never their share of kernel time; Kernel
+ * detail asks it of one kernel's own time. */
 #define TIMELINE_SHORT_COUNT_PCT 50.0 /* % of dispatches under 10 us */
 #define TIMELINE_SHORT_TIME_PCT 30.0  /* % of the time spent in them */
 int Timeline_isLaunchBound(double short_count_pct, double short_time_pct);

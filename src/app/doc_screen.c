@@ -42,6 +42,26 @@ static DcuStatus ds_open(Screen* s, App* app, DcuError* err) {
     return build(s, app, err);
 }
 
+/* The advice item under the Summary's cursor shows its fix and evidence under the list: the
+ * advice rows are the Doc's first links. The Doc is rebuilt (no query) when it changes; the
+ * fix takes the same lines for every item, so the cursor's line stays. */
+static void advice_follow(Screen* s, App* app) {
+    int rows = SummaryView_adviceRows(&s->summary), k = 0;
+    for (int i = Doc_nextLink(s->doc, -1, 1); i >= 0 && i < s->doc_sel;
+         i = Doc_nextLink(s->doc, i, 1)) {
+        k++;
+    }
+    int want = s->doc_sel >= 0 && k < rows ? k : 0;
+    if (rows > 0 && want != s->summary.advice_sel) {
+        DcuError err;
+        s->summary.advice_sel = want;
+        drop_doc(s);
+        if (build(s, app, &err) != DCU_OK) {
+            App_setStatus(app, 1, "%s", err.msg);
+        }
+    }
+}
+
 static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     if (!s->doc || s->doc_w != App_width(app)) {
         DcuError err;
@@ -63,6 +83,7 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
             s->doc->lines[s->doc_sel].link == DOC_LINK_NONE) {
             s->doc_sel = Doc_nextLink(s->doc, -1, 1);
         }
+        advice_follow(s, app);
         s->doc->selected = s->doc_sel;
     }
     DocView_render(s->doc, s->doc_scroll, c, y0, h);

@@ -195,10 +195,11 @@ static void tl_text_summary(Timeline* tl, TraceDb* db, FILE* out) {
     fprintf(out, "  Kernel time %s = %.2f%% of device wall time%s\n", a, s->kernel_pct_of_wall,
             s->kernel_pct_of_wall > 100.0 ? " (kernels overlap on several streams)" : "");
     Format_durationAuto(a, sizeof(a), s->short_ns);
+    /* no verdict here: launch-bound is judged by what launches cost the wall (the advice) */
     fprintf(out, "  Short kernels (< 10 us): %" PRId64 " of %" PRId64
-                 " dispatches (%.2f%%), %s = %.2f%% of kernel time%s\n",
+                 " dispatches (%.2f%%), %s = %.2f%% of kernel time, %.2f%% of device wall\n",
             s->short_dispatches, s->dispatches, s->short_count_pct, a, s->short_time_pct,
-            Timeline_isLaunchBound(s->short_count_pct, s->short_time_pct) ? ": launch-bound" : "");
+            s->wall_ns ? 100.0 * (double)s->short_ns / (double)s->wall_ns : 0.0);
     if (s->gaps > 0) {
         Format_durationAuto(a, sizeof(a), s->gap_p50_ns);
         Format_durationAuto(b, sizeof(b), (int64_t)llround(s->gap_mean_ns));

@@ -1,5 +1,6 @@
 /* report_advice.c - the "What to optimise first" section of --report (--view advice): the
- * ranked opportunities as text lines cut to --width, or the advice table as CSV / JSON. */
+ * ranked opportunities as text wrapped at --width (never cut: the evidence and the fix are
+ * what a reader acts on), or the advice table as CSV / JSON. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,14 +9,6 @@
 #include "dcutop/export.h"
 #include "dcutop/format.h"
 #include "dcutop/report.h"
-
-/* One line cut to width cells. */
-static void put_line(FILE* out, const char* s, int width) {
-    char cut[1024];
-    Format_cutEnd(s, width, cut, sizeof(cut));
-    fprintf(out, "%s\n", cut);
-}
-
 
 DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     AdviceList* l = NULL;
@@ -40,27 +33,45 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
     }
     int width = o->width > 40 ? o->width : 40;
     fputs("\n", out);
-    Report_wrap(out, "What to optimise first (at most: the whole run's speedup if that part "
-                     "took no time, over the basis shown; ~ approximate)", width, 2);
     char buf[2048], c[32];
+    snprintf(buf, sizeof(buf), "What to optimise first (at most: the whole run's speedup if that "
+             "part took no time, on %s; ~ approximate)", l->basis_note);
+    Report_wrap(out, buf, width, 2);
     for (int i = 0; i < l->nwarn; i++) {
         snprintf(buf, sizeof(buf), "  ! %s", l->warnings[i]);
         Report_wrap(out, buf, width, 4);
     }
     if (l->n == 0) {
-        put_line(out, "  (nothing holds 5% or more of its basis)", width);
+        Report_wrap(out, "  (nothing holds 5% or more of its basis)", width, 2);
     }
-    int n = o->top_all > 0 && o->top_all < l->n ? o->top_all : l->n; /* --top: the first N */
-    for (int i = 0; i < n; i++) {
+    int top = o->top_all > 0 ? o->top_all : l->n; /* --top: the first N, with their nested */
+    for (int i = 0; i < l->n; i++) {
         const Advice* a = &l->items[i];
+        int rank = Advice_rank(l, i);
+        if (rank > top || (a->nested && Advice_rank(l, i - 1) > top)) {
+            break;
+        }
         Advice_ceilingText(a, c, sizeof(c));
-        snprintf(buf, sizeof(buf), "  %d. at most %-6s%s %6.2f%% of %-11s  %s", i + 1, c,
-                 a->capped ? "~" : " ", 100.0 * a->share, a->basis, a->what);
-        put_line(out, buf, width);
-        snprintf(buf, sizeof(buf), "     %s: %s", a->layer, a->evidence);
-        put_line(out, buf, width);
-        snprintf(buf, sizeof(buf), "     why: %s", a->why);
-        put_line(out, buf, width);
+        if (a->nested) { /* a kernel of the category above: of its share, never beside it */
+            snprintf(buf, sizeof(buf), "     of which: at most %s%s  %.2f%% of %s  %s", c,
+                     a->capped ? "~" : "", 100.0 * a->share, a->basis, a->what);
+        } else {
+            snprintf(buf, sizeof(buf), "  %d. at most %-6s%s %6.2f%% of %s  %s%s", rank, c,
+                     a->capped ? "~" : " ", 100.0 * a->share, a->basis, a->what,
+                     a->across ? " (across categories)" : "");
+        }
+        Report_wrap(out, buf, width, a->nested ? 9 : 5);
+        snprintf(buf, sizeof(buf), "%s%s: %s", a->nested ? "       " : "     ", a->layer,
+                 a->evidence);
+        Report_wrap(out, buf, width, a->nested ? 9 : 7);
+        snprintf(buf, sizeof(buf), "%swhy: %s", a->nested ? "       " : "     ", a->why);
+        Report_wrap(out, buf, width, a->nested ? 9 : 7);
+    }
+    Advice_togetherText(l, buf, sizeof(buf));
+    if (buf[0]) {
+        char line[2200];
+        snprintf(line, sizeof(line), "  %s (disjoint parts added)", buf);
+        Report_wrap(out, line, width, 4);
     }
     AdviceList_delete(l);
     return DCU_OK;

@@ -1,6 +1,7 @@
 /* advice.c - see advice.h. The facts come from the views every screen already shows
- * (categories, hotspots, the timeline); each rule of the table turns them into
- * opportunities; the caps then limit what the ranking may claim. */
+ * (categories, hotspots, the timeline, idle by cause), or for a job from its critical rank
+ * (advice_facts.c); each rule of the table turns them into opportunities on the list's one
+ * basis; the caps then limit what the ranking may claim. */
 #include "dcutop/advice.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice_facts.h"
 #include "dcutop/amdahl.h"
 #include "dcutop/idle.h"
 #include "dcutop/query.h"
@@ -17,7 +19,7 @@
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 
-#define MIN_SHARE 0.05          /* parts under 5% of their basis are not worth a line */
+#define MIN_SHARE 0.05          /* parts under 5% of the basis are not worth a line */
 #define KERNEL_MIN_SHARE 0.15   /* one kernel gets its own line from 15% of kernel time */
 #define COLD_RATIO_WARN 1.5     /* a first iteration this much longer distorts the totals */
 
@@ -35,22 +37,12 @@ static void dur_text(char* buf, size_t cap, int64_t ns) {
     }
 }
 
-/* What the rules read; borrowed views, any may be NULL. */
-typedef struct {
-    Totals totals;
-    const ResultSet* categories;
-    const ResultSet* hotspots;
-    const TimelineSummary* tl; /* NULL or available == 0: no per-dispatch timestamps */
-    const ResultSet* shorts;   /* TL_SHORT, per kernel */
-    const ResultSet* copies;   /* TL_COPIES */
-    double variability_pct;    /* hook for issue #6: NAN until the model has the figure */
-    const Ranks* ranks;        /* the runs as ranks of one job; NULL with fewer than 2 runs */
-    const IdleSummary* idle;   /* idle time by cause; NULL without per-dispatch times */
-} Facts;
+typedef AdvFacts Facts;
 
 typedef struct {
     AdviceList* list;
     int cap;
+    int launch_bound; /* the launch item holds the launch-overhead idle time */
 } Sink;
 
 static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
@@ -68,8 +60,7 @@ static int64_t ival(const ResultSet* rs, int r, const char* key) {
     return c && !c->null ? c->i : 0;
 }
 
-static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer,
-                   const char* basis, double share) {
+static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer, double share) {
     AdviceList* l = k->list;
     if (l->n == k->cap) {
         k->cap = k->cap ? k->cap * 2 : 16;
@@ -80,12 +71,48 @@ static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer
     a->kind = kind;
     a->rule = rule;
     a->layer = layer;
-    a->basis = basis;
+    a->basis = l->basis;
     a->share = share;
     a->ceiling = Amdahl_ceiling(share);
-    a->wall_ceiling = NAN;
+    a->kernel_share = NAN;
+    a->kernel_ceiling = NAN;
     a->cause = -1;
     return a;
+}
+
+/* A part of kernel time on the list's basis: over the wall (scaled as advice.h says), or
+ * over kernel time without a timeline. */
+static double kernel_part(const Facts* f, int64_t ns) {
+    if (f->wall_basis) {
+        return f->kdenom > 0 ? (double)ns / f->kdenom : 0;
+    }
+    return f->kernel_ns > 0 ? (double)ns / (double)f->kernel_ns : 0;
+}
+
+/* A kernel-time part: its item on the basis, with its share of kernel time beside. */
+static Advice* add_kernel_part(const Facts* f, Sink* k, AdviceKind kind, const char* rule,
+                               int64_t ns) {
+    Advice* a = add(k, kind, rule, "device kernels", kernel_part(f, ns));
+    if (f->wall_basis && f->kernel_ns > 0) {
+        a->kernel_share = (double)ns / (double)f->kernel_ns;
+        a->kernel_ceiling = Amdahl_ceiling(a->kernel_share);
+    }
+    return a;
+}
+
+/* "; 87.16% of kernel time, at most 7.79x of it" after a kernel-time part's evidence */
+static void kernel_beside(Advice* a) {
+    if (!isnan(a->kernel_share)) {
+        char c[32];
+        if (isinf(a->kernel_ceiling)) {
+            snprintf(c, sizeof(c), "inf");
+        } else {
+            snprintf(c, sizeof(c), "%.2fx", a->kernel_ceiling);
+        }
+        size_t n = strlen(a->evidence);
+        snprintf(a->evidence + n, sizeof(a->evidence) - n,
+                 "; %.2f%% of kernel time (at most %s of kernel time)", 100 * a->kernel_share, c);
+    }
 }
 
 /* ---- the rules -------------------------------------------------------------------------- */
@@ -121,79 +148,6 @@ static const char* why_for(const char* category) {
     return "the largest share of device kernel time in one family of kernels";
 }
 
-/* Categories: Amdahl over device kernel time, with their two largest kernels as evidence. */
-static void rule_category(const Facts* f, Sink* k) {
-    const ResultSet* c = f->categories;
-    for (int r = c ? c->pinned : 0; c && r < c->nrows; r++) {
-        const char* name = text(c, r, "category");
-        double p = cell(c, r, "pct") ? cell(c, r, "pct")->d / 100.0 : 0;
-        if (p < MIN_SHARE) {
-            continue;
-        }
-        char names[3][64] = {"", "", ""};
-        int nn = 0; /* its largest kernels, by a word each: "direct_copy, roll_cuda" */
-        for (int h = 0; f->hotspots && h < f->hotspots->nrows && nn < 3; h++) {
-            if (strcmp(text(f->hotspots, h, "category"), name) == 0) {
-                ShortName_label(text(f->hotspots, h, "short_name"), names[nn], sizeof(names[0]));
-                int dup = 0;
-                for (int j = 0; j < nn; j++) {
-                    dup |= strcmp(names[j], names[nn]) == 0;
-                }
-                if (dup) {
-                    names[nn][0] = '\0';
-                } else {
-                    nn++;
-                }
-            }
-        }
-        Advice* a = add(k, ADV_CATEGORY, "category", "device kernels", "kernel time", p);
-        snprintf(a->what, sizeof(a->what), "%s kernels (%s%s%s%s%s)", name, names[0],
-                 nn > 1 ? ", " : "", names[1], nn > 2 ? ", " : "", names[2]);
-        char t[32];
-        dur_text(t, sizeof(t), ival(c, r, "total_ns"));
-        snprintf(a->evidence, sizeof(a->evidence), "%s in %lld dispatches of %lld kernel%s", t,
-                 (long long)ival(c, r, "calls"), (long long)ival(c, r, "kernels"),
-                 ival(c, r, "kernels") == 1 ? "" : "s");
-        snprintf(a->why, sizeof(a->why), "%s", why_for(name));
-        snprintf(a->target, sizeof(a->target), "%s", name);
-    }
-}
-
-static double category_share(const Facts* f, const char* category) {
-    const ResultSet* c = f->categories;
-    for (int r = c ? c->pinned : 0; c && r < c->nrows; r++) {
-        if (strcmp(text(c, r, "category"), category) == 0) {
-            return cell(c, r, "pct") ? cell(c, r, "pct")->d / 100.0 : 0;
-        }
-    }
-    return 0;
-}
-
-/* One kernel large enough to be a target of its own. */
-static void rule_kernel(const Facts* f, Sink* k) {
-    const ResultSet* h = f->hotspots;
-    for (int r = 0; h && r < h->nrows && r < 3; r++) {
-        double p = cell(h, r, "pct") ? cell(h, r, "pct")->d / 100.0 : 0;
-        if (p < KERNEL_MIN_SHARE) {
-            break;
-        }
-        if (category_share(f, text(h, r, "category")) * 0.8 <= p) {
-            continue; /* the kernel is most of its category: the category's line says it */
-        }
-        Advice* a = add(k, ADV_KERNEL, "kernel", "device kernels", "kernel time", p);
-        ShortName_fit(text(h, r, "short_name"), NULL, 60, a->what, sizeof(a->what));
-        char t[32], avg[32];
-        dur_text(t, sizeof(t), ival(h, r, "total_ns"));
-        const RsCell* av = cell(h, r, "avg_ns");
-        dur_text(avg, sizeof(avg), av && !av->null ? (int64_t)av->d : 0);
-        snprintf(a->evidence, sizeof(a->evidence), "%s in %lld calls, %s each on average", t,
-                 (long long)ival(h, r, "calls"), avg);
-        snprintf(a->why, sizeof(a->why), "one kernel holds %.0f%% of device time: look at "
-                 "its shape, launch count and the op that calls it", 100 * p);
-        snprintf(a->target, sizeof(a->target), "%s", text(h, r, "name"));
-    }
-}
-
 /* The fix class of each idle cause: what removes that kind of idle time. */
 static const char* const idle_why[IDLE_CAUSE_COUNT] = {
     [IDLE_HOST_BOUND] = "the host launched late: move work off the host loop (data loading, "
@@ -207,8 +161,82 @@ static const char* const idle_why[IDLE_CAUSE_COUNT] = {
                      "profile the host (CPU ops, API calls) to split it",
 };
 
+/* Categories, with their largest kernels by a word each as the name. */
+static void rule_category(const Facts* f, Sink* k) {
+    for (int r = 0; r < f->ncats; r++) {
+        const AdvCategory* c = &f->cats[r];
+        if (kernel_part(f, c->ns) < MIN_SHARE) {
+            continue;
+        }
+        char names[3][64] = {"", "", ""};
+        int nn = 0; /* "direct_copy, roll_cuda" */
+        for (int h = 0; h < f->nkernels && nn < 3; h++) {
+            if (strcmp(f->kernels[h].category, c->name) == 0) {
+                ShortName_label(f->kernels[h].short_name, names[nn], sizeof(names[0]));
+                int dup = 0;
+                for (int j = 0; j < nn; j++) {
+                    dup |= strcmp(names[j], names[nn]) == 0;
+                }
+                if (dup) {
+                    names[nn][0] = '\0';
+                } else {
+                    nn++;
+                }
+            }
+        }
+        Advice* a = add_kernel_part(f, k, ADV_CATEGORY, "category", c->ns);
+        snprintf(a->what, sizeof(a->what), "%s kernels (%s%s%s%s%s)", c->name, names[0],
+                 nn > 1 ? ", " : "", names[1], nn > 2 ? ", " : "", names[2]);
+        char t[32];
+        dur_text(t, sizeof(t), c->ns);
+        snprintf(a->evidence, sizeof(a->evidence), "%s in %lld dispatches of %lld kernel%s", t,
+                 (long long)c->calls, (long long)c->kernels, c->kernels == 1 ? "" : "s");
+        kernel_beside(a);
+        snprintf(a->why, sizeof(a->why), "%s", why_for(c->name));
+        snprintf(a->target, sizeof(a->target), "%s", c->name);
+    }
+}
+
+static int64_t category_ns(const Facts* f, const char* category) {
+    for (int r = 0; r < f->ncats; r++) {
+        if (strcmp(f->cats[r].name, category) == 0) {
+            return f->cats[r].ns;
+        }
+    }
+    return 0;
+}
+
+/* One kernel large enough to be a target of its own: nested under its category, whose
+ * share holds it (never a rival item). */
+static void rule_kernel(const Facts* f, Sink* k) {
+    for (int r = 0; r < f->nkernels && r < 3 && f->kernel_ns > 0; r++) {
+        const AdvKernel* h = &f->kernels[r];
+        double p = (double)h->ns / (double)f->kernel_ns;
+        if (p < KERNEL_MIN_SHARE) {
+            break;
+        }
+        if ((double)category_ns(f, h->category) * 0.8 <= (double)h->ns ||
+            kernel_part(f, h->ns) < MIN_SHARE) {
+            continue; /* most of its category: the category's line says it */
+        }
+        Advice* a = add_kernel_part(f, k, ADV_KERNEL, "kernel", h->ns);
+        a->nested = 1;
+        snprintf(a->group, sizeof(a->group), "%s", h->category);
+        ShortName_fit(h->short_name, NULL, 60, a->what, sizeof(a->what));
+        char t[32], avg[32];
+        dur_text(t, sizeof(t), h->ns);
+        dur_text(avg, sizeof(avg), h->calls > 0 ? h->ns / h->calls : 0);
+        snprintf(a->evidence, sizeof(a->evidence), "%s in %lld calls, %s each on average", t,
+                 (long long)h->calls, avg);
+        kernel_beside(a);
+        snprintf(a->why, sizeof(a->why), "one kernel holds %.0f%% of device kernel time: look "
+                 "at its shape, launch count and the op that calls it", 100 * p);
+        snprintf(a->target, sizeof(a->target), "%s", h->name);
+    }
+}
+
 /* "aten::to and Python": the largest host activities of a cause (untraced named so). */
-static void idle_hosts(const IdleSummary* s, int k, char* buf, size_t cap) {
+static void idle_hosts(const Facts* s, int k, char* buf, size_t cap) {
     buf[0] = '\0';
     for (int j = 0; j < IDLE_SUMMARY_HOSTS && s->host_ns[k][j] > 0; j++) {
         char nm[64];
@@ -223,83 +251,96 @@ static void idle_hosts(const IdleSummary* s, int k, char* buf, size_t cap) {
     }
 }
 
-/* One cause of GPU idle as an opportunity over wall time. */
+/* " on rank 0" for a job's figures, "" for a run */
+static void rank_words(const Facts* f, char* buf, size_t cap) {
+    if (f->crit) {
+        snprintf(buf, cap, " on rank %d", f->crit->rank);
+    } else {
+        buf[0] = '\0';
+    }
+}
+
+/* One cause of GPU idle as an opportunity over the wall. A job's largest gaps are the whole
+ * job's: only its critical rank's totals and host activities are said. */
 static void idle_cause(const Facts* f, Sink* k, int c, double p) {
-    const IdleSummary* s = f->idle;
-    Advice* a = add(k, ADV_IDLE, "idle", "timeline + host", "wall time", p);
+    const IdleSummary* s = f->crit ? NULL : f->idle;
+    Advice* a = add(k, ADV_IDLE, "idle", "timeline + host", p);
     a->cause = c;
-    char t[32], i[32], g[32], hosts[160];
-    dur_text(t, sizeof(t), s->ns[c]);
-    dur_text(i, sizeof(i), s->idle_ns);
-    idle_hosts(s, c, hosts, sizeof(hosts));
+    char t[32], i[32], g[32], hosts[160], on[32];
+    dur_text(t, sizeof(t), f->cause_ns[c]);
+    dur_text(i, sizeof(i), f->idle_ns);
+    idle_hosts(f, c, hosts, sizeof(hosts));
+    rank_words(f, on, sizeof(on));
     if (c == IDLE_UNKNOWN) {
         snprintf(a->what, sizeof(a->what), "GPU idle, cause unknown");
     } else {
         snprintf(a->what, sizeof(a->what), "GPU idle, %s%s%s", Idle_causeName(c),
                  hosts[0] ? ": mostly in " : "", hosts);
     }
-    const IdleGap* lg = &s->largest[c];
-    dur_text(g, sizeof(g), lg->gap_ns);
-    char nm[64] = "the end of its run";
-    if (lg->next[0]) {
-        ShortName_fit(lg->next, NULL, 32, nm, sizeof(nm));
+    snprintf(a->evidence, sizeof(a->evidence), "%s %s in %lld gaps of %s GPU idle%s",
+             Idle_causeName(c), t, (long long)f->cause_n[c], i, on);
+    if (s && s->largest[c].gap_ns > 0) {
+        const IdleGap* lg = &s->largest[c];
+        dur_text(g, sizeof(g), lg->gap_ns);
+        char nm[64] = "the end of its run";
+        if (lg->next[0]) {
+            ShortName_fit(lg->next, NULL, 32, nm, sizeof(nm));
+        }
+        size_t n = strlen(a->evidence);
+        snprintf(a->evidence + n, sizeof(a->evidence) - n, "; largest %s before %s", g, nm);
+        snprintf(a->target, sizeof(a->target), "%s", lg->next);
     }
-    snprintf(a->evidence, sizeof(a->evidence),
-             "%s %s in %lld gaps of %s GPU idle; largest %s before %s", Idle_causeName(c), t,
-             (long long)s->count[c], i, g, nm);
     snprintf(a->why, sizeof(a->why), "%s", idle_why[c]);
-    snprintf(a->target, sizeof(a->target), "%s", lg->next);
 }
 
-/* GPU idle: device wall minus the union of kernel intervals per device (never summed over
- * streams), so the ceilings are over wall time. With a host layer, one opportunity per cause
- * of 5% or more of the wall (idle.h); else, or when no cause reaches it, idle as one. */
+/* GPU idle: the wall less the union of kernels, memsets and copies per device (never summed
+ * over streams). With a host layer, one opportunity per cause of 5% or more of the wall
+ * (idle.h); else, or when no cause reaches it, idle as one. The launch-overhead idle time is
+ * the launch item's when the run is launch-bound. */
 static void rule_idle(const Facts* f, Sink* k) {
-    const TimelineSummary* t = f->tl;
-    if (!t || !t->available || t->wall_ns <= 0) {
-        return;
-    }
-    double p = (double)t->idle_ns / (double)t->wall_ns;
-    if (p < MIN_SHARE) {
+    if (!f->wall_basis || f->wall_ns <= 0) {
         return;
     }
     int split = 0;
-    for (int c = 0; f->idle && f->idle->explained && c < IDLE_CAUSE_COUNT; c++) {
-        double q = (double)f->idle->ns[c] / (double)t->wall_ns;
-        if (Idle_causeIsIdle((IdleCause)c) && q >= MIN_SHARE) {
+    for (int c = 0; f->explained && c < IDLE_CAUSE_COUNT; c++) {
+        double q = (double)f->cause_ns[c] / f->wall_ns;
+        if (Idle_causeIsIdle((IdleCause)c) && q >= MIN_SHARE &&
+            !(c == IDLE_LAUNCH_OVERHEAD && k->launch_bound)) {
             idle_cause(f, k, c, q);
             split++;
         }
     }
-    if (split) {
+    int64_t idle = f->idle_ns - (k->launch_bound && f->explained ? f->cause_ns[IDLE_LAUNCH_OVERHEAD] : 0);
+    double p = (double)idle / f->wall_ns;
+    if (split || p < MIN_SHARE) {
         return;
     }
-    Advice* a = add(k, ADV_IDLE, "idle", "timeline", "wall time", p);
-    char i[32], w[32], g[32] = "";
-    dur_text(i, sizeof(i), t->idle_ns);
-    dur_text(w, sizeof(w), t->wall_ns);
+    Advice* a = add(k, ADV_IDLE, "idle", "timeline", p);
+    char i[32], w[32], g[32] = "", on[32];
+    dur_text(i, sizeof(i), idle);
+    dur_text(w, sizeof(w), (int64_t)f->wall_ns);
+    rank_words(f, on, sizeof(on));
     snprintf(a->what, sizeof(a->what), "GPU idle and launch gaps");
-    const IdleGap* top = f->idle && f->idle->ntop > 0 ? &f->idle->top[0] : NULL;
+    snprintf(a->evidence, sizeof(a->evidence),
+             "idle %s of %s device wall%s (the wall less kernels, memsets and copies)", i, w, on);
+    const IdleGap* top = !f->crit && f->idle && f->idle->ntop > 0 ? &f->idle->top[0] : NULL;
     if (top) {
         dur_text(g, sizeof(g), top->gap_ns);
         char nm[64] = "the end of its run";
         if (top->next[0]) {
             ShortName_fit(top->next, NULL, 32, nm, sizeof(nm));
         }
-        snprintf(a->evidence, sizeof(a->evidence),
-                 "idle %s of %s device wall (union of kernels per device); largest gap %s "
-                 "before %s", i, w, g, nm);
+        size_t l = strlen(a->evidence);
+        snprintf(a->evidence + l, sizeof(a->evidence) - l, "; largest gap %s before %s", g, nm);
         snprintf(a->target, sizeof(a->target), "%s", top->next);
-    } else {
-        snprintf(a->evidence, sizeof(a->evidence),
-                 "idle %s of %s device wall (union of kernels per device)", i, w);
     }
-    if (f->idle && f->idle->explained) { /* causes each under 5%: say them */
+    if (f->explained) { /* causes each under 5%: say them */
         const char* sep = "; ";
         for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
             size_t l = strlen(a->evidence);
-            if (Idle_causeIsIdle((IdleCause)c) && f->idle->ns[c] > 0) {
-                dur_text(g, sizeof(g), f->idle->ns[c]);
+            if (Idle_causeIsIdle((IdleCause)c) && f->cause_ns[c] > 0 &&
+                !(c == IDLE_LAUNCH_OVERHEAD && k->launch_bound)) {
+                dur_text(g, sizeof(g), f->cause_ns[c]);
                 snprintf(a->evidence + l, sizeof(a->evidence) - l, "%s%s %s", sep,
                          Idle_causeName(c), g);
                 sep = ", ";
@@ -310,96 +351,107 @@ static void rule_idle(const Facts* f, Sink* k) {
              "loading, Python overhead; overlap them or capture graphs");
 }
 
-/* Launch-bound: many short dispatches holding a high share of kernel time. */
-static void rule_launch(const Facts* f, Sink* k) {
-    const TimelineSummary* t = f->tl;
-    if (!t || !t->available || !Timeline_isLaunchBound(t->short_count_pct, t->short_time_pct)) {
+/* What launches cost the wall: the launch-overhead idle time (known with a host layer) plus
+ * the kernels under 10 us (as kernel-time parts are scaled). Launch-bound when most
+ * dispatches are short and that cost is 30% of the wall or more (Timeline_isLaunchBound's
+ * thresholds, on the wall). */
+static void launch_figures(const Facts* f, AdviceList* l) {
+    if (!f->wall_basis || f->wall_ns <= 0 || f->dispatches <= 0) {
         return;
     }
-    double p = t->short_time_pct / 100.0;
-    Advice* a = add(k, ADV_LAUNCH, "launch", "timeline", "kernel time", p);
-    snprintf(a->what, sizeof(a->what), "launch-bound kernels (dispatches under 10 us)");
+    l->has_launch = 1;
+    l->launch_idle_ns = f->explained ? f->cause_ns[IDLE_LAUNCH_OVERHEAD] : -1;
+    l->short_wall_pct = 100 * kernel_part(f, f->short_ns);
+    l->short_count_pct = 100.0 * (double)f->short_n / (double)f->dispatches;
+    l->launch_cost_pct = l->short_wall_pct +
+                         (l->launch_idle_ns > 0 ? 100.0 * (double)l->launch_idle_ns / f->wall_ns : 0);
+    l->launch_bound = Timeline_isLaunchBound(l->short_count_pct, l->launch_cost_pct);
+}
+
+/* Launch-bound: its cost of the wall as one item (it cuts across the categories: the short
+ * kernels are in them). */
+static void rule_launch(const Facts* f, Sink* k) {
+    const AdviceList* l = k->list;
+    if (!l->launch_bound) {
+        return;
+    }
+    Advice* a = add(k, ADV_LAUNCH, "launch", "timeline + host", l->launch_cost_pct / 100.0);
+    a->across = 1;
+    snprintf(a->what, sizeof(a->what), "launch-bound: kernels under 10 us and launch overhead");
+    char s[32], i[32], on[32];
+    dur_text(s, sizeof(s), f->short_ns);
+    rank_words(f, on, sizeof(on));
+    if (l->launch_idle_ns >= 0) {
+        dur_text(i, sizeof(i), l->launch_idle_ns);
+    } else {
+        snprintf(i, sizeof(i), "unknown (no host layer)");
+    }
     snprintf(a->evidence, sizeof(a->evidence),
-             "%lld of %lld dispatches (%.0f%%) under 10 us hold %.1f%% of kernel time",
-             (long long)t->short_dispatches, (long long)t->dispatches, t->short_count_pct,
-             t->short_time_pct);
+             "%lld of %lld dispatches (%.0f%%) under 10 us take %s = %.1f%% of the wall%s; "
+             "launch-overhead idle %s", (long long)f->short_n, (long long)f->dispatches,
+             l->short_count_pct, s, l->short_wall_pct, on, i);
     snprintf(a->why, sizeof(a->why), "launch overhead rivals the work: fuse the tiny kernels "
-             "or capture the loop in a graph");
-    const ResultSet* s = f->shorts; /* the kernel with the most short time is the target */
+             "or capture the loop in a CUDA/HIP graph");
+    const ResultSet* sh = f->shorts; /* the kernel with the most short time is the target */
     int best = -1;
-    for (int r = 0; s && r < s->nrows; r++) {
-        if (best < 0 || ival(s, r, "short_ns") > ival(s, best, "short_ns")) {
+    for (int r = 0; sh && r < sh->nrows; r++) {
+        if (best < 0 || ival(sh, r, "short_ns") > ival(sh, best, "short_ns")) {
             best = r;
         }
     }
     if (best >= 0) {
-        snprintf(a->target, sizeof(a->target), "%s", text(s, best, "name"));
+        snprintf(a->target, sizeof(a->target), "%s", text(sh, best, "name"));
     }
 }
 
-/* Host<->device copies inside the steady-state loop (synchronous copies stall the GPU). */
+/* Host<->device copies inside the steady-state loop (synchronous copies stall the GPU), of
+ * the wall (a job: its critical rank's copies over its wall). */
 static void rule_copies(const Facts* f, Sink* k) {
-    const TimelineSummary* t = f->tl;
-    if (!t || !t->available || t->steady_h2d + t->steady_d2h == 0 || t->wall_ns <= 0) {
+    if (!f->wall_basis || f->wall_ns <= 0 || f->copy_h2d + f->copy_d2h == 0) {
         return;
     }
-    int64_t ns = 0;
-    for (int r = 0; f->copies && r < f->copies->nrows; r++) {
-        const char* dir = text(f->copies, r, "direction");
-        if (strcmp(dir, "H2D") == 0 || strcmp(dir, "D2H") == 0) {
-            ns += ival(f->copies, r, "steady_ns");
-        }
+    double p = (double)f->copy_ns / f->wall_ns;
+    if (p < MIN_SHARE) {
+        return;
     }
-    double p = (double)ns / (double)t->wall_ns;
-    Advice* a = add(k, ADV_COPIES, "copies", "timeline + copies", "wall time", p);
-    char c[32];
-    dur_text(c, sizeof(c), ns);
+    Advice* a = add(k, ADV_COPIES, "copies", "timeline + copies", p);
+    char c[32], on[32];
+    dur_text(c, sizeof(c), f->copy_ns);
+    rank_words(f, on, sizeof(on));
     snprintf(a->what, sizeof(a->what), "host<->device copies inside the loop");
     snprintf(a->evidence, sizeof(a->evidence), "%lld H2D and %lld D2H copies in the steady "
-             "state, %s", (long long)t->steady_h2d, (long long)t->steady_d2h, c);
+             "state%s, %s", (long long)f->copy_h2d, (long long)f->copy_d2h, on, c);
     snprintf(a->why, sizeof(a->why), "each synchronous copy stalls the GPU: keep data on the "
              "device, or copy asynchronously from pinned memory");
 }
 
-/* Hook for run-to-run variability (issue #6): when the model has a variability figure (the
- * spread of repeated runs or iterations, %), a large spread means comparisons need more
- * repeats before any optimisation can be trusted. Fires nothing while it is NAN. */
+/* Hook for run-to-run variability: when the model has a variability figure (the spread of
+ * repeated runs or iterations, %), a large spread means comparisons need more repeats before
+ * any optimisation can be trusted. Fires nothing while it is NAN. */
 static void rule_variability(const Facts* f, Sink* k) {
     if (isnan(f->variability_pct) || f->variability_pct < 5.0) {
         return;
     }
-    Advice* a = add(k, ADV_VARIABILITY, "variability", "runs", "wall time",
-                    f->variability_pct / 100.0);
+    Advice* a = add(k, ADV_VARIABILITY, "variability", "runs", f->variability_pct / 100.0);
     a->ceiling = NAN;
+    a->across = 1;
     snprintf(a->what, sizeof(a->what), "run-to-run variability");
     snprintf(a->evidence, sizeof(a->evidence), "spread %.1f%%", f->variability_pct);
     snprintf(a->why, sizeof(a->why), "noise this large hides gains: repeat runs (A-B-B-A)");
 }
 
-/* A straggler rank (issue 15): the others wait in collectives for it, so its extra compute
- * per step is what the job loses; the waiting is never a communication cost to optimise.
- * Share of the job's step time (the longest mean step of any rank). */
+/* A straggler rank: the others wait in collectives for it, so its extra compute per step is
+ * what the job loses; the waiting is never a communication cost to optimise. Its excess over
+ * the straggling steps, of the critical rank's wall; it is kernel time of that rank, so it
+ * cuts across the categories. */
 static void rule_straggler(const Facts* f, Sink* k) {
     const Ranks* r = f->ranks;
-    if (!r || !Ranks_isJob(r) || !r->verdict.found) {
+    if (!r || !f->crit || !Ranks_isJob(r) || !r->verdict.found || r->verdict.excess_ns <= 0) {
         return;
     }
-    double step = 0; /* the job's step: the longest mean step of any rank */
-    for (int i = 0; i < r->n; i++) {
-        const RankRow* w = &r->rows[i];
-        double sum = 0;
-        for (int j = 0; j < w->nsteps; j++) {
-            sum += (double)w->step_ns[j];
-        }
-        if (w->nsteps > 0 && sum / w->nsteps > step) {
-            step = sum / w->nsteps;
-        }
-    }
-    if (step <= 0 || r->verdict.excess_ns <= 0) {
-        return;
-    }
-    double p = r->verdict.excess_ns / (double)step;
-    Advice* a = add(k, ADV_STRAGGLER, "straggler", "ranks", "step time", p < 1 ? p : 0.99);
+    double p = r->verdict.excess_ns * r->verdict.steps / f->wall_ns;
+    Advice* a = add(k, ADV_STRAGGLER, "straggler", "ranks", p < 1 ? p : 0.99);
+    a->across = 1;
     const RankRow* s = &r->rows[r->verdict.straggler];
     snprintf(a->what, sizeof(a->what), "straggler rank %d (%s)", s->rank, s->label);
     char* v = Ranks_verdictText(r);
@@ -413,6 +465,7 @@ static void rule_straggler(const Facts* f, Sink* k) {
         Advice* c = &k->list->items[i];
         if (c->kind == ADV_CATEGORY && strncmp(c->what, "comm ", 5) == 0) {
             c->ceiling = NAN;
+            c->kernel_ceiling = NAN;
             snprintf(c->why, sizeof(c->why), "mostly waiting for straggler rank %d in "
                      "collectives: not a communication cost to optimise", s->rank);
         }
@@ -424,8 +477,8 @@ static const struct {
     const char* name;
     void (*fn)(const Facts* f, Sink* k);
 } rules[] = {
-    {"category", rule_category}, {"kernel", rule_kernel},   {"idle", rule_idle},
-    {"launch", rule_launch},     {"copies", rule_copies},   {"variability", rule_variability},
+    {"category", rule_category}, {"kernel", rule_kernel},   {"launch", rule_launch},
+    {"idle", rule_idle},         {"copies", rule_copies},   {"variability", rule_variability},
     {"straggler", rule_straggler},
 };
 
@@ -443,11 +496,12 @@ static void apply_caps(const Facts* f, AdviceList* l) {
                 "claimed and the list is ranked by share only");
         for (int i = 0; i < l->n; i++) {
             l->items[i].ceiling = NAN;
+            l->items[i].kernel_ceiling = NAN;
         }
     }
-    if (!f->tl || !f->tl->available) {
-        warn(l, "Aggregated stats only: no wall basis, so GPU idle, launch gaps and copies in "
-                "the loop cannot be weighed");
+    if (!f->wall_basis) {
+        warn(l, "Aggregated stats only: no timeline, so no wall basis; the shares are of device "
+                "kernel time, and GPU idle, launch costs and copies in the loop cannot be weighed");
     }
     if (f->tl && f->tl->available && f->tl->cold_ratio >= COLD_RATIO_WARN) {
         char w[160];
@@ -460,46 +514,87 @@ static void apply_caps(const Facts* f, AdviceList* l) {
     }
 }
 
-/* A kernel-time part's ceiling on the device wall time: its kernel time, at most the busy
- * time (concurrent kernels), over the wall. Added to its evidence, since the list is ranked
- * by it. */
-static void wall_ceilings(const Facts* f, AdviceList* l) {
-    const TimelineSummary* t = f->tl;
-    if (!t || !t->available || t->wall_ns <= 0) {
-        return;
-    }
-    for (int i = 0; i < l->n; i++) {
-        Advice* a = &l->items[i];
-        if (strcmp(a->basis, "kernel time") != 0 || isnan(a->ceiling)) {
-            continue;
-        }
-        double part = a->share * (double)t->kernel_ns;
-        part = part < (double)t->busy_ns ? part : (double)t->busy_ns;
-        a->wall_ceiling = Amdahl_ceiling(part / (double)t->wall_ns);
-        size_t n = strlen(a->evidence);
-        snprintf(a->evidence + n, sizeof(a->evidence) - n, "; on wall time at most %.2fx",
-                 a->wall_ceiling);
-    }
-}
+/* ---- order -------------------------------------------------------------------------------- */
 
 static int cmp_advice(const void* x, const void* y) {
     const Advice* a = x;
     const Advice* b = y;
-    double ka = !isnan(a->wall_ceiling) ? a->wall_ceiling : isnan(a->ceiling) ? a->share
-                                                                              : a->ceiling;
-    double kb = !isnan(b->wall_ceiling) ? b->wall_ceiling : isnan(b->ceiling) ? b->share
-                                                                              : b->ceiling;
-    if (ka != kb) {
-        return ka > kb ? -1 : 1;
+    if (a->share != b->share) { /* one basis: the larger share, the higher ceiling */
+        return a->share > b->share ? -1 : 1;
     }
     return a->kind - b->kind;
+}
+
+/* Best first, each nested kernel right after its category (itself best first); the first
+ * two disjoint items, and what fixing both together could give. */
+static void order(AdviceList* l) {
+    if (l->n > 1) {
+        qsort(l->items, (size_t)l->n, sizeof(Advice), cmp_advice);
+    }
+    Advice* out = xcalloc((size_t)l->n + 1, sizeof(Advice));
+    int m = 0;
+    for (int i = 0; i < l->n; i++) {
+        const Advice* a = &l->items[i];
+        if (a->nested) {
+            continue;
+        }
+        out[m++] = *a;
+        for (int j = 0; a->kind == ADV_CATEGORY && j < l->n; j++) {
+            if (l->items[j].nested && strcmp(l->items[j].group, a->target) == 0) {
+                out[m++] = l->items[j];
+            }
+        }
+    }
+    for (int i = 0; i < l->n; i++) { /* a kernel whose category has no line: its own line */
+        if (l->items[i].nested) {
+            int placed = 0;
+            for (int j = 0; j < m && !placed; j++) {
+                placed = out[j].nested && strcmp(out[j].target, l->items[i].target) == 0;
+            }
+            if (!placed) {
+                out[m] = l->items[i];
+                out[m++].nested = 0;
+            }
+        }
+    }
+    free(l->items);
+    l->items = out;
+    l->together_a = l->together_b = -1;
+    l->together = NAN;
+    for (int i = 0; i < l->n; i++) {
+        const Advice* a = &l->items[i];
+        if (a->nested || a->across || isnan(a->ceiling)) {
+            continue;
+        }
+        if (l->together_a < 0) {
+            l->together_a = i;
+        } else {
+            l->together_b = i;
+            l->together = Amdahl_ceiling(l->items[l->together_a].share + a->share);
+            break;
+        }
+    }
+}
+
+static void basis_note(const Facts* f, AdviceList* l) {
+    l->basis = f->wall_basis ? "wall time" : "kernel time";
+    l->rank = f->crit ? f->crit->rank : -1;
+    if (f->crit) {
+        snprintf(l->basis_note, sizeof(l->basis_note),
+                 "rank %d's wall time (the job's critical rank; ranks never added)", f->crit->rank);
+    } else if (f->wall_basis) {
+        snprintf(l->basis_note, sizeof(l->basis_note), "the run's wall time");
+    } else {
+        snprintf(l->basis_note, sizeof(l->basis_note),
+                 "device kernel time (aggregated stats: no timeline, no wall)");
+    }
 }
 
 DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
     Facts f;
     memset(&f, 0, sizeof(f));
     f.variability_pct = NAN;
-    ResultSet* own[5] = {NULL};
+    ResultSet* own[4] = {NULL};
     Timeline* tl = NULL;
     DcuStatus s = Query_totals(db, &f.totals, err);
     if (s == DCU_OK) {
@@ -512,7 +607,7 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
         s = Timeline_new(db, &tl, err);
     }
     if (s != DCU_OK) {
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 4; i++) {
             ResultSet_delete(own[i]);
         }
         Timeline_delete(tl);
@@ -525,17 +620,15 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
             f.ranks = ranks;
         }
     }
-    f.categories = own[0];
-    f.hotspots = own[1];
     f.tl = Timeline_summary(tl);
     if (f.tl->available) {
         static const TimelineView tv[] = {TL_SHORT, TL_COPIES};
         for (int i = 0; i < 2; i++) {
             DcuError e2;
-            Timeline_view(tl, tv[i], NULL, AMDAHL_BASIS_KERNEL, &own[3 + i], &e2);
+            Timeline_view(tl, tv[i], NULL, AMDAHL_BASIS_KERNEL, &own[2 + i], &e2);
         }
-        f.shorts = own[3];
-        f.copies = own[4];
+        f.shorts = own[2];
+        f.copies = own[3];
     }
     AdviceList* l = xcalloc(1, sizeof(*l));
     if (f.tl->available) { /* idle time by cause; without it idle stays one opportunity */
@@ -548,18 +641,22 @@ DcuStatus Advice_build(TraceDb* db, AdviceList** out, DcuError* err) {
             free(is);
         }
     }
-    Sink k = {l, 0};
+    AdvFacts_fromViews(&f, own[0], own[1], tl);
+    if (f.wall_basis && f.ranks && Ranks_isJob(f.ranks)) {
+        AdvFacts_fromCriticalRank(&f, db, tl);
+    }
+    basis_note(&f, l);
+    launch_figures(&f, l);
+    Sink k = {l, 0, l->launch_bound};
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         rules[i].fn(&f, &k);
     }
     apply_caps(&f, l);
-    wall_ceilings(&f, l);
-    if (l->n > 1) {
-        qsort(l->items, (size_t)l->n, sizeof(Advice), cmp_advice);
-    }
-    for (int i = 0; i < 5; i++) {
+    order(l);
+    for (int i = 0; i < 4; i++) {
         ResultSet_delete(own[i]);
     }
+    AdvFacts_done(&f);
     Ranks_delete(ranks);
     Timeline_delete(tl);
     *out = l;
@@ -572,6 +669,32 @@ void AdviceList_delete(AdviceList* this) {
         free(this->items);
         free(this);
     }
+}
+
+int Advice_rank(const AdviceList* l, int i) {
+    if (i < 0 || i >= l->n || l->items[i].nested) {
+        return 0;
+    }
+    int r = 0;
+    for (int j = 0; j <= i; j++) {
+        r += !l->items[j].nested;
+    }
+    return r;
+}
+
+void Advice_togetherText(const AdviceList* l, char* buf, size_t cap) {
+    buf[0] = '\0';
+    if (l->together_b < 0 || isnan(l->together)) {
+        return;
+    }
+    char c[32];
+    if (isinf(l->together)) {
+        snprintf(c, sizeof(c), "inf");
+    } else {
+        snprintf(c, sizeof(c), "%.2fx", l->together);
+    }
+    snprintf(buf, cap, "%d and %d together: at most %s of %s", Advice_rank(l, l->together_a),
+             Advice_rank(l, l->together_b), c, l->basis_note);
 }
 
 void Advice_ceilingText(const Advice* a, char* buf, size_t cap) {
@@ -587,20 +710,34 @@ void Advice_ceilingText(const Advice* a, char* buf, size_t cap) {
 }
 
 static const RsColumn adv_cols[] = {
-    {"rank", "#", CT_INT},           {"rule", "Rule", CT_TEXT},
-    {"what", "Opportunity", CT_TEXT}, {"share_pct", "%Basis", CT_PCT},
-    {"basis", "Basis", CT_TEXT},     {"ceiling", "Ceiling", CT_RATIO},
-    {"layer", "Layer", CT_TEXT},     {"evidence", "Evidence", CT_TEXT},
-    {"why", "Why", CT_TEXT},         {"target", "Target", CT_TEXT},
-    {"wall_ceiling", "Wall ceiling", CT_RATIO},
+    {"rank", "#", CT_INT},
+    {"rule", "Rule", CT_TEXT},
+    {"what", "Opportunity", CT_TEXT},
+    {"share_pct", "%Basis", CT_PCT},
+    {"basis", "Basis", CT_TEXT},
+    {"ceiling", "Ceiling", CT_RATIO},
+    {"kernel_share_pct", "%Kernel", CT_PCT},
+    {"kernel_ceiling", "Kernel ceiling", CT_RATIO},
+    {"of_which", "Of", CT_INT},
+    {"across", "Across", CT_INT},
+    {"layer", "Layer", CT_TEXT},
+    {"evidence", "Evidence", CT_TEXT},
+    {"why", "Why", CT_TEXT},
+    {"target", "Target", CT_TEXT},
 };
 
 ResultSet* Advice_toResultSet(const AdviceList* l) {
     ResultSet* rs = ResultSet_new("advice", adv_cols, (int)(sizeof(adv_cols) / sizeof(adv_cols[0])));
+    int parent = 0;
     for (int i = 0; i < l->n; i++) {
         const Advice* a = &l->items[i];
         int r = ResultSet_addRow(rs);
-        ResultSet_setInt(rs, r, 0, i + 1);
+        if (a->nested) {
+            ResultSet_setInt(rs, r, 8, parent);
+        } else {
+            parent = Advice_rank(l, i);
+            ResultSet_setInt(rs, r, 0, parent);
+        }
         ResultSet_setText(rs, r, 1, a->rule);
         ResultSet_setText(rs, r, 2, a->what);
         ResultSet_setReal(rs, r, 3, 100.0 * a->share);
@@ -608,13 +745,17 @@ ResultSet* Advice_toResultSet(const AdviceList* l) {
         if (!isnan(a->ceiling)) {
             ResultSet_setReal(rs, r, 5, a->ceiling);
         }
-        ResultSet_setText(rs, r, 6, a->layer);
-        ResultSet_setText(rs, r, 7, a->evidence);
-        ResultSet_setText(rs, r, 8, a->why);
-        ResultSet_setText(rs, r, 9, a->target);
-        if (!isnan(a->wall_ceiling)) {
-            ResultSet_setReal(rs, r, 10, a->wall_ceiling);
+        if (!isnan(a->kernel_share)) {
+            ResultSet_setReal(rs, r, 6, 100.0 * a->kernel_share);
         }
+        if (!isnan(a->kernel_ceiling)) {
+            ResultSet_setReal(rs, r, 7, a->kernel_ceiling);
+        }
+        ResultSet_setInt(rs, r, 9, a->across);
+        ResultSet_setText(rs, r, 10, a->layer);
+        ResultSet_setText(rs, r, 11, a->evidence);
+        ResultSet_setText(rs, r, 12, a->why);
+        ResultSet_setText(rs, r, 13, a->target);
     }
     return rs;
 }

@@ -71,8 +71,12 @@ static void idle_gaps_line(Doc* d, int lw, const TimelineSummary* tl) {
     }
 }
 
-/* GPU busy and idle, and the launch-bound share (per-dispatch data only). */
-static void busy_lines(Doc* d, const TimelineSummary* tl, int pending) {
+/* GPU busy and idle, and whether launches bound the run: by what they cost the wall (the
+ * advice's figures: launch-overhead idle and kernels under 10 us), never by the share of
+ * kernel time in short kernels. */
+static void busy_lines(Doc* d, const SummaryData* s, int pending) {
+    const TimelineSummary* tl = s->timeline;
+    const AdviceList* l = s->advice;
     char a[64], b[64], c[64];
     if (pending) {
         Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "computing...");
@@ -82,10 +86,22 @@ static void busy_lines(Doc* d, const TimelineSummary* tl, int pending) {
         Format_durationAuto(c, sizeof(c), tl->wall_ns);
         Doc_field(d, LW, "GPU busy/idle", tl->idle_pct >= 25 ? STYLE_WARNING : STYLE_NUMBER,
                   "busy %s, idle %s (%.2f%%) of %s device wall", a, b, tl->idle_pct, c);
-        int lb = Timeline_isLaunchBound(tl->short_count_pct, tl->short_time_pct);
-        Doc_field(d, LW, "Launch-bound", lb ? STYLE_WARNING : STYLE_NUMBER,
-                  "%.2f%% of kernel time under 10 us (%.0f%% of dispatches)%s",
-                  tl->short_time_pct, tl->short_count_pct, lb ? ": launch-bound" : "");
+        if (l && l->has_launch && l->launch_idle_ns >= 0) {
+            Format_durationAuto(a, sizeof(a), l->launch_idle_ns);
+            if (l->rank >= 0) { /* a job: the figures are its critical rank's */
+                snprintf(b, sizeof(b), "rank %d's wall", l->rank);
+            } else {
+                snprintf(b, sizeof(b), "the wall");
+            }
+            Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
+                      "%s: launches take %.2f%% of %s (launch-overhead idle %s, "
+                      "kernels < 10 us %.2f%%)", l->launch_bound ? "yes" : "no",
+                      l->launch_cost_pct, b, a, l->short_wall_pct);
+        } else if (l && l->has_launch) { /* no host layer: the short kernels alone */
+            Doc_field(d, LW, "Launch-bound", l->launch_bound ? STYLE_WARNING : STYLE_NUMBER,
+                      "%s: kernels < 10 us take %.2f%% of the wall (no launch calls traced)",
+                      l->launch_bound ? "yes" : "no", l->launch_cost_pct);
+        }
     } else {
         Doc_field(d, LW, "GPU busy/idle", STYLE_DIM, "unknown: no per-dispatch timestamps");
     }
@@ -93,7 +109,6 @@ static void busy_lines(Doc* d, const TimelineSummary* tl, int pending) {
 
 /* What was loaded and the GEMM / non-GEMM split over the basis of the ceilings; a folder of
  * stacks only says where their time is instead of "0 kernels (aggregated stats only)". */
-static void busy_lines(Doc* d, const TimelineSummary* tl, int pending);
 
 static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
     const Totals* t = &s->totals;
@@ -114,7 +129,7 @@ static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
     Doc_field(d, lw, "Device kernels", STYLE_NUMBER,
               "%s in %" PRId64 " dispatches of %" PRId64 " kernels (%s)", a, t->dispatches,
               t->kernels, t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
-    busy_lines(d, s->timeline, s->pending && t->per_dispatch);
+    busy_lines(d, s, s->pending && t->per_dispatch);
     if (t->kernel_ns <= 0) {
         return;
     }
@@ -215,6 +230,97 @@ static void advice_link(Doc* d, const Advice* a, const SummaryData* s) {
     }
 }
 
+/* Words of s over lines of at most room cells (a word longer than a line is cut); each line
+ * into out[i] (at most max). Returns the lines, those past max counted. */
+static int wrap_words(const char* s, int room, char out[][512], int max) {
+    int n = 0;
+    char line[512] = "";
+    const char* p = s;
+    while (*p) {
+        while (*p == ' ') {
+            p++;
+        }
+        const char* e = p;
+        while (*e && *e != ' ') {
+            e++;
+        }
+        if (e == p) {
+            break;
+        }
+        char word[512];
+        snprintf(word, sizeof(word), "%.*s", (int)(e - p), p);
+        char next[1100];
+        snprintf(next, sizeof(next), "%s%s%s", line, line[0] ? " " : "", word);
+        if (line[0] && Format_width(next) > room) {
+            if (n < max) {
+                snprintf(out[n], 512, "%s", line);
+            }
+            n++;
+            Format_cutEnd(word, room, line, sizeof(line));
+        } else {
+            Format_cutEnd(next, room, line, sizeof(line));
+        }
+        p = e;
+    }
+    if (line[0]) {
+        if (n < max) {
+            snprintf(out[n], 512, "%s", line);
+        }
+        n++;
+    }
+    return n;
+}
+
+enum { ADVICE_TOP = 5, FIX_LINES = 8 };
+
+int SummaryView_adviceRows(const SummaryData* s) {
+    const AdviceList* l = s->pending ? NULL : s->advice;
+    int rows = 0;
+    for (int i = 0; l && i < l->n && Advice_rank(l, i) <= ADVICE_TOP; i++) {
+        if (!l->items[i].nested || Advice_rank(l, i - 1) <= ADVICE_TOP) {
+            rows = i + 1;
+        }
+    }
+    return rows;
+}
+
+/* The fix and the evidence of item i: "fix 2: ..." then "evidence: ...", wrapped. */
+static int fix_text(const AdviceList* l, int i, int room, char out[][512], int max) {
+    const Advice* a = &l->items[i];
+    char buf[1200];
+    int r = Advice_rank(l, i);
+    if (r > 0) {
+        snprintf(buf, sizeof(buf), "fix %d: %s", r, a->why);
+    } else {
+        snprintf(buf, sizeof(buf), "fix (of which): %s", a->why);
+    }
+    int n = wrap_words(buf, room, out, max);
+    snprintf(buf, sizeof(buf), "%s: %s", a->layer, a->evidence);
+    return n + wrap_words(buf, room, n < max ? out + n : out, n < max ? max - n : 0);
+}
+
+/* Under the list, the selected item's fix and evidence, in as many lines as the longest of
+ * the shown items takes: the lines below keep their places whichever item is selected. */
+static void advice_fix(Doc* d, const SummaryData* s, int width, int rows) {
+    const AdviceList* l = s->advice;
+    int room = width - 4 > 20 ? width - 4 : 20;
+    char lines[FIX_LINES][512];
+    int height = 0;
+    for (int i = 0; i < rows; i++) {
+        int h = fix_text(l, i, room, lines, 0);
+        height = h > height ? h : height;
+    }
+    height = height < FIX_LINES ? height : FIX_LINES;
+    int sel = s->advice_sel >= 0 && s->advice_sel < rows ? s->advice_sel : 0;
+    int n = fix_text(l, sel, room, lines, FIX_LINES);
+    for (int i = 0; i < height; i++) {
+        Doc_line(d);
+        if (i < n) {
+            Doc_add(d, i == 0 ? STYLE_DEFAULT : STYLE_DIM, "  %s", lines[i]);
+        }
+    }
+}
+
 static void advice(Doc* d, const SummaryData* s, int width) {
     const AdviceList* l = s->advice;
     if (s->pending) {
@@ -230,32 +336,49 @@ static void advice(Doc* d, const SummaryData* s, int width) {
     Doc_line(d);
     Doc_line(d);
     Doc_add(d, STYLE_TITLE, "What to optimise first");
-    Doc_add(d, STYLE_DIM, "  (speedup at most, if it took no time)");
+    char cut[512];
+    Format_cutEnd(l->basis_note, width - 40 > 12 ? width - 40 : 12, cut, sizeof(cut));
+    Doc_add(d, STYLE_DIM, "  (speedup at most; of %s)", cut);
     for (int i = 0; i < l->nwarn; i++) {
-        char cut[512];
         Format_cutEnd(l->warnings[i], width - 4, cut, sizeof(cut));
         Doc_line(d);
         Doc_add(d, STYLE_WARNING, "  ! %s", cut);
     }
-    for (int i = 0; i < l->n && i < 5; i++) {
+    /* one basis for the list: "wall" or "kernel" on every row */
+    const char* basis = strncmp(l->basis, "wall", 4) == 0 ? "wall" : "kernel";
+    int rows = SummaryView_adviceRows(s);
+    for (int i = 0; i < rows; i++) {
         const Advice* a = &l->items[i];
-        char c[32], line[512], cut[512];
+        char c[32], num[16];
         Advice_ceilingText(a, c, sizeof(c));
-        /* "  1.   1.64x   38.9% kernel  copy kernels (direct_copy, roll, ...)" */
-        snprintf(line, sizeof(line), "%5.1f%% %-6s ", 100.0 * a->share,
-                 strncmp(a->basis, "wall", 4) == 0   ? "wall"
-                 : strncmp(a->basis, "step", 4) == 0 ? "step" /* a straggler: of step time */
-                                                     : "kernel");
         Doc_line(d);
-        Doc_add(d, STYLE_NUMBER, "  %d. %7s%s %s", i + 1, c, a->capped ? "~" : " ", line);
-        Format_cutEnd(a->what, width - 29 > 10 ? width - 29 : 10, cut, sizeof(cut));
+        if (a->nested) { /* "     of which 1.35x  26.2% wall  direct_copy…" */
+            Doc_add(d, STYLE_DIM, "     of which");
+            Doc_add(d, STYLE_NUMBER, " %7s%s %5.1f%% %-6s ", c, a->capped ? "~" : " ",
+                    100.0 * a->share, basis);
+            Format_cutEnd(a->what, width - 38 > 10 ? width - 38 : 10, cut, sizeof(cut));
+        } else {
+            snprintf(num, sizeof(num), "%d.", Advice_rank(l, i));
+            Doc_add(d, STYLE_NUMBER, "  %-3s %7s%s %5.1f%% %-6s ", num, c, a->capped ? "~" : " ",
+                    100.0 * a->share, basis);
+            Format_cutEnd(a->what, width - 30 > 10 ? width - 30 : 10, cut, sizeof(cut));
+        }
         Doc_add(d, STYLE_NAME, "%s", cut);
         advice_link(d, a, s);
     }
     if (l->n == 0) {
         Doc_line(d);
         Doc_add(d, STYLE_DIM, "  nothing holds 5%% or more of its basis");
+        return;
     }
+    char t[512];
+    Advice_togetherText(l, t, sizeof(t));
+    if (t[0]) {
+        Format_cutEnd(t, width - 4, cut, sizeof(cut));
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  %s", cut);
+    }
+    advice_fix(d, s, width, rows);
 }
 
 /* A ceiling, or "wait" where there is none: time waiting for a straggler is not work. */

@@ -1,39 +1,44 @@
 # test_advice.sh - "what to optimise first" in the report: the bundled DCU sample leads with
-# copy, with the share and ceiling computed independently from the hotspots export; the
-# text honours --width; CSV and JSON carry the same list.
+# copy, with the share of the wall and the ceilings computed independently from the hotspots
+# export and the timeline's wall; the text honours --width; CSV and JSON carry the same list.
 . tests/cli/lib.sh
 W=sample-traces/dcu-weather-transformer
 
 "$DCUTOP" -q --report --view advice --format csv "$W" >"$TMP/adv.csv"
 "$DCUTOP" -q --export hotspots -o "$TMP/hot.csv" "$W"
-python3 - "$TMP/adv.csv" "$TMP/hot.csv" >"$TMP/py" <<'P'
-import csv, sys
+"$DCUTOP" -q --view timeline --format json "$W" >"$TMP/wtl.json"
+python3 - "$TMP/adv.csv" "$TMP/hot.csv" "$TMP/wtl.json" >"$TMP/py" <<'P'
+import csv, json, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if r and not r[0].startswith("#")]
 adv = [dict(zip(rows[0], r)) for r in rows[1:]]
 hot = list(csv.DictReader(open(sys.argv[2])))
+wall = json.load(open(sys.argv[3]))["timeline"]["summary"]["wall_ns"]
 total = sum(int(r["total_ns"]) for r in hot)
 copy = sum(int(r["total_ns"]) for r in hot if r["category"] == "copy")
-p = copy / total
+p, k = copy / wall, copy / total  # one stream: kernel time over the wall
 print(adv[0]["rule"], adv[0]["target"])
 print("%.4f %.4f" % (float(adv[0]["share_pct"]), 100 * p))
 print("%.4f %.4f" % (float(adv[0]["ceiling"]), 1 / (1 - p)))
 gemm = [a for a in adv if a["target"] == "gemm"][0]
-g = sum(int(r["total_ns"]) for r in hot if r["category"] == "gemm") / total
+g = sum(int(r["total_ns"]) for r in hot if r["category"] == "gemm") / wall
 print("%.4f %.4f" % (float(gemm["ceiling"]), 1 / (1 - g)))
+print("%.4f %.4f" % (float(adv[0]["kernel_ceiling"]), 1 / (1 - k)))
 P
 same "the DCU sample leads with the copy category" "category copy" "$(sed -n 1p "$TMP/py")"
 set -- $(sed -n 2p "$TMP/py")
-near "copy share equals copy time / kernel time from the export" "$1" "$2" 0.0001
+near "copy share equals copy time / the wall (timeline) from the export" "$1" "$2" 0.0001
 set -- $(sed -n 3p "$TMP/py")
 near "copy ceiling is 1/(1-p)" "$1" "$2" 0.0001
 set -- $(sed -n 4p "$TMP/py")
 near "GEMM's ceiling is 1/(1-p) and ranks below copy" "$1" "$2" 0.0001
+set -- $(sed -n 5p "$TMP/py")
+near "copy's kernel-time ceiling beside it is 1/(1 - copy / kernel time)" "$1" "$2" 0.0001
 
 for w in 80 120; do
     "$DCUTOP" -q --report --view advice --width "$w" "$W" >"$TMP/adv.txt"
     long=$(awk -v w="$w" 'length($0) > w' "$TMP/adv.txt" | wc -l)
     same "advice text fits --width $w" "0" "$long"
-    check "advice text at $w names copy first" grep -q "^  1\. at most 1\.64x .*copy kernels" "$TMP/adv.txt"
+    check "advice text at $w names copy first" grep -q "^  1\. at most 1\.61x .*copy kernels" "$TMP/adv.txt"
 done
 "$DCUTOP" -q --report "$W" >"$TMP/full.txt"
 check "the full report has the advice section before the hotspots" \
@@ -69,8 +74,8 @@ check "Summary: the Copies screen lists the trace's copies" grep -q "^ Memcpy Dt
 
 # Ranked by what each part could give the whole run: on the llama.cpp sample the device is
 # idle 55% of its wall, so GEMM's 11.8x of kernel time is at most 1.70x of the wall and the
-# idle time (2.22x) leads; each kernel-time part carries its wall ceiling, computed here from
-# the timeline's own kernel, busy and wall times.
+# idle time (2.22x) leads; each kernel-time part is shown on the wall, its kernel-time ceiling
+# beside it, computed here from the timeline's own kernel and wall times.
 L=sample-traces/llamacpp-rocprof-v1-stats
 "$DCUTOP" -q --report --view advice --format csv "$L" >"$TMP/ladv.csv"
 "$DCUTOP" -q --report --format json "$L" >"$TMP/l.json"
@@ -82,16 +87,15 @@ t = json.load(open(sys.argv[2]))["timeline"]["summary"]
 print(" ".join(a["rule"] for a in adv[:2]))
 bad = 0
 for a in adv:
-    if a["basis"] == "kernel time":
-        part = min(float(a["share_pct"]) / 100 * t["kernel_ns"], t["busy_ns"])
+    bad += a["basis"] != "wall time"
+    if a["kernel_share_pct"]:
+        part = float(a["kernel_share_pct"]) / 100 * t["kernel_ns"]
         want = 1 / (1 - part / t["wall_ns"])
-        bad += abs(float(a["wall_ceiling"]) - want) > 1e-4 or \
-            ("on wall time at most %.2fx" % want) not in a["evidence"]
-    else:
-        bad += a["wall_ceiling"] != ""
+        bad += abs(float(a["ceiling"]) - want) > 1e-4 or \
+            ("at most %.2fx of kernel time" % float(a["kernel_ceiling"])) not in a["evidence"]
 print("bad", bad)
 P
 same "llama.cpp: idle time leads, GEMM (11.8x of kernel time, 1.70x of wall) second" \
     "idle category" "$(sed -n 1p "$TMP/lpy")"
-same "every kernel-time part's wall ceiling from the timeline's kernel, busy and wall time" \
+same "every kernel-time part's ceiling of the wall from the timeline's kernel and wall time" \
     "bad 0" "$(sed -n 2p "$TMP/lpy")"

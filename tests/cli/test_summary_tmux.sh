@@ -2,7 +2,8 @@
 # opportunity ("GPU idle, host-bound": nearly all of its idle time) opens the Trace at the largest
 # host-bound gap; two rank
 # files given as two arguments open as one job on the Ranks screen, and 9 shows both ranks;
-# Enter on the straggler opportunity opens Ranks on the straggler.
+# Enter on the straggler opportunity (second, after rank 0's GEMM) opens Ranks on the
+# straggler.
 . tests/cli/lib.sh
 . tests/cli/tmuxlib.sh
 CLIMATE=$(cd "$REAL/pytorch-h200-climate-transformer" && pwd)
@@ -22,7 +23,7 @@ i = lines.index('# gaps\r') if '# gaps\r' in lines else lines.index('# gaps')
 row = next(csv.DictReader(lines[i + 1:]))
 print('%.2f' % (int(row['gap_ns']) / 1000))")
 start gap "'$CLIMATE'"
-check "80x24: the Summary opens with GPU idle, host-bound as opportunity 1" wait_for "1.   8.40x   88.1% wall   GPU idle, host-bound"
+check "80x24: the Summary opens with GPU idle, host-bound as opportunity 1" wait_for "1.    8.40x   88.1% wall   GPU idle, host-bound"
 tm send-keys -t dcu Enter
 check "Enter on Summary line 1: the Trace opens" wait_for "> Trace > climate_train.trace.json"
 check "Enter on Summary line 1: the largest gap ($gap_us us) is on screen" wait_for " $gap_us "
@@ -38,11 +39,12 @@ check "dcutop rank0 rank1: opens on the Ranks screen" wait_for "Compute ms  Comm
 check "dcutop rank0 rank1: the straggler verdict" wait_for "Straggler: rank 0 computes 24.2 ms more per step"
 check "dcutop rank0 rank1: not the Diff screen" sh -c "! tmux -S '$SOCK' capture-pane -p -t dcu | grep -q 'Kernel time .* -> '"
 tm send-keys -t dcu 1
-check "1: the job's Summary, the straggler first" wait_for "1.   1.78x   43.9% step   straggler rank 0"
+# on rank 0's wall (the critical rank's): its GEMM first, the straggler second
+check "1: the job's Summary, the straggler second, of rank 0's wall" wait_for "2.    1.82x   45.0% wall   straggler rank 0"
 tm send-keys -t dcu 9
 check "9: Ranks shows rank 0" wait_for " 0     rank0.trace.js"
 check "9: Ranks shows rank 1" wait_for " 1     rank1.trace.js"
-tm send-keys -t dcu 1 Enter
+tm send-keys -t dcu 1 Down Enter
 check "Enter on the straggler opportunity: Ranks on rank 0" wait_for "1/2  rank0.trace.json.gz"
 check "the crumb says where it came from" wait_for "> Summary > Ranks"
 tm send-keys -t dcu q q q

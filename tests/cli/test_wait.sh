@@ -25,7 +25,7 @@ same "job: a what-if on the waiting time gains nothing" "1.000000" "$(col "$TMP/
 $DCUTOP -q --export hotspots "$DDP/rank1.trace.json.gz" -o "$TMP/one.csv"
 check "one rank alone: its AllReduce keeps a ceiling" sh -c "[ -n \"$(col "$TMP/one.csv" short_name $N ceiling)\" ]"
 printf '1\n:dump s\n' >"$TMP/s.keys"
-$DCUTOP --headless --size 100x30 --keys "$TMP/s.keys" "$DDP/rank0.trace.json.gz" "$DDP/rank1.trace.json.gz" >"$TMP/s.txt"
+$DCUTOP --headless --size 100x50 --keys "$TMP/s.keys" "$DDP/rank0.trace.json.gz" "$DDP/rank1.trace.json.gz" >"$TMP/s.txt"
 check "Summary: the waiting kernel's ceiling reads wait" grep -q "ncclDevKernel_AllReduce_Sum_f32_RING_LL .* comm .*39.64%    wait" "$TMP/s.txt"
 check "Summary: the comm category's ceiling reads wait" grep -q "^  comm         39.64%    wait" "$TMP/s.txt"
 $DCUTOP -q --report --view categories --what-if comm=2 "$DDP" >"$TMP/wi.txt"

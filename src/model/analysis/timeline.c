@@ -2317,14 +2317,14 @@ static DcuStatus v_short(Timeline* t, const char* kernel, ResultSet** out, DcuEr
     ResultSet_sort(rs, 3, 1);
     char a[32];
     snprintf(a, sizeof(a), "%.1f%%", t->s.short_count_pct);
+    /* no verdict: launch-bound is judged by what launches cost the wall (advice.h) */
     rs->footer = xasprintf("Dispatches under 10 us: %lld of %lld (%s of dispatches, %.1f%% of "
-                           "kernel time; %%OfShortCalls = a kernel's share of these %lld)%s",
+                           "kernel time, %.1f%% of device wall; %%OfShortCalls = a kernel's share "
+                           "of these %lld)",
                            (long long)t->s.short_dispatches, (long long)t->s.dispatches, a,
-                           t->s.short_time_pct, (long long)t->s.short_dispatches,
-                           Timeline_isLaunchBound(t->s.short_count_pct, t->s.short_time_pct)
-                               ? ": launch-bound (host launch overhead and gaps matter more "
-                                 "than kernel speed)"
-                               : "");
+                           t->s.short_time_pct,
+                           t->s.wall_ns ? 100.0 * (double)t->s.short_ns / (double)t->s.wall_ns : 0.0,
+                           (long long)t->s.short_dispatches);
     *out = rs;
     return DCU_OK;
 }
