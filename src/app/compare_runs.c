@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "dcutop/loader.h"
+#include "dcutop/variab.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
                           int strict, int64_t memory, TraceDb** db, DcuError* err) {
@@ -29,6 +30,9 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
     Loader_delete(ld);
     if (s == DCU_OK) {
         s = RuleSet_apply(rules, *db, err);
+    }
+    if (s == DCU_OK) { /* the categories say which kernels are collectives */
+        s = Variab_leaveOutCollectives(*db, err);
     }
     if (s == DCU_OK) {
         s = DiffSide_fromDb(*db, path, &this->side[side][i], err);

@@ -623,7 +623,21 @@ DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
         s = store(db, &m, err);
     }
     free(m.slot);
-    return s;
+    return s == DCU_OK ? Variab_leaveOutCollectives(db, err) : s;
+}
+
+DcuStatus Variab_leaveOutCollectives(TraceDb* db, DcuError* err) {
+    /* a collective lasts until its slowest peer arrives: its spread is waiting, not the
+     * kernel running slower than it can (variab.h) */
+    return TraceDb_exec(db,
+                        "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL,"
+                        " outliers = NULL WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm');"
+                        "DELETE FROM kernel_var_run WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm');"
+                        "DELETE FROM kernel_var_shape WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm')",
+                        err);
 }
 
 static const RsColumn run_cols[] = {
