@@ -79,8 +79,9 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int w = App_width(app);
     char* verdict = Ranks_verdictText(s->ranks);
     const ResultSet* mx = s->aux[0];
-    /* the verdict (up to 3 lines) at the bottom, the matrix above it, the ranks on top */
-    int vh = 3, mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
+    /* the verdict (up to 5 lines: it names the straggler's excess kernels) at the bottom,
+     * the matrix above it, the ranks on top */
+    int vh = 5, mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
     int th = s->rs->nrows + 1;
     if (th > h - vh - mh) { /* not all fits: the ranks get up to half, the matrix scrolls */
         int half = (h - vh) / 2;
@@ -113,8 +114,8 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
                 break;
             }
         }
-        Canvas_put(c, y, 1, STYLE_DIM, "Ranks x steps: compute and collective (comm) kernel time per step",
-                   -1);
+        Canvas_put(c, y, 1, STYLE_DIM,
+                   "Ranks x steps: compute, collective (comm) and rank-wait (wait) per step", -1);
         TableView_render(&st, &l, mx, c, y + 1, shown);
         y += 1 + shown;
         left = h - (y - y0);

@@ -17,6 +17,8 @@ static const char* const rank_keys[] = {"rank",       "run",        "gpu",      
                                         "idle_ns",    "steps",      "step_mean_ns",
                                         "critical_pct", NULL};
 
+#define EXCESS_ROWS 10 /* the straggler's largest excess kernels in the text report */
+
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     if (o->view != REPORT_VIEW_RANKS && Runs_count(db) < 2) {
         return DCU_OK; /* one run is no job: the whole report does not pay for a timeline */
@@ -32,8 +34,10 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     }
     ResultSet* rs = Ranks_table(j);
     ResultSet* mx = Ranks_matrix(j, 1);
+    ResultSet* ex = Ranks_excessTable(j);
     ResultSet_keepTop(rs, o->top_all); /* --top; the verdict still weighs every rank */
     ResultSet_keepTop(mx, o->top_all);
+    ResultSet_keepTop(ex, o->top_all);
     char* verdict = Ranks_verdictText(j);
     if (o->format == FMT_CSV) {
         fputs("# ranks\r\n", out);
@@ -41,6 +45,10 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         fputs("\r\n# rank_steps\r\n", out);
         if (s == DCU_OK) {
             s = Export_csv(mx, out, err);
+        }
+        fputs("\r\n# rank_excess\r\n", out);
+        if (s == DCU_OK) {
+            s = Export_csv(ex, out, err);
         }
         fputs("\r\n# verdict\r\n", out);
         fputc('"', out);
@@ -59,12 +67,19 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         if (s == DCU_OK) {
             s = Export_json(mx, out, err);
         }
+        fputs(",\n\"rank_excess\": ", out);
+        if (s == DCU_OK) {
+            s = Export_json(ex, out, err);
+        }
         fprintf(out, ",\n\"rank_verdict\": {\"straggler\": ");
         if (v->found && j->rows[v->straggler].rank >= 0) {
+            /* wait_ns: the rank-wait where known ("wait_basis"), comm_ns the whole */
             fprintf(out, "%d, \"steps\": %d, \"of_steps\": %d, \"excess_ns\": %.0f"
-                         ", \"waiter\": %d, \"wait_ns\": %.0f, \"collective\": ",
+                         ", \"waiter\": %d, \"wait_ns\": %.0f, \"wait_basis\": \"%s\""
+                         ", \"comm_ns\": %.0f, \"collective\": ",
                     j->rows[v->straggler].rank, v->steps, v->of_steps, v->excess_ns,
-                    j->rows[v->waiter].rank, v->wait_ns);
+                    j->rows[v->waiter].rank, v->wait_ns, v->wait_known ? "rank-wait" : "comm",
+                    v->comm_ns);
             Export_jsonString(out, v->collective);
         } else {
             fputs("null", out);
@@ -78,7 +93,8 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         free(rs->footer); /* the verdict goes under the matrix */
         rs->footer = NULL;
         Report_table(out, rs, rank_keys, "run", o->width, 0);
-        fputs("\nRanks x steps: step time, compute and collective (comm) kernel time per step\n",
+        fputs("\nRanks x steps: step time, compute and collective (comm) kernel time per step,"
+              " and the rank-wait in those collectives (wait)\n",
               out);
         const char* keys[32];
         int nk = 0;
@@ -87,6 +103,20 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
         }
         keys[nk] = NULL;
         Report_table(out, mx, keys, "kind", o->width, 0);
+        if (ex->nrows > 0) {
+            int all = ex->nrows;
+            ResultSet_keepTop(ex, EXCESS_ROWS);
+            static const char* const ex_keys[] = {"short_name", "excess_ns", "straggler_ns",
+                                                  "others_ns", "calls_excess", "pct", NULL};
+            fprintf(out, "\nThe straggler's excess by kernel, per straggling step: rank %s"
+                         " against the other ranks' median\n",
+                    ResultSet_cellc(ex, 0, 0)->s);
+            Report_table(out, ex, ex_keys, "short_name", o->width, 0);
+            if (all > ex->nrows) {
+                fprintf(out, "  (%d more kernels with a smaller excess: --format json)\n",
+                        all - ex->nrows);
+            }
+        }
         fputc('\n', out);
         char* indented = xasprintf("  %s", verdict); /* every line indented by two */
         Report_wrap(out, indented, o->width > 20 ? o->width : 80, 2);
@@ -95,6 +125,7 @@ DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
     free(verdict);
     ResultSet_delete(rs);
     ResultSet_delete(mx);
+    ResultSet_delete(ex);
     Ranks_delete(j);
     return s;
 }
