@@ -35,7 +35,49 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "rank*.trace.json.gz"))):
 print("straggler", json.load(open(os.path.join(sys.argv[1], "ddp_meta.json")))["straggler_rank"])' "$DDP")
     same "ddp sample: per rank kernel ns, NCCL ns, step times = count from the JSON; verdict" "$want" "$got"
     "$DCUTOP" -q --report --view ranks --width 400 "$DDP" >"$TMP/ddp.txt"
-    check "ddp sample: text verdict in figures" grep -q "Straggler: rank 0 computes 24.2 ms more per step (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. That communication time is mostly waiting" "$TMP/ddp.txt"
+    check "ddp sample: text verdict in figures" grep -q "Straggler: rank 0 computes 24.2 ms more per step (3 of 3 steps), mostly in nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT (+24.9 ms, +146.0 dispatches); rank 1 waits 40.4 ms per step in AllReduce (rank-wait: its collectives' time beyond the fastest rank's; 41.4 ms in collectives in all). That communication time is mostly waiting" "$TMP/ddp.txt"
+    python3 tests/cli/ranks_oracle.py "$DDP" >"$TMP/oracle.txt"
+    # the straggler explained: its excess by kernel, the top one = the oracle's, whose extra
+    # dispatches per step are the GEMMs make_ddp.py injected (rank0_straggle.json)
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["rank_excess"][0]
+print("excess", json.dumps(e["kernel"]), e["excess_ns"], "%.1f" % e["calls_excess"])' "$TMP/ddp.json")
+    same "ddp sample: the straggler's excess kernel, ns and dispatches per step = the raw JSON" \
+        "$(grep '^excess ' "$TMP/oracle.txt")" "$got"
+    same "ddp sample: its extra dispatches per step = the injected GEMMs (rank0_straggle.json)" \
+        "$(python3 -c 'import json, sys; print("%.1f" % json.load(open(sys.argv[1]))["straggle_gemm_reps"])' "$DDP/rank0_straggle.json")" \
+        "$(echo "$got" | awk '{ print $NF }')"
+    short=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rank_excess"][0]["short_name"])' "$TMP/ddp.json")
+    check "ddp sample: the verdict names that kernel" grep -q "mostly in $short (+24.9 ms" "$TMP/ddp.txt"
+    printf '9\n:dump ranks\n' >"$TMP/ranks.keys"
+    XDG_STATE_HOME="$TMP/state" "$DCUTOP" --headless --size 160x40 --keys "$TMP/ranks.keys" "$DDP" \
+        >"$TMP/shot.txt" 2>&1
+    check "ddp sample: the Ranks screen's verdict names it too" \
+        sh -c "tr -s ' \n' ' ' <'$TMP/shot.txt' | grep -q 'mostly in $short'"
+    # the wait is the rank-wait (a collective's time beyond the fastest rank's), per
+    # straggling step, the whole collective time beside it
+    same "ddp sample: verdict wait_ns, comm_ns = rank-wait and NCCL time per step from the raw JSON" \
+        "$(grep '^wait 1 ' "$TMP/oracle.txt" | cut -d' ' -f3-) rank-wait" \
+        "$(python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))["rank_verdict"]
+print(v["wait_ns"], v["comm_ns"], v["wait_basis"])' "$TMP/ddp.json")"
+    # Idle: the busy set of --view idle (kernels, memsets, copies), equal to it and the JSON
+    same "ddp sample: Ranks Idle = --export idle's device idle per run = the raw JSON's" \
+        "$(grep '^idle ' "$TMP/oracle.txt" | cut -d' ' -f3 | tr '\n' ' ')
+$("$DCUTOP" -q --export idle "$DDP" | python3 -c '
+import csv, sys
+idle = {}
+for r in csv.DictReader(sys.stdin):
+    if r["cause"] not in ("other-stream", "rank-wait"):
+        idle[r["run"]] = idle.get(r["run"], 0) + int(r["total_ns"])
+print(" ".join(str(idle[k]) for k in sorted(idle)) + " ")')" \
+        "$(python3 -c '
+import json, sys
+print(" ".join(str(r["idle_ns"]) for r in json.load(open(sys.argv[1]))["ranks"]) + " ")
+print(" ".join(str(r["idle_ns"]) for r in json.load(open(sys.argv[1]))["ranks"]) + " ")' "$TMP/ddp.json")"
     "$DCUTOP" -q --report --width 400 "$DDP" >"$TMP/all.txt"
     check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^  Straggler: rank 0 computes" "$TMP/all.txt"
     check "ddp sample: what to optimise first leads with the straggler (issue 15)" \
@@ -61,7 +103,7 @@ got=$(python3 -c '
 import json, sys
 v = json.load(open(sys.argv[1]))["rank_verdict"]
 print(v["straggler"], v["steps"], v["of_steps"], v["excess_ns"], v["wait_ns"], v["collective"])' "$TMP/s.json")
-same "8 ranks: straggler rank 3 in 1 of 4 steps, 6 ms more compute, others wait 7 ms in AllReduce" "3 1 4 6000000 7000000 AllReduce" "$got"
+same "8 ranks: straggler rank 3 in 1 of 4 steps, 6 ms more compute, others wait 6 ms (rank-wait) in AllReduce" "3 1 4 6000000 6000000 AllReduce" "$got"
 "$DCUTOP" -q --report --view ranks --width 400 "$TMP/strag" >"$TMP/s.txt"
 check "8 ranks: verdict names the step" grep -q "Straggler: rank 3 computes 6.0 ms more in step 2 (1 of 4 steps)" "$TMP/s.txt"
 
