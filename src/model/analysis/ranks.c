@@ -555,7 +555,7 @@ static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
     DcuStatus rc = read_runs(db, j, err);
     IdleWait* w = NULL;
     int64_t nw = 0;
-    if (rc == DCU_OK && full && j->n >= 2) {
+    if (rc == DCU_OK && full && j->n >= 2 && Ranks_isJobDb(db)) { /* no job: no wait */
         rc = Idle_rankWaits(db, &w, &nw, err);
         j->have_waits = nw > 0;
     }
