@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_ranks.sh - multi-rank jobs (README "Multi-rank jobs"). The real 2-rank DDP sample:
 # per rank kernel time, NCCL kernel time and step times equal an independent count from the
-# JSON, and the verdict names rank 0. Generated jobs (gen_ranks.py): 8 ranks with one
+# JSON, and the verdict names rank 0; its excess kernels, rank-wait and Idle equal ranks_oracle.py
+# over the raw JSON, and the manual quotes the report. Generated jobs (gen_ranks.py): 8 ranks with one
 # straggler at step 2; no straggler; communication hidden under compute is not exposed.
 . tests/cli/lib.sh
 DDP=$REAL/pytorch-h200-ddp-2rank
@@ -78,6 +79,37 @@ print(" ".join(str(idle[k]) for k in sorted(idle)) + " ")')" \
 import json, sys
 print(" ".join(str(r["idle_ns"]) for r in json.load(open(sys.argv[1]))["ranks"]) + " ")
 print(" ".join(str(r["idle_ns"]) for r in json.load(open(sys.argv[1]))["ranks"]) + " ")' "$TMP/ddp.json")"
+    # the manual's worked example is the report it quotes (--width 140), line for line in
+    # order ("…" marks rows left out), and its rank-wait arithmetic adds up
+    "$DCUTOP" -q --report --view ranks --width 140 "$DDP" >"$TMP/ddp140.txt"
+    check "manual: the multi-rank worked example is --report --view ranks --width 140, line for line" \
+        python3 -c '
+import sys
+man = open("doc/manual.md").read().split("## Multi-rank jobs", 1)[1].split("```\n", 2)[1]
+rep = open(sys.argv[1]).read().split("\n")
+at = 0
+for line in man.rstrip("\n").split("\n"):
+    if line.strip() == "…":
+        continue
+    while at < len(rep) and rep[at] != line:
+        at += 1
+    if at == len(rep):
+        sys.exit("not in the report, in order: " + line)
+    at += 1' "$TMP/ddp140.txt"
+    check "manual: the rank-wait example (total over collectives, per step) = the raw JSON and the verdict" \
+        python3 -c '
+import re, sys
+man = " ".join(open("doc/manual.md").read().split())
+m = re.search(r"rank 1 waits ([0-9.]+) ms in ([0-9]+) collectives: the straggler verdict.s \"waits ([0-9.]+) ms per step\" over its ([0-9]+) steps", man)
+if not m:
+    sys.exit("no rank-wait example in the manual")
+total, n, per, steps = float(m.group(1)), int(m.group(2)), float(m.group(3)), int(m.group(4))
+o = {l.split()[0] + l.split()[1]: l.split()[2:] for l in open(sys.argv[1]) if l.startswith("wait")}
+want_total, want_n = int(o["waittotal1"][0]), int(o["waittotal1"][1])
+verdict = open(sys.argv[2]).read()
+ok = (round(want_total / 1e6, 2) == total and want_n == n and round(total / steps, 1) == per
+      and ("waits %.1f ms per step" % per) in " ".join(verdict.split()))
+sys.exit(0 if ok else "manual %s ms / %d / %s ms over %d; raw JSON %d ns in %d" % (total, n, per, steps, want_total, want_n))' "$TMP/oracle.txt" "$TMP/ddp140.txt"
     "$DCUTOP" -q --report --width 400 "$DDP" >"$TMP/all.txt"
     check "ddp sample: the whole report carries the Ranks section and the verdict" grep -q "^  Straggler: rank 0 computes" "$TMP/all.txt"
     check "ddp sample: what to optimise first leads with the straggler (issue 15)" \
