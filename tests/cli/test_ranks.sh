@@ -136,6 +136,11 @@ import json, sys
 v = json.load(open(sys.argv[1]))["rank_verdict"]
 print(v["straggler"], v["steps"], v["of_steps"], v["excess_ns"], v["wait_ns"], v["collective"])' "$TMP/s.json")
 same "8 ranks: straggler rank 3 in 1 of 4 steps, 6 ms more compute, others wait 6 ms (rank-wait) in AllReduce" "3 1 4 6000000 6000000 AllReduce" "$got"
+same "8 ranks: the excess is the GEMM gen_ranks.py lengthened, 16 ms against the others' 10 ms" \
+    "gemm_bf16_tn 6000000 16000000 10000000 0.0" "$(python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["rank_excess"]
+print(*[(x["kernel"], x["excess_ns"], x["straggler_ns"], x["others_ns"], x["calls_excess"]) for x in e][0])' "$TMP/s.json")"
 "$DCUTOP" -q --report --view ranks --width 400 "$TMP/strag" >"$TMP/s.txt"
 check "8 ranks: verdict names the step" grep -q "Straggler: rank 3 computes 6.0 ms more in step 2 (1 of 4 steps)" "$TMP/s.txt"
 
