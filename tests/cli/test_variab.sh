@@ -186,3 +186,7 @@ check "docs: dcutop's Var is not said to be computed as RAPTOR computes it" \
 check "docs: RAPTOR's VarSum defined as RAPTOR computes it" \
     sh -c "tr -s ' \n' ' ' <doc/manual.md | grep -q 'each op is grouped with the two ops before it' &&
            tr -s ' \n' ' ' <doc/manual.md | grep -q '(mean − min) × calls'"
+printf '2\n/nccl\n<Enter>\n<Enter>\n:dump kernel\n' >"$TMP/k.keys"
+"$DCUTOP" --headless --size 120x40 --keys "$TMP/k.keys" "$DDP" >"$TMP/k.out" 2>&1
+check "Kernel detail of an NCCL kernel says why it has no variability" \
+    grep -q "Variability  n/a (a collective: its time waits for the slowest rank)" "$TMP/k.out"
