@@ -13,8 +13,8 @@
  *   exposed comm     per GPU, the union of comm kernel intervals minus the part covered by
  *                    the union of compute kernel intervals: comm that no compute hides;
  *   idle             the device idle time of the run's devices as idle.h counts it (busy:
- *                    kernels, memsets and copies; `--view idle`); unknown (NULL) for a run
- *                    out of scope;
+ *                    kernels, memsets and copies; `--view idle`), for the ranks of a job;
+ *                    unknown (NULL) for a run out of scope or runs that are no job;
  *   steps            the timeline's iterations of the run (ProfilerStep# or detected); a
  *                    dispatch belongs to the step whose window (timeline.h
  *                    Timeline_iterationWindow) holds its start. Step time: the ProfilerStep#
@@ -69,7 +69,7 @@ typedef struct RankRow_ {
     int64_t* step_compute_ns; /* [nsteps] (owned) */
     int64_t* step_comm_ns;    /* [nsteps] (owned) */
     int64_t* step_wait_ns;    /* [nsteps] rank-wait per step (owned) */
-    int idle_known;           /* 0: idle_ns unknown (the run is out of scope) */
+    int idle_known;           /* 0: idle_ns unknown (out of scope, or no job) */
     struct RankKernelStep_* ks; /* compute time per (kernel, step), while judged (owned) */
     int64_t nks, capks;
     double critical_pct;      /* share of the job's critical path, 0..100 */

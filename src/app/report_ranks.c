@@ -118,8 +118,8 @@ static void write_text(const Parts* p, const ReportOpts* o, FILE* out) {
 }
 
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
-    if (o->view != REPORT_VIEW_RANKS && Runs_count(db) < 2) {
-        return DCU_OK; /* one run is no job: the whole report does not pay for a timeline */
+    if (o->view != REPORT_VIEW_RANKS && (Runs_count(db) < 2 || !Ranks_isJobDb(db))) {
+        return DCU_OK; /* no job: the whole report does not pay for a timeline */
     }
     Ranks* j = NULL;
     DcuStatus s = Ranks_new(db, &j, err);
