@@ -152,6 +152,15 @@ typedef struct IdleSummary_ {
 /* Fills *out (zeroed first). Errors: DCU_ERR_SQL. */
 DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err);
 
+/* The rank-wait (see above) of each comm dispatch that has one (> 0), by dispatch id: what
+ * the Ranks verdict sums per step. *out owned by the caller (free); none when the runs in
+ * scope are not ranks of one job. Errors: DCU_ERR_SQL. */
+typedef struct IdleWait_ {
+    int64_t dispatch; /* dispatch.id */
+    int64_t wait_ns;
+} IdleWait;
+DcuStatus Idle_rankWaits(TraceDb* db, IdleWait** out, int64_t* n, DcuError* err);
+
 /* "idle", "launches", "idle-gaps", "idle-top", "launch-stats"; -1 / "?" when unknown. */
 int Idle_viewByName(const char* name);
 const char* Idle_viewName(IdleView v);

@@ -12,8 +12,9 @@
  *                    MSCCL, custom all-reduce kernels: default.rules);
  *   exposed comm     per GPU, the union of comm kernel intervals minus the part covered by
  *                    the union of compute kernel intervals: comm that no compute hides;
- *   idle             run span x devices - busy (union of all kernel intervals per GPU), as
- *                    in the timeline;
+ *   idle             the device idle time of the run's devices as idle.h counts it (busy:
+ *                    kernels, memsets and copies; `--view idle`), for the ranks of a job;
+ *                    unknown (NULL) for a run out of scope or runs that are no job;
  *   steps            the timeline's iterations of the run (ProfilerStep# or detected); a
  *                    dispatch belongs to the step whose window (timeline.h
  *                    Timeline_iterationWindow) holds its start. Step time: the ProfilerStep#
@@ -27,7 +28,16 @@
  *                    other ranks (its excess); a step straggles when the excess is over
  *                    RANKS_STRAGGLE_PCT % of that median and over RANKS_STRAGGLE_MIN_NS. The
  *                    straggler is the rank that defines the most straggling steps; the other
- *                    ranks' comm time in those steps is waiting, never a communication cost. */
+ *                    ranks' comm time in those steps is waiting, never a communication cost;
+ *   excess kernels   per compute kernel (by name), its time per straggling step on the
+ *                    straggler minus the median over the other ranks of theirs (each rank's
+ *                    time in those steps / their number); the same with dispatch counts.
+ *                    With two ranks they add up to the excess exactly; with more, the
+ *                    median of sums is not the sum of medians, so nearly;
+ *   wait             a rank's rank-wait (idle.h: a collective's duration beyond the fastest
+ *                    rank's for the same collective) in the dispatches of the straggling
+ *                    steps, per step; the rank waiting most is the waiter. The waiter's
+ *                    whole collective time in those steps is given beside it. */
 #ifndef DCUTOP_RANKS_H
 #define DCUTOP_RANKS_H
 
@@ -58,9 +68,22 @@ typedef struct RankRow_ {
     int64_t* step_ns;         /* [nsteps] step times (owned) */
     int64_t* step_compute_ns; /* [nsteps] (owned) */
     int64_t* step_comm_ns;    /* [nsteps] (owned) */
+    int64_t* step_wait_ns;    /* [nsteps] rank-wait per step (owned) */
+    int idle_known;           /* 0: idle_ns unknown (out of scope, or no job) */
+    struct RankKernelStep_* ks; /* compute time per (kernel, step), while judged (owned) */
+    int64_t nks, capks;
     double critical_pct;      /* share of the job's critical path, 0..100 */
     int critical_steps;       /* steps it defines */
 } RankRow;
+
+typedef struct RankExcess_ { /* a kernel of the straggler's excess */
+    int64_t kernel_id;
+    char* name;       /* kernel.name (owned) */
+    char* short_name; /* kernel.short_name (owned) */
+    double excess_ns; /* per straggling step: the straggler's minus the others' median */
+    double straggler_ns, others_ns; /* the two terms */
+    double calls_excess;            /* dispatches per step, the same way */
+} RankExcess;
 
 typedef struct RankVerdict_ {
     int found;             /* 1: a straggler (fields below), 0: none */
@@ -68,9 +91,14 @@ typedef struct RankVerdict_ {
     int steps, of_steps;   /* straggling steps / steps compared */
     int first_step;        /* 1-based, the first straggling step */
     double excess_ns;      /* mean compute excess per straggling step */
-    int waiter;            /* index of the other rank with the most comm in those steps */
-    double wait_ns;        /* its mean comm time per straggling step */
+    int waiter;            /* index of the other rank with the most rank-wait in those steps
+                            * (no rank-wait known: the most comm time) */
+    int wait_known;        /* 1: the rank-waits are known (wait_ns, wait_median_ns) */
+    double wait_ns;        /* its rank-wait per straggling step */
     double wait_median_ns; /* the other ranks' median of that */
+    double comm_ns;        /* the waiter's whole comm time per straggling step */
+    RankExcess* kernels;   /* the straggler's excess by kernel, largest first, > 0 (owned) */
+    int nkernels;
     double straggler_comm_ns; /* the straggler's own mean comm per straggling step */
     double max_gap_ns;     /* no straggler: the largest excess of any step */
     int max_gap_step;
@@ -82,6 +110,7 @@ typedef struct Ranks_ {
     int n;
     int nsteps;    /* steps compared: the fewest steps of any rank with steps */
     RankSource source;
+    int have_waits; /* the rank-waits were read (Ranks_new, not Ranks_storeWaiting) */
     RankVerdict verdict;
 } Ranks;
 
@@ -108,7 +137,8 @@ DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err);
 const char* Ranks_sourceName(RankSource s); /* "distributedInfo", "pid/gpu", "unknown" */
 
 /* The verdict as one or two sentences (owned), e.g. "rank 0 computes 24.2 ms more per step
- * (3 of 3 steps); rank 1 waits 41.4 ms per step in AllReduce. ..." */
+ * (3 of 3 steps), mostly nvjet_... (+23.9 ms, +48.7 dispatches); rank 1 waits 40.4 ms per
+ * step in AllReduce (rank-wait; 41.4 ms in collectives). ..." */
 char* Ranks_verdictText(const Ranks* this);
 
 /* One row per rank: rank, run, source, gpu, pid, dispatches, kernel_ns, compute_ns, comm_ns,
@@ -117,8 +147,13 @@ char* Ranks_verdictText(const Ranks* this);
  * "max") pinned on top. Owned by the caller. */
 ResultSet* Ranks_table(const Ranks* this);
 
+/* The straggler's excess by kernel (see above): rank, kernel, short_name, excess_ns,
+ * straggler_ns, others_ns, calls_excess, pct (of the excess); empty without a straggler.
+ * Owned by the caller. */
+ResultSet* Ranks_excessTable(const Ranks* this);
+
 /* The rank x step matrix: per rank a row of kind "step" (step time; only with step_rows),
- * "compute" and "comm" (kernel time in the step), one column per step
+ * "compute", "comm" (kernel time in the step) and "wait" (rank-wait in the step), one column per step
  * (s1, s2, ...), ns. Owned by the caller. */
 ResultSet* Ranks_matrix(const Ranks* this, int step_rows);
 

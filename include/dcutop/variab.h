@@ -1,5 +1,10 @@
-/* variab.h - variability inside one run, per kernel (RAPTOR's "VarSum" from ROCm's
- * rocmProfileData: the time a kernel spent above its fastest non-outlier instance).
+/* variab.h - variability inside one run, per kernel: the time a kernel spent above its
+ * fastest non-outlier dispatch of the same launch shape ("time above golden"). dcutop's own
+ * figure, not RAPTOR's: ROCm rocmProfileData's RAPTOR (raptor_parser.py, VarSum) groups each
+ * op with the two ops before it (its "kernel sequence", prekernel_seq = 2, over the ops of
+ * every GPU in start order, device-to-device copies included), and takes (mean - min) x calls
+ * per group, the plain minimum with no outlier test. dcutop groups by kernel, launch shape
+ * and run, sets |z| > 3 outliers aside for the golden, and leaves collectives out.
  *
  * Definitions, per kernel, launch shape and run (one per-dispatch file in use: a run's
  * dispatch record; used_file decides which, so scope and supersession apply). The shape is
@@ -32,6 +37,14 @@
  * dispatches are set to NULL. It also rewrites kernel_var_run: the figures per kernel and
  * run. Errors: DCU_ERR_SQL with SQLite's message. */
 DcuStatus Variab_compute(TraceDb* db, DcuError* err);
+
+/* Leaves the collectives (kernels of category `comm`: NCCL, RCCL, ...) out of variability:
+ * their figures become NULL (n/a) and their rows leave kernel_var_run and kernel_var_shape.
+ * A collective ends when the slowest rank reaches it, so the spread of its durations is
+ * waiting for other ranks, which a trace of one rank cannot tell from slowness. Variab_compute
+ * calls it; call it again after the categories are (re)applied (RuleSet_apply), as they are
+ * set after loading. Errors: DCU_ERR_SQL. */
+DcuStatus Variab_leaveOutCollectives(TraceDb* db, DcuError* err);
 
 /* Variability per run, from the kernel_var_run table Variab_compute fills: one row per
  * per-dispatch file in use, in load order. Columns: file, kernels, dispatches, kernel_ns (its

@@ -8,6 +8,7 @@
 
 #include "dcutop/loader.h"
 #include "dcutop/runs.h"
+#include "dcutop/variab.h"
 #include "dcutop/xalloc.h"
 
 DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet* rules,
@@ -46,6 +47,9 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
     Loader_delete(ld);
     if (s == DCU_OK) {
         s = RuleSet_apply(rules, *db, err);
+    }
+    if (s == DCU_OK) { /* the categories say which kernels are collectives */
+        s = Variab_leaveOutCollectives(*db, err);
     }
     if (s == DCU_OK) {
         s = DiffSide_fromDb(*db, path, &this->side[side][i], err);

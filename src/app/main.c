@@ -29,6 +29,7 @@
 #include "dcutop/out_file.h"
 #include "dcutop/query.h"
 #include "dcutop/ranks.h"
+#include "dcutop/variab.h"
 #include "dcutop/report.h"
 #include "dcutop/report_diff.h"
 #include "dcutop/runs.h"
@@ -324,6 +325,7 @@ static int load_traces(Session* ss, DcuError* err) {
         return rc;
     }
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
+        Variab_leaveOutCollectives(ss->db, err) != DCU_OK || /* comm known now */
         Ranks_storeWaiting(ss->db, err) != DCU_OK || /* a straggler's wait is not work */
         Efficiency_build(ss->db, ss->peaks, cli->has_peak ? &cli->peak : NULL, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||

@@ -44,7 +44,8 @@ static void rk_close(Screen* s) {
     s->aux[0] = NULL;
 }
 
-/* Words of text over lines of width w from row y; returns the rows used (at most max). */
+/* Words of text over lines of width w from row y; returns the rows used (at most max).
+ * c NULL: only counts them. */
 static int put_wrapped(Canvas* c, int y, int w, int max, const char* text) {
     int rows = 0;
     const char* p = text;
@@ -61,8 +62,10 @@ static int put_wrapped(Canvas* c, int y, int w, int max, const char* text) {
             }
             take = sp > 0 ? sp : take;
         }
-        Canvas_fillRow(c, y + rows, 0, STYLE_DEFAULT);
-        Canvas_put(c, y + rows, 1, STYLE_TITLE, p, take);
+        if (c) {
+            Canvas_fillRow(c, y + rows, 0, STYLE_DEFAULT);
+            Canvas_put(c, y + rows, 1, STYLE_TITLE, p, take);
+        }
         p += take;
         while (*p == ' ') {
             p++;
@@ -79,8 +82,9 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int w = App_width(app);
     char* verdict = Ranks_verdictText(s->ranks);
     const ResultSet* mx = s->aux[0];
-    /* the verdict (up to 3 lines) at the bottom, the matrix above it, the ranks on top */
-    int vh = 3, mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
+    /* the verdict (all its lines, up to a third of the screen; at least 3) at the bottom,
+     * the matrix above it, the ranks on top */
+    int vh = put_wrapped(NULL, 0, w, h / 3 > 3 ? h / 3 : 3, verdict), mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
     int th = s->rs->nrows + 1;
     if (th > h - vh - mh) { /* not all fits: the ranks get up to half, the matrix scrolls */
         int half = (h - vh) / 2;
@@ -113,8 +117,8 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
                 break;
             }
         }
-        Canvas_put(c, y, 1, STYLE_DIM, "Ranks x steps: compute and collective (comm) kernel time per step",
-                   -1);
+        Canvas_put(c, y, 1, STYLE_DIM,
+                   "Ranks x steps: compute, collective (comm) and rank-wait (wait) per step", -1);
         TableView_render(&st, &l, mx, c, y + 1, shown);
         y += 1 + shown;
         left = h - (y - y0);

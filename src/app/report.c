@@ -451,7 +451,8 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     if (t->var_kernels > 0) {
         Format_durationAuto(a, sizeof(a), t->var_ns);
         fprintf(out, "Variability %s above each kernel's golden = %.2f%% of the time of kernels "
-                     "with dispatches; %" PRId64 " outlier%s (|z| > 3)\n",
+                     "with dispatches (dcutop's, collectives left out); %" PRId64
+                     " outlier%s (|z| > 3)\n",
                 a, t->var_base_ns > 0 ? 100.0 * (double)t->var_ns / (double)t->var_base_ns : 0.0,
                 t->outliers, t->outliers == 1 ? "" : "s");
     } else if (t->kernels > 0) {
@@ -486,8 +487,9 @@ static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
 
 /* Variability per run: a JSON member, or a text table when several runs have dispatches. */
 static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
-    static const char* const keys[] = {"file",   "kernels", "dispatches", "kernel_ns",
-                                       "var_ns", "var_pct", "outliers",   NULL};
+    static const char* const keys[] = {"file",     "kernels",  "dispatches",    "kernel_ns",
+                                       "var_ns",   "var_pct",  "outliers",      "raptor_var_ns",
+                                       "raptor_comm_ns", NULL};
     ResultSet* rs = NULL;
     DcuStatus s = Variab_runs(db, &rs, err);
     if (s != DCU_OK) {
@@ -497,8 +499,16 @@ static DcuStatus variab_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuErr
         fputs(",\n\"variability_runs\": ", out);
         s = Export_json(rs, out, err);
     } else if (o->format == FMT_TEXT && rs->nrows > 1) {
-        fputs("Variability per run (each against its own goldens):\n", out);
+        fputs("Variability per run (each against its own goldens; RAPTOR's VarSum beside it):\n",
+              out);
         Report_table(out, rs, keys, "file", o->width, 0);
+    } else if (o->format == FMT_TEXT && rs->nrows == 1) {
+        char a[32], c[32];
+        Format_durationAuto(a, sizeof(a), ResultSet_cellc(rs, 0, 7)->i);
+        Format_durationAuto(c, sizeof(c), ResultSet_cellc(rs, 0, 8)->i);
+        fprintf(out, "RAPTOR's VarSum %s (each kernel with the two ops before it, (mean - min) x "
+                     "calls; device-to-device copies and collectives in: %s in collectives)\n",
+                a, c);
     }
     ResultSet_delete(rs);
     return s;

@@ -454,6 +454,10 @@ Doc* KernelView_build(const KernelDetail* k, const KernelExtras* x, int width) {
         if (k->n_shapes > 1) {
             shape_fields(d, k, lw, width);
         }
+    } else if (k->category && strcmp(k->category, "comm") == 0) {
+        /* the spread of a collective is waiting for the slowest rank (variab.h) */
+        Doc_field(d, lw, "Variability", STYLE_DIM,
+                  "n/a (a collective: its time waits for the slowest rank)");
     } else {
         Doc_field(d, lw, "Variability", STYLE_DIM, "n/a (aggregated stats only: no dispatches)");
     }

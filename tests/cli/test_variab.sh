@@ -4,7 +4,7 @@
 # against the definition computed independently by the sqlite3 CLI over the --save-db output
 # of the same trace (float two-pass statistics, golden = min over the non-outliers, sum of
 # max(0, dur - golden) taken literally, one group per kernel, launch shape (grid, workgroup)
-# and run's dispatch file).
+# and run's dispatch file; collectives, category comm, left out).
 # Also: stats-only data is null / n/a (never 0), the export and sort columns, the text report.
 . tests/cli/lib.sh
 . tests/cli/csvlib.inc
@@ -18,7 +18,7 @@ INDEPENDENT="
 WITH d AS (SELECT k.name, x.file_id, coalesce(x.grid, -9) AS gr, coalesce(x.workgroup, -9) AS wg,
            x.dur_ns AS dur FROM dispatch x JOIN kernel k
            ON k.id = x.kernel_id WHERE x.file_id IN (SELECT file_id FROM source_layer
-           WHERE layer = 'kernel' AND used)),
+           WHERE layer = 'kernel' AND used) AND k.category IS NOT 'comm'),
 m AS (SELECT name, file_id, gr, wg, avg(dur) AS mean FROM d GROUP BY 1, 2, 3, 4),
 v AS (SELECT d.name, d.file_id, d.gr, d.wg, m.mean, avg((d.dur - m.mean) * (d.dur - m.mean)) AS var
       FROM d JOIN m USING (name, file_id, gr, wg) GROUP BY 1, 2, 3, 4),
@@ -148,3 +148,45 @@ check "text report: the Variability line gives the JSON total ($vt)" \
     grep -q "^Variability $vt above each kernel's golden" "$TMP/w.txt"
 check "text report: hotspots and categories have a Var column" \
     sh -c "[ \$(grep -c 'Var(ms)' '$TMP/w.txt') -eq 2 ]"
+
+# ---------------------------------------------------------------- collectives, RAPTOR's VarSum
+DDP=$REAL/pytorch-h200-ddp-2rank
+RPD=$REAL/rpd-matmul/matmul_result.rpd
+"$DCUTOP" -q --report --format json "$DDP" >"$TMP/ddp.json"
+# a collective's spread is waiting for the slowest rank: no variability, and the runs' Var
+# equal the raw JSON's time above golden over the other kernels
+same "ddp job: Var per run = the raw JSON's time above golden, NCCL kernels left out" \
+    "$(python3 tests/cli/ranks_oracle.py "$DDP" | sed -n 's/^var //p')" \
+    "$(python3 -c '
+import json, sys
+for i, r in enumerate(json.load(open(sys.argv[1]))["variability_runs"]):
+    print(i, r["var_ns"])' "$TMP/ddp.json")"
+same "ddp job: the NCCL kernels have no variability (null)" "None None None" \
+    "$(python3 -c '
+import json, sys
+for h in json.load(open(sys.argv[1]))["hotspots"]:
+    if "nccl" in h["name"].lower():
+        print(h["var_ns"], h["golden_ns"], h["outliers"])' "$TMP/ddp.json" | sort -u)"
+# RAPTOR's VarSum as RAPTOR computes it: per run, against raptor_oracle.py over the raw
+# files (the RPD through its own op view, as RAPTOR reads it)
+"$DCUTOP" -q --report --format json "$RPD" >"$TMP/rpd.json"
+same "RAPTOR's VarSum and its comm part per run = raptor_oracle.py over the raw RPD and Kineto files" \
+    "$(python3 tests/cli/raptor_oracle.py "$RPD" "$DDP"/rank0.trace.json.gz "$DDP"/rank1.trace.json.gz)" \
+    "$(python3 -c '
+import json, sys
+for p in sys.argv[1:]:
+    for r in json.load(open(p))["variability_runs"]:
+        print(r["file"].split("/")[-1], r["raptor_var_ns"], r["raptor_comm_ns"])' "$TMP/rpd.json" "$TMP/ddp.json")"
+"$DCUTOP" -q --report --width 200 "$RPD" >"$TMP/rpd.txt"
+check "text report: RAPTOR's VarSum has its own line, labelled" \
+    grep -q "^RAPTOR's VarSum 483 ns (each kernel with the two ops before it, (mean - min) x calls" "$TMP/rpd.txt"
+# the documents call dcutop's figure its own and state RAPTOR's
+check "docs: dcutop's Var is not said to be computed as RAPTOR computes it" \
+    sh -c "! grep -rqi 'as ROCm.s RAPTOR computes it' doc/manual.md README.md dcutop.1 include/dcutop/variab.h"
+check "docs: RAPTOR's VarSum defined as RAPTOR computes it" \
+    sh -c "tr -s ' \n' ' ' <doc/manual.md | grep -q 'each op is grouped with the two ops before it' &&
+           tr -s ' \n' ' ' <doc/manual.md | grep -q '(mean − min) × calls'"
+printf '2\n/nccl\n<Enter>\n<Enter>\n:dump kernel\n' >"$TMP/k.keys"
+"$DCUTOP" --headless --size 120x40 --keys "$TMP/k.keys" "$DDP" >"$TMP/k.out" 2>&1
+check "Kernel detail of an NCCL kernel says why it has no variability" \
+    grep -q "Variability  n/a (a collective: its time waits for the slowest rank)" "$TMP/k.out"

@@ -1867,3 +1867,27 @@ DcuStatus Idle_summary(TraceDb* db, IdleSummary* out, DcuError* err) {
     ctx_done(&c);
     return s;
 }
+
+static int cmp_wait_id(const void* a, const void* b) {
+    const IdleWait *x = a, *y = b;
+    return (x->dispatch > y->dispatch) - (x->dispatch < y->dispatch);
+}
+
+DcuStatus Idle_rankWaits(TraceDb* db, IdleWait** out, int64_t* n, DcuError* err) {
+    *out = NULL;
+    *n = 0;
+    Ctx c;
+    ctx_init(&c);
+    DcuStatus s = read_dispatches(db, &c, 0, err); /* kernels only: ids are dispatch ids */
+    if (s == DCU_OK) {
+        rank_wait(db, &c);
+        *out = xmalloc((size_t)(c.nwaits ? c.nwaits : 1) * sizeof(IdleWait));
+        for (int64_t q = 0; q < c.nwaits; q++) {
+            (*out)[q] = (IdleWait){at(&c, c.waits[q].idx)->id, c.waits[q].wait};
+        }
+        *n = c.nwaits;
+        qsort(*out, (size_t)*n, sizeof(IdleWait), cmp_wait_id);
+    }
+    ctx_done(&c);
+    return s;
+}

@@ -4,12 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/idle.h"
 #include "dcutop/ranks.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
+#include "ranks_explain.h"
 
 typedef struct Disp_ {
     int64_t s, e;
+    int64_t kernel, id; /* kernel.id, dispatch.id */
     int gpu;
     int comm;
 } Disp;
@@ -108,7 +111,7 @@ static sqlite3_stmt* prepare_dispatches(TraceDb* db, DcuError* err) {
     /* a run's kernel files were loaded one after another: their rowid spans (dispatch_span)
      * make one range, so a rank costs its own rows, not a scan of the job's */
     char* sql = xasprintf("SELECT coalesce(d.gpu, -1), d.pid, d.start_ns, d.end_ns,"
-                          " coalesce(k.category = 'comm', 0) FROM dispatch d"
+                          " coalesce(k.category = 'comm', 0), d.kernel_id, d.id FROM dispatch d"
                           " JOIN kernel k ON k.id = d.kernel_id"
                           " WHERE d.id BETWEEN (SELECT min(lo_id) FROM dispatch_span"
                           " WHERE file_id IN (%s)) AND (SELECT max(hi_id) FROM dispatch_span"
@@ -144,6 +147,8 @@ static Disp* read_dispatches(sqlite3_stmt* st, int64_t run, int64_t* n, RankRow*
             x->e = x->s;
         }
         x->comm = sqlite3_column_int(st, 4);
+        x->kernel = sqlite3_column_int64(st, 5);
+        x->id = sqlite3_column_int64(st, 6);
         if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
             (r->pid < 0 || sqlite3_column_int64(st, 1) < r->pid)) {
             r->pid = sqlite3_column_int64(st, 1);
@@ -199,9 +204,28 @@ static int64_t* read_step_ranges(TraceDb* db, int64_t run, int* n) {
     return v;
 }
 
+/* The rank-wait of dispatch id (0: none); w sorted by dispatch id. */
+static int64_t wait_of(const IdleWait* w, int64_t nw, int64_t id) {
+    int64_t a = 0, b = nw - 1;
+    while (a <= b) {
+        int64_t m = a + (b - a) / 2;
+        if (w[m].dispatch == id) {
+            return w[m].wait_ns;
+        }
+        if (w[m].dispatch < id) {
+            a = m + 1;
+        } else {
+            b = m - 1;
+        }
+    }
+    return 0;
+}
+
 /* Steps of a run from the timeline's iterations of its (first) kernel file: per-step
- * compute and comm, and the step times. */
-static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* d, int64_t n) {
+ * compute, comm and rank-wait (w: the job's, by dispatch id), compute per kernel and step,
+ * and the step times. */
+static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* d, int64_t n,
+                       const IdleWait* w, int64_t nw) {
     int64_t file = 0;
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepareCached(db, "SELECT min(sl.file_id) FROM source_layer sl JOIN source_file f"
@@ -231,6 +255,8 @@ static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* 
     r->step_ns = xcalloc((size_t)k, sizeof(int64_t));
     r->step_compute_ns = xcalloc((size_t)k, sizeof(int64_t));
     r->step_comm_ns = xcalloc((size_t)k, sizeof(int64_t));
+    r->step_wait_ns = xcalloc((size_t)k, sizeof(int64_t));
+    I64Map* ks = I64Map_new();
     for (int64_t i = 0; i < n; i++) {
         int a = 0, b = k - 1, hit = -1;
         while (a <= b) { /* the last window starting at or before the dispatch */
@@ -245,8 +271,14 @@ static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* 
         if (hit >= 0 && d[i].s <= his[hit]) {
             int64_t* acc = d[i].comm ? r->step_comm_ns : r->step_compute_ns;
             acc[hit] += d[i].e - d[i].s;
+            if (d[i].comm) {
+                r->step_wait_ns[hit] += wait_of(w, nw, d[i].id);
+            } else {
+                RanksExplain_add(r, ks, d[i].kernel, hit, d[i].e - d[i].s);
+            }
         }
     }
+    I64Map_delete(ks);
     int nr = 0;
     int64_t* ranges = read_step_ranges(db, r->run_id, &nr);
     for (int i = 0; i < k; i++) {
@@ -345,42 +377,53 @@ static double others_median(const Ranks* j, int s, int skip, double* tmp) {
 }
 
 /* The verdict for straggler `best` over its straggling steps (crit: each step's defining
- * rank, excess: its excess). */
-static void blame(Ranks* j, int best, const int* crit, const double* excess, double* tmp) {
+ * rank, excess: its excess): its excess kernels, and who waits for it how long. */
+static void blame(TraceDb* db, Ranks* j, int best, const int* crit, const double* excess,
+                  double* tmp) {
     RankVerdict* v = &j->verdict;
+    double* comm = xcalloc((size_t)j->n, sizeof(double));
     double* wait = xcalloc((size_t)j->n, sizeof(double));
+    unsigned char* straggling = xcalloc((size_t)j->nsteps, 1);
     v->found = 1;
     v->straggler = best;
     for (int s = 0; s < j->nsteps; s++) {
         if (crit[s] != best || !straggles(excess[s], others_median(j, s, best, tmp))) {
             continue;
         }
+        straggling[s] = 1;
         if (v->first_step == 0) {
             v->first_step = s + 1;
         }
         v->excess_ns += excess[s] / v->steps;
         for (int i = 0; i < j->n; i++) {
-            wait[i] += (double)j->rows[i].step_comm_ns[s] / v->steps;
+            comm[i] += (double)j->rows[i].step_comm_ns[s] / v->steps;
+            wait[i] += (double)j->rows[i].step_wait_ns[s] / v->steps;
         }
     }
+    v->wait_known = j->have_waits;
+    const double* by = v->wait_known ? wait : comm; /* who waits: by rank-wait where known */
     v->waiter = best == 0 ? 1 : 0;
     int m = 0;
     for (int i = 0; i < j->n; i++) {
         if (i != best) {
-            tmp[m++] = wait[i];
-            if (wait[i] > wait[v->waiter]) {
+            tmp[m++] = by[i];
+            if (by[i] > by[v->waiter]) {
                 v->waiter = i;
             }
         }
     }
-    v->wait_ns = wait[v->waiter];
-    v->straggler_comm_ns = wait[best];
+    v->wait_ns = by[v->waiter];
+    v->comm_ns = comm[v->waiter];
+    v->straggler_comm_ns = comm[best];
     v->wait_median_ns = median_of(tmp, m);
+    RanksExplain_kernels(db, j, best, straggling);
+    free(straggling);
+    free(comm);
     free(wait);
 }
 
 /* The critical path share and the straggler (ranks.h). */
-static void judge(Ranks* j) {
+static void judge(TraceDb* db, Ranks* j) {
     j->nsteps = 0;
     for (int i = 0; i < j->n; i++) {
         if (j->rows[i].nsteps == 0) {
@@ -430,7 +473,7 @@ static void judge(Ranks* j) {
     v->of_steps = j->nsteps;
     v->steps = count[best];
     if (count[best] > 0) {
-        blame(j, best, crit, excess, tmp);
+        blame(db, j, best, crit, excess, tmp);
     }
     free(crit);
     free(excess);
@@ -465,9 +508,87 @@ static void collective_name(TraceDb* db, char* out, size_t cap) {
     sqlite3_finalize(st);
 }
 
-DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
+/* 1 for an idle cause that is device idle, by its name. */
+static int idle_cause(const char* name) {
+    for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
+        if (name && strcmp(Idle_causeName(c), name) == 0) {
+            return Idle_causeIsIdle((IdleCause)c);
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    const char* label;
+    int at; /* its index: a rank's in j->rows, a row's in the idle table */
+} LabelAt;
+
+static int by_label(const void* a, const void* b) {
+    const LabelAt *x = a, *y = b;
+    int c = strcmp(x->label ? x->label : "", y->label ? y->label : "");
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Each rank's idle as `--view idle` counts it (idle.h: kernels, memsets and copies busy),
+ * summed over its devices; a run out of scope has none (idle_known 0). */
+static DcuStatus idle_of_runs(TraceDb* db, Ranks* j, DcuError* err) {
+    ResultSet* rs = NULL;
+    DcuStatus s = Idle_view(db, IDLE_CAUSES, &rs, err);
+    sqlite3_stmt* st = NULL;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT count(*) FROM run_scope WHERE run_id = ?1", &st, err);
+    }
+    int cr = rs ? ResultSet_columnIndex(rs, "run") : -1;
+    int cc = rs ? ResultSet_columnIndex(rs, "cause") : -1;
+    int ct = rs ? ResultSet_columnIndex(rs, "total_ns") : -1;
+    /* the ranks and the idle rows, each in label order, merged: a folder of 20,000 runs
+     * made a search of every row per rank quadratic */
+    LabelAt* ranks = xmalloc(sizeof(LabelAt) * (size_t)(j->n ? j->n : 1));
+    LabelAt* rows = xmalloc(sizeof(LabelAt) * (size_t)(rs && rs->nrows ? rs->nrows : 1));
+    int nrows = 0;
+    for (int i = 0; s == DCU_OK && i < j->n; i++) {
+        RankRow* r = &j->rows[i];
+        sqlite3_bind_int64(st, 1, r->run_id);
+        r->idle_known = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+        sqlite3_reset(st);
+        r->idle_ns = 0;
+        ranks[i] = (LabelAt){r->label, i};
+    }
+    for (int q = 0; s == DCU_OK && q < rs->nrows; q++) {
+        if (idle_cause(ResultSet_cellc(rs, q, cc)->s)) {
+            rows[nrows++] = (LabelAt){ResultSet_cellc(rs, q, cr)->s, q};
+        }
+    }
+    if (s == DCU_OK) {
+        qsort(ranks, (size_t)j->n, sizeof(LabelAt), by_label);
+        qsort(rows, (size_t)nrows, sizeof(LabelAt), by_label);
+        for (int i = 0, q = 0; i < j->n; i++) {
+            while (q < nrows && strcmp(rows[q].label, ranks[i].label) < 0) {
+                q++;
+            }
+            for (int k = q; k < nrows && strcmp(rows[k].label, ranks[i].label) == 0; k++) {
+                j->rows[ranks[i].at].idle_ns += ResultSet_cellc(rs, rows[k].at, ct)->i;
+            }
+        }
+    }
+    free(ranks);
+    free(rows);
+    sqlite3_finalize(st);
+    ResultSet_delete(rs);
+    return s;
+}
+
+/* The job; full: with the rank-waits and idle of the idle module (two more passes over the
+ * dispatches), which the straggler's mark (Ranks_storeWaiting) does without. */
+static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
     Ranks* j = xcalloc(1, sizeof(Ranks));
     DcuStatus rc = read_runs(db, j, err);
+    IdleWait* w = NULL;
+    int64_t nw = 0;
+    if (rc == DCU_OK && full && j->n >= 2 && Ranks_isJobDb(db)) { /* no job: no wait */
+        rc = Idle_rankWaits(db, &w, &nw, err);
+        j->have_waits = nw > 0;
+    }
     Timeline* tl = NULL;
     if (rc == DCU_OK) {
         rc = Timeline_newAllRuns(db, &tl, err);
@@ -487,13 +608,13 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
             continue;
         }
         union_figures(r, d, n);
-        r->idle_ns = r->wall_ns - r->busy_ns;
-        fill_steps(db, tl, r, d, n);
+        fill_steps(db, tl, r, d, n, w, nw);
         free(d);
         dist = dist && r->rank >= 0;
         j->rows[keep++] = *r;
     }
     j->n = keep;
+    free(w);
     sqlite3_finalize(disp_st);
     Timeline_delete(tl);
     if (rc != DCU_OK) {
@@ -514,12 +635,27 @@ DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
             j->rows[i].rank = i;
         }
     }
+    /* the idle module's pass only for a job: runs that are no job get no verdict and are
+     * compared elsewhere (a folder of many runs paid for it in every report) */
+    DcuStatus is = full && Ranks_isJob(j) ? idle_of_runs(db, j, err) : DCU_OK;
+    if (is != DCU_OK) {
+        Ranks_delete(j);
+        return is;
+    }
     collective_name(db, j->verdict.collective, sizeof(j->verdict.collective));
     if (Ranks_isJob(j)) {
-        judge(j);
+        judge(db, j);
+    }
+    for (int i = 0; i < j->n; i++) { /* no straggler: the per-kernel figures unused */
+        free(j->rows[i].ks);
+        j->rows[i].ks = NULL;
     }
     *out = j;
     return DCU_OK;
+}
+
+DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
+    return build(db, 1, out, err);
 }
 
 void Ranks_delete(Ranks* this) {
@@ -531,7 +667,14 @@ void Ranks_delete(Ranks* this) {
         free(this->rows[i].step_ns);
         free(this->rows[i].step_compute_ns);
         free(this->rows[i].step_comm_ns);
+        free(this->rows[i].step_wait_ns);
+        free(this->rows[i].ks);
     }
+    for (int i = 0; i < this->verdict.nkernels; i++) {
+        free(this->verdict.kernels[i].name);
+        free(this->verdict.kernels[i].short_name);
+    }
+    free(this->verdict.kernels);
     free(this->rows);
     free(this);
 }
@@ -563,7 +706,7 @@ int Ranks_isJobDb(TraceDb* db) {
 
 int Ranks_isWaiting(const Ranks* this) {
     const RankVerdict* v = &this->verdict;
-    return Ranks_isJob(this) && v->found && v->wait_ns > 2 * v->straggler_comm_ns;
+    return Ranks_isJob(this) && v->found && v->comm_ns > 2 * v->straggler_comm_ns;
 }
 
 DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err) {
@@ -574,7 +717,7 @@ DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err) {
         return s;
     }
     Ranks* j = NULL;
-    s = Ranks_new(db, &j, err);
+    s = build(db, 0, &j, err);
     if (s == DCU_OK && Ranks_isWaiting(j)) {
         char* sql = xasprintf("INSERT INTO meta(key, value) VALUES ('wait_category', 'comm'),"
                               " ('wait_rank', '%d')",
@@ -597,6 +740,36 @@ static char* rank_name(const RankRow* r, char* buf, size_t n) {
         snprintf(buf, n, "%s", r->label);
     }
     return buf;
+}
+
+#define EXCESS_NAMED 3       /* kernels named in the verdict, at most */
+#define EXCESS_NAMED_PCT 5.0 /* after the first, those with this % of the excess or more */
+
+/* ", mostly in K1 (+23.9 ms, +48.7 dispatches), K2 (+0.2 ms) and K3 (+0.1 ms)" (owned; "":
+ * no kernel): what the straggler's excess is made of, per step as the excess is. */
+static char* excess_text(const RankVerdict* v) {
+    if (v->nkernels == 0) {
+        return xstrdup("");
+    }
+    char* t = xstrdup(", mostly in ");
+    int named = 1;
+    while (named < v->nkernels && named < EXCESS_NAMED &&
+           v->kernels[named].excess_ns >= v->excess_ns * EXCESS_NAMED_PCT / 100.0) {
+        named++;
+    }
+    for (int i = 0; i < named; i++) {
+        const RankExcess* k = &v->kernels[i];
+        char calls[48] = "";
+        if (k->calls_excess >= 0.05 || k->calls_excess <= -0.05) {
+            snprintf(calls, sizeof(calls), ", %+.1f dispatches", k->calls_excess);
+        }
+        int last = i + 1 == named;
+        char* n = xasprintf("%s%s%s (+%.1f ms%s)", t, i == 0 ? "" : last ? " and " : ", ",
+                            k->short_name, k->excess_ns / 1e6, calls);
+        free(t);
+        t = n;
+    }
+    return t;
 }
 
 char* Ranks_verdictText(const Ranks* this) {
@@ -631,15 +804,28 @@ char* Ranks_verdictText(const Ranks* this) {
     const char* per = v->steps == 1 ? "in that step" : "per step";
     char others[96] = "";
     if (this->n > 2) {
-        snprintf(others, sizeof(others), " (the other ranks' median: %.1f ms)",
+        snprintf(others, sizeof(others), "; the other ranks' median: %.1f ms",
                  v->wait_median_ns / 1e6);
     }
-    int waiting = Ranks_isWaiting(this);
-    return xasprintf("Straggler: %s computes %.1f ms more %s; %s waits %.1f ms %s in %s%s. %s",
-                     a, v->excess_ns / 1e6, when, b, v->wait_ns / 1e6, per, v->collective,
-                     others,
-                     waiting ? "That communication time is mostly waiting for the straggler, "
-                               "not a communication cost to optimise: shorten or rebalance the "
-                               "straggler's compute."
-                             : "Shorten or rebalance the straggler's compute.");
+    char* why = excess_text(v);
+    char* wait = v->wait_known
+                     ? xasprintf("%s waits %.1f ms %s in %s (rank-wait: its collectives' "
+                                 "time beyond the fastest rank's; %.1f ms in collectives in "
+                                 "all%s)",
+                                 b, v->wait_ns / 1e6, per, v->collective, v->comm_ns / 1e6,
+                                 others)
+                     : xasprintf("%s spends %.1f ms %s in %s (its whole collective time: "
+                                 "no rank-wait, the collectives were not matched across "
+                                 "ranks%s)",
+                                 b, v->wait_ns / 1e6, per, v->collective, others);
+    char* text = xasprintf(
+        "Straggler: %s computes %.1f ms more %s%s; %s. %s", a, v->excess_ns / 1e6, when, why,
+        wait,
+        Ranks_isWaiting(this) ? "That communication time is mostly waiting for the straggler, "
+                                "not a communication cost to optimise: shorten or rebalance "
+                                "the straggler's compute."
+                              : "Shorten or rebalance the straggler's compute.");
+    free(why);
+    free(wait);
+    return text;
 }

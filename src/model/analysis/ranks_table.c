@@ -113,6 +113,9 @@ ResultSet* Ranks_table(const Ranks* this) {
         if (r->pid < 0) {
             ResultSet_cell(rs, row, C_PID)->null = 1;
         }
+        if (!r->idle_known) {
+            ResultSet_cell(rs, row, C_IDLE)->null = 1;
+        }
     }
     char* v = Ranks_verdictText(this);
     rs->footer = v;
@@ -134,19 +137,53 @@ ResultSet* Ranks_matrix(const Ranks* this, int step_rows) {
     }
     for (int i = 0; i < this->n; i++) {
         const RankRow* r = &this->rows[i];
-        for (int kind = step_rows ? 0 : 1; kind < 3; kind++) {
+        for (int kind = step_rows ? 0 : 1; kind < 4; kind++) {
+            if (kind == 3 && !this->have_waits) {
+                continue; /* no rank-wait known */
+            }
             int row = ResultSet_addRow(rs);
             char buf[32];
             snprintf(buf, sizeof(buf), "%d", r->rank);
             ResultSet_setText(rs, row, 0, r->rank >= 0 ? buf : r->label);
-            ResultSet_setText(rs, row, 1, kind == 0 ? "step" : kind == 1 ? "compute" : "comm");
+            static const char* const kinds[] = {"step", "compute", "comm", "wait"};
+            ResultSet_setText(rs, row, 1, kinds[kind]);
             const int64_t* v = kind == 0   ? r->step_ns
                                : kind == 1 ? r->step_compute_ns
-                                           : r->step_comm_ns;
+                               : kind == 2 ? r->step_comm_ns
+                                           : r->step_wait_ns;
             for (int s = 0; s < r->nsteps; s++) {
                 ResultSet_setInt(rs, row, s + 2, v[s]);
             }
         }
+    }
+    return rs;
+}
+
+static const RsColumn excess_cols[] = {
+    {"rank", "Rank", CT_TEXT},          {"kernel", "Kernel", CT_TEXT},
+    {"short_name", "Short name", CT_TEXT}, {"excess_ns", "Excess/step", CT_NS},
+    {"straggler_ns", "Straggler/step", CT_NS}, {"others_ns", "Others/step", CT_NS},
+    {"calls_excess", "Dispatches+/step", CT_REAL}, {"pct", "%Excess", CT_PCT},
+};
+
+ResultSet* Ranks_excessTable(const Ranks* this) {
+    ResultSet* rs =
+        ResultSet_new("rank_excess", excess_cols, (int)(sizeof(excess_cols) / sizeof(excess_cols[0])));
+    const RankVerdict* v = &this->verdict;
+    for (int i = 0; v->found && i < v->nkernels; i++) {
+        const RankExcess* k = &v->kernels[i];
+        int row = ResultSet_addRow(rs);
+        const RankRow* r = &this->rows[v->straggler];
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%d", r->rank);
+        ResultSet_setText(rs, row, 0, r->rank >= 0 ? buf : r->label);
+        ResultSet_setText(rs, row, 1, k->name);
+        ResultSet_setText(rs, row, 2, k->short_name);
+        ResultSet_setInt(rs, row, 3, (int64_t)(k->excess_ns + 0.5));
+        ResultSet_setInt(rs, row, 4, (int64_t)(k->straggler_ns + 0.5));
+        ResultSet_setInt(rs, row, 5, (int64_t)(k->others_ns + 0.5));
+        ResultSet_setReal(rs, row, 6, k->calls_excess);
+        ResultSet_setReal(rs, row, 7, v->excess_ns > 0 ? 100.0 * k->excess_ns / v->excess_ns : 0);
     }
     return rs;
 }

@@ -623,49 +623,19 @@ DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
         s = store(db, &m, err);
     }
     free(m.slot);
-    return s;
+    return s == DCU_OK ? Variab_leaveOutCollectives(db, err) : s;
 }
 
-static const RsColumn run_cols[] = {
-    {"file", "Run (dispatch file)", CT_TEXT}, {"kernels", "Kernels", CT_INT},
-    {"dispatches", "Dispatches", CT_INT},     {"kernel_ns", "Kernel time", CT_NS},
-    {"var_ns", "Var", CT_NS},                 {"var_pct", "Var%", CT_PCT},
-    {"outliers", "Outliers", CT_INT},
-};
-
-DcuStatus Variab_runs(TraceDb* db, ResultSet** out, DcuError* err) {
-    *out = NULL;
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
-        db,
-        "SELECT f.name, count(*), CAST(total(v.dispatches) AS INTEGER),"
-        " CAST(total(v.total_ns) AS INTEGER), CAST(total(v.var_ns) AS INTEGER),"
-        " CAST(total(v.outliers) AS INTEGER)"
-        " FROM kernel_var_run v JOIN source_file f ON f.id = v.file_id"
-        " GROUP BY v.file_id ORDER BY v.file_id",
-        &st, err);
-    if (s != DCU_OK) {
-        return s;
-    }
-    ResultSet* rs = ResultSet_new("variability_runs", run_cols,
-                                  (int)(sizeof(run_cols) / sizeof(run_cols[0])));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = ResultSet_addRow(rs);
-        ResultSet_setText(rs, r, 0, (const char*)sqlite3_column_text(st, 0));
-        for (int c = 1; c <= 4; c++) {
-            ResultSet_setInt(rs, r, c, sqlite3_column_int64(st, c));
-        }
-        int64_t t = sqlite3_column_int64(st, 3), v = sqlite3_column_int64(st, 4);
-        ResultSet_setReal(rs, r, 5, t > 0 ? 100.0 * (double)v / (double)t : 0.0);
-        ResultSet_setInt(rs, r, 6, sqlite3_column_int64(st, 5));
-    }
-    if (rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "variability: %s", sqlite3_errmsg(TraceDb_handle(db)));
-        ResultSet_delete(rs);
-        rs = NULL;
-    }
-    sqlite3_finalize(st);
-    *out = rs;
-    return s;
+DcuStatus Variab_leaveOutCollectives(TraceDb* db, DcuError* err) {
+    /* a collective lasts until its slowest peer arrives: its spread is waiting, not the
+     * kernel running slower than it can (variab.h) */
+    return TraceDb_exec(db,
+                        "UPDATE kernel_summary SET golden_ns = NULL, var_ns = NULL,"
+                        " outliers = NULL WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm');"
+                        "DELETE FROM kernel_var_run WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm');"
+                        "DELETE FROM kernel_var_shape WHERE kernel_id IN (SELECT id FROM kernel"
+                        " WHERE category = 'comm')",
+                        err);
 }
