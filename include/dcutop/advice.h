@@ -56,7 +56,7 @@ typedef struct Advice_ {
     int nested;          /* 1: "of which" under the item before it (a kernel of its category) */
     int across;          /* 1: cuts across the categories (launch-bound, straggler): never
                           * added to another item */
-    char evidence[256];  /* the numbers behind it */
+    char evidence[512];  /* the numbers behind it (a straggler names kernels and waits) */
     const char* layer;   /* "device kernels", "timeline", ... (static) */
     char why[256];       /* one line */
     char target[1024];   /* what Enter opens: a category, a kernel's full name; "" = none */
