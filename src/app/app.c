@@ -350,9 +350,11 @@ static void make_header(App* app) {
     int nruns = Runs_count(app->db);
     if (nruns > 1 && Runs_sameLayer(app->db) > 1) {
         int64_t one = Runs_scopeRun(app->db);
-        char* label = one ? Runs_label(app->db, one) : NULL;
+        RunsChoice ch; /* the default: the run chosen (runs.h), never the runs added */
+        int64_t shown = one ? one : Runs_choice(app->db, &ch, NULL) == DCU_OK ? ch.chosen : 0;
+        char* label = shown > 0 ? Runs_label(app->db, shown) : NULL;
         snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns,
-                 label ? label : "all");
+                 label ? label : one == RUNS_ALL ? "all, added" : "all");
         free(label);
     }
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
@@ -882,20 +884,33 @@ static void drop_scope_items(App* app) {
     app->n_scope_items = 0;
 }
 
-/* htop's user filter: a list "All runs" + every run; the current scope is selected. */
+/* htop's user filter: the default scope, "All runs" + every run; the current scope is
+ * selected. Where the default is one run of a program (runs.h), "All runs" adds the runs
+ * together and says so: a total over runs only when asked. */
 static Reaction open_scope_menu(App* app) {
     drop_scope_items(app);
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepare(app->db, "SELECT id, label FROM run ORDER BY id", &st, NULL) != DCU_OK) {
         return REACT_NONE;
     }
-    int n = Runs_count(app->db) + 1;
+    RunsChoice ch;
+    int chosen = Runs_choice(app->db, &ch, NULL) == DCU_OK && ch.chosen;
+    int n = Runs_count(app->db) + 2;
     app->scope_items = xcalloc((size_t)n, sizeof(char*));
     app->scope_ids = xcalloc((size_t)n, sizeof(int64_t));
-    app->scope_items[0] = xstrdup("All runs");
-    app->n_scope_items = 1;
+    app->n_scope_items = 0;
+    if (chosen) {
+        char* label = Runs_label(app->db, ch.chosen);
+        app->scope_items[app->n_scope_items++] =
+            xasprintf("Default: %s (the most complete timed run)", label ? label : "?");
+        free(label);
+        app->scope_ids[app->n_scope_items] = RUNS_ALL;
+        app->scope_items[app->n_scope_items++] = xstrdup("All runs added (a total over runs)");
+    } else {
+        app->scope_items[app->n_scope_items++] = xstrdup("All runs");
+    }
     int64_t one = Runs_scopeRun(app->db);
-    app->menu_sel = 0;
+    app->menu_sel = one == RUNS_ALL && chosen ? 1 : 0;
     while (sqlite3_step(st) == SQLITE_ROW && app->n_scope_items < n) {
         app->scope_ids[app->n_scope_items] = sqlite3_column_int64(st, 0);
         app->scope_items[app->n_scope_items] = xstrdup((const char*)sqlite3_column_text(st, 1));
@@ -927,7 +942,7 @@ static Reaction scope_key(App* app, int key) {
             return REACT_REDRAW;
         }
         refresh_all(app, 1);
-        App_setStatus(app, 0, "Scope: %s.", id ? app->scope_items[app->menu_sel] : "all runs");
+        App_setStatus(app, 0, "Scope: %s.", app->scope_items[app->menu_sel]);
     } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
                a == ACT_BACK) {
         app->menu = MENU_NONE;

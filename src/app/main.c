@@ -265,17 +265,30 @@ static void stop_terminal(Session* ss) {
     }
 }
 
-/* --run LABEL: the scope every mode shows. An unknown label is a usage error that lists the
- * labels there are. */
+/* --run LABEL: the scope every mode shows; "all" (unless a run has that label): every run
+ * added together. Without --run, the default scope: one run of a program, never its repeats
+ * added (runs.h Runs_choice). An unknown label is a usage error that lists the labels. */
 static int apply_run_scope(Session* ss, DcuError* err) {
     const char* label = ss->cli.run;
-    if (!label) {
+    RunsChoice ch;
+    if (!label) { /* the loader leaves every run in scope: narrow it only where it differs */
+        if (Runs_count(ss->db) < 2) {
+            return EXIT_OK;
+        }
+        if (Runs_choice(ss->db, &ch, err) != DCU_OK ||
+            (ch.chosen && Runs_setScope(ss->db, NULL, 0, err) != DCU_OK)) {
+            return fail(err, EXIT_RUNTIME);
+        }
         return EXIT_OK;
     }
     int64_t id = Runs_byLabel(ss->db, label);
+    if (id == 0 && strcmp(label, "all") == 0) {
+        id = RUNS_ALL;
+    }
     if (id == 0) {
         char* all = Runs_labels(ss->db);
-        fprintf(stderr, "dcutop: --run: no run labelled '%s'; the runs are: %s\n", label, all);
+        fprintf(stderr, "dcutop: --run: no run labelled '%s'; the runs are: %s (all: every run added together)\n",
+                label, all);
         free(all);
         return EXIT_USAGE;
     }
