@@ -97,11 +97,14 @@ DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
     } else {
         int64_t one = Runs_scopeRun(db);
         RunsChoice ch;
-        int64_t shown = one > 0 ? one : one == 0 && Runs_choice(db, &ch, NULL) == DCU_OK
-                                             ? ch.chosen : 0;
+        int choice = Runs_choice(db, &ch, NULL) == DCU_OK;
+        int64_t shown = one > 0 ? one : one == 0 && choice ? ch.chosen : 0;
         char* label = shown ? Runs_label(db, shown) : NULL;
         fprintf(out, "\nRuns: %d loaded, each with its own figures; the report shows %s%s%s\n", n,
-                label ? "run " : one == RUNS_ALL ? "every run added together" : "all runs",
+                label                 ? "run "
+                : one == RUNS_ALL     ? "every run added together"
+                : choice && ch.job    ? "all runs (the ranks of one job)"
+                                      : "all runs",
                 label ? label : "",
                 label || one == RUNS_ALL ? " (--run LABEL shows one run, --run all every run added)"
                                          : " (--run LABEL shows one)");
