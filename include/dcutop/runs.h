@@ -64,6 +64,10 @@ int Runs_inScope(TraceDb* db);
  * run when that is not the default, else the single run picked. */
 int64_t Runs_scopeRun(TraceDb* db);
 
+/* The scope in a word or two for a header (owned): the run shown (the default's or the one
+ * picked), "all, added" for every run added as asked, "all" where the default is every run. */
+char* Runs_scopeName(TraceDb* db);
+
 /* Label of a run (owned; NULL if none). */
 char* Runs_label(TraceDb* db, int64_t id);
 

@@ -349,12 +349,8 @@ static void make_header(App* app) {
     /* several runs of one layer: say how many, and which the screens show */
     int nruns = Runs_count(app->db);
     if (nruns > 1 && Runs_sameLayer(app->db) > 1) {
-        int64_t one = Runs_scopeRun(app->db);
-        RunsChoice ch; /* the default: the run chosen (runs.h), never the runs added */
-        int64_t shown = one ? one : Runs_choice(app->db, &ch, NULL) == DCU_OK ? ch.chosen : 0;
-        char* label = shown > 0 ? Runs_label(app->db, shown) : NULL;
-        snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns,
-                 label ? label : one == RUNS_ALL ? "all, added" : "all");
+        char* label = Runs_scopeName(app->db);
+        snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns, label);
         free(label);
     }
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
@@ -884,44 +880,13 @@ static void drop_scope_items(App* app) {
     app->n_scope_items = 0;
 }
 
-/* htop's user filter: the default scope, "All runs" + every run; the current scope is
- * selected. Where the default is one run of a program (runs.h), "All runs" adds the runs
- * together and says so: a total over runs only when asked. */
+/* htop's user filter (RunsScreen_scopeItems); the current scope is selected. */
 static Reaction open_scope_menu(App* app) {
     drop_scope_items(app);
-    sqlite3_stmt* st = NULL;
-    if (TraceDb_prepare(app->db, "SELECT id, label FROM run ORDER BY id", &st, NULL) != DCU_OK) {
-        return REACT_NONE;
-    }
-    RunsChoice ch;
-    int chosen = Runs_choice(app->db, &ch, NULL) == DCU_OK && ch.chosen;
-    int n = Runs_count(app->db) + 2;
-    app->scope_items = xcalloc((size_t)n, sizeof(char*));
-    app->scope_ids = xcalloc((size_t)n, sizeof(int64_t));
-    app->n_scope_items = 0;
-    if (chosen) {
-        char* label = Runs_label(app->db, ch.chosen);
-        app->scope_items[app->n_scope_items++] =
-            xasprintf("Default: %s (the most complete timed run)", label ? label : "?");
-        free(label);
-        app->scope_ids[app->n_scope_items] = RUNS_ALL;
-        app->scope_items[app->n_scope_items++] = xstrdup("All runs added (a total over runs)");
-    } else {
-        app->scope_items[app->n_scope_items++] = xstrdup("All runs");
-    }
-    int64_t one = Runs_scopeRun(app->db);
-    app->menu_sel = one == RUNS_ALL && chosen ? 1 : 0;
-    while (sqlite3_step(st) == SQLITE_ROW && app->n_scope_items < n) {
-        app->scope_ids[app->n_scope_items] = sqlite3_column_int64(st, 0);
-        app->scope_items[app->n_scope_items] = xstrdup((const char*)sqlite3_column_text(st, 1));
-        if (app->scope_ids[app->n_scope_items] == one) {
-            app->menu_sel = app->n_scope_items;
-        }
-        app->n_scope_items++;
-    }
-    sqlite3_finalize(st);
-    app->menu = MENU_SCOPE;
-    return REACT_REDRAW;
+    app->n_scope_items =
+        RunsScreen_scopeItems(app->db, &app->scope_items, &app->scope_ids, &app->menu_sel);
+    app->menu = app->n_scope_items > 0 ? MENU_SCOPE : MENU_NONE;
+    return app->n_scope_items > 0 ? REACT_REDRAW : REACT_NONE;
 }
 
 static Reaction scope_key(App* app, int key) {

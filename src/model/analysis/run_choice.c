@@ -271,3 +271,11 @@ char* Runs_scopeText(TraceDb* db) {
     free(label);
     return out;
 }
+
+char* Runs_scopeName(TraceDb* db) {
+    RunsChoice ch;
+    int64_t one = Runs_scopeRun(db);
+    int64_t shown = one ? one : Runs_choice(db, &ch, NULL) == DCU_OK ? ch.chosen : 0;
+    char* label = shown > 0 ? Runs_label(db, shown) : NULL;
+    return label ? label : xstrdup(one == RUNS_ALL ? "all, added" : "all");
+}
