@@ -42,18 +42,19 @@ static const char* mode_text(const char* mode) {
                                         : "step times only";
 }
 
-/* The layers a run would add to the scope: a PMC run's kernel layer is its counters. */
+/* 1 when run c gives layer to the scope. A PMC run's kernel layer gives its counters
+ * ("counter"), never kernel times (used_file keeps them out beside a timed run). */
 static int gives(const Cand* c, const char* layer) {
-    char key[64];
-    const char* l = strcmp(c->mode, "pmc") == 0 && strcmp(layer, "counter") == 0 ? "kernel"
-                                                                                   : layer;
-    if (strcmp(c->mode, "pmc") == 0 && strcmp(layer, "kernel") == 0) {
+    int pmc = strcmp(c->mode, "pmc") == 0;
+    if (pmc && strcmp(layer, "kernel") == 0) {
         return 0;
     }
-    snprintf(key, sizeof(key), ",%s,", l);
+    const char* own = pmc && strcmp(layer, "counter") == 0 ? "kernel" : layer;
+    char* key = xasprintf(",%s,", own);
     char* in = xasprintf(",%s,", c->layers);
     int found = strstr(in, key) != NULL;
     free(in);
+    free(key);
     return found;
 }
 
