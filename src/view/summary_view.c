@@ -178,8 +178,7 @@ static void scope_lines(Doc* d, const SummaryData* s, int width) {
     } else {
         snprintf(t, sizeof(t), "%s (picked with R)", s->scope_run);
     }
-    wrapped_field(d, "Run", STYLE_NAME, t, width);
-    Doc_link(d, DOC_LINK_SCREEN, "runs");
+    wrapped_field(d, "Run", STYLE_NAME, t, width); /* no link: the first link stays item 1 */
     snprintf(t, sizeof(t), "%s (R: pick a run, or all runs added)",
              s->scope_left[0] ? s->scope_left : s->scope_why[0] ? "none" : "the other runs");
     wrapped_field(d, "Not added", STYLE_DIM, t, width);
