@@ -176,7 +176,7 @@ static void scope_lines(Doc* d, const SummaryData* s, int width) {
         snprintf(t, sizeof(t), "%s, the most complete timed run: %s%s%s", s->scope_run,
                  s->scope_why, s->scope_with[0] ? "; with " : "", s->scope_with);
     } else {
-        snprintf(t, sizeof(t), "%s (picked with R)", s->scope_run);
+        snprintf(t, sizeof(t), "%s (picked)", s->scope_run);
     }
     wrapped_field(d, "Run", STYLE_NAME, t, width); /* no link: the first link stays item 1 */
     snprintf(t, sizeof(t), "%s (R: pick a run, or all runs added)",
