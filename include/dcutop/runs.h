@@ -45,6 +45,10 @@ typedef struct RunsChoice_ {
 /* Fills *out (computed once per database, kept in a temp table). */
 DcuStatus Runs_choice(TraceDb* db, RunsChoice* out, DcuError* err);
 
+/* After loading (the loader leaves every run in scope): the default scope, set only where it
+ * differs from every run, so one run or a job's ranks cost no rebuild. */
+DcuStatus Runs_applyDefault(TraceDb* db, DcuError* err);
+
 /* What the scope shows, one line for a headline (owned): "run X, the most complete timed run
  * (why); with ...; not added: ..." for the default, "all N runs added together (a total over
  * runs, as asked)" for RUNS_ALL, "run X (picked)" for one run picked; NULL with one run

@@ -270,16 +270,8 @@ static void stop_terminal(Session* ss) {
  * added (runs.h Runs_choice). An unknown label is a usage error that lists the labels. */
 static int apply_run_scope(Session* ss, DcuError* err) {
     const char* label = ss->cli.run;
-    RunsChoice ch;
-    if (!label) { /* the loader leaves every run in scope: narrow it only where it differs */
-        if (Runs_count(ss->db) < 2) {
-            return EXIT_OK;
-        }
-        if (Runs_choice(ss->db, &ch, err) != DCU_OK ||
-            (ch.chosen && Runs_setScope(ss->db, NULL, 0, err) != DCU_OK)) {
-            return fail(err, EXIT_RUNTIME);
-        }
-        return EXIT_OK;
+    if (!label) {
+        return Runs_applyDefault(ss->db, err) == DCU_OK ? EXIT_OK : fail(err, EXIT_RUNTIME);
     }
     int64_t id = Runs_byLabel(ss->db, label);
     if (id == 0 && strcmp(label, "all") == 0) {

@@ -72,6 +72,11 @@ printf 'R\n<Down><Enter>\n:dump all\n' >"$TMP/r.keys"
 check "R picker: 'All runs added' gives the total, labelled in the Summary" \
     grep -Eq '^  Runs +all 4 runs added together: a total over runs, as asked' "$TMP/r.out"
 
+# a comparison side that holds several runs of one program compares the run shown, not a sum
+"$DCUTOP" -q --diff "$I" "$P" >"$TMP/diff.txt"
+check "--diff: the collection against its own trace run: 825.0 ms -> 825.0 ms, speedup 1.00x" \
+    grep -q '^  Device kernel time  825.0 ms -> 825.0 ms, delta 0 ns (+0.00%), speedup 1.00x' "$TMP/diff.txt"
+
 # the choice: more dispatches first; alike runs by label
 mkdir -p "$TMP/two/a" "$TMP/two/b"
 head -n 1001 "$W/results.csv" >"$TMP/two/a/results.csv"

@@ -280,3 +280,12 @@ char* Runs_scopeName(TraceDb* db) {
     char* label = shown > 0 ? Runs_label(db, shown) : NULL;
     return label ? label : xstrdup(one == RUNS_ALL ? "all, added" : "all");
 }
+
+DcuStatus Runs_applyDefault(TraceDb* db, DcuError* err) {
+    RunsChoice ch;
+    if (Runs_count(db) < 2) {
+        return DCU_OK;
+    }
+    DcuStatus s = Runs_choice(db, &ch, err);
+    return s == DCU_OK && ch.chosen ? Runs_setScope(db, NULL, 0, err) : s;
+}
