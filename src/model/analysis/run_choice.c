@@ -217,7 +217,7 @@ static void copy_col(sqlite3_stmt* st, int col, char* out, size_t cap) {
 
 DcuStatus Runs_choice(TraceDb* db, RunsChoice* out, DcuError* err) {
     memset(out, 0, sizeof(*out));
-    int64_t nruns = Runs_count(db);
+    int64_t nruns = TraceDb_scalarInt(db, "SELECT count(*) FROM run");
     sqlite3_stmt* st = NULL;
     /* kept while the runs are the same (a later load into the database decides again) */
     int fresh = TraceDb_prepare(db, "SELECT nruns, chosen, job, why, with_runs, left_runs, nleft"
@@ -245,47 +245,4 @@ DcuStatus Runs_choice(TraceDb* db, RunsChoice* out, DcuError* err) {
     }
     sqlite3_finalize(st);
     return s;
-}
-
-char* Runs_scopeText(TraceDb* db) {
-    RunsChoice ch;
-    if (Runs_count(db) < 2 || Runs_choice(db, &ch, NULL) != DCU_OK) {
-        return NULL;
-    }
-    int64_t scope = Runs_scopeRun(db);
-    if (scope == 0 && ch.chosen == 0) {
-        return NULL;
-    }
-    if (scope == RUNS_ALL) {
-        return xasprintf("all %d runs added together (a total over runs, as asked)",
-                         Runs_count(db));
-    }
-    char* label = Runs_label(db, scope ? scope : ch.chosen);
-    char* out = NULL;
-    if (scope) {
-        out = xasprintf("run %s (picked); the others are not added", label ? label : "?");
-    } else {
-        out = xasprintf("run %s, the most complete timed run (%s)%s%s; not added: %s",
-                        label ? label : "?", ch.why, ch.with[0] ? "; with " : "", ch.with,
-                        ch.nleft ? ch.left : "none");
-    }
-    free(label);
-    return out;
-}
-
-char* Runs_scopeName(TraceDb* db) {
-    RunsChoice ch;
-    int64_t one = Runs_scopeRun(db);
-    int64_t shown = one ? one : Runs_choice(db, &ch, NULL) == DCU_OK ? ch.chosen : 0;
-    char* label = shown > 0 ? Runs_label(db, shown) : NULL;
-    return label ? label : xstrdup(one == RUNS_ALL ? "all, added" : "all");
-}
-
-DcuStatus Runs_applyDefault(TraceDb* db, DcuError* err) {
-    RunsChoice ch;
-    if (Runs_count(db) < 2) {
-        return DCU_OK;
-    }
-    DcuStatus s = Runs_choice(db, &ch, err);
-    return s == DCU_OK && ch.chosen ? Runs_setScope(db, NULL, 0, err) : s;
 }
