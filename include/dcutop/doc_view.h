@@ -86,6 +86,12 @@ typedef struct SummaryData_ {
                                   * places say so (the first screen shows before them) */
     int advice_sel;              /* the advice item whose fix and evidence show under the
                                   * list (index into advice->items; out of range: the first) */
+    /* several runs of one program (runs.h Runs_choice): the one the figures are of */
+    char scope_run[256];         /* its label; "": one run loaded, a job's ranks, or a total */
+    char scope_why[320];         /* why the default shows it; "": one run picked */
+    char scope_with[512];        /* runs beside it that give other layers */
+    char scope_left[512];        /* runs not added */
+    int scope_total;             /* runs added together, as asked: how many (0: not a total) */
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 /* The advice rows the Summary shows (items, nested ones included): they are the first lines

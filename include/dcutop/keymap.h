@@ -62,7 +62,7 @@
     _(QUIT_OR_BACK, "back-or-quit", "Back a level from a pushed screen (help too); quit from a top screen") \
     _(DIFF_VIEW, "diff-view", "Diff: per kernel or per category") \
     _(SCREEN_RUNS, "screen-runs", "Runs screen: every run loaded (Enter: its files)")         \
-    _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: all runs, or one run")       \
+    _(RUN_SCOPE, "run-scope", "Pick the runs every screen shows: one run, or all added")      \
     _(MARK_A, "mark-baseline", "Runs: mark or unmark the run as baseline (A) of a comparison") \
     _(MARK_B, "mark-candidate", "Runs: mark or unmark the run as candidate (B) of a comparison") \
     _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline") \

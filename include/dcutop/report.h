@@ -60,6 +60,10 @@ DcuStatus Report_trees(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
 /* The Runs section (report_runs.c): every run with its own figures and the scope shown;
  * text only with several runs, CSV/JSON always (JSON member "runs"). */
 DcuStatus Report_runs(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* Text: the line over the headline that names the run shown and why (runs.h Runs_choice), or
+ * says that the figures are a total over runs; nothing with one run or a job's ranks. */
+void Report_scopeLine(TraceDb* db, FILE* out);
 /* "What to optimise first" (report_advice.c): ranked opportunities as text cut to the
  * width, or the advice table as a CSV block / JSON member. */
 DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);

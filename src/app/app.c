@@ -349,10 +349,8 @@ static void make_header(App* app) {
     /* several runs of one layer: say how many, and which the screens show */
     int nruns = Runs_count(app->db);
     if (nruns > 1 && Runs_sameLayer(app->db) > 1) {
-        int64_t one = Runs_scopeRun(app->db);
-        char* label = one ? Runs_label(app->db, one) : NULL;
-        snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns,
-                 label ? label : "all");
+        char* label = Runs_scopeName(app->db);
+        snprintf(runs, sizeof(runs), " %d runs, scope: %.200s \u2014 R to pick |", nruns, label);
         free(label);
     }
     Format_durationAuto(a, sizeof(a), t.kernel_ns);
@@ -884,31 +882,13 @@ static void drop_scope_items(App* app) {
     app->n_scope_items = 0;
 }
 
-/* htop's user filter: a list "All runs" + every run; the current scope is selected. */
+/* htop's user filter (RunsScreen_scopeItems); the current scope is selected. */
 static Reaction open_scope_menu(App* app) {
     drop_scope_items(app);
-    sqlite3_stmt* st = NULL;
-    if (TraceDb_prepare(app->db, "SELECT id, label FROM run ORDER BY id", &st, NULL) != DCU_OK) {
-        return REACT_NONE;
-    }
-    int n = Runs_count(app->db) + 1;
-    app->scope_items = xcalloc((size_t)n, sizeof(char*));
-    app->scope_ids = xcalloc((size_t)n, sizeof(int64_t));
-    app->scope_items[0] = xstrdup("All runs");
-    app->n_scope_items = 1;
-    int64_t one = Runs_scopeRun(app->db);
-    app->menu_sel = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && app->n_scope_items < n) {
-        app->scope_ids[app->n_scope_items] = sqlite3_column_int64(st, 0);
-        app->scope_items[app->n_scope_items] = xstrdup((const char*)sqlite3_column_text(st, 1));
-        if (app->scope_ids[app->n_scope_items] == one) {
-            app->menu_sel = app->n_scope_items;
-        }
-        app->n_scope_items++;
-    }
-    sqlite3_finalize(st);
-    app->menu = MENU_SCOPE;
-    return REACT_REDRAW;
+    app->n_scope_items =
+        RunsScreen_scopeItems(app->db, &app->scope_items, &app->scope_ids, &app->menu_sel);
+    app->menu = app->n_scope_items > 0 ? MENU_SCOPE : MENU_NONE;
+    return app->n_scope_items > 0 ? REACT_REDRAW : REACT_NONE;
 }
 
 static Reaction scope_key(App* app, int key) {
@@ -929,7 +909,7 @@ static Reaction scope_key(App* app, int key) {
             return REACT_REDRAW;
         }
         refresh_all(app, 1);
-        App_setStatus(app, 0, "Scope: %s.", id ? app->scope_items[app->menu_sel] : "all runs");
+        App_setStatus(app, 0, "Scope: %s.", app->scope_items[app->menu_sel]);
     } else if (key == KC_ESC || a == ACT_RUN_SCOPE || a == ACT_QUIT || a == ACT_QUIT_OR_BACK ||
                a == ACT_BACK) {
         app->menu = MENU_NONE;

@@ -51,6 +51,11 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
     if (s == DCU_OK) { /* the categories say which kernels are collectives */
         s = Variab_leaveOutCollectives(*db, err);
     }
+    /* a side that holds several runs of one program compares one of them, never their sum
+     * (runs.h Runs_choice; the ranks of a job stay together) */
+    if (s == DCU_OK) {
+        s = Runs_applyDefault(*db, err);
+    }
     if (s == DCU_OK) {
         s = DiffSide_fromDb(*db, path, &this->side[side][i], err);
     }
@@ -58,10 +63,15 @@ DcuStatus CompareRuns_add(CompareRuns* this, int side, const char* path, RuleSet
 }
 
 int CompareRuns_isOneRun(const CompareRuns* this, int side, int i) {
+    /* over every run loaded, not the scope (which shows one run of several): the runs that
+     * give kernel times, a PMC run only where no other run does (used_file's rule) */
     return TraceDb_scalarInt(this->db[side][i],
                              "SELECT count(DISTINCT f.dir || '|' || f.run_tag) FROM"
-                             " source_file f WHERE f.id IN"
-                             " (SELECT file_id FROM used_file WHERE layer = 'kernel')") == 1;
+                             " source_file f JOIN run r ON r.id = f.run_id WHERE f.id IN"
+                             " (SELECT file_id FROM source_layer WHERE used AND layer = 'kernel')"
+                             " AND (r.mode <> 'pmc' OR NOT EXISTS (SELECT 1 FROM run r2"
+                             "  WHERE r2.mode <> 'pmc' AND ',' || r2.layers || ',' LIKE"
+                             "  '%,kernel,%'))") == 1;
 }
 
 /* distributedInfo of run i of side: the rank (-1 when not said) and the world size */

@@ -8,6 +8,7 @@
 #include "dcutop/idle.h"
 #include "dcutop/shortname.h"
 #include "dcutop/trace_lane.h"
+#include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
 #include "screen.h"
@@ -407,6 +408,29 @@ int DocScreen_finish(Screen* s, App* app) {
     return 1;
 }
 
+/* Several runs: which one the Summary's figures are of, and why (runs.h Runs_choice). */
+static void summary_scope(TraceDb* db, SummaryData* sd) {
+    RunsChoice ch;
+    if (Runs_count(db) < 2 || Runs_choice(db, &ch, NULL) != DCU_OK) {
+        return;
+    }
+    int64_t one = Runs_scopeRun(db);
+    if (one == RUNS_ALL) {
+        sd->scope_total = Runs_count(db);
+        return;
+    }
+    char* label = Runs_label(db, one ? one : ch.chosen);
+    if (label) {
+        snprintf(sd->scope_run, sizeof(sd->scope_run), "%s", label);
+        if (!one) {
+            snprintf(sd->scope_why, sizeof(sd->scope_why), "%s", ch.why);
+            snprintf(sd->scope_with, sizeof(sd->scope_with), "%s", ch.with);
+            snprintf(sd->scope_left, sizeof(sd->scope_left), "%s", ch.left);
+        }
+    }
+    free(label);
+}
+
 /* The queries behind a document, run once per open (the Summary's slow part later). */
 static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
     TraceDb* db = s->db ? s->db : App_db(app);
@@ -414,6 +438,7 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         SummaryData* sd = &s->summary;
         memset(sd, 0, sizeof(*sd));
         sd->title = App_title(app);
+        summary_scope(db, sd);
         DcuStatus st = Query_totals(db, &sd->totals, err);
         static const ViewId views[] = {VIEW_HOTSPOTS, VIEW_CATEGORIES, VIEW_FILES};
         for (int i = 0; i < 3 && st == DCU_OK; i++) {

@@ -267,17 +267,22 @@ static void stop_terminal(Session* ss) {
     }
 }
 
-/* --run LABEL: the scope every mode shows. An unknown label is a usage error that lists the
- * labels there are. */
+/* --run LABEL: the scope every mode shows; "all" (unless a run has that label): every run
+ * added together. Without --run, the default scope: one run of a program, never its repeats
+ * added (runs.h Runs_choice). An unknown label is a usage error that lists the labels. */
 static int apply_run_scope(Session* ss, DcuError* err) {
     const char* label = ss->cli.run;
     if (!label) {
-        return EXIT_OK;
+        return Runs_applyDefault(ss->db, err) == DCU_OK ? EXIT_OK : fail(err, EXIT_RUNTIME);
     }
     int64_t id = Runs_byLabel(ss->db, label);
+    if (id == 0 && strcmp(label, "all") == 0) {
+        id = RUNS_ALL;
+    }
     if (id == 0) {
         char* all = Runs_labels(ss->db);
-        fprintf(stderr, "dcutop: --run: no run labelled '%s'; the runs are: %s\n", label, all);
+        fprintf(stderr, "dcutop: --run: no run labelled '%s'; the runs are: %s (all: every run added together)\n",
+                label, all);
         free(all);
         return EXIT_USAGE;
     }

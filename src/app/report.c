@@ -424,10 +424,12 @@ void Report_loadMessages(TraceDb* db, FILE* out, const char* prefix, const char*
 static void text_summary(TraceDb* db, const Totals* t, FILE* out) {
     char a[64], b[64];
     Format_durationAuto(a, sizeof(a), t->kernel_ns);
+    Report_scopeLine(db, out); /* several runs: which one the figures are of, and why */
     fprintf(out, "\nDevice kernel time %s over %" PRId64 " dispatches of %" PRId64
-                 " kernels (%s)\n",
+                 " kernels (%s)%s\n",
             a, t->dispatches, t->kernels,
-            t->per_dispatch ? "per-dispatch data" : "aggregated stats only");
+            t->per_dispatch ? "per-dispatch data" : "aggregated stats only",
+            Runs_scopeRun(db) == RUNS_ALL ? ", a total over runs" : "");
     if (t->kernel_ns > 0) {
         int wall = Query_amdahlBasis(db) == 1;
         int64_t basis = Query_basisNs(db, wall); /* one basis for the shares and ceilings */

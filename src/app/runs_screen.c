@@ -132,3 +132,37 @@ Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err) {
         return TableScreen_handle(s, app, a, err);
     }
 }
+
+int RunsScreen_scopeItems(TraceDb* db, char*** items, int64_t** ids, int* sel) {
+    sqlite3_stmt* st = NULL;
+    *items = NULL;
+    *ids = NULL;
+    *sel = 0;
+    if (TraceDb_prepare(db, "SELECT id, label FROM run ORDER BY id", &st, NULL) != DCU_OK) {
+        return 0;
+    }
+    RunsChoice ch;
+    int chosen = Runs_choice(db, &ch, NULL) == DCU_OK && ch.chosen;
+    int cap = Runs_count(db) + 2, n = 0;
+    *items = xcalloc((size_t)cap, sizeof(char*));
+    *ids = xcalloc((size_t)cap, sizeof(int64_t));
+    if (chosen) { /* ids 0: the default scope; RUNS_ALL: every run added */
+        char* label = Runs_label(db, ch.chosen);
+        (*items)[n++] = xasprintf("Default: %s (the most complete timed run)", label ? label : "?");
+        free(label);
+        (*ids)[n] = RUNS_ALL;
+        (*items)[n++] = xstrdup("All runs added (a total over runs)");
+    } else {
+        (*items)[n++] = xstrdup("All runs");
+    }
+    int64_t one = Runs_scopeRun(db);
+    *sel = one == RUNS_ALL && chosen ? 1 : 0;
+    while (sqlite3_step(st) == SQLITE_ROW && n < cap) {
+        (*ids)[n] = sqlite3_column_int64(st, 0);
+        (*items)[n] = xstrdup((const char*)sqlite3_column_text(st, 1));
+        *sel = (*ids)[n] == one ? n : *sel;
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}

@@ -208,6 +208,11 @@ int App_cancelRequested(App* app);
 Reaction RunsScreen_handle(Screen* s, App* app, Action a, DcuError* err);
 DcuStatus RunsScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
 void RunsScreen_close(Screen* s);
+/* The items of the R picker (htop's user filter), owned arrays of n items and their scope ids
+ * (Runs_setScope's: 0 the default, RUNS_ALL every run added, else one run): "Default: X (the
+ * most complete timed run)" and "All runs added (a total over runs)" where the default is one
+ * run of a program (runs.h), else "All runs"; then every run. *sel: the scope now. */
+int RunsScreen_scopeItems(TraceDb* db, char*** items, int64_t** ids, int* sel);
 /* ranks_screen.c: the Ranks screen (9); RanksScreen_table: a new table (owned by the caller)
  * of the ranks, the job computed once into s->ranks. */
 extern const ScreenOps RanksScreen;

@@ -154,11 +154,57 @@ static void totals_lines(Doc* d, const SummaryData* s, int lw, int barw) {
     }
 }
 
+/* A field whose text wraps at spaces within width (the lines after the first under it). */
+static void wrapped_field(Doc* d, const char* label, Style st, const char* text, int width) {
+    int w = width - LW - 3 > 20 ? width - LW - 3 : 20;
+    for (int first = 1; first || *text; first = 0) {
+        int n = (int)strlen(text);
+        if (n > w) {
+            n = w;
+            while (n > w / 2 && text[n] != ' ') {
+                n--;
+            }
+            n = text[n] == ' ' ? n : w;
+        }
+        Doc_field(d, LW, first ? label : "", st, "%.*s", n, text);
+        text += n;
+        while (*text == ' ') {
+            text++;
+        }
+    }
+}
+
+/* Several runs of one program: the run the figures are of and why, the runs not added; or
+ * that the figures are a total over runs, as asked. */
+static void scope_lines(Doc* d, const SummaryData* s, int width) {
+    char t[1400];
+    if (s->scope_total > 0) {
+        snprintf(t, sizeof(t), "all %d runs added together: a total over runs, as asked "
+                 "(R: back to one run)", s->scope_total);
+        wrapped_field(d, "Runs", STYLE_WARNING, t, width);
+        return;
+    }
+    if (!s->scope_run[0]) {
+        return;
+    }
+    if (s->scope_why[0]) {
+        snprintf(t, sizeof(t), "%s, the most complete timed run: %s%s%s", s->scope_run,
+                 s->scope_why, s->scope_with[0] ? "; with " : "", s->scope_with);
+    } else {
+        snprintf(t, sizeof(t), "%s (picked)", s->scope_run);
+    }
+    wrapped_field(d, "Run", STYLE_NAME, t, width); /* no link: the first link stays item 1 */
+    snprintf(t, sizeof(t), "%s (R: pick a run, or all runs added)",
+             s->scope_left[0] ? s->scope_left : s->scope_why[0] ? "none" : "the other runs");
+    wrapped_field(d, "Not added", STYLE_DIM, t, width);
+}
+
 /* The first lines, all on the first screen at 80x24: device kernel time, GPU busy and idle,
  * the launch-bound share, the GEMM / non-GEMM ceilings. */
 static void head(Doc* d, const SummaryData* s, int width) {
     Doc_line(d);
     Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
+    scope_lines(d, s, width);
     totals_lines(d, s, LW, bar_width(width));
 }
 

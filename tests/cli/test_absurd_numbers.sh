@@ -30,18 +30,18 @@ exp_ns=$((exp_ns + 600 + 400))
 
 for fmt in text json csv; do
     exits "Calls = 2^63-1 beside a healthy folder: --report --format $fmt exits 0" 0 \
-        "$DCUTOP" --report --format "$fmt" "$HEALTHY" "$BAD/calls"
+        "$DCUTOP" --report --format "$fmt" --run all "$HEALTHY" "$BAD/calls"
 done
 for v in hotspots categories api copies files; do
-    exits "Calls = 2^63-1: --export $v exits 0" 0 "$DCUTOP" --export "$v" "$HEALTHY" "$BAD/calls"
+    exits "Calls = 2^63-1: --export $v exits 0" 0 "$DCUTOP" --export "$v" --run all "$HEALTHY" "$BAD/calls"
 done
-exits "Calls = 2^63-1: --report --view timeline exits 0" 0 "$DCUTOP" --report --view timeline "$HEALTHY" "$BAD/calls"
-exits "Calls = 2^63-1: --report --view stacks exits 0" 0 "$DCUTOP" --report --view stacks "$HEALTHY" "$BAD/calls"
+exits "Calls = 2^63-1: --report --view timeline exits 0" 0 "$DCUTOP" --report --view timeline --run all "$HEALTHY" "$BAD/calls"
+exits "Calls = 2^63-1: --report --view stacks exits 0" 0 "$DCUTOP" --report --view stacks --run all "$HEALTHY" "$BAD/calls"
 printf ':dump start\n' >"$TMP/dump.keys"
 exits "Calls = 2^63-1: the headless view exits 0" 0 \
-    "$DCUTOP" --headless --keys "$TMP/dump.keys" --size 100x30 "$HEALTHY" "$BAD/calls"
+    "$DCUTOP" --headless --keys "$TMP/dump.keys" --size 100x30 --run all "$HEALTHY" "$BAD/calls"
 
-"$DCUTOP" --report --format json "$HEALTHY" "$BAD/calls" >"$TMP/r.json" 2>"$TMP/r.err"
+"$DCUTOP" --report --format json --run all "$HEALTHY" "$BAD/calls" >"$TMP/r.json" 2>"$TMP/r.err"
 same "Calls = 2^63-1: device kernel time is the healthy rows' sum (awk)" "$exp_ns" \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["kernel_ns"])' "$TMP/r.json")"
 check "Calls = 2^63-1: the row is rejected with file, line and reason" \

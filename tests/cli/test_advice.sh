@@ -60,7 +60,8 @@ C="$REAL/pytorch-h200-climate-transformer"
 # (the last rows are the two timed runs' lines, then the three gaps above them)
 printf 'G\n<Enter>\n:dump run\n<Esc><Up><Up>\n<Enter>\n:dump gap\n<Esc><Up><Up><Up>\n<Enter>\n:dump copies\n' \
     >"$TMP/sum.keys"
-"$DCUTOP" -q --headless --size 200x30 --keys "$TMP/sum.keys" "$C" >"$TMP/sum.out"
+# (--run all: both runs in scope, as the lines per run need; the default shows one run)
+"$DCUTOP" -q --headless --size 200x30 --keys "$TMP/sum.keys" --run all "$C" >"$TMP/sum.out"
 check "Summary: G then Enter on the last run's line opens the Runs screen" \
     grep -q "> Summary > Runs" "$TMP/sum.out"
 check "Summary: Enter on the last gap opens the Trace screen at it" \

@@ -56,15 +56,16 @@ check "sorted by duration: first and last pages in the order of SQL's ORDER BY d
     cmp "$TMP/d.seq" "$TMP/sql.seq"
 check "the duration column is marked as sorted" grep -q 'Duration us▼' "$TMP/d.out"
 
-# two copies of the trace (two runs, two files): the list holds both; a filter on one file
+# two copies of the trace (two runs, two files; --run all: both in scope, the default shows
+# one run): the list holds both; a filter on one file
 # leaves rows out, as the kernel index lists them (the kept rows read apart)
 mkdir -p "$TMP/two/a" "$TMP/two/b"
 cp -r "$W"/. "$TMP/two/a/"
 cp -r "$W"/. "$TMP/two/b/"
 printf '2\n<Enter>\n<Enter>\n:dump both\n<End>\n:dump both-end\n>>>\n:dump dur\n/b/\n<Enter>\n:dump b\n<End>\n:dump b-end\n<Home>\n:dump b-top\n' \
     >"$TMP/f.keys"
-DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/f.keys" "$TMP/two" >"$TMP/fp.out" 2>&1
-DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/f.keys" "$TMP/two" \
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/f.keys" --run all "$TMP/two" >"$TMP/fp.out" 2>&1
+DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/f.keys" --run all "$TMP/two" \
     >"$TMP/fw.out" 2>&1
 check "two files: 1044 rows, 522 of them in b/" sh -c \
     "grep -qx '1044/1044' '$TMP/fp.out' && grep -qx '522/522' '$TMP/fp.out'"
@@ -75,8 +76,8 @@ check "two files, filtered and sorted: the paged list's screens are the whole li
 # (the lazy quicksort of every row), and back
 printf '2\n<Enter>\n<Enter>\n>>>\n<End>\n:dump dur-end\n<PgUp><PgUp><PgUp><PgUp>\n:dump dur-up\nr\n<End>\n:dump dur-rev-end\n' \
     >"$TMP/e.keys"
-DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/e.keys" "$TMP/two" >"$TMP/ep.out" 2>&1
-DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/e.keys" "$TMP/two" \
+DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/e.keys" --run all "$TMP/two" >"$TMP/ep.out" 2>&1
+DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/e.keys" --run all "$TMP/two" \
     >"$TMP/ew.out" 2>&1
 check "two files sorted, at the end of the order: the paged list's screens are the whole list's" \
     cmp "$TMP/ep.out" "$TMP/ew.out"
@@ -93,9 +94,9 @@ for t in shuf mixed; do
     # one sort from the natural order (the whole list's ties keep the order before: the same)
     printf '2\n<Enter>\n<Enter>\n:dump list\n<End>\n:dump end\n<PgUp>\n:dump up\n>\n:dump seq\n<End>\n:dump seq-end\n' \
         >"$TMP/s.keys"
-    DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/s.keys" "$TMP/$t" \
+    DCUTOP_PAGE_MIN=1 "$D" --headless --size 120x30 --keys "$TMP/s.keys" --run all "$TMP/$t" \
         >"$TMP/$t.p.out" 2>&1
-    DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/s.keys" "$TMP/$t" \
+    DCUTOP_PAGE_MIN=100000000 "$D" --headless --size 120x30 --keys "$TMP/s.keys" --run all "$TMP/$t" \
         >"$TMP/$t.w.out" 2>&1
     check "rows out of start order ($t): the paged list's screens are the whole list's" \
         cmp "$TMP/$t.p.out" "$TMP/$t.w.out"

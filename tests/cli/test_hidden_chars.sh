@@ -29,14 +29,14 @@ printf ' "args": {"device": 0, "stream": 7}}, {"ph": "X", "cat": "kernel", "name
     >>"$D/json/trace.json"
 sums_before=$(cat "$D"/*/* | cksum)
 
-# the names as they must be shown
+# the names as they must be shown (the two runs added: --run all; the default shows one run)
 NAMES='gemm_\u202Ekernel\u202C_a|j\u202Eesc\u200D|j\u2068fsi\u2069_\uFEFFbom|k\u200Bz\u200Dw\u200Ex'
 
-"$DCUTOP" --export hotspots "$D" >"$TMP/hot.csv" 2>"$TMP/hot.err"
+"$DCUTOP" --export hotspots --run all "$D" >"$TMP/hot.csv" 2>"$TMP/hot.err"
 same "--export: names escaped" "$NAMES" \
     "$(awk -F, 'NR > 1 { gsub(/"/, "", $1); print $1 }' "$TMP/hot.csv" | LC_ALL=C sort | paste -sd'|')"
 for f in text json csv; do
-    "$DCUTOP" --report --format "$f" --width 200 "$D" >"$TMP/r.$f" 2>"$TMP/r.err"
+    "$DCUTOP" --report --format "$f" --width 200 --run all "$D" >"$TMP/r.$f" 2>"$TMP/r.err"
     check "--report --format $f: no raw format character" sh -c "! grep -q '$RAW' '$TMP/r.$f'"
     check "--report --format $f: no raw ESC" sh -c "! grep -q '$ESC' '$TMP/r.$f'"
     if [ "$f" = json ]; then # JSON escapes the backslash itself: decode, then compare
@@ -51,13 +51,13 @@ done
 check "--report: the title escapes ESC and RLO in the folder name" \
     grep -qF "report: $TMP/run\\x1B[31m\\u202Eevil" "$TMP/r.text"
 for v in hotspots categories files; do
-    "$DCUTOP" --export "$v" "$D" >"$TMP/e.csv" 2>/dev/null
+    "$DCUTOP" --export "$v" --run all "$D" >"$TMP/e.csv" 2>/dev/null
     check "--export $v: no raw format character or ESC" sh -c "! grep -q '$RAW\\|$ESC' '$TMP/e.csv'"
 done
 
 # the headless view: Summary (title) and Hotspots (names)
 printf ':dump summary\n2\n:dump hotspots\n' >"$TMP/k.keys"
-"$DCUTOP" --headless --keys "$TMP/k.keys" --size 160x30 "$D" >"$TMP/tui.txt" 2>"$TMP/tui.err"
+"$DCUTOP" --headless --keys "$TMP/k.keys" --size 160x30 --run all "$D" >"$TMP/tui.txt" 2>"$TMP/tui.err"
 same "headless: exit 0" 0 $?
 check "headless: no raw format character or ESC" sh -c "! grep -q '$RAW\\|$ESC' '$TMP/tui.txt'"
 check "headless: the title escapes the folder name" grep -qF 'run\x1B[31m\u202Eevil' "$TMP/tui.txt"

@@ -15,7 +15,8 @@ fi
 sq() { sqlite3 -readonly -separator '|' "file:$1?immutable=1" "$2"; }
 dq() { "$DCUTOP" --sql "$1" --format csv "$S" | tail -n +2 | tr -d '\r"' | tr , '|'; }
 
-"$DCUTOP" --export files "$S" | tr -d '\r"' >"$TMP/files.csv"
+# the database and the workload CSVs are two runs: every file listed with --run all
+"$DCUTOP" --export files --run all "$S" | tr -d '\r"' >"$TMP/files.csv"
 check "pmc_perf.csv loads as per-dispatch PMC data" \
     grep -q 'pmc_perf.csv,rocprof-compute pmc_perf.csv (PMC per dispatch),kernel,8,0' "$TMP/files.csv"
 check "roofline.csv loads as measured peaks" \

@@ -44,7 +44,7 @@ for layout in sub pids; do
         if [ $layout = sub ]; then f=$TMP/sub/r$i/results.csv; label=r$i
         else f=$TMP/pids/100${i}_results.csv; label=100$i; fi
         a=$(alone "$f")
-        b=$("$DCUTOP" -q --report --format json "$TMP/$layout" | python3 -c '
+        b=$("$DCUTOP" -q --report --format json --run all "$TMP/$layout" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for r in d["timeline"]["runs"]:
@@ -84,11 +84,11 @@ exp=${exp% *}
 first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timeline"]["summary"]["first_iteration_span_ns"])' "$TMP/r2.json")
 same "r2 first iteration span = last end - first start of its first $exp dispatches (awk)" "$span" "$first"
 
-# with several runs the whole never shows one blended cold ratio
-"$DCUTOP" -q --report --format json "$TMP/sub" >"$TMP/all.json"
+# with several runs added (--run all) the whole never shows one blended cold ratio
+"$DCUTOP" -q --report --format json --run all "$TMP/sub" >"$TMP/all.json"
 same "folder of 3 runs: summary cold_ratio is not blended (0)" "0.000000" \
     "$(python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["timeline"]["summary"]["cold_ratio"])' "$TMP/all.json")"
-"$DCUTOP" -q --report --width 120 "$TMP/sub" >"$TMP/all.txt"
+"$DCUTOP" -q --report --width 120 --run all "$TMP/sub" >"$TMP/all.txt"
 check "text report: one line per run with its cold start" \
     [ "$(grep -Ec '^    r[123]: span .* \(cold start [0-9.]+x\)$' "$TMP/all.txt")" -eq 3 ]
 check "text report: no blended 'steady iterations ... on average' line" \
@@ -106,8 +106,8 @@ same "--run r2: the kernel time is run r2's alone" \
 same "--run r2: the Files table lists r2's file only" "r2/results.csv" \
     "$(python3 -c 'import json,sys; print(",".join(f["name"] for f in json.load(open(sys.argv[1]))["files"]))' "$TMP/r2only.json")"
 
-# two PATHs: distinguishable names in the Files table, two runs
-"$DCUTOP" -q --report --format json "$TMP/sub/r1" "$TMP/sub/r3" >"$TMP/two.json"
+# two PATHs: distinguishable names in the Files table, two runs (--run all: both in scope)
+"$DCUTOP" -q --report --format json --run all "$TMP/sub/r1" "$TMP/sub/r3" >"$TMP/two.json"
 same "two PATHs: file names prefixed by each path's label" "r1/results.csv,r3/results.csv" \
     "$(python3 -c 'import json,sys; print(",".join(f["name"] for f in json.load(open(sys.argv[1]))["files"]))' "$TMP/two.json")"
 same "two PATHs: two runs in the timeline" "2" \
@@ -133,10 +133,11 @@ same "runs: stats run kernel time = sum of its TotalDurationNs (awk)" \
 same "runs: modes" "pmc,trace,trace,stats" \
     "$(python3 -c 'import json,sys; print(",".join(r["mode"] for r in json.load(open(sys.argv[1]))["runs"]))' "$TMP/f.json")"
 # complementary runs: the PMC run gives counters, not time, beside runs with kernel times
+"$DCUTOP" -q --report --format json --run all "$F" >"$TMP/fall.json"
 same "scope all: kernel time = r1 + r2 + stats (the PMC run's times are not added)" \
     "$(cat "$F/r1/results.csv" "$F/r2/results.csv" | awk -F, '$1 ~ /^[0-9]/ { s += $NF } END { print s }' | \
        awk -v st="$(awk -F, 'NR > 1 { s += $(NF - 2) } END { print s }' "$F/stats/results.stats.csv")" '{ print $1 + st }')" \
-    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["kernel_ns"])' "$TMP/f.json")"
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["kernel_ns"])' "$TMP/fall.json")"
 check "scope all: the PMC run's counters are listed" \
     python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["timeline"]["pmc_counters"]; sys.exit(not any(r["counter"] == "SQ_WAVES" for r in c))' "$TMP/f.json"
 "$DCUTOP" -q --report --width 120 "$F" >"$TMP/f.txt"
@@ -160,10 +161,10 @@ same "marks: a, then b moves the run to B, then b unmarks it" "A|B|none" \
             /^ r1 / { printf "%snone", (n++ ? "|" : "") }' "$TMP/m.out")"
 # dispatch start times are relative to their own run's start (r2 is 6 s later on the clock)
 printf '2<Enter><Enter>\n:dump d\n' >"$TMP/d.keys"
-"$DCUTOP" --headless --size 120x24 --keys "$TMP/d.keys" tests/data/runs >"$TMP/d.out"
+"$DCUTOP" --headless --size 120x24 --keys "$TMP/d.keys" --run all tests/data/runs >"$TMP/d.out"
 same "dispatches: each run's first dispatch starts at 0 (r1, r2)" "0.00 r1/results.csv|0.00 r2/results.csv" \
     "$(awk '$1 == 0 && $NF ~ /results.csv$/ { printf "%s%s %s", (n++ ? "|" : ""), $2, $NF }' "$TMP/d.out")"
 # the Summary's run lines are cursor targets (issue 12): Enter on one opens the Runs screen
 printf 'G\n<Enter>\n:dump run-line\n' >"$TMP/sr.keys"
-"$DCUTOP" --headless --size 100x40 --keys "$TMP/sr.keys" tests/data/runs >"$TMP/sr.out"
+"$DCUTOP" --headless --size 100x40 --keys "$TMP/sr.keys" --run all tests/data/runs >"$TMP/sr.out"
 check "Summary: Enter on a run's line opens the Runs screen" grep -q "> Summary > Runs" "$TMP/sr.out"

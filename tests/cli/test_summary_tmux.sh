@@ -16,13 +16,14 @@ start() { # NAME ARGS...: dcutop in a fresh 80x24 pane, a tmux server of its own
 }
 
 # the largest idle gap, as the report's timeline lists it: its length in us and the next kernel
-gap_us=$($DCUTOP -q --report --view timeline --format csv "$CLIMATE" | python3 -c "
+# (the folder's inference and training runs added, as asked: --run all; the default shows one)
+gap_us=$($DCUTOP -q --report --view timeline --format csv --run all "$CLIMATE" | python3 -c "
 import csv, sys
 lines = sys.stdin.read().split('\n')
 i = lines.index('# gaps\r') if '# gaps\r' in lines else lines.index('# gaps')
 row = next(csv.DictReader(lines[i + 1:]))
 print('%.2f' % (int(row['gap_ns']) / 1000))")
-start gap "'$CLIMATE'"
+start gap --run all "'$CLIMATE'"
 check "80x24: the Summary opens with GPU idle, host-bound as opportunity 1" wait_for "1.    8.40x   88.1% wall   GPU idle, host-bound"
 tm send-keys -t dcu Enter
 check "Enter on Summary line 1: the Trace opens" wait_for "> Trace > climate_train.trace.json"

@@ -95,7 +95,7 @@ tm kill-server 2>/dev/null
 SOCK="$TMP/tmux-runs.sock" # a server of its own: the last one may still be going away
 tm new-session -d -s dcu -x 120 -y 30 \
     "cd '$TMP' && env TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$TMP' '$D' '$ABBA'; echo EXITED=\$?; sleep 30"
-check "4 runs: the header says so" wait_for "4 runs, scope: all"
+check "4 runs: the header says so, and names the run shown" wait_for "4 runs, scope: A1"
 tm send-keys -t dcu U
 check "U: the Runs screen" wait_for "Wall span"
 tm send-keys -t dcu a Down Down b

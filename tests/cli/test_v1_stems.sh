@@ -15,10 +15,11 @@ for r in a b c d e f g; do
     printf '"Name","Calls","TotalDurationNs","AverageNs","Percentage"\nkern_%s,10,1000000,100000,100.0\n' $r >"$F/run_$r.stats.csv"
 done
 
-$DCUTOP --report "$F" >"$TMP/rep" 2>"$TMP/rep.err"
+# eight runs: added as asked (--run all; the default shows one run of a program)
+$DCUTOP --report --run all "$F" >"$TMP/rep" 2>"$TMP/rep.err"
 check "truncated.csv + 7 stats of other stems: 7.0 ms of device kernel time, not 1 us" \
     grep -q "Device kernel time 7.0 ms over 71 dispatches of 7 kernels" "$TMP/rep"
-n=$($DCUTOP --export files "$F" | grep -c ',"used"')
+n=$($DCUTOP --export files --run all "$F" | grep -c ',"used"')
 same "every file is used (no stats superseded by another stem's results)" 8 "$n"
 n2=$(grep -c '^  run_[a-g] \|^  truncated ' "$TMP/rep")
 same "one run per stem: 8 runs" 8 "$n2"
@@ -33,7 +34,7 @@ check "Files flags truncated.csv: far below its stats" \
     grep -q '"truncated.csv".*"used; WARNING: per-dispatch total far below its stats: 1 of the 100 calls' "$TMP/files.csv"
 check "a warning on stderr names the file" \
     grep -q "truncated.csv: per-dispatch data far below its own stats" "$TMP/files.err"
-n=$($DCUTOP --export files "$F" 2>/dev/null | grep -c '"run_.\.stats.csv".*"used"')
+n=$($DCUTOP --export files --run all "$F" 2>/dev/null | grep -c '"run_.\.stats.csv".*"used"')
 same "the other stems' stats stay used" 7 "$n"
 
 # a complete results.csv beside its stats: no flag (calls and time at least half)

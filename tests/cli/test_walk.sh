@@ -178,7 +178,8 @@ for i in range(100000):
                 '"k%d",2,%d,%d,100.0\n' % (i % 50, 1000 + i, (1000 + i) // 2))
 EOF
     t0=$(date +%s)
-    timeout 120 "$DCUTOP" --report --format json "$MANY" >"$TMP/many.json" 2>"$TMP/many.err"
+    # 100,000 runs added together, as asked (the default shows one run)
+    timeout 120 "$DCUTOP" --report --format json --run all "$MANY" >"$TMP/many.json" 2>"$TMP/many.err"
     rc=$?
     t1=$(date +%s)
     echo "# 100,000 files: --report took $((t1 - t0)) s (issue 9 target: under 10 s)"

@@ -283,7 +283,8 @@ static void test_stack_run_gives_stacks(void** state) {
     TraceDb_delete(db);
 }
 
-/* The scope: one run, then all again; a bad id changes nothing. */
+/* The scope: every run after loading (RUNS_ALL), one run, then the default (one run: r1, more
+ * calls); a bad id changes nothing. */
 static void test_scope(void** state) {
     (void)state;
     char* d = new_dir();
@@ -293,7 +294,7 @@ static void test_scope(void** state) {
     DcuError err;
     assert_int_equal(Runs_sameLayer(db), 2);
     assert_int_equal(Runs_inScope(db), 2);
-    assert_int_equal(Runs_scopeRun(db), 0);
+    assert_int_equal(Runs_scopeRun(db), RUNS_ALL);
     int64_t r2 = Runs_byLabel(db, "r2");
     assert_int_equal(Runs_setScope(db, &r2, 1, &err), DCU_OK);
     assert_int_equal(Runs_scopeRun(db), r2);
@@ -302,12 +303,68 @@ static void test_scope(void** state) {
     int64_t bad = 99;
     assert_int_equal(Runs_setScope(db, &bad, 1, &err), DCU_ERR_USAGE);
     assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 10);
-    assert_int_equal(Runs_setScope(db, NULL, 0, &err), DCU_OK);
+    assert_int_equal(Runs_setScope(db, NULL, 0, &err), DCU_OK); /* the default: r1 alone */
+    assert_int_equal(Runs_scopeRun(db), 0);
+    assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 500);
+    int64_t all = RUNS_ALL;
+    assert_int_equal(Runs_setScope(db, &all, 1, &err), DCU_OK); /* a total, as asked */
+    assert_int_equal(Runs_scopeRun(db), RUNS_ALL);
     assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 510);
     char* labels = Runs_labels(db);
     assert_string_equal(labels, "r1, r2");
     free(labels);
     TraceDb_delete(db);
+}
+
+static int64_t chosen(TraceDb* db, RunsChoice* ch) {
+    DcuError err;
+    assert_int_equal(Runs_choice(db, ch, &err), DCU_OK);
+    return ch->chosen;
+}
+
+/* The run shown by default (runs.h): a timeline before stats; among timelines more dispatches;
+ * alike runs by label; a PMC run never while a timed run exists, but beside it for counters;
+ * a stack run beside it; a second stats run left out. */
+static void test_choice(void** state) {
+    (void)state;
+    char* d = new_dir();
+    const char* row = "0,\"kD\",0,0,0,9,9,1,1,0,0,1,1,0,\"0x0\",\"0x0\",10,20,30,40,10\n";
+    const char* row2 = "1,\"kD\",0,0,0,9,9,1,1,0,0,1,1,0,\"0x0\",\"0x0\",50,60,70,80,10\n";
+    put(d, "a/results.stats.csv", V1_STATS_HDR "\"kD\",9,900,100,100.0\n"); /* more calls */
+    char* one = xasprintf(V1_HDR "%s", row);
+    char* two = xasprintf(V1_HDR "%s%s", row, row2);
+    put(d, "b/results.csv", one);
+    put(d, "c/results.csv", two);
+    free(two);
+    put(d, "s/kernel_stack.txt", "kernel: kD\n#0 launch () from libamdhip64.so\n#1 f () at a.c:1\n");
+    put(d, "z/results.stats.csv", V1_STATS_HDR "\"kD\",1,10,10,100.0\n");
+    TraceDb* db = TestUtil_load(d, NULL);
+    RunsChoice ch;
+    assert_int_equal(chosen(db, &ch), Runs_byLabel(db, "c")); /* a timeline, 2 dispatches */
+    assert_string_equal(ch.left, "b, a, z");
+    assert_int_equal(ch.nleft, 3);
+    assert_non_null(strstr(ch.why, "2 dispatches; b has fewer dispatches (1)"));
+    assert_non_null(strstr(ch.with, "s (layer stack)"));
+    DcuError err;
+    assert_int_equal(Runs_setScope(db, NULL, 0, &err), DCU_OK);
+    assert_sql_text(db, "SELECT group_concat(label, '|') FROM (SELECT r.label FROM run_scope s"
+                        " JOIN run r ON r.id = s.run_id ORDER BY r.label)", "c|s");
+    assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 20);
+    TraceDb_delete(db);
+    /* alike runs: the first by label; one run: the default is every run */
+    d = new_dir();
+    put(d, "y/results.csv", one);
+    put(d, "x/results.csv", one);
+    db = TestUtil_load(d, NULL);
+    assert_int_equal(chosen(db, &ch), Runs_byLabel(db, "x"));
+    assert_non_null(strstr(ch.why, "alike with y: the first by label"));
+    TraceDb_delete(db);
+    d = new_dir();
+    put(d, "only/results.csv", one);
+    db = TestUtil_load(d, NULL);
+    assert_int_equal(chosen(db, &ch), 0);
+    TraceDb_delete(db);
+    free(one);
 }
 
 int main(void) {
@@ -320,6 +377,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_pmc_run_gives_counters, remove_dirs),
         cmocka_unit_test_teardown(test_scope, remove_dirs),
         cmocka_unit_test_teardown(test_stack_run_gives_stacks, remove_dirs),
+        cmocka_unit_test_teardown(test_choice, remove_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include "dcutop/filter.h"
 #include "dcutop/idle.h"
+#include "dcutop/runs.h"
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "api_scan.h"
@@ -1159,6 +1160,7 @@ static DcuStatus q_copies(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuE
 
 static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuError* err) {
     sqlite3_stmt* st = NULL;
+    int no_run = Runs_scopeRun(db) <= 0; /* the default scope or every run: not one picked */
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT f.path, f.name, f.format,"
@@ -1187,10 +1189,10 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
         "     WHERE l.file_id = f.id)), '?') || ' (finer-grained data preferred)'"
         " END"
         " FROM source_file f WHERE (?1 IS NULL OR regexp(?1, f.path))"
-        /* the runs of the scope (files in no run with every run), or the one run asked */
+        /* the runs of the scope (files in no run with every run or the default scope, not
+         * with one run picked), or the one run asked */
         "  AND CASE WHEN ?2 > 0 THEN f.run_id = ?2"
-        "   WHEN f.run_id IS NULL THEN (SELECT count(*) FROM run_scope)"
-        "     >= (SELECT count(*) FROM run)"
+        "   WHEN f.run_id IS NULL THEN ?3"
         "   ELSE f.run_id IN (SELECT run_id FROM run_scope) END"
         " ORDER BY f.id",
         &st, err);
@@ -1199,6 +1201,7 @@ static DcuStatus q_files(TraceDb* db, const QueryOpts* o, ResultSet** out, DcuEr
     }
     bind_filter(st, 1, o);
     sqlite3_bind_int64(st, 2, o ? o->run : 0);
+    sqlite3_bind_int(st, 3, no_run);
     ResultSet* rs = ResultSet_new("files", file_cols, NCOLS(file_cols));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -16,7 +16,12 @@ static DcuStatus sql_error(TraceDb* db, DcuError* err) {
 DcuStatus Runs_setScope(TraceDb* db, const int64_t* ids, int n, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = DCU_OK;
-    for (int i = 0; ids && i < n; i++) { /* check first: a bad id leaves the scope as it was */
+    int all = ids && n == 1 && ids[0] == RUNS_ALL;
+    RunsChoice ch;
+    if (!all && (!ids || n <= 0) && (s = Runs_choice(db, &ch, err)) != DCU_OK) {
+        return s;
+    }
+    for (int i = 0; ids && !all && i < n; i++) { /* check first: a bad id leaves the scope as it was */
         if (TraceDb_prepare(db, "SELECT 1 FROM run WHERE id = ?1", &st, err) != DCU_OK) {
             return DCU_ERR_SQL;
         }
@@ -31,8 +36,11 @@ DcuStatus Runs_setScope(TraceDb* db, const int64_t* ids, int n, DcuError* err) {
     if (s != DCU_OK) {
         return s;
     }
-    if (!ids || n <= 0) {
+    if (all) {
         s = TraceDb_exec(db, "INSERT INTO run_scope(run_id) SELECT id FROM run", err);
+    } else if (!ids || n <= 0) {
+        s = TraceDb_exec(db, "INSERT INTO run_scope(run_id) SELECT run_id FROM temp.run_default",
+                         err);
     } else if ((s = TraceDb_prepare(db, "INSERT OR IGNORE INTO run_scope(run_id) VALUES(?1)", &st,
                                     err)) == DCU_OK) {
         for (int i = 0; s == DCU_OK && i < n; i++) {
@@ -92,10 +100,21 @@ int Runs_inScope(TraceDb* db) {
 }
 
 int64_t Runs_scopeRun(TraceDb* db) {
-    if (Runs_count(db) < 2 || Runs_inScope(db) != 1) {
+    RunsChoice ch;
+    int n = Runs_count(db);
+    if (n < 2 || Runs_choice(db, &ch, NULL) != DCU_OK) {
         return 0;
     }
-    return TraceDb_scalarInt(db, "SELECT run_id FROM run_scope");
+    int in = Runs_inScope(db);
+    if (TraceDb_scalarInt(db, "SELECT (SELECT count(*) FROM temp.run_default) = count(*)"
+                              " AND count(*) = (SELECT count(*) FROM temp.run_default d"
+                              "  JOIN run_scope s ON s.run_id = d.run_id) FROM run_scope") == 1) {
+        return 0; /* the default scope */
+    }
+    if (in == n) {
+        return RUNS_ALL;
+    }
+    return in == 1 ? TraceDb_scalarInt(db, "SELECT run_id FROM run_scope") : 0;
 }
 
 char* Runs_label(TraceDb* db, int64_t id) {
@@ -261,3 +280,47 @@ DcuStatus Runs_table(TraceDb* db, ResultSet** out, DcuError* err) {
     return DCU_OK;
 }
 
+/* The default scope told (runs.h Runs_choice, in run_choice.c). */
+
+char* Runs_scopeText(TraceDb* db) {
+    RunsChoice ch;
+    if (Runs_count(db) < 2 || Runs_choice(db, &ch, NULL) != DCU_OK) {
+        return NULL;
+    }
+    int64_t scope = Runs_scopeRun(db);
+    if (scope == 0 && ch.chosen == 0) {
+        return NULL;
+    }
+    if (scope == RUNS_ALL) {
+        return xasprintf("all %d runs added together (a total over runs, as asked)",
+                         Runs_count(db));
+    }
+    char* label = Runs_label(db, scope ? scope : ch.chosen);
+    char* out = NULL;
+    if (scope) {
+        out = xasprintf("run %s (picked); the others are not added", label ? label : "?");
+    } else {
+        out = xasprintf("run %s, the most complete timed run (%s)%s%s; not added: %s",
+                        label ? label : "?", ch.why, ch.with[0] ? "; with " : "", ch.with,
+                        ch.nleft ? ch.left : "none");
+    }
+    free(label);
+    return out;
+}
+
+char* Runs_scopeName(TraceDb* db) {
+    RunsChoice ch;
+    int64_t one = Runs_scopeRun(db);
+    int64_t shown = one ? one : Runs_choice(db, &ch, NULL) == DCU_OK ? ch.chosen : 0;
+    char* label = shown > 0 ? Runs_label(db, shown) : NULL;
+    return label ? label : xstrdup(one == RUNS_ALL ? "all, added" : "all");
+}
+
+DcuStatus Runs_applyDefault(TraceDb* db, DcuError* err) {
+    RunsChoice ch;
+    if (Runs_count(db) < 2) {
+        return DCU_OK;
+    }
+    DcuStatus s = Runs_choice(db, &ch, err);
+    return s == DCU_OK && ch.chosen ? Runs_setScope(db, NULL, 0, err) : s;
+}

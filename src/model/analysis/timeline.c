@@ -373,6 +373,7 @@ static DcuStatus read_rows(TraceDb* db, DispatchStore* store, sqlite3_stmt* st,
     DispatchSpan* sp = store ? xmalloc(sizeof(*sp) * (size_t)(nfiles > 0 ? nfiles : 1)) : NULL;
     size_t need = 0; /* sized once: a doubling realloc copies (and faults in) every row again */
     for (int64_t f = 0; store && f < nfiles; f++) {
+        sp[f].lo = 0; /* an empty span when the file has none (a stats file): read below */
         sp[f].hi = -1;
         if (DispatchScan_fileSpan(db, files[f], &sp[f])) {
             need += (size_t)(sp[f].hi - sp[f].lo + 1);
