@@ -58,6 +58,7 @@ enum {
     TRACEDB_CACHE_LAUNCH_CALLS, /* launch_calls.c: LaunchCalls_get */
     TRACEDB_CACHE_API_ROWS,     /* query.c: the API view's rows, unfiltered */
     TRACEDB_CACHE_API_SCAN,     /* api_scan.c: every API call in memory */
+    TRACEDB_CACHE_ORIGINS,      /* trace_query.c: TraceQuery_origin of every file */
     TRACEDB_CACHE_SLOTS
 };
 TraceDbState TraceDb_state(TraceDb* this);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/i64_map.h"
 #include "dcutop/xalloc.h"
 
 /* Timed ops of used files with their lane, narrow (names are looked up per kernel id after
@@ -74,28 +75,60 @@ static void names_done(Names* nm) {
     free(nm->row_of);
 }
 
-int64_t TraceQuery_origin(TraceDb* db, int64_t file) {
+/* Every file's origin, read in one query: a query per file scanned every run's rows, and a
+ * folder of 20,000 runs asked it once per gap (minutes). */
+typedef struct Origins_ {
+    I64Map* at; /* file id -> index + 1 into v */
+    int64_t* v;
+} Origins;
+
+static void origins_free(void* p) {
+    Origins* o = p;
+    I64Map_delete(o->at);
+    free(o->v);
+    free(o);
+}
+
+static Origins* origins_read(TraceDb* db) {
+    Origins* o = xcalloc(1, sizeof(*o));
+    o->at = I64Map_new();
+    size_t n = 0, cap = 0;
     sqlite3_stmt* st = NULL;
-    int64_t v = 0;
     /* the group: the files of the same run (README "Runs"): each run has its own clock, and
-     * its times start at its first dispatch, as the timeline's do */
+     * its times start at its first dispatch, as the timeline's do; the earliest start per
+     * file and kernel is kept while loading (dispatch_agg.h) */
     if (TraceDb_prepare(db,
-                        /* the earliest start per file and kernel, kept while loading
-                         * (dispatch_agg.h): a scan of every dispatch was 0.3 s at 1M */
-                        "SELECT min(a.min_start) FROM main.dispatch_agg a"
-                        " JOIN source_file fb ON fb.id = a.file_id"
-                        " JOIN source_file fa ON fa.id = ?1 AND fb.run_id IS fa.run_id"
-                        " WHERE a.file_id IN (SELECT file_id FROM main.used_file"
-                        "   WHERE layer = 'kernel')",
-                        &st, NULL) != DCU_OK) {
-        return 0;
-    }
-    sqlite3_bind_int64(st, 1, file);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        v = sqlite3_column_int64(st, 0);
+                        "WITH r AS (SELECT fb.run_id AS run, min(a.min_start) AS o"
+                        "   FROM main.dispatch_agg a JOIN source_file fb ON fb.id = a.file_id"
+                        "   WHERE a.file_id IN (SELECT file_id FROM main.used_file"
+                        "     WHERE layer = 'kernel') GROUP BY fb.run_id)"
+                        " SELECT f.id, r.o FROM source_file f JOIN r ON r.run IS f.run_id",
+                        &st, NULL) == DCU_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                o->v = xrealloc(o->v, cap * sizeof(int64_t));
+            }
+            o->v[n++] = sqlite3_column_int64(st, 1);
+            I64Map_put(o->at, sqlite3_column_int64(st, 0), (int64_t)n);
+        }
     }
     sqlite3_finalize(st);
-    return v;
+    return o;
+}
+
+int64_t TraceQuery_origin(TraceDb* db, int64_t file) {
+    TraceDbState now = TraceDb_state(db);
+    Origins* o = TraceDb_cached(db, TRACEDB_CACHE_ORIGINS, now);
+    if (!o) {
+        o = origins_read(db);
+        TraceDb_setCached(db, TRACEDB_CACHE_ORIGINS, now, o, origins_free);
+    }
+    int64_t k = I64Map_get(o->at, file);
+    return k > 0 ? o->v[k - 1] : 0;
 }
 
 DcuStatus TraceQuery_lanes(TraceDb* db, TraceLane** out, int* n, DcuError* err) {
