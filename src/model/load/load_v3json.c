@@ -100,7 +100,7 @@ typedef struct V_ {
     int64_t pid;
     NameTab syms, marks, agents;
     Kind* kinds;
-    int nkinds;
+    int nkinds, capkinds; /* grown by doubling: a file may name 200,000 kinds */
     Op* ops;
     size_t nops, capops;
     int64_t counts[4]; /* records seen of dispatches, api, copies, per array index */
@@ -155,7 +155,7 @@ static void kinds_free(V* v) {
     }
     free(v->kinds);
     v->kinds = NULL;
-    v->nkinds = 0;
+    v->nkinds = v->capkinds = 0;
 }
 
 static void rec_clear(Rec* r) {
@@ -261,15 +261,21 @@ static char* rec_str(const Rec* r, const char* key) {
 
 /* strings.buffer_records[i]: the kind's name and its operations, in order. */
 static void take_kind(V* v, const Rec* r) {
-    v->kinds = xrealloc(v->kinds, sizeof(Kind) * (size_t)(v->nkinds + 1));
+    if (v->nkinds == v->capkinds) {
+        v->capkinds = v->capkinds ? 2 * v->capkinds : 16;
+        v->kinds = xrealloc(v->kinds, sizeof(Kind) * (size_t)v->capkinds);
+    }
     Kind* k = &v->kinds[v->nkinds++];
     const char* name = rec_str(r, "kind");
     k->name = xstrdup(name ? name : "");
-    k->ops = NULL;
     k->nops = 0;
+    int nops = 0; /* counted first: one allocation, not one per operation */
+    for (int i = 0; i < r->n; i++) {
+        nops += strcmp(r->f[i].key, "operations") == 0 && r->f[i].is_str;
+    }
+    k->ops = nops ? xmalloc(sizeof(char*) * (size_t)nops) : NULL;
     for (int i = 0; i < r->n; i++) {
         if (strcmp(r->f[i].key, "operations") == 0 && r->f[i].is_str) {
-            k->ops = xrealloc(k->ops, sizeof(char*) * (size_t)(k->nops + 1));
             k->ops[k->nops++] = xstrdup(r->f[i].val);
         }
     }
