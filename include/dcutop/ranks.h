@@ -123,8 +123,12 @@ void Ranks_delete(Ranks* this);
 int Ranks_isJob(const Ranks* this);
 /* The same answer from the database alone, without reading the dispatches (which runs have
  * timed kernel dispatches, their distributedInfo ranks, and whether they are concurrent):
- * cheap enough to choose the first screen. */
+ * cheap enough to choose the first screen. In ranks_job.c, which calls no analysis: the
+ * idle module asks it, and ranks.c reads the idle module. */
 int Ranks_isJobDb(TraceDb* db);
+/* 1 when every run with timed kernels overlaps the others in one folder and clock: ranks
+ * told apart by process and GPU, not by a rank in their files. */
+int Ranks_concurrentDb(TraceDb* db);
 /* 1 when the verdict found a straggler and the others' comm time is mostly waiting for it
  * (their comm per straggling step over twice the straggler's own). */
 int Ranks_isWaiting(const Ranks* this);

@@ -132,7 +132,7 @@ for t in 1 2 3; do
     same "a stray quote, --threads $t: 4 rows kept, 1 + $lost rejected" "4 $((lost + 1))" \
         "$(awk '$1 == "kernel_trace.csv" {print $(NF - 2), $(NF - 1); exit}' "$TMP/q.out")"
     check "a stray quote, --threads $t: the message says where the field ends and what was lost" \
-        grep -q "kernel_trace.csv:6: expected 18 columns but found 1; this row runs on to line $last: a quoted field holds line breaks (an unmatched '\"'?), so the $lost lines after its first were not read as rows" "$TMP/q.err"
+        grep -q "kernel_trace.csv:6: expected 18 columns but found 1; this row runs on to line $last: a quoted field holds line breaks (an unmatched '\"'?), so the $lost rows on the $lost lines after its first were not read" "$TMP/q.err"
     check "a stray quote, --threads $t: no 'more rejected rows not listed'" \
         sh -c '! grep -q "more rejected rows not listed" "$1"' sh "$TMP/q.err"
 done

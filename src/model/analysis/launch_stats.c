@@ -278,7 +278,7 @@ DcuStatus Idle_launchTable(TraceDb* db, const ResultSet** out, DcuError* err) {
     if (*out) {
         return DCU_OK;
     }
-    ResultSet* rs = ResultSet_new(Idle_viewName(IDLE_KERNELS), kern_cols, NCOLS);
+    ResultSet* rs = ResultSet_new("launch-stats", kern_cols, NCOLS) /* Idle_viewName(IDLE_KERNELS), named here: idle.c calls this file */;
     int any = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
                                     " WHERE corr_id IS NOT NULL)") == 1;
     DcuStatus s = any ? op_stats(db, rs, err) : DCU_OK;
@@ -326,7 +326,7 @@ DcuStatus Idle_launchStats(TraceDb* db, const char* kernel, ResultSet** out, Dcu
     if (s != DCU_OK) {
         return s;
     }
-    ResultSet* rs = ResultSet_new(Idle_viewName(IDLE_KERNELS), kern_cols, NCOLS);
+    ResultSet* rs = ResultSet_new("launch-stats", kern_cols, NCOLS) /* Idle_viewName(IDLE_KERNELS), named here: idle.c calls this file */;
     if (kernel) {
         int r = Idle_launchRow(t, kernel);
         if (r >= 0) {

@@ -1199,18 +1199,29 @@ static Field name_field(const Ctx* c) {
     }
 }
 
-/* A row of the wrong width. When its quoted fields hold line breaks, the row swallowed the
- * lines after its start (one unmatched '"' turns the rest of a file into one field): the
- * message says which lines, and each swallowed line counts as a lost row, so the Files table
- * and --strict show the loss and not one rejected row. */
+/* A row of the wrong width. When its quoted fields hold line breaks, the row may have
+ * swallowed the rows after its start (one unmatched '"' turns the rest of a file into one
+ * field): the message says which line it runs on to, and each swallowed line that holds a
+ * row's delimiters (ncols - 1 commas) counts as a lost row, so the Files table and --strict
+ * show the loss and not one rejected row. A name broken over two lines loses no row. */
 static void reject_width(Ctx* c, const CsvRow* r) {
-    long nl = 0;
+    long nl = 0, rows = 0;
     for (int k = 0; r->f && k < r->n; k++) {
         const char* s = r->f[k].s;
         const char* end = s + r->f[k].len;
-        while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+        const char* br;
+        while ((br = memchr(s, '\n', (size_t)(end - s))) != NULL) {
             nl++;
-            s++;
+            /* the line after this break, up to the next break or the field's end */
+            const char* ln = br + 1;
+            const char* le = memchr(ln, '\n', (size_t)(end - ln));
+            le = le ? le : end;
+            int commas = 0;
+            for (const char* q = ln; q < le && commas < c->ncols - 1; q++) {
+                commas += *q == ',';
+            }
+            rows += c->ncols > 1 && commas >= c->ncols - 1;
+            s = br + 1;
         }
     }
     /* a field that ran to the end of the file holds the last line's own line break */
@@ -1222,10 +1233,10 @@ static void reject_width(Ctx* c, const CsvRow* r) {
     }
     Load_reject(c->core, c->f, r->line,
                 "expected %d columns but found %d; this row runs on to line %ld: a quoted field "
-                "holds line breaks (an unmatched '\"'?), so the %ld lines after its first were "
-                "not read as rows", c->ncols, r->n, r->line + swallowed, swallowed);
-    c->f->rejected += swallowed;
-    c->f->messages += swallowed; /* the message above tells of them */
+                "holds line breaks (an unmatched '\"'?), so the %ld rows on the %ld lines after "
+                "its first were not read", c->ncols, r->n, r->line + swallowed, rows, swallowed);
+    c->f->rejected += rows;
+    c->f->messages += rows; /* the message above tells of them */
 }
 
 static int on_row(const CsvRow* r, void* data) {
