@@ -514,6 +514,7 @@ static void row_stats(Ctx* c, const Row* row) {
     if (skip_name(name, nlen)) {
         return;
     }
+    nlen = Load_capName(c->core, c->f, row->r->line, NULL, name, nlen);
     if (c->stats == STATS_GUESS) {
         char* norm = Names_normalize(name, nlen);
         if (Names_isApiName(norm)) {
@@ -951,6 +952,7 @@ static void row_counter(Ctx* c, const Row* row) {
     }
     sqlite3_bind_int64(c->stage, 1, c->f->id);
     sqlite3_bind_int64(c->stage, 2, seq);
+    kn = Load_capName(c->core, c->f, row->r->line, NULL, k, kn);
     sqlite3_bind_text(c->stage, 3, Names_normalize(k, kn), -1, free);
     sqlite3_bind_text(c->stage, 4, Names_sanitize(cname, cn), -1, free);
     sqlite3_bind_double(c->stage, 5, val);

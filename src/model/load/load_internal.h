@@ -46,6 +46,7 @@ typedef struct LoadFile_ {
     char* note;          /* owned; why skipped, or a remark */
     int64_t rows, rejected;
     int messages;        /* bad-row messages stored so far */
+    int64_t names_cut;   /* names cut to LOAD_MAX_NAME_BYTES (Load_capName), rows kept */
     int pmc;             /* carries PMC counters */
     int layer_rows[LAYER_COUNT];
     int layer_grain[LAYER_COUNT];
@@ -83,6 +84,14 @@ typedef struct LoaderCore_ {
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len);
 /* The same with the raw name's Intern_hash already taken (by a parser thread). */
 int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint64_t hash);
+
+/* The length of name to keep: len, or at most LOAD_MAX_NAME_BYTES (load_event.h) ending on
+ * a whole UTF-8 character. A longer name costs every later step (normalising, demangling,
+ * category rules, sorts) time and memory in its length, and no real name comes near the cap;
+ * its row is kept under the cut name. The first cut of a file is said with its line (or
+ * "where"); the loader sums up the rest. */
+size_t Load_capName(LoaderCore* core, LoadFile* f, long line, const char* where,
+                    const char* name, size_t len);
 
 /* Counts a rejected row and keeps "path:line: reason" for the first few. */
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)

@@ -449,6 +449,10 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     }
     this->totals.rows += f.rows;
     this->totals.rejected += f.rejected;
+    if (f.names_cut > 1) {
+        Load_message(core, &f, "%lld names in all were longer than 1 MiB and cut to it (their rows kept)",
+                     (long long)f.names_cut);
+    }
     if (f.rejected > f.messages) {
         Load_message(core, &f, "%lld more rejected rows not listed",
                      (long long)(f.rejected - f.messages));
