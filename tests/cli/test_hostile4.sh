@@ -37,3 +37,34 @@ PY
 same "a 2 MiB JSON name: both kernels kept, no name past 1 MiB" "2,1048576" "$(sed -n 2p "$TMP/longjson.out")"
 check "a 2 MiB JSON name: the cut is said, naming the file" \
     grep -q "longjson/t.json: .*a name of 2097153 bytes cut to its first 1048576" "$TMP/longjson.err"
+
+# ---- the temporary folder fills while the dispatch store spills --------------------------
+# A file size limit (ulimit -f, SIGXFSZ ignored) makes every write past 1 MB fail as a full
+# disk would (EFBIG), only inside this test's folder. Every row after the failure failed
+# alike and printed the same line again (thousands of times); now the load stops there with
+# one message naming the folder and the remedy.
+mkdir -p "$TMP/spill" "$TMP/spilltmp"
+python3 - "$TMP/spill/kernel_trace.csv" <<'PY'
+import random, sys
+head = ('Kind,Agent_Id,Queue_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,'
+        'Start_Timestamp,End_Timestamp,Private_Segment_Size,Group_Segment_Size,Workgroup_Size_X,'
+        'Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z')
+out = [head]
+random.seed(1)
+R = random.randint
+for i in range(80000):                       # random fields: chunks that barely compress
+    t = 10**9 + i * 100000 + R(0, 99999)
+    out.append('KERNEL_DISPATCH,1,%d,%d,%d,16,k%d,%d,%d,%d,%d,%d,%d,1,1,%d,%d,1' % (
+        R(0, 99), R(0, 10**6), R(0, 10**9), i % 7, R(0, 10**9), t, t + R(100, 10**6),
+        R(0, 10**6), R(0, 10**6), R(1, 1024), R(1, 10**6), R(1, 10**4)))
+open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
+PY
+for t in 1 2; do
+    (trap '' XFSZ; ulimit -f 1000; TMPDIR="$TMP/spilltmp" SQLITE_TMPDIR="$TMP/spilltmp" \
+        "$DCUTOP" --threads $t --db-memory 4M --report "$TMP/spill" >"$TMP/spill.out" 2>"$TMP/spill.err")
+    same "a full temporary folder, --threads $t: exit 1" 1 $?
+    same "a full temporary folder, --threads $t: one message" 1 "$(grep -c . "$TMP/spill.err")"
+    check "a full temporary folder, --threads $t: it names the folder, the reason and the remedy" \
+        grep -q "spill/kernel_trace.csv: the trace database could not store rows (dispatch store: cannot write its temporary file: File too large): its temporary files in $TMP/spilltmp are out of room; free space there; point SQLITE_TMPDIR or TMPDIR at a larger folder, or raise --db-memory" "$TMP/spill.err"
+done
+same "a full temporary folder: nothing left in it" "" "$(ls -A "$TMP/spilltmp")"

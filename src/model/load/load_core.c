@@ -101,6 +101,13 @@ static void store_message(LoaderCore* core, LoadFile* f, long line, const char* 
     sqlite3_reset(st);
 }
 
+void Load_storageFailed(LoaderCore* core, int rc, const char* why) {
+    if (!core->storage_rc) {
+        core->storage_rc = rc;
+        snprintf(core->storage_why, sizeof(core->storage_why), "%s", why ? why : "");
+    }
+}
+
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...) {
     f->rejected++;
     if (f->messages >= core->opt.max_messages) {

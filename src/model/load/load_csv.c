@@ -1232,6 +1232,9 @@ static void reject_width(Ctx* c, const CsvRow* r) {
 
 static int on_row(const CsvRow* r, void* data) {
     Ctx* c = data;
+    if (c->core->storage_rc) { /* the store failed: no later row can be kept (load_one) */
+        return 1;
+    }
     if (!c->header_done) {
         c->header_done = 1;
         return on_header(c, r);

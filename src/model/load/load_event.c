@@ -35,9 +35,11 @@ static void bind_i(sqlite3_stmt* st, int idx, int64_t v) {
 static int stored(LoaderCore* core, LoadFile* f, int rc) {
     if (rc != SQLITE_DONE) {
         int base = rc & 0xff;
-        if ((base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) &&
-            !core->storage_rc) {
-            core->storage_rc = rc; /* not the row's fault: load_one stops the load */
+        if (base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) {
+            /* not the row's fault: load_one stops the load and says why, once; every row
+             * after it fails alike and would repeat it */
+            Load_storageFailed(core, rc, sqlite3_errmsg(TraceDb_handle(core->db)));
+            return 0;
         }
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
         return 0;
@@ -185,13 +187,11 @@ static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
     e.code = DCU_OK;
     e.msg[0] = '\0';
     int64_t row = DispatchStore_append(TraceDb_dispatchStore(core->db), v, &e);
-    if (!row) { /* not the row's fault: load_one stops the load, as step() has it */
-        if (!core->storage_rc) {
-            core->storage_rc =
-                DispatchStore_outOfRoom(TraceDb_dispatchStore(core->db)) ? SQLITE_FULL
-                                                                          : SQLITE_IOERR;
-        }
-        Load_message(core, f, "%s", e.msg);
+    if (!row) { /* not the row's fault: load_one stops the load and says why, as stored() */
+        Load_storageFailed(core,
+                           DispatchStore_outOfRoom(TraceDb_dispatchStore(core->db)) ? SQLITE_FULL
+                                                                                   : SQLITE_IOERR,
+                           e.msg);
         return 0;
     }
     DispatchAgg_add(core->agg, row, kid, d->dur, d->start);

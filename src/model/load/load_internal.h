@@ -77,6 +77,7 @@ typedef struct LoaderCore_ {
     struct RowBatch_* calls;   /* api_call rows not stored yet (row_batch.h, owned) */
     int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
                      * (its temp folder full, most likely); the load stops (load_one) */
+    char storage_why[160]; /* the first such failure's own words; load_one says it once */
     SqlBudget sql_budget; /* load_sqlite.c: the read budget left to the rest of the load */
 } LoaderCore;
 
@@ -92,6 +93,11 @@ int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint6
  * "where"); the loader sums up the rest. */
 size_t Load_capName(LoaderCore* core, LoadFile* f, long line, const char* where,
                     const char* name, size_t len);
+
+/* The trace database (SQLite or the dispatch store) could not store a row: the first
+ * failure's SQLite code and words are kept for load_one, which stops the load with one
+ * message naming the folder and the remedy; later ones add nothing. */
+void Load_storageFailed(LoaderCore* core, int rc, const char* why);
 
 /* Counts a rejected row and keeps "path:line: reason" for the first few. */
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)

@@ -420,11 +420,17 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     LoadEvent_flush(core, &f); /* the rows kept back, before the check and any reader */
     if (core->storage_rc) { /* no later file could be stored either: stop, and say why */
         free(f.note);
+        int full = (core->storage_rc & 0xff) == SQLITE_FULL;
         return Error_set(err, DCU_ERR_IO,
                          "%s: the trace database could not store rows (%s): its temporary "
-                         "file in %s is out of room; free space there, point SQLITE_TMPDIR "
-                         "or TMPDIR at a larger folder, or raise --db-memory",
-                         q->path, sqlite3_errstr(core->storage_rc), TraceDb_tempDir());
+                         "files in %s %s; point SQLITE_TMPDIR or TMPDIR at a %s folder, or "
+                         "raise --db-memory",
+                         q->path,
+                         core->storage_why[0] ? core->storage_why
+                                              : sqlite3_errstr(core->storage_rc),
+                         TraceDb_tempDir(),
+                         full ? "are out of room; free space there" : "cannot be written",
+                         full ? "larger" : "writable");
     }
     /* the sums of the rows this file stored, whatever became of the rest of it */
     DcuStatus as = DispatchAgg_flush(core->agg, core->db, f.id, err);
