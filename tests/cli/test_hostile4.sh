@@ -68,3 +68,26 @@ for t in 1 2; do
         grep -q "spill/kernel_trace.csv: the trace database could not store rows (dispatch store: cannot write its temporary file: File too large): its temporary files in $TMP/spilltmp are out of room; free space there; point SQLITE_TMPDIR or TMPDIR at a larger folder, or raise --db-memory" "$TMP/spill.err"
 done
 same "a full temporary folder: nothing left in it" "" "$(ls -A "$TMP/spilltmp")"
+
+# ---- a rocpd view SQLite cannot compile: SQLite's own reason, not "no column for name" -----
+mkdir -p "$TMP/vcirc" "$TMP/vtrack"
+cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$TMP/vcirc/"
+cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$TMP/vtrack/"
+python3 - "$TMP/vcirc/32432_results.db" "$TMP/vtrack/32432_results.db" <<'PY'
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])                  # kernels defined over itself
+d.executescript("DROP VIEW kernels; CREATE VIEW kernels AS SELECT * FROM kernels2;"
+                "CREATE VIEW kernels2 AS SELECT * FROM kernels;")
+d = sqlite3.connect(sys.argv[2])                  # kernels over rocpd_track, whose table is gone
+t = d.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_track_%'").fetchone()[0]
+d.executescript('DROP VIEW kernels; CREATE VIEW kernels AS SELECT * FROM rocpd_track; DROP TABLE "%s";' % t)
+PY
+"$DCUTOP" --report "$TMP/vcirc" >/dev/null 2>"$TMP/vcirc.err"
+check "a circular rocpd view: SQLite's reason, naming the file" \
+    grep -q "vcirc/32432_results.db: rocpd view kernels cannot be read: view kernels is circularly defined; not read" "$TMP/vcirc.err"
+"$DCUTOP" --report "$TMP/vtrack" >/dev/null 2>"$TMP/vtrack.err"
+check "a rocpd view over a dropped table: SQLite's reason" \
+    grep -q "vtrack/32432_results.db: rocpd view kernels cannot be read: no such table: main.rocpd_track_" "$TMP/vtrack.err"
+check "a rocpd view SQLite cannot compile: no 'no column for' guess" \
+    sh -c '! grep -q "no column for" "$1" "$2"' sh "$TMP/vcirc.err" "$TMP/vtrack.err"
+exits "a rocpd view SQLite cannot compile fails --strict" 1 "$DCUTOP" --strict --report "$TMP/vcirc"

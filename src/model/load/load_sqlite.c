@@ -1218,22 +1218,24 @@ static void cols_free(Cols* c) {
 }
 
 /* The columns of a table or view (empty when it has none or cannot be compiled). */
-static void cols_read(Src* s, const char* view, Cols* c) {
+/* The columns of a table or view; 0 with SQLite's reason in err (a view it cannot compile:
+ * a table it reads dropped, a circular definition) or 1. */
+static int cols_read(Src* s, const char* view, Cols* c, char* err, size_t cap) {
     memset(c, 0, sizeof(*c));
     sqlite3_stmt* st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) !=
-        SQLITE_OK) {
-        return;
-    }
+    int rc = sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL);
     sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW && c->n < 4096) {
+    while (rc == SQLITE_OK && c->n < 4096 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
         const char* n = (const char*)sqlite3_column_text(st, 0);
         if (n) {
             c->name = xrealloc(c->name, sizeof(char*) * (size_t)(c->n + 1));
             c->name[c->n++] = xstrdup(n);
         }
     }
+    snprintf(err, cap, "%s", sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
+    return rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
 static int cols_has(const Cols* c, const char* name, size_t n) {
@@ -1347,13 +1349,19 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
     if (!has_view(s, view)) {
         return 0;
     }
-    cols_read(s, view, &v->cols);
-    if (has_view(s, "rocpd_track")) {
-        cols_read(s, "rocpd_track", &v->track);
+    char why[160], track_why[200] = "";
+    if (!cols_read(s, view, &v->cols, why, sizeof(why))) { /* say SQLite's reason */
+        Load_message(s->core, s->f, "rocpd view %s cannot be read: %s; not read", view, why);
+        s->f->rejected++;
+        s->f->messages++; /* listed: not one of the "more rejected rows not listed" */
+        return 0;
+    }
+    if (has_view(s, "rocpd_track") && !cols_read(s, "rocpd_track", &v->track, why, sizeof(why))) {
+        snprintf(track_why, sizeof(track_why), " (rocpd_track cannot be read: %s)", why);
     }
     if (has_view(s, "rocpd_info_agent")) {
         Cols ag;
-        cols_read(s, "rocpd_info_agent", &ag);
+        cols_read(s, "rocpd_info_agent", &ag, why, sizeof(why));
         v->agents = cols_has(&ag, "absolute_index", 14);
         cols_free(&ag);
     }
@@ -1394,8 +1402,8 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
     char* sql = sqlite3_str_finish(q);
     char* missing = sqlite3_str_finish(miss);
     if (missing && *missing && (!quiet || ok)) {
-        Load_message(s->core, s->f, "rocpd view %s: no column for %s: %s", view, missing,
-                     ok ? "read without them" : "not read");
+        Load_message(s->core, s->f, "rocpd view %s: no column for %s%s: %s", view, missing,
+                     track_why, ok ? "read without them" : "not read");
     }
     sqlite3_free(missing);
     int opened = ok && sql && tab_open(s, t, view, sql) == DCU_OK;
