@@ -91,3 +91,18 @@ check "a rocpd view over a dropped table: SQLite's reason" \
 check "a rocpd view SQLite cannot compile: no 'no column for' guess" \
     sh -c '! grep -q "no column for" "$1" "$2"' sh "$TMP/vcirc.err" "$TMP/vtrack.err"
 exits "a rocpd view SQLite cannot compile fails --strict" 1 "$DCUTOP" --strict --report "$TMP/vcirc"
+
+# ---- an empty Counter_Name is said as such, not as "counter value not a number" ----------
+mkdir -p "$TMP/cname"
+cp "$REAL/rocprofv3-sdk-docs-csv/kernel_trace.csv" "$TMP/cname/"
+python3 - "$REAL/rocprofv3-sdk-docs-csv/counter_collection.csv" "$TMP/cname/counter_collection.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+rows[2][rows[0].index('Counter_Name')] = ''      # line 3
+csv.writer(open(sys.argv[2], 'w', newline=''), lineterminator='\n').writerows(rows)
+PY
+"$DCUTOP" --report "$TMP/cname" >/dev/null 2>"$TMP/cname.err"
+check "an empty Counter_Name: 'empty counter name' with the file and line" \
+    grep -q "cname/counter_collection.csv:3: empty counter name" "$TMP/cname.err"
+check "an empty Counter_Name: not called a value that is not a number" \
+    sh -c '! grep -q "counter value not a number" "$1"' sh "$TMP/cname.err"

@@ -944,7 +944,11 @@ static void row_counter(Ctx* c, const Row* row) {
         errno = 0;
         val = strtod(num, &e);
     }
-    if (cn == 0 || !e || e == num || *e != '\0' || errno != 0 || !isfinite(val)) {
+    if (cn == 0) {
+        Load_reject(c->core, c->f, row->r->line, "empty counter name");
+        return;
+    }
+    if (!e || e == num || *e != '\0' || errno != 0 || !isfinite(val)) {
         char* shown = Names_sanitize(v, vn > 40 ? 40 : vn);
         Load_reject(c->core, c->f, row->r->line, "counter value not a number '%s'", shown);
         free(shown);
