@@ -106,3 +106,26 @@ check "an empty Counter_Name: 'empty counter name' with the file and line" \
     grep -q "cname/counter_collection.csv:3: empty counter name" "$TMP/cname.err"
 check "an empty Counter_Name: not called a value that is not a number" \
     sh -c '! grep -q "counter value not a number" "$1"' sh "$TMP/cname.err"
+
+# ---- counters only: nothing to attach them to is an empty load, not "0 ns" with exit 0 -----
+mkdir -p "$TMP/conly"
+cp "$REAL/rocprofv3-sdk-docs-csv/counter_collection.csv" "$TMP/conly/"
+"$DCUTOP" --report "$TMP/conly" >"$TMP/conly.out" 2>"$TMP/conly.err"
+same "counters only: exit 1" 1 $?
+check "counters only: 'nothing could be loaded', and why" \
+    grep -q "nothing could be loaded from 1 file" "$TMP/conly.err"
+check "counters only: the file's note says its values were not attached" \
+    grep -q "counter_collection.csv: rocprofv3 counter collection: 0 of 7 counter values attached" "$TMP/conly.err"
+check "counters only: no '0 ns ... (aggregated stats only)'" \
+    sh -c '! grep -q "aggregated stats only" "$1"' sh "$TMP/conly.out"
+# values no dispatch takes are rejected rows: --strict fails on them
+mkdir -p "$TMP/cpart"
+cp "$REAL/rocprofv3-sdk-docs-csv/kernel_trace.csv" "$TMP/cpart/"
+{ cat "$REAL/rocprofv3-sdk-docs-csv/counter_collection.csv"
+  echo '99,99,1,1,19396,19396,1048576,16,"void addition_kernel<float>(float*, float const*, float const*, int, int)",64,0,0,8,16,"TA_BUSY",7'
+} >"$TMP/cpart/counter_collection.csv"
+same "a counter value no dispatch takes: Rows 7, Rejected 1" "7 1" \
+    "$("$DCUTOP" --export files "$TMP/cpart" 2>/dev/null | python3 -c "
+import csv, sys
+print(*[(r['rows'], r['rejected']) for r in csv.DictReader(sys.stdin) if r['name'] == 'counter_collection.csv'][0])")"
+exits "a counter value no dispatch takes fails --strict" 1 "$DCUTOP" --strict --report "$TMP/cpart"

@@ -986,10 +986,17 @@ static const char link_sql[] =
     "    FROM temp.counter_stage s LEFT JOIN temp.counter_link l ON l.sid = s.rowid\n"
     "    WHERE s.file_id = source_file.id)\n"
     "  WHERE id IN (SELECT file_id FROM temp.counter_stage);\n"
+    /* a value not attached is not kept: a rejected row, as --strict and the totals count */
+    "UPDATE source_file SET (rows_read, rows_rejected) = (SELECT rows_read - count(*),\n"
+    "    rows_rejected + count(*) FROM temp.counter_stage s\n"
+    "    WHERE s.file_id = source_file.id AND s.rowid NOT IN (SELECT sid FROM temp.counter_link))\n"
+    "  WHERE id IN (SELECT file_id FROM temp.counter_stage);\n";
+static const char unlink_sql[] =
     "DROP TABLE temp.counter_link;\n"
     "DROP TABLE temp.counter_stage;\n";
 
-DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err) {
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, int64_t* lost, DcuError* err) {
+    *lost = 0;
     sqlite3* db = TraceDb_handle(core->db);
     sqlite3_stmt* st = NULL;
     int staged = sqlite3_prepare_v2(db, "SELECT 1 FROM temp.counter_stage LIMIT 1", -1, &st,
@@ -998,7 +1005,16 @@ DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err) {
     if (!staged) {
         return DCU_OK; /* no counter_collection.csv was read */
     }
-    return TraceDb_exec(core->db, link_sql, err);
+    DcuStatus s = TraceDb_exec(core->db, link_sql, err);
+    if (s == DCU_OK && sqlite3_prepare_v2(db, "SELECT count(*) FROM temp.counter_stage WHERE "
+                                              "rowid NOT IN (SELECT sid FROM temp.counter_link)",
+                                          -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            *lost = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    return s == DCU_OK ? TraceDb_exec(core->db, unlink_sql, err) : s;
 }
 
 /* ---- header recognition ---------------------------------------------------------- */

@@ -169,6 +169,7 @@ DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err);
 DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err);
 /* After runs are assigned: attaches the staged values of counter_collection.csv files to the
  * dispatches of their run's kernel trace (dispatch_counter), by Dispatch_Id and kernel name. */
-DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err);
+/* The values no dispatch takes are rejected rows of their file; *lost says how many. */
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, int64_t* lost, DcuError* err);
 
 #endif
