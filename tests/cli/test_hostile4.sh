@@ -129,3 +129,18 @@ same "a counter value no dispatch takes: Rows 7, Rejected 1" "7 1" \
 import csv, sys
 print(*[(r['rows'], r['rejected']) for r in csv.DictReader(sys.stdin) if r['name'] == 'counter_collection.csv'][0])")"
 exits "a counter value no dispatch takes fails --strict" 1 "$DCUTOP" --strict --report "$TMP/cpart"
+
+# ---- JSON: a UTF-8 BOM is taken as CSV takes it; error offsets count from 0 ---------------
+mkdir -p "$TMP/bom" "$TMP/jerr"
+python3 - "$TMP/bom/t.json" "$TMP/jerr/t.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "kernel", "name": "gemm_small", "pid": 1, "tid": 7, "ts": 10.0,
+       "dur": 5.0, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+open(sys.argv[1], 'wb').write(b'\xef\xbb\xbf' + json.dumps({"traceEvents": ev}).encode())
+open(sys.argv[2], 'wb').write(b'{"traceEvents": [x')   # the 'x' is byte 17, counted from 0
+PY
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" --format csv "$TMP/bom" >"$TMP/bom.out" 2>"$TMP/bom.err"
+same "a JSON trace with a UTF-8 BOM loads (exit 0, its 1 kernel)" "0 1" "$? $(sed -n 2p "$TMP/bom.out")"
+"$DCUTOP" --report "$TMP/jerr" >/dev/null 2>"$TMP/jerr.err"
+check "a JSON error names the byte it stopped at, counted from 0" \
+    grep -q "jerr/t.json: JSON error at byte 17: lexical error" "$TMP/jerr.err"

@@ -54,6 +54,9 @@ int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
         f->safe = 0;
         return 2;
     }
+    if (f->off == 0 && i == 0 && f->len == 0 && n >= 3 && memcmp(in, "\xEF\xBB\xBF", 3) == 0) {
+        i = 3; /* a UTF-8 BOM opens the stream (CSV takes one too): not JSON, not kept */
+    }
     size_t run = i; /* in[run..i) is kept but not yet appended to buf */
     while (i < n) {
         size_t from = i;

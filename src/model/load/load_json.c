@@ -1238,7 +1238,9 @@ static const yajl_callbacks callbacks = {
 static void json_error(J* j, yajl_handle h, const unsigned char* chunk, size_t n,
                        uint64_t offset) {
     unsigned char* m = yajl_get_error(h, 0, chunk, n);
+    /* yajl counts the byte it stopped at as consumed: the offset is that byte's, from 0 */
     size_t consumed = chunk ? yajl_get_bytes_consumed(h) : 0;
+    consumed -= consumed > 0;
     size_t ml = m ? strlen((const char*)m) : 0;
     while (ml > 0 && isspace(m[ml - 1])) {
         ml--;

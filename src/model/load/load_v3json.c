@@ -715,8 +715,11 @@ static int parse(V* v, yajl_handle h, const unsigned char* s, size_t n, uint64_t
         ml--;
     }
     char* shown = Names_sanitize(m ? (const char*)m : "?", m ? ml : 1);
+    /* yajl counts the byte it stopped at as consumed: the offset is that byte's, from 0 */
+    size_t consumed = s ? yajl_get_bytes_consumed(h) : 0;
+    consumed -= consumed > 0;
     snprintf(v->error, sizeof(v->error), "JSON error at byte %llu: %s",
-             (unsigned long long)(off + (s ? yajl_get_bytes_consumed(h) : 0)), shown);
+             (unsigned long long)(off + consumed), shown);
     free(shown);
     if (m) {
         yajl_free_error(h, m);
