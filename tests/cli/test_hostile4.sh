@@ -144,3 +144,40 @@ same "a JSON trace with a UTF-8 BOM loads (exit 0, its 1 kernel)" "0 1" "$? $(se
 "$DCUTOP" --report "$TMP/jerr" >/dev/null 2>"$TMP/jerr.err"
 check "a JSON error names the byte it stopped at, counted from 0" \
     grep -q "jerr/t.json: JSON error at byte 17: lexical error" "$TMP/jerr.err"
+
+# ---- messages name the file and the field, never an internal descriptor or SQL -------------
+mkdir -p "$TMP/crc" "$TMP/crcj" "$TMP/sqlname"
+python3 - "$REAL/rocprofv3-sdk-docs-csv/kernel_trace.csv" "$TMP/crc/kernel_trace.csv.gz" "$TMP/crcj/t.json.gz" <<'PY'
+import gzip, json, sys
+def damaged(data, path):
+    g = bytearray(gzip.compress(data))
+    g[-8] ^= 0xff                                  # the member's CRC-32
+    open(path, 'wb').write(g)
+damaged(open(sys.argv[1], 'rb').read(), sys.argv[2])
+ev = [{"ph": "X", "cat": "kernel", "name": "gemm_small", "pid": 1, "tid": 7, "ts": 10.0,
+       "dur": 5.0, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+damaged(json.dumps({"traceEvents": ev}).encode(), sys.argv[3])
+PY
+"$DCUTOP" --report "$TMP/crc" >/dev/null 2>"$TMP/crc.err"
+"$DCUTOP" --report "$TMP/crcj" >/dev/null 2>>"$TMP/crc.err"
+check "a gzip CRC error (CSV): the file and what it means, no '<fd:N>'" \
+    grep -q "crc/kernel_trace.csv.gz: gzip error at byte [0-9]*: incorrect data check (the data does not match its CRC: the file is damaged)" "$TMP/crc.err"
+check "a gzip CRC error (JSON): the same words" \
+    grep -q "crcj/t.json.gz: gzip error at byte [0-9]*: incorrect data check (the data" "$TMP/crc.err"
+check "a gzip CRC error: no '<fd:'" sh -c '! grep -q "<fd:" "$1"' sh "$TMP/crc.err"
+# a rocpd kernels view whose agent comes from rocpd_info_agent, where it is text
+cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$TMP/sqlname/"
+python3 - "$TMP/sqlname/32432_results.db" <<'PY'
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+sql = d.execute("SELECT sql FROM sqlite_master WHERE name = 'kernels'").fetchone()[0]
+d.execute("DROP VIEW kernels")
+d.execute(sql.replace('A.absolute_index AS agent_abs_index,', 'K.agent_id AS agent_id,'))
+t = d.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_info_agent_%'").fetchone()[0]
+d.execute('UPDATE "%s" SET absolute_index = \'gpu\' || absolute_index' % t)
+d.commit()
+PY
+"$DCUTOP" --report "$TMP/sqlname" >/dev/null 2>"$TMP/sqlname.err"
+check "a rocpd row error names the field" \
+    grep -q "sqlname/32432_results.db: table kernels row 1: column agent: not a number 'gpu1'" "$TMP/sqlname.err"
+check "a rocpd row error shows no SQL" sh -c '! grep -q "SELECT\|dcutop_v" "$1"' sh "$TMP/sqlname.err"

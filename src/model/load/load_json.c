@@ -1338,11 +1338,11 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
     for (;;) {
         int n = gzread(gz, block, BLOCK);
         if (n < 0) {
-            int zerr;
-            const char* m = gzerror(gz, &zerr);
-            char* shown = Names_sanitize(m ? m : "?", m ? strlen(m) : 1);
-            snprintf(j->error, sizeof(j->error), "%s error at byte %llu: %s",
-                     gzdirect(gz) ? "read" : "gzip", (unsigned long long)total, shown);
+            const char* kind;
+            const char* m = GzRead_error(gz, &kind);
+            char* shown = Names_sanitize(m, strlen(m));
+            snprintf(j->error, sizeof(j->error), "%s error at byte %llu: %s", kind,
+                     (unsigned long long)total, shown);
             free(shown);
             rc = 0;
             break;

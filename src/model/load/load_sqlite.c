@@ -1385,6 +1385,8 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
         } else {
             sqlite3_str_appendall(q, e);
         }
+        /* messages name a column by the field, never by the SQL that reads it */
+        sqlite3_str_appendf(q, " AS \"%w\"", fields[i].field);
         if (e && strcmp(fields[i].field, "start") == 0) {
             order = xstrdup(e);
         }

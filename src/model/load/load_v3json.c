@@ -767,8 +767,12 @@ static int read_all(V* v, gzFile gz, yajl_handle h) {
     for (;;) {
         int n = gzread(gz, block, BLOCK);
         if (n < 0) {
-            snprintf(v->error, sizeof(v->error), "read error at byte %llu",
-                     (unsigned long long)total);
+            const char* kind;
+            const char* m = GzRead_error(gz, &kind);
+            char* shown = Names_sanitize(m, strlen(m));
+            snprintf(v->error, sizeof(v->error), "%s error at byte %llu: %s", kind,
+                     (unsigned long long)total, shown);
+            free(shown);
             rc = 0;
             break;
         }
