@@ -181,3 +181,36 @@ PY
 check "a rocpd row error names the field" \
     grep -q "sqlname/32432_results.db: table kernels row 1: column agent: not a number 'gpu1'" "$TMP/sqlname.err"
 check "a rocpd row error shows no SQL" sh -c '! grep -q "SELECT\|dcutop_v" "$1"' sh "$TMP/sqlname.err"
+
+# ---- rocprofv3 JSON: a repeated kernel_symbols id, a repeated root key, a plain correlation_id
+mkdir -p "$TMP/v3db" "$TMP/v3sym" "$TMP/v3root" "$TMP/v3corr"
+cp "$REAL/llamacpp-rocprofv3-rocpd/32432_results.db" "$TMP/v3db/x.db"
+python3 tests/tools/rocpd_to_v3json.py "$TMP/v3db/x.db" "$TMP/v3db/32432_results.json"
+python3 - "$TMP/v3db/32432_results.json" "$TMP" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+s = copy.deepcopy(d)
+p = s["rocprofiler-sdk-tool"][0]
+dup = dict(p["kernel_symbols"][0], kernel_name="dup_name")      # the same kernel_id again
+p["kernel_symbols"].append(dup)
+json.dump(s, open(out + "/v3sym/32432_results.json", "w"))
+t = json.dumps(d["rocprofiler-sdk-tool"])                         # the root key twice
+open(out + "/v3root/32432_results.json", "w").write(
+    '{"rocprofiler-sdk-tool": %s, "rocprofiler-sdk-tool": %s}' % (t, t))
+c = copy.deepcopy(d)
+c["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"][0]["correlation_id"] = 4242
+json.dump(c, open(out + "/v3corr/32432_results.json", "w"))
+PY
+n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rocprofiler-sdk-tool'][0]['buffer_records']['kernel_dispatch']))" "$TMP/v3db/32432_results.json")
+"$DCUTOP" --sql "SELECT count(*) FROM kernel WHERE name = 'dup_name'" --format csv "$TMP/v3sym" >"$TMP/v3sym.out" 2>"$TMP/v3sym.err"
+same "a kernel_symbols id given twice: the first record is used" 0 "$(sed -n 2p "$TMP/v3sym.out")"
+check "a kernel_symbols id given twice: said" \
+    grep -q "v3sym/32432_results.json: process 1: kernel_symbols gives 1 kernel_ids a second time (first: [0-9]*): the first record of each is used, 1 not" "$TMP/v3sym.err"
+exits "a kernel_symbols id given twice fails --strict" 1 "$DCUTOP" --strict --report "$TMP/v3sym"
+"$DCUTOP" --sql "SELECT count(*) FROM dispatch" --format csv "$TMP/v3root" >"$TMP/v3root.out" 2>"$TMP/v3root.err"
+same "a repeated root key: the $n dispatches counted once" "$n" "$(sed -n 2p "$TMP/v3root.out")"
+check "a repeated root key: said" \
+    grep -q "v3root/32432_results.json: a second top-level \"rocprofiler-sdk-tool\" key: not read" "$TMP/v3root.err"
+"$DCUTOP" --sql "SELECT corr_id FROM dispatches ORDER BY start_ns, id LIMIT 1" --format csv "$TMP/v3corr" >"$TMP/v3corr.out" 2>/dev/null
+same "a correlation_id given as a plain number is kept" 4242 "$(sed -n 2p "$TMP/v3corr.out")"
