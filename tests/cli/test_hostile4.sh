@@ -214,3 +214,22 @@ check "a repeated root key: said" \
     grep -q "v3root/32432_results.json: a second top-level \"rocprofiler-sdk-tool\" key: not read" "$TMP/v3root.err"
 "$DCUTOP" --sql "SELECT corr_id FROM dispatches ORDER BY start_ns, id LIMIT 1" --format csv "$TMP/v3corr" >"$TMP/v3corr.out" 2>/dev/null
 same "a correlation_id given as a plain number is kept" 4242 "$(sed -n 2p "$TMP/v3corr.out")"
+
+# ---- a counter_collection.csv without a pid in its name, beside two runs -----------------
+# It formed a run of its own and attached nothing ("0 of 7 ... no kernel trace of the run
+# holds"); its rows' Process_Id names the run of its folder they belong to.
+mkdir -p "$TMP/tworuns"
+cp "$REAL/rocprofv3-sdk-docs-csv/kernel_trace.csv" "$TMP/tworuns/19396_kernel_trace.csv"
+cp "$REAL/rocprofv3-sdk-docs-csv/kernel_trace.csv" "$TMP/tworuns/5555_kernel_trace.csv"
+cp "$REAL/rocprofv3-sdk-docs-csv/counter_collection.csv" "$TMP/tworuns/"
+pids=$(python3 -c "
+import csv, sys
+print(' '.join(sorted({r['Process_Id'] for r in csv.DictReader(open(sys.argv[1]))})))" "$TMP/tworuns/counter_collection.csv")
+same "the counter file's rows name one process" 19396 "$pids"
+"$DCUTOP" --sql "SELECT f.name, count(*) FROM dispatch_counter c JOIN dispatch d ON d.id = c.dispatch_id
+                 JOIN source_file f ON f.id = d.file_id GROUP BY f.name" --format csv "$TMP/tworuns" \
+    >"$TMP/tworuns.out" 2>/dev/null
+same "no pid in its name, two runs: its 7 values attach to the run of their Process_Id" \
+    "19396_kernel_trace.csv,7" "$(sed -n '2,$p' "$TMP/tworuns.out")"
+exits "no pid in its name, two runs: nothing rejected (--strict exits 0)" 0 \
+    "$DCUTOP" --strict --report "$TMP/tworuns"

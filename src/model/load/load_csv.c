@@ -909,12 +909,12 @@ static void row_agent(Ctx* c, const Row* row) {
  * kernel name (LoadCsv_linkCounters): one row per dispatch in the PMC layer. */
 static const char stage_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS counter_stage(file_id INTEGER, seq INTEGER, kernel TEXT,"
-    " name TEXT, value REAL)";
+    " name TEXT, value REAL, pid INTEGER)";
 
 static int counter_open(Ctx* c) {
     sqlite3* db = TraceDb_handle(c->core->db);
     if (sqlite3_exec(db, stage_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO temp.counter_stage VALUES(?1, ?2, ?3, ?4, ?5)", -1,
+        sqlite3_prepare_v2(db, "INSERT INTO temp.counter_stage VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1,
                            &c->stage, NULL) != SQLITE_OK) {
         c->f->note = xasprintf("counter values not staged: %s", sqlite3_errmsg(db));
         return 0;
@@ -960,6 +960,13 @@ static void row_counter(Ctx* c, const Row* row) {
     sqlite3_bind_text(c->stage, 3, Names_normalize(k, kn), -1, free);
     sqlite3_bind_text(c->stage, 4, Names_sanitize(cname, cn), -1, free);
     sqlite3_bind_double(c->stage, 5, val);
+    int64_t pid; /* Process_Id: the run of its folder it belongs to, when its name has no pid */
+    size_t pn;
+    const char* ps = has(c, F_PID) && col_of(c, row, F_PID) >= 0 ? text_of(c, row, F_PID, &pn)
+                                                                 : NULL;
+    if (ps && parse_i64(ps, pn, &pid) == NUM_OK) {
+        sqlite3_bind_int64(c->stage, 6, pid);
+    }
     if (step(c, c->stage)) {
         c->f->rows++;
     }
@@ -969,7 +976,11 @@ static void row_counter(Ctx* c, const Row* row) {
 static const char link_sql[] =
     "CREATE TEMP TABLE counter_link AS SELECT s.rowid AS sid, min(d.id) AS did\n"
     "  FROM temp.counter_stage s JOIN source_file sf ON sf.id = s.file_id\n"
-    "  JOIN source_file df ON df.run_id = sf.run_id AND df.id <> sf.id\n"
+    /* the kernel trace of the same run or, for a file whose name carries no pid (one
+     * counter_collection.csv beside several runs), of the run of its folder tagged with the
+     * row's Process_Id */
+    "  JOIN source_file df ON df.id <> sf.id AND (df.run_id = sf.run_id OR (sf.run_tag = ''\n"
+    "    AND df.dir IS sf.dir AND df.run_tag = CAST(s.pid AS TEXT)))\n"
     "  JOIN dispatch d ON d.file_id = df.id AND d.seq = s.seq\n"
     "  JOIN kernel k ON k.id = d.kernel_id AND k.name = s.kernel\n"
     "  GROUP BY s.rowid;\n"
