@@ -2,6 +2,7 @@
  * start and end; everything else (structure, validity) is left to yajl. */
 #include "json_feed.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,14 @@ static void open_token(JsonFeed* f, int state, size_t at_buf, uint64_t at_off) {
     f->tok_len = 0;
     f->tok_off = at_off;
     f->tok_line = f->line;
+}
+
+int JsonFeed_notJson(const unsigned char* b, size_t n) {
+    size_t i = n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < n && isspace(b[i])) {
+        i++;
+    }
+    return i < n && b[i] != '{' && b[i] != '[';
 }
 
 int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,

@@ -1314,18 +1314,6 @@ static int feed_block(J* j, yajl_handle h, JsonFeed* fd, const unsigned char* bl
     }
 }
 
-/* 1 when the first block of a gzip file does not start like JSON. */
-static int not_json(const unsigned char* b, int n) {
-    int i = 0;
-    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
-        i = 3;
-    }
-    while (i < n && isspace(b[i])) {
-        i++;
-    }
-    return i < n && b[i] != '{' && b[i] != '[';
-}
-
 /* Streams the file into yajl. Returns 1 when the document was read to its end, 0 when
  * reading stopped (j->error says why), -1 when the file is not JSON (f->note says so). */
 static int read_stream(J* j, gzFile gz, yajl_handle h) {
@@ -1357,7 +1345,7 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
             }
             break;
         }
-        if (total == 0 && not_json(block, n)) {
+        if (total == 0 && JsonFeed_notJson(block, (size_t)n)) {
             j->f->format = "skipped";
             j->f->note = xstrdup("gzip file that does not hold a JSON trace");
             rc = -1;
@@ -1447,7 +1435,7 @@ static int serial_bytes(J* j, yajl_handle h, Serial* s, const unsigned char* b, 
     if (n == 0) {
         return 1;
     }
-    if (s->total == 0 && not_json(b, (int)n)) {
+    if (s->total == 0 && JsonFeed_notJson(b, n)) {
         j->f->format = "skipped";
         j->f->note = xstrdup("gzip file that does not hold a JSON trace");
         return -1;

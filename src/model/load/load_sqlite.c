@@ -33,6 +33,7 @@
 #include "dcutop/xalloc.h"
 #include "load_compute.h"
 #include "load_event.h"
+#include "sqlite_cols.h"
 
 typedef struct Obj_ {
     char* name;
@@ -1203,50 +1204,6 @@ typedef struct RocpdField_ {
     int required;        /* 1: the view is not read without it */
 } RocpdField;
 
-typedef struct Cols_ {
-    char** name;
-    int n;
-} Cols;
-
-static void cols_free(Cols* c) {
-    for (int i = 0; i < c->n; i++) {
-        free(c->name[i]);
-    }
-    free(c->name);
-    c->name = NULL;
-    c->n = 0;
-}
-
-/* The columns of a table or view (empty when it has none or cannot be compiled). */
-/* The columns of a table or view; 0 with SQLite's reason in err (a view it cannot compile:
- * a table it reads dropped, a circular definition) or 1. */
-static int cols_read(Src* s, const char* view, Cols* c, char* err, size_t cap) {
-    memset(c, 0, sizeof(*c));
-    sqlite3_stmt* st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL);
-    sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
-    while (rc == SQLITE_OK && c->n < 4096 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        rc = SQLITE_OK;
-        const char* n = (const char*)sqlite3_column_text(st, 0);
-        if (n) {
-            c->name = xrealloc(c->name, sizeof(char*) * (size_t)(c->n + 1));
-            c->name[c->n++] = xstrdup(n);
-        }
-    }
-    snprintf(err, cap, "%s", sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE;
-}
-
-static int cols_has(const Cols* c, const char* name, size_t n) {
-    for (int i = 0; i < c->n; i++) {
-        if (strlen(c->name[i]) == n && strncasecmp(c->name[i], name, n) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 typedef struct RocpdView_ {
     Src* s;
     const char* view;
@@ -1267,7 +1224,7 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
     static const char agent_q[] = "(SELECT \"absolute_index\" FROM \"rocpd_info_agent\" "
                                   "WHERE \"id\" = ";
     if (n > 7 && strncmp(alt, "@track.", 7) == 0) {
-        if (!cols_has(&v->cols, "track_id", 8) || !cols_has(&v->track, alt + 7, n - 7)) {
+        if (!Cols_has(&v->cols, "track_id", 8) || !Cols_has(&v->track, alt + 7, n - 7)) {
             return 0;
         }
         sqlite3_str_appendf(q, "(SELECT \"%w\" FROM \"rocpd_track\" WHERE \"id\" = "
@@ -1275,15 +1232,15 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
         return 1;
     }
     if (n > 7 && strncmp(alt, "@agent.", 7) == 0) {
-        if (!v->agents || !cols_has(&v->cols, alt + 7, n - 7)) {
+        if (!v->agents || !Cols_has(&v->cols, alt + 7, n - 7)) {
             return 0;
         }
         sqlite3_str_appendf(q, "%sdcutop_v.\"%w\")", agent_q, part(b, sizeof(b), alt + 7, n - 7));
         return 1;
     }
     if (n == 11 && strncmp(alt, "@trackagent", 11) == 0) {
-        if (!v->agents || !cols_has(&v->cols, "track_id", 8) ||
-            !cols_has(&v->track, "agent_id", 8)) {
+        if (!v->agents || !Cols_has(&v->cols, "track_id", 8) ||
+            !Cols_has(&v->track, "agent_id", 8)) {
             return 0;
         }
         sqlite3_str_appendf(q, "%s(SELECT \"agent_id\" FROM \"rocpd_track\" WHERE \"id\" = "
@@ -1296,7 +1253,7 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
         while (j < n && alt[j] != '*') {
             j++;
         }
-        if (!cols_has(&v->cols, alt + i, j - i)) {
+        if (!Cols_has(&v->cols, alt + i, j - i)) {
             return 0;
         }
         i = j + 1;
@@ -1316,8 +1273,8 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
 }
 
 static void view_done(RocpdView* v) {
-    cols_free(&v->cols);
-    cols_free(&v->track);
+    Cols_free(&v->cols);
+    Cols_free(&v->track);
 }
 
 /* The SQL of the first alternative of alts that v can give, or NULL (sqlite3_free it). */
@@ -1350,20 +1307,21 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
         return 0;
     }
     char why[160], track_why[200] = "";
-    if (!cols_read(s, view, &v->cols, why, sizeof(why))) { /* say SQLite's reason */
+    if (!Cols_read(s->db, view, &v->cols, why, sizeof(why))) { /* say SQLite's reason */
         Load_message(s->core, s->f, "rocpd view %s cannot be read: %s; not read", view, why);
         s->f->rejected++;
         s->f->messages++; /* listed: not one of the "more rejected rows not listed" */
         return 0;
     }
-    if (has_view(s, "rocpd_track") && !cols_read(s, "rocpd_track", &v->track, why, sizeof(why))) {
+    if (has_view(s, "rocpd_track") &&
+        !Cols_read(s->db, "rocpd_track", &v->track, why, sizeof(why))) {
         snprintf(track_why, sizeof(track_why), " (rocpd_track cannot be read: %s)", why);
     }
     if (has_view(s, "rocpd_info_agent")) {
         Cols ag;
-        cols_read(s, "rocpd_info_agent", &ag, why, sizeof(why));
-        v->agents = cols_has(&ag, "absolute_index", 14);
-        cols_free(&ag);
+        Cols_read(s->db, "rocpd_info_agent", &ag, why, sizeof(why));
+        v->agents = Cols_has(&ag, "absolute_index", 14);
+        Cols_free(&ag);
     }
     sqlite3_str* q = sqlite3_str_new(s->db);
     sqlite3_str* cut = sqlite3_str_new(s->db);
