@@ -38,7 +38,7 @@ python3 bench/gen_ranks_job.py "$TMP/job" 4 20000 >/dev/null
 mkdir "$TMP/small"
 sh -c "trap '' XFSZ; ulimit -f 256; SQLITE_TMPDIR='$TMP/small' exec $DCUTOP -q --db-memory 1M --report '$TMP/job'" >"$TMP/out" 2>"$TMP/err"
 same "a temp folder out of room: exit 1" 1 "$?"
-check "... the message names the folder and what to do" grep -q "temporary file in $TMP/small is out of room; free space there, point SQLITE_TMPDIR" "$TMP/err"
+check "... the message names the folder and what to do" grep -q "temporary files in $TMP/small are out of room; free space there; point SQLITE_TMPDIR" "$TMP/err"
 check "... and the file that was loading" grep -q "^dcutop: $TMP/job/rank[0-9]*.trace.json: the trace database could not store rows" "$TMP/err"
 same "... nothing left in the folder" "" "$(ls -A "$TMP/small")"
 "$DCUTOP" -q --db-memory 1M --report --view ranks "$TMP/job" >"$TMP/roomy.txt" 2>&1

@@ -45,8 +45,9 @@ check "the bad value is a rejected row" grep -q "counter value not a number 'abc
 same "the kernel trace now carries PMC counters (its times are distorted)" "1" \
     "$(sql "SELECT pmc FROM files WHERE name LIKE '%kernel_trace.csv'" "$TMP/run")"
 
-# counter_collection.csv alone: nothing to attach to, said
+# counter_collection.csv alone: nothing to attach to, said; nothing loaded, so exit 1
 mkdir -p "$TMP/alone"
 cp "$DOCS/counter_collection.csv" "$TMP/alone/"
-"$DCUTOP" --export files -o "$TMP/alone.csv" "$TMP/alone" 2>/dev/null
-check "alone: 0 of 7 attached, said" grep -q "0 of 7 counter values attached" "$TMP/alone.csv"
+"$DCUTOP" --export files -o "$TMP/alone.csv" "$TMP/alone" 2>"$TMP/alone.err"
+same "alone: nothing could be loaded (exit 1)" 1 $?
+check "alone: 0 of 7 attached, said" grep -q "0 of 7 counter values attached" "$TMP/alone.err"

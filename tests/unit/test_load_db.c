@@ -432,7 +432,8 @@ static void read_only_file_and_huge_name(void** state) {
     DcuStatus s;
     TraceDb* db = TestUtil_load(p, &s);
     assert_int_equal(s, DCU_OK);
-    assert_int_equal(TestUtil_int(db, "SELECT max(length(name)) FROM kernel"), 10000000);
+    /* the 10 MB name is kept, cut to the 1 MiB every format caps names at; its row loads */
+    assert_int_equal(TestUtil_int(db, "SELECT max(length(name)) FROM kernel"), 1 << 20);
     assert_int_equal(TestUtil_int(db, "SELECT sum(total_ns) FROM kernel_summary"), 25);
     TraceDb_delete(db);
     assert_same_file(p, before, n);

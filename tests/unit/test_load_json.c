@@ -279,7 +279,8 @@ static void wrong_value_types(void** state) {
 }
 
 /* Two 7 MiB strings in one event: long, yet within the 16 MiB event cap (test_json_limits
- * covers what is over it). */
+ * covers what is over it). The event loads; its name is cut to the 1 MiB every format caps
+ * names at, the row kept. */
 static void huge_strings(void** state) {
     (void)state;
     size_t big = 7 * 1024 * 1024;
@@ -297,7 +298,7 @@ static void huge_strings(void** state) {
     DcuStatus s;
     TraceDb* db = TestUtil_load(p, &s);
     assert_int_equal(s, DCU_OK);
-    assert_int_equal(TestUtil_int(db, "SELECT max(length(name)) FROM kernel"), (int64_t)big);
+    assert_int_equal(TestUtil_int(db, "SELECT max(length(name)) FROM kernel"), 1 << 20);
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch"), 2);
     TraceDb_delete(db);
     free(p);

@@ -341,11 +341,10 @@ static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint6
                       char* m, size_t mcap) {
     int got = GzRead_next(&a->in, block, cap);
     if (got == GZ_READ_ERROR) {
-        int zerr;
-        const char* zm = gzerror(a->in.gz, &zerr);
-        snprintf(m, mcap, "%s: %s error at byte %llu: %s", a->sh->path,
-                 gzdirect(a->in.gz) ? "read" : "gzip", (unsigned long long)total,
-                 zerr == Z_ERRNO ? strerror(errno) : (zm ? zm : "?"));
+        const char* kind;
+        const char* zm = GzRead_error(a->in.gz, &kind);
+        snprintf(m, mcap, "%s: %s error at byte %llu: %s", a->sh->path, kind,
+                 (unsigned long long)total, zm);
         return -1;
     }
     if (got == GZ_READ_TRUNCATED) {

@@ -27,6 +27,23 @@ int GzRead_cutShort(gzFile gz) {
     return !gzdirect(gz) && zerr == Z_BUF_ERROR;
 }
 
+const char* GzRead_error(gzFile gz, const char** kind) {
+    int zerr = Z_OK;
+    const char* m = gzerror(gz, &zerr);
+    *kind = gzdirect(gz) ? "read" : "gzip";
+    if (zerr == Z_ERRNO) {
+        return strerror(errno);
+    }
+    if (m && strncmp(m, "<fd:", 4) == 0) { /* gzdopen's name for the file */
+        const char* sep = strstr(m, ">: ");
+        m = sep ? sep + 3 : m;
+    }
+    if (m && strcmp(m, "incorrect data check") == 0) {
+        return "incorrect data check (the data does not match its CRC: the file is damaged)";
+    }
+    return m && *m ? m : "?";
+}
+
 int GzRead_next(GzRead* r, void* buf, size_t n) {
     unsigned want = n > (1u << 30) ? 1u << 30 : (unsigned)n;
     int got = gzread(r->gz, buf, want);

@@ -25,6 +25,11 @@ enum { GZ_READ_ERROR = -1, GZ_READ_TOO_BIG = -2, GZ_READ_TRUNCATED = -3 };
  * flush would otherwise lose its tail without a word. */
 int GzRead_cutShort(gzFile gz);
 
+/* Why the last read of gz failed, in the user's words: "read" or "gzip" (in *kind) and zlib's
+ * reason without the "<fd:N>: " it names a descriptor by (the caller names the file), or the
+ * system's reason for an I/O error. Static or gz-owned text, valid until the next call. */
+const char* GzRead_error(gzFile gz, const char** kind);
+
 /* Starts r over gz (borrowed; gzdirect must be able to tell already), the file at path. */
 void GzRead_init(GzRead* r, gzFile gz, const char* path);
 /* Reads up to n bytes (at most 1 GiB at a time): the count, 0 at the end, GZ_READ_ERROR on a

@@ -2,6 +2,7 @@
  * start and end; everything else (structure, validity) is left to yajl. */
 #include "json_feed.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,12 +48,23 @@ static void open_token(JsonFeed* f, int state, size_t at_buf, uint64_t at_off) {
     f->tok_line = f->line;
 }
 
+int JsonFeed_notJson(const unsigned char* b, size_t n) {
+    size_t i = n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < n && isspace(b[i])) {
+        i++;
+    }
+    return i < n && b[i] != '{' && b[i] != '[';
+}
+
 int JsonFeed_scan(JsonFeed* f, const unsigned char* in, size_t n, size_t* pos,
                   JsonOversize* over) {
     size_t i = *pos;
     if (f->too_deep) {
         f->safe = 0;
         return 2;
+    }
+    if (f->off == 0 && i == 0 && f->len == 0 && n >= 3 && memcmp(in, "\xEF\xBB\xBF", 3) == 0) {
+        i = 3; /* a UTF-8 BOM opens the stream (CSV takes one too): not JSON, not kept */
     }
     size_t run = i; /* in[run..i) is kept but not yet appended to buf */
     while (i < n) {

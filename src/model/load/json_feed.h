@@ -50,6 +50,9 @@ typedef struct JsonOversize_ {
     uint64_t len;    /* bytes, quotes included */
 } JsonOversize;
 
+/* 1 when the first block of a stream (a gzip file's) does not start like JSON: past a UTF-8
+ * BOM and white space, something other than '{' or '['. */
+int JsonFeed_notJson(const unsigned char* b, size_t n);
 void JsonFeed_init(JsonFeed* f, uint64_t cap);
 void JsonFeed_done(JsonFeed* f);
 

@@ -7,13 +7,30 @@
 #include <string.h>
 
 #include "dcutop/names.h"
+#include "load_event.h"
 #include "load_internal.h"
+
+static void store_message(LoaderCore* core, LoadFile* f, long line, const char* msg);
 
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len) {
     return Load_kernelIdHashed(core, raw, len, Intern_hash(raw, len));
 }
 
+/* LOAD_MAX_NAME_BYTES of name, or a little less, ending on a whole UTF-8 character. */
+static size_t cut_len(const char* name) {
+    size_t keep = LOAD_MAX_NAME_BYTES;
+    /* back off to the first byte of a character: at most 3 continuation bytes */
+    for (int i = 0; i < 3 && ((unsigned char)name[keep] & 0xC0) == 0x80; i++) {
+        keep--;
+    }
+    return keep;
+}
+
 int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint64_t hash) {
+    if (len > LOAD_MAX_NAME_BYTES) { /* the callers said so (Load_capName); same kernel */
+        len = cut_len(raw);
+        hash = Intern_hash(raw, len);
+    }
     int64_t id = Intern_getHashed(core->raw_kernels, raw, len, hash);
     if (id) {
         return id;
@@ -60,6 +77,23 @@ int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint6
     return id;
 }
 
+size_t Load_capName(LoaderCore* core, LoadFile* f, long line, const char* where,
+                    const char* name, size_t len) {
+    if (len <= LOAD_MAX_NAME_BYTES) {
+        return len;
+    }
+    size_t keep = cut_len(name);
+    if (f->names_cut++ == 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "%s%sa name of %zu bytes cut to its first %zu (names are capped at 1 MiB); "
+                 "the row is kept",
+                 where ? where : "", where ? ": " : "", len, keep);
+        store_message(core, f, line, msg);
+    }
+    return keep;
+}
+
 static void store_message(LoaderCore* core, LoadFile* f, long line, const char* msg) {
     sqlite3_stmt* st = core->st[ST_MSG];
     sqlite3_bind_int64(st, 1, f->id);
@@ -71,6 +105,13 @@ static void store_message(LoaderCore* core, LoadFile* f, long line, const char* 
     sqlite3_bind_text(st, 3, msg, -1, SQLITE_TRANSIENT);
     sqlite3_step(st);
     sqlite3_reset(st);
+}
+
+void Load_storageFailed(LoaderCore* core, int rc, const char* why) {
+    if (!core->storage_rc) {
+        core->storage_rc = rc;
+        snprintf(core->storage_why, sizeof(core->storage_why), "%s", why ? why : "");
+    }
 }
 
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...) {

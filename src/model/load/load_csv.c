@@ -514,6 +514,7 @@ static void row_stats(Ctx* c, const Row* row) {
     if (skip_name(name, nlen)) {
         return;
     }
+    nlen = Load_capName(c->core, c->f, row->r->line, NULL, name, nlen);
     if (c->stats == STATS_GUESS) {
         char* norm = Names_normalize(name, nlen);
         if (Names_isApiName(norm)) {
@@ -908,12 +909,12 @@ static void row_agent(Ctx* c, const Row* row) {
  * kernel name (LoadCsv_linkCounters): one row per dispatch in the PMC layer. */
 static const char stage_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS counter_stage(file_id INTEGER, seq INTEGER, kernel TEXT,"
-    " name TEXT, value REAL)";
+    " name TEXT, value REAL, pid INTEGER)";
 
 static int counter_open(Ctx* c) {
     sqlite3* db = TraceDb_handle(c->core->db);
     if (sqlite3_exec(db, stage_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO temp.counter_stage VALUES(?1, ?2, ?3, ?4, ?5)", -1,
+        sqlite3_prepare_v2(db, "INSERT INTO temp.counter_stage VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1,
                            &c->stage, NULL) != SQLITE_OK) {
         c->f->note = xasprintf("counter values not staged: %s", sqlite3_errmsg(db));
         return 0;
@@ -943,7 +944,11 @@ static void row_counter(Ctx* c, const Row* row) {
         errno = 0;
         val = strtod(num, &e);
     }
-    if (cn == 0 || !e || e == num || *e != '\0' || errno != 0 || !isfinite(val)) {
+    if (cn == 0) {
+        Load_reject(c->core, c->f, row->r->line, "empty counter name");
+        return;
+    }
+    if (!e || e == num || *e != '\0' || errno != 0 || !isfinite(val)) {
         char* shown = Names_sanitize(v, vn > 40 ? 40 : vn);
         Load_reject(c->core, c->f, row->r->line, "counter value not a number '%s'", shown);
         free(shown);
@@ -951,9 +956,17 @@ static void row_counter(Ctx* c, const Row* row) {
     }
     sqlite3_bind_int64(c->stage, 1, c->f->id);
     sqlite3_bind_int64(c->stage, 2, seq);
+    kn = Load_capName(c->core, c->f, row->r->line, NULL, k, kn);
     sqlite3_bind_text(c->stage, 3, Names_normalize(k, kn), -1, free);
     sqlite3_bind_text(c->stage, 4, Names_sanitize(cname, cn), -1, free);
     sqlite3_bind_double(c->stage, 5, val);
+    int64_t pid; /* Process_Id: the run of its folder it belongs to, when its name has no pid */
+    size_t pn;
+    const char* ps = has(c, F_PID) && col_of(c, row, F_PID) >= 0 ? text_of(c, row, F_PID, &pn)
+                                                                 : NULL;
+    if (ps && parse_i64(ps, pn, &pid) == NUM_OK) {
+        sqlite3_bind_int64(c->stage, 6, pid);
+    }
     if (step(c, c->stage)) {
         c->f->rows++;
     }
@@ -963,7 +976,11 @@ static void row_counter(Ctx* c, const Row* row) {
 static const char link_sql[] =
     "CREATE TEMP TABLE counter_link AS SELECT s.rowid AS sid, min(d.id) AS did\n"
     "  FROM temp.counter_stage s JOIN source_file sf ON sf.id = s.file_id\n"
-    "  JOIN source_file df ON df.run_id = sf.run_id AND df.id <> sf.id\n"
+    /* the kernel trace of the same run or, for a file whose name carries no pid (one
+     * counter_collection.csv beside several runs), of the run of its folder tagged with the
+     * row's Process_Id */
+    "  JOIN source_file df ON df.id <> sf.id AND (df.run_id = sf.run_id OR (sf.run_tag = ''\n"
+    "    AND df.dir IS sf.dir AND df.run_tag = CAST(s.pid AS TEXT)))\n"
     "  JOIN dispatch d ON d.file_id = df.id AND d.seq = s.seq\n"
     "  JOIN kernel k ON k.id = d.kernel_id AND k.name = s.kernel\n"
     "  GROUP BY s.rowid;\n"
@@ -980,10 +997,17 @@ static const char link_sql[] =
     "    FROM temp.counter_stage s LEFT JOIN temp.counter_link l ON l.sid = s.rowid\n"
     "    WHERE s.file_id = source_file.id)\n"
     "  WHERE id IN (SELECT file_id FROM temp.counter_stage);\n"
+    /* a value not attached is not kept: a rejected row, as --strict and the totals count */
+    "UPDATE source_file SET (rows_read, rows_rejected) = (SELECT rows_read - count(*),\n"
+    "    rows_rejected + count(*) FROM temp.counter_stage s\n"
+    "    WHERE s.file_id = source_file.id AND s.rowid NOT IN (SELECT sid FROM temp.counter_link))\n"
+    "  WHERE id IN (SELECT file_id FROM temp.counter_stage);\n";
+static const char unlink_sql[] =
     "DROP TABLE temp.counter_link;\n"
     "DROP TABLE temp.counter_stage;\n";
 
-DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err) {
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, int64_t* lost, DcuError* err) {
+    *lost = 0;
     sqlite3* db = TraceDb_handle(core->db);
     sqlite3_stmt* st = NULL;
     int staged = sqlite3_prepare_v2(db, "SELECT 1 FROM temp.counter_stage LIMIT 1", -1, &st,
@@ -992,7 +1016,16 @@ DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err) {
     if (!staged) {
         return DCU_OK; /* no counter_collection.csv was read */
     }
-    return TraceDb_exec(core->db, link_sql, err);
+    DcuStatus s = TraceDb_exec(core->db, link_sql, err);
+    if (s == DCU_OK && sqlite3_prepare_v2(db, "SELECT count(*) FROM temp.counter_stage WHERE "
+                                              "rowid NOT IN (SELECT sid FROM temp.counter_link)",
+                                          -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            *lost = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    }
+    return s == DCU_OK ? TraceDb_exec(core->db, unlink_sql, err) : s;
 }
 
 /* ---- header recognition ---------------------------------------------------------- */
@@ -1241,6 +1274,9 @@ static void reject_width(Ctx* c, const CsvRow* r) {
 
 static int on_row(const CsvRow* r, void* data) {
     Ctx* c = data;
+    if (c->core->storage_rc) { /* the store failed: no later row can be kept (load_one) */
+        return 1;
+    }
     if (!c->header_done) {
         c->header_done = 1;
         return on_header(c, r);

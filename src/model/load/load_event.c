@@ -35,9 +35,11 @@ static void bind_i(sqlite3_stmt* st, int idx, int64_t v) {
 static int stored(LoaderCore* core, LoadFile* f, int rc) {
     if (rc != SQLITE_DONE) {
         int base = rc & 0xff;
-        if ((base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) &&
-            !core->storage_rc) {
-            core->storage_rc = rc; /* not the row's fault: load_one stops the load */
+        if (base == SQLITE_FULL || base == SQLITE_IOERR || base == SQLITE_NOMEM) {
+            /* not the row's fault: load_one stops the load and says why, once; every row
+             * after it fails alike and would repeat it */
+            Load_storageFailed(core, rc, sqlite3_errmsg(TraceDb_handle(core->db)));
+            return 0;
         }
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
         return 0;
@@ -146,6 +148,11 @@ int64_t LoadEvent_dispatchHashed(LoaderCore* core, LoadFile* f, const char* wher
     if (!check_times(core, f, where, &d->start, &d->end, &d->dur)) {
         return 0;
     }
+    size_t keep = Load_capName(core, f, f->line, where, name, name_len);
+    if (keep < name_len) {
+        name_len = keep;
+        hash = Intern_hash(name, name_len);
+    }
     int64_t kid = Load_kernelIdHashed(core, name, name_len, hash);
     if (!kid) {
         Load_message(core, f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
@@ -180,13 +187,11 @@ static int64_t store_dispatch(LoaderCore* core, LoadFile* f, int64_t kid,
     e.code = DCU_OK;
     e.msg[0] = '\0';
     int64_t row = DispatchStore_append(TraceDb_dispatchStore(core->db), v, &e);
-    if (!row) { /* not the row's fault: load_one stops the load, as step() has it */
-        if (!core->storage_rc) {
-            core->storage_rc =
-                DispatchStore_outOfRoom(TraceDb_dispatchStore(core->db)) ? SQLITE_FULL
-                                                                          : SQLITE_IOERR;
-        }
-        Load_message(core, f, "%s", e.msg);
+    if (!row) { /* not the row's fault: load_one stops the load and says why, as stored() */
+        Load_storageFailed(core,
+                           DispatchStore_outOfRoom(TraceDb_dispatchStore(core->db)) ? SQLITE_FULL
+                                                                                   : SQLITE_IOERR,
+                           e.msg);
         return 0;
     }
     DispatchAgg_add(core->agg, row, kid, d->dur, d->start);
@@ -231,6 +236,7 @@ int LoadEvent_apiCall(LoaderCore* core, LoadFile* f, const char* where, const ch
     } else {
         RowBatch_null(b);
     }
+    name_len = Load_capName(core, f, f->line, where, name, name_len);
     RowBatch_textOwned(b, Names_normalize(name, name_len));
     batch_i(b, pid);
     batch_i(b, tid);
@@ -275,6 +281,7 @@ int LoadEvent_copyOn(LoaderCore* core, LoadFile* f, const char* where, const cha
     }
     sqlite3_stmt* st = core->st[ST_COPY];
     sqlite3_bind_int64(st, 1, f->id);
+    name_len = Load_capName(core, f, f->line, where, name, name_len);
     sqlite3_bind_text(st, 2, Names_normalize(name, name_len), -1, free);
     bind_i(st, 3, src);
     bind_i(st, 4, dst);
@@ -305,6 +312,7 @@ int LoadEvent_range(LoaderCore* core, LoadFile* f, const char* where, const char
     sqlite3_stmt* st = core->st[ST_RANGE];
     sqlite3_bind_int64(st, 1, f->id);
     sqlite3_bind_text(st, 2, domain, -1, SQLITE_STATIC);
+    name_len = Load_capName(core, f, f->line, where, name, name_len);
     sqlite3_bind_text(st, 3, Names_normalize(name, name_len), -1, free);
     bind_i(st, 4, pid);
     bind_i(st, 5, tid);
@@ -362,6 +370,7 @@ int LoadEvent_cpuOpShaped(LoaderCore* core, LoadFile* f, const char* where, cons
     }
     sqlite3_stmt* st = core->st[ST_CPUOP];
     sqlite3_bind_int64(st, 1, f->id);
+    name_len = Load_capName(core, f, f->line, where, name, name_len);
     sqlite3_bind_text(st, 2, Names_sanitize(name, name_len), -1, free);
     bind_i(st, 3, pid);
     bind_i(st, 4, tid);
@@ -405,6 +414,7 @@ int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const ch
     bind_i(st, 3, tid);
     bind_i(st, 4, py_id);
     bind_i(st, 5, parent_py_id);
+    name_len = Load_capName(core, f, f->line, where, name, name_len);
     sqlite3_bind_text(st, 6, Names_sanitize(name, name_len), -1, free);
     bind_i(st, 7, start);
     bind_i(st, 8, end);

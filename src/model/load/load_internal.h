@@ -46,6 +46,7 @@ typedef struct LoadFile_ {
     char* note;          /* owned; why skipped, or a remark */
     int64_t rows, rejected;
     int messages;        /* bad-row messages stored so far */
+    int64_t names_cut;   /* names cut to LOAD_MAX_NAME_BYTES (Load_capName), rows kept */
     int pmc;             /* carries PMC counters */
     int layer_rows[LAYER_COUNT];
     int layer_grain[LAYER_COUNT];
@@ -76,6 +77,7 @@ typedef struct LoaderCore_ {
     struct RowBatch_* calls;   /* api_call rows not stored yet (row_batch.h, owned) */
     int storage_rc; /* an insert's SQLITE_FULL / IOERR / NOMEM: the database itself failed
                      * (its temp folder full, most likely); the load stops (load_one) */
+    char storage_why[160]; /* the first such failure's own words; load_one says it once */
     SqlBudget sql_budget; /* load_sqlite.c: the read budget left to the rest of the load */
     int names_capped;       /* this file's names whose demangled text passed the cap */
     char capped_name[44];   /* the first of them, cut (load_one names it) */
@@ -85,6 +87,19 @@ typedef struct LoaderCore_ {
 int64_t Load_kernelId(LoaderCore* core, const char* raw, size_t len);
 /* The same with the raw name's Intern_hash already taken (by a parser thread). */
 int64_t Load_kernelIdHashed(LoaderCore* core, const char* raw, size_t len, uint64_t hash);
+
+/* The length of name to keep: len, or at most LOAD_MAX_NAME_BYTES (load_event.h) ending on
+ * a whole UTF-8 character. A longer name costs every later step (normalising, demangling,
+ * category rules, sorts) time and memory in its length, and no real name comes near the cap;
+ * its row is kept under the cut name. The first cut of a file is said with its line (or
+ * "where"); the loader sums up the rest. */
+size_t Load_capName(LoaderCore* core, LoadFile* f, long line, const char* where,
+                    const char* name, size_t len);
+
+/* The trace database (SQLite or the dispatch store) could not store a row: the first
+ * failure's SQLite code and words are kept for load_one, which stops the load with one
+ * message naming the folder and the remedy; later ones add nothing. */
+void Load_storageFailed(LoaderCore* core, int rc, const char* why);
 
 /* Counts a rejected row and keeps "path:line: reason" for the first few. */
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
@@ -156,6 +171,7 @@ DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err);
 DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err);
 /* After runs are assigned: attaches the staged values of counter_collection.csv files to the
  * dispatches of their run's kernel trace (dispatch_counter), by Dispatch_Id and kernel name. */
-DcuStatus LoadCsv_linkCounters(LoaderCore* core, DcuError* err);
+/* The values no dispatch takes are rejected rows of their file; *lost says how many. */
+DcuStatus LoadCsv_linkCounters(LoaderCore* core, int64_t* lost, DcuError* err);
 
 #endif

@@ -1238,7 +1238,9 @@ static const yajl_callbacks callbacks = {
 static void json_error(J* j, yajl_handle h, const unsigned char* chunk, size_t n,
                        uint64_t offset) {
     unsigned char* m = yajl_get_error(h, 0, chunk, n);
+    /* yajl counts the byte it stopped at as consumed: the offset is that byte's, from 0 */
     size_t consumed = chunk ? yajl_get_bytes_consumed(h) : 0;
+    consumed -= consumed > 0;
     size_t ml = m ? strlen((const char*)m) : 0;
     while (ml > 0 && isspace(m[ml - 1])) {
         ml--;
@@ -1312,18 +1314,6 @@ static int feed_block(J* j, yajl_handle h, JsonFeed* fd, const unsigned char* bl
     }
 }
 
-/* 1 when the first block of a gzip file does not start like JSON. */
-static int not_json(const unsigned char* b, int n) {
-    int i = 0;
-    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
-        i = 3;
-    }
-    while (i < n && isspace(b[i])) {
-        i++;
-    }
-    return i < n && b[i] != '{' && b[i] != '[';
-}
-
 /* Streams the file into yajl. Returns 1 when the document was read to its end, 0 when
  * reading stopped (j->error says why), -1 when the file is not JSON (f->note says so). */
 static int read_stream(J* j, gzFile gz, yajl_handle h) {
@@ -1336,11 +1326,11 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
     for (;;) {
         int n = gzread(gz, block, BLOCK);
         if (n < 0) {
-            int zerr;
-            const char* m = gzerror(gz, &zerr);
-            char* shown = Names_sanitize(m ? m : "?", m ? strlen(m) : 1);
-            snprintf(j->error, sizeof(j->error), "%s error at byte %llu: %s",
-                     gzdirect(gz) ? "read" : "gzip", (unsigned long long)total, shown);
+            const char* kind;
+            const char* m = GzRead_error(gz, &kind);
+            char* shown = Names_sanitize(m, strlen(m));
+            snprintf(j->error, sizeof(j->error), "%s error at byte %llu: %s", kind,
+                     (unsigned long long)total, shown);
             free(shown);
             rc = 0;
             break;
@@ -1355,7 +1345,7 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
             }
             break;
         }
-        if (total == 0 && not_json(block, n)) {
+        if (total == 0 && JsonFeed_notJson(block, (size_t)n)) {
             j->f->format = "skipped";
             j->f->note = xstrdup("gzip file that does not hold a JSON trace");
             rc = -1;
@@ -1445,7 +1435,7 @@ static int serial_bytes(J* j, yajl_handle h, Serial* s, const unsigned char* b, 
     if (n == 0) {
         return 1;
     }
-    if (s->total == 0 && not_json(b, (int)n)) {
+    if (s->total == 0 && JsonFeed_notJson(b, n)) {
         j->f->format = "skipped";
         j->f->note = xstrdup("gzip file that does not hold a JSON trace");
         return -1;

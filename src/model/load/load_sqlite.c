@@ -33,6 +33,7 @@
 #include "dcutop/xalloc.h"
 #include "load_compute.h"
 #include "load_event.h"
+#include "sqlite_cols.h"
 
 typedef struct Obj_ {
     char* name;
@@ -1203,48 +1204,6 @@ typedef struct RocpdField_ {
     int required;        /* 1: the view is not read without it */
 } RocpdField;
 
-typedef struct Cols_ {
-    char** name;
-    int n;
-} Cols;
-
-static void cols_free(Cols* c) {
-    for (int i = 0; i < c->n; i++) {
-        free(c->name[i]);
-    }
-    free(c->name);
-    c->name = NULL;
-    c->n = 0;
-}
-
-/* The columns of a table or view (empty when it has none or cannot be compiled). */
-static void cols_read(Src* s, const char* view, Cols* c) {
-    memset(c, 0, sizeof(*c));
-    sqlite3_stmt* st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) !=
-        SQLITE_OK) {
-        return;
-    }
-    sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW && c->n < 4096) {
-        const char* n = (const char*)sqlite3_column_text(st, 0);
-        if (n) {
-            c->name = xrealloc(c->name, sizeof(char*) * (size_t)(c->n + 1));
-            c->name[c->n++] = xstrdup(n);
-        }
-    }
-    sqlite3_finalize(st);
-}
-
-static int cols_has(const Cols* c, const char* name, size_t n) {
-    for (int i = 0; i < c->n; i++) {
-        if (strlen(c->name[i]) == n && strncasecmp(c->name[i], name, n) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 typedef struct RocpdView_ {
     Src* s;
     const char* view;
@@ -1265,7 +1224,7 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
     static const char agent_q[] = "(SELECT \"absolute_index\" FROM \"rocpd_info_agent\" "
                                   "WHERE \"id\" = ";
     if (n > 7 && strncmp(alt, "@track.", 7) == 0) {
-        if (!cols_has(&v->cols, "track_id", 8) || !cols_has(&v->track, alt + 7, n - 7)) {
+        if (!Cols_has(&v->cols, "track_id", 8) || !Cols_has(&v->track, alt + 7, n - 7)) {
             return 0;
         }
         sqlite3_str_appendf(q, "(SELECT \"%w\" FROM \"rocpd_track\" WHERE \"id\" = "
@@ -1273,15 +1232,15 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
         return 1;
     }
     if (n > 7 && strncmp(alt, "@agent.", 7) == 0) {
-        if (!v->agents || !cols_has(&v->cols, alt + 7, n - 7)) {
+        if (!v->agents || !Cols_has(&v->cols, alt + 7, n - 7)) {
             return 0;
         }
         sqlite3_str_appendf(q, "%sdcutop_v.\"%w\")", agent_q, part(b, sizeof(b), alt + 7, n - 7));
         return 1;
     }
     if (n == 11 && strncmp(alt, "@trackagent", 11) == 0) {
-        if (!v->agents || !cols_has(&v->cols, "track_id", 8) ||
-            !cols_has(&v->track, "agent_id", 8)) {
+        if (!v->agents || !Cols_has(&v->cols, "track_id", 8) ||
+            !Cols_has(&v->track, "agent_id", 8)) {
             return 0;
         }
         sqlite3_str_appendf(q, "%s(SELECT \"agent_id\" FROM \"rocpd_track\" WHERE \"id\" = "
@@ -1294,7 +1253,7 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
         while (j < n && alt[j] != '*') {
             j++;
         }
-        if (!cols_has(&v->cols, alt + i, j - i)) {
+        if (!Cols_has(&v->cols, alt + i, j - i)) {
             return 0;
         }
         i = j + 1;
@@ -1314,8 +1273,8 @@ static int alt_sql(const RocpdView* v, const char* alt, size_t n, sqlite3_str* q
 }
 
 static void view_done(RocpdView* v) {
-    cols_free(&v->cols);
-    cols_free(&v->track);
+    Cols_free(&v->cols);
+    Cols_free(&v->track);
 }
 
 /* The SQL of the first alternative of alts that v can give, or NULL (sqlite3_free it). */
@@ -1347,15 +1306,22 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
     if (!has_view(s, view)) {
         return 0;
     }
-    cols_read(s, view, &v->cols);
-    if (has_view(s, "rocpd_track")) {
-        cols_read(s, "rocpd_track", &v->track);
+    char why[160], track_why[200] = "";
+    if (!Cols_read(s->db, view, &v->cols, why, sizeof(why))) { /* say SQLite's reason */
+        Load_message(s->core, s->f, "rocpd view %s cannot be read: %s; not read", view, why);
+        s->f->rejected++;
+        s->f->messages++; /* listed: not one of the "more rejected rows not listed" */
+        return 0;
+    }
+    if (has_view(s, "rocpd_track") &&
+        !Cols_read(s->db, "rocpd_track", &v->track, why, sizeof(why))) {
+        snprintf(track_why, sizeof(track_why), " (rocpd_track cannot be read: %s)", why);
     }
     if (has_view(s, "rocpd_info_agent")) {
         Cols ag;
-        cols_read(s, "rocpd_info_agent", &ag);
-        v->agents = cols_has(&ag, "absolute_index", 14);
-        cols_free(&ag);
+        Cols_read(s->db, "rocpd_info_agent", &ag, why, sizeof(why));
+        v->agents = Cols_has(&ag, "absolute_index", 14);
+        Cols_free(&ag);
     }
     sqlite3_str* q = sqlite3_str_new(s->db);
     sqlite3_str* cut = sqlite3_str_new(s->db);
@@ -1377,6 +1343,8 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
         } else {
             sqlite3_str_appendall(q, e);
         }
+        /* messages name a column by the field, never by the SQL that reads it */
+        sqlite3_str_appendf(q, " AS \"%w\"", fields[i].field);
         if (e && strcmp(fields[i].field, "start") == 0) {
             order = xstrdup(e);
         }
@@ -1394,8 +1362,8 @@ static int rocpd_open(RocpdView* v, Src* s, const char* view, Tab* t, const Rocp
     char* sql = sqlite3_str_finish(q);
     char* missing = sqlite3_str_finish(miss);
     if (missing && *missing && (!quiet || ok)) {
-        Load_message(s->core, s->f, "rocpd view %s: no column for %s: %s", view, missing,
-                     ok ? "read without them" : "not read");
+        Load_message(s->core, s->f, "rocpd view %s: no column for %s%s: %s", view, missing,
+                     track_why, ok ? "read without them" : "not read");
     }
     sqlite3_free(missing);
     int opened = ok && sql && tab_open(s, t, view, sql) == DCU_OK;

@@ -66,12 +66,15 @@ typedef struct Name_ {
     int64_t id;
     char* s;
     int64_t vgpr, sgpr;
+    int seq; /* order of arrival: of two records of one id, the first is used */
 } Name;
 
 typedef struct Names_ {
     Name* v;
     int n, cap;
     int sorted;
+    int next_seq;
+    int64_t dups, dup_id; /* records of an id given before (names_sort), the first such id */
 } NameTab;
 
 typedef struct Op_ { /* one buffered record */
@@ -95,6 +98,7 @@ typedef struct V_ {
     char* keys[JSON_MAX_DEPTH + 2]; /* the last key seen at each open map's depth */
     int is_arr[JSON_MAX_DEPTH + 2];
     int is_root_tool; /* the document is {"rocprofiler-sdk-tool": [...]} */
+    int root_seen;    /* "rocprofiler-sdk-tool" keys met at the top */
     Rec rec;
     int in_ops_array; /* depth of a strings.buffer_records[].operations array */
     int64_t pid;
@@ -116,7 +120,8 @@ static void names_put(NameTab* t, int64_t id, const char* s, int64_t vgpr, int64
         t->cap = t->cap ? t->cap * 2 : 64;
         t->v = xrealloc(t->v, sizeof(Name) * (size_t)t->cap);
     }
-    t->v[t->n++] = (Name){id, xstrdup(s ? s : ""), vgpr, sgpr};
+    t->v[t->n] = (Name){id, xstrdup(s ? s : ""), vgpr, sgpr, t->next_seq++};
+    t->n++;
     t->sorted = 0;
 }
 
@@ -125,15 +130,38 @@ static int name_cmp(const void* a, const void* b) {
     return x < y ? -1 : x > y;
 }
 
+static int name_seq_cmp(const void* a, const void* b) {
+    int c = name_cmp(a, b);
+    return c ? c : ((const Name*)a)->seq - ((const Name*)b)->seq;
+}
+
+/* Sorts t by id, keeping the first record of each id; the others are counted in t->dups. */
+static void names_sort(NameTab* t) {
+    if (t->sorted || t->n == 0) {
+        return;
+    }
+    qsort(t->v, (size_t)t->n, sizeof(Name), name_seq_cmp);
+    int k = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (k > 0 && t->v[k - 1].id == t->v[i].id) {
+            if (t->dups++ == 0) {
+                t->dup_id = t->v[i].id;
+            }
+            free(t->v[i].s);
+        } else {
+            t->v[k++] = t->v[i];
+        }
+    }
+    t->n = k;
+    t->sorted = 1;
+}
+
 static const Name* names_get(NameTab* t, int64_t id) {
     if (t->n == 0) {
         return NULL; /* an empty table has no array: qsort(NULL, 0) is undefined behaviour */
     }
-    if (!t->sorted) {
-        qsort(t->v, (size_t)t->n, sizeof(Name), name_cmp); /* stable enough: ids are unique */
-        t->sorted = 1;
-    }
-    Name key = {id, NULL, 0, 0};
+    names_sort(t);
+    Name key = {id, NULL, 0, 0, 0};
     return bsearch(&key, t->v, (size_t)t->n, sizeof(Name), name_cmp);
 }
 
@@ -230,7 +258,8 @@ static Op* op_new(V* v, RecKind kind) {
 }
 
 static int take_common(const Rec* r, Op* o) {
-    return rec_int(r, "correlation_id.internal", &o->corr) &&
+    /* {"internal": N, "external": M} as rocprofv3 writes it, or a plain N */
+    return rec_int2(r, "correlation_id.internal", "correlation_id", &o->corr) &&
            rec_int(r, "thread_id", &o->tid) && rec_int(r, "start_timestamp", &o->start) &&
            rec_int(r, "end_timestamp", &o->end) && rec_int(r, "kind", &o->kid) &&
            rec_int(r, "operation", &o->op) &&
@@ -486,6 +515,15 @@ static void flush_ops(V* v) {
 static void process_done(V* v) {
     v->processes++;
     flush_ops(v);
+    names_sort(&v->syms);
+    if (v->syms.dups > 0) { /* each a record not used: rejected, said once */
+        Load_message(v->core, v->f, "process %lld: kernel_symbols gives %lld kernel_ids a second "
+                     "time (first: %lld): the first record of each is used, %lld not",
+                     (long long)v->processes, (long long)v->syms.dups,
+                     (long long)v->syms.dup_id, (long long)v->syms.dups);
+        v->f->rejected += v->syms.dups;
+        v->f->messages++; /* listed: not one of the "more rejected rows not listed" */
+    }
     v->sections = 0;
     memset(v->counts, 0, sizeof(v->counts));
     names_free(&v->syms);
@@ -635,6 +673,11 @@ static int open_container(V* v, int is_arr) {
     v->keys[v->depth] = NULL;
     if (v->depth == 2) {
         v->is_root_tool = is_arr && !v->is_arr[1] && key_is(v, 1, "rocprofiler-sdk-tool");
+        if (v->is_root_tool && v->root_seen++) { /* JSON keeps one value per key */
+            v->is_root_tool = 0;
+            Load_reject(v->core, v->f, 0, "a second top-level \"rocprofiler-sdk-tool\" key: "
+                        "not read (its records would count twice; the first is used)");
+        }
     }
     if (v->depth == 3 && v->is_root_tool && is_arr) {
         v->is_root_tool = 0;
@@ -721,8 +764,11 @@ static int parse(V* v, yajl_handle h, const unsigned char* s, size_t n, uint64_t
         ml--;
     }
     char* shown = Names_sanitize(m ? (const char*)m : "?", m ? ml : 1);
+    /* yajl counts the byte it stopped at as consumed: the offset is that byte's, from 0 */
+    size_t consumed = s ? yajl_get_bytes_consumed(h) : 0;
+    consumed -= consumed > 0;
     snprintf(v->error, sizeof(v->error), "JSON error at byte %llu: %s",
-             (unsigned long long)(off + (s ? yajl_get_bytes_consumed(h) : 0)), shown);
+             (unsigned long long)(off + consumed), shown);
     free(shown);
     if (m) {
         yajl_free_error(h, m);
@@ -770,8 +816,12 @@ static int read_all(V* v, gzFile gz, yajl_handle h) {
     for (;;) {
         int n = gzread(gz, block, BLOCK);
         if (n < 0) {
-            snprintf(v->error, sizeof(v->error), "read error at byte %llu",
-                     (unsigned long long)total);
+            const char* kind;
+            const char* m = GzRead_error(gz, &kind);
+            char* shown = Names_sanitize(m, strlen(m));
+            snprintf(v->error, sizeof(v->error), "%s error at byte %llu: %s", kind,
+                     (unsigned long long)total, shown);
+            free(shown);
             rc = 0;
             break;
         }

@@ -435,11 +435,17 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     capped_note(core, &f);
     if (core->storage_rc) { /* no later file could be stored either: stop, and say why */
         free(f.note);
+        int full = (core->storage_rc & 0xff) == SQLITE_FULL;
         return Error_set(err, DCU_ERR_IO,
                          "%s: the trace database could not store rows (%s): its temporary "
-                         "file in %s is out of room; free space there, point SQLITE_TMPDIR "
-                         "or TMPDIR at a larger folder, or raise --db-memory",
-                         q->path, sqlite3_errstr(core->storage_rc), TraceDb_tempDir());
+                         "files in %s %s; point SQLITE_TMPDIR or TMPDIR at a %s folder, or "
+                         "raise --db-memory",
+                         q->path,
+                         core->storage_why[0] ? core->storage_why
+                                              : sqlite3_errstr(core->storage_rc),
+                         TraceDb_tempDir(),
+                         full ? "are out of room; free space there" : "cannot be written",
+                         full ? "larger" : "writable");
     }
     /* the sums of the rows this file stored, whatever became of the rest of it */
     DcuStatus as = DispatchAgg_flush(core->agg, core->db, f.id, err);
@@ -464,6 +470,10 @@ static DcuStatus load_one(Loader* this, int index, const WalkEntry* q, DcuError*
     }
     this->totals.rows += f.rows;
     this->totals.rejected += f.rejected;
+    if (f.names_cut > 1) {
+        Load_message(core, &f, "%lld names in all were longer than 1 MiB and cut to it (their rows kept)",
+                     (long long)f.names_cut);
+    }
     if (f.rejected > f.messages) {
         Load_message(core, &f, "%lld more rejected rows not listed",
                      (long long)(f.rejected - f.messages));
@@ -488,7 +498,10 @@ static DcuStatus finish_runs(Loader* this, DcuError* err) {
                                   this->nroots, err);
     free(rf);
     if (s == DCU_OK) {
-        s = LoadCsv_linkCounters(&this->core, err);
+        int64_t lost = 0;
+        s = LoadCsv_linkCounters(&this->core, &lost, err);
+        this->totals.rows -= lost; /* counters alone load nothing (the empty load's exit) */
+        this->totals.rejected += lost;
     }
     if (s == DCU_OK) {
         s = LoadRuns_finish(&this->core, err);

@@ -100,6 +100,8 @@ struct DispatchStore_ {
     int fd;       /* the spill file, -1 until the first spill */
     int64_t file_end; /* bytes written to it (chunks are appended, each once) */
     int full;     /* the spill file could not be written: out of room (ENOSPC, EFBIG) */
+    int append_errno; /* an append failed for want of its file: every later one fails alike
+                       * at once (each retry would encode the chunk and write it again) */
     int write_errno; /* errno of the last failed write to it */
     /* kernel_id index: rows of kernel k are krow[koff[k] .. koff[k + 1]) in row order */
     int64_t* koff;
@@ -718,9 +720,12 @@ int64_t DispatchStore_append(DispatchStore* this, const int64_t* v, DcuError* er
         this->raw = ChunkSealer_push(this->sealer, this->raw);
         return ++this->n;
     }
-    if (r == CHUNK - 1 && (drain(this), this->seal_failed || !seal(this, this->raw))) {
+    if (r == CHUNK - 1 && (this->append_errno || (drain(this), this->seal_failed) ||
+                           !seal(this, this->raw))) {
         /* the row stays unwritten: n does not move */
-        int e = this->seal_failed ? EIO : this->write_errno;
+        int e = this->append_errno ? this->append_errno
+                                   : this->seal_failed ? EIO : this->write_errno;
+        this->append_errno = e ? e : EIO;
         this->full = e == ENOSPC || e == EFBIG || e == EDQUOT;
         Error_set(err, DCU_ERR_IO, "dispatch store: cannot write its temporary file: %s",
                   strerror(e));
