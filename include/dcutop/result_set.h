@@ -63,6 +63,10 @@ void ResultSet_setReal(ResultSet* this, int row, int col, double v);
  * sorting and integer readers). Text and JSON show d. */
 void ResultSet_setNs(ResultSet* this, int row, int col, double v);
 int ResultSet_columnIndex(const ResultSet* this, const char* key);
+/* Row r's value in the column named key, for readers of another module's table: its text
+ * ("" when NULL, absent or this is NULL) and its integer (0 likewise). Borrowed. */
+const char* ResultSet_textOf(const ResultSet* this, int r, const char* key);
+int64_t ResultSet_intOf(const ResultSet* this, int r, const char* key);
 
 /* Stable sort of the unpinned rows by column col; NULLs last. */
 void ResultSet_sort(ResultSet* this, int col, int desc);

@@ -45,21 +45,6 @@ typedef struct {
     int launch_bound; /* the launch item holds the launch-overhead idle time */
 } Sink;
 
-static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
-    int c = rs ? ResultSet_columnIndex(rs, key) : -1;
-    return c >= 0 ? ResultSet_cellc(rs, r, c) : NULL;
-}
-
-static const char* text(const ResultSet* rs, int r, const char* key) {
-    const RsCell* c = cell(rs, r, key);
-    return c && !c->null && c->s ? c->s : "";
-}
-
-static int64_t ival(const ResultSet* rs, int r, const char* key) {
-    const RsCell* c = cell(rs, r, key);
-    return c && !c->null ? c->i : 0;
-}
-
 static Advice* add(Sink* k, AdviceKind kind, const char* rule, const char* layer, double share) {
     AdviceList* l = k->list;
     if (l->n == k->cap) {
@@ -395,12 +380,13 @@ static void rule_launch(const Facts* f, Sink* k) {
     const ResultSet* sh = f->shorts; /* the kernel with the most short time is the target */
     int best = -1;
     for (int r = 0; sh && r < sh->nrows; r++) {
-        if (best < 0 || ival(sh, r, "short_ns") > ival(sh, best, "short_ns")) {
+        if (best < 0 ||
+            ResultSet_intOf(sh, r, "short_ns") > ResultSet_intOf(sh, best, "short_ns")) {
             best = r;
         }
     }
     if (best >= 0) {
-        snprintf(a->target, sizeof(a->target), "%s", text(sh, best, "name"));
+        snprintf(a->target, sizeof(a->target), "%s", ResultSet_textOf(sh, best, "name"));
     }
 }
 

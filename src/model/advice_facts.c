@@ -8,21 +8,6 @@
 
 #include "dcutop/xalloc.h"
 
-static const RsCell* cell(const ResultSet* rs, int r, const char* key) {
-    int c = rs ? ResultSet_columnIndex(rs, key) : -1;
-    return c >= 0 ? ResultSet_cellc(rs, r, c) : NULL;
-}
-
-static const char* text(const ResultSet* rs, int r, const char* key) {
-    const RsCell* c = cell(rs, r, key);
-    return c && !c->null && c->s ? c->s : "";
-}
-
-static int64_t ival(const ResultSet* rs, int r, const char* key) {
-    const RsCell* c = cell(rs, r, key);
-    return c && !c->null ? c->i : 0;
-}
-
 static void drop_parts(AdvFacts* f) {
     for (int i = 0; i < f->nkernels; i++) {
         free(f->kernels[i].name);
@@ -51,25 +36,26 @@ void AdvFacts_fromViews(AdvFacts* f, const ResultSet* categories, const ResultSe
     f->cats = xcalloc((size_t)(c ? c->nrows : 0) + 1, sizeof(AdvCategory));
     int64_t sum = 0;
     for (int r = c ? c->pinned : 0; c && r < c->nrows; r++) {
-        if (strcmp(text(c, r, "group"), "idle") == 0 || ival(c, r, "total_ns") <= 0) {
+        if (strcmp(ResultSet_textOf(c, r, "group"), "idle") == 0 ||
+            ResultSet_intOf(c, r, "total_ns") <= 0) {
             continue;
         }
         AdvCategory* a = &f->cats[f->ncats++];
-        a->name = xstrdup(text(c, r, "category"));
-        a->ns = ival(c, r, "total_ns");
-        a->calls = ival(c, r, "calls");
-        a->kernels = ival(c, r, "kernels");
+        a->name = xstrdup(ResultSet_textOf(c, r, "category"));
+        a->ns = ResultSet_intOf(c, r, "total_ns");
+        a->calls = ResultSet_intOf(c, r, "calls");
+        a->kernels = ResultSet_intOf(c, r, "kernels");
         sum += a->ns;
     }
     const ResultSet* h = hotspots;
     f->kernels = xcalloc((size_t)(h ? h->nrows : 0) + 1, sizeof(AdvKernel));
     for (int r = 0; h && r < h->nrows; r++) {
         AdvKernel* k = &f->kernels[f->nkernels++];
-        k->name = xstrdup(text(h, r, "name"));
-        k->short_name = xstrdup(text(h, r, "short_name"));
-        k->category = xstrdup(text(h, r, "category"));
-        k->ns = ival(h, r, "total_ns");
-        k->calls = ival(h, r, "calls");
+        k->name = xstrdup(ResultSet_textOf(h, r, "name"));
+        k->short_name = xstrdup(ResultSet_textOf(h, r, "short_name"));
+        k->category = xstrdup(ResultSet_textOf(h, r, "category"));
+        k->ns = ResultSet_intOf(h, r, "total_ns");
+        k->calls = ResultSet_intOf(h, r, "calls");
     }
     f->kernel_ns = f->totals.kernel_ns > 0 ? f->totals.kernel_ns : sum;
     const TimelineSummary* t = f->tl;
@@ -85,9 +71,9 @@ void AdvFacts_fromViews(AdvFacts* f, const ResultSet* categories, const ResultSe
         f->copy_d2h = t->steady_d2h;
     }
     for (int r = 0; f->copies && r < f->copies->nrows; r++) {
-        const char* dir = text(f->copies, r, "direction");
+        const char* dir = ResultSet_textOf(f->copies, r, "direction");
         if (strcmp(dir, "H2D") == 0 || strcmp(dir, "D2H") == 0) {
-            f->copy_ns += ival(f->copies, r, "steady_ns");
+            f->copy_ns += ResultSet_intOf(f->copies, r, "steady_ns");
         }
     }
     if (f->idle) {
@@ -216,14 +202,15 @@ static void read_rank_hosts(AdvFacts* f, TraceDb* db, const RankRow* w) {
     struct { int cause; const char* name; int64_t ns; }* acc = NULL;
     int n = 0;
     for (int r = 0; r < rs->nrows; r++) {
-        if (strcmp(text(rs, r, "run"), w->label) != 0) {
+        if (strcmp(ResultSet_textOf(rs, r, "run"), w->label) != 0) {
             continue;
         }
         int c = 0;
-        while (c < IDLE_CAUSE_COUNT && strcmp(text(rs, r, "cause"), Idle_causeName((IdleCause)c))) {
+        while (c < IDLE_CAUSE_COUNT &&
+               strcmp(ResultSet_textOf(rs, r, "cause"), Idle_causeName((IdleCause)c))) {
             c++;
         }
-        const char* h = text(rs, r, "host_activity");
+        const char* h = ResultSet_textOf(rs, r, "host_activity");
         int j = 0;
         while (j < n && !(acc[j].cause == c && strcmp(acc[j].name, h) == 0)) {
             j++;
@@ -234,7 +221,7 @@ static void read_rank_hosts(AdvFacts* f, TraceDb* db, const RankRow* w) {
             acc[n].name = h;
             acc[n++].ns = 0;
         }
-        acc[j].ns += ival(rs, r, "host_ns");
+        acc[j].ns += ResultSet_intOf(rs, r, "host_ns");
     }
     for (int j = 0; j < n; j++) { /* keep the largest IDLE_SUMMARY_HOSTS per cause */
         int c = acc[j].cause;
@@ -265,14 +252,15 @@ static void read_rank_idle(AdvFacts* f, TraceDb* db, const RankRow* w) {
         return;
     }
     for (int r = 0; r < rs->nrows; r++) {
-        if (strcmp(text(rs, r, "run"), w->label) != 0) {
+        if (strcmp(ResultSet_textOf(rs, r, "run"), w->label) != 0) {
             continue;
         }
         for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
-            if (strcmp(text(rs, r, "cause"), Idle_causeName((IdleCause)c)) == 0) {
-                f->cause_ns[c] += ival(rs, r, "total_ns");
-                f->cause_n[c] += ival(rs, r, "gaps");
-                f->idle_ns += Idle_causeIsIdle((IdleCause)c) ? ival(rs, r, "total_ns") : 0;
+            if (strcmp(ResultSet_textOf(rs, r, "cause"), Idle_causeName((IdleCause)c)) == 0) {
+                f->cause_ns[c] += ResultSet_intOf(rs, r, "total_ns");
+                f->cause_n[c] += ResultSet_intOf(rs, r, "gaps");
+                f->idle_ns +=
+                    Idle_causeIsIdle((IdleCause)c) ? ResultSet_intOf(rs, r, "total_ns") : 0;
             }
         }
     }

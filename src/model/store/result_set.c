@@ -131,6 +131,21 @@ int ResultSet_columnIndex(const ResultSet* this, const char* key) {
     return -1;
 }
 
+static const RsCell* cell_of(const ResultSet* this, int r, const char* key) {
+    int c = this ? ResultSet_columnIndex(this, key) : -1;
+    return c >= 0 ? ResultSet_cellc(this, r, c) : NULL;
+}
+
+const char* ResultSet_textOf(const ResultSet* this, int r, const char* key) {
+    const RsCell* c = cell_of(this, r, key);
+    return c && !c->null && c->s ? c->s : "";
+}
+
+int64_t ResultSet_intOf(const ResultSet* this, int r, const char* key) {
+    const RsCell* c = cell_of(this, r, key);
+    return c && !c->null ? c->i : 0;
+}
+
 typedef struct SortCtx_ {
     const ResultSet* rs;
     int col, desc;
