@@ -18,6 +18,8 @@ the standard library only, written from HTA 0.5.0's rules (no HTA, no pandas):
           streams.
 
 usage: hta_oracle.py launch|queue TRACE.json[.gz]
+       dcutop --report --view idle --format csv TRACE | hta_oracle.py got
+         (dcutop's launch_stats table in the launch mode's lines, for a test to compare)
 """
 import gzip
 import json
@@ -110,5 +112,20 @@ def queue(ev):
     print(total, empty, len(streams))
 
 
+def got(stream):
+    import csv
+    lines = [l for l in stream]
+    start = next((i for i, l in enumerate(lines) if l.startswith("# launch_stats")), None)
+    if start is None:
+        return
+    k = ("launches", "median_ns", "p95_ns", "max_ns", "call_median_ns", "call_p95_ns",
+         "call_max_ns", "short", "delay_outliers", "call_outliers")
+    for r in csv.DictReader(l for l in lines[start + 1:] if l.strip()):
+        print(r["kernel"] + "|" + ",".join("%.3f" % float(r[x]) for x in k))
+
+
 if __name__ == "__main__":
-    {"launch": launch, "queue": queue}[sys.argv[1]](events(sys.argv[2]))
+    if sys.argv[1] == "got":
+        got(sys.stdin)
+    else:
+        {"launch": launch, "queue": queue}[sys.argv[1]](events(sys.argv[2]))

@@ -49,13 +49,7 @@ done
 
 # ---- HTA's launch statistics against HTA's rules over the raw events ---------------------------
 launch_got() {
-    "$DCUTOP" -q --report --view idle --format csv "$1" | sed -n '/^# launch_stats/,$p' |
-        tail -n +2 | python3 -c '
-import csv, sys
-k = ("launches", "median_ns", "p95_ns", "max_ns", "call_median_ns", "call_p95_ns",
-     "call_max_ns", "short", "delay_outliers", "call_outliers")
-for r in csv.DictReader(l for l in sys.stdin if l.strip()):
-    print(r["kernel"] + "|" + ",".join("%.3f" % float(r[x]) for x in k))' | sort
+    "$DCUTOP" -q --report --view idle --format csv "$1" | python3 tests/cli/hta_oracle.py got | sort
 }
 for t in gpt-train/gpt_train.trace.json.gz smi-contention/gpt_contention.trace.json.gz; do
     python3 tests/cli/hta_oracle.py launch "$H-$t" | sort >"$TMP/want"

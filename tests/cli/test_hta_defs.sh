@@ -16,13 +16,7 @@ CLIMATE=$REAL/pytorch-h200-climate-transformer/climate_train.trace.json.gz
 
 # the launch-stats table of --report --view idle as "name|figures" lines, sorted
 launch_got() {
-    "$DCUTOP" -q --report --view idle --format csv "$1" | sed -n '/^# launch_stats/,$p' |
-        tail -n +2 | python3 -c '
-import csv, sys
-k = ("launches", "median_ns", "p95_ns", "max_ns", "call_median_ns", "call_p95_ns",
-     "call_max_ns", "short", "delay_outliers", "call_outliers")
-for r in csv.DictReader(l for l in sys.stdin if l.strip()):
-    print(r["kernel"] + "|" + ",".join("%.3f" % float(r[x]) for x in k))' | sort
+    "$DCUTOP" -q --report --view idle --format csv "$1" | python3 tests/cli/hta_oracle.py got | sort
 }
 
 for t in "$INJ" "$DDP" "$MI"; do
