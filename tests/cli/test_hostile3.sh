@@ -168,8 +168,12 @@ check "... saying what --timing times" grep -q "timing times the interactive vie
 # ---- a string built in memory under the default SQL budget: the memory budget trips -----------
 # group_concat grows one string; SQLite's own limit is 1 GB, the default memory budget 1 GiB:
 # the string's limit is half the budget, so the budget's message comes first, near 512 MiB.
-"$DCUTOP" -q --sql "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000)
-    SELECT length(group_concat(printf('%0200d', x))) FROM c" "$REAL/rocprofv3-sdk-docs-csv" \
-    >/dev/null 2>"$TMP/concat.err"
+peak=$(ERR="$TMP/concat.err" python3 -c '
+import os, resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(os.environ["ERR"], "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$DCUTOP" -q --sql \
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000)
+    SELECT length(group_concat(printf('%0200d', x))) FROM c" "$REAL/rocprofv3-sdk-docs-csv")
 check "group_concat past half the memory budget: the budget's message" \
     grep -q "needed more memory than its budget (1 GiB)" "$TMP/concat.err"
+check "... before the string reaches 1 GB (peak $peak MiB)" test "$peak" -lt 900
