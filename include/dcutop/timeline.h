@@ -180,6 +180,8 @@ const char* Timeline_pmcWarning(void);
  * detail asks it of one kernel's own time. */
 #define TIMELINE_SHORT_COUNT_PCT 50.0 /* % of dispatches under 10 us */
 #define TIMELINE_SHORT_TIME_PCT 30.0  /* % of the time spent in them */
-int Timeline_isLaunchBound(double short_count_pct, double short_time_pct);
+static inline int Timeline_isLaunchBound(double short_count_pct, double short_time_pct) {
+    return short_count_pct >= TIMELINE_SHORT_COUNT_PCT && short_time_pct >= TIMELINE_SHORT_TIME_PCT;
+}
 
 #endif

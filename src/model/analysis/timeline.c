@@ -2734,7 +2734,3 @@ DcuStatus Timeline_view(Timeline* this, TimelineView v, const char* kernel, Amda
         return Error_set(err, DCU_ERR_USAGE, "unknown timeline view");
     }
 }
-
-int Timeline_isLaunchBound(double short_count_pct, double short_time_pct) {
-    return short_count_pct >= TIMELINE_SHORT_COUNT_PCT && short_time_pct >= TIMELINE_SHORT_TIME_PCT;
-}

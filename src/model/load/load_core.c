@@ -144,6 +144,13 @@ DcuStatus Load_keepCut(LoaderCore* core, LoadFile* f, DcuStatus s, const DcuErro
     return DCU_OK;
 }
 
+void Load_progress(LoaderCore* core, const LoadFile* f, uint64_t done) {
+    if (core->opt.progress) {
+        core->opt.progress(core->bytes_before + done, core->bytes_total, f->path,
+                           core->opt.progress_ctx);
+    }
+}
+
 void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...) {
     char buf[400];
     va_list ap;

@@ -1342,11 +1342,7 @@ static int on_row(const CsvRow* r, void* data) {
 
 static void progress(uint64_t done, void* data) {
     Ctx* c = data;
-    LoaderCore* core = c->core;
-    if (core->opt.progress) {
-        core->opt.progress(core->bytes_before + done, core->bytes_total, c->f->path,
-                           core->opt.progress_ctx);
-    }
+    Load_progress(c->core, c->f, done);
 }
 
 DcuStatus LoadCsv_file(LoaderCore* core, LoadFile* f, DcuError* err) {

@@ -105,6 +105,10 @@ void Load_storageFailed(LoaderCore* core, int rc, const char* why);
 void Load_reject(LoaderCore* core, LoadFile* f, long line, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Reports that `done` bytes of f are read (bytes on disk for a gzip file), when the load has a
+ * progress callback. */
+void Load_progress(LoaderCore* core, const LoadFile* f, uint64_t done);
+
 /* A file-level message (no line). */
 void Load_message(LoaderCore* core, LoadFile* f, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));

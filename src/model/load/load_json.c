@@ -1366,10 +1366,7 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
             rc = 0;
             break;
         }
-        if (core->opt.progress) {
-            core->opt.progress(core->bytes_before + (uint64_t)gzoffset(gz), core->bytes_total,
-                               j->f->path, core->opt.progress_ctx);
-        }
+        Load_progress(core, j->f, (uint64_t)gzoffset(gz));
     }
     /* what is left is an unclosed token: yajl reports the truncation */
     if (rc == 1 && ((fd.len > 0 && !parse_chunk(j, h, fd.buf, fd.len, JsonFeed_bufOffset(&fd))) ||
@@ -1525,10 +1522,7 @@ static int read_chunked(J* j, int file, uint64_t size, yajl_handle h, int worker
             rc = take_chunk(j, h, &s, c);
         }
         JsonChunks_release(cs, c);
-        if (core->opt.progress) {
-            core->opt.progress(core->bytes_before + s.pos, core->bytes_total, j->f->path,
-                               core->opt.progress_ctx);
-        }
+        Load_progress(core, j->f, s.pos);
     }
     JsonChunks_stop(cs);
     if (rc == 1) {

@@ -31,6 +31,7 @@
 #include "dcutop/names.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/xalloc.h"
+#include "alloc_live.h"
 #include "load_compute.h"
 #include "load_event.h"
 #include "sqlite_cols.h"
@@ -1589,89 +1590,20 @@ static const RocpdField alloc_fields[A_COUNT] = {
     {"end", "end", 0, 0},
 };
 
-/* Live bytes of one memory level while the allocations are read in time order: address ->
- * size of the block allocated there (I64Map values index sizes[], 0 once freed). */
-typedef struct Live_ {
-    I64Map* at;
-    int64_t* sizes;
-    size_t n, cap;
-    int64_t bytes; /* at most LOAD_MAX_AMOUNT: a block that would pass it is refused */
-} Live;
-
-/* Applies one operation (a checked size: LOAD_NULL, or 0 <= size < LOAD_MAX_AMOUNT); returns
- * the level's live bytes after it, or -1 when the block would take the level past
- * LOAD_MAX_AMOUNT (2^53 bytes, 8 PiB: no device holds that; the row is refused). */
-static int64_t live_apply(Live* l, int is_free, int64_t addr, int64_t size) {
-    int64_t k = addr != LOAD_NULL ? I64Map_get(l->at, addr) : 0;
-    int64_t old = k > 0 ? l->sizes[k - 1] : 0; /* a block at this address: freed or replaced */
-    int adds = !is_free && size != LOAD_NULL && size > 0;
-    if (adds && size > LOAD_MAX_AMOUNT - (l->bytes - old)) {
-        return -1;
-    }
-    if (old > 0) {
-        l->bytes -= old;
-        l->sizes[k - 1] = 0;
-    } else if (is_free && size != LOAD_NULL && size > 0 && size <= l->bytes) {
-        l->bytes -= size; /* a free of a block allocated before the trace started */
-    }
-    if (adds) {
-        l->bytes += size;
-        if (addr != LOAD_NULL) {
-            if (k <= 0) {
-                if (l->n == l->cap) {
-                    l->cap = l->cap ? 2 * l->cap : 64;
-                    l->sizes = xrealloc(l->sizes, sizeof(int64_t) * l->cap);
-                }
-                l->sizes[l->n] = size;
-                k = (int64_t)++l->n;
-                I64Map_put(l->at, addr, k);
-            }
-            l->sizes[k - 1] = size;
-        }
-    }
-    return l->bytes;
-}
-
-/* Why an allocation row cannot be used, or NULL: its operation, size and times checked before
- * they reach the live total. */
-static const char* alloc_rejected(const char* op, size_t ol, const int64_t* x, int* is_free) {
-    static const char* const frees[] = {"FREE", "RECLAIM"};
-    static const char* const allocs[] = {"ALLOC", "REALLOC"};
-    *is_free = -1;
-    for (int i = 0; i < 2; i++) {
-        if (ol == strlen(frees[i]) && strncasecmp(op, frees[i], ol) == 0) {
-            *is_free = 1;
-        }
-        if (ol == strlen(allocs[i]) && strncasecmp(op, allocs[i], ol) == 0) {
-            *is_free = 0;
-        }
-    }
-    if (*is_free < 0) {
-        return "operation is none of ALLOC, REALLOC, FREE, RECLAIM";
-    }
-    if (x[A_SIZE] != LOAD_NULL && (x[A_SIZE] < 0 || x[A_SIZE] >= LOAD_MAX_AMOUNT)) {
-        return x[A_SIZE] < 0 ? "size below 0" : "size of 2^53 bytes (8 PiB) or more";
-    }
-    if (x[A_START] != LOAD_NULL && x[A_END] != LOAD_NULL && x[A_END] < x[A_START]) {
-        return "end before start";
-    }
-    return NULL;
-}
-
 /* The memory_allocations view: each operation, with the bytes live at its level after it
  * (the Summary's peak). */
 static void rocpd_allocs(Src* s) {
     Tab t = {0};
     RocpdView v;
     sqlite3_stmt* ins = NULL;
-    Live live[3] = {{0}}; /* REAL (or unnamed), VIRTUAL, SCRATCH */
+    AllocLive live[3] = {{0}}; /* REAL (or unnamed), VIRTUAL, SCRATCH */
     if (rocpd_open(&v, s, "memory_allocations", &t, alloc_fields, A_COUNT, 0) &&
         sqlite3_prepare_v2(TraceDb_handle(s->core->db),
                            "INSERT INTO mem_alloc(file_id, pid, agent, op, level, address, bytes,"
                            " start_ns, end_ns, live_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                            " ?9, ?10)", -1, &ins, NULL) == SQLITE_OK) {
         for (int i = 0; i < 3; i++) {
-            live[i].at = I64Map_new();
+            AllocLive_init(&live[i]);
         }
         while (tab_next(&t)) {
             size_t ol, ll;
@@ -1689,8 +1621,9 @@ static void rocpd_allocs(Src* s) {
                      : ll >= 7 && strncasecmp(level, "SCRATCH", 7) == 0 ? 2
                                                                         : 0;
             int is_free;
-            const char* why = alloc_rejected(op, ol, x, &is_free);
-            int64_t now = why ? 0 : live_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
+            const char* why =
+                AllocLive_rejected(op, ol, x[A_SIZE], x[A_START], x[A_END], &is_free);
+            int64_t now = why ? 0 : AllocLive_apply(&live[lv], is_free, x[A_ADDR], x[A_SIZE]);
             if (!why && now < 0) {
                 why = "live bytes at its level would pass 2^53 (8 PiB)";
             }
@@ -1728,8 +1661,7 @@ static void rocpd_allocs(Src* s) {
     }
     sqlite3_finalize(ins);
     for (int i = 0; i < 3; i++) {
-        I64Map_delete(live[i].at);
-        free(live[i].sizes);
+        AllocLive_done(&live[i]);
     }
     view_done(&v);
 }

@@ -1201,14 +1201,6 @@ int LoadStacks_sniff(const char* path) {
 
 /* ---- reading a file ----------------------------------------------------------------------- */
 
-static void progress(Ctx* c, long pos) {
-    LoaderCore* core = c->core;
-    if (core->opt.progress && pos >= 0) {
-        core->opt.progress(core->bytes_before + (uint64_t)pos, core->bytes_total, c->f->path,
-                           core->opt.progress_ctx);
-    }
-}
-
 static DcuStatus read_lines(Ctx* c, int form, DcuError* err) {
     DcuError oe;
     FILE* fp = GzFile_open(c->f->path, &oe);
@@ -1235,8 +1227,8 @@ static DcuStatus read_lines(Ctx* c, int form, DcuError* err) {
         } else {
             text_line(c, s, n, ln);
         }
-        if ((ln & 0xFFFF) == 0) {
-            progress(c, ftell(fp));
+        if ((ln & 0xFFFF) == 0 && ftell(fp) >= 0) {
+            Load_progress(c->core, c->f, (uint64_t)ftell(fp));
         }
     }
     int bad = ferror(fp), bad_errno = errno;
