@@ -115,6 +115,9 @@ int Idle_launchRow(const ResultSet* table, const char* kernel);
 
 /* "host-bound", "launch-overhead", "sync", "other-stream", "rank-wait", "unknown". */
 const char* Idle_causeName(IdleCause c);
+/* The cause a name gives (Idle_causeName's inverse), IDLE_CAUSE_COUNT for NULL or another
+ * text: for readers of the idle views' "cause" column. */
+IdleCause Idle_causeOf(const char* name);
 /* 1 for the causes that are device idle (they add up to it). */
 int Idle_causeIsIdle(IdleCause c);
 

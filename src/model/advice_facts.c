@@ -200,23 +200,22 @@ static void read_rank_hosts(AdvFacts* f, TraceDb* db, const RankRow* w) {
         return;
     }
     struct { int cause; const char* name; int64_t ns; }* acc = NULL;
-    int n = 0;
+    int n = 0, cap = 0;
     for (int r = 0; r < rs->nrows; r++) {
         if (strcmp(ResultSet_textOf(rs, r, "run"), w->label) != 0) {
             continue;
         }
-        int c = 0;
-        while (c < IDLE_CAUSE_COUNT &&
-               strcmp(ResultSet_textOf(rs, r, "cause"), Idle_causeName((IdleCause)c))) {
-            c++;
-        }
+        int c = (int)Idle_causeOf(ResultSet_textOf(rs, r, "cause"));
         const char* h = ResultSet_textOf(rs, r, "host_activity");
         int j = 0;
         while (j < n && !(acc[j].cause == c && strcmp(acc[j].name, h) == 0)) {
             j++;
         }
         if (j == n) {
-            acc = xrealloc(acc, sizeof(*acc) * (size_t)(n + 1));
+            if (n == cap) { /* doubled: a rank may hold thousands of gap rows */
+                cap = cap ? 2 * cap : 16;
+                acc = xrealloc(acc, sizeof(*acc) * (size_t)cap);
+            }
             acc[n].cause = c;
             acc[n].name = h;
             acc[n++].ns = 0;
@@ -255,13 +254,11 @@ static void read_rank_idle(AdvFacts* f, TraceDb* db, const RankRow* w) {
         if (strcmp(ResultSet_textOf(rs, r, "run"), w->label) != 0) {
             continue;
         }
-        for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
-            if (strcmp(ResultSet_textOf(rs, r, "cause"), Idle_causeName((IdleCause)c)) == 0) {
-                f->cause_ns[c] += ResultSet_intOf(rs, r, "total_ns");
-                f->cause_n[c] += ResultSet_intOf(rs, r, "gaps");
-                f->idle_ns +=
-                    Idle_causeIsIdle((IdleCause)c) ? ResultSet_intOf(rs, r, "total_ns") : 0;
-            }
+        IdleCause c = Idle_causeOf(ResultSet_textOf(rs, r, "cause"));
+        if (c < IDLE_CAUSE_COUNT) {
+            f->cause_ns[c] += ResultSet_intOf(rs, r, "total_ns");
+            f->cause_n[c] += ResultSet_intOf(rs, r, "gaps");
+            f->idle_ns += Idle_causeIsIdle(c) ? ResultSet_intOf(rs, r, "total_ns") : 0;
         }
     }
     ResultSet_delete(rs);

@@ -35,6 +35,14 @@ const char* Idle_causeName(IdleCause c) {
     return (unsigned)c < C_COUNT ? cause_names[c] : "?";
 }
 
+IdleCause Idle_causeOf(const char* name) {
+    int c = 0;
+    while (name && c < C_COUNT && strcmp(cause_names[c], name) != 0) {
+        c++;
+    }
+    return name ? (IdleCause)c : IDLE_CAUSE_COUNT;
+}
+
 int Idle_causeIsIdle(IdleCause c) {
     return c != IDLE_OTHER_STREAM && c != IDLE_RANK_WAIT && (unsigned)c < C_COUNT;
 }

@@ -495,12 +495,7 @@ static void collective_name(TraceDb* db, char* out, size_t cap) {
 
 /* 1 for an idle cause that is device idle, by its name. */
 static int idle_cause(const char* name) {
-    for (int c = 0; c < IDLE_CAUSE_COUNT; c++) {
-        if (name && strcmp(Idle_causeName(c), name) == 0) {
-            return Idle_causeIsIdle((IdleCause)c);
-        }
-    }
-    return 0;
+    return Idle_causeIsIdle(Idle_causeOf(name));
 }
 
 typedef struct {
