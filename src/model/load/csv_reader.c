@@ -335,8 +335,9 @@ typedef struct ProducerArgs_ {
     GzRead in; /* the file through zlib, within gz_limit.h's bound */
 } ProducerArgs;
 
-/* Reads the next block; 0 at the end, -1 on an error (in m), -2 when a gzip file ends inside a
- * member (m says so): the rows before the cut are still good and are kept. */
+/* Reads the next block; 0 at the end, GZ_READ_ERROR on an error (in m), GZ_READ_TRUNCATED when
+ * a gzip file ends inside a member (m says so): the rows before the cut are still good and are
+ * kept. */
 static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint64_t total,
                       char* m, size_t mcap) {
     int got = GzRead_next(&a->in, block, cap);
@@ -345,14 +346,13 @@ static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint6
         const char* zm = GzRead_error(a->in.gz, &kind);
         snprintf(m, mcap, "%s: %s error at byte %llu: %s", a->sh->path, kind,
                  (unsigned long long)total, zm);
-        return -1;
+        return GZ_READ_ERROR;
     }
     if (got == GZ_READ_TRUNCATED) {
-        snprintf(m, mcap,
-                 "%s: gzip data ends inside a member after %llu bytes (the file was cut short, "
-                 "gzip -t says 'unexpected end of file'): the rest is lost",
-                 a->sh->path, (unsigned long long)total);
-        return -2;
+        char t[256];
+        GzRead_cutText(t, sizeof(t), total);
+        snprintf(m, mcap, "%s: %s", a->sh->path, t);
+        return GZ_READ_TRUNCATED;
     }
     if (got == GZ_READ_TOO_BIG) {
         snprintf(m, mcap,
@@ -360,7 +360,7 @@ static int read_block(ProducerArgs* a, unsigned char* block, unsigned cap, uint6
                  "reading stopped at byte %llu",
                  a->sh->path, (unsigned long long)(a->in.limit >> 20), GZ_RATIO,
                  (unsigned long long)total);
-        return -1;
+        return GZ_READ_ERROR;
     }
     return got;
 }
@@ -394,7 +394,7 @@ static void* produce(void* arg) {
         /* progress counts bytes on disk, as the load's total does */
         p.done = gzdirect(a->in.gz) ? total : (uint64_t)gzoffset(a->in.gz);
     }
-    if (got == -2) {
+    if (got == GZ_READ_TRUNCATED) {
         pthread_mutex_lock(&sh->mu);
         snprintf(sh->cut, sizeof(sh->cut), "%s", m);
         pthread_mutex_unlock(&sh->mu);

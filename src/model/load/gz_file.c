@@ -98,6 +98,12 @@ FILE* GzFile_open(const char* path, DcuError* err) {
     return f;
 }
 
+void GzRead_cutText(char* buf, size_t cap, uint64_t bytes) {
+    snprintf(buf, cap, "gzip data ends inside a member after %llu bytes (the file was cut short, "
+             "gzip -t says 'unexpected end of file'): the rest is lost",
+             (unsigned long long)bytes);
+}
+
 const char* GzFile_readError(int errnum) {
     if (errnum == ENODATA) {
         return "gzip data ends inside a member (the file was cut short): the rest is lost";

@@ -29,6 +29,9 @@ int GzRead_cutShort(gzFile gz);
  * reason without the "<fd:N>: " it names a descriptor by (the caller names the file), or the
  * system's reason for an I/O error. Static or gz-owned text, valid until the next call. */
 const char* GzRead_error(gzFile gz, const char** kind);
+/* The words for a gzip file cut inside a member after `bytes` decompressed bytes, into buf
+ * (the readers that stream it all say it alike). */
+void GzRead_cutText(char* buf, size_t cap, uint64_t bytes);
 
 /* Starts r over gz (borrowed; gzdirect must be able to tell already), the file at path. */
 void GzRead_init(GzRead* r, gzFile gz, const char* path);

@@ -1337,10 +1337,7 @@ static int read_stream(J* j, gzFile gz, yajl_handle h) {
         }
         if (n == 0) {
             if (GzRead_cutShort(gz)) {
-                snprintf(j->error, sizeof(j->error),
-                         "gzip data ends inside a member after %llu bytes (the file was cut "
-                         "short, gzip -t says 'unexpected end of file'): the rest is lost",
-                         (unsigned long long)total);
+                GzRead_cutText(j->error, sizeof(j->error), total);
                 rc = 0;
             }
             break;

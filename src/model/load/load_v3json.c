@@ -827,10 +827,7 @@ static int read_all(V* v, gzFile gz, yajl_handle h) {
         }
         if (n == 0) {
             if (GzRead_cutShort(gz)) {
-                snprintf(v->error, sizeof(v->error),
-                         "gzip data ends inside a member after %llu bytes (the file was cut "
-                         "short, gzip -t says 'unexpected end of file'): the rest is lost",
-                         (unsigned long long)total);
+                GzRead_cutText(v->error, sizeof(v->error), total);
                 rc = 0;
             }
             break;
