@@ -1,14 +1,16 @@
 #!/bin/sh
 # install-deps.sh - installs the Debian packages dcutop needs, only those missing.
-# Usage: scripts/install-deps.sh [build|check|bench]
-#   build: compiler and the product's libraries; check: + test tools; bench: + peers.
+# Usage: scripts/install-deps.sh [build|check|deb|bench]
+#   build: compiler and the product's libraries; check: + test tools (with what builds the
+#   Debian package and the fresh root it is installed in); deb: + packaging tools; bench: + peers.
 #   (check: valgrind for the memcheck test, clang and its libFuzzer runtime for tests/fuzz)
 # Runs apt-get only when something is missing, so a second `make check` costs nothing.
 set -eu
 level=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev libiberty-dev"
 case "$level" in
-    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3" ;;
+    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3 dpkg-dev fakeroot lintian debootstrap binutils" ;;
+    deb) pkgs="$pkgs dpkg-dev fakeroot lintian binutils" ;;
     bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;
 esac
 missing=""
