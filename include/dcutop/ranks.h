@@ -72,6 +72,10 @@ typedef struct RankRow_ {
     int idle_known;           /* 0: idle_ns unknown (out of scope, or no job) */
     struct RankKernelStep_* ks; /* compute time per (kernel, step), while judged (owned) */
     int64_t nks, capks;
+    struct RankComm_* comm;   /* its comm dispatches in start order, kept for a job summary
+                               * (Ranks_newRank; job_summary.h), else NULL (owned) */
+    int64_t ncomm;
+    int64_t first_ns, last_ns; /* its timed dispatches' earliest start and latest end */
     double critical_pct;      /* share of the job's critical path, 0..100 */
     int critical_steps;       /* steps it defines */
 } RankRow;
@@ -118,6 +122,22 @@ typedef struct Ranks_ {
  * (Ranks_delete). Works (n = 0) without timed dispatches. Errors: DCU_ERR_SQL. */
 DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err);
 void Ranks_delete(Ranks* this);
+
+/* One comm dispatch of a rank, for the rank-waits a job summary's reduce computes. */
+typedef struct RankComm_ {
+    int64_t kernel_id, start_ns, dur_ns;
+    int step; /* 0-based step whose window holds its start, -1: none */
+} RankComm;
+
+/* The rows of the runs loaded, each taken alone as one rank of a job that is not all here
+ * (the map of a job summary, job_summary.h): everything Ranks_new gives a rank that needs
+ * no other rank (no rank-waits, no verdict), with its idle, its compute per (kernel, step)
+ * (ks) and its comm dispatches (comm) kept. Errors: DCU_ERR_SQL. */
+DcuStatus Ranks_newRank(TraceDb* db, Ranks** out, DcuError* err);
+
+/* The job's straggler verdict and critical path over rows already filled (a reduce of job
+ * summaries, ranks_summary.c): what Ranks_new does after reading the dispatches. */
+void Ranks_judge(TraceDb* db, Ranks* j);
 
 /* 1 when the runs are ranks of one job (2 or more, numbered by distributedInfo or pid/gpu). */
 int Ranks_isJob(const Ranks* this);

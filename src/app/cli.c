@@ -45,6 +45,11 @@ static const char usage[] =
     "                         allocations (device memory operations with each block's\n"
     "                         lifetime and the bytes live after it)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
+    "  --summarize PATH... -o DIR\n"
+    "                         the map of a large job: each PATH (one rank's trace, or a\n"
+    "                         folder of ranks) loaded alone and written as a compact\n"
+    "                         summary DIR/<rank>.dcusum; `dcutop DIR` opens the job from\n"
+    "                         the summaries (Ranks, straggler, hotspots, categories)\n"
     "  --sql QUERY            run one read-only SQL query over the views of SCHEMA.md and\n"
     "                         print its rows (--format text|csv|json, -o FILE); .schema\n"
     "                         lists the views and columns, .ddl prints their definitions.\n"
@@ -154,7 +159,8 @@ const char* Cli_usage(void) {
 
 enum { OPT_REPORT = 256, OPT_EXPORT, OPT_SAVE_DB, OPT_DUMP_RULES, OPT_FORMAT, OPT_VIEW,
        OPT_FILTER, OPT_SORT, OPT_TOP, OPT_WIDTH, OPT_RULES, OPT_GEMM_LIKE, OPT_WHAT_IF,
-       OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR };
+       OPT_STRICT, OPT_AMDAHL_BASIS, OPT_HEADLESS, OPT_SIZE, OPT_KEYS, OPT_TIMING, OPT_THEME, OPT_NO_COLOR,
+       OPT_SUMMARIZE };
 
 enum { OPT_TREE = 400, OPT_FOLD }; /* stacks and ranges */
 enum { OPT_FORCE = 500 };          /* outputs */
@@ -214,9 +220,14 @@ static DcuStatus check_combination(Cli* cli, DcuError* err) {
     if (cli->mode == MODE_EXPORT && cli->format == FMT_JSON) {
         return Error_set(err, DCU_ERR_USAGE, "--export writes CSV; use --report --format json");
     }
+    if (cli->mode == MODE_SUMMARIZE && (!cli->output || strcmp(cli->output, "-") == 0)) {
+        return Error_set(err, DCU_ERR_USAGE, "--summarize needs -o DIR, the folder the summaries "
+                         "are written to");
+    }
     /* -o makes the default mode a batch one (a report, or a comparison's report) */
     if (cli->output && (cli->headless || (cli->mode != MODE_EXPORT && cli->mode != MODE_REPORT &&
-                                          cli->mode != MODE_SQL && cli->mode != MODE_DEFAULT))) {
+                                          cli->mode != MODE_SQL && cli->mode != MODE_DEFAULT &&
+                                          cli->mode != MODE_SUMMARIZE))) {
         return Error_set(err, DCU_ERR_USAGE, "-o goes with a batch mode (--export, --report, "
                          "--sql, --diff, --abba, the marks), not with --headless");
     }
@@ -594,6 +605,7 @@ static const struct option longopts[] = {
     {"report", no_argument, NULL, OPT_REPORT},
     {"export", required_argument, NULL, OPT_EXPORT},
     {"save-db", required_argument, NULL, OPT_SAVE_DB},
+    {"summarize", no_argument, NULL, OPT_SUMMARIZE},
     {"sql", required_argument, NULL, OPT_SQL},
     {"dump-rules", no_argument, NULL, OPT_DUMP_RULES},
     {"output", required_argument, NULL, 'o'},
@@ -680,6 +692,11 @@ DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err) {
             break;
         case OPT_DUMP_RULES:
             if (!set_mode(cli, MODE_DUMP_RULES)) {
+                goto conflict;
+            }
+            break;
+        case OPT_SUMMARIZE:
+            if (!set_mode(cli, MODE_SUMMARIZE)) {
                 goto conflict;
             }
             break;

@@ -38,6 +38,7 @@
 #include "dcutop/sql_output.h"
 #include "dcutop/sql_views.h"
 #include "dcutop/user_sql.h"
+#include "summarize.h"
 #include "dcutop/term.h"
 #include "compare_jobs.h"
 #include "dcutop/theme.h"
@@ -1001,6 +1002,9 @@ static int run_mode(Session* ss, DcuError* err) {
         return rc;
     }
     const Cli* cli = &ss->cli;
+    if (cli->mode == MODE_SUMMARIZE) {
+        return Summarize_run(cli, ss->rules);
+    }
     if ((cli->diff || cli->abba || two_runs(ss)) && interactive(cli)) {
         return (rc = check_outputs(&ss->cli, err)) != EXIT_OK ? rc
                                                                : run_compare_interactive(ss, err);

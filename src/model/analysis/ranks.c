@@ -9,6 +9,7 @@
 #include "dcutop/timeline.h"
 #include "dcutop/xalloc.h"
 #include "ranks_explain.h"
+#include "ranks_summary.h"
 
 typedef struct Disp_ {
     int64_t s, e;
@@ -168,6 +169,8 @@ static Disp* read_dispatches(sqlite3_stmt* st, int64_t run, int64_t* n, RankRow*
         }
     }
     sqlite3_reset(st);
+    r->first_ns = first;
+    r->last_ns = last;
     if (*n > 0) {
         qsort(v, (size_t)*n, sizeof(Disp), by_gpu_start);
         int devices = 0;
@@ -225,7 +228,7 @@ static int64_t wait_of(const IdleWait* w, int64_t nw, int64_t id) {
  * compute, comm and rank-wait (w: the job's, by dispatch id), compute per kernel and step,
  * and the step times. */
 static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* d, int64_t n,
-                       const IdleWait* w, int64_t nw) {
+                       const IdleWait* w, int64_t nw, int keep_comm) {
     int64_t file = 0;
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepareCached(db, "SELECT min(sl.file_id) FROM source_layer sl JOIN source_file f"
@@ -267,6 +270,13 @@ static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* 
             } else {
                 b = m - 1;
             }
+        }
+        if (keep_comm && d[i].comm) {
+            if (r->ncomm % 1024 == 0) {
+                r->comm = xrealloc(r->comm, sizeof(RankComm) * (size_t)(r->ncomm + 1024));
+            }
+            r->comm[r->ncomm++] = (RankComm){d[i].kernel, d[i].s, d[i].e - d[i].s,
+                                             hit >= 0 && d[i].s <= his[hit] ? hit : -1};
         }
         if (hit >= 0 && d[i].s <= his[hit]) {
             int64_t* acc = d[i].comm ? r->step_comm_ns : r->step_compute_ns;
@@ -475,9 +485,14 @@ static void collective_name(TraceDb* db, char* out, size_t cap) {
     snprintf(out, cap, "collectives");
     sqlite3_stmt* st = NULL;
     if (TraceDb_prepare(db,
-                        "SELECT k.name FROM dispatch d JOIN kernel k ON k.id = d.kernel_id"
-                        " WHERE k.category = 'comm' GROUP BY k.id ORDER BY sum(d.dur_ns) DESC"
-                        " LIMIT 1",
+                        RanksSummary_present(db)
+                            /* a reduce of job summaries: their kernel sums, no dispatches */
+                            ? "SELECT k.name FROM kernel_summary s JOIN kernel k ON k.id ="
+                              " s.kernel_id WHERE k.category = 'comm' ORDER BY s.total_ns DESC,"
+                              " k.id LIMIT 1"
+                            : "SELECT k.name FROM dispatch d JOIN kernel k ON k.id = d.kernel_id"
+                              " WHERE k.category = 'comm' GROUP BY k.id ORDER BY sum(d.dur_ns)"
+                              " DESC LIMIT 1",
                         &st, NULL) != DCU_OK) {
         return;
     }
@@ -560,12 +575,15 @@ static DcuStatus idle_of_runs(TraceDb* db, Ranks* j, DcuError* err) {
 
 /* The job; full: with the rank-waits and idle of the idle module (two more passes over the
  * dispatches), which the straggler's mark (Ranks_storeWaiting) does without. */
-static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
+enum { BUILD_FULL = 1, BUILD_RANK = 2 }; /* waits and idle; one rank kept whole (ranks.h) */
+
+static DcuStatus build(TraceDb* db, int mode, Ranks** out, DcuError* err) {
+    int full = mode & BUILD_FULL, one = mode & BUILD_RANK;
     Ranks* j = xcalloc(1, sizeof(Ranks));
     DcuStatus rc = read_runs(db, j, err);
     IdleWait* w = NULL;
     int64_t nw = 0;
-    if (rc == DCU_OK && full && j->n >= 2 && Ranks_isJobDb(db)) { /* no job: no wait */
+    if (rc == DCU_OK && full && !one && j->n >= 2 && Ranks_isJobDb(db)) { /* no job: no wait */
         rc = Idle_rankWaits(db, &w, &nw, err);
         j->have_waits = nw > 0;
     }
@@ -588,7 +606,7 @@ static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
             continue;
         }
         union_figures(r, d, n);
-        fill_steps(db, tl, r, d, n, w, nw);
+        fill_steps(db, tl, r, d, n, w, nw, one);
         free(d);
         dist = dist && r->rank >= 0;
         j->rows[keep++] = *r;
@@ -617,11 +635,19 @@ static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
     }
     /* the idle module's pass only for a job: runs that are no job get no verdict and are
      * compared elsewhere (a folder of many runs paid for it in every report) */
-    DcuStatus is = full && Ranks_isJob(j) ? idle_of_runs(db, j, err) : DCU_OK;
+    DcuStatus is = full && (one || Ranks_isJob(j)) ? idle_of_runs(db, j, err) : DCU_OK;
     if (is != DCU_OK) {
         Ranks_delete(j);
         return is;
     }
+    if (!one) {
+        Ranks_judge(db, j);
+    }
+    *out = j;
+    return DCU_OK;
+}
+
+void Ranks_judge(TraceDb* db, Ranks* j) {
     collective_name(db, j->verdict.collective, sizeof(j->verdict.collective));
     if (Ranks_isJob(j)) {
         judge(db, j);
@@ -629,13 +655,19 @@ static DcuStatus build(TraceDb* db, int full, Ranks** out, DcuError* err) {
     for (int i = 0; i < j->n; i++) { /* no straggler: the per-kernel figures unused */
         free(j->rows[i].ks);
         j->rows[i].ks = NULL;
+        j->rows[i].nks = j->rows[i].capks = 0;
     }
-    *out = j;
-    return DCU_OK;
 }
 
 DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
-    return build(db, 1, out, err);
+    if (RanksSummary_present(db)) { /* a reduce of job summaries: no dispatches to read */
+        return RanksSummary_read(db, out, err);
+    }
+    return build(db, BUILD_FULL, out, err);
+}
+
+DcuStatus Ranks_newRank(TraceDb* db, Ranks** out, DcuError* err) {
+    return build(db, BUILD_FULL | BUILD_RANK, out, err);
 }
 
 void Ranks_delete(Ranks* this) {
@@ -649,6 +681,7 @@ void Ranks_delete(Ranks* this) {
         free(this->rows[i].step_comm_ns);
         free(this->rows[i].step_wait_ns);
         free(this->rows[i].ks);
+        free(this->rows[i].comm);
     }
     for (int i = 0; i < this->verdict.nkernels; i++) {
         free(this->verdict.kernels[i].name);
@@ -677,7 +710,7 @@ DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err) {
         return s;
     }
     Ranks* j = NULL;
-    s = build(db, 0, &j, err);
+    s = RanksSummary_present(db) ? RanksSummary_read(db, &j, err) : build(db, 0, &j, err);
     if (s == DCU_OK && Ranks_isWaiting(j)) {
         char* sql = xasprintf("INSERT INTO meta(key, value) VALUES ('wait_category', 'comm'),"
                               " ('wait_rank', '%d')",

@@ -24,6 +24,15 @@ int Ranks_concurrentDb(TraceDb* db) {
 }
 
 int Ranks_isJobDb(TraceDb* db) {
+    /* a job opened from its ranks' summaries (ranks_summary.c numbers them the same way) */
+    int64_t js = TraceDb_scalarInt(db, "SELECT count(*) FROM job_rank WHERE dispatches > 0");
+    if (js > 0) {
+        return js >= 2 &&
+               TraceDb_scalarInt(db, "SELECT count(rank) = count(*) OR (count(DISTINCT"
+                                     " coalesce(dir, '') || char(10) || coalesce(clock, '')) = 1"
+                                     " AND min(last_ns) >= max(first_ns)) FROM job_rank"
+                                     " WHERE dispatches > 0") == 1;
+    }
     /* the runs with timed kernel dispatches, as Ranks_new keeps them */
     int64_t dist = TraceDb_scalarInt(
         /* one pass over the dispatches and one over the files (a correlated subquery per

@@ -608,6 +608,31 @@ static DcuStatus store(TraceDb* db, SlotMap* m, DcuError* err) {
     return s;
 }
 
+/* A job opened from its ranks' summaries (job_summary.h) has no dispatches to scan: each
+ * rank's figures, as its map computed them, are added the way store() adds slots. */
+static DcuStatus add_summaries(TraceDb* db, DcuError* err) {
+    return TraceDb_exec(
+        db,
+        "INSERT INTO kernel_var_run(kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns,"
+        " outliers) SELECT kernel_id, file_id, dispatches, total_ns, golden_ns, var_ns, outliers"
+        " FROM job_var_run WHERE true ON CONFLICT(kernel_id, file_id) DO UPDATE SET"
+        " dispatches = dispatches + excluded.dispatches,"
+        " total_ns = min(total_ns + excluded.total_ns, 9223372036854775807),"
+        " golden_ns = min(golden_ns, excluded.golden_ns),"
+        " var_ns = min(var_ns + excluded.var_ns, 9223372036854775807),"
+        " outliers = outliers + excluded.outliers;"
+        "INSERT INTO kernel_var_shape(kernel_id, grid, workgroup, dispatches, total_ns, golden_ns,"
+        " var_ns, outliers) SELECT kernel_id, grid, workgroup, sum(dispatches),"
+        " min(sum(total_ns), 9223372036854775807), min(golden_ns),"
+        " min(sum(var_ns), 9223372036854775807), sum(outliers) FROM job_var_shape"
+        " GROUP BY kernel_id, grid, workgroup;"
+        "UPDATE kernel_summary SET golden_ns = v.g, var_ns = v.v, outliers = v.o FROM"
+        " (SELECT kernel_id AS k, min(golden_ns) AS g, min(sum(var_ns), 9223372036854775807) AS v,"
+        " sum(outliers) AS o FROM job_var_run GROUP BY kernel_id) AS v"
+        " WHERE kernel_summary.kernel_id = v.k",
+        err);
+}
+
 DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
     DcuStatus s = TraceDb_exec(db,
                                "DELETE FROM kernel_var_run; DELETE FROM kernel_var_shape;"
@@ -623,6 +648,9 @@ DcuStatus Variab_compute(TraceDb* db, DcuError* err) {
         s = store(db, &m, err);
     }
     free(m.slot);
+    if (s == DCU_OK) {
+        s = add_summaries(db, err);
+    }
     return s == DCU_OK ? Variab_leaveOutCollectives(db, err) : s;
 }
 

@@ -173,7 +173,9 @@ static DcuStatus raptor(TraceDb* db, I64Map* at, int64_t** v, int64_t** vcomm, D
     st = NULL;
     if (s == DCU_OK) {
         s = TraceDb_prepare(db,
+                            /* a job summary's rank has no dispatches to read: none */
                             "SELECT DISTINCT file_id FROM used_file WHERE layer = 'kernel'"
+                            " AND file_id NOT IN (SELECT file_id FROM job_rank)"
                             " ORDER BY file_id",
                             &st, err);
     }
@@ -238,8 +240,10 @@ DcuStatus Variab_runs(TraceDb* db, ResultSet** out, DcuError* err) {
             ResultSet_setReal(rs, r, 5, t > 0 ? 100.0 * (double)v / (double)t : 0.0);
             ResultSet_setInt(rs, r, 6, sqlite3_column_int64(st, 5));
             int64_t i = I64Map_get(at, sqlite3_column_int64(st, 6));
-            ResultSet_setInt(rs, r, 7, i > 0 ? rv[i - 1] : 0);
-            ResultSet_setInt(rs, r, 8, i > 0 ? rc_comm[i - 1] : 0);
+            if (i > 0) { /* none for a job summary's rank: RAPTOR reads every dispatch */
+                ResultSet_setInt(rs, r, 7, rv[i - 1]);
+                ResultSet_setInt(rs, r, 8, rc_comm[i - 1]);
+            }
         }
         if (rc != SQLITE_DONE) {
             s = Error_set(err, DCU_ERR_SQL, "variability: %s",

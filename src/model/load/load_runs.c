@@ -38,7 +38,7 @@ typedef struct Run_ {
 
 static int self_contained(const char* format) {
     return strstr(format, "Kineto") != NULL || strcmp(format, "hipprof database") == 0 ||
-           strncmp(format, "rocpd database", 14) == 0;
+           strncmp(format, "rocpd database", 14) == 0 || strcmp(format, "dcutop job summary") == 0;
 }
 
 static int in_a_run(const char* format) {

@@ -33,6 +33,7 @@
 #include "dcutop/xalloc.h"
 #include "alloc_live.h"
 #include "load_compute.h"
+#include "load_summary.h"
 #include "load_event.h"
 #include "sqlite_cols.h"
 
@@ -1783,6 +1784,8 @@ DcuStatus LoadSqlite_file(LoaderCore* core, LoadFile* f, DcuError* err) {
             load_rocpd(&s);
         } else if (has_table(&s, "rocpd_op") && has_table(&s, "rocpd_string")) {
             LoadRpd_read(core, f, s.db);
+        } else if (LoadSummary_isDb(s.db)) {
+            LoadSummary_read(core, f, s.db);
         } else if (LoadCompute_isDb(s.db)) {
             LoadCompute_readDb(core, f, s.db);
         } else if (has_prefix(&s, "HIPOPS_") || has_prefix(&s, "HIPCOPY_") ||

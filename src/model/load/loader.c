@@ -497,6 +497,14 @@ static DcuStatus finish_runs(Loader* this, DcuError* err) {
     DcuStatus s = LoadRuns_assign(&this->core, rf, n, (const char* const*)this->roots,
                                   this->nroots, err);
     free(rf);
+    if (s == DCU_OK) { /* a job summary's run reads as the rank it summarizes */
+        s = TraceDb_exec(this->core.db,
+                         "UPDATE run SET label = substr(label, 1, length(label) - 7)"
+                         " WHERE label LIKE '%.dcusum' AND id IN (SELECT run_id FROM source_file"
+                         " WHERE format = 'dcutop job summary') AND NOT EXISTS (SELECT 1 FROM run r2"
+                         " WHERE r2.label = substr(run.label, 1, length(run.label) - 7))",
+                         err);
+    }
     if (s == DCU_OK) {
         int64_t lost = 0;
         s = LoadCsv_linkCounters(&this->core, &lost, err);
