@@ -23,6 +23,10 @@ typedef struct AppOptions_ {
                                * Ctrl-C (Term_pollCancel); NULL: never */
     void (*draw_now)(App* app); /* shows the frame at once (before a long query); NULL: no */
     const char* warning;        /* shown on the status line at start (a bad rc line); or NULL */
+    /* runs argv (argv[0] a path) on the terminal, the screen given back to it meanwhile
+     * (Term_runChild); returns its exit status, -1 when it could not start. NULL: no
+     * terminal to lend (headless), the App says what it would have run. */
+    int (*run_child)(const char* const* argv);
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */
@@ -53,6 +57,10 @@ const char* App_screenName(const App* this);
 const char* App_status(const App* this);
 /* 1 while the Summary still has late parts to compute (App_idle computes them). */
 int App_summaryPending(const App* this);
+
+/* Runs argv on the terminal (AppOptions.run_child) and returns its exit status; -1 and a
+ * status line naming the command when there is no terminal to lend. */
+int App_runChild(App* this, const char* const* argv);
 
 /* Shows the Ranks screen (key 9) over the current one; a job opens there. */
 Reaction App_openRanks(App* this);

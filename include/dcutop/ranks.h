@@ -135,6 +135,10 @@ typedef struct RankComm_ {
  * (ks) and its comm dispatches (comm) kept. Errors: DCU_ERR_SQL. */
 DcuStatus Ranks_newRank(TraceDb* db, Ranks** out, DcuError* err);
 
+/* For a job opened from summaries: the trace a rank was summarized from (owned), as the
+ * map recorded it; NULL when the run is no summary. */
+char* Ranks_summarySource(TraceDb* db, int64_t run_id);
+
 /* The job's straggler verdict and critical path over rows already filled (a reduce of job
  * summaries, ranks_summary.c): what Ranks_new does after reading the dispatches. */
 void Ranks_judge(TraceDb* db, Ranks* j);

@@ -25,5 +25,8 @@ void Term_drawNow(App* app);
 void Term_loop(App* app, KeyTiming* timing);
 /* Restores the terminal; safe to call twice. */
 void Term_end(void);
+/* Lends the terminal to argv (argv[0] a path: no shell) and takes it back when it exits:
+ * curses suspended, the child's exit status returned (-1: it could not start). */
+int Term_runChild(const char* const* argv);
 
 #endif

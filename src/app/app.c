@@ -64,6 +64,7 @@ struct App_ {
     TraceDb* diff_db_a; /* the baseline's database, loaded path by path (borrowed); NULL */
     SqlHistory* sql_hist; /* loaded at the first `;` (owned) */
     int (*poll_cancel)(void);
+    int (*run_child)(const char* const* argv);
     int idle_done; /* the work App_idle does is done */
     void (*draw_now)(App* app);
     /* the scope picker (R): "All runs" and each run, their ids (0: all) */
@@ -168,6 +169,16 @@ int App_idle(App* app, int (*input_pending)(void)) {
 
 int App_summaryPending(const App* app) {
     return DocScreen_pending(app->tops[TOP_SUMMARY]);
+}
+
+int App_runChild(App* app, const char* const* argv) {
+    if (!app->run_child) {
+        App_setStatus(app, 1, "No terminal to lend: would run %s %s", argv[0],
+                      argv[1] ? argv[1] : "");
+        return -1;
+    }
+    int rc = app->run_child(argv);
+    return rc;
 }
 
 int App_cancelRequested(App* app) {
@@ -379,6 +390,7 @@ App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     app->export_dir = xstrdup(opt && opt->export_dir ? opt->export_dir : ".");
     app->poll_cancel = opt ? opt->poll_cancel : NULL;
     app->draw_now = opt ? opt->draw_now : NULL;
+    app->run_child = opt ? opt->run_child : NULL;
     DcuError err;
     make_header(app);
     for (int i = 0; i < N_TOPS; i++) {

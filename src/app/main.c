@@ -432,7 +432,8 @@ static int run_interactive(Session* ss, DcuError* err) {
     Error_clear(&rc_err);
     int rc_bad = Keymap_loadRc(km, NULL, &rc_err) != DCU_OK;
     AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
-                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL};
+                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL,
+                     ss->tui ? Term_runChild : NULL};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);

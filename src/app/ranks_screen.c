@@ -3,6 +3,7 @@
  * verdict. Enter sets the scope to the selected rank's run (every screen follows, as with
  * R). The job is computed once (it does not depend on the scope) and kept in s->ranks. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "dcutop/canvas.h"
@@ -144,6 +145,22 @@ static Reaction rk_handle(Screen* s, App* app, Action a, DcuError* err) {
     int64_t id = selected_run(s);
     if (!id) {
         return REACT_NONE; /* a percentile row */
+    }
+    char* source = Ranks_summarySource(App_db(app), id);
+    if (source) { /* a job opened from summaries: the rank's own trace, where reachable */
+        struct stat st;
+        if (stat(source, &st) == 0) {
+            const char* argv[] = {"/proc/self/exe", source, NULL};
+            int rc = App_runChild(app, argv);
+            if (rc >= 0) {
+                App_setStatus(app, rc != 0, "Back from %s (exit %d)", source, rc);
+            }
+        } else {
+            App_setStatus(app, 1, "%s is not reachable from here: the summary is all there is",
+                          source);
+        }
+        free(source);
+        return REACT_REDRAW;
     }
     if (Runs_setScope(App_db(app), &id, 1, err) != DCU_OK) {
         App_setStatus(app, 1, "%s", err->msg);

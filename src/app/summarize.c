@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -48,7 +49,11 @@ int Summarize_run(const Cli* cli, RuleSet* rules) {
         DcuError err;
         Error_clear(&err);
         int written = 0;
-        DcuStatus s = summarize_one(cli, rules, cli->paths[i], &written, &err);
+        /* absolute: the summary records where the rank's trace is, for Enter on the Ranks
+         * screen of the reduce, which may run in another folder */
+        char* abs = realpath(cli->paths[i], NULL);
+        DcuStatus s = summarize_one(cli, rules, abs ? abs : cli->paths[i], &written, &err);
+        free(abs);
         total += written;
         if (s != DCU_OK) {
             fprintf(stderr, "dcutop: %s\n", err.msg[0] ? err.msg : Error_statusText(s));

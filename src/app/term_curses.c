@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dcutop/format.h"
 #include "dcutop/keymap.h"
@@ -23,6 +26,30 @@ void Term_end(void) {
         active = 0;
         endwin();
     }
+}
+
+int Term_runChild(const char* const* argv) {
+    def_prog_mode();
+    endwin();
+    int status = -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char* args[16] = {0}; /* execv's type: the strings are not written */
+        for (int i = 0; i < 15 && argv[i]; i++) {
+            memcpy(&args[i], &argv[i], sizeof(char*));
+        }
+        execv(args[0], args);
+        _exit(127);
+    }
+    if (pid > 0) {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    reset_prog_mode();
+    clearok(curscr, TRUE); /* the child drew over everything */
+    refresh();
+    return status;
 }
 
 static attr_t attrs_of(int a) {

@@ -23,7 +23,7 @@ static const char* const schema =
     " pid INTEGER, dispatches INTEGER, comm_dispatches INTEGER, kernel_ns INTEGER,"
     " compute_ns INTEGER, comm_ns INTEGER, exposed_comm_ns INTEGER, busy_ns INTEGER,"
     " wall_ns INTEGER, idle_ns INTEGER, idle_known INTEGER, first_ns INTEGER, last_ns INTEGER,"
-    " dir TEXT, clock TEXT);"
+    " dir TEXT, clock TEXT, source TEXT);"
     "CREATE TABLE js.step(step INTEGER NOT NULL, step_ns INTEGER, compute_ns INTEGER,"
     " comm_ns INTEGER);"
     "CREATE TABLE js.kernel_step(kernel INTEGER NOT NULL, step INTEGER NOT NULL, ns INTEGER,"
@@ -84,8 +84,12 @@ static DcuStatus write_rank(TraceDb* db, const RankRow* r, DcuError* err) {
     sqlite3_stmt* st = NULL;
     int ok = sqlite3_prepare_v2(h,
                                 "INSERT INTO js.rank SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-                                " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, dir, clock FROM run"
-                                " WHERE id = ?18",
+                                " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, dir, clock,"
+                                /* its one file, or its folder: what `dcutop PATH` opens */
+                                " (SELECT CASE WHEN count(*) = 1 THEN max(f.path) ELSE run.dir END"
+                                " FROM source_file f JOIN source_layer sl ON sl.file_id = f.id"
+                                " AND sl.used AND sl.layer = 'kernel' WHERE f.run_id = run.id)"
+                                " FROM run WHERE id = ?18",
                                 -1, &st, NULL) == SQLITE_OK;
     if (ok) {
         sqlite3_bind_text(st, 1, r->label, -1, SQLITE_STATIC);

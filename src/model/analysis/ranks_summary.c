@@ -183,3 +183,19 @@ DcuStatus RanksSummary_read(TraceDb* db, Ranks** out, DcuError* err) {
     *out = j;
     return DCU_OK;
 }
+
+char* Ranks_summarySource(TraceDb* db, int64_t run_id) {
+    sqlite3_stmt* st = NULL;
+    char* v = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT r.source FROM job_rank r JOIN source_file f ON f.id = r.file_id"
+                        " WHERE f.run_id = ?1 AND r.source IS NOT NULL LIMIT 1",
+                        &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            v = xstrdup((const char*)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    return v;
+}

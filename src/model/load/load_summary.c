@@ -133,9 +133,9 @@ void LoadSummary_read(LoaderCore* core, LoadFile* f, sqlite3* in) {
     copy(&s, "rank",
          "SELECT label, rank, world, gpu, pid, dispatches, comm_dispatches, kernel_ns, compute_ns,"
          " comm_ns, exposed_comm_ns, busy_ns, wall_ns, idle_ns, idle_known, first_ns, last_ns,"
-         " dir, clock FROM rank LIMIT 1",
+         " dir, clock, source FROM rank LIMIT 1",
          "INSERT INTO job_rank VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-         " ?15, ?16, ?17, ?18, ?19, ?20)",
+         " ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
          0);
     copy(&s, "step", "SELECT step, step_ns, compute_ns, comm_ns FROM step",
          "INSERT INTO job_step VALUES(?1, ?2, ?3, ?4, ?5)", 0);
