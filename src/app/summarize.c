@@ -56,7 +56,12 @@ int Summarize_run(const Cli* cli, RuleSet* rules) {
         free(abs);
         total += written;
         if (s != DCU_OK) {
-            fprintf(stderr, "dcutop: %s\n", err.msg[0] ? err.msg : Error_statusText(s));
+            const char* why = err.msg[0] ? err.msg : Error_statusText(s);
+            if (strstr(why, cli->paths[i])) { /* the message names the file already */
+                fprintf(stderr, "dcutop: %s\n", why);
+            } else {
+                fprintf(stderr, "dcutop: %s: %s\n", cli->paths[i], why);
+            }
             if (s == DCU_ERR_USAGE) {
                 return EXIT_USAGE; /* an existing summary: the same for every PATH */
             }
