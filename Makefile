@@ -99,13 +99,13 @@ run: deps
 check: deps-check
 	@CHECK_STAGES="suite unit-asan" MAKE="$(MAKE)" sh tests/tools/check-all.sh
 check-full: deps-check
-	@CHECK_STAGES="asan valgrind scale deb fuzz" MAKE="$(MAKE)" sh tests/tools/check-all.sh
+	@CHECK_STAGES="asan valgrind scale cluster fuzz" MAKE="$(MAKE)" sh tests/tools/check-all.sh
 check-stages:
 	@MAKE="$(MAKE)" sh tests/tools/check-all.sh
 
 # the suite; valgrind (minutes of its own) is check-full's
 test: dcutop $(TEST_BIN) $(BUILD)/tools/docgen
-	@TESTS_SKIP="test_valgrind.sh test_deb.sh" sh tests/tools/run-tests.sh $(BUILD)
+	@TESTS_SKIP="test_valgrind.sh test_deb.sh test_slurm.sh" sh tests/tools/run-tests.sh $(BUILD)
 valgrind-pass: dcutop
 	@sh tests/tools/run-tests.sh $(BUILD) tests/cli/test_valgrind.sh
 # the scale checks of the plain build that make check leaves out (100,000 files)
@@ -119,7 +119,7 @@ asan-pass:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" DCUTOP_BIN=build-asan/dcutop test-asan
 test-asan: $(BUILD)/dcutop $(TEST_BIN) $(BUILD)/tools/docgen
-	@TESTS_SKIP="test_valgrind.sh test_deb.sh" DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
+	@TESTS_SKIP="test_valgrind.sh test_deb.sh test_slurm.sh" DCUTOP=$(BUILD)/dcutop sh tests/tools/run-sanitized.sh $(BUILD)
 # the unit tests alone under ASan + UBSan (make check's second stage)
 # (-O0 and a folder of its own: it compiles four times faster than the -O1 of the full pass)
 unit-asan-pass:
@@ -197,20 +197,22 @@ install: dcutop
 	install -m 755 dcutop $(DESTDIR)$(PREFIX)/bin/dcutop
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/dcutop/themes/
 	install -m 644 dcutop.1 $(DESTDIR)$(PREFIX)/share/man/man1/dcutop.1
-	if [ -f scripts/dcutop-slurm ]; then install -m 755 scripts/dcutop-slurm $(DESTDIR)$(PREFIX)/bin/dcutop-slurm; fi
+	install -m 755 scripts/dcutop-slurm $(DESTDIR)$(PREFIX)/bin/dcutop-slurm
+	install -m 644 dcutop-slurm.1 $(DESTDIR)$(PREFIX)/share/man/man1/dcutop-slurm.1
 
 # make deb [DEB_OUT=dir]: a Debian package of the built binary (scripts/make-deb.sh), checked
 # with lintian; `apt install ./dcutop_*.deb` installs it with its libraries.
 DEB_OUT ?= .
-.PHONY: deb deb-pass
+.PHONY: deb cluster-pass
 deb:
 	@sh scripts/install-deps.sh deb
 	@$(MAKE) --no-print-directory dcutop
 	@sh scripts/make-deb.sh $(VERSION) $(DEB_OUT)
 	@deb=$(DEB_OUT)/dcutop_$(VERSION)_$$(dpkg --print-architecture).deb; \
 	    if command -v lintian >/dev/null; then lintian --fail-on error "$$deb"; fi
-# check-full's stage: the package built, linted and installed on a fresh Debian root
-deb-pass: dcutop
-	@CHECK_FULL=1 sh tests/tools/run-tests.sh $(BUILD) tests/cli/test_deb.sh
+# check-full's stage for a cluster: the package built, linted and installed on a fresh Debian
+# root; the Slurm map/reduce on a single-node Slurm started by the test
+cluster-pass: dcutop
+	@CHECK_FULL=1 sh tests/tools/run-tests.sh $(BUILD) tests/cli/test_deb.sh tests/cli/test_slurm.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -9,7 +9,7 @@ set -eu
 level=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libsqlite3-dev libpcre2-dev libcsv-dev zlib1g-dev libyajl-dev libiberty-dev"
 case "$level" in
-    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3 dpkg-dev fakeroot lintian debootstrap binutils" ;;
+    check) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk valgrind clang libclang-rt-14-dev python3 dpkg-dev fakeroot lintian debootstrap binutils slurm-wlm munge" ;;
     deb) pkgs="$pkgs dpkg-dev fakeroot lintian binutils" ;;
     bench) pkgs="$pkgs libcmocka-dev sqlite3 tmux gawk python3-pandas time libjson-c-dev" ;;
 esac

@@ -16,7 +16,7 @@ root=$work/root
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
 # policy: binaries stripped of debug symbols, man pages compressed
 strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/dcutop"
-gzip -9n "$root/usr/share/man/man1/dcutop.1"
+gzip -9n "$root/usr/share/man/man1/dcutop.1" "$root/usr/share/man/man1/dcutop-slurm.1"
 doc=$root/usr/share/doc/dcutop
 install -d "$doc"
 cat >"$doc/copyright" <<EOT
@@ -55,6 +55,7 @@ Architecture: $arch
 Maintainer: dcutop maintainers <dcutop@users.noreply.github.com>
 Installed-Size: $size
 Depends: $deps
+Suggests: slurm-client
 Section: devel
 Priority: optional
 Homepage: https://github.com/dcutop/dcutop

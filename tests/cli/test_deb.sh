@@ -31,7 +31,7 @@ done
 same "Depends names the package of every linked library" "" "$missing"
 dpkg-deb -c "$deb" | awk '{print $NF}' | sed 's|^\./||' | sort >"$TMP/files"
 make --no-print-directory install DESTDIR="$TMP/inst" PREFIX=/usr >/dev/null
-(cd "$TMP/inst" && find usr -type f | sed 's|share/man/man1/dcutop.1$|&.gz|' | sort) >"$TMP/want"
+(cd "$TMP/inst" && find usr -type f | sed 's|share/man/man1/dcutop\(-slurm\)\{0,1\}\.1$|&.gz|' | sort) >"$TMP/want"
 comm -13 "$TMP/files" "$TMP/want" >"$TMP/absent"
 same "the package holds everything make install installs" "" "$(cat "$TMP/absent")"
 

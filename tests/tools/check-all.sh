@@ -6,14 +6,15 @@
 #   asan       make asan-pass       the whole suite built with ASan + UBSan (run-sanitized.sh)
 #   valgrind   make valgrind-pass   headless sessions under valgrind memcheck
 #   scale      make scale-pass      the plain build's scale checks (100,000 files)
-#   deb        make deb-pass        the Debian package: lintian, apt install on a fresh root
+#   cluster    make cluster-pass    the Debian package (lintian, apt install on a fresh root)
+#                                   and the Slurm map/reduce on a single-node Slurm
 #   fuzz       make fuzz-smoke      every libFuzzer target for FUZZ_SECONDS (tests/fuzz/run-fuzz.sh)
 # Builds run JOBS at a time (default: the number of cores), and so do the tests.
 # then one line per stage with its time, and the overall closing line, last, summed over
 # the stages. A stage that stops before its closing line (a build error) counts as failed.
 # CHECK_STAGES="suite asan" runs a subset.
 MAKE=${MAKE:-make}
-stages=${CHECK_STAGES:-suite unit-asan asan valgrind scale deb fuzz}
+stages=${CHECK_STAGES:-suite unit-asan asan valgrind scale cluster fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export JOBS
 total_p=0
@@ -28,7 +29,7 @@ for st in $stages; do
         asan) target=asan-pass ; export CHECK_FULL=1 ;;
         valgrind) target=valgrind-pass ;;
         scale) target=scale-pass ;;
-        deb) target=deb-pass ;;
+        cluster) target=cluster-pass ;;
         fuzz) target=fuzz-smoke ;;
         *) echo "check-all: unknown stage $st" >&2; exit 2 ;;
     esac
