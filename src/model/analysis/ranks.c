@@ -659,9 +659,21 @@ void Ranks_judge(TraceDb* db, Ranks* j) {
     }
 }
 
+static DcuStatus from_summaries(TraceDb* db, Ranks** out, DcuError* err) {
+    Ranks* j = xcalloc(1, sizeof(Ranks));
+    DcuStatus s = RanksSummary_fill(db, j, err);
+    if (s != DCU_OK) {
+        Ranks_delete(j);
+        return s;
+    }
+    Ranks_judge(db, j);
+    *out = j;
+    return DCU_OK;
+}
+
 DcuStatus Ranks_new(TraceDb* db, Ranks** out, DcuError* err) {
     if (RanksSummary_present(db)) { /* a reduce of job summaries: no dispatches to read */
-        return RanksSummary_read(db, out, err);
+        return from_summaries(db, out, err);
     }
     return build(db, BUILD_FULL, out, err);
 }
@@ -710,7 +722,7 @@ DcuStatus Ranks_storeWaiting(TraceDb* db, DcuError* err) {
         return s;
     }
     Ranks* j = NULL;
-    s = RanksSummary_present(db) ? RanksSummary_read(db, &j, err) : build(db, 0, &j, err);
+    s = RanksSummary_present(db) ? from_summaries(db, &j, err) : build(db, 0, &j, err);
     if (s == DCU_OK && Ranks_isWaiting(j)) {
         char* sql = xasprintf("INSERT INTO meta(key, value) VALUES ('wait_category', 'comm'),"
                               " ('wait_rank', '%d')",

@@ -160,8 +160,7 @@ static void number(TraceDb* db, Ranks* j) {
     }
 }
 
-DcuStatus RanksSummary_read(TraceDb* db, Ranks** out, DcuError* err) {
-    Ranks* j = xcalloc(1, sizeof(Ranks));
+DcuStatus RanksSummary_fill(TraceDb* db, Ranks* j, DcuError* err) {
     I64Map* at = I64Map_new(); /* job_rank.file_id -> 1 + row index */
     DcuStatus rc = read_rows(db, j, at, err);
     if (rc == DCU_OK) {
@@ -174,14 +173,10 @@ DcuStatus RanksSummary_read(TraceDb* db, Ranks** out, DcuError* err) {
         rc = read_waits(db, j, at, err);
     }
     I64Map_delete(at);
-    if (rc != DCU_OK) {
-        Ranks_delete(j);
-        return rc;
+    if (rc == DCU_OK) {
+        number(db, j);
     }
-    number(db, j);
-    Ranks_judge(db, j);
-    *out = j;
-    return DCU_OK;
+    return rc;
 }
 
 char* Ranks_summarySource(TraceDb* db, int64_t run_id) {

@@ -9,11 +9,11 @@
 /* 1 when the database holds job summaries (job_rank rows). */
 int RanksSummary_present(TraceDb* db);
 
-/* The job from the summaries: each rank's row, steps and compute per (kernel, step) as the
- * map computed them, the rank-waits from every rank's comm dispatches (the k-th dispatch of a
- * comm kernel on each rank is one collective: its shortest duration is the transfer, the
- * rest each rank's wait, as idle.c computes them), then the verdict (Ranks_judge).
- * Errors: DCU_ERR_SQL. */
-DcuStatus RanksSummary_read(TraceDb* db, Ranks** out, DcuError* err);
+/* Fills j (empty) with the job from the summaries: each rank's row, steps and compute per
+ * (kernel, step) as the map computed them, the rank-waits from every rank's comm dispatches
+ * (the k-th dispatch of a comm kernel on each rank is one collective: its shortest duration
+ * is the transfer, the rest each rank's wait, as idle.c computes them), the ranks numbered.
+ * The caller judges (Ranks_judge) or deletes j. Errors: DCU_ERR_SQL. */
+DcuStatus RanksSummary_fill(TraceDb* db, Ranks* j, DcuError* err);
 
 #endif
