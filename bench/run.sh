@@ -350,6 +350,10 @@ DCUTOP=./dcutop sh bench/runs_bench.sh 100000
 echo
 echo "== bench/ranks_bench.sh ${BENCH_RANKS:-64} ${BENCH_RANK_DISPATCHES:-100000} =="
 DCUTOP=./dcutop sh bench/ranks_bench.sh "${BENCH_RANKS:-64}" "${BENCH_RANK_DISPATCHES:-100000}"
+# ---------------------------------------------------------------- map/reduce: 1,024 rank summaries
+echo
+echo "== bench/jobsum_bench.sh ${BENCH_JOB_RANKS:-1024} ${BENCH_JOB_DISPATCHES:-2000} =="
+DCUTOP=./dcutop TIME_BIN=$TIME sh bench/jobsum_bench.sh "${BENCH_JOB_RANKS:-1024}" "${BENCH_JOB_DISPATCHES:-2000}"
 # ---------------------------------------------------------------- hostile inputs: linear growth
 echo
 echo "== bench/hostile_bench.sh =="
