@@ -64,8 +64,8 @@ static void bind_num(sqlite3_stmt* st, int idx, int64_t v) {
 }
 
 void KinetoComm_event(KinetoComm** state, LoaderCore* core, LoadFile* f, const char* source,
-                      const void* ev, KinetoCommArg get, int64_t ext, int64_t corr,
-                      int64_t start, int64_t end) {
+                      const char* name, size_t name_len, const void* ev, KinetoCommArg get,
+                      int64_t ext, int64_t corr, int64_t start, int64_t end) {
     KinetoComm* k = *state;
     if (!k) {
         k = *state = xcalloc(1, sizeof(*k));
@@ -90,7 +90,13 @@ void KinetoComm_event(KinetoComm** state, LoaderCore* core, LoadFile* f, const c
     bind_num(st, 4, corr);
     bind_num(st, 5, start);
     bind_num(st, 6, end);
-    bind_text(st, 7, ev, get, "Collective name");
+    size_t n;
+    if (get(ev, "Collective name", &n) || name_len == 0) {
+        bind_text(st, 7, ev, get, "Collective name");
+    } else { /* the kernel's own name tells the type (ncclDevKernel_AllReduce_...) */
+        sqlite3_bind_text(st, 7, Names_sanitize(name, name_len < 256 ? name_len : 256), -1,
+                          free);
+    }
     bind_num(st, 8, num_arg(ev, get, "In msg nelems", &bad));
     bind_num(st, 9, num_arg(ev, get, "Out msg nelems", &bad));
     bind_num(st, 10, num_arg(ev, get, "Group size", &bad));

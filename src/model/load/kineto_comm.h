@@ -21,13 +21,14 @@ typedef struct KinetoComm_ KinetoComm; /* per file: its prepared INSERT */
 int KinetoComm_isKernel(const char* name, size_t len, const void* ev, KinetoCommArg get);
 
 /* Stores one row of comm_op for file f: source "kernel" or "cpu_op", the event's ids and
- * times (ns; LOAD_NULL when absent) and its collective args read through get. *state is
+ * times (ns; LOAD_NULL when absent) and its collective args read through get.
+ * name: the event's (the kernel's), stored when it has no 'Collective name'. *state is
  * created on the first call (owned by the caller: KinetoComm_done). A value that is not a
  * number where a number belongs (In msg nelems "abc") is stored as NULL and named once
  * per file in a load message. */
 void KinetoComm_event(KinetoComm** state, LoaderCore* core, LoadFile* f, const char* source,
-                      const void* ev, KinetoCommArg get, int64_t ext, int64_t corr,
-                      int64_t start, int64_t end);
+                      const char* name, size_t name_len, const void* ev, KinetoCommArg get,
+                      int64_t ext, int64_t corr, int64_t start, int64_t end);
 
 /* Finalizes the statement; NULL is a no-op. */
 void KinetoComm_done(KinetoComm* state);

@@ -347,7 +347,8 @@ static void kineto_event(J* j) {
             LoadEvent_extLink(core, f, corr, ext);
         }
         if (KinetoComm_isKernel(name, nl, e, comm_arg)) {
-            KinetoComm_event(&j->comm, core, f, "kernel", e, comm_arg, ext, corr, start, end);
+            KinetoComm_event(&j->comm, core, f, "kernel", name, nl, e, comm_arg, ext, corr, start,
+                             end);
         }
     } else if (cat_is(e, "gpu_memcpy") || cat_is(e, "gpu_memset") || cat_is(e, "memcpy") ||
                cat_is(e, "memset")) {
@@ -389,7 +390,8 @@ static void kineto_event(J* j) {
         }
         if (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) {
             times_us(j, &start, &end); /* accepted by kineto_cpu_op */
-            KinetoComm_event(&j->comm, core, f, "cpu_op", e, comm_arg, ext, LOAD_NULL, start, end);
+            KinetoComm_event(&j->comm, core, f, "cpu_op", name, 0, e, comm_arg, ext, LOAD_NULL,
+                             start, end);
         }
     } else if (cat_is(e, "user_annotation") || cat_is(e, "gpu_user_annotation")) {
         if (!times_us(j, &start, &end)) {
