@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "dcutop/error.h"
+#include "dcutop/trace_db.h"
 
 typedef struct CollRefRow_ {
     int64_t bytes;   /* size (B) */
@@ -49,5 +50,10 @@ DcuStatus CollRef_load(CollRef* this, const char* spec, DcuError* err);
 /* The reference bus bandwidth (GB/s) of type at bytes: between two sizes of the curve, linear
  * in log(size); NAN outside the curve or with no curve of that type. */
 double CollRef_busbw(const CollRef* this, const char* type, int64_t bytes);
+
+/* Writes the curves into db's coll_ref table (replacing what it held). DCU_ERR_SQL. */
+DcuStatus CollRef_store(TraceDb* db, const CollRef* this, DcuError* err);
+/* Reads db's coll_ref table into this (CollRef_init'ed); no rows: no curve. DCU_ERR_SQL. */
+DcuStatus CollRef_fromDb(TraceDb* db, CollRef* this, DcuError* err);
 
 #endif

@@ -85,6 +85,10 @@ ResultSet* Collectives_buckets(const Collectives* this, const CollRef* ref);
  * at). Owned by the caller. */
 ResultSet* Collectives_lastArrivals(const Collectives* this);
 
+/* One sentence on the straggler evidence: which rank arrives last most often and its median
+ * skew, from last (Collectives_lastArrivals of this). Owned by the caller. */
+char* Collectives_summaryText(const Collectives* this, const ResultSet* last);
+
 /* The canonical type of a collective or kernel name ("allreduce", "_allgather_base",
  * "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "reduce_scatter_tensor_coalesced"): all_reduce,
  * all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, send, recv, barrier,

@@ -320,3 +320,60 @@ double CollRef_busbw(const CollRef* this, const char* type, int64_t bytes) {
     }
     return NAN;
 }
+
+DcuStatus CollRef_store(TraceDb* db, const CollRef* this, DcuError* err) {
+    sqlite3* h = TraceDb_handle(db);
+    sqlite3_stmt* st = NULL;
+    if (sqlite3_exec(h, "DELETE FROM coll_ref", NULL, NULL, NULL) != SQLITE_OK) {
+        return Error_set(err, DCU_ERR_SQL, "coll_ref: %s", sqlite3_errmsg(h));
+    }
+    DcuStatus s = TraceDb_prepare(db, "INSERT INTO coll_ref(type, bytes, time_us, algbw, busbw,"
+                                      " file) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                                  &st, err);
+    for (int i = 0; s == DCU_OK && i < this->n; i++) {
+        const CollRefCurve* c = &this->c[i];
+        for (int k = 0; s == DCU_OK && k < c->n; k++) {
+            sqlite3_bind_text(st, 1, c->type, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 2, c->rows[k].bytes);
+            sqlite3_bind_double(st, 3, c->rows[k].time_us);
+            sqlite3_bind_double(st, 4, c->rows[k].algbw);
+            sqlite3_bind_double(st, 5, c->rows[k].busbw);
+            sqlite3_bind_text(st, 6, c->name, -1, SQLITE_STATIC);
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                s = Error_set(err, DCU_ERR_SQL, "coll_ref: %s", sqlite3_errmsg(h));
+            }
+            sqlite3_reset(st);
+        }
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+DcuStatus CollRef_fromDb(TraceDb* db, CollRef* this, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db, "SELECT type, file, bytes, time_us, algbw, busbw FROM"
+                                      " coll_ref ORDER BY type, file, bytes",
+                                  &st, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    CollRefCurve* c = NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char* type = (const char*)sqlite3_column_text(st, 0);
+        const char* file = (const char*)sqlite3_column_text(st, 1);
+        if (!c || strcmp(c->type, type ? type : "") != 0 ||
+            strcmp(c->name, file ? file : "") != 0) {
+            this->c = xrealloc(this->c, sizeof(CollRefCurve) * (size_t)(this->n + 1));
+            c = &this->c[this->n++];
+            memset(c, 0, sizeof(*c));
+            snprintf(c->type, sizeof(c->type), "%s", type ? type : "");
+            c->name = xstrdup(file ? file : "");
+        }
+        c->rows = xrealloc(c->rows, sizeof(CollRefRow) * (size_t)(c->n + 1));
+        c->rows[c->n++] = (CollRefRow){sqlite3_column_int64(st, 2), sqlite3_column_double(st, 3),
+                                       sqlite3_column_double(st, 4),
+                                       sqlite3_column_double(st, 5)};
+    }
+    sqlite3_finalize(st);
+    return DCU_OK;
+}

@@ -124,10 +124,10 @@ static int cmp_ref(const void* a, const void* b) {
 static const RsColumn bucket_cols[] = {
     {"type", "Type", CT_TEXT},                {"size", "Size", CT_TEXT},
     {"count", "Count", CT_INT},               {"bytes_median", "Bytes (median)", CT_BYTES},
-    {"latency_ns", "Latency", CT_NS},         {"wait_ns", "Wait (ranks)", CT_NS},
+    {"latency_ns", "Latency", CT_NS},         {"wait_ns", "Wait", CT_NS},
     {"busbw_median", "Bus GB/s", CT_REAL},    {"busbw_p10", "p10", CT_REAL},
-    {"busbw_p90", "p90", CT_REAL},            {"skew_median_ns", "Skew (median)", CT_NS},
-    {"skew_max_ns", "Skew (max)", CT_NS},     {"ref_busbw", "Ref GB/s", CT_REAL},
+    {"busbw_p90", "p90", CT_REAL},            {"skew_median_ns", "Skew", CT_NS},
+    {"skew_max_ns", "Max skew", CT_NS},     {"ref_busbw", "Ref GB/s", CT_REAL},
     {"ref_pct", "%Ref", CT_PCT},
 };
 enum { B_TYPE, B_SIZE, B_COUNT, B_BYTES, B_LAT, B_WAIT, B_BUS, B_P10, B_P90, B_SKEW, B_SKEWMAX,
@@ -218,7 +218,7 @@ ResultSet* Collectives_buckets(const Collectives* this, const CollRef* ref) {
 static const RsColumn last_cols[] = {
     {"rank", "Rank", CT_INT},           {"instances", "Collectives", CT_INT},
     {"last", "Last", CT_INT},           {"last_pct", "%Last", CT_PCT},
-    {"skew_ns", "Skew when last", CT_NS}, {"skew_median_ns", "Median skew when last", CT_NS},
+    {"skew_ns", "Skew when last", CT_NS}, {"skew_median_ns", "Median skew", CT_NS},
     {"first", "First", CT_INT},
 };
 
@@ -287,4 +287,34 @@ ResultSet* Collectives_lastArrivals(const Collectives* this) {
     }
     free(v);
     return rs;
+}
+
+char* Collectives_summaryText(const Collectives* c, const ResultSet* last) {
+    if (c->n == 0) {
+        return xstrdup("No collectives with their arguments in these traces (PyTorch profiler "
+                       "traces of NCCL/RCCL jobs carry them).");
+    }
+    int best = -1;
+    for (int r = 0; r < last->nrows; r++) {
+        if (best < 0 || ResultSet_cellc(last, r, 2)->i > ResultSet_cellc(last, best, 2)->i) {
+            best = r;
+        }
+    }
+    if (best < 0 || ResultSet_cellc(last, best, 2)->i == 0) {
+        return xasprintf("%d collectives, none seen on two ranks or more: no arrival skew.",
+                         c->n);
+    }
+    char skew[32];
+    double ns = ResultSet_cellc(last, best, 5)->d;
+    if (ns >= 1e6) {
+        snprintf(skew, sizeof(skew), "%.2f ms", ns / 1e6);
+    } else {
+        snprintf(skew, sizeof(skew), "%.1f us", ns / 1e3);
+    }
+    return xasprintf("Rank %lld arrives last at %lld of the %lld collectives it takes part in "
+                     "(%.0f%%), the others waiting %s (median skew) for it.",
+                     (long long)ResultSet_cellc(last, best, 0)->i,
+                     (long long)ResultSet_cellc(last, best, 2)->i,
+                     (long long)ResultSet_cellc(last, best, 1)->i,
+                     ResultSet_cellc(last, best, 3)->d, skew);
 }

@@ -241,6 +241,14 @@ static const char schema[] =
     "  rank INTEGER,                -- 'Rank' (cpu_op), NULL when absent\n"
     "  seq INTEGER                  -- 'Seq' where PyTorch writes one, else NULL\n"
     ");\n"
+    /* --collective-ref: the nccl-tests / rccl-tests curves given (coll_ref.h), kept here so
+     * that every view of the collectives and --save-db see the same reference */
+    "CREATE TABLE coll_ref(\n"
+    "  type TEXT NOT NULL,          -- all_reduce, all_gather, ...\n"
+    "  bytes INTEGER NOT NULL,      -- size (B)\n"
+    "  time_us REAL, algbw REAL, busbw REAL,  -- out-of-place, us and GB/s\n"
+    "  file TEXT                    -- the output it was read from\n"
+    ");\n"
     /* Efficiency (efficiency.c, filled by Efficiency_build after loading): per aten op that
      * launched kernels, the performance model's figures (perf_model.h) and the time it
      * would take at the device's peak; per dispatch its share of its op (by duration);
