@@ -122,3 +122,10 @@ exits "a missing reference file is a usage error" 2 "$DCUTOP" --view collectives
 "$DCUTOP" --view collectives sample-traces/dcu-weather-transformer >"$TMP/none.txt" 2>&1
 same "a trace without collectives: --view collectives exits 0" 0 $?
 check "... and says there are none" grep -q "No collectives with their arguments" "$TMP/none.txt"
+
+# a header naming its columns out of the usual order, and rows too short for it: no row read
+printf '#  size count type redop root algbw busbw #wrong time\n  1024  256  float  sum  -1  0.05\n' \
+    >"$TMP/odd_all_reduce.txt"
+exits "a reference whose rows lack the header's columns is a usage error, not a crash" 2 \
+    "$DCUTOP" --view collectives --collective-ref "$TMP/odd_all_reduce.txt" "$DDP"
+check "... naming the line" grep -q "odd_all_reduce.txt:2: too few columns" "$TMP/err"

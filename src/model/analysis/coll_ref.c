@@ -100,8 +100,8 @@ static int header(char** tok, int n, Layout* l) {
             bus = i;
         }
     }
-    if (size < 0 || time < 0 || alg < 0 || bus < 0) {
-        return 0;
+    if (size < 0 || time <= size || alg <= size || bus <= size) {
+        return 0; /* the row's size comes first; a line naming them otherwise is no header */
     }
     *l = (Layout){0, time - size, alg - size, bus - size};
     return 1;
@@ -149,7 +149,9 @@ static void row(CollRefCurve* c, char** tok, int n, const Layout* hl, int have_h
     }
     int64_t bytes;
     CollRefRow r;
-    if (n <= l.busbw) {
+    int need = l.busbw > l.time ? l.busbw : l.time;
+    need = l.algbw > need ? l.algbw : need;
+    if (n <= need) {
         bad_line(b, line, "too few columns for a table row");
         return;
     }
