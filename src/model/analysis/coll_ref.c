@@ -144,8 +144,10 @@ static void bad_line(Bad* b, long line, const char* why) {
 static void row(CollRefCurve* c, char** tok, int n, const Layout* hl, int have_header, Bad* b,
                 long line) {
     Layout l = *hl;
-    if (!have_header) { /* size count type redop [root] time algbw busbw #wrong ... */
-        l = n >= 13 ? (Layout){0, 5, 6, 7} : (Layout){0, 4, 5, 6};
+    if (!have_header) {
+        /* size count type redop [root] time algbw busbw #wrong, once (out-of-place only) or
+         * twice: 9 or 13 columns with root, 8 or 12 without */
+        l = n % 2 == 1 ? (Layout){0, 5, 6, 7} : (Layout){0, 4, 5, 6};
     }
     int64_t bytes;
     CollRefRow r;
@@ -223,8 +225,11 @@ DcuStatus CollRef_parse(CollRef* this, const char* text, size_t len, const char*
     }
     if (!found_type || c.n == 0) {
         free(c.rows);
+        if (c.n == 0 && b.bad) {
+            return Error_set(err, DCU_ERR_PARSE, "%s (no table row read)", b.first);
+        }
         return Error_set(err, DCU_ERR_PARSE, "%s: %s", name,
-                         c.n == 0 ? (b.bad ? b.first : "no nccl-tests table row")
+                         c.n == 0 ? "no nccl-tests table row"
                                   : "cannot tell the collective: give it as TYPE=FILE, e.g. "
                                     "all_gather=FILE");
     }
