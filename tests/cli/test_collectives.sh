@@ -129,3 +129,9 @@ printf '#  size count type redop root algbw busbw #wrong time\n  1024  256  floa
 exits "a reference whose rows lack the header's columns is a usage error, not a crash" 2 \
     "$DCUTOP" --view collectives --collective-ref "$TMP/odd_all_reduce.txt" "$DDP"
 check "... naming the line" grep -q "odd_all_reduce.txt:2: too few columns" "$TMP/err"
+
+# the parallel JSON reader (chunks parsed by worker threads) stores the same collectives
+DCUTOP_JSON_CHUNK_BYTES=4096 "$DCUTOP" --threads 4 --export collectives "$TMP/gen" >"$TMP/gen-t4.csv" 2>&1
+"$DCUTOP" --threads 1 --export collectives "$TMP/gen" >"$TMP/gen-t1.csv" 2>&1
+check "generated: --threads 4 with the JSON cut in chunks gives the same export as --threads 1" \
+    cmp -s "$TMP/gen-t4.csv" "$TMP/gen-t1.csv"

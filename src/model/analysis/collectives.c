@@ -146,9 +146,7 @@ static char* col_text(sqlite3_stmt* st, int c) {
 }
 
 static const char* const rows_sql =
-    "WITH h AS (SELECT file_id, ext_id, min(id) AS id FROM comm_op"
-    "  WHERE source = 'cpu_op' AND ext_id IS NOT NULL GROUP BY 1, 2),"
-    " runs AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS pos FROM run)"
+    "WITH runs AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS pos FROM run)"
     " SELECT coalesce(f.dist_rank, c.rank, r.pos), f.run_id,"
     "  coalesce(k.pg_name, c.pg_name, k.pg_desc, c.pg_desc, k.pg_ranks, c.pg_ranks, '?') AS pg,"
     "  coalesce(k.pg_desc, c.pg_desc), coalesce(c.name, k.name),"
@@ -156,8 +154,9 @@ static const char* const rows_sql =
     "  coalesce(k.group_size, c.group_size), coalesce(k.dtype, c.dtype),"
     "  coalesce(k.seq, c.seq), k.start_ns, k.end_ns"
     " FROM comm_op k JOIN source_file f ON f.id = k.file_id JOIN runs r ON r.id = f.run_id"
-    " LEFT JOIN h ON h.file_id = k.file_id AND h.ext_id = k.ext_id"
-    " LEFT JOIN comm_op c ON c.id = h.id"
+    /* its record_param_comms: the first of the file with its External id (comm_op_ext) */
+    " LEFT JOIN comm_op c ON c.id = (SELECT min(h.id) FROM comm_op h WHERE h.file_id ="
+    "  k.file_id AND h.ext_id = k.ext_id AND h.source = 'cpu_op')"
     " WHERE k.source = 'kernel' AND k.start_ns IS NOT NULL AND k.end_ns IS NOT NULL"
     "  AND EXISTS (SELECT 1 FROM source_layer sl WHERE sl.file_id = k.file_id AND sl.used"
     "   AND sl.layer = 'kernel')"

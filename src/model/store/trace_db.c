@@ -241,6 +241,7 @@ static const char schema[] =
     "  rank INTEGER,                -- 'Rank' (cpu_op), NULL when absent\n"
     "  seq INTEGER                  -- 'Seq' where PyTorch writes one, else NULL\n"
     ");\n"
+    "CREATE INDEX comm_op_ext ON comm_op(file_id, ext_id);\n"
     /* --collective-ref: the nccl-tests / rccl-tests curves given (coll_ref.h), kept here so
      * that every view of the collectives and --save-db see the same reference */
     "CREATE TABLE coll_ref(\n"
