@@ -13,7 +13,7 @@ struct KinetoComm_ {
     int warned; /* a bad number was named for this file */
 };
 
-int KinetoComm_isKernel(const char* name, size_t len, const void* ev, KinetoCommArg get) {
+static int is_collective(const char* name, size_t len, const void* ev, KinetoCommArg get) {
     size_t n;
     if (get(ev, "Collective name", &n)) {
         return 1;
@@ -66,6 +66,9 @@ static void bind_num(sqlite3_stmt* st, int idx, int64_t v) {
 void KinetoComm_event(KinetoComm** state, LoaderCore* core, LoadFile* f, const char* source,
                       const char* name, size_t name_len, const void* ev, KinetoCommArg get,
                       int64_t ext, int64_t corr, int64_t start, int64_t end) {
+    if (strcmp(source, "kernel") == 0 && !is_collective(name, name_len, ev, get)) {
+        return;
+    }
     KinetoComm* k = *state;
     if (!k) {
         k = *state = xcalloc(1, sizeof(*k));

@@ -15,13 +15,11 @@ typedef const char* (*KinetoCommArg)(const void* ev, const char* key, size_t* le
 
 typedef struct KinetoComm_ KinetoComm; /* per file: its prepared INSERT */
 
-/* 1 when a kernel event of this name and args is a collective worth a row: it carries
- * 'Collective name', or its name starts with nccl/rccl/msccl (the args may then come from
- * its record_param_comms, joined by External id). */
-int KinetoComm_isKernel(const char* name, size_t len, const void* ev, KinetoCommArg get);
-
 /* Stores one row of comm_op for file f: source "kernel" or "cpu_op", the event's ids and
- * times (ns; LOAD_NULL when absent) and its collective args read through get.
+ * times (ns; LOAD_NULL when absent) and its collective args read through get. A kernel is
+ * stored when it carries 'Collective name' or its name starts with nccl/rccl/msccl (its args
+ * may then come from its record_param_comms, joined by External id); other kernels are
+ * not.
  * name: the event's (the kernel's), stored when it has no 'Collective name'. *state is
  * created on the first call (owned by the caller: KinetoComm_done). A value that is not a
  * number where a number belongs (In msg nelems "abc") is stored as NULL and named once

@@ -346,10 +346,8 @@ static void kineto_event(J* j) {
             corr != LOAD_NULL) {
             LoadEvent_extLink(core, f, corr, ext);
         }
-        if (KinetoComm_isKernel(name, nl, e, comm_arg)) {
-            KinetoComm_event(&j->comm, core, f, "kernel", name, nl, e, comm_arg, ext, corr, start,
-                             end);
-        }
+        KinetoComm_event(&j->comm, core, f, "kernel", name, nl, e, comm_arg, ext, corr, start,
+                         end); /* a collective's args, if it is one */
     } else if (cat_is(e, "gpu_memcpy") || cat_is(e, "gpu_memset") || cat_is(e, "memcpy") ||
                cat_is(e, "memset")) {
         int64_t stream = arg_num(e, "stream", 0, &bad), bytes = arg_num(e, "bytes", 0, &bad),
