@@ -89,6 +89,10 @@ ResultSet* Collectives_lastArrivals(const Collectives* this);
  * skew, from last (Collectives_lastArrivals of this). Owned by the caller. */
 char* Collectives_summaryText(const Collectives* this, const ResultSet* last);
 
+/* The size bucket of bytes as Collectives_buckets names it ("2 MiB-4 MiB"; "unknown" for
+ * bytes < 1), into buf. */
+const char* Collectives_sizeLabel(int64_t bytes, char* buf, int cap);
+
 /* The canonical type of a collective or kernel name ("allreduce", "_allgather_base",
  * "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "reduce_scatter_tensor_coalesced"): all_reduce,
  * all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, send, recv, barrier,

@@ -1,7 +1,8 @@
 /* collectives_screen.c - the Collectives screen (C on the Ranks screen): the collectives of a
  * multi-rank job (collectives.h) per type and size bucket, with the bus bandwidth, its spread,
  * the arrival skew and the % of a --collective-ref curve; below, per rank how often it arrived
- * last, and one sentence naming the rank that arrives last most often. */
+ * last, and one sentence naming the rank that arrives last most often. Enter on a bucket lists
+ * its collectives (CollectiveListScreen). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +19,40 @@ static const char* const bucket_keys[] = {"type", "size", "count", "latency_ns",
 static const char* const bucket_drop[] = {"busbw_p10", "busbw_p90", "wait_ns", "skew_max_ns",
                                           NULL};
 
+/* The instances of one type (s->category) and size bucket (s->kernel), as the export has
+ * them. Owned. */
+static ResultSet* bucket_list(const Screen* s, const Collectives* c) {
+    ResultSet* all = Collectives_instances(c);
+    ResultSet* rs = ResultSet_new("collectives", all->cols, all->ncols);
+    int tc = ResultSet_columnIndex(all, "type"), bc = ResultSet_columnIndex(all, "bytes");
+    for (int r = 0; r < all->nrows; r++) {
+        char size[72];
+        const RsCell* b = ResultSet_cellc(all, r, bc);
+        if (strcmp(ResultSet_cellc(all, r, tc)->s, s->category) != 0 ||
+            strcmp(Collectives_sizeLabel(b->null ? -1 : b->i, size, sizeof(size)), s->kernel)) {
+            continue;
+        }
+        int k = ResultSet_addRow(rs);
+        for (int col = 0; col < all->ncols; col++) {
+            RsCell* dst = ResultSet_cell(rs, k, col);
+            *dst = *ResultSet_cellc(all, r, col);
+            dst->s = dst->s ? xstrdup(dst->s) : NULL;
+        }
+    }
+    ResultSet_delete(all);
+    return rs;
+}
+
 DcuStatus CollectivesScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err) {
     Collectives* c = NULL;
     DcuStatus st = Collectives_new(App_db(app), &c, err);
     if (st != DCU_OK) {
         return st;
+    }
+    if (s->category && s->kernel) { /* Enter on a bucket: its collectives */
+        *out = bucket_list(s, c);
+        Collectives_delete(c);
+        return DCU_OK;
     }
     CollRef ref;
     CollRef_init(&ref);
@@ -88,14 +118,39 @@ static void co_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     }
 }
 
+static Reaction co_handle(Screen* s, App* app, Action a, DcuError* err) {
+    int tc = ResultSet_columnIndex(s->rs, "type"), zc = ResultSet_columnIndex(s->rs, "size");
+    if (a != ACT_ENTER || !s->rs || s->rs->nrows == 0 || tc < 0 || zc < 0) {
+        return TableScreen_handle(s, app, a, err);
+    }
+    const char* type = ResultSet_cellc(s->rs, s->tv.selected, tc)->s;
+    const char* size = ResultSet_cellc(s->rs, s->tv.selected, zc)->s;
+    return App_open(app, &CollectiveListScreen, size, type,
+                    xasprintf("Ranks > Collectives > %s %s", type, size));
+}
+
+static void list_render(Screen* s, App* app, Canvas* c, int y0, int h) {
+    TableScreen_render(s, app, c, y0, h);
+}
+
 static const char* co_selection(Screen* s) {
     int c = ResultSet_columnIndex(s->rs, "type");
     return s->rs && c >= 0 && s->rs->nrows > 0 ? ResultSet_cellc(s->rs, s->tv.selected, c)->s
                                                : NULL;
 }
 
+static const char* const list_keys[] = {"seq", "bytes", "ranks", "skew_ns", "last_rank",
+                                        "latency_ns", "max_dur_ns", "busbw_gbps", "arrivals",
+                                        NULL};
+static const char* const list_drop[] = {"max_dur_ns", "ranks", NULL};
+
 /* view: its own table, not a ViewId (VIEW_COUNT stands for none) */
 const ScreenOps CollectivesScreen = {"collectives", "Collectives", -1,          co_open,
-                                     TableScreen_handle, co_render, co_selection, co_close,
-                                     VIEW_COUNT,    bucket_keys,  "size",      bucket_drop,
+                                     co_handle,     co_render,     co_selection, co_close,
+                                     VIEW_COUNT,    bucket_keys,   "size",       bucket_drop,
                                      0};
+/* Enter on a bucket: one row per collective of it, each rank's arrival offset and duration */
+const ScreenOps CollectiveListScreen = {"collectives", "Collectives", -1,         co_open,
+                                        TableScreen_handle, list_render, co_selection,
+                                        co_close,      VIEW_COUNT,    list_keys, "arrivals",
+                                        list_drop,     0};

@@ -222,8 +222,9 @@ DcuStatus RanksScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err)
 int RanksScreen_putWrapped(Canvas* c, int y, int w, int max, const char* text);
 /* collectives_screen.c: the collectives of a job per type and size, and which rank arrives
  * last (C on the Ranks screen); CollectivesScreen_table: a new table (owned by the caller),
- * the per-rank table and the summary kept in s->aux[0]. */
-extern const ScreenOps CollectivesScreen;
+ * the per-rank table and the summary kept in s->aux[0]; with s->category (a type) and
+ * s->kernel (a size bucket), that bucket's collectives (CollectiveListScreen). */
+extern const ScreenOps CollectivesScreen, CollectiveListScreen;
 DcuStatus CollectivesScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
 
 /* The rows of a table screen: those of s->rs, or of its whole paged list. */

@@ -191,7 +191,7 @@ static void sync_sort(Screen* s) {
                                : (s->ops == &DispatchScreen || s->ops == &TraceScreen ? NULL
                                                                                      : "total_ns");
     if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen || s->ops == &RanksScreen ||
-         s->ops == &CollectivesScreen) &&
+         s->ops == &CollectivesScreen || s->ops == &CollectiveListScreen) &&
         !s->sort) {
         spec = NULL; /* load order */
     }
@@ -298,7 +298,7 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         if (st == DCU_OK && s->sort) {
             st = Query_sort(rs, s->sort, err);
         }
-    } else if (s->ops == &CollectivesScreen) {
+    } else if (s->ops == &CollectivesScreen || s->ops == &CollectiveListScreen) {
         st = CollectivesScreen_table(s, app, &rs, err);
         if (st == DCU_OK && s->sort) {
             st = Query_sort(rs, s->sort, err);

@@ -109,6 +109,19 @@ static void pow2_text(int k, char* buf, size_t cap) {
     snprintf(buf, cap, "%lld %s", 1LL << (k % 10), units[k / 10]);
 }
 
+const char* Collectives_sizeLabel(int64_t bytes, char* buf, int cap) {
+    if (bytes < 1) {
+        snprintf(buf, (size_t)cap, "unknown");
+        return buf;
+    }
+    char lo[32], hi[32];
+    int k = log2_floor(bytes);
+    pow2_text(k, lo, sizeof(lo));
+    pow2_text(k + 1, hi, sizeof(hi));
+    snprintf(buf, (size_t)cap, "%s-%s", lo, hi);
+    return buf;
+}
+
 typedef struct {
     const CollInstance* c;
     int bucket; /* log2 of bytes; -1 unknown */
@@ -136,15 +149,8 @@ enum { B_TYPE, B_SIZE, B_COUNT, B_BYTES, B_LAT, B_WAIT, B_BUS, B_P10, B_P90, B_S
 static void bucket_row(ResultSet* rs, const Ref* p, int n, const CollRef* ref) {
     int r = ResultSet_addRow(rs);
     ResultSet_setText(rs, r, B_TYPE, p[0].c->type);
-    char lo[32], hi[32], size[72];
-    if (p[0].bucket < 0) {
-        snprintf(size, sizeof(size), "unknown");
-    } else {
-        pow2_text(p[0].bucket, lo, sizeof(lo));
-        pow2_text(p[0].bucket + 1, hi, sizeof(hi));
-        snprintf(size, sizeof(size), "%s-%s", lo, hi);
-    }
-    ResultSet_setText(rs, r, B_SIZE, size);
+    char size[72];
+    ResultSet_setText(rs, r, B_SIZE, Collectives_sizeLabel(p[0].c->bytes, size, sizeof(size)));
     ResultSet_setInt(rs, r, B_COUNT, n);
     double* bus = xmalloc(sizeof(double) * (size_t)n);
     double* skew = xmalloc(sizeof(double) * (size_t)n);
