@@ -373,11 +373,13 @@ static QueryOpts query_opts(const Cli* cli) {
     return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0, 1};
 }
 
-static DcuStatus export_collectives(TraceDb* db, ResultSet** rs, DcuError* err) {
+static DcuStatus export_collectives(TraceDb* db, const char* sort, ResultSet** rs,
+                                    DcuError* err) {
     Collectives* c = NULL;
     DcuStatus s = Collectives_new(db, &c, err);
     if (s == DCU_OK) {
         *rs = Collectives_instances(c);
+        s = sort ? Query_sort(*rs, sort, err) : DCU_OK; /* --sort skew_ns:desc */
     }
     Collectives_delete(c);
     return s;
@@ -391,7 +393,7 @@ static int run_export(Session* ss, DcuError* err) {
                   : ss->export_eff        ? Efficiency_query(ss->db, &q, 1, &rs, err)
                   : ss->export_compute    ? ComputeMetrics_export(ss->db, &q, &rs, err)
                   : ss->export_alloc      ? MemAlloc_list(ss->db, &rs, err)
-                  : ss->export_coll       ? export_collectives(ss->db, &rs, err)
+                  : ss->export_coll       ? export_collectives(ss->db, cli->sort, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,

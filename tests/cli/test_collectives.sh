@@ -135,3 +135,9 @@ DCUTOP_JSON_CHUNK_BYTES=4096 "$DCUTOP" --threads 4 --export collectives "$TMP/ge
 "$DCUTOP" --threads 1 --export collectives "$TMP/gen" >"$TMP/gen-t1.csv" 2>&1
 check "generated: --threads 4 with the JSON cut in chunks gives the same export as --threads 1" \
     cmp -s "$TMP/gen-t4.csv" "$TMP/gen-t1.csv"
+
+# --sort and --top on the export: the three largest skews, the first collective of each step
+"$DCUTOP" --export collectives --sort skew_ns:desc --top 3 "$DDP" >"$TMP/top.csv" 2>&1
+same "--export collectives --sort skew_ns:desc --top 3: the oracle's three largest skews" \
+    "$(tr -d '\r' <"$TMP/ddp.csv" | awk -F, 'NR>1{print $11}' | sort -rn | head -3 | tr '\n' ' ')" \
+    "$(tr -d '\r' <"$TMP/top.csv" | awk -F, 'NR>1{print $11}' | tr '\n' ' ')"
