@@ -3,8 +3,9 @@
  *
  * Input: comm_op (load/kineto_comm.c): per rank, each NCCL/RCCL kernel with the args PyTorch
  * wrote on it or on its record_param_comms (joined by External id). Definitions:
- *   rank           distributedInfo.rank of the run's file, else the record_param_comms
- *                  'Rank', else the run's position among the runs (0..);
+ *   rank           distributedInfo.rank of the run's file, else the run's position among
+ *                  the runs (0..); never record_param_comms' 'Rank', which is the rank within
+ *                  its process group;
  *   process group  'Process Group Name' (else its description, else its ranks, else "?");
  *   seq            the instance's index within its group: on each rank the group's
  *                  collectives in kernel start order, 0.. (the 'Seq' arg where every one of

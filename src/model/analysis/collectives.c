@@ -147,7 +147,7 @@ static char* col_text(sqlite3_stmt* st, int c) {
 
 static const char* const rows_sql =
     "WITH runs AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS pos FROM run)"
-    " SELECT coalesce(f.dist_rank, c.rank, r.pos), f.run_id,"
+    " SELECT coalesce(f.dist_rank, r.pos), f.run_id,"
     "  coalesce(k.pg_name, c.pg_name, k.pg_desc, c.pg_desc, k.pg_ranks, c.pg_ranks, '?') AS pg,"
     "  coalesce(k.pg_desc, c.pg_desc), coalesce(c.name, k.name),"
     "  coalesce(k.in_nelems, c.in_nelems), coalesce(k.out_nelems, c.out_nelems),"
@@ -277,7 +277,7 @@ DcuStatus Collectives_new(TraceDb* db, Collectives** out, DcuError* err) {
     }
     sqlite3_finalize(st);
     Collectives* c = xcalloc(1, sizeof(*c));
-    if (s == DCU_OK) {
+    if (s == DCU_OK && rs.n > 0) { /* none: n = 0 (qsort is not given NULL) */
         qsort(rs.r, (size_t)rs.n, sizeof(Row), cmp_group_run); /* stable order of equal pg */
         number(rs.r, rs.n);
         qsort(rs.r, (size_t)rs.n, sizeof(Row), cmp_instance);
@@ -299,6 +299,8 @@ DcuStatus Collectives_new(TraceDb* db, Collectives** out, DcuError* err) {
             c->nranks += i == 0 || runs[i] != runs[i - 1];
         }
         free(runs);
+    }
+    if (s == DCU_OK) {
         c->clock = clock_of(db);
     }
     for (int i = 0; i < rs.npg; i++) {

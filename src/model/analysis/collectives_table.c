@@ -276,7 +276,9 @@ ResultSet* Collectives_lastArrivals(const Collectives* this) {
         }
         p->skews[p->nskews++] = (double)c->skew_ns;
     }
-    qsort(v, (size_t)n, sizeof(PerRank), cmp_rank);
+    if (n > 0) {
+        qsort(v, (size_t)n, sizeof(PerRank), cmp_rank);
+    }
     for (int i = 0; i < n; i++) {
         int r = ResultSet_addRow(rs);
         ResultSet_setInt(rs, r, 0, v[i].rank);
