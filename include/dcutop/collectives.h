@@ -18,7 +18,8 @@
  *                  it as they are, with no offset (the Ranks view's rank-wait also compares
  *                  ranks only by durations). Ranks on different hosts are then only as
  *                  aligned as the hosts' clocks;
- *   skew           last arrival - first arrival; last_rank the rank that arrived last;
+ *   skew           last arrival - first arrival; last_rank the rank that arrived last
+ *                  (ties: the lowest of them; none when the skew is 0);
  *   latency        the shortest duration over the ranks: the transfer without the waiting;
  *   algbw          bytes / latency, GB/s (10^9 B/s);
  *   busbw          algbw x the nccl-tests factor for n ranks of the group (Group size, else
@@ -52,7 +53,7 @@ typedef struct CollInstance_ {
     CollRank* r;       /* in arrival order (owned) */
     int nr;
     int64_t skew_ns, latency_ns;
-    int last_rank;
+    int last_rank;     /* -1: none (skew 0) */
     double algbw, busbw; /* GB/s, NAN unknown */
 } CollInstance;
 

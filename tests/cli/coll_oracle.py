@@ -81,7 +81,8 @@ def rows(paths):
         b = rs[0]["bytes"]
         alg = b / lat
         res[key] = dict(type=rs[0]["type"], bytes=b, first=first, last=last, skew=last - first,
-                        last_rank=min(r["rank"] for r in rs if r["start"] == last), latency=lat,
+                        last_rank=min(r["rank"] for r in rs if r["start"] == last)
+                        if last > first else "", latency=lat,
                         algbw=alg, busbw=alg * factor(rs[0]["type"], rs[0]["n"]),
                         ranks=[r["rank"] for r in rs])
     return res
@@ -103,7 +104,8 @@ def main():
     if mode == "--last":
         c = {}
         for v in res.values():
-            c[v["last_rank"]] = c.get(v["last_rank"], 0) + 1
+            if v["last_rank"] != "":
+                c[v["last_rank"]] = c.get(v["last_rank"], 0) + 1
         for r, k in sorted(c.items()):
             print(r, k)
         return 0

@@ -141,3 +141,31 @@ check "generated: --threads 4 with the JSON cut in chunks gives the same export 
 same "--export collectives --sort skew_ns:desc --top 3: the oracle's three largest skews" \
     "$(tr -d '\r' <"$TMP/ddp.csv" | awk -F, 'NR>1{print $11}' | sort -rn | head -3 | tr '\n' ' ')" \
     "$(tr -d '\r' <"$TMP/top.csv" | awk -F, 'NR>1{print $11}' | tr '\n' ' ')"
+
+# hostile args: numbers as strings, objects, null, negative and 2^64-1 counts, a 10 KB name;
+# every rank starting each collective at once (no skew: nobody is last)
+python3 - "$TMP/hostile" <<'PY'
+import json, os, sys
+os.makedirs(sys.argv[1])
+vals = [None, True, "abc", -5, "1e400", 18446744073709551615, 9223372036854775807, "", {"x": 1}, [1, 2], 3.5]
+ev = []
+for i, v in enumerate(vals):
+    a = {"Collective name": v if i % 3 == 0 else "allreduce", "In msg nelems": v, "Out msg nelems": v,
+         "Group size": v, "dtype": v if i % 2 else "Float", "Process Group Name": v,
+         "Process Group Ranks": v, "External id": i, "Rank": v, "Seq": v}
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1,
+               "ts": 100 + i, "dur": 1, "args": a})
+    k = dict(a, device=0, stream=7, correlation=i) if i % 4 else {"External id": i, "device": 0,
+                                                                  "stream": 7, "correlation": i}
+    ev.append({"ph": "X", "cat": "kernel", "name": "ncclKernel" + "x" * (i * 1000), "pid": 0,
+               "tid": 7, "ts": 200 + i, "dur": 5, "args": k})
+for r in (0, 1):
+    json.dump({"distributedInfo": {"rank": r, "world_size": 2}, "traceEvents": ev},
+              open(os.path.join(sys.argv[1], "rank%d.trace.json" % r), "w"))
+PY
+"$DCUTOP" --view collectives "$TMP/hostile" >"$TMP/hostile.txt" 2>"$TMP/hostile.err"
+same "hostile collective args: --view collectives exits 0" 0 $?
+check "... a count that is not a whole number is named once per file" \
+    grep -q "rank0.trace.json: a collective's '[A-Za-z ]*' is not a whole number" "$TMP/hostile.err"
+check "... and collectives whose ranks start at once name no rank as last" \
+    grep -q "at none of them a rank later than another" "$TMP/hostile.txt"

@@ -233,6 +233,7 @@ static void build(CollInstance* c, const Rows* rs, const Row* r, int n) {
         }
     }
     c->skew_ns = last - r[0].start;
+    c->last_rank = c->skew_ns > 0 ? c->last_rank : -1; /* all at once: nobody was late */
     c->group_size = r[lo].group_size > 0 ? r[lo].group_size : n;
     c->algbw = c->busbw = NAN;
     if (c->bytes >= 0 && c->latency_ns > 0) {

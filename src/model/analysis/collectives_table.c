@@ -54,7 +54,9 @@ ResultSet* Collectives_instances(const Collectives* this) {
         ResultSet_setInt(rs, r, I_LAST, c->r[0].start_ns + c->skew_ns);
         ResultSet_setInt(rs, r, I_SKEW, c->skew_ns);
         ResultSet_setInt(rs, r, I_FRANK, c->r[0].rank);
-        ResultSet_setInt(rs, r, I_LRANK, c->last_rank);
+        if (c->last_rank >= 0) {
+            ResultSet_setInt(rs, r, I_LRANK, c->last_rank);
+        }
         ResultSet_setInt(rs, r, I_LAT, c->latency_ns);
         int64_t mx = 0;
         size_t cap = (size_t)c->nr * 48 + 1, len = 0;
@@ -263,6 +265,12 @@ ResultSet* Collectives_lastArrivals(const Collectives* this) {
         if (c->nr < 2) {
             continue; /* one rank seen: nobody arrived last */
         }
+        if (c->last_rank < 0) { /* all at once: taken part in, nobody last or first */
+            for (int k = 0; k < c->nr; k++) {
+                rank_of(&v, &n, c->r[k].rank)->in++;
+            }
+            continue;
+        }
         for (int k = 0; k < c->nr; k++) {
             rank_of(&v, &n, c->r[k].rank)->in++;
         }
@@ -309,7 +317,8 @@ char* Collectives_summaryText(const Collectives* c, const ResultSet* last) {
         }
     }
     if (best < 0 || ResultSet_cellc(last, best, 2)->i == 0) {
-        return xasprintf("%d collectives, none seen on two ranks or more: no arrival skew.",
+        return xasprintf("%d collectives, at none of them a rank later than another: no "
+                         "arrival skew.",
                          c->n);
     }
     char skew[32];
