@@ -20,6 +20,9 @@
  *                  aligned as the hosts' clocks;
  *   skew           last arrival - first arrival; last_rank the rank that arrived last
  *                  (ties: the lowest of them; none when the skew is 0);
+ *   end spread     last end - first end: every rank leaves a collective when its data has
+ *                  come, so the ends lie close together on clocks that agree; a spread far
+ *                  above the latency says the ranks' clocks disagree (and so does the skew);
  *   latency        the shortest duration over the ranks: the transfer without the waiting;
  *   algbw          bytes / latency, GB/s (10^9 B/s);
  *   busbw          algbw x the nccl-tests factor for n ranks of the group (Group size, else
@@ -53,6 +56,7 @@ typedef struct CollInstance_ {
     CollRank* r;       /* in arrival order (owned) */
     int nr;
     int64_t skew_ns, latency_ns;
+    int64_t end_spread_ns; /* last end - first end: near 0 when the ranks' clocks agree */
     int last_rank;     /* -1: none (skew 0) */
     double algbw, busbw; /* GB/s, NAN unknown */
 } CollInstance;
@@ -62,6 +66,7 @@ typedef struct Collectives_ {
     int n;
     char* clock;       /* the runs' clock (run.clock), "mixed: ..." when they differ (owned) */
     int nranks;        /* ranks with collectives */
+    double end_spread_median_ns; /* over the collectives of 2 ranks or more; NAN none */
 } Collectives;
 
 /* Builds every instance from the database, whatever the scope. *out owns a new Collectives
@@ -72,7 +77,7 @@ void Collectives_delete(Collectives* this);
 /* One row per instance: process_group, pg_desc, seq, type, bytes, dtype, ranks, group_size,
  * first_arrival_ns, last_arrival_ns, skew_ns, first_rank, last_rank, latency_ns,
  * max_dur_ns, algbw_gbps, busbw_gbps, mismatch, arrivals ("rank:offset_ns/dur_ns" in arrival
- * order). Owned by the caller. */
+ * order), end_spread_ns. Owned by the caller. */
 ResultSet* Collectives_instances(const Collectives* this);
 
 /* Per type and size bucket (powers of two: [2^k, 2^(k+1)) bytes): type, size, count,
@@ -82,9 +87,10 @@ ResultSet* Collectives_instances(const Collectives* this);
  * NULL. Owned by the caller. */
 ResultSet* Collectives_buckets(const Collectives* this, const CollRef* ref);
 
-/* Per rank: rank, last (instances it arrived last at, of those with 2 ranks or more),
- * last_pct, skew_ns (summed skew of those), skew_median_ns, first (instances it arrived first
- * at). Owned by the caller. */
+/* Per rank: rank, instances, last (instances it arrived last at, of those with 2 ranks or
+ * more), last_pct, skew_ns (summed skew of those), skew_median_ns, first (instances it arrived
+ * first at), end_offset_ns (median of its end - the collective's first end). Owned by the
+ * caller. */
 ResultSet* Collectives_lastArrivals(const Collectives* this);
 
 /* One sentence on the straggler evidence: which rank arrives last most often and its median

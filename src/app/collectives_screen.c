@@ -101,9 +101,10 @@ static void co_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     int y = y0 + th, left = h - th;
     if (lh > 0 && left > vh + 2) {
         static const char* const keys[] = {"rank", "instances", "last", "last_pct", "skew_ns",
-                                           "skew_median_ns", "first", NULL};
+                                           "skew_median_ns", "first", "end_offset_ns", NULL};
         TableLayout l;
-        TableLayout_compute(&l, last, keys, NULL, NULL, w);
+        static const char* const drop[] = {"skew_ns", "first", NULL};
+        TableLayout_compute(&l, last, keys, NULL, drop, w);
         TableViewState st = {-1, 0, -1, 1};
         int rows = left - vh - 1;
         int shown = rows < last->nrows + 1 ? rows : last->nrows + 1;

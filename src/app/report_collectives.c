@@ -17,7 +17,7 @@ static const char* const bucket_keys[] = {"type", "size", "count", "latency_ns",
                                           "busbw_median", "busbw_p10", "busbw_p90",
                                           "skew_median_ns", "skew_max_ns", "ref_pct", NULL};
 static const char* const last_keys[] = {"rank", "instances", "last", "last_pct", "skew_ns",
-                                        "skew_median_ns", "first", NULL};
+                                        "skew_median_ns", "first", "end_offset_ns", NULL};
 
 DcuStatus Report_collectives(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err) {
     Collectives* c = NULL;

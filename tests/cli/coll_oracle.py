@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """coll_oracle.py DCUTOP_EXPORT.csv TRACE... - recomputes every collective of a multi-rank
 PyTorch (Kineto) job from the raw JSON, independently of dcutop, and compares it with dcutop's
---export collectives: bytes, first and last arrival, skew, last rank, latency, algbw, busbw.
+--export collectives: bytes, first and last arrival, skew, last rank, latency, algbw, busbw,
+end spread.
 Prints one line per difference and "ok N" when all agree (exit 0), else exits 1.
 Also writes, with --buckets, per (type, power-of-two size) the median bus bandwidth and with
 --last the count of last arrivals per rank, for the test to compare with dcutop's report.
@@ -84,7 +85,8 @@ def rows(paths):
                         last_rank=min(r["rank"] for r in rs if r["start"] == last)
                         if last > first else "", latency=lat,
                         algbw=alg, busbw=alg * factor(rs[0]["type"], rs[0]["n"]),
-                        ranks=[r["rank"] for r in rs])
+                        ranks=[r["rank"] for r in rs],
+                        end_spread=max(r["end"] for r in rs) - min(r["end"] for r in rs))
     return res
 
 
@@ -122,7 +124,7 @@ def main():
             want = dict(type=v["type"], bytes=str(v["bytes"]), first_arrival_ns=str(v["first"]),
                         last_arrival_ns=str(v["last"]), skew_ns=str(v["skew"]),
                         last_rank=str(v["last_rank"]), latency_ns=str(v["latency"]),
-                        ranks=str(len(v["ranks"])))
+                        ranks=str(len(v["ranks"])), end_spread_ns=str(v["end_spread"]))
             for k, w in want.items():
                 if row[k] != w:
                     print("%s/%s %s: dcutop %s, oracle %s" % (row["process_group"], row["seq"],

@@ -92,6 +92,8 @@ same "generated: group 1 (4 ranks), rank 2 (planted) arrives last at each, 500 u
     "$(awk '$1==1 && ($5!=2 || $4!=500000 || $3!=4){print}' "$TMP/gen.rows")"
 same "generated: bus bandwidth is the planted 100 GB/s (group 0) and 50 GB/s (group 1), to the ns of the latency" "" \
     "$(awk '($1==0 && ($6<99.98 || $6>100.02)) || ($1==1 && ($6<49.99 || $6>50.01)){print}' "$TMP/gen.rows")"
+same "generated: every rank leaves each collective at once (planted): end spread 0" "" \
+    "$(tr -d '\r' <"$TMP/gen.csv" | awk -F, 'NR>1 && $NF!=0{print}')"
 same "generated: rank 7's collectives, whose kernels carry no args, are matched through record_param_comms" \
     "12" "$(tr -d '\r' <"$TMP/gen.csv" | grep -c '"0","default_pg",[0-9]*,"[a-z_]*",[0-9]*,"[A-Za-z0-9]*",8,')"
 "$DCUTOP" --view collectives --width 120 "$TMP/gen" >"$TMP/gen.txt" 2>&1

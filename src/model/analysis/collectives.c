@@ -221,18 +221,21 @@ static void build(CollInstance* c, const Rows* rs, const Row* r, int n) {
     c->nr = n;
     c->r = xmalloc(sizeof(CollRank) * (size_t)n);
     c->latency_ns = INT64_MAX;
-    int64_t last = INT64_MIN;
+    int64_t last = INT64_MIN, end_lo = INT64_MAX, end_hi = INT64_MIN;
     for (int i = 0; i < n; i++) {
         c->r[i] = (CollRank){r[i].rank, r[i].start, r[i].end};
         c->mismatch |= strcmp(r[i].type, c->type) != 0 || r[i].bytes != c->bytes;
         c->latency_ns = r[i].end - r[i].start < c->latency_ns ? r[i].end - r[i].start
                                                               : c->latency_ns;
+        end_lo = r[i].end < end_lo ? r[i].end : end_lo;
+        end_hi = r[i].end > end_hi ? r[i].end : end_hi;
         if (r[i].start > last) { /* ties: the lowest rank (rows are by start, then rank) */
             last = r[i].start;
             c->last_rank = r[i].rank;
         }
     }
     c->skew_ns = last - r[0].start;
+    c->end_spread_ns = end_hi - end_lo;
     c->last_rank = c->skew_ns > 0 ? c->last_rank : -1; /* all at once: nobody was late */
     c->group_size = r[lo].group_size > 0 ? r[lo].group_size : n;
     c->algbw = c->busbw = NAN;
@@ -258,6 +261,24 @@ static char* clock_of(TraceDb* db) {
     }
     sqlite3_finalize(st);
     return out ? out : xstrdup("unknown");
+}
+
+/* The median end spread of the collectives seen on 2 ranks or more; NAN none. */
+static double end_spread_median(const Collectives* c) {
+    int64_t* v = xmalloc(sizeof(int64_t) * (size_t)(c->n ? c->n : 1));
+    int n = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (c->v[i].nr > 1) {
+            v[n++] = c->v[i].end_spread_ns;
+        }
+    }
+    double m = NAN;
+    if (n > 0) {
+        qsort(v, (size_t)n, sizeof(int64_t), cmp_i64);
+        m = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+    }
+    free(v);
+    return m;
 }
 
 DcuStatus Collectives_new(TraceDb* db, Collectives** out, DcuError* err) {
@@ -303,6 +324,7 @@ DcuStatus Collectives_new(TraceDb* db, Collectives** out, DcuError* err) {
     }
     if (s == DCU_OK) {
         c->clock = clock_of(db);
+        c->end_spread_median_ns = end_spread_median(c);
     }
     for (int i = 0; i < rs.npg; i++) {
         free(rs.pg[i]);

@@ -20,9 +20,11 @@ static const RsColumn inst_cols[] = {
     {"max_dur_ns", "Max dur", CT_NS},      {"algbw_gbps", "Alg GB/s", CT_REAL},
     {"busbw_gbps", "Bus GB/s", CT_REAL},   {"mismatch", "Mismatch", CT_INT},
     {"arrivals", "Arrivals (rank:offset/dur ns)", CT_TEXT},
+    {"end_spread_ns", "End spread", CT_NS},
 };
 enum { I_PG, I_DESC, I_SEQ, I_TYPE, I_BYTES, I_DTYPE, I_RANKS, I_GSIZE, I_FIRST, I_LAST,
-       I_SKEW, I_FRANK, I_LRANK, I_LAT, I_MAXDUR, I_ALG, I_BUS, I_MISMATCH, I_ARR, I_NCOLS };
+       I_SKEW, I_FRANK, I_LRANK, I_LAT, I_MAXDUR, I_ALG, I_BUS, I_MISMATCH, I_ARR, I_ENDSPREAD,
+       I_NCOLS };
 
 static void set_real(ResultSet* rs, int r, int c, double v) {
     if (!isnan(v)) {
@@ -74,6 +76,7 @@ ResultSet* Collectives_instances(const Collectives* this) {
         set_real(rs, r, I_BUS, c->busbw);
         ResultSet_setInt(rs, r, I_MISMATCH, c->mismatch);
         ResultSet_setText(rs, r, I_ARR, arr);
+        ResultSet_setInt(rs, r, I_ENDSPREAD, c->end_spread_ns);
         free(arr);
     }
     return rs;
@@ -227,7 +230,7 @@ static const RsColumn last_cols[] = {
     {"rank", "Rank", CT_INT},           {"instances", "Collectives", CT_INT},
     {"last", "Last", CT_INT},           {"last_pct", "%Last", CT_PCT},
     {"skew_ns", "Skew when last", CT_NS}, {"skew_median_ns", "Median skew", CT_NS},
-    {"first", "First", CT_INT},
+    {"first", "First", CT_INT},             {"end_offset_ns", "End offset", CT_NS},
 };
 
 typedef struct {
@@ -235,7 +238,17 @@ typedef struct {
     int64_t in, last, first, skew;
     double* skews;
     int nskews, cap;
+    double* ends; /* its end - the collective's first end */
+    int nends, capends;
 } PerRank;
+
+static void push(double** v, int* n, int* cap, double x) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *v = xrealloc(*v, sizeof(double) * (size_t)*cap);
+    }
+    (*v)[(*n)++] = x;
+}
 
 static PerRank* rank_of(PerRank** v, int* n, int rank) {
     for (int i = 0; i < *n; i++) {
@@ -265,24 +278,23 @@ ResultSet* Collectives_lastArrivals(const Collectives* this) {
         if (c->nr < 2) {
             continue; /* one rank seen: nobody arrived last */
         }
-        if (c->last_rank < 0) { /* all at once: taken part in, nobody last or first */
-            for (int k = 0; k < c->nr; k++) {
-                rank_of(&v, &n, c->r[k].rank)->in++;
-            }
-            continue;
+        int64_t end0 = INT64_MAX;
+        for (int k = 0; k < c->nr; k++) {
+            end0 = c->r[k].end_ns < end0 ? c->r[k].end_ns : end0;
         }
         for (int k = 0; k < c->nr; k++) {
-            rank_of(&v, &n, c->r[k].rank)->in++;
+            PerRank* p = rank_of(&v, &n, c->r[k].rank);
+            p->in++;
+            push(&p->ends, &p->nends, &p->capends, (double)(c->r[k].end_ns - end0));
+        }
+        if (c->last_rank < 0) { /* all at once: taken part in, nobody last or first */
+            continue;
         }
         rank_of(&v, &n, c->r[0].rank)->first++;
         PerRank* p = rank_of(&v, &n, c->last_rank);
         p->last++;
         p->skew += c->skew_ns;
-        if (p->nskews == p->cap) {
-            p->cap = p->cap ? p->cap * 2 : 16;
-            p->skews = xrealloc(p->skews, sizeof(double) * (size_t)p->cap);
-        }
-        p->skews[p->nskews++] = (double)c->skew_ns;
+        push(&p->skews, &p->nskews, &p->cap, (double)c->skew_ns);
     }
     if (n > 0) {
         qsort(v, (size_t)n, sizeof(PerRank), cmp_rank);
@@ -299,10 +311,23 @@ ResultSet* Collectives_lastArrivals(const Collectives* this) {
             ResultSet_setNs(rs, r, 5, quantile(v[i].skews, v[i].nskews, 0.5));
         }
         ResultSet_setInt(rs, r, 6, v[i].first);
+        if (v[i].nends > 0) {
+            qsort(v[i].ends, (size_t)v[i].nends, sizeof(double), cmp_double);
+            ResultSet_setNs(rs, r, 7, quantile(v[i].ends, v[i].nends, 0.5));
+        }
         free(v[i].skews);
+        free(v[i].ends);
     }
     free(v);
     return rs;
+}
+
+static void time_text(double ns, char* buf, size_t cap) {
+    if (ns >= 1e6) {
+        snprintf(buf, cap, "%.2f ms", ns / 1e6);
+    } else {
+        snprintf(buf, cap, "%.1f us", ns / 1e3);
+    }
 }
 
 char* Collectives_summaryText(const Collectives* c, const ResultSet* last) {
@@ -321,17 +346,24 @@ char* Collectives_summaryText(const Collectives* c, const ResultSet* last) {
                          "arrival skew.",
                          c->n);
     }
-    char skew[32];
-    double ns = ResultSet_cellc(last, best, 5)->d;
-    if (ns >= 1e6) {
-        snprintf(skew, sizeof(skew), "%.2f ms", ns / 1e6);
-    } else {
-        snprintf(skew, sizeof(skew), "%.1f us", ns / 1e3);
+    char skew[32], spread[32];
+    time_text(ResultSet_cellc(last, best, 5)->d, skew, sizeof(skew));
+    char* text = xasprintf("Rank %lld arrives last at %lld of the %lld collectives it takes part "
+                           "in (%.0f%%), the others waiting %s (median skew) for it.",
+                           (long long)ResultSet_cellc(last, best, 0)->i,
+                           (long long)ResultSet_cellc(last, best, 2)->i,
+                           (long long)ResultSet_cellc(last, best, 1)->i,
+                           ResultSet_cellc(last, best, 3)->d, skew);
+    if (isnan(c->end_spread_median_ns)) {
+        return text;
     }
-    return xasprintf("Rank %lld arrives last at %lld of the %lld collectives it takes part in "
-                     "(%.0f%%), the others waiting %s (median skew) for it.",
-                     (long long)ResultSet_cellc(last, best, 0)->i,
-                     (long long)ResultSet_cellc(last, best, 2)->i,
-                     (long long)ResultSet_cellc(last, best, 1)->i,
-                     ResultSet_cellc(last, best, 3)->d, skew);
+    time_text(c->end_spread_median_ns, spread, sizeof(spread));
+    /* every rank leaves a collective once the data is in: on clocks that agree the ends lie
+     * close, so a skew far above the spread is waiting, not a clock offset */
+    char* both = xasprintf("%s The ranks leave each collective within %s of one another "
+                           "(median end spread), so skews well above that are waiting, not "
+                           "clock offsets.",
+                           text, spread);
+    free(text);
+    return both;
 }
