@@ -277,6 +277,9 @@ DcuStatus CollRef_load(CollRef* this, const char* spec, DcuError* err) {
     }
     int fd = SafeFile_open(path, NULL, err);
     if (fd < 0) {
+        char why[sizeof(err->msg)];
+        snprintf(why, sizeof(why), "%s", err->msg);
+        Error_set(err, DCU_ERR_IO, "%s: %s", path, why); /* which of the files given */
         free(type);
         return DCU_ERR_IO;
     }
