@@ -10,7 +10,8 @@ tests/cli/test_collectives.sh. Planted:
   group "1" (ranks 0-3, "tp_group"): 6 all_reduce; rank 2 arrives last, 500 us after rank 0,
     bus bandwidth 50 GB/s;
   rank 7's kernels carry no collective args: they come from its record_param_comms, joined by
-    External id.
+    External id;
+  at group 0's collective 11, rank 3 says twice the elements the others say (a mismatch).
 Times in us with ns precision (3 decimals)."""
 import json, os, sys
 
@@ -73,6 +74,12 @@ for (pg, desc, ranks, seq, kind, dtype, inn, outn, t, arr, transfer) in plan():
             "Process Group Ranks": "[" + ", ".join(map(str, ranks)) + "]"}
     for r in ranks:
         start = t + arr[r]
+        if pg == "0" and seq == 11:  # rank 3 says twice the elements: the ranks disagree
+            args = dict(args)
+            if r == 3:
+                args["In msg nelems"], args["Out msg nelems"] = 2 * inn, 2 * outn
+            else:
+                args["In msg nelems"], args["Out msg nelems"] = inn, outn
         host = dict(args)
         host.update({"External id": ext, "Rank": r})
         events[r].append('{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", '

@@ -97,6 +97,8 @@ same "generated: every rank leaves each collective at once (planted): end spread
     "$(tr -d '\r' <"$TMP/gen.csv" | awk -F, 'NR>1 && $NF==0' | wc -l | tr -d ' ')"
 same "generated: rank 7's collectives, whose kernels carry no args, are matched through record_param_comms" \
     "12" "$(tr -d '\r' <"$TMP/gen.csv" | grep -c '"0","default_pg",[0-9]*,"[a-z_]*",[0-9]*,"[A-Za-z0-9]*",8,')"
+same "generated: the one collective whose ranks disagree on its size is flagged (group 0, 11)" \
+    "0 11" "$(tr -d '\r' <"$TMP/gen.csv" | awk -F, 'NR>1 && $18==1{gsub(/"/,"");print $1, $3}')"
 "$DCUTOP" --view collectives --width 120 "$TMP/gen" >"$TMP/gen.txt" 2>&1
 check "generated: the report names rank 5 as the rank arriving last most often" \
     grep -q "Rank 5 arrives last at 12 of the 12 collectives" "$TMP/gen.txt"
