@@ -19,6 +19,8 @@ typedef enum { MODE_DEFAULT, MODE_REPORT, MODE_EXPORT, MODE_SAVE_DB, MODE_DUMP_R
 #define CLI_MAX_PATHS 64
 #define CLI_MAX_WHATIF 32
 
+#define CLI_MAX_COLL_REFS 16
+
 typedef struct Cli_ {
     Mode mode;
     int save_db_too;         /* --save-db given together with another mode */
@@ -78,6 +80,9 @@ typedef struct Cli_ {
     const char* peaks;       /* --peaks FILE: device peaks ahead of the built-in table */
     int has_peak;            /* --peak TFLOPS,GBps given: peak replaces the table */
     PeakFigures peak;
+    /* collectives (collectives.h) */
+    const char* coll_refs[CLI_MAX_COLL_REFS]; /* --collective-ref [TYPE=]FILE, in order */
+    int n_coll_refs;
 } Cli;
 
 DcuStatus Cli_parse(Cli* cli, int argc, char** argv, DcuError* err);

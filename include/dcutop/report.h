@@ -27,6 +27,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_RANKS 112
 /* ReportOpts.view for --view idle (report_idle.c, idle.h) */
 #define REPORT_VIEW_IDLE 113
+/* ReportOpts.view for --view collectives (report_collectives.c, collectives.h) */
+#define REPORT_VIEW_COLLECTIVES 114
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -72,6 +74,10 @@ DcuStatus Report_advice(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
  * and the straggler verdict (JSON members "ranks", "rank_steps", "rank_verdict"). In the
  * whole report only when the runs are ranks of one job (Ranks_isJob). */
 DcuStatus Report_ranks(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The Collectives section (report_collectives.c, --view collectives only): per type and size
+ * bucket, per rank how often it arrived last, and (CSV, JSON) every instance. */
+DcuStatus Report_collectives(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The idle section (report_idle.c), with --view idle only: JSON members "idle",
  * "idle_top_gaps", "launch_stats". */

@@ -44,6 +44,8 @@ static const char usage[] =
     "                         roofline point per kernel)\n"
     "                         allocations (device memory operations with each block's\n"
     "                         lifetime and the bytes live after it)\n"
+    "                         collectives (one row per collective of a multi-rank job:\n"
+    "                         bytes, arrivals, skew, last rank, latency, algbw, busbw)\n"
     "  --save-db FILE         write the loaded SQLite database to FILE\n"
     "  --summarize PATH... -o DIR\n"
     "                         the map of a large job: each PATH (one rank's trace, or a\n"
@@ -68,7 +70,9 @@ static const char usage[] =
     "      --view VIEW        report only one view (files, hotspots, categories, api, copies,\n"
     "                         timeline, trace: every dispatch and copy per GPU/queue,\n"
     "                         efficiency, advice: what to optimise first, ranks: the runs\n"
-    "                         as ranks of one job, idle: why the GPU idles, per cause)\n"
+    "                         as ranks of one job, idle: why the GPU idles, per cause,\n"
+    "                         collectives: each collective across the ranks, bandwidth\n"
+    "                         and arrival skew)\n"
     "      --amdahl-basis B   ceilings over device kernel time (kernel, default) or wall time\n"
     "                         (wall: the run's span per device, gaps and idle time included)\n"
     "      --filter REGEX     PCRE2 filter on names; a leading '!' negates; smart case\n"
@@ -87,6 +91,9 @@ static const char usage[] =
     "      --peaks FILE       device peaks (default: $XDG_CONFIG_HOME/dcutop/peaks if present,\n"
     "                         ahead of the built-in table)\n"
     "      --peak T,G         one roof for every device and type: T TFLOP/s, G GB/s\n"
+    "      --collective-ref [TYPE=]FILE  nccl-tests / rccl-tests output (e.g.\n"
+    "                         all_reduce_perf's) as the reference bus bandwidth of the\n"
+    "                         Collectives view (% of reference per size); repeatable\n"
     "      --strict           rejected rows are an error (exit 1); with --fail-above an\n"
     "                         untrusted regression beyond the limit exits 4\n"
     "      --max-event-size SIZE  longest JSON token or event read (default 16M; K, M, G)\n"
@@ -263,6 +270,8 @@ enum { OPT_RUN = 1000 };           /* runs */
 enum { OPT_PEAKS = 1100, OPT_PEAK }; /* efficiency */
 
 enum { OPT_NO_MOUSE = 1200 };        /* terminal */
+
+enum { OPT_COLL_REF = 1300 };        /* collectives */
 
 static int parse_int(const char* s, int lo, int hi, int* out) {
     char* end;
@@ -508,6 +517,14 @@ static int valued_option(Cli* cli, int c, const char* arg, DcuStatus* s, DcuErro
     case OPT_NO_MOUSE:
         cli->no_mouse = 1;
         return 1;
+    case OPT_COLL_REF:
+        if (cli->n_coll_refs == CLI_MAX_COLL_REFS) {
+            *s = Error_set(err, DCU_ERR_USAGE, "--collective-ref: at most %d files",
+                           CLI_MAX_COLL_REFS);
+            return 1;
+        }
+        cli->coll_refs[cli->n_coll_refs++] = arg;
+        return 1;
     case OPT_PEAK:
         cli->has_peak = 1;
         *s = Peaks_parseOverride(arg, &cli->peak, err);
@@ -648,6 +665,7 @@ static const struct option longopts[] = {
     {"candidate", required_argument, NULL, OPT_CANDIDATE},
     {"peaks", required_argument, NULL, OPT_PEAKS},
     {"peak", required_argument, NULL, OPT_PEAK},
+    {"collective-ref", required_argument, NULL, OPT_COLL_REF},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},

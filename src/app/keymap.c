@@ -115,7 +115,7 @@ int Key_parse(const char** s) {
 static const char* const screens[] = {"generic", "summary",  "hotspots", "categories", "kernel",
                                       "dispatches", "api",    "copies",   "files",      "help",
                                       "stacks",  "trace",    "diff",     "sql",        "runs",
-                                      "efficiency", "ranks"};
+                                      "efficiency", "ranks", "collectives"};
 #define N_SCREENS ((int)(sizeof(screens) / sizeof(screens[0])))
 
 const char* Keymap_screen(int i) {
@@ -190,6 +190,7 @@ static const struct {
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},
     {"generic", 'F', ACT_SCREEN_EFFICIENCY},
     {"generic", '9', ACT_SCREEN_RANKS},
+    {"ranks", 'C', ACT_SCREEN_COLLECTIVES},
 };
 
 static void add(Keymap* this, const char* screen, int key, Action a) {

@@ -18,6 +18,8 @@
 #include "dcutop/idle.h"
 #include "dcutop/csv_reader.h"
 #include "dcutop/diff.h"
+#include "dcutop/coll_ref.h"
+#include "dcutop/collectives.h"
 #include "dcutop/compute_metrics.h"
 #include "dcutop/mem_alloc.h"
 #include "dcutop/efficiency.h"
@@ -63,6 +65,8 @@ typedef struct Session_ {
     int export_eff;      /* --export efficiency */
     int export_compute;  /* --export compute (rocprof-compute metrics per kernel) */
     int export_alloc;    /* --export allocations (rocpd memory allocations) */
+    int export_coll;     /* --export collectives (one row per collective instance) */
+    CollRef coll_ref;    /* --collective-ref curves, stored in the database once loaded */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -199,29 +203,32 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_RANKS;
     } else if (cli->view && strcmp(cli->view, "idle") == 0) {
         ss->view = REPORT_VIEW_IDLE;
+    } else if (cli->view && strcmp(cli->view, "collectives") == 0) {
+        ss->view = REPORT_VIEW_COLLECTIVES;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "ranks, idle)\n",
+                        "ranks, idle, collectives)\n",
                 cli->view);
         return EXIT_USAGE;
     }
     ss->export_eff = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "efficiency") == 0;
     ss->export_compute = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "compute") == 0;
     ss->export_alloc = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "allocations") == 0;
+    ss->export_coll = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "collectives") == 0;
     ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
     if (ss->export_idle > IDLE_GAPS) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
-        !ss->export_compute && !ss->export_alloc && ss->export_idle < 0 &&
+        !ss->export_compute && !ss->export_alloc && !ss->export_coll && ss->export_idle < 0 &&
         !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps, compute, "
-                        "allocations)\n",
+                        "allocations, collectives)\n",
                 cli->export_view);
         return EXIT_USAGE;
     }
@@ -333,6 +340,7 @@ static int load_traces(Session* ss, DcuError* err) {
     if (ls != DCU_OK || RuleSet_apply(ss->rules, ss->db, err) != DCU_OK ||
         Variab_leaveOutCollectives(ss->db, err) != DCU_OK || /* comm known now */
         Ranks_storeWaiting(ss->db, err) != DCU_OK || /* a straggler's wait is not work */
+        CollRef_store(ss->db, &ss->coll_ref, err) != DCU_OK ||
         Efficiency_build(ss->db, ss->peaks, cli->has_peak ? &cli->peak : NULL, err) != DCU_OK ||
         (cli->amdahl_basis && Query_setAmdahlBasis(ss->db, cli->amdahl_basis, err) != DCU_OK) ||
         (cli->gap_buckets && GapBuckets_store(ss->db, cli->gap_buckets, err) != DCU_OK)) {
@@ -366,6 +374,18 @@ static QueryOpts query_opts(const Cli* cli) {
     return (QueryOpts){cli->filter, cli->sort, cli->what_if, cli->n_what_if, cli->category, 0, 1};
 }
 
+static DcuStatus export_collectives(TraceDb* db, const char* sort, ResultSet** rs,
+                                    DcuError* err) {
+    Collectives* c = NULL;
+    DcuStatus s = Collectives_new(db, &c, err);
+    if (s == DCU_OK) {
+        *rs = Collectives_instances(c);
+        s = sort ? Query_sort(*rs, sort, err) : DCU_OK; /* --sort skew_ns:desc */
+    }
+    Collectives_delete(c);
+    return s;
+}
+
 static int run_export(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
     QueryOpts q = query_opts(cli);
@@ -374,6 +394,7 @@ static int run_export(Session* ss, DcuError* err) {
                   : ss->export_eff        ? Efficiency_query(ss->db, &q, 1, &rs, err)
                   : ss->export_compute    ? ComputeMetrics_export(ss->db, &q, &rs, err)
                   : ss->export_alloc      ? MemAlloc_list(ss->db, &rs, err)
+                  : ss->export_coll       ? export_collectives(ss->db, cli->sort, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,
@@ -957,6 +978,14 @@ static int run_without_traces(Session* ss, DcuError* err) {
     if (Peaks_loadDefault(ss->peaks, cli->peaks, err) != DCU_OK) {
         return fail(err, EXIT_USAGE);
     }
+    for (int i = 0; i < cli->n_coll_refs; i++) { /* before a long load, as the rules */
+        if (CollRef_load(&ss->coll_ref, cli->coll_refs[i], err) != DCU_OK) {
+            return fail(err, EXIT_USAGE);
+        }
+    }
+    if (ss->coll_ref.warning && !cli->quiet) {
+        fprintf(stderr, "dcutop: --collective-ref: %s\n", ss->coll_ref.warning);
+    }
     if (cli->mode == MODE_DUMP_RULES) {
         char* d = RuleSet_dump(ss->rules);
         fputs(d, stdout);
@@ -1105,5 +1134,6 @@ int main(int argc, char** argv) {
     CompareJobs_done(&ss.jobs);
     CompareRuns_done(&ss.cmp);
     Peaks_delete(ss.peaks);
+    CollRef_done(&ss.coll_ref);
     return rc;
 }

@@ -45,9 +45,7 @@ static void rk_close(Screen* s) {
     s->aux[0] = NULL;
 }
 
-/* Words of text over lines of width w from row y; returns the rows used (at most max).
- * c NULL: only counts them. */
-static int put_wrapped(Canvas* c, int y, int w, int max, const char* text) {
+int RanksScreen_putWrapped(Canvas* c, int y, int w, int max, const char* text) {
     int rows = 0;
     const char* p = text;
     if (w < 12) {
@@ -85,7 +83,7 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     const ResultSet* mx = s->aux[0];
     /* the verdict (all its lines, up to a third of the screen; at least 3) at the bottom,
      * the matrix above it, the ranks on top */
-    int vh = put_wrapped(NULL, 0, w, h / 3 > 3 ? h / 3 : 3, verdict), mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
+    int vh = RanksScreen_putWrapped(NULL, 0, w, h / 3 > 3 ? h / 3 : 3, verdict), mh = mx && mx->nrows > 0 ? mx->nrows + 2 : 0;
     int th = s->rs->nrows + 1;
     if (th > h - vh - mh) { /* not all fits: the ranks get up to half, the matrix scrolls */
         int half = (h - vh) / 2;
@@ -125,7 +123,7 @@ static void rk_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         left = h - (y - y0);
     }
     if (left > 0) {
-        put_wrapped(c, y, w, left < vh ? left : vh, verdict);
+        RanksScreen_putWrapped(c, y, w, left < vh ? left : vh, verdict);
     }
     free(verdict);
 }
@@ -139,6 +137,9 @@ static int64_t selected_run(const Screen* s) {
 }
 
 static Reaction rk_handle(Screen* s, App* app, Action a, DcuError* err) {
+    if (a == ACT_SCREEN_COLLECTIVES) {
+        return App_open(app, &CollectivesScreen, NULL, NULL, xstrdup("Ranks > Collectives"));
+    }
     if (a != ACT_ENTER) {
         return TableScreen_handle(s, app, a, err);
     }

@@ -217,6 +217,15 @@ int RunsScreen_scopeItems(TraceDb* db, char*** items, int64_t** ids, int* sel);
  * of the ranks, the job computed once into s->ranks. */
 extern const ScreenOps RanksScreen;
 DcuStatus RanksScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
+/* Words of text over lines of width w from row y; returns the rows used (at most max).
+ * c NULL: only counts them. */
+int RanksScreen_putWrapped(Canvas* c, int y, int w, int max, const char* text);
+/* collectives_screen.c: the collectives of a job per type and size, and which rank arrives
+ * last (C on the Ranks screen); CollectivesScreen_table: a new table (owned by the caller),
+ * the per-rank table and the summary kept in s->aux[0]; with s->category (a type) and
+ * s->kernel (a size bucket), that bucket's collectives (CollectiveListScreen). */
+extern const ScreenOps CollectivesScreen, CollectiveListScreen;
+DcuStatus CollectivesScreen_table(Screen* s, App* app, ResultSet** out, DcuError* err);
 
 /* The rows of a table screen: those of s->rs, or of its whole paged list. */
 int TableScreen_rows(const Screen* s);

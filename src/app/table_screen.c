@@ -190,7 +190,8 @@ static void sync_sort(Screen* s) {
     const char* spec = s->sort ? s->sort
                                : (s->ops == &DispatchScreen || s->ops == &TraceScreen ? NULL
                                                                                      : "total_ns");
-    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen || s->ops == &RanksScreen) &&
+    if ((s->ops->view == VIEW_FILES || s->ops == &RunsScreen || s->ops == &RanksScreen ||
+         s->ops == &CollectivesScreen || s->ops == &CollectiveListScreen) &&
         !s->sort) {
         spec = NULL; /* load order */
     }
@@ -294,6 +295,11 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         }
     } else if (s->ops == &RanksScreen) {
         st = RanksScreen_table(s, app, &rs, err);
+        if (st == DCU_OK && s->sort) {
+            st = Query_sort(rs, s->sort, err);
+        }
+    } else if (s->ops == &CollectivesScreen || s->ops == &CollectiveListScreen) {
+        st = CollectivesScreen_table(s, app, &rs, err);
         if (st == DCU_OK && s->sort) {
             st = Query_sort(rs, s->sort, err);
         }

@@ -210,6 +210,13 @@ put("sqlite", "hipprof", open(path, "rb").read())
 os.unlink(path)
 
 # rules, rc, keys
+put("coll_ref", "gh200", open("tests/data/nccl-tests/all_reduce_perf-gh200-8ranks.txt").read())
+put("coll_ref", "noroot", "#  size count type redop time algbw busbw #wrong time algbw busbw #wrong\n"
+    "  1024  256  float  sum  22.14  0.05  0.08  0  22.01  0.05  0.08  0\n"
+    "  2048  512  float  sum  24.00  0.09  0.15  0  23.36  0.09  0.15  0\n")
+put("coll_ref", "mpi", "[1,0]<stdout>:# Collective test starting: all_gather_perf\n"
+    "[1,0]<stdout>:host:21:21 [0] NCCL INFO Launch mode Parallel\n"
+    "[1,0]<stdout>:     4096  512  float  none  -1  34.41  0.12  0.21  N/A  33.73  0.12  0.21  N/A\n")
 put("rules", "builtin", open("src/model/names/default.rules").read())
 put("rules", "small", "%gemm mygemm\nmygemm\t^my_gemm\nattention\t(?i)flash|sdpa\n# c\n\n")
 put("rules", "replace", "%replace\nall\t.\n")

@@ -33,6 +33,7 @@
 #include "gz_limit.h"
 #include "json_chunks.h"
 #include "json_feed.h"
+#include "kineto_comm.h"
 #include "load_event.h"
 
 #define BLOCK (64 * 1024)
@@ -111,6 +112,7 @@ typedef struct J_ {
     Proc* procs;
     int nprocs, capprocs;
     int py_frames;
+    struct KinetoComm_* comm; /* collectives' args into comm_op (owned) */
     char where[64];
     char error[320]; /* why the parse stopped, "" if it did not */
     uint64_t cap;          /* --max-event-size, bytes */
@@ -305,6 +307,12 @@ static int kineto_cpu_op(J* j, int bad, int64_t pid, int64_t tid, int64_t ext) {
     return 1;
 }
 
+static const char* comm_arg(const void* ev, const char* key, size_t* len) {
+    const Arg* a = arg(ev, key);
+    *len = a ? a->val.len : 0;
+    return a && (a->type == V_STR || a->type == V_NUM) ? a->val.s : NULL;
+}
+
 static void kineto_event(J* j) {
     Ev* e = &j->ev;
     LoaderCore* core = j->core;
@@ -338,6 +346,8 @@ static void kineto_event(J* j) {
             corr != LOAD_NULL) {
             LoadEvent_extLink(core, f, corr, ext);
         }
+        KinetoComm_event(&j->comm, core, f, "kernel", name, nl, e, comm_arg, ext, corr, start,
+                         end); /* a collective's args, if it is one */
     } else if (cat_is(e, "gpu_memcpy") || cat_is(e, "gpu_memset") || cat_is(e, "memcpy") ||
                cat_is(e, "memset")) {
         int64_t stream = arg_num(e, "stream", 0, &bad), bytes = arg_num(e, "bytes", 0, &bad),
@@ -375,6 +385,11 @@ static void kineto_event(J* j) {
     } else if (cat_is(e, "cpu_op") || cat_is(e, "operator")) {
         if (!kineto_cpu_op(j, bad, pid, tid, ext)) {
             return;
+        }
+        if (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) {
+            times_us(j, &start, &end); /* accepted by kineto_cpu_op */
+            KinetoComm_event(&j->comm, core, f, "cpu_op", name, 0, e, comm_arg, ext, LOAD_NULL,
+                             start, end);
         }
     } else if (cat_is(e, "user_annotation") || cat_is(e, "gpu_user_annotation")) {
         if (!times_us(j, &start, &end)) {
@@ -1662,6 +1677,7 @@ DcuStatus LoadJson_file(LoaderCore* core, LoadFile* f, DcuError* err) {
     yajl_free(h);
     gzclose(gz);
     free_ev(&j.ev);
+    KinetoComm_done(j.comm);
     free(j.key.s);
     free(j.argkey.s);
     free(j.shape.s);

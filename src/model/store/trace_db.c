@@ -221,6 +221,35 @@ static const char schema[] =
     "  start_ns INTEGER, end_ns INTEGER\n"
     ");\n"
     "CREATE INDEX py_frame_py_id ON py_frame(file_id, py_id);\n"
+    /* Collectives of PyTorch (Kineto) traces (load/kineto_comm.c): the args PyTorch writes on
+     * a NCCL/RCCL kernel (source 'kernel', with the kernel's times) and on its
+     * record_param_comms cpu_op (source 'cpu_op', the host call's times); either may be
+     * missing. Read by analysis/collectives.c, which matches them across ranks. */
+    "CREATE TABLE comm_op(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  source TEXT NOT NULL,        -- 'kernel' or 'cpu_op' (record_param_comms)\n"
+    "  ext_id INTEGER,              -- External id: ties the kernel to its cpu_op\n"
+    "  corr_id INTEGER,             -- the kernel's correlation (dispatch.corr_id)\n"
+    "  start_ns INTEGER, end_ns INTEGER,\n"
+    "  name TEXT,                   -- args 'Collective name': allreduce, allgather, ...\n"
+    "  in_nelems INTEGER, out_nelems INTEGER,  -- 'In msg nelems', 'Out msg nelems'\n"
+    "  group_size INTEGER,          -- 'Group size'\n"
+    "  dtype TEXT,                  -- 'dtype': Float, BFloat16, ...\n"
+    "  pg_name TEXT, pg_desc TEXT,  -- 'Process Group Name', 'Process Group Description'\n"
+    "  pg_ranks TEXT,               -- 'Process Group Ranks', e.g. [0, 1]\n"
+    "  rank INTEGER,                -- 'Rank' (cpu_op), NULL when absent\n"
+    "  seq INTEGER                  -- 'Seq' where PyTorch writes one, else NULL\n"
+    ");\n"
+    "CREATE INDEX comm_op_ext ON comm_op(file_id, ext_id);\n"
+    /* --collective-ref: the nccl-tests / rccl-tests curves given (coll_ref.h), kept here so
+     * that every view of the collectives and --save-db see the same reference */
+    "CREATE TABLE coll_ref(\n"
+    "  type TEXT NOT NULL,          -- all_reduce, all_gather, ...\n"
+    "  bytes INTEGER NOT NULL,      -- size (B)\n"
+    "  time_us REAL, algbw REAL, busbw REAL,  -- out-of-place, us and GB/s\n"
+    "  file TEXT                    -- the output it was read from\n"
+    ");\n"
     /* Efficiency (efficiency.c, filled by Efficiency_build after loading): per aten op that
      * launched kernels, the performance model's figures (perf_model.h) and the time it
      * would take at the device's peak; per dispatch its share of its op (by duration);
