@@ -218,7 +218,8 @@ DcuStatus LoadMemory_finish(LoaderCore* core, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db,
-                         "CREATE INDEX IF NOT EXISTS mem_event_time ON mem_event(device, ts_ns)",
+                         "CREATE INDEX IF NOT EXISTS mem_event_addr ON mem_event(file_id, device, addr,"
+                         " ts_ns)",
                          err);
     }
     return s;
