@@ -8,7 +8,9 @@ peak, and the largest allocations (Bytes > 0, freed by the next event of the sam
 device with Bytes < 0). Prints tab-separated lines:
   peak DEV ALLOCATED TS_NS RESERVED_AT OP MODULE
   reserved DEV RESERVED
-  largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|- OP
+  largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|-1 OP
+With a third argument "events": one line per memory event instead, EVENT_NUMBER OP|- MODULE|-
+(its number: its 1-based place among the trace's events).
 """
 import gzip
 import json
@@ -53,6 +55,10 @@ def main():
                       key=lambda o: (o[0], -o[1]))
         return "/".join(o[2] for o in live) or "-"
 
+    if len(sys.argv) > 3 and sys.argv[3] == "events":
+        for m in mem:
+            print("%d\t%s\t%s" % (m[1], op_at(m), module_at(m)))
+        return
     mem.sort(key=lambda m: (m[0], m[1]))
     for dev in sorted({m[2] for m in mem}):
         ev = [m for m in mem if m[2] == dev]
@@ -62,16 +68,19 @@ def main():
                                              op_at(p), module_at(p)))
         res = [m[5] for m in ev if m[5] is not None]
         print("reserved\t%d\t%s" % (dev, max(res) if res else "-"))
-        allocs = []
-        for k, m in enumerate(ev):
-            if m[3] <= 0:
-                continue
-            freed = next((x for x in ev[k + 1:] if x[8] == m[8] and x[3] < 0), None)
-            allocs.append((m[3], m[0], freed[0] if freed else None, op_at(m)))
+        allocs, pending = [], {}
+        for m in ev:
+            if m[3] > 0:
+                a = [m[3], m[0], None, m]
+                allocs.append(a)
+                pending.setdefault(m[8], []).append(a)
+            elif m[3] < 0:
+                for a in pending.pop(m[8], []):
+                    a[2] = m[0]
         allocs.sort(key=lambda a: (-a[0], a[1]))
         for a in allocs[:top]:
-            print("largest\t%d\t%d\t%d\t%s\t%s" % (dev, a[0], a[1],
-                                                 a[2] if a[2] is not None else -1, a[3]))
+            print("largest\t%d\t%d\t%d\t%d\t%s" % (dev, a[0], a[1],
+                                                   a[2] if a[2] is not None else -1, op_at(a[3])))
 
 
 main()
