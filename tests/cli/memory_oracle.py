@@ -7,6 +7,7 @@ enclosing it on that thread, outermost first, joined by '/'), reserved minus all
 peak, and the largest allocations (Bytes > 0, freed by the next event of the same address and
 device with Bytes < 0). Prints tab-separated lines:
   peak DEV ALLOCATED TS_NS RESERVED_AT OP MODULE
+  unused DEV RESERVED_AT-ALLOCATED
   reserved DEV RESERVED
   largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|-1 OP
 With a third argument "events": one line per memory event instead, EVENT_NUMBER OP|- MODULE|-
@@ -64,10 +65,13 @@ def main():
         ev = [m for m in mem if m[2] == dev]
         peak = max(m[4] for m in ev if m[4] is not None)
         p = next(m for m in ev if m[4] == peak)
-        print("peak\t%d\t%d\t%d\t%s\t%s\t%s" % (dev, peak, p[0], p[5] if p[5] is not None else "-",
-                                             op_at(p), module_at(p)))
+        # PyTorch writes Total Reserved 0 for host memory: it has no reserved figure
         res = [m[5] for m in ev if m[5] is not None]
-        print("reserved\t%d\t%s" % (dev, max(res) if res else "-"))
+        has_res = bool(res) and max(res) > 0
+        print("peak\t%d\t%d\t%d\t%s\t%s\t%s" % (dev, peak, p[0], p[5] if has_res else "-",
+                                             op_at(p), module_at(p)))
+        print("unused\t%d\t%s" % (dev, p[5] - peak if has_res else "-"))
+        print("reserved\t%d\t%s" % (dev, max(res) if has_res else "-"))
         allocs, pending = [], {}
         for m in ev:
             if m[3] > 0:
