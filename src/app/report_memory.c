@@ -8,9 +8,9 @@
 #include "dcutop/report.h"
 #include "dcutop/report_table.h"
 
-static const char* const peak_keys[] = {"run", "device", "events", "peak_allocated", "peak_at_ns",
-                                        "reserved_at_peak", "unused_reserved_at_peak",
-                                        "peak_reserved", "op", "module", NULL};
+static const char* const peak_keys[] = {"run", "device", "peak_allocated", "peak_at_ns",
+                                        "unused_reserved_at_peak", "peak_reserved", "op",
+                                        "module", NULL};
 static const char* const largest_keys[] = {"run", "device", "bytes", "allocated_ns", "freed_ns",
                                            "lifetime_ns", "op", "module", NULL};
 static const char* const timeline_keys[] = {"run", "device", "from_ns", "to_ns", "events",
@@ -52,10 +52,10 @@ DcuStatus Report_memory(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
     } secs[] = {
         {MEM_VIEW_PEAKS, "memory_peaks",
          "Peak allocated and reserved bytes per device, with the op and module live at the peak",
-         peak_keys, "module"},
+         peak_keys, "run"},
         {MEM_VIEW_LARGEST, "memory_largest",
          "Largest allocations per device (freed: the next free of the same address)",
-         largest_keys, "module"},
+         largest_keys, "run"},
         {MEM_VIEW_TIMELINE, "memory_timeline",
          "Allocated and reserved bytes over time per device (the largest in each span)",
          timeline_keys, "run"},
