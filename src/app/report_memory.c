@@ -2,6 +2,7 @@
  * the peaks of allocated and reserved bytes with what was running then, the largest
  * allocations and (--view memory) allocated and reserved over time. */
 #include <stdio.h>
+#include <string.h>
 
 #include "dcutop/export.h"
 #include "dcutop/memory.h"
@@ -26,17 +27,41 @@ static const char caveat[] =
     "uses (fragmentation and cache). rocpd: the bytes its allocation calls hold, no reserved "
     "figure.";
 
-/* Text: each device's call stack at its peak, under the peaks table. */
+enum { STACK_FRAMES = 8 }; /* frames of a call stack the text report shows */
+
+/* Text: each device's call stack at its peak, under the peaks table: its innermost frames
+ * (CSV and JSON carry it whole). */
 static void stacks_text(FILE* out, const ResultSet* rs, int width) {
     for (int r = 0; r < rs->nrows; r++) {
         const char* st = ResultSet_textOf(rs, r, "stack");
         if (!st[0]) {
             continue;
         }
-        char line[1200];
+        /* the frames with "; " between them: the wrap cuts at spaces */
+        char frames[1200];
+        size_t at = 0;
+        int n = 1, more = 0;
+        for (const char* p = st; *p && at + 3 < sizeof(frames); p++) {
+            if (*p != ';') {
+                if (!more) {
+                    frames[at++] = *p;
+                }
+            } else if (n < STACK_FRAMES) {
+                frames[at++] = ';';
+                frames[at++] = ' ';
+                n++;
+            } else {
+                more++;
+            }
+        }
+        frames[at] = '\0';
+        char line[1400];
         snprintf(line, sizeof(line), "  Call stack at the peak of %s device %lld (innermost "
                  "first): %s", ResultSet_textOf(rs, r, "run"),
-                 (long long)ResultSet_intOf(rs, r, "device"), st);
+                 (long long)ResultSet_intOf(rs, r, "device"), frames);
+        if (more) {
+            snprintf(line + strlen(line), sizeof(line) - strlen(line), "; ... (%d more)", more);
+        }
         Report_wrap(out, line, width, 4);
     }
 }

@@ -53,6 +53,32 @@ compare abba-A1 "$A1/A1.trace.json.gz" "$A1"
 every_event abba-A1 "$A1/A1.trace.json.gz" "$A1"
 SMI=$REAL/pytorch-h100-smi-contention
 compare smi-contention "$SMI/gpt_contention.trace.json.gz" "$SMI"
+# a ROCm trace (MI300): its device events say Device Type 6 (HIP), not 1
+QWEN=$REAL/pytorch-kineto-mi300-qwen
+compare qwen-mi300 "$QWEN/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" "$QWEN"
+every_event qwen-mi300 "$QWEN/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" "$QWEN"
+same "qwen-mi300: its HIP events (Device Type 6) count on device 0" "6 0 2588" \
+    "$("$DCUTOP" --sql "SELECT device_type, device, count(*) FROM mem_event WHERE device >= 0
+        GROUP BY 1, 2" "$QWEN" | sed -n 3p | tr -s ' ' | sed 's/^ //')"
+
+# each run's own peaks (what the A-B-B-A reads through Memory_peaks): the four runs of an
+# A-B-B-A loaded together, each = the oracle over its own trace
+"$DCUTOP" -q --run all --report --view memory --format csv "$REAL/pytorch-h100-abba-regress" \
+    >"$TMP/runs.csv"
+for r in A1 B1 B2 A2; do
+    python3 "$ORACLE" "$REAL/pytorch-h100-abba-regress/$r/$r.trace.json.gz" 1 |
+        awk -F'\t' '$1 == "peak" || $1 == "reserved" {print $1, $2, $3}' | sort >"$TMP/want.$r"
+    python3 - "$TMP/runs.csv" "$r" <<'PY' | sort >"$TMP/got.$r"
+import csv, io, sys
+t = open(sys.argv[1], newline="").read().split("# memory_peaks\r\n")[1].split("\r\n\r\n")[0]
+for p in csv.DictReader(io.StringIO(t)):
+    if p["run"] == sys.argv[2]:
+        print("peak", p["device"], p["peak_allocated"])
+        print("reserved", p["device"], p["peak_reserved"] or "-")
+PY
+    same "abba-regress run $r: its own peaks per device, all runs loaded together" \
+        "$(cat "$TMP/want.$r")" "$(cat "$TMP/got.$r")"
+done
 
 # the text report: the section, with what the figures are not
 "$DCUTOP" -q --report --width 160 "$GPT" >"$TMP/report.txt"
