@@ -20,7 +20,7 @@ static const char* const timeline_keys[] = {"run", "device", "from_ns", "to_ns",
 enum { REPORT_LARGEST = 5 }; /* the largest allocations the whole report lists per device */
 
 static const char caveat[] =
-    "Device memory over time (device -1: host memory; times from the run's start). PyTorch's "
+    "Memory over time per device (device -1: host memory; times from the run's start). PyTorch's "
     "allocated and reserved bytes are its caching allocator's own figures for its process; the "
     "device's used memory (nvidia-smi, rocm-smi) is larger: the CUDA/HIP context, other "
     "libraries, other processes. reserved - allocated: blocks the allocator holds but no tensor "
