@@ -93,6 +93,13 @@ check "report: the call stack at the GPU peak" \
 "$DCUTOP" -q --report sample-traces >"$TMP/nomem.txt" 2>&1
 check "report: no memory section without memory events" \
     sh -c '! grep -q "Peak allocated and reserved" "$1"' sh "$TMP/nomem.txt"
+printf ':dump summary\n' >"$TMP/summary.keys"
+"$DCUTOP" --headless --size 110x70 --keys "$TMP/summary.keys" "$GPT" >"$TMP/summary.txt" 2>&1
+check "Summary screen: the GPU's peak, reserved and op" grep -q \
+    "Memory peak    device 0: 826.3 MiB allocated, 918.0 MiB reserved, in aten::nll_loss_forward" \
+    "$TMP/summary.txt"
+check "Summary screen: says they are the allocator's figures" \
+    grep -q "the allocator's figures; the device's used memory is more" "$TMP/summary.txt"
 "$DCUTOP" -q --report --view memory --format json "$GPT" >"$TMP/r.json"
 same "json: peaks per device" "-1 105112
 0 866446336" "$(python3 -c '
