@@ -680,9 +680,8 @@ static void set_where(char where[64], int64_t n) {
 /* PyTorch's profile_memory=True events; kineto_memory.c checks and stores them */
 static void kineto_memory(J* j) {
     int64_t a[MEM_ARG_COUNT], ts;
-    int bad = -1;
+    int bad = -1, b = 0; /* the first arg that is not a number */
     for (int i = 0; i < MEM_ARG_COUNT; i++) {
-        int b = 0;
         a[i] = arg_num(&j->ev, LoadMemory_argNames[i], 0, &b);
         bad = b && bad < 0 ? i : bad;
     }
