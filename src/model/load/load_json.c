@@ -690,6 +690,7 @@ static void kineto_memory(J* j) {
         j->recognised += LoadMemory_kineto(j->core, j->f, j->nevents, ts,
                                            id_of(&j->ev.pid, j->ev.pid_type),
                                            id_of(&j->ev.tid, j->ev.tid_type), a, bad);
+        j->kind = j->kind == SRC_NONE ? SRC_KINETO : j->kind; /* only PyTorch writes them */
     }
 }
 
