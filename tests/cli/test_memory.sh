@@ -80,6 +80,14 @@ PY
         "$(cat "$TMP/want.$r")" "$(cat "$TMP/got.$r")"
 done
 
+# the same events when a plain trace is parsed in chunks by several threads
+mkdir -p "$TMP/plain"
+gzip -dc "$GPT/gpt_train.trace.json.gz" >"$TMP/plain/gpt_train.trace.json"
+"$DCUTOP" -q --threads 1 --export memory "$TMP/plain" >"$TMP/t1.csv"
+DCUTOP_JSON_CHUNK_BYTES=20000 "$DCUTOP" -q --threads 4 --export memory "$TMP/plain" >"$TMP/t4.csv"
+same "threads: 4 threads over 20 kB chunks give the serial read's 2,442 events" \
+    "2443 $(md5sum <"$TMP/t1.csv")" "$(wc -l <"$TMP/t4.csv") $(md5sum <"$TMP/t4.csv")"
+
 # the text report: the section, with what the figures are not
 "$DCUTOP" -q --report --width 160 "$GPT" >"$TMP/report.txt"
 check "report: a memory section where memory events exist" \
