@@ -24,10 +24,32 @@ static const char caveat[] =
     "allocated and reserved bytes are its caching allocator's own figures for its process; the "
     "device's used memory (nvidia-smi, rocm-smi) is larger: the CUDA/HIP context, other "
     "libraries, other processes. reserved - allocated: blocks the allocator holds but no tensor "
-    "uses (fragmentation and cache). rocpd: the bytes its allocation calls hold, no reserved "
-    "figure.";
+    "uses (fragmentation and cache). A peak's time is the first event that shows it (the "
+    "reserved figure may have been reached before the trace began). rocpd: the bytes its "
+    "allocation calls hold, no reserved figure.";
 
 enum { STACK_FRAMES = 8 }; /* frames of a call stack the text report shows */
+
+/* Text: where each device's reserved bytes peaked (the first event that shows the figure:
+ * the allocator may have reached it before profiling began). */
+static void reserved_text(FILE* out, const ResultSet* rs, int width) {
+    for (int r = 0; r < rs->nrows; r++) {
+        const char* op = ResultSet_textOf(rs, r, "reserved_op");
+        const char* mod = ResultSet_textOf(rs, r, "reserved_module");
+        int c = ResultSet_columnIndex(rs, "peak_reserved_at_ns");
+        if (c < 0 || ResultSet_cellc(rs, r, c)->null) {
+            continue;
+        }
+        char line[1000];
+        snprintf(line, sizeof(line),
+                 "  Reserved peak of %s device %lld: first seen at %.2f ms%s%s%s%s%s",
+                 ResultSet_textOf(rs, r, "run"),
+                 (long long)ResultSet_intOf(rs, r, "device"),
+                 (double)ResultSet_cellc(rs, r, c)->i / 1e6, op[0] ? ", in " : "", op,
+                 mod[0] ? " (" : "", mod, mod[0] ? ")" : "");
+        Report_wrap(out, line, width, 4);
+    }
+}
 
 /* Text: each device's call stack at its peak, under the peaks table: its innermost frames
  * (CSV and JSON carry it whole). */
@@ -112,6 +134,7 @@ DcuStatus Report_memory(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
             } else {
                 Report_table(out, rs, secs[i].keys, secs[i].flex, o->width, 0);
                 if (secs[i].v == MEM_VIEW_PEAKS) {
+                    reserved_text(out, rs, o->width);
                     stacks_text(out, rs, o->width);
                 }
             }

@@ -5,14 +5,14 @@
 . tests/cli/lib.sh
 ORACLE=tests/cli/memory_oracle.py
 
-# peaks, reserved - allocated at the peak, the op and module live at it and the 10 largest
-# allocations per device, dcutop's (memory_got.py puts them in the oracle's form) = the oracle's
+# peaks, reserved - allocated at the peak, the op and module live at each peak and the 10
+# largest allocations per device, dcutop's (memory_got.py puts them in the oracle's form) = the oracle's
 compare() { # NAME TRACE_FILE DIR
     python3 "$ORACLE" "$2" 10 >"$TMP/o.txt"
     "$DCUTOP" -q --report --view memory --format csv -o "$TMP/r.csv" --force "$3"
     "$DCUTOP" -q --export memory -o "$TMP/e.csv" --force "$3"
     python3 tests/cli/memory_got.py "$TMP/r.csv" "$TMP/e.csv" >"$TMP/d.txt" 2>&1
-    for what in peak unused reserved largest; do
+    for what in peak unused reserved rpeak largest; do
         same "$1: $what per device = the raw events'" "$(grep "^$what" "$TMP/o.txt")" \
             "$(grep "^$what" "$TMP/d.txt")"
     done

@@ -77,6 +77,13 @@ static void peaks_per_run(void** state) {
     assert_int_equal(p[1].reserved_then, 2000);
     assert_int_equal(p[1].reserved, 2000);
     assert_int_equal(p[1].reserved_ns, 30000);
+    char sql[160];
+    snprintf(sql, sizeof(sql), "SELECT ts_ns * 10 + bytes FROM mem_event WHERE id = %lld",
+             (long long)p[1].reserved_event);
+    assert_int_equal(TestUtil_int(db, sql), 300000 - 100); /* the free at 30 us */
+    snprintf(sql, sizeof(sql), "SELECT ts_ns FROM mem_event WHERE id = %lld",
+             (long long)p[1].allocated_event);
+    assert_int_equal(TestUtil_int(db, sql), 40000);
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM mem_event m JOIN cpu_op o ON"
                                       " o.id = m.op_id WHERE o.name = 'aten::empty'"), 2);
     assert_int_equal(Memory_peaks(db, run_id(db, "B"), p, 4, &n, &err), DCU_OK);
