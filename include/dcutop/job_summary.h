@@ -17,6 +17,10 @@
  *   comm(kernel, k, dur_ns, step)  each comm dispatch: the k-th of its kernel on the rank
  *                              (by start); the reduce matches the k-th across ranks as one
  *                              collective for the rank-waits; step -1: outside every step
+ *   coll(name, in_nelems, out_nelems, group_size, dtype, pg_name, pg_desc, pg_ranks, seq,
+ *        start_ns, end_ns)     each collective kernel with its args (collectives.h): the
+ *                              reduce matches them across ranks as a full load does
+ *   var_run, var_shape         variability per kernel (variab.h)
  *   idle(cause, gaps, ns)      device idle by cause (idle.h), summed over its devices
  * Pure model: no curses. */
 #ifndef DCUTOP_JOB_SUMMARY_H

@@ -40,6 +40,10 @@ P
     "$DCUTOP" -q --view ranks "$2" | sed 1d >"$TMP/full.txt"
     "$DCUTOP" -q --view ranks "$3" | sed 1d >"$TMP/sum.txt"
     check "$1: the Ranks report and its verdict text are the full load's" cmp -s "$TMP/full.txt" "$TMP/sum.txt"
+    "$DCUTOP" -q --export collectives "$2" >"$TMP/full.csv" 2>/dev/null
+    "$DCUTOP" -q --export collectives "$3" >"$TMP/sum.csv" 2>/dev/null
+    check "$1: every collective (arrivals, skew, last rank, bandwidth) from the summaries = the full load's" \
+        cmp -s "$TMP/full.csv" "$TMP/sum.csv"
 }
 
 if [ -d "$DDP" ]; then
@@ -96,6 +100,14 @@ same "16 ranks: 16 summaries" "16" "$(ls "$TMP/sum16" | grep -c '\.dcusum$')"
 same_views "16 ranks" "$TMP/job16" "$TMP/sum16"
 same "16 ranks: the straggler from the summaries is the planted rank 0" "0" \
     "$("$DCUTOP" -q --report --view ranks --format json "$TMP/sum16" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rank_verdict"]["straggler"])')"
+
+# a generated 8-rank job with collective args, rank 5 planted last in group 0, rank 2 in group 1
+python3 tests/cli/gen_collectives.py "$TMP/coll" >/dev/null
+"$DCUTOP" -q --summarize "$TMP"/coll/* -o "$TMP/sumcoll"
+same_views "8 ranks with collectives" "$TMP/coll" "$TMP/sumcoll"
+"$DCUTOP" -q --view collectives --format json "$TMP/sumcoll" >"$TMP/coll.json"
+same "8 ranks: from the summaries, the rank last at every group-0 collective is the planted rank 5" "12" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for c in d["collectives"] if c["process_group"] == "0" and c["last_rank"] == 5))' "$TMP/coll.json" 2>&1)"
 
 # a folder of ranks given as one PATH: one summary per rank it holds
 "$DCUTOP" -q --summarize "$TMP/job16" -o "$TMP/sumdir"

@@ -31,6 +31,9 @@ static const char* const schema =
     "CREATE TABLE js.comm(kernel INTEGER NOT NULL, k INTEGER NOT NULL, dur_ns INTEGER NOT NULL,"
     " step INTEGER NOT NULL);"
     "CREATE TABLE js.idle(cause TEXT NOT NULL, gaps INTEGER, ns INTEGER);"
+    "CREATE TABLE js.coll(name TEXT, in_nelems INTEGER, out_nelems INTEGER,"
+    " group_size INTEGER, dtype TEXT, pg_name TEXT, pg_desc TEXT, pg_ranks TEXT, seq INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER);"
     "CREATE TABLE js.var_run(kernel INTEGER NOT NULL, dispatches INTEGER, total_ns INTEGER,"
     " golden_ns INTEGER, var_ns INTEGER, outliers INTEGER);"
     "CREATE TABLE js.var_shape(kernel INTEGER NOT NULL, grid INTEGER, workgroup INTEGER,"
@@ -213,6 +216,20 @@ static DcuStatus write_all(TraceDb* db, const RankRow* r, const char* source, Dc
                          "INSERT INTO js.var_shape SELECT kernel_id, grid, workgroup, dispatches,"
                          " total_ns, golden_ns, var_ns, outliers FROM kernel_var_shape",
                          err);
+    }
+    if (s == DCU_OK) { /* each collective kernel with its args, its record_param_comms' filled
+                        * in as the collectives view joins them (collectives.c) */
+        s = exec_run(db,
+                     "INSERT INTO js.coll SELECT coalesce(c.name, k.name),"
+                     " coalesce(k.in_nelems, c.in_nelems), coalesce(k.out_nelems, c.out_nelems),"
+                     " coalesce(k.group_size, c.group_size), coalesce(k.dtype, c.dtype),"
+                     " coalesce(k.pg_name, c.pg_name), coalesce(k.pg_desc, c.pg_desc),"
+                     " coalesce(k.pg_ranks, c.pg_ranks), coalesce(k.seq, c.seq), k.start_ns,"
+                     " k.end_ns FROM comm_op k LEFT JOIN comm_op c ON c.id = (SELECT min(h.id)"
+                     " FROM comm_op h WHERE h.file_id = k.file_id AND h.ext_id = k.ext_id"
+                     " AND h.source = 'cpu_op') WHERE k.source = 'kernel' AND k.file_id IN ("
+                     RANK_FILES ") ORDER BY k.file_id, k.id",
+                     r->run_id, err);
     }
     if (s == DCU_OK) {
         s = write_rank(db, r, err);

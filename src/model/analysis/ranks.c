@@ -224,6 +224,14 @@ static int64_t wait_of(const IdleWait* w, int64_t nw, int64_t id) {
     return 0;
 }
 
+/* Keeps a comm dispatch of r for its job summary (RankRow.comm). */
+static void keep(RankRow* r, const Disp* d, int step) {
+    if (r->ncomm % 1024 == 0) {
+        r->comm = xrealloc(r->comm, sizeof(RankComm) * (size_t)(r->ncomm + 1024));
+    }
+    r->comm[r->ncomm++] = (RankComm){d->kernel, d->s, d->e - d->s, step};
+}
+
 /* Steps of a run from the timeline's iterations of its (first) kernel file: per-step
  * compute, comm and rank-wait (w: the job's, by dispatch id), compute per kernel and step,
  * and the step times. */
@@ -246,7 +254,12 @@ static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* 
     while (Timeline_iterationWindow(tl, file, k + 1, &lo, &hi)) {
         k++;
     }
-    if (k == 0) {
+    if (k == 0) { /* no steps: a job summary still needs the comm dispatches' waits */
+        for (int64_t i = 0; keep_comm && i < n; i++) {
+            if (d[i].comm) {
+                keep(r, &d[i], -1);
+            }
+        }
         return;
     }
     int64_t* los = xmalloc(sizeof(int64_t) * (size_t)k);
@@ -272,11 +285,7 @@ static void fill_steps(TraceDb* db, const Timeline* tl, RankRow* r, const Disp* 
             }
         }
         if (keep_comm && d[i].comm) {
-            if (r->ncomm % 1024 == 0) {
-                r->comm = xrealloc(r->comm, sizeof(RankComm) * (size_t)(r->ncomm + 1024));
-            }
-            r->comm[r->ncomm++] = (RankComm){d[i].kernel, d[i].s, d[i].e - d[i].s,
-                                             hit >= 0 && d[i].s <= his[hit] ? hit : -1};
+            keep(r, &d[i], hit >= 0 && d[i].s <= his[hit] ? hit : -1);
         }
         if (hit >= 0 && d[i].s <= his[hit]) {
             int64_t* acc = d[i].comm ? r->step_comm_ns : r->step_compute_ns;

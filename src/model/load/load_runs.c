@@ -427,6 +427,10 @@ static const char describe_sql[] =
     "    WHERE f.run_id = run.id ORDER BY f.id LIMIT 1), 'none: aggregates only, no timestamps');\n"
     "UPDATE run SET clock = 'none: step times only, taken without a profiler'\n"
     "  WHERE layers = 'steps';\n"
+    /* a job summary's times (its collectives' arrivals) are on the clock of the rank's trace */
+    "UPDATE run SET clock = (SELECT j.clock FROM job_rank j JOIN source_file f ON f.id = j.file_id\n"
+    "  WHERE f.run_id = run.id) WHERE id IN (SELECT f.run_id FROM job_rank j JOIN source_file f\n"
+    "  ON f.id = j.file_id WHERE j.clock IS NOT NULL);\n"
     "INSERT OR IGNORE INTO run_scope(run_id) SELECT id FROM run;\n";
 
 DcuStatus LoadRuns_finish(LoaderCore* core, DcuError* err) {

@@ -149,6 +149,13 @@ void LoadSummary_read(LoaderCore* core, LoadFile* f, sqlite3* in) {
          "SELECT kernel, grid, workgroup, dispatches, total_ns, golden_ns, var_ns, outliers"
          " FROM var_shape",
          "INSERT INTO job_var_shape VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", 1u << 0);
+    copy(&s, "coll",
+         "SELECT name, in_nelems, out_nelems, group_size, dtype, pg_name, pg_desc, pg_ranks, seq,"
+         " start_ns, end_ns FROM coll ORDER BY rowid",
+         "INSERT INTO comm_op(file_id, source, name, in_nelems, out_nelems, group_size, dtype,"
+         " pg_name, pg_desc, pg_ranks, seq, start_ns, end_ns) VALUES(?1, 'kernel', ?2, ?3, ?4, ?5,"
+         " ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+         0);
     copy(&s, "idle", "SELECT cause, gaps, ns FROM idle",
          "INSERT INTO job_idle VALUES(?1, ?2, ?3, ?4)", 0);
     sqlite3_stmt* st = NULL;
