@@ -22,6 +22,7 @@
 #include "dcutop/mem_alloc.h"
 #include "dcutop/efficiency.h"
 #include "dcutop/export.h"
+#include "dcutop/repro.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/key_timing.h"
 #include "dcutop/loader.h"
@@ -62,6 +63,7 @@ typedef struct Session_ {
     int export_eff;      /* --export efficiency */
     int export_compute;  /* --export compute (rocprof-compute metrics per kernel) */
     int export_alloc;    /* --export allocations (rocpd memory allocations) */
+    int export_repro;    /* --export repro (a PyTorch microbenchmark script of the hot ops) */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -210,17 +212,18 @@ static int resolve_views(Session* ss) {
     ss->export_eff = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "efficiency") == 0;
     ss->export_compute = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "compute") == 0;
     ss->export_alloc = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "allocations") == 0;
+    ss->export_repro = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "repro") == 0;
     ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
     if (ss->export_idle > IDLE_GAPS) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
-        !ss->export_compute && !ss->export_alloc && ss->export_idle < 0 &&
+        !ss->export_compute && !ss->export_alloc && ss->export_idle < 0 && !ss->export_repro &&
         !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps, compute, "
-                        "allocations)\n",
+                        "allocations, repro)\n",
                 cli->export_view);
         return EXIT_USAGE;
     }
@@ -390,6 +393,26 @@ static int run_export(Session* ss, DcuError* err) {
     }
     ResultSet_delete(rs);
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* --export repro: the microbenchmark script of the top ops (--top, default 10) or of those
+ * matching --filter, to -o FILE or stdout; the ops it cannot rebuild are said on stderr. */
+static int run_export_repro(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    ReproOpts o = {cli->filter, NULL, cli->top_set ? cli->top : REPRO_TOP_DEFAULT, ss->title};
+    ReproStats st;
+    Output out;
+    DcuStatus s = output_open(&out, cli->output, out_flags(cli), err);
+    if (s == DCU_OK) {
+        s = Repro_write(ss->db, &o, out.fp, cli->quiet ? NULL : stderr, &st, err);
+        int rc = output_exit(&out, s, err);
+        if (rc == EXIT_OK && !cli->quiet) {
+            fprintf(stderr, "dcutop: repro: %d ops, %d rebuilt, %d not rebuilt\n", st.ops,
+                    st.rebuilt, st.not_rebuilt);
+        }
+        return rc;
+    }
+    return fail(err, status_exit(s));
 }
 
 /* Headless: replays --keys and prints each screen (timing: --timing's lines). */
@@ -1021,7 +1044,7 @@ static int run_mode(Session* ss, DcuError* err) {
         return run_marked(ss, err);
     }
     if (cli->mode == MODE_EXPORT) {
-        return run_export(ss, err);
+        return ss->export_repro ? run_export_repro(ss, err) : run_export(ss, err);
     }
     if (cli->mode == MODE_SQL) {
         return run_sql(ss, err);

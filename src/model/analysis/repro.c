@@ -1,0 +1,316 @@
+/* repro.c - the microbenchmark script of the hot ops (repro.h). The ops and their device time
+ * come from one SQL pass: each kernel dispatch to its op (ext_link -> cpu_op, the innermost
+ * op of the launch's External id, as efficiency.c links them), grouped by op name and
+ * recorded inputs. The script is the runtime (repro_runtime.py, built in) followed by the
+ * ops as data; repro_args.c turns each op's recorded inputs into checked Python text. */
+#include "dcutop/repro.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcutop/filter.h"
+#include "repro_args.h"
+
+extern const char dcutop_repro_runtime[]; /* generated from src/model/analysis/repro_runtime.py */
+
+/* One op as selected: name and recorded inputs (JSON text, NULL when not recorded). */
+typedef struct {
+    const char *name, *dims, *types, *strides, *conc;
+    long long device_ns, calls, kernels;
+} ReproOp;
+
+static DcuStatus sql_error(TraceDb* db, DcuError* err) {
+    const char* msg = sqlite3_errmsg(TraceDb_handle(db));
+    return Error_set(err, strstr(msg, "PCRE2") || strstr(msg, "regex") ? DCU_ERR_REGEX
+                                                                           : DCU_ERR_SQL,
+                     "%s", msg);
+}
+
+/* temp.repro_link: every kernel dispatch with its op. */
+static DcuStatus link_ops(TraceDb* db, DcuError* err) {
+    return TraceDb_exec(
+        db,
+        "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
+        "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
+        "DROP TABLE IF EXISTS temp.repro_link;"
+        "CREATE TEMP TABLE repro_link AS"
+        " SELECT d.dur_ns AS dur, d.kernel_id AS kid,"
+        "  (SELECT o.id FROM ext_link e JOIN cpu_op o ON o.file_id = e.file_id"
+        "    AND o.ext_id = e.ext_id WHERE e.file_id = d.file_id AND e.corr_id = d.corr_id"
+        "    ORDER BY o.start_ns DESC, o.id LIMIT 1) AS op"
+        " FROM dispatch d WHERE d.corr_id IS NOT NULL"
+        "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
+        "  AND d.file_id IN (SELECT file_id FROM cpu_op);"
+        "DELETE FROM temp.repro_link WHERE op IS NULL;",
+        err);
+}
+
+/* The dtype assumed for the elements of tensor lists (not recorded): the floating dtype
+ * most ops that launched kernels take. */
+static void list_dtype(TraceDb* db, char* buf, size_t cap) {
+    sqlite3_stmt* st = NULL;
+    snprintf(buf, cap, "float32");
+    if (TraceDb_prepare(db,
+                        "SELECT j.value FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op,"
+                        " json_each(CASE WHEN json_valid(o.input_types) THEN o.input_types"
+                        "  ELSE '[]' END) j"
+                        " WHERE j.value IN ('float', 'double', 'c10::Half', 'c10::BFloat16')"
+                        " GROUP BY j.value ORDER BY count(*) DESC, j.value LIMIT 1",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char* d = ReproArgs_dtype((const char*)sqlite3_column_text(st, 0));
+        snprintf(buf, cap, "%s", d ? d : "float32");
+    }
+    sqlite3_finalize(st);
+}
+
+static void header(FILE* out, const ReproOpts* o, const char* ldtype) {
+    char src[512];
+    ReproArgs_commentText(src, sizeof(src), o->source ? o->source : "the loaded trace");
+    fprintf(out,
+            "#!/usr/bin/env python3\n"
+            "# Microbenchmark of the hot ops of %s,\n"
+            "# written by dcutop --export repro.\n"
+            "#\n"
+            "# Each op is rebuilt from what the profiler recorded (record_shapes=True): the sizes,\n"
+            "# strides and dtypes of its tensors and its scalar arguments, called through\n"
+            "# torch.ops with the overload that fits them. Tensors hold random values (index\n"
+            "# tensors valid indices); tensor lists are %s (their dtypes are not recorded;\n"
+            "# --list-dtype changes it). Each op is warmed up, then timed with device events\n"
+            "# over --reps back-to-back calls (a kernel shorter than its launch shows the\n"
+            "# launch rate). trace_us is the trace's own figure: the device time of the op's\n"
+            "# kernels per call. Runs unchanged on CUDA and ROCm (HIP) builds of PyTorch.\n"
+            "#\n"
+            "#   python3 repro.py [--device cuda|cpu] [--reps N] [--warmup N] [--only REGEX]\n"
+            "#   one line per op: op=NAME shapes=SIZES trace_us=X bench_us=Y dtypes=...\n",
+            src, ldtype);
+    char sel[256];
+    if (o->kernel) {
+        ReproArgs_commentText(sel, sizeof(sel), o->kernel);
+        fprintf(out, "#\n# Selection: the ops that launched %s\n", sel);
+    } else if (o->filter) {
+        ReproArgs_commentText(sel, sizeof(sel), o->filter);
+        fprintf(out, "#\n# Selection: ops matching /%s/ (op or kernel name), most device time first\n",
+                sel);
+    } else if (o->top > 0) {
+        fprintf(out, "#\n# Selection: the %d ops of most device time\n", o->top);
+    } else {
+        fprintf(out, "#\n# Selection: every op that launched a kernel, most device time first\n");
+    }
+}
+
+static void op_fields(FILE* out, int rank, const ReproOp* op) {
+    fprintf(out, "    dict(rank=%d, name=", rank);
+    ReproArgs_pyString(out, op->name);
+    fputs(", dims=", out);
+    ReproArgs_literal(out, op->dims);
+    fputs(", types=", out);
+    ReproArgs_literal(out, op->types);
+    fputs(",\n         strides=", out);
+    ReproArgs_literal(out, op->strides);
+    fputs(", concrete=", out);
+    ReproArgs_literal(out, op->conc);
+    fprintf(out, ",\n         calls=%lld, kernels=%lld, device_ns=%lld, trace_us=%.3f", op->calls,
+            op->kernels, op->device_ns,
+            op->calls > 0 ? (double)op->device_ns / (double)op->calls / 1000.0 : 0.0);
+}
+
+/* The kernels of one op, most time first, as a comment. */
+static void op_kernels(TraceDb* db, FILE* out, const ReproOp* op) {
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(db,
+                        "SELECT k.name, count(*), CAST(total(x.dur) AS INTEGER)"
+                        " FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op"
+                        " JOIN kernel k ON k.id = x.kid WHERE o.name = ?1"
+                        " AND o.input_dims IS ?2 AND o.input_types IS ?3"
+                        " AND o.input_strides IS ?4 AND o.concrete_inputs IS ?5"
+                        " GROUP BY k.id ORDER BY 3 DESC, k.name LIMIT 3",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    const char* v[5] = {op->name, op->dims, op->types, op->strides, op->conc};
+    for (int i = 0; i < 5; i++) {
+        sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char name[160];
+        ReproArgs_commentText(name, sizeof(name), (const char*)sqlite3_column_text(st, 0));
+        fprintf(out, "    # kernel %s: %lld x, %lld ns\n", name, sqlite3_column_int64(st, 1),
+                sqlite3_column_int64(st, 2));
+    }
+    sqlite3_finalize(st);
+}
+
+/* The shapes as the script prints them: the dims column without spaces. */
+static void shapes_text(const ReproOp* op, char* buf, size_t cap) {
+    size_t n = 0;
+    for (const char* p = op->dims ? op->dims : "none"; *p && n + 1 < cap; p++) {
+        if (*p != ' ') {
+            buf[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+        }
+    }
+    buf[n] = '\0';
+}
+
+typedef struct {
+    FILE *ok, *bad, *notes; /* OPS entries, NOT_REBUILT entries, notes */
+    char* bad_comments;     /* the header's list of ops not rebuilt */
+    size_t bad_len;
+    FILE* badc;
+} Sinks;
+
+static void write_op(TraceDb* db, Sinks* k, int rank, const ReproOp* op, const char* ldtype,
+                     ReproStats* st) {
+    char reason[256];
+    char* args = NULL;
+    size_t len = 0;
+    FILE* m = open_memstream(&args, &len);
+    int ok = m && ReproArgs_write(m, op->name, op->dims, op->types, op->strides, op->conc,
+                                  ldtype, reason, sizeof(reason));
+    if (m) {
+        fclose(m);
+    }
+    if (!m) {
+        snprintf(reason, sizeof(reason), "out of memory");
+    }
+    char shown[256], name[128];
+    shapes_text(op, shown, sizeof(shown));
+    ReproArgs_commentText(name, sizeof(name), op->name);
+    if (ok) {
+        op_kernels(db, k->ok, op);
+        op_fields(k->ok, rank, op);
+        fprintf(k->ok, ",\n         args=%s),\n", args);
+        st->rebuilt++;
+    } else {
+        op_fields(k->bad, rank, op);
+        fputs(",\n         reason=", k->bad);
+        ReproArgs_pyString(k->bad, reason);
+        fputs("),\n", k->bad);
+        fprintf(k->badc, "#   %s shapes=%s trace_us=%.3f: %s\n", name, shown,
+                op->calls > 0 ? (double)op->device_ns / (double)op->calls / 1000.0 : 0.0,
+                reason);
+        if (k->notes) {
+            fprintf(k->notes, "dcutop: repro: not rebuilt: op=%s shapes=%s: %s\n", name, shown, reason);
+        }
+        st->not_rebuilt++;
+    }
+    free(args);
+}
+
+static const char* const select_sql =
+    "SELECT o.name, o.input_dims, o.input_types, o.input_strides, o.concrete_inputs,"
+    " CAST(total(x.dur) AS INTEGER) AS ns, count(DISTINCT o.id), count(*)"
+    " FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op JOIN kernel k ON k.id = x.kid"
+    " GROUP BY o.name, o.input_dims, o.input_types, o.input_strides, o.concrete_inputs"
+    " HAVING (?1 IS NULL OR CASE WHEN ?2 THEN min(regexp_any(?1, o.name, k.name))"
+    "   ELSE max(regexp_any(?1, o.name, k.name)) END)"
+    "  AND (?3 IS NULL OR max(k.name = ?3))"
+    " ORDER BY ns DESC, o.name, o.input_dims, o.input_types, o.input_strides,"
+    "  o.concrete_inputs LIMIT ?4";
+
+/* Runs the selection into the sinks. */
+static DcuStatus select_ops(TraceDb* db, const ReproOpts* o, int negated, Sinks* k,
+                            const char* ldtype, ReproStats* st, DcuError* err) {
+    sqlite3_stmt* q = NULL;
+    DcuStatus s = TraceDb_prepare(db, select_sql, &q, err);
+    if (s != DCU_OK) {
+        return s;
+    }
+    if (o->filter) {
+        sqlite3_bind_text(q, 1, o->filter, -1, SQLITE_TRANSIENT);
+    }
+    sqlite3_bind_int(q, 2, negated);
+    if (o->kernel) {
+        sqlite3_bind_text(q, 3, o->kernel, -1, SQLITE_TRANSIENT);
+    }
+    sqlite3_bind_int64(q, 4, o->top > 0 ? o->top : -1);
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        ReproOp op = {(const char*)sqlite3_column_text(q, 0),
+                      (const char*)sqlite3_column_text(q, 1),
+                      (const char*)sqlite3_column_text(q, 2),
+                      (const char*)sqlite3_column_text(q, 3),
+                      (const char*)sqlite3_column_text(q, 4),
+                      sqlite3_column_int64(q, 5),
+                      sqlite3_column_int64(q, 6),
+                      sqlite3_column_int64(q, 7)};
+        write_op(db, k, ++st->ops, &op, ldtype, st);
+    }
+    if (rc != SQLITE_DONE) {
+        s = sql_error(db, err);
+    }
+    sqlite3_finalize(q);
+    return s;
+}
+
+DcuStatus Repro_write(TraceDb* db, const ReproOpts* opts, FILE* out, FILE* notes,
+                      ReproStats* stats, DcuError* err) {
+    ReproStats st = {0, 0, 0};
+    int negated = 0;
+    if (opts->filter) { /* a bad pattern is the user's error, said before any work */
+        Filter* f = NULL;
+        if (Filter_new(opts->filter, &f, err) != DCU_OK) {
+            return err->code;
+        }
+        negated = Filter_isNegated(f);
+        Filter_delete(f);
+    }
+    DcuStatus s = link_ops(db, err);
+    if (s == DCU_OK && TraceDb_scalarInt(db, "SELECT count(*) FROM temp.repro_link") <= 0) {
+        s = Error_set(err, DCU_ERR_EMPTY,
+                      "no kernel is linked to a PyTorch op: --export repro needs a PyTorch "
+                      "profiler (Kineto) trace with its cpu_op events");
+    }
+    char ldtype[32];
+    Sinks k = {NULL, NULL, notes, NULL, 0, NULL};
+    char *ok_text = NULL, *bad_text = NULL;
+    size_t ok_len = 0, bad_len = 0;
+    if (s == DCU_OK) {
+        list_dtype(db, ldtype, sizeof(ldtype));
+        k.ok = open_memstream(&ok_text, &ok_len);
+        k.bad = open_memstream(&bad_text, &bad_len);
+        k.badc = open_memstream(&k.bad_comments, &k.bad_len);
+        if (!k.ok || !k.bad || !k.badc) {
+            s = Error_set(err, DCU_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (s == DCU_OK) {
+        s = select_ops(db, opts, negated, &k, ldtype, &st, err);
+    }
+    if (k.ok) {
+        fclose(k.ok);
+    }
+    if (k.bad) {
+        fclose(k.bad);
+    }
+    if (k.badc) {
+        fclose(k.badc);
+    }
+    if (s == DCU_OK && st.ops == 0) {
+        s = Error_set(err, DCU_ERR_EMPTY, "no op %s",
+                      opts->kernel ? "launched this kernel" : "matches the filter");
+    }
+    if (s == DCU_OK) {
+        header(out, opts, ldtype);
+        fprintf(out, "#\n# %d ops: %d rebuilt, %d not rebuilt%s\n", st.ops, st.rebuilt,
+                st.not_rebuilt, st.not_rebuilt ? " (listed with the reason):" : "");
+        fputs(k.bad_comments ? k.bad_comments : "", out);
+        fprintf(out, "\n%s\nLIST_DTYPE = \"%s\"\n\nOPS = [\n%s]\n\nNOT_REBUILT = [\n%s]\n\n"
+                     "if __name__ == \"__main__\":\n    sys.exit(main(OPS, NOT_REBUILT))\n",
+                dcutop_repro_runtime, ldtype, ok_text ? ok_text : "",
+                bad_text ? bad_text : "");
+        if (ferror(out)) {
+            s = Error_set(err, DCU_ERR_IO, "write error");
+        }
+    }
+    free(ok_text);
+    free(bad_text);
+    free(k.bad_comments);
+    TraceDb_exec(db, "DROP TABLE IF EXISTS temp.repro_link;", NULL);
+    if (stats) {
+        *stats = st;
+    }
+    return s;
+}
