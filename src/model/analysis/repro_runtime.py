@@ -78,17 +78,21 @@ def build(spec, dev, list_dtype):
     return None
 
 
-def type_info(arg):
-    """(optional, list, base type name) of a schema argument: Tensor?[] -> (False, True, Tensor)."""
-    s = str(arg.type).replace(" ", "")
-    opt = s.endswith("?") or s.startswith("Optional[")
+def strip_optional(s):
+    """(optional, inner) of a type text: Tensor? and Optional[Tensor] -> (True, Tensor)."""
     if s.startswith("Optional[") and s.endswith("]"):
-        s = s[len("Optional["):-1]
-    s = s.rstrip("?")
+        return True, s[len("Optional["):-1]
+    return s.endswith("?"), s.rstrip("?")
+
+
+def type_info(arg):
+    """(optional, list, base) of a schema argument's type, in either spelling torch gives:
+    int[1]? or Optional[List[int]] -> (True, True, int); Tensor?[] -> (False, True, Tensor)."""
+    opt, s = strip_optional(str(arg.type).replace(" ", ""))
     if s.startswith("List[") and s.endswith("]"):
-        return opt, True, s[len("List["):-1].rstrip("?")
+        return opt, True, strip_optional(s[len("List["):-1])[1]
     if s.endswith("]") and "[" in s:
-        return opt, True, s[:s.index("[")].rstrip("?")
+        return opt, True, strip_optional(s[:s.index("[")])[1]
     return opt, False, s
 
 

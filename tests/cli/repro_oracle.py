@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""repro_oracle.py TRACE.json[.gz] SCRIPT.py TOP [NAME_REGEX]
+
+Checks a script written by `dcutop --export repro` against the raw Kineto trace, computed
+apart from dcutop: each kernel event goes to the innermost cpu_op (latest start) carrying its
+own 'External id'; ops are grouped by name and recorded inputs (Input Dims, Input type,
+Input Strides, Concrete Inputs); device time is the sum of the kernels' dur. The script's
+ops (OPS and NOT_REBUILT, by rank) must be the TOP groups of most device time (all of those
+whose name matches NAME_REGEX when given, TOP 0 = all), each with its recorded inputs,
+calls and device time per call; every tensor argument must be rebuilt with the recorded
+sizes, strides and dtype; ops whose tensor lists have no recorded shapes must be listed as
+not rebuilt with a reason, and every other op rebuilt. Prints TAP lines."""
+import ast
+import collections
+import gzip
+import json
+import re
+import sys
+
+DTYPES = {"float": "float32", "c10::BFloat16": "bfloat16", "c10::Half": "float16",
+          "long int": "int64", "int": "int32", "bool": "bool", "double": "float64"}
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)["traceEvents"]
+
+
+def groups(events):
+    by_ext = collections.defaultdict(list)
+    for e in events:
+        if e.get("cat") == "cpu_op" and "External id" in e.get("args", {}):
+            by_ext[e["args"]["External id"]].append(e)
+    agg = {}
+    for k in events:
+        if k.get("cat") != "kernel":
+            continue
+        ops = by_ext.get(k.get("args", {}).get("External id"))
+        if not ops:
+            continue
+        o = max(ops, key=lambda e: e["ts"])
+        a = o["args"]
+        key = (o["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input type")),
+               json.dumps(a.get("Input Strides")), json.dumps(a.get("Concrete Inputs")))
+        g = agg.setdefault(key, {"ns": 0.0, "ops": set(), "kernels": 0})
+        g["ns"] += k["dur"] * 1000.0
+        g["ops"].add(id(o))
+        g["kernels"] += 1
+    return agg
+
+
+def script_ops(text):
+    """The OPS and NOT_REBUILT entries: literal fields, and the arg calls as (fn, args, kw)."""
+    tree = ast.parse(text)
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in ("OPS", "NOT_REBUILT"):
+            ents = []
+            for call in node.value.elts:
+                d = {}
+                for kw in call.keywords:
+                    if kw.arg == "args":
+                        d["args"] = kw.value
+                    else:
+                        d[kw.arg] = ast.literal_eval(kw.value)
+                ents.append(d)
+            out[node.targets[0].id] = ents
+    return out
+
+
+def spec(node):
+    """T(size, stride, dtype, hi=...) / L([...]) / S(v) / N() as plain tuples."""
+    fn = node.func.id
+    args = node.args
+    if fn == "T":
+        kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+        return ("T", ast.literal_eval(args[0]), ast.literal_eval(args[1]),
+                ast.literal_eval(args[2]), kw.get("hi"))
+    if fn == "L":
+        return ("L", [spec(e) for e in args[0].elts])
+    if fn == "S":
+        return ("S", ast.literal_eval(args[0]))
+    return ("N",)
+
+
+def main():
+    trace, script, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    name_re = sys.argv[4] if len(sys.argv) > 4 else None
+    agg = groups(load(trace))
+    ranked = sorted(agg.items(), key=lambda kv: -kv[1]["ns"])
+    if name_re:
+        ranked = [kv for kv in ranked if re.search(name_re, kv[0][0])]
+    want = ranked[:top] if top > 0 else ranked
+    text = open(script).read()
+    got = script_ops(text)
+    ents = sorted(got.get("OPS", []) + got.get("NOT_REBUILT", []), key=lambda d: d["rank"])
+    fails = []
+    if len(ents) != len(want):
+        fails.append("%d ops in the script, %d expected" % (len(ents), len(want)))
+    # a tie at the cut may order equal groups differently: compare as sets of keys, and the
+    # device times in order
+    keyset = lambda name, d, t, s, c: (name, json.dumps(d), json.dumps(t), json.dumps(s),
+                                       json.dumps(c))
+    want_keys = {k for k, _ in want}
+    for i, e in enumerate(ents):
+        k = keyset(e["name"], e["dims"], e["types"], e["strides"], e["concrete"])
+        if k not in agg:
+            fails.append("rank %d: %s %s is no op group of the trace" % (e["rank"], e["name"],
+                                                                       e["dims"]))
+            continue
+        g = agg[k]
+        if k not in want_keys and abs(g["ns"] - want[-1][1]["ns"]) > 1.0 * g["kernels"]:
+            fails.append("rank %d: %s %s is not among the expected ops" % (e["rank"], e["name"],
+                                                                          e["dims"]))
+        if i < len(want) and abs(g["ns"] - want[i][1]["ns"]) > 1.0 * g["kernels"]:
+            fails.append("rank %d: device time %.0f, expected %.0f" % (e["rank"], g["ns"],
+                                                                    want[i][1]["ns"]))
+        calls = len(g["ops"])
+        per_call = g["ns"] / calls / 1000.0
+        if e["calls"] != calls or e["kernels"] != g["kernels"]:
+            fails.append("%s: calls %d kernels %d, expected %d and %d" % (
+                e["name"], e["calls"], e["kernels"], calls, g["kernels"]))
+        if abs(e["trace_us"] - per_call) > 0.0015 + 0.001 * g["kernels"] / calls:
+            fails.append("%s %s: trace_us %.3f, expected %.3f" % (e["name"], e["dims"],
+                                                                 e["trace_us"], per_call))
+        lists_unrecorded = any(t == "TensorList" and d == []
+                               for t, d in zip(e["types"], e["dims"]))
+        if lists_unrecorded != ("reason" in e):
+            fails.append("%s: %s" % (e["name"], "rebuilt without list shapes" if lists_unrecorded
+                                     else "not rebuilt: " + e.get("reason", "")))
+        if "reason" in e:
+            if not e["reason"] or e["name"] not in text.split("\nimport argparse")[0]:
+                fails.append("%s: not rebuilt but no reason in the header" % e["name"])
+            continue
+        args = [spec(a) for a in e["args"].elts]
+        for j, (a, t, d, s) in enumerate(zip(args, e["types"], e["dims"], e["strides"])):
+            if t in DTYPES and a[:4] != ("T", d, s, DTYPES[t]):
+                fails.append("%s arg %d: %s, recorded %s %s %s" % (e["name"], j, a, d, s, t))
+            if t == "TensorList" and [x[1] for x in a[1]] != d:
+                fails.append("%s arg %d: list sizes %s, recorded %s" % (e["name"], j, a, d))
+        if e["name"] == "aten::embedding_dense_backward":
+            if args[1][4] != int(e["concrete"][2]):
+                fails.append("embedding_dense_backward: indices below %s, want %s" % (
+                    args[1][4], e["concrete"][2]))
+    for f in fails:
+        print("#   " + f)
+    print("%s - %s: the script's %d ops are the trace's top ops with their recorded inputs" % (
+        "not ok" if fails else "ok", trace.split("/")[-2], len(ents)))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
