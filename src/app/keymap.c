@@ -184,7 +184,7 @@ static const struct {
     {"trace", '[', ACT_ROI_START},          {"trace", ']', ACT_ROI_END},
     {"dispatches", '[', ACT_ROI_START},     {"dispatches", ']', ACT_ROI_END},
     {"generic", 'I', ACT_ROI_ITERATION},
-    {"diff", 'v', ACT_DIFF_VIEW},
+    {"diff", 'v', ACT_DIFF_VIEW},           {"generic", 'M', ACT_REPRO},
     {"generic", ';', ACT_SQL_PROMPT},
     {"generic", 'U', ACT_SCREEN_RUNS},      {"generic", 'R', ACT_RUN_SCOPE},
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},

@@ -130,6 +130,15 @@ void Screen_delete(Screen* s);
 int App_helpEntries(App* app, const char* screen, HelpEntry* out, int max);
 const char* App_previousScreenName(App* app);
 
+/* export_files.c: the export prompt's default name in dir (repro: the microbenchmark
+ * script's); 1 when s can write a microbenchmark script (a Kernel screen); writes the script
+ * of the ops that launched s's kernel to path (OUT_* flags) and says so on the status line. */
+const char* ExportFiles_name(const char* dir, const Screen* s, int repro, char* buf,
+                             size_t cap);
+int ExportFiles_canRepro(const Screen* s);
+DcuStatus ExportFiles_repro(App* app, const Screen* s, const char* path, int flags,
+                            DcuError* err);
+
 /* Opens a launch gap found on the Summary: the Trace screen on the lane (file, gpu, stream)
  * at the first op from the gap's start at_ns (relative to its run's start), i.e. the gap's
  * next kernel; with no file id (0), that kernel's detail. */

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""repro_oracle.py TRACE.json[.gz] SCRIPT.py TOP [NAME_REGEX]
+"""repro_oracle.py TRACE.json[.gz] SCRIPT.py TOP [NAME_REGEX | kernel=TOP]
 
 Checks a script written by `dcutop --export repro` against the raw Kineto trace, computed
 apart from dcutop: each kernel event goes to the innermost cpu_op (latest start) carrying its
 own 'External id'; ops are grouped by name and recorded inputs (Input Dims, Input type,
 Input Strides, Concrete Inputs); device time is the sum of the kernels' dur. The script's
 ops (OPS and NOT_REBUILT, by rank) must be the TOP groups of most device time (all of those
-whose name matches NAME_REGEX when given, TOP 0 = all), each with its recorded inputs,
+whose name matches NAME_REGEX when given, or that launched the kernel of most device time
+with kernel=TOP; TOP 0 = all), each with its recorded inputs,
 calls and device time per call; every tensor argument must be rebuilt with the recorded
 sizes, strides and dtype; ops whose tensor lists have no recorded shapes must be listed as
 not rebuilt with a reason, and every other op rebuilt. Prints TAP lines."""
@@ -43,7 +44,8 @@ def groups(events):
         a = o["args"]
         key = (o["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input type")),
                json.dumps(a.get("Input Strides")), json.dumps(a.get("Concrete Inputs")))
-        g = agg.setdefault(key, {"ns": 0.0, "ops": set(), "kernels": 0})
+        g = agg.setdefault(key, {"ns": 0.0, "ops": set(), "kernels": 0, "names": set()})
+        g["names"].add(k["name"])
         g["ns"] += k["dur"] * 1000.0
         g["ops"].add(id(o))
         g["kernels"] += 1
@@ -88,9 +90,17 @@ def spec(node):
 def main():
     trace, script, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
     name_re = sys.argv[4] if len(sys.argv) > 4 else None
-    agg = groups(load(trace))
+    events = load(trace)
+    agg = groups(events)
     ranked = sorted(agg.items(), key=lambda kv: -kv[1]["ns"])
-    if name_re:
+    if name_re == "kernel=TOP":
+        per_kernel = collections.Counter()
+        for k in events:
+            if k.get("cat") == "kernel":
+                per_kernel[k["name"]] += k["dur"]
+        top_kernel = per_kernel.most_common(1)[0][0]
+        ranked = [kv for kv in ranked if top_kernel in kv[1]["names"]]
+    elif name_re:
         ranked = [kv for kv in ranked if re.search(name_re, kv[0][0])]
     want = ranked[:top] if top > 0 else ranked
     text = open(script).read()

@@ -61,6 +61,20 @@ exits "repro: a bad filter is a usage error" 2 "$DCUTOP" --export repro --filter
 exits "repro: a filter that matches nothing: exit 1" 1 "$DCUTOP" --export repro --filter 'no_such_op_xyz' "$TRAIN"
 check "repro: ... and says so" grep -q "no op matches the filter" "$TMP/err"
 
+# the Kernel screen: M writes the script of the ops that launched its kernel
+D=$(pwd)/$DCUTOP
+case "$DCUTOP" in /*) D=$DCUTOP ;; esac
+printf '2<Enter>\nM<Enter>\n:dump after\n' >"$TMP/k.keys"
+mkdir "$TMP/tui"
+(cd "$TMP/tui" && "$D" --headless --size 120x30 --keys ../k.keys "$(cd - >/dev/null && pwd)/$TRAIN" >../tui.out 2>../tui.err)
+check "repro: M on the Kernel screen writes repro.py" test -s "$TMP/tui/repro.py"
+check "repro: ... and says so on the status line" grep -q "^Wrote repro.py: 10 ops (0 not rebuilt; see its header)" "$TMP/tui.out"
+valid "repro: the Kernel screen's script is valid Python" "$TMP/tui/repro.py"
+python3 "$ORACLE" "$TRAIN" "$TMP/tui/repro.py" 0 kernel=TOP
+printf '2\nM\n:dump hotspots\n' >"$TMP/h.keys"
+"$D" --headless --size 120x30 --keys "$TMP/h.keys" "$TRAIN" >"$TMP/h.out" 2>&1
+check "repro: M elsewhere says where it works" grep -q "A microbenchmark script is written from a Kernel screen" "$TMP/h.out"
+
 # a trace without PyTorch ops
 exits "repro: a rocprof trace has no ops: exit 1" 1 "$DCUTOP" --export repro sample-traces/dcu-weather-transformer
 check "repro: ... with the reason" grep -q "needs a PyTorch profiler (Kineto) trace" "$TMP/err"
