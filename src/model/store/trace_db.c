@@ -398,7 +398,9 @@ static const char schema[] =
     "  launch_ns INTEGER,           -- host launch time used (NULL: none known)\n"
     "  how TEXT NOT NULL            -- 'correlation' (time and thread of the API call with the\n"
     "                               -- dispatch's corr_id), 'time' (the dispatch's own start\n"
-    "                               -- and thread), 'none' (no launch time)\n"
+    "                               -- and thread), 'forward op' (a backward kernel of a\n"
+    "                               -- PyTorch trace: its forward op's time and thread),\n"
+    "                               -- 'none' (no launch time)\n"
     ");\n"
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
     /* plain timing taken without a profiler (layer 'steps', load_steps.c): the end-to-end
