@@ -4,8 +4,9 @@
  * torch.ops.<ns>.<op> with the overload that fits its recorded inputs, warmed up and timed
  * with device events (torch.cuda.Event, HIP on ROCm builds); the script prints one line per
  * op, `op=NAME shapes=SIZES trace_us=X bench_us=Y ...`, X the trace's device time per call
- * of the op (its kernels' summed time over its calls). A kernel belongs to the innermost op
- * whose External id its launch carries, as in efficiency.c. */
+ * of the op (its kernels' summed time over its calls). A kernel belongs to its launching op
+ * as dispatch_op gives it (op_link.h: the innermost op whose External id the launch
+ * carries), which also gives the pass (forward, backward, other) and module shown. */
 #ifndef DCUTOP_REPRO_H
 #define DCUTOP_REPRO_H
 

@@ -8,7 +8,9 @@ Input Strides, Concrete Inputs); device time is the sum of the kernels' dur. The
 ops (OPS and NOT_REBUILT, by rank) must be the TOP groups of most device time (all of those
 whose name matches NAME_REGEX when given, or that launched the kernel of most device time
 with kernel=TOP; TOP 0 = all), each with its recorded inputs,
-calls and device time per call; every tensor argument must be rebuilt with the recorded
+calls, device time per call and pass (backward: under an autograd engine node of its
+thread; forward: inside an nn.Module frame, with that module path, or under an op with a
+Sequence number; else other); every tensor argument must be rebuilt with the recorded
 sizes, strides and dtype; ops whose tensor lists have no recorded shapes must be listed as
 not rebuilt with a reason, and every other op rebuilt. Prints TAP lines."""
 import ast
@@ -28,7 +30,36 @@ def load(path):
         return json.load(f)["traceEvents"]
 
 
+def enclosing(op, frames):
+    """The frames of op's thread whose span holds op's, outermost first."""
+    end = op["ts"] + op.get("dur", 0)
+    return [f for f in frames.get((op["pid"], op["tid"]), ())
+            if f["ts"] <= op["ts"] and f["ts"] + f.get("dur", 0) >= end]
+
+
+def pass_of(op, nodes, modules, seq_ops):
+    """backward under an autograd engine node of its thread; forward inside an nn.Module or
+    under an op autograd recorded (a Sequence number); else other. With the module path of a
+    forward op."""
+    if op["name"].startswith("autograd::engine::evaluate_function") or enclosing(op, nodes):
+        return "backward", None
+    mods = enclosing(op, modules)
+    if mods or "Sequence number" in op["args"] or enclosing(op, seq_ops):
+        mods.sort(key=lambda f: (f["ts"], -f.get("dur", 0)))
+        return "forward", "/".join(f["name"][len("nn.Module: "):] for f in mods)
+    return "other", None
+
+
 def groups(events):
+    nodes, modules = collections.defaultdict(list), collections.defaultdict(list)
+    seq_ops = collections.defaultdict(list)
+    for e in events:
+        if e.get("cat") == "cpu_op" and "Sequence number" in e.get("args", {}):
+            seq_ops[(e["pid"], e["tid"])].append(e)
+        if e.get("cat") == "cpu_op" and e["name"].startswith("autograd::engine::evaluate_function"):
+            nodes[(e["pid"], e["tid"])].append(e)
+        if e.get("cat") == "python_function" and e["name"].startswith("nn.Module: "):
+            modules[(e["pid"], e["tid"])].append(e)
     by_ext = collections.defaultdict(list)
     for e in events:
         if e.get("cat") == "cpu_op" and "External id" in e.get("args", {}):
@@ -44,8 +75,13 @@ def groups(events):
         a = o["args"]
         key = (o["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input type")),
                json.dumps(a.get("Input Strides")), json.dumps(a.get("Concrete Inputs")))
-        g = agg.setdefault(key, {"ns": 0.0, "ops": set(), "kernels": 0, "names": set()})
+        g = agg.setdefault(key, {"ns": 0.0, "ops": set(), "kernels": 0, "names": set(),
+                                 "passes": set(), "modules": set()})
         g["names"].add(k["name"])
+        p, m = pass_of(o, nodes, modules, seq_ops)
+        g["passes"].add(p)
+        if m:
+            g["modules"].add(m)
         g["ns"] += k["dur"] * 1000.0
         g["ops"].add(id(o))
         g["kernels"] += 1
@@ -135,6 +171,12 @@ def main():
         if abs(e["trace_us"] - per_call) > 0.0015 + 0.001 * g["kernels"] / calls:
             fails.append("%s %s: trace_us %.3f, expected %.3f" % (e["name"], e["dims"],
                                                                  e["trace_us"], per_call))
+        if set(e["pass_"].split("+")) != g["passes"]:
+            fails.append("%s %s: pass %s, expected %s" % (e["name"], e["dims"], e["pass_"],
+                                                          "+".join(sorted(g["passes"]))))
+        if e["pass_"] == "forward" and e["module"] != min(g["modules"], default=None):
+            fails.append("%s %s: module %s, expected %s" % (
+                e["name"], e["dims"], e["module"], min(g["modules"], default=None)))
         lists_unrecorded = any(t == "TensorList" and d == []
                                for t, d in zip(e["types"], e["dims"]))
         if lists_unrecorded != ("reason" in e):

@@ -1,8 +1,8 @@
 /* repro.c - the microbenchmark script of the hot ops (repro.h). The ops and their device time
- * come from one SQL pass: each kernel dispatch to its op (ext_link -> cpu_op, the innermost
- * op of the launch's External id, as efficiency.c links them), grouped by op name and
- * recorded inputs. The script is the runtime (repro_runtime.py, built in) followed by the
- * ops as data; repro_args.c turns each op's recorded inputs into checked Python text. */
+ * come from one SQL pass: each kernel dispatch to its launching op, pass and module
+ * (dispatch_op, op_link.h), grouped by op name and recorded inputs. The script is the
+ * runtime (repro_runtime.py, built in) followed by the ops as data; repro_args.c turns each
+ * op's recorded inputs into checked Python text. */
 #include "dcutop/repro.h"
 
 #include <stdlib.h>
@@ -17,6 +17,9 @@ extern const char dcutop_repro_runtime[]; /* generated from src/model/analysis/r
 typedef struct {
     const char *name, *dims, *types, *strides, *conc;
     long long device_ns, calls, kernels;
+    const char* pass;   /* forward, backward, other, or two or three of them joined by '+' */
+    const char* module; /* one module path of its kernels (NULL: none) */
+    long long modules;  /* how many module paths */
 } ReproOp;
 
 static DcuStatus sql_error(TraceDb* db, DcuError* err) {
@@ -26,22 +29,18 @@ static DcuStatus sql_error(TraceDb* db, DcuError* err) {
                      "%s", msg);
 }
 
-/* temp.repro_link: every kernel dispatch with its op. */
+/* temp.repro_link: every kernel dispatch with its launching op, pass and module
+ * (dispatch_op, op_link.h). */
 static DcuStatus link_ops(TraceDb* db, DcuError* err) {
     return TraceDb_exec(
         db,
-        "CREATE INDEX IF NOT EXISTS ext_link_corr ON ext_link(file_id, corr_id);"
-        "CREATE INDEX IF NOT EXISTS cpu_op_ext ON cpu_op(file_id, ext_id);"
         "DROP TABLE IF EXISTS temp.repro_link;"
         "CREATE TEMP TABLE repro_link AS"
-        " SELECT d.dur_ns AS dur, d.kernel_id AS kid,"
-        "  (SELECT o.id FROM ext_link e JOIN cpu_op o ON o.file_id = e.file_id"
-        "    AND o.ext_id = e.ext_id WHERE e.file_id = d.file_id AND e.corr_id = d.corr_id"
-        "    ORDER BY o.start_ns DESC, o.id LIMIT 1) AS op"
-        " FROM dispatch d WHERE d.corr_id IS NOT NULL"
-        "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"
-        "  AND d.file_id IN (SELECT file_id FROM cpu_op);"
-        "DELETE FROM temp.repro_link WHERE op IS NULL;",
+        " SELECT d.dur_ns AS dur, d.kernel_id AS kid, x.op_id AS op, x.fwd_op_id AS fwd,"
+        "  x.pass AS pass, x.module AS module"
+        " FROM dispatch d JOIN dispatch_op x ON x.dispatch_id = d.id"
+        " WHERE x.op_id IS NOT NULL"
+        "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel');",
         err);
 }
 
@@ -115,6 +114,15 @@ static void op_fields(FILE* out, int rank, const ReproOp* op) {
     fprintf(out, ",\n         calls=%lld, kernels=%lld, device_ns=%lld, trace_us=%.3f", op->calls,
             op->kernels, op->device_ns,
             op->calls > 0 ? (double)op->device_ns / (double)op->calls / 1000.0 : 0.0);
+    fputs(", pass_=", out);
+    ReproArgs_pyString(out, op->pass);
+    fputs(", module=", out);
+    if (op->module) {
+        ReproArgs_pyString(out, op->module);
+    } else {
+        fputs("None", out);
+    }
+    fprintf(out, ", modules=%lld", op->modules);
 }
 
 /* The kernels of one op, most time first, as a comment. */
@@ -179,6 +187,15 @@ static void write_op(TraceDb* db, Sinks* k, int rank, const ReproOp* op, const c
     shapes_text(op, shown, sizeof(shown));
     ReproArgs_commentText(name, sizeof(name), op->name);
     if (ok) {
+        char mod[200];
+        ReproArgs_commentText(mod, sizeof(mod), op->module);
+        fprintf(k->ok, "    # %s pass%s%s", op->pass ? op->pass : "?", op->module ? ", in " : "",
+                mod);
+        if (op->modules > 1) {
+            fprintf(k->ok, " and %lld other module%s", op->modules - 1,
+                    op->modules > 2 ? "s" : "");
+        }
+        fputc('\n', k->ok);
         op_kernels(db, k->ok, op);
         op_fields(k->ok, rank, op);
         fprintf(k->ok, ",\n         args=%s),\n", args);
@@ -201,7 +218,9 @@ static void write_op(TraceDb* db, Sinks* k, int rank, const ReproOp* op, const c
 
 static const char* const select_sql =
     "SELECT o.name, o.input_dims, o.input_types, o.input_strides, o.concrete_inputs,"
-    " CAST(total(x.dur) AS INTEGER) AS ns, count(DISTINCT o.id), count(*)"
+    " CAST(total(x.dur) AS INTEGER) AS ns, count(DISTINCT o.id), count(*),"
+    " CASE count(DISTINCT x.pass) WHEN 1 THEN min(x.pass) WHEN 2 THEN min(x.pass) || '+' ||"
+    "  max(x.pass) ELSE 'backward+forward+other' END, min(x.module), count(DISTINCT x.module)"
     " FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op JOIN kernel k ON k.id = x.kid"
     " GROUP BY o.name, o.input_dims, o.input_types, o.input_strides, o.concrete_inputs"
     " HAVING (?1 IS NULL OR CASE WHEN ?2 THEN min(regexp_any(?1, o.name, k.name))"
@@ -235,7 +254,10 @@ static DcuStatus select_ops(TraceDb* db, const ReproOpts* o, int negated, Sinks*
                       (const char*)sqlite3_column_text(q, 4),
                       sqlite3_column_int64(q, 5),
                       sqlite3_column_int64(q, 6),
-                      sqlite3_column_int64(q, 7)};
+                      sqlite3_column_int64(q, 7),
+                      (const char*)sqlite3_column_text(q, 8),
+                      (const char*)sqlite3_column_text(q, 9),
+                      sqlite3_column_int64(q, 10)};
         write_op(db, k, ++st->ops, &op, ldtype, st);
     }
     if (rc != SQLITE_DONE) {

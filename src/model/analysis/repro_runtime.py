@@ -207,10 +207,10 @@ def token(text):
 def report(op, us, overload=None):
     shapes = json.dumps(op["dims"], separators=(",", ":"))
     types = ",".join(token(SHORT_TYPES.get(t, t)) for t in (op["types"] or []))
-    print("op=%s shapes=%s trace_us=%.3f bench_us=%s dtypes=%s calls=%d%s" % (
+    print("op=%s shapes=%s trace_us=%.3f bench_us=%s dtypes=%s calls=%d pass=%s%s" % (
         token(op["name"]), shapes, op["trace_us"], "nan" if us is None else "%.3f" % us,
-        types or "-", op["calls"], "" if overload is None else " overload=" + overload),
-        flush=True)
+        types or "-", op["calls"], token(op.get("pass_")),
+        "" if overload is None else " overload=" + overload), flush=True)
 
 
 def main(ops, not_rebuilt):
