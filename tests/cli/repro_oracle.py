@@ -88,6 +88,13 @@ def groups(events):
     return agg
 
 
+def lit(node):
+    """A literal, or dict(k=literal, ...)."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "dict":
+        return {k.arg: lit(k.value) for k in node.keywords}
+    return ast.literal_eval(node)
+
+
 def script_ops(text):
     """The OPS and NOT_REBUILT entries: literal fields, and the arg calls as (fn, args, kw)."""
     tree = ast.parse(text)
@@ -102,7 +109,7 @@ def script_ops(text):
                     if kw.arg == "args":
                         d["args"] = kw.value
                     else:
-                        d[kw.arg] = ast.literal_eval(kw.value)
+                        d[kw.arg] = lit(kw.value)
                 ents.append(d)
             out[node.targets[0].id] = ents
     return out

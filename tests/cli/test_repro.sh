@@ -75,6 +75,52 @@ printf '2\nM\n:dump hotspots\n' >"$TMP/h.keys"
 "$D" --headless --size 120x30 --keys "$TMP/h.keys" "$TRAIN" >"$TMP/h.out" 2>&1
 check "repro: M elsewhere says where it works" grep -q "A microbenchmark script is written from a Kernel screen" "$TMP/h.out"
 
+# a backward node that launched a kernel itself (a custom autograd Function's backward): no
+# aten op inside it, so the script rebuilds its forward op (same Sequence number on the
+# forward thread) and times the backward; with no forward op linked it is listed, with why
+python3 - "$TMP/bwd.json" "$TMP/nofwd.json" <<'PY'
+import json, sys
+def trace(path, bwd_seq):
+    ev = []
+    def x(cat, name, tid, ts, dur, args):
+        ev.append(dict(ph="X", cat=cat, name=name, pid=100 if cat != "kernel" else 0,
+                       tid=tid, ts=ts, dur=dur, args=args))
+    x("cpu_op", "aten::mm", 100, 10, 20, {"External id": 1, "Sequence number": 5,
+      "Input Dims": [[64, 32], [32, 16]], "Input type": ["float", "float"],
+      "Input Strides": [[32, 1], [16, 1]], "Concrete Inputs": ["", ""]})
+    x("cuda_runtime", "cudaLaunchKernel", 100, 12, 5, {"External id": 1, "correlation": 11})
+    x("kernel", "gemm_fwd_kernel", 7, 15, 3, {"External id": 1, "correlation": 11, "device": 0, "stream": 7})
+    x("cpu_op", "autograd::engine::evaluate_function: MyMmBackward0", 200, 50, 30,
+      {"External id": 2, "Sequence number": bwd_seq, "Fwd thread id": 1,
+       "Input Dims": [[64, 16]], "Input type": ["float"], "Input Strides": [[16, 1]],
+       "Concrete Inputs": [""]})
+    x("cuda_runtime", "cudaLaunchKernel", 200, 55, 5, {"External id": 2, "correlation": 12})
+    x("kernel", "custom_bwd_kernel", 7, 60, 7, {"External id": 2, "correlation": 12, "device": 0, "stream": 7})
+    json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100"}],
+               "traceEvents": ev}, open(path, "w"))
+trace(sys.argv[1], 5)
+trace(sys.argv[2], 9)
+PY
+exits "repro: a backward node with its forward op" 0 "$DCUTOP" --export repro -o "$TMP/bwd.py" "$TMP/bwd.json"
+check "repro: ... is rebuilt as the backward of its forward op aten::mm with the forward's shapes" python3 -c '
+import sys
+sys.path.insert(0, "tests/cli")
+import repro_oracle
+e = repro_oracle.script_ops(open(sys.argv[1]).read())["OPS"][0]
+a = [repro_oracle.spec(x) for x in e["args"].elts]
+sys.exit(not (e["name"] == "autograd::engine::evaluate_function: MyMmBackward0" and e["grad"]
+              and e["fwd"]["name"] == "aten::mm" and e["fwd"]["dims"] == [[64, 32], [32, 16]]
+              and a == [("T", [64, 32], [32, 1], "float32", None), ("T", [32, 16], [16, 1], "float32", None)]
+              and e["trace_us"] == 7.0 and e["pass_"] == "backward"))' "$TMP/bwd.py"
+if ! python3 -c 'import torch' 2>/dev/null; then
+    REPRO_FAKE_LOG=$TMP/bwd.log PYTHONPATH=tests/cli/repro_fake_torch \
+        python3 "$TMP/bwd.py" --device cpu --reps 2 >"$TMP/bwd.out" 2>&1
+    check "repro: ... and its backward is timed (autograd.grad over both inputs)" sh -c \
+        "grep -Eq '^op=autograd::engine::evaluate_function:_MyMmBackward0 shapes=\[\[64,16\]\] trace_us=7.000 bench_us=[0-9.]+ .*pass=backward overload=default:backward\$' '$TMP/bwd.out' && grep -q '^autograd.grad outputs=\[T(\[1\],None,float32)\] inputs=\[T(\[64, 32\],\[32, 1\],float32), T(\[32, 16\],\[16, 1\],float32)\]' '$TMP/bwd.log'"
+fi
+exits "repro: a backward node without a forward op" 0 "$DCUTOP" --export repro -o "$TMP/nofwd.py" "$TMP/nofwd.json"
+check "repro: ... is listed as not rebuilt, with the reason" grep -q "not rebuilt: op=autograd::engine::evaluate_function: MyMmBackward0 shapes=\[\[64,16\]\]: an autograd backward node that launched kernels itself, and no forward op is linked to it" "$TMP/err"
+
 # a trace without PyTorch ops
 exits "repro: a rocprof trace has no ops: exit 1" 1 "$DCUTOP" --export repro sample-traces/dcu-weather-transformer
 check "repro: ... with the reason" grep -q "needs a PyTorch profiler (Kineto) trace" "$TMP/err"

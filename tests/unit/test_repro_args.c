@@ -107,6 +107,10 @@ static void not_rebuilt(void** state) {
     assert_null(specs("autograd::engine::evaluate_function: AddmmBackward0", "[[]]",
                       "[\"float\"]", NULL, NULL, why));
     assert_non_null(strstr(why, "autograd backward node"));
+    assert_null(specs("record_param_comms", "[[]]", "[\"float\"]", NULL, NULL, why));
+    assert_non_null(strstr(why, "a collective"));
+    assert_null(specs("c10d::allreduce_", "[[4]]", "[\"float\"]", NULL, NULL, why));
+    assert_non_null(strstr(why, "a collective"));
     assert_null(specs("MyModule.forward", "[[]]", "[\"float\"]", NULL, NULL, why));
     assert_string_equal(why, "not a dispatcher op (torch.ops cannot call it)");
     assert_null(specs("aten::foo", "[[2],[]]", "[\"float\",\"Device\"]", NULL, NULL, why));

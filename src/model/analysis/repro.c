@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
 #include "repro_args.h"
 
 extern const char dcutop_repro_runtime[]; /* generated from src/model/analysis/repro_runtime.py */
@@ -169,49 +170,143 @@ typedef struct {
     FILE* badc;
 } Sinks;
 
-static void write_op(TraceDb* db, Sinks* k, int rank, const ReproOp* op, const char* ldtype,
-                     ReproStats* st) {
-    char reason[256];
+/* The argument specs of one recorded call (owned), or NULL with the reason in reason[256]. */
+static char* op_args(const char* name, const char* dims, const char* types,
+                     const char* strides, const char* conc, const char* ldtype, char* reason) {
     char* args = NULL;
     size_t len = 0;
     FILE* m = open_memstream(&args, &len);
-    int ok = m && ReproArgs_write(m, op->name, op->dims, op->types, op->strides, op->conc,
-                                  ldtype, reason, sizeof(reason));
-    if (m) {
-        fclose(m);
-    }
     if (!m) {
-        snprintf(reason, sizeof(reason), "out of memory");
+        snprintf(reason, 256, "out of memory");
+        return NULL;
     }
+    int ok = ReproArgs_write(m, name, dims, types, strides, conc, ldtype, reason, 256);
+    fclose(m);
+    if (!ok) {
+        free(args);
+        args = NULL;
+    }
+    return args;
+}
+
+/* An autograd node ("autograd::engine::evaluate_function: MmBackward0", "MmBackward0"). */
+static int is_backward_node(const char* name) {
+    static const char node[] = "autograd::engine::evaluate_function: ";
+    if (!name || strncmp(name, node, sizeof(node) - 1) == 0) {
+        return name != NULL;
+    }
+    const char* b = strstr(name, "Backward");
+    if (!b || strstr(name, "::")) {
+        return 0;
+    }
+    for (b += strlen("Backward"); *b >= '0' && *b <= '9'; b++) {
+    }
+    return *b == '\0';
+}
+
+/* The forward op most of a backward node's kernels link to (dispatch_op.fwd_op_id): its
+ * name and recorded inputs, copied into f[5] (owned); 0 when none is linked. */
+static int forward_op(TraceDb* db, const ReproOp* op, char* f[5]) {
+    sqlite3_stmt* st = NULL;
+    int found = 0;
+    if (TraceDb_prepare(db,
+                        "SELECT f.name, f.input_dims, f.input_types, f.input_strides,"
+                        " f.concrete_inputs FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op"
+                        " JOIN cpu_op f ON f.id = x.fwd WHERE x.fwd IS NOT x.op"
+                        " AND o.name = ?1 AND o.input_dims IS ?2 AND o.input_types IS ?3"
+                        " AND o.input_strides IS ?4 AND o.concrete_inputs IS ?5"
+                        " GROUP BY 1, 2, 3, 4, 5 ORDER BY count(*) DESC, min(f.id) LIMIT 1",
+                        &st, NULL) != DCU_OK) {
+        return 0;
+    }
+    const char* v[5] = {op->name, op->dims, op->types, op->strides, op->conc};
+    for (int i = 0; i < 5; i++) {
+        sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < 5; i++) {
+            const char* t = (const char*)sqlite3_column_text(st, i);
+            f[i] = t ? xstrdup(t) : NULL;
+        }
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The forward op's fields in an OPS entry whose backward the script times. */
+static void fwd_fields(FILE* out, char* const f[5]) {
+    fputs(",\n         grad=True, fwd=dict(name=", out);
+    ReproArgs_pyString(out, f[0]);
+    const char* keys[4] = {"dims", "types", "strides", "concrete"};
+    for (int i = 0; i < 4; i++) {
+        fprintf(out, ", %s=", keys[i]);
+        ReproArgs_literal(out, f[i + 1]);
+    }
+    fputc(')', out);
+}
+
+static void op_comment(FILE* out, const ReproOp* op, char* const fwd[5]) {
+    char mod[200], fname[128];
+    ReproArgs_commentText(mod, sizeof(mod), op->module);
+    fprintf(out, "    # %s pass%s%s", op->pass ? op->pass : "?", op->module ? ", in " : "", mod);
+    if (op->modules > 1) {
+        fprintf(out, " and %lld other module%s", op->modules - 1, op->modules > 2 ? "s" : "");
+    }
+    if (fwd[0]) {
+        ReproArgs_commentText(fname, sizeof(fname), fwd[0]);
+        fprintf(out, "; timed as the backward of its forward op %s", fname);
+    }
+    fputc('\n', out);
+}
+
+static void write_bad(Sinks* k, int rank, const ReproOp* op, const char* reason) {
     char shown[256], name[128];
     shapes_text(op, shown, sizeof(shown));
     ReproArgs_commentText(name, sizeof(name), op->name);
-    if (ok) {
-        char mod[200];
-        ReproArgs_commentText(mod, sizeof(mod), op->module);
-        fprintf(k->ok, "    # %s pass%s%s", op->pass ? op->pass : "?", op->module ? ", in " : "",
-                mod);
-        if (op->modules > 1) {
-            fprintf(k->ok, " and %lld other module%s", op->modules - 1,
-                    op->modules > 2 ? "s" : "");
+    op_fields(k->bad, rank, op);
+    fputs(",\n         reason=", k->bad);
+    ReproArgs_pyString(k->bad, reason);
+    fputs("),\n", k->bad);
+    fprintf(k->badc, "#   %s shapes=%s trace_us=%.3f: %s\n", name, shown,
+            op->calls > 0 ? (double)op->device_ns / (double)op->calls / 1000.0 : 0.0, reason);
+    if (k->notes) {
+        fprintf(k->notes, "dcutop: repro: not rebuilt: op=%s shapes=%s: %s\n", name, shown,
+                reason);
+    }
+}
+
+/* One op into OPS, or into NOT_REBUILT with the reason. A backward node that launched
+ * kernels itself is rebuilt as its forward op, whose backward the script times. */
+static void write_op(TraceDb* db, Sinks* k, int rank, const ReproOp* op, const char* ldtype,
+                     ReproStats* st) {
+    char reason[256], why_fwd[256];
+    char* fwd[5] = {NULL, NULL, NULL, NULL, NULL};
+    char* args = op_args(op->name, op->dims, op->types, op->strides, op->conc, ldtype, reason);
+    if (!args && is_backward_node(op->name) && forward_op(db, op, fwd)) {
+        args = op_args(fwd[0], fwd[1], fwd[2], fwd[3], fwd[4], ldtype, why_fwd);
+        if (!args) {
+            char fname[96];
+            ReproArgs_commentText(fname, sizeof(fname), fwd[0]);
+            snprintf(reason, sizeof(reason), "backward of %s, which cannot be rebuilt: %.100s",
+                     fname, why_fwd);
         }
-        fputc('\n', k->ok);
+    }
+    if (args) {
+        op_comment(k->ok, op, fwd);
         op_kernels(db, k->ok, op);
         op_fields(k->ok, rank, op);
+        if (fwd[0]) {
+            fwd_fields(k->ok, fwd);
+        }
         fprintf(k->ok, ",\n         args=%s),\n", args);
         st->rebuilt++;
     } else {
-        op_fields(k->bad, rank, op);
-        fputs(",\n         reason=", k->bad);
-        ReproArgs_pyString(k->bad, reason);
-        fputs("),\n", k->bad);
-        fprintf(k->badc, "#   %s shapes=%s trace_us=%.3f: %s\n", name, shown,
-                op->calls > 0 ? (double)op->device_ns / (double)op->calls / 1000.0 : 0.0,
-                reason);
-        if (k->notes) {
-            fprintf(k->notes, "dcutop: repro: not rebuilt: op=%s shapes=%s: %s\n", name, shown, reason);
-        }
+        write_bad(k, rank, op, reason);
         st->not_rebuilt++;
+    }
+    for (int i = 0; i < 5; i++) {
+        free(fwd[i]);
     }
     free(args);
 }

@@ -615,11 +615,17 @@ int ReproArgs_write(FILE* out, const char* name, const char* dims, const char* t
                     char* reason, size_t cap) {
     char ns[64], op[128];
     snprintf(reason, cap, "%s", "");
+    if (name && (strcmp(name, "record_param_comms") == 0 || strncmp(name, "c10d::", 6) == 0 ||
+                 strncmp(name, "nccl:", 5) == 0)) {
+        snprintf(reason, cap, "%s", "a collective: its time depends on the other ranks and "
+                                    "their process group, not rebuilt alone");
+        return 0;
+    }
     if (!ReproArgs_splitName(name, ns, op)) {
         snprintf(reason, cap, "%s",
                  name && strstr(name, "Backward")
-                     ? "an autograd backward node that launched kernels itself: its inputs "
-                       "are not recorded"
+                     ? "an autograd backward node that launched kernels itself, and no "
+                       "forward op is linked to it"
                      : "not a dispatcher op (torch.ops cannot call it)");
         return 0;
     }

@@ -200,6 +200,47 @@ def run_op(op, dev, opts):
                        ("" if not tried else " (" + "; ".join(tried)[:300] + ")"))
 
 
+def run_backward(op, dev, opts):
+    """A backward node that launched kernels itself: its forward op rebuilt with
+    requires_grad on its floating inputs, run once, then its backward timed (autograd.grad
+    with random output gradients, the graph kept)."""
+    leaves = []
+
+    def leaf(v):
+        if isinstance(v, torch.Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex):
+            v = v.detach().requires_grad_()
+            leaves.append(v)
+        return v
+
+    vals = [[leaf(x) for x in v] if isinstance(v, list) else leaf(v)
+            for v in (build(s, dev, opts.list_dtype) for s in op["args"])]
+    tried = []
+    for name, overload in overloads(op["fwd"]["name"]):
+        call = call_for(overload, op["args"], vals)
+        if call is None:
+            continue
+        try:
+            out = call()
+        except Exception as e:
+            tried.append("%s: %s" % (name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+            continue
+        outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
+                if isinstance(o, torch.Tensor) and o.requires_grad]
+        if not outs or not leaves:
+            raise RuntimeError("the forward op %s gives no gradient to time" % op["fwd"]["name"])
+        grads = [torch.randn_like(o) for o in outs]
+
+        def backward():
+            return torch.autograd.grad(outs, leaves, grads, retain_graph=True, allow_unused=True)
+
+        backward()
+        for _ in range(opts.warmup):
+            backward()
+        return bench(backward, opts.reps, dev), name + ":backward"
+    raise RuntimeError("no overload of %s takes the recorded inputs" % op["fwd"]["name"] +
+                       ("" if not tried else " (" + "; ".join(tried)[:300] + ")"))
+
+
 def token(text):
     return str(text).replace(" ", "_") if text else "-"
 
@@ -237,8 +278,12 @@ def main(ops, not_rebuilt):
             report(op, None)
             continue
         try:
-            with torch.no_grad():
-                us, overload = run_op(op, dev, opts)
+            if op.get("grad"):
+                with torch.enable_grad():
+                    us, overload = run_backward(op, dev, opts)
+            else:
+                with torch.no_grad():
+                    us, overload = run_op(op, dev, opts)
             report(op, us, overload)
             timed += 1
         except Exception as e:

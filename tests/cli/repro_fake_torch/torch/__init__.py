@@ -3,7 +3,8 @@ runtime of a `dcutop --export repro` script calls, and torch.ops.aten ops whose 
 copied from PyTorch's native_functions.yaml. Each op call is checked against its schema as
 the real dispatcher does (positional and keyword arguments, types: a ScalarType must be a
 dtype, a bool a bool, a Tensor a tensor) and logged to $REPRO_FAKE_LOG as
-`aten::NAME.OVERLOAD arg=value ...`. Tensors are descriptions (sizes, strides, dtype, the
+`aten::NAME.OVERLOAD arg=value ...` (autograd.grad calls too: an op's output requires grad
+when an input does). Tensors are descriptions (sizes, strides, dtype, the
 bound of random integers), not data; nothing is computed."""
 import builtins
 import os
@@ -37,6 +38,14 @@ class device:
 class Tensor:
     def __init__(self, size, dt, stride=None, hi=None):
         self.size, self.dtype, self.stride, self.hi = list(size), dt, stride, hi
+        self.requires_grad = False
+
+    def detach(self):
+        return Tensor(self.size, self.dtype, self.stride, self.hi)
+
+    def requires_grad_(self, flag=True):
+        self.requires_grad = flag
+        return self
 
     def to(self, dt):
         return Tensor(self.size, dt, self.stride, self.hi)
@@ -71,6 +80,31 @@ def zeros(n, device=None, dtype=None):
 
 def manual_seed(seed):
     pass
+
+
+def randn_like(t):
+    return Tensor(t.size, t.dtype)
+
+
+class autograd:
+    @staticmethod
+    def grad(outputs, inputs, grad_outputs, retain_graph=False, allow_unused=False):
+        if not all(o.requires_grad for o in outputs) or not all(i.requires_grad for i in inputs) \
+                or len(grad_outputs) != len(outputs) or not retain_graph:
+            raise RuntimeError("autograd.grad: bad call")
+        log = os.environ.get("REPRO_FAKE_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("autograd.grad outputs=%r inputs=%r\n" % (outputs, inputs))
+        return tuple(Tensor(i.size, i.dtype) for i in inputs)
+
+
+class enable_grad:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
 
 
 class no_grad:
@@ -192,7 +226,9 @@ class OpOverload:
         if log:
             with open(log, "a") as f:
                 f.write(self.qual + "".join(" %s=%r" % kv for kv in bound.items()) + "\n")
-        return Tensor([1], float32)
+        out = Tensor([1], float32)
+        out.requires_grad = any(isinstance(v, Tensor) and v.requires_grad for v in bound.values())
+        return out
 
 
 class OpOverloadPacket:
