@@ -56,7 +56,7 @@
     _(COLD_SPLIT, "cold-start", "API, Copies: totals with and without the first iteration")   \
     _(SQL_PROMPT, "sql", "SQL query over the views of SCHEMA.md (Up/Down: history, Tab: names)") \
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
-    _(REPRO, "repro", "Kernel: write a PyTorch script that times its ops alone, with their recorded shapes") \
+    _(REPRO, "repro", "Kernel, Ops: a PyTorch script that times the ops of the kernel or row alone, with their recorded shapes") \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \

@@ -18,6 +18,10 @@
 typedef struct ReproOpts_ {
     const char* filter; /* PCRE2 over the op's name and its kernels' names; NULL: any */
     const char* kernel; /* only the ops that launched this kernel (full name); NULL: any */
+    const char* module; /* only kernels of this module path ("[no module]": none), as the
+                         * Ops view labels it; NULL: any */
+    const char* model_op; /* only kernels of this op as the Ops view names it (the forward
+                           * op of a backward kernel); NULL: any */
     int top;            /* the top ops by device time; <= 0: every op that matches */
     const char* source; /* the trace paths, for the script's header (borrowed; may be NULL) */
 } ReproOpts;

@@ -1109,7 +1109,8 @@ static int prompt_keys(App* app, Screen* s, Action a) {
         return REACT_REDRAW;
     case ACT_REPRO:
         if (!ExportFiles_canRepro(s)) {
-            App_setStatus(app, 0, "A microbenchmark script is written from a Kernel screen.");
+            App_setStatus(app, 0, "A microbenchmark script is written from a Kernel screen "
+                                  "or an Ops screen's row.");
             return REACT_REDRAW;
         }
         app->export_repro = 1;

@@ -1,5 +1,6 @@
 /* export_files.c - what the export prompt writes besides a screen's table: its default file
- * name, and the microbenchmark script of the ops behind a Kernel screen (repro.h). */
+ * name, and the microbenchmark script of the ops behind a Kernel screen or the selected row
+ * of an Ops screen (repro.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,13 +31,37 @@ const char* ExportFiles_name(const char* dir, const Screen* s, int repro, char* 
 }
 
 int ExportFiles_canRepro(const Screen* s) {
-    return s->ops == &KernelScreen && s->kernel && s->kernel[0];
+    return (s->ops == &KernelScreen && s->kernel && s->kernel[0]) ||
+           (OpsScreen_is(s) && s->rs && s->rs->nrows > 0);
+}
+
+/* The ops of the screen's selection: a Kernel screen's kernel; on the Ops screens the
+ * selected module, op (of its module) or kernel (of its op), or the dispatches' kernel. */
+static void selection(const Screen* s, ReproOpts* o) {
+    int r = s->tv.selected;
+    if (s->ops == &KernelScreen) {
+        o->kernel = s->kernel;
+    } else if (s->ops == &OpsScreen) {
+        o->module = ResultSet_textOf(s->rs, r, "module");
+    } else if (s->ops == &OpsOpScreen) {
+        o->module = s->category;
+        o->model_op = ResultSet_textOf(s->rs, r, "op");
+    } else if (s->ops == &OpsKernelScreen) {
+        o->module = s->category;
+        o->model_op = s->op;
+        o->kernel = ResultSet_textOf(s->rs, r, "name");
+    } else {
+        o->module = s->category;
+        o->model_op = s->op;
+        o->kernel = s->kernel;
+    }
 }
 
 DcuStatus ExportFiles_repro(App* app, const Screen* s, const char* path, int flags,
                             DcuError* err) {
     OutFile of;
-    ReproOpts o = {NULL, s->kernel, 0, App_title(app)};
+    ReproOpts o = {NULL, NULL, NULL, NULL, 0, App_title(app)};
+    selection(s, &o);
     ReproStats st = {0, 0, 0};
     DcuStatus r = OutFile_open(&of, path, OUT_NOWAIT | flags, err);
     if (r != DCU_OK) {

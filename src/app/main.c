@@ -406,7 +406,8 @@ static int run_export(Session* ss, DcuError* err) {
  * matching --filter, to -o FILE or stdout; the ops it cannot rebuild are said on stderr. */
 static int run_export_repro(Session* ss, DcuError* err) {
     const Cli* cli = &ss->cli;
-    ReproOpts o = {cli->filter, NULL, cli->top_set ? cli->top : REPRO_TOP_DEFAULT, ss->title};
+    ReproOpts o = {cli->filter, NULL, NULL, NULL, cli->top_set ? cli->top : REPRO_TOP_DEFAULT,
+                   ss->title};
     ReproStats st;
     Output out;
     DcuStatus s = output_open(&out, cli->output, out_flags(cli), err);

@@ -71,9 +71,39 @@ check "repro: M on the Kernel screen writes repro.py" test -s "$TMP/tui/repro.py
 check "repro: ... and says so on the status line" grep -q "^Wrote repro.py: 10 ops (0 not rebuilt; see its header)" "$TMP/tui.out"
 valid "repro: the Kernel screen's script is valid Python" "$TMP/tui/repro.py"
 python3 "$ORACLE" "$TRAIN" "$TMP/tui/repro.py" 0 kernel=TOP
+# the Ops screen: M on an op row (aten::_log_softmax, outside any module) writes its forward
+# launch and the ops its backward node launched, found here from the raw events: launching
+# ops named aten::_log_softmax, and those inside a LogSoftmaxBackward0 autograd node
+printf 'O\n<Enter>\nM<Enter>\n:dump after\n' >"$TMP/o.keys"
+mkdir "$TMP/tui2"
+(cd "$TMP/tui2" && "$D" --headless --size 140x30 --keys ../o.keys "$(cd - >/dev/null && pwd)/$TRAIN" >../ops.out 2>&1)
+check "repro: M on an Ops screen row says what it wrote" grep -q "^Wrote repro.py: 2 ops (0 not rebuilt; see its header)" "$TMP/ops.out"
+check "repro: ... the op's forward and backward launches, with their shapes" python3 - "$TRAIN" "$TMP/tui2/repro.py" <<'PY'
+import sys
+sys.path.insert(0, "tests/cli")
+import repro_oracle as ro
+ev = ro.load(sys.argv[1])
+ops = [e for e in ev if e.get("cat") == "cpu_op"]
+ext = {}
+for o in ops:
+    ext.setdefault(o["args"].get("External id"), []).append(o)
+nodes = [o for o in ops if o["name"] == "autograd::engine::evaluate_function: LogSoftmaxBackward0"]
+want = set()
+for k in ev:
+    if k.get("cat") != "kernel" or k["args"].get("External id") not in ext:
+        continue
+    o = max(ext[k["args"]["External id"]], key=lambda e: e["ts"])
+    inside = any(n["tid"] == o["tid"] and n["ts"] <= o["ts"] <= n["ts"] + n["dur"] for n in nodes)
+    if o["name"] == "aten::_log_softmax" or inside:
+        want.add((o["name"], repr(o["args"]["Input Dims"])))
+got = ro.script_ops(open(sys.argv[2]).read())
+have = {(e["name"], repr(e["dims"])) for e in got["OPS"] + got.get("NOT_REBUILT", [])}
+print("# want", sorted(want), "have", sorted(have))
+sys.exit(not (want == have and len(want) == 2))
+PY
 printf '2\nM\n:dump hotspots\n' >"$TMP/h.keys"
 "$D" --headless --size 120x30 --keys "$TMP/h.keys" "$TRAIN" >"$TMP/h.out" 2>&1
-check "repro: M elsewhere says where it works" grep -q "A microbenchmark script is written from a Kernel screen" "$TMP/h.out"
+check "repro: M elsewhere says where it works" grep -q "A microbenchmark script is written from a Kernel screen or an Ops screen" "$TMP/h.out"
 
 # a backward node that launched a kernel itself (a custom autograd Function's backward): no
 # aten op inside it, so the script rebuilds its forward op (same Sequence number on the

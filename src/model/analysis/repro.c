@@ -38,7 +38,7 @@ static DcuStatus link_ops(TraceDb* db, DcuError* err) {
         "DROP TABLE IF EXISTS temp.repro_link;"
         "CREATE TEMP TABLE repro_link AS"
         " SELECT d.dur_ns AS dur, d.kernel_id AS kid, x.op_id AS op, x.fwd_op_id AS fwd,"
-        "  x.pass AS pass, x.module AS module"
+        "  x.pass AS pass, x.module AS module, coalesce(x.fwd_op_id, x.op_id) AS model_op"
         " FROM dispatch d JOIN dispatch_op x ON x.dispatch_id = d.id"
         " WHERE x.op_id IS NOT NULL"
         "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel');",
@@ -87,7 +87,14 @@ static void header(FILE* out, const ReproOpts* o, const char* ldtype) {
             "#   one line per op: op=NAME shapes=SIZES trace_us=X bench_us=Y dtypes=...\n",
             src, ldtype);
     char sel[256];
-    if (o->kernel) {
+    if (o->module || o->model_op) {
+        char mod[200];
+        ReproArgs_commentText(mod, sizeof(mod), o->module ? o->module : "any module");
+        ReproArgs_commentText(sel, sizeof(sel), o->model_op ? o->model_op : "any op");
+        fprintf(out, "#\n# Selection: the ops that launched the kernels of %s in %s", sel, mod);
+        ReproArgs_commentText(sel, sizeof(sel), o->kernel);
+        fprintf(out, "%s%s\n", o->kernel ? ", kernel " : "", o->kernel ? sel : "");
+    } else if (o->kernel) {
         ReproArgs_commentText(sel, sizeof(sel), o->kernel);
         fprintf(out, "#\n# Selection: the ops that launched %s\n", sel);
     } else if (o->filter) {
@@ -317,6 +324,8 @@ static const char* const select_sql =
     " CASE count(DISTINCT x.pass) WHEN 1 THEN min(x.pass) WHEN 2 THEN min(x.pass) || '+' ||"
     "  max(x.pass) ELSE 'backward+forward+other' END, min(x.module), count(DISTINCT x.module)"
     " FROM temp.repro_link x JOIN cpu_op o ON o.id = x.op JOIN kernel k ON k.id = x.kid"
+    " WHERE (?5 IS NULL OR coalesce(x.module, '[no module]') = ?5)"
+    "  AND (?6 IS NULL OR (SELECT m.name FROM cpu_op m WHERE m.id = x.model_op) = ?6)"
     " GROUP BY o.name, o.input_dims, o.input_types, o.input_strides, o.concrete_inputs"
     " HAVING (?1 IS NULL OR CASE WHEN ?2 THEN min(regexp_any(?1, o.name, k.name))"
     "   ELSE max(regexp_any(?1, o.name, k.name)) END)"
@@ -340,6 +349,12 @@ static DcuStatus select_ops(TraceDb* db, const ReproOpts* o, int negated, Sinks*
         sqlite3_bind_text(q, 3, o->kernel, -1, SQLITE_TRANSIENT);
     }
     sqlite3_bind_int64(q, 4, o->top > 0 ? o->top : -1);
+    if (o->module) {
+        sqlite3_bind_text(q, 5, o->module, -1, SQLITE_TRANSIENT);
+    }
+    if (o->model_op) {
+        sqlite3_bind_text(q, 6, o->model_op, -1, SQLITE_TRANSIENT);
+    }
     int rc;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         ReproOp op = {(const char*)sqlite3_column_text(q, 0),
@@ -407,7 +422,9 @@ DcuStatus Repro_write(TraceDb* db, const ReproOpts* opts, FILE* out, FILE* notes
     }
     if (s == DCU_OK && st.ops == 0) {
         s = Error_set(err, DCU_ERR_EMPTY, "no op %s",
-                      opts->kernel ? "launched this kernel" : "matches the filter");
+                      opts->module || opts->model_op ? "of the selection launched a kernel"
+                      : opts->kernel                 ? "launched this kernel"
+                                                     : "matches the filter");
     }
     if (s == DCU_OK) {
         header(out, opts, ldtype);
