@@ -6,7 +6,7 @@ apart from dcutop: each kernel event goes to the innermost cpu_op (latest start)
 own 'External id'; ops are grouped by name and recorded inputs (Input Dims, Input type,
 Input Strides, Concrete Inputs); device time is the sum of the kernels' dur. The script's
 ops (OPS and NOT_REBUILT, by rank) must be the TOP groups of most device time (all of those
-whose name matches NAME_REGEX when given, or that launched the kernel of most device time
+whose name or a kernel's name matches NAME_REGEX (smart case) when given, or that launched the kernel of most device time
 with kernel=TOP; TOP 0 = all), each with its recorded inputs,
 calls, device time per call and pass (backward: under an autograd engine node of its
 thread; forward: inside an nn.Module frame, with that module path, or under an op with a
@@ -143,8 +143,10 @@ def main():
                 per_kernel[k["name"]] += k["dur"]
         top_kernel = per_kernel.most_common(1)[0][0]
         ranked = [kv for kv in ranked if top_kernel in kv[1]["names"]]
-    elif name_re:
-        ranked = [kv for kv in ranked if re.search(name_re, kv[0][0])]
+    elif name_re:  # the op's name or one of its kernels' names; smart case as dcutop
+        rx = re.compile(name_re, 0 if re.search("[A-Z]", name_re) else re.I)
+        ranked = [kv for kv in ranked
+                  if rx.search(kv[0][0]) or any(rx.search(n) for n in kv[1]["names"])]
     want = ranked[:top] if top > 0 else ranked
     text = open(script).read()
     got = script_ops(text)

@@ -57,6 +57,7 @@ python3 "$ORACLE" "$FP32" "$TMP/attn.py" 0 'attention'
 "$DCUTOP" -q --export repro --top 0 --filter 'sgemm|gemm' "$FP32" >"$TMP/gemm.py" 2>/dev/null
 check "repro: --filter matches kernel names too (GEMM kernels -> aten::mm/addmm)" sh -c \
     "grep -q 'name=\"aten::mm\"' '$TMP/gemm.py' && grep -q 'name=\"aten::addmm\"' '$TMP/gemm.py' && ! grep -q 'name=\"aten::copy_\"' '$TMP/gemm.py'"
+python3 "$ORACLE" "$FP32" "$TMP/gemm.py" 0 'sgemm|gemm'
 exits "repro: a bad filter is a usage error" 2 "$DCUTOP" --export repro --filter '(' "$TRAIN"
 exits "repro: a filter that matches nothing: exit 1" 1 "$DCUTOP" --export repro --filter 'no_such_op_xyz' "$TRAIN"
 check "repro: ... and says so" grep -q "no op matches the filter" "$TMP/err"
