@@ -36,8 +36,12 @@ import re, sys
 t = open(sys.argv[1]).read()
 run = t[t.index("# ---- the runtime"):t.index("LIST_DTYPE = ")]
 used = set(re.findall(r"torch\.cuda\.(\w+)", run))
-sys.exit(not ("Event" in used and used <= {"Event", "synchronize", "is_available", "empty_cache"}
+sys.exit(not ("Event" in used and used <= {"Event", "synchronize", "is_available", "empty_cache",
+                                         "get_device_name"}
               and not re.search(r"cupy|pycuda|nvtx|CUDAGraph|cudnn|\.graph\(", run)))' "$TMP/train.py"
+
+check "repro: the header names the GPU the trace was recorded on (its deviceProperties)" sh -c \
+    "grep -q '^# Recorded on: '\"\$(python3 -c 'import gzip, json, sys; print(json.load(gzip.open(sys.argv[1]))[\"deviceProperties\"][0][\"name\"])' '$TRAIN')\"'\$' '$TMP/train.py'"
 
 # every op, both traces
 exits "repro: --top 0: every op of the bf16 trace" 0 "$DCUTOP" -q --export repro --top 0 -o "$TMP/all.py" "$TRAIN"
@@ -184,7 +188,7 @@ errs = open(err).read()
 calls = open(log).read().splitlines()
 known = set(torch.ops.aten._ops)
 fails = []
-pat = re.compile(r"^op=(\S+) shapes=(\S+) trace_us=([0-9.]+) bench_us=(nan|[0-9.]+) .*calls=(\d+)")
+pat = re.compile(r"^op=(\S+) shapes=(\S+) trace_us=([0-9.]+) bench_us=(nan|[0-9.]+) ratio=(nan|[0-9.]+) .*calls=(\d+)")
 if len(lines) != len(ops):
     fails.append("%d lines for %d ops" % (len(lines), len(ops)))
 for e, line in zip(ops, lines):
@@ -198,6 +202,8 @@ for e, line in zip(ops, lines):
         fails.append("line %s for %s %s" % (line, name, shapes))
     op = name.split("::")[1]
     timed = m.group(4) != "nan"
+    if timed and abs(float(m.group(5)) - float(m.group(4)) / float(m.group(3))) > 2e-3 * float(m.group(5)) + 1e-3:
+        fails.append("ratio of " + line)
     if "reason" in e:
         if timed or ("not rebuilt: op=%s: %s" % (name, e["reason"])) not in errs:
             fails.append("%s: not rebuilt, yet %s" % (name, line))

@@ -66,7 +66,25 @@ static void list_dtype(TraceDb* db, char* buf, size_t cap) {
     sqlite3_finalize(st);
 }
 
-static void header(FILE* out, const ReproOpts* o, const char* ldtype) {
+/* The GPU the trace was recorded on (its kernels' agent), or "" when the trace names none. */
+static void trace_device(TraceDb* db, char* buf, size_t cap) {
+    sqlite3_stmt* st = NULL;
+    buf[0] = '\0';
+    if (TraceDb_prepare(db,
+                        "SELECT coalesce(a.product_name, a.name) FROM agent a"
+                        " WHERE a.file_id IN (SELECT file_id FROM used_file WHERE layer ="
+                        " 'kernel') AND coalesce(a.type, 'GPU') = 'GPU'"
+                        " ORDER BY a.file_id, a.node_id LIMIT 1",
+                        &st, NULL) != DCU_OK) {
+        return;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        ReproArgs_commentText(buf, cap, (const char*)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+}
+
+static void header(FILE* out, const ReproOpts* o, const char* ldtype, const char* device) {
     char src[512];
     ReproArgs_commentText(src, sizeof(src), o->source ? o->source : "the loaded trace");
     fprintf(out,
@@ -84,8 +102,11 @@ static void header(FILE* out, const ReproOpts* o, const char* ldtype) {
             "# kernels per call. Runs unchanged on CUDA and ROCm (HIP) builds of PyTorch.\n"
             "#\n"
             "#   python3 repro.py [--device cuda|cpu] [--reps N] [--warmup N] [--only REGEX]\n"
-            "#   one line per op: op=NAME shapes=SIZES trace_us=X bench_us=Y dtypes=...\n",
+            "#   one line per op: op=NAME shapes=SIZES trace_us=X bench_us=Y ratio=Y/X ...\n",
             src, ldtype);
+    if (device[0]) {
+        fprintf(out, "#\n# Recorded on: %s\n", device);
+    }
     char sel[256];
     if (o->module || o->model_op) {
         char mod[200];
@@ -427,14 +448,17 @@ DcuStatus Repro_write(TraceDb* db, const ReproOpts* opts, FILE* out, FILE* notes
                                                      : "matches the filter");
     }
     if (s == DCU_OK) {
-        header(out, opts, ldtype);
+        char device[160];
+        trace_device(db, device, sizeof(device));
+        header(out, opts, ldtype, device);
         fprintf(out, "#\n# %d ops: %d rebuilt, %d not rebuilt%s\n", st.ops, st.rebuilt,
                 st.not_rebuilt, st.not_rebuilt ? " (listed with the reason):" : "");
         fputs(k.bad_comments ? k.bad_comments : "", out);
-        fprintf(out, "\n%s\nLIST_DTYPE = \"%s\"\n\nOPS = [\n%s]\n\nNOT_REBUILT = [\n%s]\n\n"
+        fprintf(out, "\n%s\nLIST_DTYPE = \"%s\"\nTRACE_DEVICE = ", dcutop_repro_runtime, ldtype);
+        ReproArgs_pyString(out, device);
+        fprintf(out, "\n\nOPS = [\n%s]\n\nNOT_REBUILT = [\n%s]\n\n"
                      "if __name__ == \"__main__\":\n    sys.exit(main(OPS, NOT_REBUILT))\n",
-                dcutop_repro_runtime, ldtype, ok_text ? ok_text : "",
-                bad_text ? bad_text : "");
+                ok_text ? ok_text : "", bad_text ? bad_text : "");
         if (ferror(out)) {
             s = Error_set(err, DCU_ERR_IO, "write error");
         }

@@ -248,8 +248,9 @@ def token(text):
 def report(op, us, overload=None):
     shapes = json.dumps(op["dims"], separators=(",", ":"))
     types = ",".join(token(SHORT_TYPES.get(t, t)) for t in (op["types"] or []))
-    print("op=%s shapes=%s trace_us=%.3f bench_us=%s dtypes=%s calls=%d pass=%s%s" % (
-        token(op["name"]), shapes, op["trace_us"], "nan" if us is None else "%.3f" % us,
+    ratio = "nan" if us is None or op["trace_us"] <= 0 else "%.3f" % (us / op["trace_us"])
+    print("op=%s shapes=%s trace_us=%.3f bench_us=%s ratio=%s dtypes=%s calls=%d pass=%s%s" % (
+        token(op["name"]), shapes, op["trace_us"], "nan" if us is None else "%.3f" % us, ratio,
         types or "-", op["calls"], token(op.get("pass_")),
         "" if overload is None else " overload=" + overload), flush=True)
 
@@ -268,6 +269,12 @@ def main(ops, not_rebuilt):
         print("repro: no GPU visible to torch (try --device cpu)", file=sys.stderr)
         return 2
     torch.manual_seed(0)
+    if dev.type == "cuda":  # the machine beside the trace's, for reading the ratios
+        hip = getattr(torch.version, "hip", None)
+        runtime = "HIP %s" % hip if hip else "CUDA %s" % getattr(torch.version, "cuda", None)
+        print("repro: running on %s (torch %s, %s); the trace was recorded on %s" % (
+            torch.cuda.get_device_name(dev), torch.__version__, runtime,
+            TRACE_DEVICE or "a GPU it does not name"), file=sys.stderr)
     timed = failed = 0
     for op in sorted(ops + not_rebuilt, key=lambda o: o["rank"]):
         if opts.only and not re.search(opts.only, op["name"]):
