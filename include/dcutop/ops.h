@@ -55,7 +55,7 @@ DcuStatus Ops_table(TraceDb* db, const OpsSel* sel, const QueryOpts* q, ResultSe
 typedef struct {
     int64_t total_ns, linked_ns, kernels, linked;
     int64_t backward_ns, backward_fwd_ns; /* backward kernels; those with their forward op */
-    int64_t ranged_ns; /* kernel time the Ranges view places under a range */
+    int64_t ranged_ns; /* kernel time the Ranges view places under a range or module */
 } OpsCoverage;
 DcuStatus Ops_coverage(TraceDb* db, OpsCoverage* c, DcuError* err);
 

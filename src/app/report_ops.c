@@ -39,7 +39,7 @@ static void coverage(const OpsCoverage* c, const ReportOpts* o, FILE* out) {
     } else {
         fprintf(out,
                 "  %.2f%% of kernel time (%lld of %lld kernels) tied to an op; %.2f%% under a "
-                "range (backward kernels under their forward op's); backward %.2f%% of "
+                "range or module (backward kernels under their forward op's); backward %.2f%% of "
                 "kernel time, %.2f%% of it with its forward op\n",
                 pct(c->linked_ns, c->total_ns), (long long)c->linked, (long long)c->kernels,
                 pct(c->ranged_ns, c->total_ns), pct(c->backward_ns, c->total_ns),

@@ -101,14 +101,36 @@ for T in "$GPT" "$IDLE"; do
     check "$name: the Ranges view covers >= 99% of kernel time ($c%)" \
         awk -v p="${c:-0}" 'BEGIN{exit !(p >= 99)}'
 done
+# the climate model's trace has no ProfilerStep: its modules place the kernels; what stays
+# outside is the loss (computed outside any module) and the gradient seed, 1.2%
+CLIMATE=$REAL/pytorch-h200-climate-transformer/climate_train.trace.json.gz
+c=$(tree_cover ranges "$CLIMATE")
+check "climate_train: the Ranges view places >= 98.5% of kernel time in a range or module ($c%)" \
+    awk -v p="${c:-0}" 'BEGIN{exit !(p >= 98.5)}'
+out=$("$DCUTOP" --export ranges "$CLIMATE" 2>/dev/null | python3 -c '
+import csv, sys
+r = list(csv.DictReader(sys.stdin))
+print(sum(int(x["self_ns"]) for x in r if x["path"].startswith("[outside any range];")))')
+want=$(python3 tests/cli/ops_oracle.py "$CLIMATE" | python3 -c '
+import sys
+t = 0
+for line in sys.stdin:
+    if line.startswith("#"):
+        continue
+    step, module, op, pas, k, ns = line.rstrip("\n").split(",")
+    # outside every module and not in the optimizer step (its only range)
+    if not module and not op.startswith("aten::_foreach_"):
+        t += int(ns)
+print(t)')
+same "climate_train: outside any range = the kernels of ops outside every module and range" "$want" "$out"
 c=$(tree_cover stacks "$GPT")
 check "gpt-train: the Stacks view covers >= 99% of kernel time ($c%)" \
     awk -v p="${c:-0}" 'BEGIN{exit !(p >= 99)}'
 # a backward kernel is labelled so: under its forward op's range, below '[backward]'; on
 # Stacks, under the forward op's python stack and op, then the autograd node
 "$DCUTOP" --export ranges "$GPT" >"$TMP/ranges.csv" 2>/dev/null
-check "gpt-train: Ranges puts backward kernels under 'ProfilerStep#N;[backward]'" \
-    grep -q '"ProfilerStep#3;\[backward\];' "$TMP/ranges.csv"
+check "gpt-train: Ranges puts backward kernels under their forward op's step and modules, then '[backward]'" \
+    grep -q '"ProfilerStep#3;nn.Module: TinyGPT_0;nn.Module: DecoderBlock_0;nn.Module: FeedForward_0;nn.Module: Linear_2;\[backward\];' "$TMP/ranges.csv"
 "$DCUTOP" --export stacks "$GPT" >"$TMP/stacks.csv" 2>/dev/null
 check "gpt-train: Stacks puts AddmmBackward0 kernels under the forward aten::addmm's stack" \
     grep -q 'torch/nn/modules/linear.py(130): forward;<built-in function linear>;aten::addmm;\[backward\] AddmmBackward0;' "$TMP/stacks.csv"

@@ -443,7 +443,8 @@ DcuStatus Ops_coverage(TraceDb* db, OpsCoverage* c, DcuError* err) {
             db, "SELECT CAST(total(d.dur_ns) AS INTEGER) FROM dispatch_op o"
                 " JOIN dispatch d ON d.id = o.dispatch_id"
                 " JOIN used_file u ON u.file_id = d.file_id AND u.layer = 'kernel'"
-                " JOIN dispatch_range dr ON dr.dispatch_id = d.id AND dr.range_id IS NOT NULL");
+                " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
+                " WHERE dr.range_id IS NOT NULL OR o.module IS NOT NULL");
     }
     return s;
 }
