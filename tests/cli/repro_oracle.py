@@ -186,6 +186,10 @@ def main():
         if e["pass_"] == "forward" and e["module"] != min(g["modules"], default=None):
             fails.append("%s %s: module %s, expected %s" % (
                 e["name"], e["dims"], e["module"], min(g["modules"], default=None)))
+        if e["types"] is None or e["dims"] is None:  # no record_shapes
+            if "no shapes recorded" not in e.get("reason", ""):
+                fails.append("%s without shapes: %s" % (e["name"], e.get("reason", "rebuilt")))
+            continue
         lists_unrecorded = any(t == "TensorList" and d == []
                                for t, d in zip(e["types"], e["dims"]))
         if lists_unrecorded != ("reason" in e):

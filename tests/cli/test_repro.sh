@@ -156,6 +156,16 @@ fi
 exits "repro: a backward node without a forward op" 0 "$DCUTOP" --export repro -o "$TMP/nofwd.py" "$TMP/nofwd.json"
 check "repro: ... is listed as not rebuilt, with the reason" grep -q "not rebuilt: op=autograd::engine::evaluate_function: MyMmBackward0 shapes=\[\[64,16\]\]: an autograd backward node that launched kernels itself, and no forward op is linked to it" "$TMP/err"
 
+# held out: traces this test was not written on (H200 bf16, MI300X ROCm Qwen inference, an
+# A-B-B-A run), and one recorded without record_shapes (every op listed, with why)
+for f in "$REAL/pytorch-h200-climate-transformer/climate_train.trace.json.gz" \
+    "$REAL"/pytorch-kineto-mi300-qwen/*.json.gz \
+    "$REAL"/pytorch-h100-abba-numerics/B1/*.json.gz \
+    "$REAL"/pytorch-h100-abba-sdpa/A1/*.json.gz; do
+    "$DCUTOP" -q --export repro --top 0 --force -o "$TMP/held.py" "$f"
+    python3 "$ORACLE" "$f" "$TMP/held.py" 0
+done
+
 # a trace without PyTorch ops
 exits "repro: a rocprof trace has no ops: exit 1" 1 "$DCUTOP" --export repro sample-traces/dcu-weather-transformer
 check "repro: ... with the reason" grep -q "needs a PyTorch profiler (Kineto) trace" "$TMP/err"
