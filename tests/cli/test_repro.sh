@@ -43,6 +43,9 @@ sys.exit(not ("Event" in used and used <= {"Event", "synchronize", "is_available
 check "repro: the header names the GPU the trace was recorded on (its deviceProperties)" sh -c \
     "grep -q '^# Recorded on: '\"\$(python3 -c 'import gzip, json, sys; print(json.load(gzip.open(sys.argv[1]))[\"deviceProperties\"][0][\"name\"])' '$TRAIN')\"'\$' '$TMP/train.py'"
 
+exits "repro: an existing -o file is kept without --force (exit 2)" 2 "$DCUTOP" --export repro -o "$TMP/train.py" "$TRAIN"
+check "repro: ... with the usual message" grep -q "file exists (not overwritten; use --force)" "$TMP/err"
+
 # every op, both traces
 exits "repro: --top 0: every op of the bf16 trace" 0 "$DCUTOP" -q --export repro --top 0 -o "$TMP/all.py" "$TRAIN"
 valid "repro: --top 0 script is valid Python" "$TMP/all.py"
