@@ -24,7 +24,8 @@ VIEW_SRC  := $(wildcard src/view/*.c)
 APP_SRC   := $(wildcard src/app/*.c)
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
 
-MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o $(BUILD)/gen/default_peaks.o
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_rules.o $(BUILD)/gen/default_peaks.o \
+             $(BUILD)/gen/repro_runtime.o
 VIEW_OBJ  := $(VIEW_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_theme.o $(BUILD)/gen/mono_theme.o
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -61,6 +62,9 @@ $(BUILD)/gen/default_rules.c: src/model/names/default.rules tools/text2c.sh
 $(BUILD)/gen/default_peaks.c: src/model/analysis/default.peaks tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_peaks < $< > $@
+$(BUILD)/gen/repro_runtime.c: src/model/analysis/repro_runtime.py tools/text2c.sh
+	@mkdir -p $(dir $@)
+	sh tools/text2c.sh dcutop_repro_runtime < $< > $@
 $(BUILD)/gen/default_theme.c: themes/default.theme tools/text2c.sh
 	@mkdir -p $(dir $@)
 	sh tools/text2c.sh dcutop_default_theme < $< > $@

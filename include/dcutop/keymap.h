@@ -56,6 +56,7 @@
     _(COLD_SPLIT, "cold-start", "API, Copies: totals with and without the first iteration")   \
     _(SQL_PROMPT, "sql", "SQL query over the views of SCHEMA.md (Up/Down: history, Tab: names)") \
     _(EXPORT, "export", "Export the current view, filtered and sorted as shown, to CSV")      \
+    _(REPRO, "repro", "Kernel, Ops: a PyTorch script that times the ops of the kernel or row alone, with their recorded shapes") \
     _(HELP, "help", "This help")                                                              \
     _(REDRAW, "redraw", "Redraw the screen")                                                  \
     _(QUIT, "quit", "Quit")                                                                   \
@@ -67,7 +68,8 @@
     _(MARK_B, "mark-candidate", "Runs: mark or unmark the run as candidate (B) of a comparison") \
     _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline") \
     _(SCREEN_RANKS, "screen-ranks", "Ranks screen: ranks side by side, straggler (Enter: scope)") \
-    _(SCREEN_COLLECTIVES, "collectives", "Ranks: each collective across the ranks: bus bandwidth per size, arrival skew, who arrives last")
+    _(SCREEN_COLLECTIVES, "collectives", "Ranks: each collective across the ranks: bus bandwidth per size, arrival skew, who arrives last") \
+    _(SCREEN_OPS, "screen-ops", "Ops screen: device time per model module and op, forward and backward (PyTorch traces)")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

@@ -52,6 +52,7 @@ struct App_ {
     int saved_sel, saved_scroll; /* the selection when the filter prompt opened */
     char pending[4096]; /* the export path asked about */
     int pending_flags;  /* OUT_* for it once confirmed */
+    int export_repro;   /* the export prompt writes the microbenchmark script (M) */
     int menu, menu_sel;
     char last_pattern[PROMPT_TEXT_MAX];
     int quit;
@@ -555,6 +556,12 @@ static void live_filter(App* app) {
 static void do_export(App* app, const char* path, int flags) {
     Screen* s = current(app);
     DcuError err;
+    if (app->export_repro) {
+        if (ExportFiles_repro(app, s, path, flags, &err) != DCU_OK) {
+            App_setStatus(app, 1, "Not written: %s", err.msg);
+        }
+        return;
+    }
     ResultSet* owned = s->ops == &StacksScreen ? StacksScreen_table(s)
                        : s->ops == &DiffScreen ? DiffScreen_exportTable(s) /* A-B-B-A: ns */
                                                : NULL;
@@ -931,48 +938,8 @@ static Reaction scope_key(App* app, int key) {
 
 /* ---- keys ------------------------------------------------------------------------------- */
 
-static const char* export_name(App* app, Screen* s, char* buf, size_t cap) {
-    if (s->category) {
-        char safe[64];
-        size_t j = 0;
-        for (const char* p = s->category; *p && j + 1 < sizeof(safe); p++) {
-            safe[j++] = (*p == '/' || *p == ' ') ? '_' : *p;
-        }
-        safe[j] = '\0';
-        snprintf(buf, cap, "%s/%s-%s.csv", app->export_dir, s->ops->name, safe);
-    } else {
-        snprintf(buf, cap, "%s/%s.csv", app->export_dir,
-                 s->ops == &StacksScreen ? (s->tree_src ? "ranges" : "stacks") : s->ops->name);
-    }
-    if (strncmp(buf, "./", 2) == 0) {
-        memmove(buf, buf + 2, strlen(buf + 2) + 1);
-    }
-    return buf;
-}
-
 void App_refreshAll(App* app) {
     refresh_all(app, 0);
-}
-
-/* w: ceilings over device kernel time or over wall time, on every open table. */
-static Reaction toggle_basis(App* app) {
-    DcuError err;
-    Error_clear(&err);
-    int wall = Query_amdahlBasis(app->db) != 1;
-    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-        App_setStatus(app, 1, "%s", err.msg);
-        return REACT_REDRAW;
-    }
-    if (wall && !Query_wallAvailable(app->db)) {
-        Query_setAmdahlBasis(app->db, 0, &err);
-        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                              "device kernel time.");
-        return REACT_REDRAW;
-    }
-    App_refreshAll(app);
-    App_setStatus(app, 0, "Ceilings now over %s.",
-                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
-    return REACT_REDRAW;
 }
 
 static Reaction act(App* app, Action a);
@@ -1074,6 +1041,8 @@ static int screen_keys(App* app, Screen* s, Action a) {
     case ACT_NEXT_SCREEN:
     case ACT_PREV_SCREEN:
         return go_to_screen(app, a);
+    case ACT_SCREEN_OPS:
+        return OpsScreen_is(s) ? REACT_NONE : App_open(app, &OpsScreen, NULL, NULL, NULL);
     case ACT_RUN_SCOPE:
         if (Runs_count(app->db) < 2) {
             App_setStatus(app, 0, "One run loaded: nothing to pick.");
@@ -1083,7 +1052,7 @@ static int screen_keys(App* app, Screen* s, Action a) {
     case ACT_TRACE_GAP:
         return Summary_openLargestGap(app);
     case ACT_AMDAHL_BASIS:
-        return toggle_basis(app);
+        return App_toggleBasis(app);
     case ACT_ROI_START:
     case ACT_ROI_END:
     case ACT_ROI_ITERATION:
@@ -1146,7 +1115,19 @@ static int prompt_keys(App* app, Screen* s, Action a) {
                                   "Copies, Files, Dispatches) and on Stacks.");
             return REACT_REDRAW;
         }
-        open_prompt(app, PROMPT_EXPORT, "Export to CSV: ", export_name(app, s, text, sizeof(text)));
+        app->export_repro = 0;
+        open_prompt(app, PROMPT_EXPORT, "Export to CSV: ",
+                    ExportFiles_name(app->export_dir, s, 0, text, sizeof(text)));
+        return REACT_REDRAW;
+    case ACT_REPRO:
+        if (!ExportFiles_canRepro(s)) {
+            App_setStatus(app, 0, "A microbenchmark script is written from a Kernel screen "
+                                  "or an Ops screen's row.");
+            return REACT_REDRAW;
+        }
+        app->export_repro = 1;
+        open_prompt(app, PROMPT_EXPORT, "Microbenchmark script of its ops: ",
+                    ExportFiles_name(app->export_dir, s, 1, text, sizeof(text)));
         return REACT_REDRAW;
     case ACT_SQL_PROMPT:
         if (!app->sql_hist) {

@@ -115,7 +115,7 @@ int Key_parse(const char** s) {
 static const char* const screens[] = {"generic", "summary",  "hotspots", "categories", "kernel",
                                       "dispatches", "api",    "copies",   "files",      "help",
                                       "stacks",  "trace",    "diff",     "sql",        "runs",
-                                      "efficiency", "ranks", "collectives"};
+                                      "efficiency", "ranks", "collectives", "ops"};
 #define N_SCREENS ((int)(sizeof(screens) / sizeof(screens[0])))
 
 const char* Keymap_screen(int i) {
@@ -184,11 +184,11 @@ static const struct {
     {"trace", '[', ACT_ROI_START},          {"trace", ']', ACT_ROI_END},
     {"dispatches", '[', ACT_ROI_START},     {"dispatches", ']', ACT_ROI_END},
     {"generic", 'I', ACT_ROI_ITERATION},
-    {"diff", 'v', ACT_DIFF_VIEW},
+    {"diff", 'v', ACT_DIFF_VIEW},           {"generic", 'M', ACT_REPRO},
     {"generic", ';', ACT_SQL_PROMPT},
     {"generic", 'U', ACT_SCREEN_RUNS},      {"generic", 'R', ACT_RUN_SCOPE},
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},
-    {"generic", 'F', ACT_SCREEN_EFFICIENCY},
+    {"generic", 'F', ACT_SCREEN_EFFICIENCY}, {"generic", 'O', ACT_SCREEN_OPS},
     {"generic", '9', ACT_SCREEN_RANKS},
     {"ranks", 'C', ACT_SCREEN_COLLECTIVES},
 };

@@ -23,8 +23,10 @@
 #include "dcutop/compute_metrics.h"
 #include "dcutop/mem_alloc.h"
 #include "dcutop/memory.h"
+#include "dcutop/ops.h"
 #include "dcutop/efficiency.h"
 #include "dcutop/export.h"
+#include "dcutop/repro.h"
 #include "dcutop/kernel_query.h"
 #include "dcutop/key_timing.h"
 #include "dcutop/loader.h"
@@ -69,6 +71,8 @@ typedef struct Session_ {
     int export_coll;     /* --export collectives (one row per collective instance) */
     CollRef coll_ref;    /* --collective-ref curves, stored in the database once loaded */
     int export_memory;   /* --export memory (every memory event with its totals) */
+    int export_ops;      /* --export ops (ops.h) */
+    int export_repro;    /* --export repro (a PyTorch microbenchmark script of the hot ops) */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -209,12 +213,14 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_COLLECTIVES;
     } else if (cli->view && strcmp(cli->view, "memory") == 0) {
         ss->view = REPORT_VIEW_MEMORY;
+    } else if (cli->view && strcmp(cli->view, "ops") == 0) {
+        ss->view = REPORT_VIEW_OPS;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "memory, ranks, idle, collectives)\n",
+                        "memory, ranks, idle, collectives, ops)\n",
                 cli->view);
         return EXIT_USAGE;
     }
@@ -223,18 +229,20 @@ static int resolve_views(Session* ss) {
     ss->export_alloc = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "allocations") == 0;
     ss->export_coll = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "collectives") == 0;
     ss->export_memory = cli->mode == MODE_EXPORT && Memory_viewByName(cli->export_view) >= 0;
+    ss->export_ops = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "ops") == 0;
+    ss->export_repro = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "repro") == 0;
     ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
     if (ss->export_idle > IDLE_GAPS) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
         !ss->export_compute && !ss->export_alloc && !ss->export_coll && !ss->export_memory &&
-        ss->export_idle < 0 &&
+        !ss->export_ops && !ss->export_repro && ss->export_idle < 0 &&
         !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps, compute, "
-                        "allocations, collectives, memory)\n",
+                        "allocations, collectives, memory, ops, repro)\n",
                 cli->export_view);
         return EXIT_USAGE;
     }
@@ -402,6 +410,7 @@ static int run_export(Session* ss, DcuError* err) {
                   : ss->export_alloc      ? MemAlloc_list(ss->db, &rs, err)
                   : ss->export_coll       ? export_collectives(ss->db, cli->sort, &rs, err)
                   : ss->export_memory     ? Memory_view(ss->db, MEM_VIEW_EVENTS, 0, &rs, err)
+                  : ss->export_ops        ? Ops_export(ss->db, &q, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,
@@ -419,6 +428,27 @@ static int run_export(Session* ss, DcuError* err) {
     }
     ResultSet_delete(rs);
     return s == DCU_OK ? EXIT_OK : fail(err, status_exit(s));
+}
+
+/* --export repro: the microbenchmark script of the top ops (--top, default 10) or of those
+ * matching --filter, to -o FILE or stdout; the ops it cannot rebuild are said on stderr. */
+static int run_export_repro(Session* ss, DcuError* err) {
+    const Cli* cli = &ss->cli;
+    ReproOpts o = {cli->filter, NULL, NULL, NULL, cli->top_set ? cli->top : REPRO_TOP_DEFAULT,
+                   ss->title};
+    ReproStats st;
+    Output out;
+    DcuStatus s = output_open(&out, cli->output, out_flags(cli), err);
+    if (s == DCU_OK) {
+        s = Repro_write(ss->db, &o, out.fp, cli->quiet ? NULL : stderr, &st, err);
+        int rc = output_exit(&out, s, err);
+        if (rc == EXIT_OK && !cli->quiet) {
+            fprintf(stderr, "dcutop: repro: %d ops, %d rebuilt, %d not rebuilt\n", st.ops,
+                    st.rebuilt, st.not_rebuilt);
+        }
+        return rc;
+    }
+    return fail(err, status_exit(s));
 }
 
 /* Headless: replays --keys and prints each screen (timing: --timing's lines). */
@@ -1062,7 +1092,7 @@ static int run_mode(Session* ss, DcuError* err) {
         return run_marked(ss, err);
     }
     if (cli->mode == MODE_EXPORT) {
-        return run_export(ss, err);
+        return ss->export_repro ? run_export_repro(ss, err) : run_export(ss, err);
     }
     if (cli->mode == MODE_SQL) {
         return run_sql(ss, err);
