@@ -25,6 +25,10 @@ static const char* const kernel_keys_rep[] = {"name", "status", "before", "after
 static const char* const cat_keys[] = {"category", "group", "before", "after", "delta",
                                        "delta_pct", "ratio", "calls_before", "calls_after",
                                        "share_pct", "noise", NULL};
+static const char* const op_keys[] = {"pass", "module", "op", "occurrence", "before", "after",
+                                      "delta", "ratio", "share_pct", "noise", NULL};
+static const char* const mod_keys[] = {"module", "status", "before", "after", "delta",
+                                       "delta_pct", "ratio", "share_pct", "noise", NULL};
 static const char* const abba_keys[] = {"name", "layer", "a1", "b1", "b2", "a2", "effect",
                                         "effect_pct", "drift", "drift_pct", "repeats",
                                         "verdict", NULL};
@@ -162,6 +166,39 @@ static void text_summary(const Diff* d, FILE* out) {
             isnan(d->top_share_after) ? 0.0 : d->top_share_after, f);
 }
 
+/* The kernels each side ran for the first ops shown, under the op table. */
+static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FILE* out) {
+    int n = top > 0 && top < d->nops ? top : d->nops;
+    n = n > 10 ? 10 : n;
+    if (n == 0) {
+        return;
+    }
+    fprintf(out, "\nKernels of the first %d ops (A | B)\n", n);
+    char line[4096];
+    for (int i = 0; i < n; i++) {
+        const DiffRow* r = &d->ops[i];
+        snprintf(line, sizeof(line), "%2d. %s %s%s #%d (%s): A %s | B %s", i + 1,
+                 r->op && *r->op->module ? r->op->module : "-", r->op ? r->op->op : "",
+                 r->op ? r->op->shapes : "", r->op ? r->op->occurrence : 0,
+                 r->op ? r->op->pass : "",
+                 r->op && r->op->kernels ? r->op->kernels : "(none)",
+                 r->b_kernels ? r->b_kernels : "(none)");
+        Report_wrap(out, line, o->width, 6);
+    }
+}
+
+static void text_unmatched_ops(const Diff* d, FILE* out) {
+    fprintf(out, "\nUnmatched ops: %d only in A, %d only in B\n", d->ops_gone, d->ops_new);
+    char a[64];
+    for (int i = 0; i < d->nops; i++) {
+        const DiffRow* r = &d->ops[i];
+        if (r->presence != DIFF_BOTH) {
+            dur(a, sizeof(a), r->presence == DIFF_GONE ? r->before.mean : r->after.mean);
+            fprintf(out, "  %-4s  %10s  %s\n", Diff_presenceName(r->presence), a, r->name);
+        }
+    }
+}
+
 static void text_unmatched(const Diff* d, FILE* out) {
     fprintf(out, "\nUnmatched kernels: %d gone (only in A), %d new (only in B)\n",
             d->unmatched_a, d->unmatched_b);
@@ -224,6 +261,37 @@ static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* 
     return s;
 }
 
+/* Per op and per module, when matched by op: where the time difference comes from. */
+static DcuStatus op_blocks(const Diff* d, const DiffReportOpts* o, FILE* out, int* first,
+                           DcuError* err) {
+    ResultSet* ops = NULL;
+    ResultSet* mods = NULL;
+    DcuStatus s = Diff_opTable(d, o->filter, &ops, err);
+    if (s == DCU_OK) {
+        s = Diff_moduleTable(d, o->filter, &mods, err);
+    }
+    if (s == DCU_OK && o->sort) {
+        s = Query_sort(ops, o->sort, err);
+    }
+    if (s == DCU_OK) {
+        s = block(ops, "ops", "Ops: where the time difference comes from, largest |delta| first",
+                  op_keys, "module", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT && !o->sort && !o->filter) {
+        text_op_kernels(d, o->top, o, out);
+    }
+    if (s == DCU_OK) {
+        s = block(mods, "modules", "Modules (each op counted in its own module)", mod_keys,
+                  "module", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        text_unmatched_ops(d, out);
+    }
+    ResultSet_delete(ops);
+    ResultSet_delete(mods);
+    return s;
+}
+
 DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
                            int gate_failed, FILE* out, DcuError* err) {
     ResultSet* k = NULL;
@@ -256,6 +324,19 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
         text_verdict(result, verdict, NULL, o, out);
     } else if (s == DCU_OK) {
         s = verdict_block(result, verdict, "", o, out, &first, err);
+    }
+    ResultSet* match = notes_table(d->matching);
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        fputc('\n', out);
+        char line[640];
+        snprintf(line, sizeof(line), "Matching: %s", d->matching);
+        Report_wrap(out, line, o->width, 2);
+    } else if (s == DCU_OK) {
+        s = block(match, "matching", "", NULL, NULL, 0, o, out, &first, err);
+    }
+    ResultSet_delete(match);
+    if (s == DCU_OK && d->by_op) {
+        s = op_blocks(d, o, out, &first, err);
     }
     if (s == DCU_OK && o->format == FMT_TEXT && d->notes[0]) {
         fprintf(out, "\nNotes: what cannot be compared\n");
