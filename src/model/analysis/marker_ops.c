@@ -168,7 +168,7 @@ static const Rg* backward_of(const Ranges* rs, const Rg* g, int* in_bwd) {
     *in_bwd = 0;
     for (const Rg* p = g; p; p = parent_of(rs, p)) {
         *in_bwd |= p->kind == R_BWD || p->kind == R_WRAP;
-        if (p->kind == R_BWD && p->seq >= 0) {
+        if ((p->kind == R_BWD || p->kind == R_WRAP) && p->seq >= 0) {
             *in_bwd = 1;
             int64_t i = I64Map_get(rs->by_seq, seq_key(p->file, p->seq));
             return i ? &rs->v[i - 1] : NULL;
