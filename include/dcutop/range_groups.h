@@ -14,13 +14,15 @@
 typedef struct {
     int64_t range_id;  /* 0: none (no dispatch_range row, or its range_id is NULL) */
     int64_t kernel_id; /* a row of kernel */
-    int none;          /* no dispatch_range row, or its how is 'none' */
+    int none;          /* 1: no dispatch_range row, or its how is 'none'; 2: how is
+                        * 'forward op' (a backward kernel); 0: another how */
     int64_t calls;     /* count(*) */
     double time_ns;    /* total(dur_ns): a double sum, as SQL's total() */
 } RangeGroup;
 
 /* The groups of `SELECT dr.range_id, d.kernel_id, count(*), total(d.dur_ns),
- * coalesce(dr.how, 'none') = 'none' ... GROUP BY 1, 2, 5` over the used kernel files, with
+ * CASE coalesce(dr.how, 'none') WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END
+ * ... GROUP BY 1, 2, 5` over the used kernel files, with
  * the join to kernel, ordered as that query's ORDER BY 1, 2, 5 (no range first). Returns 0
  * (and nothing in *out) when the store cannot be read directly (a region of interest cuts
  * `dispatch`): the caller runs the SQL. *out is owned by the caller (free). */

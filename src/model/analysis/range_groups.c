@@ -11,7 +11,8 @@
 
 typedef struct {
     uint32_t* range;      /* by dispatch id: range_id, 0 when NULL or no row */
-    unsigned char* how;   /* by dispatch id: 0 no row, 1 how = 'none', 2 another how */
+    unsigned char* how;   /* by dispatch id: 0 no row, 1 how = 'none', 2 another how,
+                           * 3 'forward op' (a backward kernel placed by its forward op) */
     int64_t nid;          /* entries of range and how */
     unsigned char* kernel; /* by kernel id: 1 when the kernel row exists */
     int64_t nkernel;
@@ -31,7 +32,7 @@ static int scan_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
             continue; /* another file's row, or no kernel row to join */
         }
         int h = id < x->nid ? x->how[id] : 0;
-        int64_t key[3] = {h ? x->range[id] : 0, kid, h != 2};
+        int64_t key[3] = {h ? x->range[id] : 0, kid, h == 2 ? 0 : h == 3 ? 2 : 1};
         int64_t seen = x->groups.n;
         uint32_t g = TupleIds_id(&x->groups, key);
         if (x->groups.n > seen) { /* a new group */
@@ -55,7 +56,8 @@ static int scan_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
 static int read_ranges(TraceDb* db, Scan* x, DcuStatus* s, DcuError* err) {
     sqlite3_stmt* st = NULL;
     *s = TraceDb_prepare(db,
-                         "SELECT dispatch_id, range_id, how = 'none' FROM dispatch_range"
+                         "SELECT dispatch_id, range_id, CASE how WHEN 'none' THEN 1"
+                         " WHEN 'forward op' THEN 3 ELSE 2 END FROM dispatch_range"
                          " ORDER BY dispatch_id",
                          &st, err);
     int fits = 1, rc = SQLITE_DONE;
@@ -68,7 +70,7 @@ static int read_ranges(TraceDb* db, Scan* x, DcuStatus* s, DcuError* err) {
         int64_t r = sqlite3_column_int64(st, 1);
         fits = null || (r > 0 && r < (int64_t)UINT32_MAX);
         x->range[id] = null ? 0 : (uint32_t)r;
-        x->how[id] = sqlite3_column_int(st, 2) ? 1 : 2;
+        x->how[id] = (unsigned char)sqlite3_column_int(st, 2);
     }
     if (*s == DCU_OK && fits && rc != SQLITE_DONE) {
         *s = Error_set(err, DCU_ERR_SQL, "ranges: %s", sqlite3_errmsg(TraceDb_handle(db)));

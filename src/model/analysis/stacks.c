@@ -554,11 +554,14 @@ static void range_sample(Builder* b, int has_range, int64_t range_id, int none,
                          int64_t kernel_id, const char* kname, int64_t calls, int64_t t) {
     int n;
     if (!has_range) {
-        path_reserve(b, 2);
-        b->path[0] = none ? pseudo(b, "[no launch time]") : pseudo(b, "[outside any range]");
+        path_reserve(b, 3);
+        b->path[0] = none == 1 ? pseudo(b, "[no launch time]") : pseudo(b, "[outside any range]");
         n = 1;
     } else {
-        n = chain(b, range_id, 1);
+        n = chain(b, range_id, 2);
+    }
+    if (none == 2) { /* a backward kernel, under the ranges of its forward op */
+        b->path[n++] = pseudo(b, "[backward]");
     }
     b->path[n++] = sym_get(b, SNODE_KERNEL, kname, 0, kernel_id);
     sample(b, n, t, calls);
@@ -607,7 +610,8 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     sqlite3_stmt* st = NULL;
     s = TraceDb_prepare(db,
                         "SELECT dr.range_id, d.kernel_id, k.name, count(*),"
-                        " CAST(total(d.dur_ns) AS INTEGER), coalesce(dr.how, 'none') = 'none'"
+                        " CAST(total(d.dur_ns) AS INTEGER), CASE coalesce(dr.how, 'none')"
+                        "  WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END"
                         " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
                         "   AND u.layer = 'kernel'"
                         " JOIN kernel k ON k.id = d.kernel_id"

@@ -390,6 +390,8 @@ int LoadEvent_cpuOpShaped(LoaderCore* core, LoadFile* f, const char* where, cons
             sqlite3_bind_null(st, 9 + i);
         }
     }
+    bind_i(st, 13, shapes ? shapes->seq : LOAD_NULL);
+    bind_i(st, 14, shapes ? shapes->fwd_tid : LOAD_NULL);
     if (!step(core, f, st)) {
         return 0;
     }

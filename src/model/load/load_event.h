@@ -95,6 +95,7 @@ int LoadEvent_cpuOp(LoaderCore* core, LoadFile* f, const char* where, const char
 #define LOAD_SHAPE_FIELDS 4
 typedef struct LoadShapes_ {
     const char* json[LOAD_SHAPE_FIELDS];
+    int64_t seq, fwd_tid; /* args 'Sequence number', 'Fwd thread id'; LOAD_NULL: absent */
 } LoadShapes;
 /* LoadEvent_cpuOp with the op's recorded shapes (shapes may be NULL). */
 int LoadEvent_cpuOpShaped(LoaderCore* core, LoadFile* f, const char* where, const char* name,
@@ -107,6 +108,9 @@ int LoadEvent_pyFrame(LoaderCore* core, LoadFile* f, const char* where, const ch
                       size_t name_len, int64_t pid, int64_t tid, int64_t py_id,
                       int64_t parent_py_id, int64_t start, int64_t end);
 void LoadEvent_linkFrames(LoaderCore* core, LoadFile* f);
+/* Kineto 'fwdbwd' flow event (ph 's' or 'f') with its id and time (kineto_flow.c). */
+int LoadEvent_flow(LoaderCore* core, LoadFile* f, const char* where, char ph, int64_t id,
+                   int64_t pid, int64_t tid, int64_t ts);
 
 /* Numbers from text: a decimal integer, or a decimal with a fraction rounded to the
  * nearest integer after scaling by 10^scale (µs text with scale 3 gives exact ns).

@@ -35,6 +35,7 @@ enum { /* prepared statements, owned by the Loader */
     ST_MSG,
     ST_CPUOP,
     ST_PYFRAME,
+    ST_FLOW, /* kineto_flow */
     ST_COUNT
 };
 

@@ -65,7 +65,7 @@ typedef struct Arg_ {
 } Arg;
 
 typedef struct Ev_ {
-    Buf ph, cat, name, pid, tid, ts, dur;
+    Buf ph, cat, name, pid, tid, ts, dur, id; /* id: a flow's */
     VType ts_type, dur_type, pid_type, tid_type;
     int has_name;
     Arg* args;
@@ -295,7 +295,12 @@ static int kineto_cpu_op(J* j, int bad, int64_t pid, int64_t tid, int64_t ext) {
         return 0;
     }
     const Arg* cs = arg(e, "Call stack");
-    LoadShapes sh = {{NULL}};
+    LoadShapes sh = {{NULL}, arg_num(e, "Sequence number", 0, &bad),
+                     arg_num(e, "Fwd thread id", 0, &bad)};
+    if (bad) { /* autograd links are kept or the op is rejected: never half read */
+        reject_bad(j, "Sequence number / Fwd thread id");
+        return 0;
+    }
     for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
         const Arg* a = arg(e, shape_keys[i]);
         sh.json[i] = a && a->type == V_CONTAINER ? a->val.s : NULL;
@@ -697,8 +702,15 @@ static void handle_event(J* j) {
         }
         return;
     }
-    if (!buf_is(&e->ph, "X")) {
-        return; /* flows (s/t/f), instants, counters */
+    if (!buf_is(&e->ph, "X")) { /* fwdbwd flows are read; instants, counters are not */
+        int64_t ts;
+        set_where(j->where, j->nevents);
+        if (cat_is(e, "fwdbwd") && e->ph.len == 1 && time_field(j, "ts", &e->ts, e->ts_type, &ts)) {
+            j->recognised += LoadEvent_flow(j->core, j->f, j->where, e->ph.s[0],
+                                            id_of(&e->id, V_NUM), id_of(&e->pid, e->pid_type),
+                                            id_of(&e->tid, e->tid_type), ts);
+        }
+        return;
     }
     set_where(j->where, j->nevents);
     if (e->cat.len == 0) {
@@ -727,6 +739,7 @@ static void handle_event(J* j) {
 
 static void ev_reset(Ev* e) {
     e->ph.len = e->cat.len = e->name.len = e->pid.len = e->tid.len = e->ts.len = e->dur.len = 0;
+    e->id.len = 0;
     if (e->ph.s) {
         e->ph.s[0] = '\0';
     }
@@ -958,6 +971,7 @@ static int collect_event(J* j) {
     arena_buf(b, &d->tid, &e->tid);
     arena_buf(b, &d->ts, &e->ts);
     arena_buf(b, &d->dur, &e->dur);
+    arena_buf(b, &d->id, &e->id);
     d->args = e->nargs > 0 ? arena_take(b, sizeof(Arg) * (size_t)e->nargs) : NULL;
     d->capargs = e->nargs;
     for (int i = 0; i < e->nargs; i++) {
@@ -1021,6 +1035,8 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         } else if (buf_is(k, "dur")) {
             dst = &e->dur;
             ty = &e->dur_type;
+        } else if (buf_is(k, "id")) {
+            dst = &e->id;
         }
         if (dst && ev_room(j, n)) {
             if (t == V_STR || t == V_NUM) {
@@ -1256,6 +1272,7 @@ static void json_error(J* j, yajl_handle h, const unsigned char* chunk, size_t n
 
 static void free_ev(Ev* e) {
     free(e->ph.s);
+    free(e->id.s);
     free(e->cat.s);
     free(e->name.s);
     free(e->pid.s);

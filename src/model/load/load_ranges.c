@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/i64_map.h"
 #include "dcutop/intern.h"
 #include "dcutop/launch_link.h"
 #include "dcutop/runs.h"
@@ -265,6 +266,8 @@ typedef struct Attr_ {
     Intern* gix;     /* (file, tid) -> group + 1 */
     int64_t* compat; /* pairs (dispatch file, range file) */
     int ncompat;
+    I64Map* anchor;  /* backward dispatch id -> its forward op's place + 1 (op_link.h) */
+    int64_t* anchor_at; /* pairs (tid, ns) */
 } Attr;
 
 /* innermost span of group g open at t: the last one started at or before t, or the
@@ -337,6 +340,32 @@ static int attribute(const Attr* a, int64_t dfile, int64_t tid, int64_t t) {
     return best;
 }
 
+/* Backward kernels of PyTorch traces (dispatch_op.anchor_*): where their forward op ran. */
+static DcuStatus read_anchors(TraceDb* db, Attr* a, DcuError* err) {
+    a->anchor = I64Map_new();
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT dispatch_id, anchor_tid, anchor_ns FROM dispatch_op"
+                                  " WHERE anchor_ns IS NOT NULL AND anchor_tid IS NOT NULL",
+                                  &st, err);
+    int64_t n = 0, cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            a->anchor_at = xrealloc(a->anchor_at, sizeof(int64_t) * 2 * (size_t)cap);
+        }
+        a->anchor_at[2 * n] = sqlite3_column_int64(st, 1);
+        a->anchor_at[2 * n + 1] = sqlite3_column_int64(st, 2);
+        I64Map_put(a->anchor, sqlite3_column_int64(st, 0), ++n);
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "dispatch_op: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
 /* One run's dispatches: the launch (its call's time and thread; else its own start and
  * thread; else none) and the innermost range open there. */
 static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const int64_t* files,
@@ -361,6 +390,12 @@ static DcuStatus attribute_run(TraceDb* db, const Attr* a, int64_t run, const in
             how = "none";
             t = 0;
             tid = NO_TID;
+        }
+        int64_t an = I64Map_get(a->anchor, l->dispatch_id);
+        if (an) { /* autograd's thread opens no range: the forward op's ranges stand */
+            how = "forward op";
+            tid = a->anchor_at[2 * (an - 1)];
+            t = a->anchor_at[2 * (an - 1) + 1];
         }
         int k = how[0] == 'n' ? -1 : attribute(a, l->file_id, tid, t);
         RowBatch_int(ins, l->dispatch_id);
@@ -412,6 +447,9 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
         a.ncompat++;
     }
     sqlite3_finalize(st);
+    if (s == DCU_OK) {
+        s = read_anchors(db, &a, err);
+    }
     int any_corr = TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM api_call"
                                          " WHERE corr_id IS NOT NULL)") != 0;
     if (s == DCU_OK && any_corr) {
@@ -439,6 +477,8 @@ static DcuStatus attribute_all(LoaderCore* core, Spans* sp, DcuError* err) {
     free(files);
     free(runs);
     RowBatch_delete(ins);
+    I64Map_delete(a.anchor);
+    free(a.anchor_at);
     Intern_delete(a.gix);
     free(a.g);
     free(a.compat);

@@ -28,6 +28,7 @@
 #include "dcutop/xalloc.h"
 #include "gz_file.h"
 #include "load_internal.h"
+#include "load_stacks_internal.h"
 #include "store/row_batch.h"
 
 enum { SF_NONE, SF_TEXT, SF_CSV, SF_FOLDED, SF_UNKNOWN };
@@ -52,10 +53,6 @@ struct StackLoad_ {
     sqlite3_stmt* ins_stack;
 };
 
-typedef struct Buf_ {
-    char* p;
-    size_t len, cap;
-} Buf;
 
 static void buf_add(Buf* b, const char* s, size_t n) {
     xgrow((void**)&b->p, &b->cap, b->len + n + 1);
@@ -70,7 +67,7 @@ static void buf_str(Buf* b, const char* s) {
 
 /* ---- per-load state ------------------------------------------------------------ */
 
-static DcuStatus state_init(LoaderCore* core, DcuError* err) {
+DcuStatus StackLoad_init(LoaderCore* core, DcuError* err) {
     if (core->stacks) {
         return DCU_OK;
     }
@@ -133,7 +130,7 @@ void LoadStacks_done(LoaderCore* core) {
     core->stacks = NULL;
 }
 
-static int64_t frame_id(LoaderCore* core, const char* name, size_t len) {
+int64_t StackLoad_frameId(LoaderCore* core, const char* name, size_t len) {
     struct StackLoad_* sl = core->stacks;
     int64_t id = Intern_get(sl->frames, name, len);
     if (id) {
@@ -153,7 +150,7 @@ static int64_t frame_id(LoaderCore* core, const char* name, size_t len) {
     return id;
 }
 
-static int64_t node_id(LoaderCore* core, int64_t parent, int64_t frame, int depth) {
+int64_t StackLoad_nodeId(LoaderCore* core, int64_t parent, int64_t frame, int depth) {
     struct StackLoad_* sl = core->stacks;
     int64_t key[2] = {parent, frame};
     int64_t id = Intern_get(sl->nodes, (const char*)key, sizeof(key));
@@ -181,19 +178,8 @@ static int64_t node_id(LoaderCore* core, int64_t parent, int64_t frame, int dept
 
 /* ---- one parsed stack ------------------------------------------------------------ */
 
-typedef struct Stack_ {
-    char** frames; /* as read: innermost first unless root_first */
-    int n, cap;
-    int root_first;
-    long line;
-    int has_seq, has_corr;
-    int64_t seq, corr;
-    char* kernel;  /* owned, NULL if none */
-    int bad;       /* a problem already reported: drop the stack */
-    long last_num; /* gdb frame number of the last frame, -1 before the first */
-} Stack;
 
-static void stack_clear(Stack* s) {
+void Stack_clear(Stack* s) {
     for (int i = 0; i < s->n; i++) {
         free(s->frames[i]);
     }
@@ -207,26 +193,16 @@ static void stack_clear(Stack* s) {
     s->root_first = 0;
 }
 
-static void stack_free(Stack* s) {
-    stack_clear(s);
+void Stack_free(Stack* s) {
+    Stack_clear(s);
     free(s->frames);
     s->frames = NULL;
     s->cap = 0;
 }
 
-typedef struct Ctx_ {
-    LoaderCore* core;
-    LoadFile* f;
-    int cut_noted;  /* "frame cut" said once per file */
-    int deep_noted; /* "deep stack" said once per file */
-    /* CSV columns */
-    int c_stack, c_seq, c_corr, c_name, ncols, header_done;
-    Stack st;
-    Buf tmp;
-} Ctx;
 
 /* Sanitized frame name, cut at FRAME_MAX (said once per file). */
-static void stack_push(Ctx* c, Stack* s, const char* name, size_t len, long line) {
+void Stack_push(Ctx* c, Stack* s, const char* name, size_t len, long line) {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->frames = xrealloc(s->frames, sizeof(char*) * (size_t)s->cap);
@@ -261,8 +237,8 @@ static int stack_store(Ctx* c, Stack* s, const char* form, int64_t value_ns, int
     for (int k = 0; k < s->n; k++) {
         int i = s->root_first ? k : s->n - 1 - k;
         const char* name = s->frames[i];
-        int64_t fid = frame_id(core, name, strlen(name));
-        int64_t nid = fid ? node_id(core, parent, fid, k) : 0;
+        int64_t fid = StackLoad_frameId(core, name, strlen(name));
+        int64_t nid = fid ? StackLoad_nodeId(core, parent, fid, k) : 0;
         if (!nid) {
             Load_message(core, c->f, "SQLite: %s", sqlite3_errmsg(TraceDb_handle(core->db)));
             return 0;
@@ -304,7 +280,7 @@ static int stack_store(Ctx* c, Stack* s, const char* form, int64_t value_ns, int
 
 typedef enum { FR_NONE, FR_GDB, FR_BT } FrameForm;
 
-static void trim(const char** s, size_t* n) {
+void StackLoad_trim(const char** s, size_t* n) {
     while (*n > 0 && isspace((unsigned char)**s)) {
         (*s)++;
         (*n)--;
@@ -367,7 +343,7 @@ static size_t find_word(const char* s, size_t n, const char* w) {
 /* gdb: "#N [0xADDR in ]FUNC[ (ARGS)][ at FILE:LINE| from LIB]" -> "FUNC at FILE:LINE",
  * "FUNC from LIB" or "FUNC" (arguments dropped: they differ per call). */
 static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     if (n < 2 || s[0] != '#' || !isdigit((unsigned char)s[1])) {
         return 0;
     }
@@ -383,12 +359,12 @@ static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
     *num = v;
     const char* r = s + i;
     size_t rn = n - i;
-    trim(&r, &rn);
+    StackLoad_trim(&r, &rn);
     size_t h = hex_len(r, rn);
     if (h > 0 && h + 4 <= rn && memcmp(r + h, " in ", 4) == 0) {
         r += h + 4;
         rn -= h + 4;
-        trim(&r, &rn);
+        StackLoad_trim(&r, &rn);
     }
     /* the function ends where its argument list, " at " or " from " begins */
     size_t a = args_start(r, rn, 1);
@@ -401,7 +377,7 @@ static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
     fe = from < fe ? from : fe;
     const char* func = r;
     size_t fl = fe;
-    trim(&func, &fl);
+    StackLoad_trim(&func, &fl);
     if (fl == 0) {
         func = "??";
         fl = 2;
@@ -438,7 +414,7 @@ static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
     if (kw) {
         const char* p = t + o;
         size_t pn = tn - o;
-        trim(&p, &pn);
+        StackLoad_trim(&p, &pn);
         size_t bl;
         const char* b = base_name(p, pn, &bl);
         if (bl > 0) {
@@ -452,7 +428,7 @@ static int parse_gdb(const char* s, size_t n, Buf* out, long* num) {
 /* backtrace_symbols: "MODULE(SYM+0xOFF) [0xADDR]", "MODULE(+0xOFF) [0xADDR]",
  * "MODULE [0xADDR]" -> "SYM from MODULE", "MODULE+0xOFF", "MODULE@0xADDR". */
 static int parse_bt(const char* s, size_t n, Buf* out) {
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     if (n < 5 || s[n - 1] != ']') {
         return 0;
     }
@@ -467,7 +443,7 @@ static int parse_bt(const char* s, size_t n, Buf* out) {
     size_t addrn = n - lb - 2;
     const char* pre = s;
     size_t pn = lb;
-    trim(&pre, &pn);
+    StackLoad_trim(&pre, &pn);
     if (pn == 0) {
         return 0;
     }
@@ -487,7 +463,7 @@ static int parse_bt(const char* s, size_t n, Buf* out) {
         }
         const char* mod = pre;
         size_t ml = k;
-        trim(&mod, &ml);
+        StackLoad_trim(&mod, &ml);
         const char* in = pre + k + 1;
         size_t il = pn - k - 2;
         size_t plus = il;
@@ -639,7 +615,7 @@ static int parse_header(Ctx* c, const char* s, size_t n, Stack* st) {
             }
             const char* v = s + j;
             size_t vl = n - j;
-            trim(&v, &vl);
+            StackLoad_trim(&v, &vl);
             if (paren && vl > 0 && v[vl - 1] == ')') {
                 vl--;
             }
@@ -687,14 +663,14 @@ static void text_flush(Ctx* c, long line) {
         stack_store(c, s, c->st.last_num >= 0 ? "gdb" : "backtrace", 0, 0);
     }
     (void)line;
-    stack_clear(s);
+    Stack_clear(s);
 }
 
 static void text_line(Ctx* c, const char* s, size_t n, long line) {
     Stack* st = &c->st;
     const char* t = s;
     size_t tn = n;
-    trim(&t, &tn);
+    StackLoad_trim(&t, &tn);
     if (tn == 0) {
         text_flush(c, line);
         return;
@@ -722,7 +698,7 @@ static void text_line(Ctx* c, const char* s, size_t n, long line) {
         if (ff == FR_GDB) {
             st->last_num = num;
         }
-        stack_push(c, st, c->tmp.p, c->tmp.len, line);
+        Stack_push(c, st, c->tmp.p, c->tmp.len, line);
         return;
     }
     if (st->n > 0) {
@@ -745,7 +721,7 @@ static void text_line(Ctx* c, const char* s, size_t n, long line) {
 static void folded_line(Ctx* c, const char* s, size_t n, long line) {
     const char* t = s;
     size_t tn = n;
-    trim(&t, &tn);
+    StackLoad_trim(&t, &tn);
     if (tn == 0 || t[0] == '#') {
         return;
     }
@@ -781,7 +757,7 @@ static void folded_line(Ctx* c, const char* s, size_t n, long line) {
         fl--;
     }
     Stack* st = &c->st;
-    stack_clear(st);
+    Stack_clear(st);
     st->root_first = 1;
     st->line = line;
     size_t start = 0;
@@ -791,20 +767,20 @@ static void folded_line(Ctx* c, const char* s, size_t n, long line) {
             idx++;
             const char* f = t + start;
             size_t l = i - start;
-            trim(&f, &l);
+            StackLoad_trim(&f, &l);
             if (l == 0) {
                 Load_reject(c->core, c->f, line, "frame %d is empty ('a;;b' or a stray ';')", idx);
-                stack_clear(st);
+                Stack_clear(st);
                 return;
             }
-            stack_push(c, st, f, l, line);
+            Stack_push(c, st, f, l, line);
             start = i + 1;
         }
     }
     /* the leaf may be a kernel: LoadStacks_finish looks it up */
     st->kernel = xstrdup(st->frames[st->n - 1]);
     stack_store(c, st, "folded", llround(value * 1000.0), 1);
-    stack_clear(st);
+    Stack_clear(st);
 }
 
 /* ---- CSV with a stack column -------------------------------------------------------------- */
@@ -825,7 +801,7 @@ static const struct {
 
 static int csv_col_kind(const char* s, size_t n) {
     char h[64];
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     while (n > 0 && s[0] == '"') {
         s++;
         n--;
@@ -873,7 +849,7 @@ static int is_entry_point(const char* f) {
  * on an empty frame. */
 static int split_stack(Ctx* c, const char* s, size_t n, long line, Stack* st) {
     const char* sep = ";";
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     if (n == 0) {
         Load_reject(c->core, c->f, line, "empty stack");
         return 0;
@@ -900,7 +876,7 @@ static int split_stack(Ctx* c, const char* s, size_t n, long line, Stack* st) {
         }
         const char* f = s + start;
         size_t l = i - start;
-        trim(&f, &l);
+        StackLoad_trim(&f, &l);
         start = i + sl;
         i += sl - 1;
         idx++;
@@ -923,9 +899,9 @@ static int split_stack(Ctx* c, const char* s, size_t n, long line, Stack* st) {
                 numbered = 1;
                 last = num;
             }
-            stack_push(c, st, c->tmp.p, c->tmp.len, line);
+            Stack_push(c, st, c->tmp.p, c->tmp.len, line);
         } else {
-            stack_push(c, st, f, l, line);
+            Stack_push(c, st, f, l, line);
         }
     }
     if (st->n == 0) {
@@ -944,7 +920,7 @@ static int split_stack(Ctx* c, const char* s, size_t n, long line, Stack* st) {
 static int csv_num(const CsvField* fl, int64_t* out) {
     const char* s = fl->s;
     size_t n = fl->len;
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     if (n == 0 || n > 18) {
         return 0;
     }
@@ -991,7 +967,7 @@ static int csv_row(const CsvRow* r, void* data) {
         return 0;
     }
     Stack* st = &c->st;
-    stack_clear(st);
+    Stack_clear(st);
     st->line = r->line;
     int64_t v;
     int k;
@@ -1016,7 +992,7 @@ static int csv_row(const CsvRow* r, void* data) {
     if (c->c_name >= 0) {
         const char* s = r->f[c->c_name].s;
         size_t n = r->f[c->c_name].len;
-        trim(&s, &n);
+        StackLoad_trim(&s, &n);
         if (n > 0) {
             st->kernel = Names_sanitize(s, n > FRAME_MAX ? FRAME_MAX : n);
         }
@@ -1024,14 +1000,14 @@ static int csv_row(const CsvRow* r, void* data) {
     if (split_stack(c, r->f[c->c_stack].s, r->f[c->c_stack].len, r->line, st)) {
         stack_store(c, st, "csv", 0, 0);
     }
-    stack_clear(st);
+    Stack_clear(st);
     return 0;
 }
 
 /* ---- sniffing ----------------------------------------------------------------------------- */
 
 static int folded_syntax(const char* s, size_t n, int* semis) {
-    trim(&s, &n);
+    StackLoad_trim(&s, &n);
     size_t sp = n;
     while (sp > 0 && s[sp - 1] != ' ' && s[sp - 1] != '\t') {
         sp--;
@@ -1147,7 +1123,7 @@ int LoadStacks_sniff(const char* path) {
         i = e + 1;
         const char* t = l;
         size_t tn = ll;
-        trim(&t, &tn);
+        StackLoad_trim(&t, &tn);
         if (tn == 0) {
             continue;
         }
@@ -1251,7 +1227,7 @@ DcuStatus LoadStacks_file(LoaderCore* core, LoadFile* f, int form, DcuError* err
                             accepted_forms);
         return DCU_OK;
     }
-    DcuStatus s = state_init(core, err);
+    DcuStatus s = StackLoad_init(core, err);
     if (s != DCU_OK) {
         return s;
     }
@@ -1266,7 +1242,7 @@ DcuStatus LoadStacks_file(LoaderCore* core, LoadFile* f, int form, DcuError* err
         f->format = form == SF_FOLDED ? "folded stacks" : "call stacks (gdb/backtrace)";
         s = read_lines(&c, form, err);
     }
-    stack_free(&c.st);
+    Stack_free(&c.st);
     free(c.tmp.p);
     if (s == DCU_OK && f->rows == 0 && !f->note) {
         f->note = xasprintf("no stack could be read (%s)", accepted_forms);
@@ -1422,285 +1398,9 @@ static int64_t share(int64_t r, int64_t i, int64_t m) {
 
 /* ---- PyTorch profiler (Kineto) traces recorded with_stack ----------------------------------- */
 
-/* Appends the python frames of one aten op, outermost first: its "Call stack" argument
- * (innermost first, ';'-separated) where PyTorch wrote one, else the python_function events
- * of its thread that enclose it (the innermost by latest start, then its parents). */
-static void op_frames(Ctx* c, sqlite3_stmt* enclosing, sqlite3_stmt* parent, int64_t file_id,
-                      sqlite3_stmt* op) {
-    Stack* st = &c->st;
-    const char* cs = (const char*)sqlite3_column_text(op, 1);
-    size_t cl = (size_t)sqlite3_column_bytes(op, 1);
-    if (cs && cl > 0) {
-        st->root_first = 0;
-        size_t start = 0;
-        for (size_t i = 0; i <= cl; i++) {
-            if (i == cl || cs[i] == ';') {
-                const char* f = cs + start;
-                size_t l = i - start;
-                trim(&f, &l);
-                if (l > 0) {
-                    stack_push(c, st, f, l, 0);
-                }
-                start = i + 1;
-            }
-        }
-        return;
-    }
-    st->root_first = 0;
-    sqlite3_bind_int64(enclosing, 1, file_id);
-    for (int k = 0; k < 4; k++) {
-        sqlite3_bind_value(enclosing, 2 + k, sqlite3_column_value(op, 2 + k));
-    }
-    int64_t id = sqlite3_step(enclosing) == SQLITE_ROW ? sqlite3_column_int64(enclosing, 0) : 0;
-    sqlite3_reset(enclosing);
-    int guard = 0;
-    while (id > 0 && guard++ < 100000) {
-        sqlite3_bind_int64(parent, 1, id);
-        int64_t next = 0;
-        if (sqlite3_step(parent) == SQLITE_ROW) {
-            const char* nm = (const char*)sqlite3_column_text(parent, 0);
-            if (nm) {
-                stack_push(c, st, nm, strlen(nm), 0);
-            }
-            next = sqlite3_column_int64(parent, 1);
-        }
-        sqlite3_reset(parent);
-        id = next < id ? next : 0; /* parents come first in the file: never loop */
-    }
-}
-
-static int table_exists(TraceDb* db, const char* name) {
-    sqlite3_stmt* st = NULL;
-    int found = 0;
-    if (TraceDb_prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st,
-                        NULL) == DCU_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
-    return found;
-}
-
-/* The dispatches kernel_stack already gives a stack, into set (value 1). */
-static DcuStatus stacked_dispatches(TraceDb* db, I64Map* set, DcuError* err) {
-    sqlite3_stmt* st = NULL;
-    DcuStatus s = TraceDb_prepare(
-        db, "SELECT DISTINCT dispatch_id FROM kernel_stack WHERE dispatch_id IS NOT NULL", &st,
-        err);
-    int rc = SQLITE_DONE;
-    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        I64Map_put(set, sqlite3_column_int64(st, 0), 1);
-    }
-    if (s == DCU_OK && rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "kineto stacks: %s", sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    sqlite3_finalize(st);
-    return s;
-}
-
-/* The statements of one Kineto stack pass (kineto_stacks). */
-typedef struct {
-    sqlite3_stmt *op, *enclosing, *parent;
-    RowBatch* ins; /* kernel_stack rows */
-    I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
-    I64Map* done;  /* dispatches a stack dump gave a stack already */
-    int64_t only_file; /* the one file of every ext_link and cpu_op row; 0: several */
-} KinetoPass;
-
-/* The stack node of an aten op (+1; 1: the op has no frames): its python frames, then the
- * op as the innermost frame. Cached per op. */
-static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
-    int64_t node = I64Map_get(p->by_op, op_id);
-    if (node) {
-        return node;
-    }
-    node = 1;
-    sqlite3_bind_int64(p->op, 1, op_id);
-    if (sqlite3_step(p->op) == SQLITE_ROW) {
-        stack_clear(&c->st);
-        LoadFile lf = {0};
-        lf.id = file_id;
-        lf.path = "";
-        c->f = &lf;
-        const char* name = (const char*)sqlite3_column_text(p->op, 0);
-        op_frames(c, p->enclosing, p->parent, file_id, p->op);
-        /* the op is the innermost frame: frames are innermost first here */
-        Stack* st = &c->st;
-        if (st->n == st->cap) {
-            st->cap = st->cap ? st->cap * 2 : 16;
-            st->frames = xrealloc(st->frames, sizeof(char*) * (size_t)st->cap);
-        }
-        memmove(st->frames + 1, st->frames, sizeof(char*) * (size_t)st->n);
-        st->frames[0] = Names_sanitize(name ? name : "?", name ? strlen(name) : 1);
-        st->n++;
-        int64_t at = 0;
-        for (int k = 0; k < st->n && (k == 0 || at); k++) {
-            const char* f = st->frames[st->n - 1 - k];
-            int64_t fid = frame_id(c->core, f, strlen(f));
-            at = fid ? node_id(c->core, at, fid, k) : 0;
-        }
-        node = at + 1;
-        c->f = NULL;
-    }
-    sqlite3_reset(p->op);
-    I64Map_put(p->by_op, op_id, node);
-    return node;
-}
-
-/* The kernel_stack rows of one file's dispatches, in id order. */
-static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* err) {
-    TraceDb* db = c->core->db;
-    KinetoLink* v = NULL;
-    int64_t n = 0;
-    DcuStatus s = KinetoLink_file(db, file_id, p->only_file == file_id, &v, &n, err);
-    for (int64_t i = 0; s == DCU_OK && i < n; i++) {
-        const KinetoLink* d = &v[i];
-        if (d->op == 0) {
-            continue; /* no aten op for this launch (library launches often have none) */
-        }
-        if (I64Map_get(p->done, d->dispatch_id)) {
-            continue; /* each dispatch comes once (one file, one row): only these are done */
-        }
-        int64_t node = op_node(c, p, file_id, d->op);
-        RowBatch_int(p->ins, file_id);
-        node > 1 ? RowBatch_int(p->ins, node - 1) : RowBatch_null(p->ins);
-        RowBatch_int(p->ins, d->kernel_id);
-        RowBatch_int(p->ins, d->dispatch_id);
-        RowBatch_int(p->ins, d->dur_ns);
-        if (RowBatch_endRow(p->ins) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
-        }
-    }
-    if (s == DCU_OK && RowBatch_flush(p->ins) != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "kernel_stack: %s", sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    free(v);
-    return s;
-}
-
-static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
-    DcuStatus s = TraceDb_prepare(db,
-                                  "SELECT name, call_stack, pid, tid, start_ns, end_ns FROM cpu_op"
-                                  " WHERE id = ?1",
-                                  &p->op, err);
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "SELECT id FROM py_frame WHERE file_id = ?1 AND pid IS ?2 AND tid IS ?3"
-                            " AND start_ns <= ?4 AND end_ns >= ?5 ORDER BY start_ns DESC, id DESC"
-                            " LIMIT 1",
-                            &p->enclosing, err);
-    }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "SELECT name, coalesce(parent_id, 0) FROM py_frame WHERE id = ?1",
-                            &p->parent, err);
-    }
-    /* a million rows at a Kineto load: stored 64 a statement (row_batch.h) */
-    p->ins = RowBatch_new(db,
-                          "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id,"
-                          " dispatch_id, match, calls, time_ns) VALUES",
-                          "(?, ?, 'kineto', ?, ?, 'correlation', 1, ?)", 5);
-    p->by_op = I64Map_new();
-    /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
-     * rather than probed per dispatch with NOT EXISTS while rows are added: the probe and
-     * the index upkeep were a third of a Kineto load (issue 11). */
-    p->done = I64Map_new();
-    if (s == DCU_OK) {
-        s = stacked_dispatches(db, p->done, err);
-    }
-    return s;
-}
-
-static void kineto_release(KinetoPass* p) {
-    sqlite3_finalize(p->op);
-    sqlite3_finalize(p->enclosing);
-    sqlite3_finalize(p->parent);
-    RowBatch_delete(p->ins);
-    I64Map_delete(p->by_op);
-    I64Map_delete(p->done);
-}
-
-/* The file of every ext_link and cpu_op row when that is one file (one trace, not a job's
- * ranks), else 0. Two scans that stop at the first other file. */
-static int64_t only_linked_file(TraceDb* db) {
-    int64_t f = TraceDb_scalarInt(db, "SELECT file_id FROM ext_link LIMIT 1");
-    if (f <= 0) {
-        return 0;
-    }
-    char* sql = xasprintf("SELECT NOT EXISTS (SELECT 1 FROM ext_link NOT INDEXED"
-                          " WHERE file_id <> %lld) AND NOT EXISTS (SELECT 1 FROM cpu_op"
-                          " NOT INDEXED WHERE file_id <> %lld)",
-                          (long long)f, (long long)f);
-    int one = TraceDb_scalarInt(db, sql) == 1;
-    free(sql);
-    return one ? f : 0;
-}
-
-/* Every dispatch of a used kernel file that a Kineto trace ties to an aten op (correlation
- * id -> External id -> cpu_op) gets a stack: the op's python stack, then the op. Exact
- * matches: the dispatch's own time. */
-static DcuStatus kineto_stacks(LoaderCore* core, DcuError* err) {
-    TraceDb* db = core->db;
-    if (!table_exists(db, "ext_link") || !table_exists(db, "cpu_op") ||
-        !table_exists(db, "py_frame") ||
-        !TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM ext_link)")) {
-        return DCU_OK;
-    }
-    KinetoPass p = {0};
-    p.only_file = only_linked_file(db);
-    DcuStatus s = TraceDb_exec(db,
-                               p.only_file ? "" /* links read by table scans (kineto_link.h) */
-                                           : "CREATE INDEX IF NOT EXISTS ext_link_corr ON"
-                                             " ext_link(file_id, corr_id);"
-                                             "CREATE INDEX IF NOT EXISTS cpu_op_ext ON"
-                                             " cpu_op(file_id, ext_id);",
-                               err);
-    if (s == DCU_OK) {
-        s = TraceDb_exec(db,
-                         "CREATE INDEX IF NOT EXISTS py_frame_thread ON py_frame(file_id, pid,"
-                         " tid, start_ns);",
-                         err);
-    }
-    if (s == DCU_OK) {
-        s = state_init(core, err);
-    }
-    if (s != DCU_OK) {
-        return s;
-    }
-    sqlite3_stmt* files = NULL;
-    s = kineto_prepare(db, &p, err);
-    if (s == DCU_OK) { /* the used kernel files with links, in id order (their rows' order) */
-        s = TraceDb_prepare(db,
-                            "SELECT DISTINCT u.file_id FROM used_file u WHERE u.layer = 'kernel'"
-                            " AND (u.file_id = ?1 OR ?1 = 0 AND EXISTS (SELECT 1 FROM ext_link e"
-                            " WHERE e.file_id = u.file_id)) ORDER BY u.file_id",
-                            &files, err);
-    }
-    if (s == DCU_OK) {
-        sqlite3_bind_int64(files, 1, p.only_file);
-    }
-    Ctx c = {0};
-    c.core = core;
-    c.st.last_num = -1;
-    int rc = SQLITE_DONE;
-    while (s == DCU_OK && (rc = sqlite3_step(files)) == SQLITE_ROW) {
-        s = kineto_file(&c, &p, sqlite3_column_int64(files, 0), err);
-    }
-    if (s == DCU_OK && rc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "kineto stacks: %s", sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    sqlite3_finalize(files);
-    stack_free(&c.st);
-    free(c.tmp.p);
-    kineto_release(&p);
-    /* no index on kernel_stack(dispatch_id): nothing looks a row up by its dispatch since
-     * the probe moved to memory (p.done), and building it over a million rows was 1% of a
-     * Kineto report (issue 23) */
-    return s;
-}
-
 DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err) {
     TraceDb* db = core->db;
-    DcuStatus ks = kineto_stacks(core, err);
+    DcuStatus ks = KinetoStacks_build(core, err);
     if (ks != DCU_OK) {
         return ks;
     }

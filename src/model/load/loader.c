@@ -16,6 +16,7 @@
 #include "dcutop/dispatch_store.h"
 #include "dcutop/folder_walk.h"
 #include "dcutop/names.h"
+#include "dcutop/op_link.h"
 #include "dcutop/safe_file.h"
 #include "dcutop/shortname.h"
 #include "dcutop/variab.h"
@@ -67,8 +68,10 @@ static const char* const stmt_sql[ST_COUNT] = {
                  " wave_size, gfx_version) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_MSG] = "INSERT INTO load_message(file_id, line, message) VALUES(?1, ?2, ?3)",
     [ST_CPUOP] = "INSERT INTO cpu_op(file_id, name, pid, tid, ext_id, start_ns, end_ns,"
-                 " call_stack, input_dims, input_types, input_strides, concrete_inputs)"
-                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 " call_stack, input_dims, input_types, input_strides, concrete_inputs, seq_nr,"
+                 " fwd_tid) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_FLOW] = "INSERT INTO kineto_flow(file_id, flow_id, ph, pid, tid, ts_ns)"
+                " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_PYFRAME] = "INSERT INTO py_frame(file_id, pid, tid, py_id, parent_py_id, name, start_ns,"
                    " end_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
@@ -558,6 +561,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = Variab_compute(core->db, err);
+    }
+    if (s == DCU_OK) { /* before the stacks and ranges, which follow backward kernels */
+        s = OpLink_build(core->db, err);
     }
     if (s == DCU_OK) { /* needs used files and kernel_summary */
         s = LoadStacks_finish(core, err);

@@ -208,7 +208,36 @@ static const char schema[] =
     "  input_dims TEXT,             -- args 'Input Dims', e.g. [[8944,1024],[1024,1024]]\n"
     "  input_types TEXT,            -- args 'Input type', e.g. [\"c10::BFloat16\",\"float\"]\n"
     "  input_strides TEXT,          -- args 'Input Strides'\n"
-    "  concrete_inputs TEXT         -- args 'Concrete Inputs' (scalars as strings)\n"
+    "  concrete_inputs TEXT,        -- args 'Concrete Inputs' (scalars as strings)\n"
+    /* autograd: the forward op that made a backward node and the backward op that ran it
+     * share a sequence number; fwd_tid (> 0) marks a backward op and names, by PyTorch's
+     * own thread numbering, the thread of its forward op (op_link.c) */
+    "  seq_nr INTEGER,              -- args 'Sequence number'\n"
+    "  fwd_tid INTEGER              -- args 'Fwd thread id'\n"
+    ");\n"
+    /* Kineto 'fwdbwd' flow events: 's' binds to the forward op starting at ts on its
+     * thread, 'f' to the backward op starting there; the same id pairs them */
+    "CREATE TABLE kineto_flow(\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  flow_id INTEGER NOT NULL,\n"
+    "  ph TEXT NOT NULL,            -- 's' (start) or 'f' (finish)\n"
+    "  pid INTEGER, tid INTEGER,\n"
+    "  ts_ns INTEGER NOT NULL\n"
+    ");\n"
+    /* every dispatch of a file with aten ops, tied to the model (op_link.c): the op that
+     * launched it, the forward op for backward kernels, the module path and the step */
+    "CREATE TABLE dispatch_op(\n"
+    "  dispatch_id INTEGER PRIMARY KEY,\n"
+    "  op_id INTEGER,               -- cpu_op.id of the innermost op enclosing the launch\n"
+    "  fwd_op_id INTEGER,           -- backward: the forward op; else = op_id\n"
+    "  pass TEXT NOT NULL,          -- 'forward' | 'backward' | 'other'\n"
+    "  module TEXT,                 -- 'TinyGPT_0/DecoderBlock_1/Linear_3'; NULL: none\n"
+    "  step INTEGER,                -- N of the enclosing ProfilerStep#N; NULL: none\n"
+    "  how TEXT NOT NULL,           -- 'direct' | 'flow' | 'sequence' | 'unlinked: <reason>'\n"
+    "  top_op_id INTEGER,           -- outermost op on the launching thread enclosing op_id\n"
+    /* backward kernels: the thread and time whose ranges and python stack stand for
+     * them (the forward op's start; with no forward op, the forward thread at the launch) */
+    "  anchor_tid INTEGER, anchor_ns INTEGER\n"
     ");\n"
     "CREATE TABLE py_frame(\n"
     "  id INTEGER PRIMARY KEY,\n"
@@ -369,7 +398,9 @@ static const char schema[] =
     "  launch_ns INTEGER,           -- host launch time used (NULL: none known)\n"
     "  how TEXT NOT NULL            -- 'correlation' (time and thread of the API call with the\n"
     "                               -- dispatch's corr_id), 'time' (the dispatch's own start\n"
-    "                               -- and thread), 'none' (no launch time)\n"
+    "                               -- and thread), 'forward op' (a backward kernel of a\n"
+    "                               -- PyTorch trace: its forward op's time and thread),\n"
+    "                               -- 'none' (no launch time)\n"
     ");\n"
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
     /* plain timing taken without a profiler (layer 'steps', load_steps.c): the end-to-end
