@@ -7,7 +7,7 @@
  * autograd thread) carries the sequence number of the forward op that made it.
  * A dispatch's op is read from the innermost range open at its launch (dispatch_range):
  * its forward op is the outermost op range on that chain (or, under a backward function, the
- * outermost op around the forward range with the same seq); its module path the module
+ * outermost op around the last forward op range to start with the same seq); its module path the module
  * ranges around that op, outermost first, joined by '/' as PyTorch's module events are. When
  * any range is named "nn.Module: ...", only those are modules; else every range that is not
  * an op, a backward function or a ProfilerStep is. */
@@ -25,6 +25,7 @@ enum { R_OTHER, R_OP, R_BWD, R_WRAP, R_STEP, R_MOD };
 typedef struct {
     int64_t id, file, parent, start;
     int kind;
+    int in_autograd; /* under a backward function or the autograd engine */
     int64_t seq;     /* -1 none */
     char* name;      /* the op or module name (owned) */
     char* sizes;     /* compact, "" none (owned) */
@@ -119,8 +120,18 @@ static DcuStatus read_ranges(TraceDb* db, Ranges* rs, DcuError* err) {
         parse(g, t ? (const char*)t : "");
         rs->modules_named |= g->kind == R_MOD;
         I64Map_put(rs->idx, g->id, rs->n + 1);
-        if (g->kind == R_OP && g->seq >= 0 && !I64Map_get(rs->by_seq, seq_key(g->file, g->seq))) {
-            I64Map_put(rs->by_seq, seq_key(g->file, g->seq), rs->n + 1);
+        int64_t pi = g->parent ? I64Map_get(rs->idx, g->parent) : 0; /* parents come first */
+        g->in_autograd = g->kind == R_BWD || g->kind == R_WRAP ||
+                         (pi && rs->v[pi - 1].in_autograd);
+        /* An op records the sequence number it finds on entry, and the counter moves on when
+         * an op makes a backward node: the op that made node N is the last to start with
+         * seq N (those before it made none). The autograd thread keeps a counter of its own:
+         * its ops are left out. */
+        int64_t k = seq_key(g->file, g->seq);
+        int64_t prev = I64Map_get(rs->by_seq, k);
+        if (g->kind == R_OP && g->seq >= 0 && !g->in_autograd &&
+            (!prev || rs->v[prev - 1].start <= g->start)) {
+            I64Map_put(rs->by_seq, k, rs->n + 1);
         }
         rs->n++;
     }
