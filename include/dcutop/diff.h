@@ -152,6 +152,8 @@ typedef struct Diff_ {
     int nops;
     DiffRow* mods;        /* per module path (name; "" outside every module), owned */
     int nmods;
+    DiffRow* names;       /* per op name and pass ("aten::mul (backward)"), owned */
+    int nnames;
     int ops_gone, ops_new;
 } Diff;
 
@@ -179,6 +181,8 @@ const char* Diff_noiseName(DiffNoise n);
  * ("diff_modules"), when d->by_op; filter: PCRE2 over the name. *out owned. */
 DcuStatus Diff_opTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
 DcuStatus Diff_moduleTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
+/* The same per op name and pass ("diff_op_names", first column "op"). */
+DcuStatus Diff_opNameTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
 /* Reads each dispatch's op identity in the db's scope into s->ops (diff_ops.c); leaves
  * s->nops 0 when the trace carries none. ids[i]: kernel id of s->k[i]. */
 DcuStatus DiffSide_readOps(TraceDb* db, DiffSide* s, const int64_t* ids, DcuError* err);
@@ -224,7 +228,7 @@ void Diff_partDone(DiffRow* g);
  * A layer missing from a run is left out of the comparison (a note says so), never shown as nan. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
-    const char* layer; /* "kernel" or "steps" (static) */
+    const char* layer; /* "kernel", "op" or "steps" (static) */
     double v[4];       /* A1, B1, B2, A2: ms */
     double mean_a, mean_b, effect, effect_pct, drift, drift_pct;
     double repeats, repeats_pct; /* B2 - B1, ms, and % of B1 */
@@ -247,6 +251,10 @@ typedef struct Abba_ {
                         * trusted effects of opposite sign) */
     int nhead;         /* rows[0..nhead): the layers compared, before the kernels */
     char notes[512];
+    int by_op;         /* the rows after nhead are ops (layer "op"), matched by op identity */
+    char matching[512]; /* which matching was used (Diff.matching) */
+    AbbaRow* krows;    /* by_op: the kernels, for the categories (owned) */
+    int nkrows;
 } Abba;
 
 DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** out,

@@ -29,6 +29,9 @@ static const char* const op_keys[] = {"pass", "module", "op", "occurrence", "bef
                                       "delta", "ratio", "share_pct", "noise", NULL};
 static const char* const mod_keys[] = {"module", "status", "before", "after", "delta",
                                        "delta_pct", "ratio", "share_pct", "noise", NULL};
+static const char* const name_keys[] = {"op", "status", "before", "after", "delta",
+                                        "delta_pct", "ratio", "calls_before", "calls_after",
+                                        "share_pct", "noise", NULL};
 static const char* const abba_keys[] = {"name", "layer", "a1", "b1", "b2", "a2", "effect",
                                         "effect_pct", "drift", "drift_pct", "repeats",
                                         "verdict", NULL};
@@ -266,9 +269,13 @@ static DcuStatus op_blocks(const Diff* d, const DiffReportOpts* o, FILE* out, in
                            DcuError* err) {
     ResultSet* ops = NULL;
     ResultSet* mods = NULL;
+    ResultSet* names = NULL;
     DcuStatus s = Diff_opTable(d, o->filter, &ops, err);
     if (s == DCU_OK) {
         s = Diff_moduleTable(d, o->filter, &mods, err);
+    }
+    if (s == DCU_OK) {
+        s = Diff_opNameTable(d, o->filter, &names, err);
     }
     if (s == DCU_OK && o->sort) {
         s = Query_sort(ops, o->sort, err);
@@ -281,6 +288,10 @@ static DcuStatus op_blocks(const Diff* d, const DiffReportOpts* o, FILE* out, in
         text_op_kernels(d, o->top, o, out);
     }
     if (s == DCU_OK) {
+        s = block(names, "op_names", "Ops by name (all modules and occurrences together)",
+                  name_keys, "op", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK) {
         s = block(mods, "modules", "Modules (each op counted in its own module)", mod_keys,
                   "module", o->top, o, out, first, err);
     }
@@ -289,6 +300,7 @@ static DcuStatus op_blocks(const Diff* d, const DiffReportOpts* o, FILE* out, in
     }
     ResultSet_delete(ops);
     ResultSet_delete(mods);
+    ResultSet_delete(names);
     return s;
 }
 
@@ -433,6 +445,11 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
                     r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
         }
         text_verdict(Abba_resultName(Abba_result(a)), verdict, advice, o, out);
+        if (a->matching[0]) {
+            char line[640];
+            snprintf(line, sizeof(line), "Matching: %s", a->matching);
+            Report_wrap(out, line, o->width, 2);
+        }
     } else if (o->format == FMT_JSON) {
         fputs("{", out);
     }
@@ -444,9 +461,16 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
         if (s == DCU_OK) {
             s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
         }
+        ResultSet* match = notes_table(a->matching);
+        if (s == DCU_OK) {
+            s = block(match, "matching", "", NULL, NULL, 0, o, out, &first, err);
+        }
+        ResultSet_delete(match);
     }
     if (s == DCU_OK) {
-        s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",
+        s = block(rs, "abba",
+                  a->by_op ? "A-B-B-A per layer and per op (ms), largest |effect| first"
+                           : "A-B-B-A per layer and per kernel (ms), largest |effect| first",
                   abba_keys, "name", o->top ? o->top + rs->pinned : 0, o, out, &first, err);
     }
     if (s == DCU_OK && gate) {

@@ -619,37 +619,58 @@ static void say_matching(Diff* d, DiffMatch m, const DiffSide* const* a, int na,
     }
 }
 
-/* Per module: the op rows summed by their module path. */
-static void build_modules(Diff* d) {
+/* The op rows summed by a part of their identity: the module path (by_name 0) or the op name
+ * with its pass (by_name 1: "aten::mul (backward)"), into *out. */
+static void group_ops(Diff* d, int by_name, DiffRow** out, int* nout) {
     unsigned char* sel = xcalloc((size_t)d->nops + 1, 1);
+    char** keys = xcalloc((size_t)d->nops + 1, sizeof(char*));
+    for (int i = 0; i < d->nops; i++) {
+        const DiffOp* o = d->ops[i].op;
+        char buf[1024];
+        if (by_name) {
+            snprintf(buf, sizeof(buf), "%s (%s)", o && *o->op ? o->op : "(no op)",
+                     o && strcmp(o->pass, "backward") == 0 ? "backward" : "forward");
+        } else {
+            snprintf(buf, sizeof(buf), "%s", o ? o->module : "");
+        }
+        keys[i] = xstrdup(buf);
+    }
     int cap = 0;
     for (int i = 0; i < d->nops; i++) {
-        const char* mod = d->ops[i].op ? d->ops[i].op->module : "";
         int found = 0;
-        for (int c = 0; c < d->nmods && !found; c++) {
-            found = strcmp(d->mods[c].name, mod) == 0;
+        for (int c = 0; c < *nout && !found; c++) {
+            found = strcmp((*out)[c].name, keys[i]) == 0;
         }
         if (found) {
             continue;
         }
-        if (d->nmods == cap) {
+        if (*nout == cap) {
             cap = cap ? cap * 2 : 32;
-            d->mods = xrealloc(d->mods, sizeof(DiffRow) * (size_t)cap);
+            *out = xrealloc(*out, sizeof(DiffRow) * (size_t)cap);
         }
-        DiffRow* g = &d->mods[d->nmods++];
+        DiffRow* g = &(*out)[(*nout)++];
         memset(g, 0, sizeof(*g));
-        g->name = xstrdup(mod);
+        g->name = xstrdup(keys[i]);
         g->category = xstrdup("");
         for (int j = 0; j < d->nops; j++) {
-            sel[j] = strcmp(d->ops[j].op ? d->ops[j].op->module : "", mod) == 0;
+            sel[j] = strcmp(keys[j], keys[i]) == 0;
         }
         sum_rows_of(d, d->ops, d->nops, sel, g);
     }
-    free(sel);
-    if (d->nmods > 1) {
-        qsort(d->mods, (size_t)d->nmods, sizeof(DiffRow), cmp_abs_delta);
+    for (int i = 0; i < d->nops; i++) {
+        free(keys[i]);
     }
-    shares(d->mods, d->nmods, d->total.delta);
+    free(keys);
+    free(sel);
+    if (*nout > 1) {
+        qsort(*out, (size_t)*nout, sizeof(DiffRow), cmp_abs_delta);
+    }
+    shares(*out, *nout, d->total.delta);
+}
+
+static void build_modules(Diff* d) {
+    group_ops(d, 0, &d->mods, &d->nmods);
+    group_ops(d, 1, &d->names, &d->nnames);
     shares(d->ops, d->nops, d->total.delta);
 }
 
@@ -725,6 +746,10 @@ void Diff_delete(Diff* this) {
     for (int i = 0; i < this->nmods; i++) {
         row_free(&this->mods[i]);
     }
+    for (int i = 0; i < this->nnames; i++) {
+        row_free(&this->names[i]);
+    }
+    free(this->names);
     free(this->ops);
     free(this->mods);
     row_free(&this->total);

@@ -103,6 +103,17 @@ static void put_op(ResultSet* rs, const Diff* d, const DiffRow* x) {
     }
 }
 
+static const RsColumn name_cols[M_NCOLS] = {
+    {"op", "Op", CT_TEXT},           {"status", "Status", CT_TEXT},
+    {"before", "Before", CT_NS},     {"after", "After", CT_NS},
+    {"delta", "Delta", CT_NS},       {"delta_pct", "Delta%", CT_PCT},
+    {"ratio", "Ratio", CT_RATIO},    {"calls_before", "Calls A", CT_INT},
+    {"calls_after", "Calls B", CT_INT}, {"share_pct", "Share%", CT_PCT},
+    {"noise", "Noise", CT_TEXT},     {"ci_lo", "CI lo", CT_NS},
+    {"ci_hi", "CI hi", CT_NS},
+};
+
+/* mods: 0 ops, 1 modules, 2 op names */
 static DcuStatus table(const Diff* d, int mods, const char* filter, ResultSet** out,
                        DcuError* err) {
     *out = NULL;
@@ -110,11 +121,12 @@ static DcuStatus table(const Diff* d, int mods, const char* filter, ResultSet** 
     if (filter && *filter && Filter_new(filter, &f, err) != DCU_OK) {
         return err->code;
     }
-    ResultSet* rs = mods ? ResultSet_new("diff_modules", mod_cols, M_NCOLS)
-                         : ResultSet_new("diff_ops", op_cols,
-                                         d->na > 1 || d->nb > 1 ? O_NCOLS : O_BMIN);
-    const DiffRow* rows = mods ? d->mods : d->ops;
-    int n = mods ? d->nmods : d->nops;
+    ResultSet* rs = mods == 1   ? ResultSet_new("diff_modules", mod_cols, M_NCOLS)
+                    : mods == 2 ? ResultSet_new("diff_op_names", name_cols, M_NCOLS)
+                                : ResultSet_new("diff_ops", op_cols,
+                                                d->na > 1 || d->nb > 1 ? O_NCOLS : O_BMIN);
+    const DiffRow* rows = mods == 1 ? d->mods : (mods == 2 ? d->names : d->ops);
+    int n = mods == 1 ? d->nmods : (mods == 2 ? d->nnames : d->nops);
     for (int i = 0; i < n; i++) {
         const DiffRow* x = &rows[i];
         if (f && !Filter_matches(f, x->name, strlen(x->name))) {
@@ -122,7 +134,8 @@ static DcuStatus table(const Diff* d, int mods, const char* filter, ResultSet** 
         }
         if (mods) {
             int r = ResultSet_addRow(rs);
-            ResultSet_setText(rs, r, M_NAME, *x->name ? x->name : "(outside every module)");
+            ResultSet_setText(rs, r, M_NAME,
+                              *x->name || mods == 2 ? x->name : "(outside every module)");
             ResultSet_setText(rs, r, M_STATUS, Diff_presenceName(x->presence));
             figures(rs, r, x, M_BEFORE);
         } else {
@@ -140,4 +153,8 @@ DcuStatus Diff_opTable(const Diff* d, const char* filter, ResultSet** out, DcuEr
 
 DcuStatus Diff_moduleTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err) {
     return table(d, 1, filter, out, err);
+}
+
+DcuStatus Diff_opNameTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err) {
+    return table(d, 2, filter, out, err);
 }
