@@ -620,7 +620,7 @@ static void say_matching(Diff* d, DiffMatch m, const DiffSide* const* a, int na,
 }
 
 /* The op rows summed by a part of their identity: the module path (by_name 0) or the op name
- * with its pass (by_name 1: "aten::mul (backward)"), into *out. */
+ * with its pass (by_name 1: "aten::mul (backward)"; no op: "(no op) (other)"), into *out. */
 static void group_ops(Diff* d, int by_name, DiffRow** out, int* nout) {
     unsigned char* sel = xcalloc((size_t)d->nops + 1, 1);
     char** keys = xcalloc((size_t)d->nops + 1, sizeof(char*));
@@ -629,7 +629,7 @@ static void group_ops(Diff* d, int by_name, DiffRow** out, int* nout) {
         char buf[1024];
         if (by_name) {
             snprintf(buf, sizeof(buf), "%s (%s)", o && *o->op ? o->op : "(no op)",
-                     o && strcmp(o->pass, "backward") == 0 ? "backward" : "forward");
+                     o ? o->pass : "other");
         } else {
             snprintf(buf, sizeof(buf), "%s", o ? o->module : "");
         }
