@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dcutop/export.h"
@@ -190,16 +191,37 @@ static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FIL
     }
 }
 
+/* Unmatched ops, those of one side with the same module, op, shapes and pass on one line
+ * (occurrences counted), largest time first. */
 static void text_unmatched_ops(const Diff* d, FILE* out) {
-    fprintf(out, "\nUnmatched ops: %d only in A, %d only in B\n", d->ops_gone, d->ops_new);
+    fprintf(out, "\nUnmatched ops: %d only in A, %d only in B (occurrences of one op together)\n",
+            d->ops_gone, d->ops_new);
+    unsigned char* done = xcalloc((size_t)d->nops + 1, 1);
     char a[64];
-    for (int i = 0; i < d->nops; i++) {
+    for (int i = 0; i < d->nops; i++) { /* rows are largest |delta| first: so are the groups */
         const DiffRow* r = &d->ops[i];
-        if (r->presence != DIFF_BOTH) {
-            dur(a, sizeof(a), r->presence == DIFF_GONE ? r->before.mean : r->after.mean);
-            fprintf(out, "  %-4s  %10s  %s\n", Diff_presenceName(r->presence), a, r->name);
+        if (r->presence == DIFF_BOTH || done[i] || !r->op) {
+            continue;
         }
+        double t = 0;
+        int n = 0;
+        for (int j = i; j < d->nops; j++) {
+            const DiffRow* x = &d->ops[j];
+            if (!done[j] && x->op && x->presence == r->presence &&
+                strcmp(x->op->module, r->op->module) == 0 && strcmp(x->op->op, r->op->op) == 0 &&
+                strcmp(x->op->shapes, r->op->shapes) == 0 &&
+                strcmp(x->op->pass, r->op->pass) == 0) {
+                done[j] = 1;
+                n++;
+                t += r->presence == DIFF_GONE ? x->before.mean : x->after.mean;
+            }
+        }
+        dur(a, sizeof(a), t);
+        fprintf(out, "  %-4s  %10s  %4d x  %s %s %s%s\n", Diff_presenceName(r->presence), a, n,
+                r->op->pass, *r->op->module ? r->op->module : "-",
+                *r->op->op ? r->op->op : r->name, r->op->shapes);
     }
+    free(done);
 }
 
 static void text_unmatched(const Diff* d, FILE* out) {
