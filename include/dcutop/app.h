@@ -23,6 +23,7 @@ typedef struct AppOptions_ {
                                * Ctrl-C (Term_pollCancel); NULL: never */
     void (*draw_now)(App* app); /* shows the frame at once (before a long query); NULL: no */
     const char* warning;        /* shown on the status line at start (a bad rc line); or NULL */
+    int diff_match;             /* DiffMatch of runs compared from the Runs screen's marks */
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */

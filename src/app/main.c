@@ -436,8 +436,10 @@ static int run_interactive(Session* ss, DcuError* err) {
     DcuError rc_err;
     Error_clear(&rc_err);
     int rc_bad = Keymap_loadRc(km, NULL, &rc_err) != DCU_OK;
-    AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
-                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL};
+    AppOptions ao = {ss->title,  cli->gemm_like,
+                     NULL,       ss->tui ? Term_pollCancel : NULL,
+                     ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL,
+                     (int)cli_match(cli)};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);
