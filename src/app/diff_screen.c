@@ -335,9 +335,10 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
             s->sort = NULL;
             s->tv.selected = s->tv.scroll = 0;
             DiffScreen_requery(s, app, err);
-            App_setStatus(app, 0, "%s of %s (v: other views).",
-                          s->diff && s->diff->by_op ? "Ops" : "Kernels",
-                          outside ? "no module" : cat);
+            int ops = (s->diff && s->diff->by_op) || (s->abba && s->abba->by_op);
+            App_setStatus(app, 0, "%s of %s (v: %s).", ops ? "Ops" : "Kernels",
+                          outside ? "no module" : cat,
+                          s->diff && s->diff->by_op ? "other views" : "back to categories");
             return REACT_REDRAW;
         }
         if (v == DV_MAIN && s->diff && s->diff->by_op) {
