@@ -66,7 +66,8 @@
     _(MARK_A, "mark-baseline", "Runs: mark or unmark the run as baseline (A) of a comparison") \
     _(MARK_B, "mark-candidate", "Runs: mark or unmark the run as candidate (B) of a comparison") \
     _(SCREEN_EFFICIENCY, "screen-efficiency", "Efficiency screen: ops against peak, roofline") \
-    _(SCREEN_RANKS, "screen-ranks", "Ranks screen: ranks side by side, straggler (Enter: scope)")
+    _(SCREEN_RANKS, "screen-ranks", "Ranks screen: ranks side by side, straggler (Enter: scope)") \
+    _(SCREEN_OPS, "screen-ops", "Ops screen: device time per model module and op, forward and backward (PyTorch traces)")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 typedef enum { ACTION_INFO(ACTION_ENUM) ACT_COUNT } Action;

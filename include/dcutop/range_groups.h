@@ -16,16 +16,21 @@ typedef struct {
     int64_t kernel_id; /* a row of kernel */
     int none;          /* 1: no dispatch_range row, or its how is 'none'; 2: how is
                         * 'forward op' (a backward kernel); 0: another how */
+    int64_t module;    /* PyTorch traces: 1 + index of the module path (dispatch_op.module)
+                        * in RangeGroups_read's *modules; 0: none */
     int64_t calls;     /* count(*) */
     double time_ns;    /* total(dur_ns): a double sum, as SQL's total() */
 } RangeGroup;
 
 /* The groups of `SELECT dr.range_id, d.kernel_id, count(*), total(d.dur_ns),
- * CASE coalesce(dr.how, 'none') WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END
- * ... GROUP BY 1, 2, 5` over the used kernel files, with
- * the join to kernel, ordered as that query's ORDER BY 1, 2, 5 (no range first). Returns 0
+ * CASE coalesce(dr.how, 'none') WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END,
+ * dop.module ... GROUP BY 1, 2, 5, 6` over the used kernel files (dop: dispatch_op), with the
+ * join to kernel, ordered as that query's ORDER BY 1, 2, 5, 6 (no range first, no module
+ * first). *modules gets the module paths RangeGroup.module points into, in the order of
+ * their text (*nmodules of them; owned by the caller: each string and the array). Returns 0
  * (and nothing in *out) when the store cannot be read directly (a region of interest cuts
  * `dispatch`): the caller runs the SQL. *out is owned by the caller (free). */
-int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, DcuStatus* s, DcuError* err);
+int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, char*** modules,
+                     int64_t* nmodules, DcuStatus* s, DcuError* err);
 
 #endif

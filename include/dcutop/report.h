@@ -27,6 +27,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_RANKS 112
 /* ReportOpts.view for --view idle (report_idle.c, idle.h) */
 #define REPORT_VIEW_IDLE 113
+/* ReportOpts.view for --view ops (report_ops.c, ops.h) */
+#define REPORT_VIEW_OPS 114
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -45,6 +47,9 @@ DcuStatus Report_write(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
  * there are none (no shapes, no peaks). In the whole report only when some op is
  * modelled. */
 DcuStatus Report_efficiency(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+/* The Ops section (report_ops.c): kernel time per model op and module, and how much of it
+ * is tied to an op (--view ops only). */
+DcuStatus Report_ops(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The load messages, "PREFIXfile:line: reason" one a line, under title when there is any
  * (title NULL: no heading). */

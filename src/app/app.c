@@ -943,27 +943,6 @@ void App_refreshAll(App* app) {
     refresh_all(app, 0);
 }
 
-/* w: ceilings over device kernel time or over wall time, on every open table. */
-static Reaction toggle_basis(App* app) {
-    DcuError err;
-    Error_clear(&err);
-    int wall = Query_amdahlBasis(app->db) != 1;
-    if (Query_setAmdahlBasis(app->db, wall, &err) != DCU_OK) {
-        App_setStatus(app, 1, "%s", err.msg);
-        return REACT_REDRAW;
-    }
-    if (wall && !Query_wallAvailable(app->db)) {
-        Query_setAmdahlBasis(app->db, 0, &err);
-        App_setStatus(app, 0, "Wall time needs per-dispatch timestamps; ceilings stay over "
-                              "device kernel time.");
-        return REACT_REDRAW;
-    }
-    App_refreshAll(app);
-    App_setStatus(app, 0, "Ceilings now over %s.",
-                  wall ? "wall time (device wall: idle gaps count)" : "device kernel time");
-    return REACT_REDRAW;
-}
-
 static Reaction act(App* app, Action a);
 
 /* Shows top screen i (its drill-downs closed); a screen opened on first sight (Trace, Ranks)
@@ -1063,6 +1042,8 @@ static int screen_keys(App* app, Screen* s, Action a) {
     case ACT_NEXT_SCREEN:
     case ACT_PREV_SCREEN:
         return go_to_screen(app, a);
+    case ACT_SCREEN_OPS:
+        return OpsScreen_is(s) ? REACT_NONE : App_open(app, &OpsScreen, NULL, NULL, NULL);
     case ACT_RUN_SCOPE:
         if (Runs_count(app->db) < 2) {
             App_setStatus(app, 0, "One run loaded: nothing to pick.");
@@ -1072,7 +1053,7 @@ static int screen_keys(App* app, Screen* s, Action a) {
     case ACT_TRACE_GAP:
         return Summary_openLargestGap(app);
     case ACT_AMDAHL_BASIS:
-        return toggle_basis(app);
+        return App_toggleBasis(app);
     case ACT_ROI_START:
     case ACT_ROI_END:
     case ACT_ROI_ITERATION:

@@ -115,7 +115,7 @@ int Key_parse(const char** s) {
 static const char* const screens[] = {"generic", "summary",  "hotspots", "categories", "kernel",
                                       "dispatches", "api",    "copies",   "files",      "help",
                                       "stacks",  "trace",    "diff",     "sql",        "runs",
-                                      "efficiency", "ranks"};
+                                      "efficiency", "ranks", "ops"};
 #define N_SCREENS ((int)(sizeof(screens) / sizeof(screens[0])))
 
 const char* Keymap_screen(int i) {
@@ -188,7 +188,7 @@ static const struct {
     {"generic", ';', ACT_SQL_PROMPT},
     {"generic", 'U', ACT_SCREEN_RUNS},      {"generic", 'R', ACT_RUN_SCOPE},
     {"runs", 'a', ACT_MARK_A},              {"runs", 'b', ACT_MARK_B},
-    {"generic", 'F', ACT_SCREEN_EFFICIENCY},
+    {"generic", 'F', ACT_SCREEN_EFFICIENCY}, {"generic", 'O', ACT_SCREEN_OPS},
     {"generic", '9', ACT_SCREEN_RANKS},
 };
 

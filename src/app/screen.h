@@ -49,6 +49,7 @@ struct Screen_ {
     char* sort;      /* "key:desc" (owned), NULL = default */
     char* category;  /* hotspots drill-down: a category or group (owned) */
     char* kernel;    /* kernel detail / dispatches: full kernel name (owned) */
+    char* op;        /* Ops screens: the op drilled into (owned; freed by their close) */
     WhatIf what_if[MAX_WHATIF];
     int n_what_if;
     int cold_split; /* API/Copies: the first-iteration split from the timeline */
@@ -110,6 +111,12 @@ extern const ScreenOps SummaryScreen, HotspotsScreen, CategoriesScreen, ApiScree
     DiffScreen, RunsScreen;
 /* efficiency_screen.c: ops against peak with a roofline; one op (Enter) */
 extern const ScreenOps EfficiencyScreen, EffOpScreen;
+/* ops_screen.c: modules, then a module's ops, an op's kernels, their dispatches (Enter) */
+extern const ScreenOps OpsScreen, OpsOpScreen, OpsKernelScreen, OpsDispatchScreen;
+int OpsScreen_is(const Screen* s);
+/* The table of an Ops screen's level (TableScreen_requery calls it). */
+DcuStatus OpsScreen_query(Screen* s, App* app, const QueryOpts* q, ResultSet** out,
+                          DcuError* err);
 
 /* App services the screens use. */
 TraceDb* App_db(App* app);
@@ -161,6 +168,8 @@ ResultSet* StacksScreen_table(Screen* s);
 /* Requeries every open screen and the header (after a change that touches every view: the
  * Amdahl basis, the region of interest). */
 void App_refreshAll(App* app);
+/* w: the Amdahl basis of every table toggled (basis_key.c). */
+Reaction App_toggleBasis(App* app);
 /* roi_keys.c: [ and ] (ROI start/end at the selected dispatch of a dispatch list or the trace),
  * I (iterations as the ROI), Esc / roi-clear. */
 Reaction RoiKeys_handle(App* app, Screen* s, Action a);

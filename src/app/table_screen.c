@@ -26,8 +26,11 @@ static const char* id_key(const Screen* s) {
     if (s->ops->view == VIEW_CATEGORIES) {
         return "category";
     }
-    if (s->ops == &DispatchScreen || s->ops == &TraceScreen) {
+    if (s->ops == &DispatchScreen || s->ops == &TraceScreen || s->ops == &OpsDispatchScreen) {
         return NULL;
+    }
+    if (OpsScreen_is(s)) {
+        return s->ops->flex; /* the level's name column */
     }
     if (s->ops->view == VIEW_FILES) {
         return "path";
@@ -299,6 +302,8 @@ DcuStatus TableScreen_requery(Screen* s, App* app, DcuError* err) {
         }
     } else if (s->ops == &EfficiencyScreen) {
         st = Efficiency_query(App_db(app), &q, 0, &rs, err);
+    } else if (OpsScreen_is(s)) {
+        st = OpsScreen_query(s, app, &q, &rs, err);
     } else {
         st = Query_view(App_db(app), s->ops->view, &q, &rs, err);
     }

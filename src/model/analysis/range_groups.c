@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dcutop/dispatch_scan.h"
+#include "dcutop/intern.h"
 #include "dcutop/tuple_ids.h"
 #include "dcutop/xalloc.h"
 
@@ -13,11 +14,12 @@ typedef struct {
     uint32_t* range;      /* by dispatch id: range_id, 0 when NULL or no row */
     unsigned char* how;   /* by dispatch id: 0 no row, 1 how = 'none', 2 another how,
                            * 3 'forward op' (a backward kernel placed by its forward op) */
-    int64_t nid;          /* entries of range and how */
+    uint32_t* module;     /* by dispatch id: 1 + index of its module path; 0 none */
+    int64_t nid;          /* entries of range, how and module */
     unsigned char* kernel; /* by kernel id: 1 when the kernel row exists */
     int64_t nkernel;
     int64_t file_id;      /* the span being read */
-    TupleIds groups;      /* (range, kernel, none) -> group id, in order of first sight */
+    TupleIds groups;      /* (range, kernel, none, module) -> group id, in order of first sight */
     int64_t* calls;       /* by group id */
     double* time;
     int64_t cap;
@@ -32,7 +34,8 @@ static int scan_block(void* ctx, const int64_t* d, int64_t from, int64_t to, int
             continue; /* another file's row, or no kernel row to join */
         }
         int h = id < x->nid ? x->how[id] : 0;
-        int64_t key[3] = {h ? x->range[id] : 0, kid, h == 2 ? 0 : h == 3 ? 2 : 1};
+        int64_t key[4] = {h ? x->range[id] : 0, kid, h == 2 ? 0 : h == 3 ? 2 : 1,
+                          id < x->nid ? x->module[id] : 0};
         int64_t seen = x->groups.n;
         uint32_t g = TupleIds_id(&x->groups, key);
         if (x->groups.n > seen) { /* a new group */
@@ -103,7 +106,48 @@ static int cmp_group(const void* a, const void* b) {
     if (x->kernel_id != y->kernel_id) {
         return x->kernel_id < y->kernel_id ? -1 : 1;
     }
-    return x->none - y->none;
+    if (x->none != y->none) {
+        return x->none - y->none;
+    }
+    return x->module < y->module ? -1 : x->module > y->module;
+}
+
+/* dispatch_op's module paths: their distinct texts in order into *names, and each
+ * dispatch's index + 1 into x->module. */
+static DcuStatus read_modules(TraceDb* db, Scan* x, char*** names, int64_t* n, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    Intern* ix = Intern_new();
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT DISTINCT module FROM dispatch_op"
+                                  " WHERE module IS NOT NULL ORDER BY 1",
+                                  &st, err);
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char* m = (const char*)sqlite3_column_text(st, 0);
+        *names = xrealloc(*names, sizeof(char*) * (size_t)(*n + 1));
+        (*names)[(*n)++] = xstrdup(m ? m : "");
+        Intern_put(ix, m ? m : "", m ? strlen(m) : 0, *n);
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (s == DCU_OK && rc == SQLITE_DONE && *n > 0) {
+        s = TraceDb_prepare(db,
+                            "SELECT dispatch_id, module FROM dispatch_op WHERE module IS NOT NULL",
+                            &st, err);
+        while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            const char* m = (const char*)sqlite3_column_text(st, 1);
+            if (id > 0 && id < x->nid && m) {
+                x->module[id] = (uint32_t)Intern_get(ix, m, strlen(m));
+            }
+        }
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "ranges: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    Intern_delete(ix);
+    return s;
 }
 
 static DcuStatus scan_spans(TraceDb* db, DispatchStore* store, Scan* x, DcuError* err) {
@@ -118,9 +162,12 @@ static DcuStatus scan_spans(TraceDb* db, DispatchStore* store, Scan* x, DcuError
     return s;
 }
 
-int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, DcuStatus* s, DcuError* err) {
+int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, char*** modules,
+                     int64_t* nmodules, DcuStatus* s, DcuError* err) {
     *out = NULL;
     *n = 0;
+    *modules = NULL;
+    *nmodules = 0;
     *s = DCU_OK;
     DispatchStore* store = DispatchScan_store(db);
     if (!store) {
@@ -130,8 +177,12 @@ int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, DcuStatus* s, Dc
     x.nid = DispatchStore_count(store) + 1;
     x.range = xcalloc((size_t)x.nid, sizeof(*x.range));
     x.how = xcalloc((size_t)x.nid, 1);
-    TupleIds_init(&x.groups, 3);
+    x.module = xcalloc((size_t)x.nid, sizeof(*x.module));
+    TupleIds_init(&x.groups, 4);
     int direct = read_ranges(db, &x, s, err);
+    if (*s == DCU_OK && direct) {
+        *s = read_modules(db, &x, modules, nmodules, err);
+    }
     if (*s == DCU_OK && direct) {
         *s = read_kernels(db, &x, err);
     }
@@ -144,7 +195,8 @@ int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, DcuStatus* s, Dc
             (*out)[g] = (RangeGroup){TupleIds_value(&x.groups, (uint32_t)g, 0),
                                      TupleIds_value(&x.groups, (uint32_t)g, 1),
                                      (int)TupleIds_value(&x.groups, (uint32_t)g, 2),
-                                     x.calls[g], x.time[g]};
+                                     TupleIds_value(&x.groups, (uint32_t)g, 3), x.calls[g],
+                                     x.time[g]};
         }
         *n = x.groups.n;
         qsort(*out, (size_t)*n, sizeof(**out), cmp_group);
@@ -152,6 +204,7 @@ int RangeGroups_read(TraceDb* db, RangeGroup** out, int64_t* n, DcuStatus* s, Dc
     TupleIds_done(&x.groups);
     free(x.range);
     free(x.how);
+    free(x.module);
     free(x.kernel);
     free(x.calls);
     free(x.time);

@@ -551,14 +551,28 @@ static DcuStatus stack_samples(Builder* b, TraceDb* db, int64_t* attached, DcuEr
 /* One group of the ranges tree: the range's chain (or a pseudo node: no range) and the
  * kernel as its leaf. */
 static void range_sample(Builder* b, int has_range, int64_t range_id, int none,
-                         int64_t kernel_id, const char* kname, int64_t calls, int64_t t) {
-    int n;
+                         const char* module, int64_t kernel_id, const char* kname,
+                         int64_t calls, int64_t t) {
+    int n, depth = 0; /* the module path's levels: its spans are ranges too */
+    for (const char* p = module; p && *p; p++) {
+        depth += p == module || p[-1] == '/';
+    }
     if (!has_range) {
-        path_reserve(b, 3);
-        b->path[0] = none == 1 ? pseudo(b, "[no launch time]") : pseudo(b, "[outside any range]");
-        n = 1;
+        path_reserve(b, 3 + depth);
+        n = 0;
+        if (!depth) {
+            b->path[n++] = none == 1 ? pseudo(b, "[no launch time]")
+                                     : pseudo(b, "[outside any range]");
+        }
     } else {
-        n = chain(b, range_id, 2);
+        n = chain(b, range_id, 2 + depth);
+    }
+    for (const char* p = module; p && *p;) {
+        size_t l = strcspn(p, "/");
+        char name[320];
+        snprintf(name, sizeof(name), "nn.Module: %.*s", (int)(l < 300 ? l : 300), p);
+        b->path[n++] = sym_get(b, SNODE_RANGE, name, 0, 0);
+        p += l + (p[l] == '/');
     }
     if (none == 2) { /* a backward kernel, under the ranges of its forward op */
         b->path[n++] = pseudo(b, "[backward]");
@@ -569,7 +583,7 @@ static void range_sample(Builder* b, int has_range, int64_t range_id, int none,
 
 /* The groups from the dispatch store's columns (range_groups.h), named here. */
 static DcuStatus range_direct(Builder* b, TraceDb* db, const RangeGroup* g, int64_t n,
-                              DcuError* err) {
+                              char* const* modules, DcuError* err) {
     sqlite3_stmt* name = NULL;
     DcuStatus s = TraceDb_prepare(db, "SELECT name FROM kernel WHERE id = ?1", &name, err);
     for (int64_t i = 0; s == DCU_OK && i < n; i++) {
@@ -578,7 +592,8 @@ static DcuStatus range_direct(Builder* b, TraceDb* db, const RangeGroup* g, int6
             s = sql_fail(db, err);
             break;
         }
-        range_sample(b, g[i].range_id != 0, g[i].range_id, g[i].none, g[i].kernel_id,
+        range_sample(b, g[i].range_id != 0, g[i].range_id, g[i].none,
+                     g[i].module ? modules[g[i].module - 1] : NULL, g[i].kernel_id,
                      (const char*)sqlite3_column_text(name, 0), g[i].calls,
                      (int64_t)g[i].time_ns);
         sqlite3_reset(name);
@@ -598,10 +613,15 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     pseudo(b, "[outside any range]");
     pseudo(b, "[no launch time]");
     RangeGroup* g = NULL;
-    int64_t ng = 0;
-    if (RangeGroups_read(db, &g, &ng, &s, err)) {
-        s = s == DCU_OK ? range_direct(b, db, g, ng, err) : s;
+    int64_t ng = 0, nm = 0;
+    char** modules = NULL;
+    if (RangeGroups_read(db, &g, &ng, &modules, &nm, &s, err)) {
+        s = s == DCU_OK ? range_direct(b, db, g, ng, modules, err) : s;
         free(g);
+        for (int64_t i = 0; i < nm; i++) {
+            free(modules[i]);
+        }
+        free(modules);
         return s;
     }
     if (s != DCU_OK) {
@@ -611,12 +631,13 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     s = TraceDb_prepare(db,
                         "SELECT dr.range_id, d.kernel_id, k.name, count(*),"
                         " CAST(total(d.dur_ns) AS INTEGER), CASE coalesce(dr.how, 'none')"
-                        "  WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END"
+                        "  WHEN 'none' THEN 1 WHEN 'forward op' THEN 2 ELSE 0 END, dop.module"
                         " FROM dispatch d JOIN used_file u ON u.file_id = d.file_id"
                         "   AND u.layer = 'kernel'"
                         " JOIN kernel k ON k.id = d.kernel_id"
                         " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
-                        " GROUP BY 1, 2, 6 ORDER BY 1, 2, 6",
+                        " LEFT JOIN dispatch_op dop ON dop.dispatch_id = d.id"
+                        " GROUP BY 1, 2, 6, 7 ORDER BY 1, 2, 6, 7",
                         &st, err);
     if (s != DCU_OK) {
         return s;
@@ -624,7 +645,7 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         range_sample(b, sqlite3_column_type(st, 0) != SQLITE_NULL, sqlite3_column_int64(st, 0),
-                     sqlite3_column_int(st, 5),
+                     sqlite3_column_int(st, 5), (const char*)sqlite3_column_text(st, 6),
                      sqlite3_column_int64(st, 1), (const char*)sqlite3_column_text(st, 2),
                      sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
     }

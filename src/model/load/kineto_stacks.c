@@ -92,10 +92,52 @@ static DcuStatus stacked_dispatches(TraceDb* db, I64Map* set, DcuError* err) {
 typedef struct {
     sqlite3_stmt *op, *enclosing, *parent;
     RowBatch* ins; /* kernel_stack rows */
+    sqlite3_stmt *name, *anchor; /* an op's name; a place on a thread at a time */
     I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
+    I64Map* bwd;   /* backward dispatch id -> row of bwd_at + 1 */
+    int64_t* bwd_at;
+    I64Map* by_bwd; /* autograd node op (top_op_id) -> stack node + 1 */
     I64Map* done;  /* dispatches a stack dump gave a stack already */
     int64_t only_file; /* the one file of every ext_link and cpu_op row; 0: several */
 } KinetoPass;
+
+/* Puts name in front of the frames (they are innermost first here). */
+static void push_inner(Stack* st, const char* name) {
+    if (st->n == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 16;
+        st->frames = xrealloc(st->frames, sizeof(char*) * (size_t)st->cap);
+    }
+    memmove(st->frames + 1, st->frames, sizeof(char*) * (size_t)st->n);
+    st->frames[0] = Names_sanitize(name ? name : "?", name ? strlen(name) : 1);
+    st->n++;
+}
+
+/* The stack node (+1; 1: no frames) of the row `row` stands on (an op's name, call stack,
+ * pid, tid, start, end): its python frames, then the name when with_name, then leaf. */
+static int64_t place_node(Ctx* c, int64_t file_id, sqlite3_stmt* row, sqlite3_stmt* enclosing,
+                          sqlite3_stmt* parent, int with_name, const char* leaf) {
+    Stack_clear(&c->st);
+    LoadFile lf = {0};
+    lf.id = file_id;
+    lf.path = "";
+    c->f = &lf;
+    op_frames(c, enclosing, parent, file_id, row);
+    Stack* st = &c->st;
+    if (with_name) {
+        push_inner(st, (const char*)sqlite3_column_text(row, 0));
+    }
+    if (leaf) {
+        push_inner(st, leaf);
+    }
+    int64_t at = 0;
+    for (int k = 0; k < st->n && (k == 0 || at); k++) {
+        const char* f = st->frames[st->n - 1 - k];
+        int64_t fid = StackLoad_frameId(c->core, f, strlen(f));
+        at = fid ? StackLoad_nodeId(c->core, at, fid, k) : 0;
+    }
+    c->f = NULL;
+    return at + 1;
+}
 
 /* The stack node of an aten op (+1; 1: the op has no frames): its python frames, then the
  * op as the innermost frame. Cached per op. */
@@ -107,34 +149,80 @@ static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
     node = 1;
     sqlite3_bind_int64(p->op, 1, op_id);
     if (sqlite3_step(p->op) == SQLITE_ROW) {
-        Stack_clear(&c->st);
-        LoadFile lf = {0};
-        lf.id = file_id;
-        lf.path = "";
-        c->f = &lf;
-        const char* name = (const char*)sqlite3_column_text(p->op, 0);
-        op_frames(c, p->enclosing, p->parent, file_id, p->op);
-        /* the op is the innermost frame: frames are innermost first here */
-        Stack* st = &c->st;
-        if (st->n == st->cap) {
-            st->cap = st->cap ? st->cap * 2 : 16;
-            st->frames = xrealloc(st->frames, sizeof(char*) * (size_t)st->cap);
-        }
-        memmove(st->frames + 1, st->frames, sizeof(char*) * (size_t)st->n);
-        st->frames[0] = Names_sanitize(name ? name : "?", name ? strlen(name) : 1);
-        st->n++;
-        int64_t at = 0;
-        for (int k = 0; k < st->n && (k == 0 || at); k++) {
-            const char* f = st->frames[st->n - 1 - k];
-            int64_t fid = StackLoad_frameId(c->core, f, strlen(f));
-            at = fid ? StackLoad_nodeId(c->core, at, fid, k) : 0;
-        }
-        node = at + 1;
-        c->f = NULL;
+        node = place_node(c, file_id, p->op, p->enclosing, p->parent, 1, NULL);
     }
     sqlite3_reset(p->op);
     I64Map_put(p->by_op, op_id, node);
     return node;
+}
+
+/* A backward kernel (dispatch_op): the stack of its forward op (python frames, the op),
+ * else of the forward thread when it was launched, then '[backward] AddmmBackward0' (the
+ * autograd node that ran it). Cached per node op (it decides both). */
+static int64_t backward_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id, int64_t b) {
+    const int64_t* r = &p->bwd_at[4 * b]; /* fwd op, top op, anchor tid, anchor ns; 0: none */
+    int64_t node = I64Map_get(p->by_bwd, r[1]);
+    if (node) {
+        return node;
+    }
+    char* leaf = NULL;
+    sqlite3_bind_int64(p->name, 1, r[1]);
+    if (sqlite3_step(p->name) == SQLITE_ROW) {
+        const char* nm = (const char*)sqlite3_column_text(p->name, 0);
+        const char* pre = "autograd::engine::evaluate_function: ";
+        nm = nm ? nm : "?";
+        leaf = xasprintf("[backward] %s",
+                         strncmp(nm, pre, strlen(pre)) == 0 ? nm + strlen(pre) : nm);
+    }
+    sqlite3_reset(p->name);
+    sqlite3_stmt* row = r[0] ? p->op : p->anchor;
+    sqlite3_bind_int64(row, 1, r[0] ? r[0] : r[1]);
+    if (!r[0]) {
+        sqlite3_bind_int64(row, 2, r[2]);
+        sqlite3_bind_int64(row, 3, r[3]);
+    }
+    node = 0;
+    if ((r[0] || r[3] != INT64_MIN) && sqlite3_step(row) == SQLITE_ROW) {
+        node = place_node(c, file_id, row, p->enclosing, p->parent, r[0] != 0, leaf);
+    }
+    sqlite3_reset(row);
+    if (!node) { /* nowhere to stand: the backward op's own stack */
+        sqlite3_bind_int64(p->op, 1, op_id);
+        node = sqlite3_step(p->op) == SQLITE_ROW
+                   ? place_node(c, file_id, p->op, p->enclosing, p->parent, 1, leaf)
+                   : 1;
+        sqlite3_reset(p->op);
+    }
+    free(leaf);
+    I64Map_put(p->by_bwd, r[1], node);
+    return node;
+}
+
+/* Backward dispatches of dispatch_op (op_link.h), by dispatch id into p->bwd. */
+static DcuStatus read_backward(TraceDb* db, KinetoPass* p, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(db,
+                                  "SELECT dispatch_id, coalesce(fwd_op_id, 0), top_op_id,"
+                                  " coalesce(anchor_tid, 0), coalesce(anchor_ns, -9223372036854775807 - 1)"
+                                  " FROM dispatch_op WHERE pass = 'backward' AND top_op_id IS NOT NULL",
+                                  &st, err);
+    int64_t n = 0, cap = 0;
+    int rc = SQLITE_DONE;
+    while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            p->bwd_at = xrealloc(p->bwd_at, sizeof(int64_t) * 4 * (size_t)cap);
+        }
+        for (int k = 0; k < 4; k++) {
+            p->bwd_at[4 * n + k] = sqlite3_column_int64(st, 1 + k);
+        }
+        I64Map_put(p->bwd, sqlite3_column_int64(st, 0), ++n);
+    }
+    if (s == DCU_OK && rc != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "dispatch_op: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
+    return s;
 }
 
 /* The kernel_stack rows of one file's dispatches, in id order. */
@@ -151,7 +239,9 @@ static DcuStatus kineto_file(Ctx* c, KinetoPass* p, int64_t file_id, DcuError* e
         if (I64Map_get(p->done, d->dispatch_id)) {
             continue; /* each dispatch comes once (one file, one row): only these are done */
         }
-        int64_t node = op_node(c, p, file_id, d->op);
+        int64_t b = I64Map_get(p->bwd, d->dispatch_id);
+        int64_t node = b ? backward_node(c, p, file_id, d->op, b - 1)
+                         : op_node(c, p, file_id, d->op);
         RowBatch_int(p->ins, file_id);
         node > 1 ? RowBatch_int(p->ins, node - 1) : RowBatch_null(p->ins);
         RowBatch_int(p->ins, d->kernel_id);
@@ -189,7 +279,20 @@ static DcuStatus kineto_prepare(TraceDb* db, KinetoPass* p, DcuError* err) {
                           "INSERT INTO kernel_stack(file_id, stack_id, form, kernel_id,"
                           " dispatch_id, match, calls, time_ns) VALUES",
                           "(?, ?, 'kineto', ?, ?, 'correlation', 1, ?)", 5);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, "SELECT name FROM cpu_op WHERE id = ?1", &p->name, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db,
+                            "SELECT NULL, NULL, pid, ?2, ?3, ?3 FROM cpu_op WHERE id = ?1",
+                            &p->anchor, err);
+    }
     p->by_op = I64Map_new();
+    p->bwd = I64Map_new();
+    p->by_bwd = I64Map_new();
+    if (s == DCU_OK) {
+        s = read_backward(db, p, err);
+    }
     /* Dispatches that already have a stack (a dump matched them) keep it. Kept in memory
      * rather than probed per dispatch with NOT EXISTS while rows are added: the probe and
      * the index upkeep were a third of a Kineto load (issue 11). */
@@ -206,6 +309,11 @@ static void kineto_release(KinetoPass* p) {
     sqlite3_finalize(p->parent);
     RowBatch_delete(p->ins);
     I64Map_delete(p->by_op);
+    sqlite3_finalize(p->name);
+    sqlite3_finalize(p->anchor);
+    I64Map_delete(p->bwd);
+    I64Map_delete(p->by_bwd);
+    free(p->bwd_at);
     I64Map_delete(p->done);
 }
 
