@@ -170,6 +170,37 @@ static void text_summary(const Diff* d, FILE* out) {
             isnan(d->top_share_after) ? 0.0 : d->top_share_after, f);
 }
 
+/* "name xN; name xN; ..." as the report shows it: the first three kernels, each name cut to
+ * 48 cells (the export has them in full), then how many more. */
+static void short_kernels(const char* list, char* out, size_t cap) {
+    size_t l = 0;
+    int n = 0, more = 0;
+    out[0] = '\0';
+    for (const char* p = list; p && *p;) {
+        const char* end = strstr(p, "; ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (n < 3) {
+            char item[1024], name[1024], cut[256];
+            snprintf(item, sizeof(item), "%.*s", (int)len, p);
+            char* x = strrchr(item, ' ');
+            snprintf(name, sizeof(name), "%.*s", x ? (int)(x - item) : (int)strlen(item), item);
+            Format_cutName(name, 48, cut, sizeof(cut));
+            l += (size_t)snprintf(out + l, l < cap ? cap - l : 0, "%s%s%s", n ? "; " : "", cut,
+                                  x ? x : "");
+            n++;
+        } else {
+            more++;
+        }
+        p = end ? end + 2 : NULL;
+    }
+    if (more && l < cap) {
+        snprintf(out + l, cap - l, "; +%d more", more);
+    }
+    if (!list || !*list) {
+        snprintf(out, cap, "(none)");
+    }
+}
+
 /* The kernels each side ran for the first ops shown, under the op table. */
 static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FILE* out) {
     int n = top > 0 && top < d->nops ? top : d->nops;
@@ -178,15 +209,15 @@ static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FIL
         return;
     }
     fprintf(out, "\nKernels of the first %d ops (A | B)\n", n);
-    char line[4096];
+    char line[4096], ka[1024], kb[1024];
     for (int i = 0; i < n; i++) {
         const DiffRow* r = &d->ops[i];
+        short_kernels(r->op ? r->op->kernels : NULL, ka, sizeof(ka));
+        short_kernels(r->b_kernels, kb, sizeof(kb));
         snprintf(line, sizeof(line), "%2d. %s %s%s #%d (%s): A %s | B %s", i + 1,
                  r->op && *r->op->module ? r->op->module : "-", r->op ? r->op->op : "",
                  r->op ? r->op->shapes : "", r->op ? r->op->occurrence : 0,
-                 r->op ? r->op->pass : "",
-                 r->op && r->op->kernels ? r->op->kernels : "(none)",
-                 r->b_kernels ? r->b_kernels : "(none)");
+                 r->op ? r->op->pass : "", ka, kb);
         Report_wrap(out, line, o->width, 6);
     }
 }
