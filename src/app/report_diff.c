@@ -222,36 +222,58 @@ static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FIL
     }
 }
 
+/* One line of the unmatched ops: the ops of one side with one module, op, shapes and pass. */
+typedef struct {
+    const DiffRow* first;
+    int n;
+    double t;
+} OpGroup;
+
+static int cmp_group(const void* x, const void* y) {
+    const OpGroup* a = x;
+    const OpGroup* b = y;
+    return a->t != b->t ? (a->t < b->t ? 1 : -1) : strcmp(a->first->name, b->first->name);
+}
+
 /* Unmatched ops, those of one side with the same module, op, shapes and pass on one line
  * (occurrences counted), largest time first. */
 static void text_unmatched_ops(const Diff* d, FILE* out) {
     fprintf(out, "\nUnmatched ops: %d only in A, %d only in B (occurrences of one op together)\n",
             d->ops_gone, d->ops_new);
     unsigned char* done = xcalloc((size_t)d->nops + 1, 1);
-    char a[64];
-    for (int i = 0; i < d->nops; i++) { /* rows are largest |delta| first: so are the groups */
+    OpGroup* g = xcalloc((size_t)d->nops + 1, sizeof(OpGroup));
+    int ng = 0;
+    for (int i = 0; i < d->nops; i++) {
         const DiffRow* r = &d->ops[i];
         if (r->presence == DIFF_BOTH || done[i] || !r->op) {
             continue;
         }
-        double t = 0;
-        int n = 0;
+        OpGroup* x = &g[ng++];
+        x->first = r;
         for (int j = i; j < d->nops; j++) {
-            const DiffRow* x = &d->ops[j];
-            if (!done[j] && x->op && x->presence == r->presence &&
-                strcmp(x->op->module, r->op->module) == 0 && strcmp(x->op->op, r->op->op) == 0 &&
-                strcmp(x->op->shapes, r->op->shapes) == 0 &&
-                strcmp(x->op->pass, r->op->pass) == 0) {
+            const DiffRow* o = &d->ops[j];
+            if (!done[j] && o->op && o->presence == r->presence &&
+                strcmp(o->op->module, r->op->module) == 0 && strcmp(o->op->op, r->op->op) == 0 &&
+                strcmp(o->op->shapes, r->op->shapes) == 0 &&
+                strcmp(o->op->pass, r->op->pass) == 0) {
                 done[j] = 1;
-                n++;
-                t += r->presence == DIFF_GONE ? x->before.mean : x->after.mean;
+                x->n++;
+                x->t += r->presence == DIFF_GONE ? o->before.mean : o->after.mean;
             }
         }
-        dur(a, sizeof(a), t);
-        fprintf(out, "  %-4s  %10s  %4d x  %s %s %s%s\n", Diff_presenceName(r->presence), a, n,
-                r->op->pass, *r->op->module ? r->op->module : "-",
+    }
+    if (ng > 1) {
+        qsort(g, (size_t)ng, sizeof(OpGroup), cmp_group);
+    }
+    char a[64];
+    for (int i = 0; i < ng; i++) {
+        const DiffRow* r = g[i].first;
+        dur(a, sizeof(a), g[i].t);
+        fprintf(out, "  %-4s  %10s  %4d x  %s %s %s%s\n", Diff_presenceName(r->presence), a,
+                g[i].n, r->op->pass, *r->op->module ? r->op->module : "-",
                 *r->op->op ? r->op->op : r->name, r->op->shapes);
     }
+    free(g);
     free(done);
 }
 

@@ -184,3 +184,23 @@ $DCUTOP --diff sample-traces/rocprofv3-sdk-docs-csv $MK16 --width 200 >"$TMP/d7.
 check "a side without op identity: kernel names, and the report says which side lacks it" \
     grep -q "^Matching: by full kernel name: no op identity in the baseline (A)" "$TMP/d7.txt"
 exits "--match other: a usage error" 2 $DCUTOP --diff $BF16 $FP32 --match nope
+
+# 6. the manual's worked example is this binary's output (the title line names the paths)
+$DCUTOP -q --diff $REAL/pytorch-h100-abba-sdpa/A1 $REAL/pytorch-h200-abba-sdpa/A1 --top 3 \
+    --width 110 >"$TMP/man1.txt" 2>&1
+check "doc/manual.md shows the current H100 vs H200 op diff" python3 - "$TMP/man1.txt" <<'PYEOF'
+import sys
+out = open(sys.argv[1]).read().rstrip("\n").split("\n")[1:]
+block = "\n".join(("    " + l) if l else "" for l in out)
+sys.exit(block not in open("doc/manual.md").read())
+PYEOF
+$DCUTOP -q --diff $BF16 $FP32 --top 3 --width 110 >"$TMP/man2.txt" 2>&1
+check "doc/manual.md: the bf16 vs fp32 lines it quotes are the current output" python3 - "$TMP/man2.txt" <<'PYEOF'
+import sys
+out = open(sys.argv[1]).read().split("\n")
+man = open("doc/manual.md").read()
+sec = man[man.index("## Compare the same model on two machines"):]
+sec = sec[sec.index("Two configurations of one model"):sec.index("(`aten::to` of the logits")]
+quoted = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
+sys.exit(not quoted or any(q not in out for q in quoted))
+PYEOF
