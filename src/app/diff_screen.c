@@ -11,6 +11,7 @@
 
 #include "dcutop/diff_view.h"
 #include "dcutop/filter.h"
+#include "dcutop/format.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -254,15 +255,44 @@ static int row_names(const Screen* s, const char* name, const char** a, const ch
     return 0;
 }
 
-/* Enter on an op: the kernels each side ran for it, on the status line. */
+/* "first kernel xN (+K more)" of a side's "name xN; ..." list, the name cut to fit. */
+static void first_kernel(const char* list, int width, char* out, size_t cap) {
+    if (!list || !*list) {
+        snprintf(out, cap, "(none)");
+        return;
+    }
+    int more = 0;
+    for (const char* p = strstr(list, "; "); p; p = strstr(p + 2, "; ")) {
+        more++;
+    }
+    size_t len = strcspn(list, ";");
+    char item[1024], cut[512];
+    snprintf(item, sizeof(item), "%.*s", (int)len, list);
+    char* x = strrchr(item, ' '); /* " xN" */
+    if (x) {
+        *x = '\0';
+    }
+    Format_cutName(item, width, cut, sizeof(cut));
+    if (more) {
+        snprintf(out, cap, "%s %s (+%d more)", cut, x ? x + 1 : "", more);
+    } else {
+        snprintf(out, cap, "%s %s", cut, x ? x + 1 : "");
+    }
+}
+
+/* Enter on an op: the kernels each side ran for it, on the status line (all of them in
+ * --export diff's kernels_before / kernels_after). */
 static Reaction show_op(Screen* s, App* app) {
     const char* name = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+    int w = (App_width(app) - 50) / 2; /* both sides, their counts and words on one line */
+    w = w < 12 ? 12 : w;
     for (int i = 0; i < s->diff->nops; i++) {
         const DiffRow* r = &s->diff->ops[i];
         if (strcmp(r->name, name) == 0) {
-            App_setStatus(app, 0, "A ran: %s | B ran: %s",
-                          r->op && r->op->kernels ? r->op->kernels : "(none)",
-                          r->b_kernels ? r->b_kernels : "(none)");
+            char a[600], b[600];
+            first_kernel(r->op ? r->op->kernels : NULL, w, a, sizeof(a));
+            first_kernel(r->b_kernels, w, b, sizeof(b));
+            App_setStatus(app, 0, "A ran %s | B ran %s", a, b);
             return REACT_REDRAW;
         }
     }

@@ -204,3 +204,16 @@ sec = sec[sec.index("Two configurations of one model"):sec.index("(`aten::to` of
 quoted = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
 sys.exit(not quoted or any(q not in out for q in quoted))
 PYEOF
+
+# 7. the Diff screen: per op, then v through categories and kernels to modules; Enter on a
+# module lists its ops, Enter on an op names the kernels each side ran
+printf ':dump ops\nv\nv\nv\n:dump modules\n<Enter>\n:dump module-ops\n<Enter>\n:dump op\n' >"$TMP/ds.keys"
+$DCUTOP --headless --size 120x30 --keys "$TMP/ds.keys" --diff $BF16 $FP32 >"$TMP/ds.txt" 2>&1
+check "Diff screen: per op first, the matching named" sh -c \
+    "sed -n '/--- ops/,/--- modules/p' '$TMP/ds.txt' | grep -q '^ Op  .*Status' && grep -q '^ Matched     by op identity' '$TMP/ds.txt'"
+check "Diff screen: v three times: per module, lm_head's Linear first" sh -c \
+    "sed -n '/--- modules/,/--- module-ops/p' '$TMP/ds.txt' | grep -q '^ TinyGPT_0/Linear_16  *both'"
+check "Diff screen: Enter on a module: its ops (forward and backward)" sh -c \
+    "sed -n '/--- module-ops/,/--- op /p' '$TMP/ds.txt' | grep -c 'TinyGPT_0/Linear_16 aten::linear' | grep -qx 2"
+check "Diff screen: Enter on an op: the kernels each side ran" sh -c \
+    "sed -n '/--- op /,\$p' '$TMP/ds.txt' | grep -q '^A ran nvjet.* | B ran .*sgemm'"
