@@ -216,4 +216,4 @@ check "Diff screen: v three times: per module, lm_head's Linear first" sh -c \
 check "Diff screen: Enter on a module: its ops (forward and backward)" sh -c \
     "sed -n '/--- module-ops/,/--- op /p' '$TMP/ds.txt' | grep -c 'TinyGPT_0/Linear_16 aten::linear' | grep -qx 2"
 check "Diff screen: Enter on an op: the kernels each side ran" sh -c \
-    "sed -n '/--- op /,\$p' '$TMP/ds.txt' | grep -q '^A ran nvjet.* | B ran .*sgemm'"
+    "sed -n '/--- op /,\$p' '$TMP/ds.txt' | grep -q '^A ran nvjet.* | B ran Kernel2<cutlass'"
