@@ -96,7 +96,7 @@ typedef struct {
     I64Map* by_op; /* cpu_op.id -> stack node (+1; 1 = no frames) */
     I64Map* bwd;   /* backward dispatch id -> row of bwd_at + 1 */
     int64_t* bwd_at;
-    I64Map* by_bwd; /* autograd node op (top_op_id) -> stack node + 1 */
+    I64Map* by_bwd; /* a backward kernel's launching op -> stack node + 1 */
     I64Map* done;  /* dispatches a stack dump gave a stack already */
     int64_t only_file; /* the one file of every ext_link and cpu_op row; 0: several */
 } KinetoPass;
@@ -113,9 +113,11 @@ static void push_inner(Stack* st, const char* name) {
 }
 
 /* The stack node (+1; 1: no frames) of the row `row` stands on (an op's name, call stack,
- * pid, tid, start, end): its python frames, then the name when with_name, then leaf. */
+ * pid, tid, start, end): its python frames, then the name when with_name, then leaf and
+ * inner when not NULL. */
 static int64_t place_node(Ctx* c, int64_t file_id, sqlite3_stmt* row, sqlite3_stmt* enclosing,
-                          sqlite3_stmt* parent, int with_name, const char* leaf) {
+                          sqlite3_stmt* parent, int with_name, const char* leaf,
+                          const char* inner) {
     Stack_clear(&c->st);
     LoadFile lf = {0};
     lf.id = file_id;
@@ -128,6 +130,9 @@ static int64_t place_node(Ctx* c, int64_t file_id, sqlite3_stmt* row, sqlite3_st
     }
     if (leaf) {
         push_inner(st, leaf);
+    }
+    if (inner) {
+        push_inner(st, inner);
     }
     int64_t at = 0;
     for (int k = 0; k < st->n && (k == 0 || at); k++) {
@@ -149,32 +154,46 @@ static int64_t op_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id) {
     node = 1;
     sqlite3_bind_int64(p->op, 1, op_id);
     if (sqlite3_step(p->op) == SQLITE_ROW) {
-        node = place_node(c, file_id, p->op, p->enclosing, p->parent, 1, NULL);
+        node = place_node(c, file_id, p->op, p->enclosing, p->parent, 1, NULL, NULL);
     }
     sqlite3_reset(p->op);
     I64Map_put(p->by_op, op_id, node);
     return node;
 }
 
+/* The name of op id (owned; NULL when none). */
+static char* op_name(KinetoPass* p, int64_t id) {
+    char* n = NULL;
+    sqlite3_bind_int64(p->name, 1, id);
+    if (sqlite3_step(p->name) == SQLITE_ROW) {
+        const char* nm = (const char*)sqlite3_column_text(p->name, 0);
+        n = xstrdup(nm ? nm : "?");
+    }
+    sqlite3_reset(p->name);
+    return n;
+}
+
 /* A backward kernel (dispatch_op): the stack of its forward op (python frames, the op),
  * else of the forward thread when it was launched, then '[backward] AddmmBackward0' (the
- * autograd node that ran it). Cached per node op (it decides both). */
+ * autograd node that ran it), then the op that launched it when another (aten::mm).
+ * Cached per launching op (it decides the rest). */
 static int64_t backward_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_id, int64_t b) {
     const int64_t* r = &p->bwd_at[4 * b]; /* fwd op, top op, anchor tid, anchor ns; 0: none */
-    int64_t node = I64Map_get(p->by_bwd, r[1]);
+    int64_t node = I64Map_get(p->by_bwd, op_id);
     if (node) {
         return node;
     }
-    char* leaf = NULL;
-    sqlite3_bind_int64(p->name, 1, r[1]);
-    if (sqlite3_step(p->name) == SQLITE_ROW) {
-        const char* nm = (const char*)sqlite3_column_text(p->name, 0);
-        const char* pre = "autograd::engine::evaluate_function: ";
-        nm = nm ? nm : "?";
-        leaf = xasprintf("[backward] %s",
-                         strncmp(nm, pre, strlen(pre)) == 0 ? nm + strlen(pre) : nm);
+    const char* pre = "autograd::engine::evaluate_function: ";
+    char* top = op_name(p, r[1]);
+    char* inner = op_name(p, op_id);
+    const char* nm = top ? top : "?";
+    nm = strncmp(nm, pre, strlen(pre)) == 0 ? nm + strlen(pre) : nm;
+    char* leaf = xasprintf("[backward] %s", nm);
+    if (inner && (op_id == r[1] || strcmp(inner, nm) == 0)) {
+        free(inner); /* launched by the node itself */
+        inner = NULL;
     }
-    sqlite3_reset(p->name);
+    free(top);
     sqlite3_stmt* row = r[0] ? p->op : p->anchor;
     sqlite3_bind_int64(row, 1, r[0] ? r[0] : r[1]);
     if (!r[0]) {
@@ -183,18 +202,19 @@ static int64_t backward_node(Ctx* c, KinetoPass* p, int64_t file_id, int64_t op_
     }
     node = 0;
     if ((r[0] || r[3] != INT64_MIN) && sqlite3_step(row) == SQLITE_ROW) {
-        node = place_node(c, file_id, row, p->enclosing, p->parent, r[0] != 0, leaf);
+        node = place_node(c, file_id, row, p->enclosing, p->parent, r[0] != 0, leaf, inner);
     }
     sqlite3_reset(row);
     if (!node) { /* nowhere to stand: the backward op's own stack */
         sqlite3_bind_int64(p->op, 1, op_id);
         node = sqlite3_step(p->op) == SQLITE_ROW
-                   ? place_node(c, file_id, p->op, p->enclosing, p->parent, 1, leaf)
+                   ? place_node(c, file_id, p->op, p->enclosing, p->parent, 0, leaf, inner)
                    : 1;
         sqlite3_reset(p->op);
     }
     free(leaf);
-    I64Map_put(p->by_bwd, r[1], node);
+    free(inner);
+    I64Map_put(p->by_bwd, op_id, node);
     return node;
 }
 
