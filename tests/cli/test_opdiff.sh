@@ -217,3 +217,19 @@ check "Diff screen: Enter on a module: its ops (forward and backward)" sh -c \
     "sed -n '/--- module-ops/,/--- op /p' '$TMP/ds.txt' | grep -c 'TinyGPT_0/Linear_16 aten::linear' | grep -qx 2"
 check "Diff screen: Enter on an op: the kernels each side ran" sh -c \
     "sed -n '/--- op /,\$p' '$TMP/ds.txt' | grep -q '^A ran nvjet.* | B ran Kernel2<cutlass'"
+
+# 8. no aten ops: the Kokkos trace's marker ranges are its ops (dispatch_op 'range'); with every
+# kernel renamed (another compiler or architecture), the ops under a range still match
+K=$REAL/kokkos-rocprof-v1-hiptrace-rocm4
+mkdir -p "$TMP/kk"
+cp $K/results.db "$TMP/kk/"
+sqlite3 "$TMP/kk/results.db" "UPDATE OPS SET Name = Name || '_gfx942' WHERE Name <> 'Unknown command type'"
+$DCUTOP --diff $K/results.db "$TMP/kk/results.db" --export diff -o "$TMP/kk.csv" 2>"$TMP/err"
+same "Kokkos, kernels renamed: the 6 calls under ranges match with delta 0, the 2 kernels outside any range by name" \
+    "both:6:0 gone:2 new:2" "$(python3 -c "
+import csv,sys
+r=list(csv.DictReader(open(sys.argv[1])))
+b=[x for x in r if x['status']=='both']
+print('both:%d:%d gone:%d new:%d' % (len(b), sum(abs(int(x['delta'])) for x in b), sum(x['status']=='gone' for x in r), sum(x['status']=='new' for x in r)))" "$TMP/kk.csv")"
+$DCUTOP --diff $K/results.db "$TMP/kk/results.db" --width 400 >"$TMP/kk.txt" 2>&1
+check "Kokkos: the matching names the marker ranges" grep -q "from marker ranges on A and marker ranges on B" "$TMP/kk.txt"

@@ -613,8 +613,8 @@ static void say_matching(Diff* d, DiffMatch m, const DiffSide* const* a, int na,
         snprintf(d->matching, sizeof(d->matching), "by full kernel name (--match full)");
     } else {
         snprintf(d->matching, sizeof(d->matching),
-                 "by full kernel name: no op identity in %s (%s: no PyTorch op links and no "
-                 "op-named marker ranges)",
+                 "by full kernel name: no op identity in %s (%s: no PyTorch op links, "
+                 "no op-named marker ranges, no kernel under a marker range or stack frame)",
                  side ? "the candidate (B)" : "the baseline (A)", lack ? lack->label : "?");
     }
 }

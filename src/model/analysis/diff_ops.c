@@ -4,7 +4,9 @@
  *    kernel, the module path, the step), with the ops of cpu_op;
  *  - marker ranges (rocprofv3 / roctx, as torch.autograd.profiler.emit_nvtx writes them on
  *    ROCm): marker_ops.c.
- * Either way the op named is the outermost op around the launching one (the op the model
+ * Traces with neither take the op dispatch_op names from a marker range or a stack frame
+ * (how 'range' / 'stack'), one call per range or stack.
+ * Either way a PyTorch op named is the outermost op around the launching one (the op the model
  * called: aten::linear, aten::scaled_dot_product_attention), not the innermost: the inner ops
  * are where backends differ (aten::addmm or aten::mm, _scaled_dot_product_cudnn_attention or
  * _efficient_attention, a cast that only autocast adds), and an op-matched diff compares what
@@ -143,6 +145,54 @@ static DcuStatus from_dispatch_op(TraceDb* db, OpBuild* b, DcuError* err) {
     sqlite3_finalize(st);
     sqlite3_finalize(op);
     I64Map_delete(root);
+    return rc;
+}
+
+/* ---- traces without aten ops: the ops dispatch_op names from ranges and stacks ----------- */
+
+/* Dispatches whose dispatch_op row names an op from a marker range or a stack frame (how
+ * 'range' / 'stack': a Kokkos region, a hipprof stack's innermost user frame), one call per
+ * range or stack row (call_id). *kinds: bit 1 a range, bit 2 a stack gave one. */
+static DcuStatus from_named(TraceDb* db, OpBuild* b, int* kinds, DcuError* err) {
+    *kinds = 0;
+    if (!has_table(db, "dispatch_op") ||
+        !TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM pragma_table_info('dispatch_op')"
+                               " WHERE name = 'op_name')")) {
+        return DCU_OK;
+    }
+    char sql[900];
+    snprintf(sql, sizeof(sql),
+             "SELECT d.kernel_id, d.dur_ns, o.how = 'stack', o.op_name, coalesce(o.module, ''),"
+             " coalesce(o.step, -1), o.call_id, coalesce(o.pass, 'other'),"
+             " CASE o.how WHEN 'range' THEN (SELECT start_ns FROM range_span r"
+             "  WHERE r.id = o.call_id) ELSE o.call_id END"
+             " FROM dispatch d LEFT JOIN dispatch_op o ON o.dispatch_id = d.id"
+             "  AND o.how IN ('range', 'stack') AND o.op_name IS NOT NULL"
+             "  AND o.call_id IS NOT NULL"
+             " WHERE d.%s ORDER BY d.id", in_kernel_files);
+    sqlite3_stmt* st = NULL;
+    DcuStatus rc = TraceDb_prepare(db, sql, &st, err);
+    int r = SQLITE_DONE;
+    while (rc == DCU_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        int t = -1;
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+            int stack = sqlite3_column_int(st, 2);
+            *kinds |= stack ? 2 : 1;
+            t = OpBuild_top(b, sqlite3_column_int64(st, 6) * 2 + stack);
+            if (!b->tops[t].name) {
+                b->tops[t].name = dup_col(st, 3);
+                b->tops[t].dims = xstrdup("");
+                b->tops[t].start = sqlite3_column_int64(st, 8);
+            }
+        }
+        OpBuild_add(b, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), t, 0,
+                    (const char*)sqlite3_column_text(st, 4),
+                    (const char*)sqlite3_column_text(st, 7), sqlite3_column_int64(st, 5));
+    }
+    if (rc == DCU_OK && r != SQLITE_DONE) {
+        rc = Error_set(err, DCU_ERR_SQL, "SQL error: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -425,6 +475,17 @@ DcuStatus DiffSide_readOps(TraceDb* db, DiffSide* s, const int64_t* ids, DcuErro
         rc = MarkerOps_read(db, &b, err);
         if (rc == DCU_OK && b.nlinked > 0) {
             OpBuild_finish(&b, s, "markers");
+        }
+        OpBuild_done(&b);
+    }
+    if (rc == DCU_OK && s->nops == 0) { /* no PyTorch ops: the ranges' and stacks' own */
+        static const char* const said[4] = {"", "marker ranges", "stack frames",
+                                            "marker ranges and stack frames"};
+        int kinds = 0;
+        OpBuild_init(&b, s, ids);
+        rc = from_named(db, &b, &kinds, err);
+        if (rc == DCU_OK && b.nlinked > 0) {
+            OpBuild_finish(&b, s, said[kinds & 3]);
         }
         OpBuild_done(&b);
     }

@@ -238,7 +238,8 @@ static DcuStatus attribute(TraceDb* db, const Ranges* rs, OpBuild* b, DcuError* 
 }
 
 DcuStatus MarkerOps_read(TraceDb* db, OpBuild* b, DcuError* err) {
-    if (!TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM range_span WHERE name LIKE '%::%')")) {
+    /* PyTorch's ranges: other namespaced names (Kokkos::...) are the generic marker ops */
+    if (!TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM range_span WHERE name LIKE 'aten::%')")) {
         return DCU_OK;
     }
     Ranges rs = {0};
