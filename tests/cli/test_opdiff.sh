@@ -233,3 +233,13 @@ b=[x for x in r if x['status']=='both']
 print('both:%d:%d gone:%d new:%d' % (len(b), sum(abs(int(x['delta'])) for x in b), sum(x['status']=='gone' for x in r), sum(x['status']=='new' for x in r)))" "$TMP/kk.csv")"
 $DCUTOP --diff $K/results.db "$TMP/kk/results.db" --width 400 >"$TMP/kk.txt" 2>&1
 check "Kokkos: the matching names the marker ranges" grep -q "from marker ranges on A and marker ranges on B" "$TMP/kk.txt"
+
+# 9. held out (recorded after this code was written): fp32 against bf16 autocast on one H100
+N=$REAL/pytorch-h100-abba-numerics
+if [ -d "$N" ]; then
+    python3 $ORACLE $N/A1/A1.trace.json.gz >"$TMP/o_n1"
+    python3 $ORACLE $N/B1/B1.trace.json.gz >"$TMP/o_n2"
+    $DCUTOP --diff $N/A1 $N/B1 --export diff -o "$TMP/d9.csv" 2>"$TMP/err"
+    checkops "held out, numerics A1 (fp32) vs B1 (bf16): per-op figures = the oracle's" \
+        "$TMP/d9.csv" "$TMP/o_n1" "$TMP/o_n2"
+fi
