@@ -27,6 +27,7 @@ typedef struct AppOptions_ {
      * (Term_runChild); returns its exit status, -1 when it could not start. NULL: no
      * terminal to lend (headless), the App says what it would have run. */
     int (*run_child)(const char* const* argv);
+    int diff_match;             /* DiffMatch of runs compared from the Runs screen's marks */
 } AppOptions;
 
 /* db and keymap are borrowed and must outlive the App. */

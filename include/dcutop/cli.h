@@ -70,6 +70,7 @@ typedef struct Cli_ {
                               * comma-separated list of repeats */
     int abba;                /* --abba A1 B1 B2 A2 */
     int match_short;         /* --match short: kernels matched by short name (fuzzy) */
+    int match_full;          /* --match full: by full kernel name even where ops are known */
     int gate_on;             /* --fail-above given */
     double fail_above;       /* --fail-above PCT */
     const char* gate;        /* --gate CATEGORY|REGEX: the part the gate looks at */

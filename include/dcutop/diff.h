@@ -24,6 +24,23 @@
 #define DIFF_BOOT_MAX 400 /* bootstrap replicates (fewer for very large traces) */
 #define DIFF_MIN_STEPS 3  /* steps a run needs for its step time's noise to be judged alone */
 
+/* What names one op of a PyTorch model across runs (op matching, diff_ops.c): the module path,
+ * the op the model called (the outermost aten op; for a backward kernel, the outermost op around
+ * its forward op), its input shapes, and its occurrence in the step among ops with the same
+ * module, name, shapes and pass. Two runs of one model on other hardware or another backend
+ * name their ops alike though their kernels share no name. */
+typedef struct DiffOp_ {
+    char* module;   /* module path joined by '/', "" outside every module (owned) */
+    char* op;       /* op name, e.g. aten::linear; "" when the kernel has no op (owned) */
+    char* shapes;   /* input dims, compact JSON '[[16,256,512],[1536,512]]'; "" none (owned) */
+    char* pass;     /* forward | backward | other (owned) */
+    int occurrence; /* 0-based */
+    char* kernels;  /* the kernels it ran: "short name xCALLS; ..." largest time first (owned) */
+} DiffOp;
+
+DiffOp* DiffOp_copy(const DiffOp* o);
+void DiffOp_delete(DiffOp* o);
+
 /* One kernel of one run as the database's current scope shows it. */
 typedef struct DiffKernel_ {
     char* name;       /* normalized full name (owned) */
@@ -34,6 +51,7 @@ typedef struct DiffKernel_ {
     int64_t total_ns;
     int64_t* durs;    /* per-dispatch durations, ns (owned); NULL: statistics only */
     int64_t ndurs;
+    DiffOp* op;       /* an op of DiffSide.ops (owned); NULL: a kernel of DiffSide.k */
 } DiffKernel;
 
 /* One run (one repeat of a side). */
@@ -50,16 +68,24 @@ typedef struct DiffSide_ {
     int pmc;            /* kernel times from a PMC (counter) run */
     double* steps_ms;   /* plain step times, ms (owned); nsteps 0: none */
     int nsteps;
+    /* the run's work by op (diff_ops.c): name is the op's identity text, op its parts;
+     * dispatches without an op are one entry per kernel (op->op ""). nops 0: no op identity */
+    DiffKernel* ops;    /* owned */
+    int nops;
+    const char* op_source; /* "PyTorch op links" | "markers" (static); NULL: none */
+    int64_t op_linked_ns;  /* kernel time with an op */
 } DiffSide;
 
 /* Reads what the db's current scope shows (kernel_summary, used files, dispatch durations,
- * step_time). label is copied. *out: a new DiffSide (DiffSide_delete). */
+ * step_time, each dispatch's op). label is copied. *out: a new DiffSide (DiffSide_delete). */
 DcuStatus DiffSide_fromDb(TraceDb* db, const char* label, DiffSide** out, DcuError* err);
 void DiffSide_delete(DiffSide* this);
 /* The run's step time: the median of its steps, ms; NAN when it has none. */
 double DiffSide_stepMs(const DiffSide* this);
 
-typedef enum { DIFF_MATCH_FULL, DIFF_MATCH_SHORT } DiffMatch;
+/* DIFF_MATCH_OP: by op identity (DiffOp) when every run of both sides carries it, else as
+ * DIFF_MATCH_FULL; Diff.by_op and Diff.matching say which was used. */
+typedef enum { DIFF_MATCH_FULL, DIFF_MATCH_SHORT, DIFF_MATCH_OP } DiffMatch;
 typedef enum { DIFF_NOISE_UNKNOWN, DIFF_NOISE_WITHIN, DIFF_NOISE_OUTSIDE } DiffNoise;
 typedef enum { DIFF_BOTH, DIFF_NEW, DIFF_GONE } DiffPresence;
 
@@ -75,6 +101,8 @@ typedef struct DiffRow_ {
     char* a_name;      /* baseline full name, NULL when new (owned) */
     char* b_name;      /* candidate full name, NULL when gone (owned) */
     char* category;    /* (owned) */
+    DiffOp* op;        /* op rows: the op (a copy; kernels is the baseline's), else NULL (owned) */
+    char* b_kernels;   /* op rows: the kernels the candidate ran, NULL when gone (owned) */
     int is_gemm;
     DiffPresence presence;
     int fuzzy;          /* matched by short name and the full names differ */
@@ -116,6 +144,17 @@ typedef struct Diff_ {
     double top_share_before, top_share_after;   /* its % */
     int unmatched_a, unmatched_b;               /* kernels gone, new */
     char notes[1024];     /* what cannot be compared, one note a line ('\n'); "" if none */
+    /* op matching (DIFF_MATCH_OP with op identity on every run): rows stay per kernel; ops
+     * and mods hold the same time per op and per module, largest |delta| first */
+    int by_op;
+    char matching[512];   /* which matching was used, in words */
+    DiffRow* ops;         /* owned; name is the op's identity text */
+    int nops;
+    DiffRow* mods;        /* per module path (name; "" outside every module), owned */
+    int nmods;
+    DiffRow* names;       /* per op name and pass ("aten::mul (backward)"), owned */
+    int nnames;
+    int ops_gone, ops_new;
 } Diff;
 
 /* Compares the repeats a[0..na) (baseline) with b[0..nb) (candidate). Sides are borrowed.
@@ -136,6 +175,17 @@ ResultSet* Diff_summaryTable(const Diff* d);
 
 /* Text of a DiffNoise as the tables write it: "within", "outside", "unknown". */
 const char* Diff_noiseName(DiffNoise n);
+/* The per-op table ("diff_ops": name (the op's identity), status, pass, module, op, shapes,
+ * occurrence, category, before, after, delta, delta_pct, ratio, calls_before, calls_after,
+ * share_pct, noise, kernels_before, kernels_after, ...) and the per-module one
+ * ("diff_modules"), when d->by_op; filter: PCRE2 over the name. *out owned. */
+DcuStatus Diff_opTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
+DcuStatus Diff_moduleTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
+/* The same per op name and pass ("diff_op_names", first column "op"). */
+DcuStatus Diff_opNameTable(const Diff* d, const char* filter, ResultSet** out, DcuError* err);
+/* Reads each dispatch's op identity in the db's scope into s->ops (diff_ops.c); leaves
+ * s->nops 0 when the trace carries none. ids[i]: kernel id of s->k[i]. */
+DcuStatus DiffSide_readOps(TraceDb* db, DiffSide* s, const int64_t* ids, DcuError* err);
 const char* Diff_presenceName(DiffPresence p);
 
 /* The CI gate's answers: a trusted regression beyond the limit on any layer fails; one beyond
@@ -178,7 +228,7 @@ void Diff_partDone(DiffRow* g);
  * A layer missing from a run is left out of the comparison (a note says so), never shown as nan. */
 typedef struct AbbaRow_ {
     char* name;        /* kernel name, or "device kernel time" / "step time (median)" (owned) */
-    const char* layer; /* "kernel" or "steps" (static) */
+    const char* layer; /* "kernel", "op" or "steps" (static) */
     double v[4];       /* A1, B1, B2, A2: ms */
     double mean_a, mean_b, effect, effect_pct, drift, drift_pct;
     double repeats, repeats_pct; /* B2 - B1, ms, and % of B1 */
@@ -201,6 +251,10 @@ typedef struct Abba_ {
                         * trusted effects of opposite sign) */
     int nhead;         /* rows[0..nhead): the layers compared, before the kernels */
     char notes[512];
+    int by_op;         /* the rows after nhead are ops (layer "op"), matched by op identity */
+    char matching[512]; /* which matching was used (Diff.matching) */
+    AbbaRow* krows;    /* by_op: the kernels, for the categories (owned) */
+    int nkrows;
 } Abba;
 
 DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** out,

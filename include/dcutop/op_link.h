@@ -29,4 +29,11 @@
 /* Rebuilds dispatch_op from every file with aten ops or in Kineto format. */
 DcuStatus OpLink_build(TraceDb* db, DcuError* err);
 
+/* Traces without aten ops (op_markers.c), after the stacks and ranges are attributed: a
+ * dispatch launched inside a marker range gets the range's name as its op and the ranges
+ * around it as its module (how 'range'); else one a stack dump matched exactly, its
+ * innermost user frame as its op and the user frames above as its module (how 'stack').
+ * op_id is NULL, op_name holds the op, pass is 'other'. Rows already there stay. */
+DcuStatus OpLink_markers(TraceDb* db, DcuError* err);
+
 #endif

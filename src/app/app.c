@@ -384,6 +384,7 @@ static void make_header(App* app) {
 
 App* App_new(TraceDb* db, Keymap* km, const AppOptions* opt, int w, int h) {
     App* app = xcalloc(1, sizeof(*app));
+    app->diff_match = opt ? (DiffMatch)opt->diff_match : DIFF_MATCH_OP;
     app->db = db;
     app->km = km;
     app->canvas = Canvas_new(w, h);

@@ -151,8 +151,11 @@ static const char usage[] =
     "      --candidate RUNS   separated) marked A and B, as a and b mark them there: a diff,\n"
     "                         or an A-B-B-A for two and two (A1,A2 and B1,B2: runs A1 B1 B2\n"
     "                         A2). The Diff screen on a terminal, else the report or --export\n"
-    "      --match MODE       full (default: the full normalized kernel name) or short (the\n"
-    "                         short name, for rebuilt code; such matches are marked fuzzy)\n"
+    "      --match MODE       op (default: by op identity - module path, op, input shapes,\n"
+    "                         occurrence in the step - where both sides' traces carry it,\n"
+    "                         PyTorch op links or op-named markers; else by full name), full\n"
+    "                         (the full normalized kernel name) or short (the short name,\n"
+    "                         for rebuilt code; such matches are marked fuzzy)\n"
     "      --fail-above PCT   with --diff, --abba or the marks: exit 3 when B is slower than\n"
     "                         A by more than PCT percent on any layer (device kernel time,\n"
     "                         step time) and that change is trusted (outside noise); an\n"
@@ -407,10 +410,11 @@ static DcuStatus parse_compare(Cli* cli, int c, const char* arg, DcuError* err) 
         cli->abba = 1;
         break;
     case OPT_MATCH:
-        if (strcmp(arg, "short") != 0 && strcmp(arg, "full") != 0) {
-            return Error_set(err, DCU_ERR_USAGE, "--match must be full or short");
+        if (strcmp(arg, "short") != 0 && strcmp(arg, "full") != 0 && strcmp(arg, "op") != 0) {
+            return Error_set(err, DCU_ERR_USAGE, "--match must be op, full or short");
         }
         cli->match_short = strcmp(arg, "short") == 0;
+        cli->match_full = strcmp(arg, "full") == 0;
         break;
     case OPT_FAIL_ABOVE:
         cli->fail_above = strtod(arg, &end);

@@ -1,7 +1,9 @@
 /* diff_screen.c - the Diff screen (key 7): the comparison summary on top, then the per-kernel
- * table (v: per category; with --abba the A-B-B-A table, per kernel or per category). Sorting,
- * filtering, search and export are the shared table behaviour; Enter on a kernel opens its
- * kernel detail: the candidate's, or the baseline's for a kernel gone from the candidate. */
+ * table (v: per category; with --abba the A-B-B-A table, per kernel or per category). Matched
+ * by op, the table is per op and v goes per op -> per category -> per kernel -> per module.
+ * Sorting, filtering, search and export are the shared table behaviour; Enter on a kernel
+ * opens its kernel detail: the candidate's, or the baseline's for a kernel gone from the
+ * candidate; Enter on a module lists its ops; on an op the status line names its kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "dcutop/diff_view.h"
 #include "dcutop/filter.h"
+#include "dcutop/format.h"
 #include "dcutop/runs.h"
 #include "dcutop/xalloc.h"
 #include "screen.h"
@@ -16,6 +19,10 @@
 static const char* const kernel_keys[] = {"name", "status", "before", "after", "delta",
                                           "delta_pct", "ratio", "calls_before", "calls_after",
                                           "share_pct", "noise", "match", "category", NULL};
+static const char* const op_keys[] = {"name", "status", "before", "after", "delta", "delta_pct",
+                                      "ratio", "share_pct", "noise", "category", NULL};
+static const char* const mod_keys[] = {"module", "status", "before", "after", "delta",
+                                       "delta_pct", "ratio", "share_pct", "noise", NULL};
 static const char* const cat_keys[] = {"category", "group", "before", "after", "delta",
                                        "delta_pct", "ratio", "calls_before", "calls_after",
                                        "share_pct", "noise", NULL};
@@ -60,9 +67,12 @@ static ResultSet* keep_rows(ResultSet* all, int (*keep)(const Screen*, const Res
     return rs;
 }
 
+/* the views of a diff (Screen.diff_view); matched by op the first is per op */
+enum { DV_MAIN, DV_CATEGORY, DV_KERNEL, DV_MODULE };
+
 static int in_category(const Screen* s, const ResultSet* all, int r) {
-    int cc = ResultSet_columnIndex(all, "category");
-    return strcmp(ResultSet_cellc(all, r, cc)->s, s->category) == 0;
+    int cc = ResultSet_columnIndex(all, s->in_module ? "module" : "category");
+    return cc >= 0 && strcmp(ResultSet_cellc(all, r, cc)->s, s->category) == 0;
 }
 
 /* Abba_table's rows are the Abba's rows, in order: the kernels of the category. */
@@ -147,12 +157,15 @@ DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err) {
         rs = abba_rows(s);
     } else if (s->diff) {
         const char* f = s->filter;
-        DcuStatus st = s->diff_view ? Diff_categoryTable(s->diff, f, &rs, err)
-                                    : Diff_kernelTable(s->diff, f, &rs, err);
+        int v = s->diff_view;
+        DcuStatus st = v == DV_CATEGORY ? Diff_categoryTable(s->diff, f, &rs, err)
+                       : v == DV_MODULE ? Diff_moduleTable(s->diff, f, &rs, err)
+                       : v == DV_MAIN && s->diff->by_op ? Diff_opTable(s->diff, f, &rs, err)
+                                                        : Diff_kernelTable(s->diff, f, &rs, err);
         if (st != DCU_OK) {
             return st;
         }
-        if (s->category && !s->diff_view) { /* Enter on a category: its kernels */
+        if (s->category && (v == DV_MAIN || v == DV_KERNEL)) { /* a category's, a module's */
             rs = keep_rows(rs, in_category, s);
         }
     } else {
@@ -242,6 +255,50 @@ static int row_names(const Screen* s, const char* name, const char** a, const ch
     return 0;
 }
 
+/* "first kernel xN (+K more)" of a side's "name xN; ..." list, the name cut to fit. */
+static void first_kernel(const char* list, int width, char* out, size_t cap) {
+    if (!list || !*list) {
+        snprintf(out, cap, "(none)");
+        return;
+    }
+    int more = 0;
+    for (const char* p = strstr(list, "; "); p; p = strstr(p + 2, "; ")) {
+        more++;
+    }
+    size_t len = strcspn(list, ";");
+    char item[1024], cut[512];
+    snprintf(item, sizeof(item), "%.*s", (int)len, list);
+    char* x = strrchr(item, ' '); /* " xN" */
+    if (x) {
+        *x = '\0';
+    }
+    Format_cutName(item, width, cut, sizeof(cut));
+    if (more) {
+        snprintf(out, cap, "%s %s (+%d more)", cut, x ? x + 1 : "", more);
+    } else {
+        snprintf(out, cap, "%s %s", cut, x ? x + 1 : "");
+    }
+}
+
+/* Enter on an op: the kernels each side ran for it, on the status line (all of them in
+ * --export diff's kernels_before / kernels_after). */
+static Reaction show_op(Screen* s, App* app) {
+    const char* name = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+    int w = (App_width(app) - 50) / 2; /* both sides, their counts and words on one line */
+    w = w < 12 ? 12 : w;
+    for (int i = 0; i < s->diff->nops; i++) {
+        const DiffRow* r = &s->diff->ops[i];
+        if (strcmp(r->name, name) == 0) {
+            char a[600], b[600];
+            first_kernel(r->op ? r->op->kernels : NULL, w, a, sizeof(a));
+            first_kernel(r->b_kernels, w, b, sizeof(b));
+            App_setStatus(app, 0, "A ran %s | B ran %s", a, b);
+            return REACT_REDRAW;
+        }
+    }
+    return REACT_NONE;
+}
+
 /* Enter on a kernel: the candidate's detail; for a kernel gone from the candidate, the
  * baseline's (its own database when the sides were loaded path by path). */
 static Reaction open_kernel(Screen* s, App* app) {
@@ -265,19 +322,25 @@ static Reaction open_kernel(Screen* s, App* app) {
     return REACT_REDRAW;
 }
 
-/* v: per kernel / per category (both for a diff and an A-B-B-A). */
+/* v: per kernel / per category (both for a diff and an A-B-B-A); matched by op, a diff's
+ * views go per op, per category, per kernel, per module. */
 static Reaction toggle_view(Screen* s, App* app, DcuError* err) {
-    s->diff_view = !s->diff_view;
+    int by_op = s->diff && s->diff->by_op;
+    s->diff_view = (s->diff_view + 1) % (by_op ? 4 : 2);
     free(s->sort);
     s->sort = NULL;
     free(s->category);
     s->category = NULL;
+    s->in_module = 0;
     s->tv.selected = s->tv.scroll = 0;
     if (DiffScreen_requery(s, app, err) != DCU_OK) {
         return REACT_REDRAW;
     }
-    App_setStatus(app, 0, s->diff_view ? "Per category (v: per kernel)."
-                                       : "Per kernel (v: per category).");
+    static const char* const said[2][4] = {
+        {"Per kernel (v: per category).", "Per category (v: per kernel).", "", ""},
+        {"Per op (v: per category).", "Per category (v: per kernel).",
+         "Per kernel (v: per module).", "Per module (v: per op)."}};
+    App_setStatus(app, 0, "%s", said[by_op][s->diff_view]);
     return REACT_REDRAW;
 }
 
@@ -289,17 +352,27 @@ static Reaction ds_handle(Screen* s, App* app, Action a, DcuError* err) {
         return toggle_view(s, app, err);
     }
     if (a == ACT_ENTER && s->rs->nrows > 0) {
-        if (s->diff_view) {
-            char* cat = xstrdup(ResultSet_cellc(s->rs, s->tv.selected, 0)->s);
+        int v = s->diff_view;
+        if (v == DV_CATEGORY || v == DV_MODULE) { /* its kernels (ops, matched by op) */
+            const char* picked = ResultSet_cellc(s->rs, s->tv.selected, 0)->s;
+            int outside = v == DV_MODULE && strcmp(picked, "(outside every module)") == 0;
+            char* cat = xstrdup(outside ? "" : picked);
             free(s->category);
             s->category = cat;
-            s->diff_view = 0;
+            s->in_module = v == DV_MODULE;
+            s->diff_view = DV_MAIN;
             free(s->sort);
             s->sort = NULL;
             s->tv.selected = s->tv.scroll = 0;
             DiffScreen_requery(s, app, err);
-            App_setStatus(app, 0, "Kernels of %s (v: back to categories).", cat);
+            int ops = (s->diff && s->diff->by_op) || (s->abba && s->abba->by_op);
+            App_setStatus(app, 0, "%s of %s (v: %s).", ops ? "Ops" : "Kernels",
+                          outside ? "no module" : cat,
+                          s->diff && s->diff->by_op ? "other views" : "back to categories");
             return REACT_REDRAW;
+        }
+        if (v == DV_MAIN && s->diff && s->diff->by_op) {
+            return show_op(s, app);
         }
         return open_kernel(s, app);
     }
@@ -393,11 +466,19 @@ static void ds_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         }
     }
     if (s->layout_w != w) {
-        const char* const* keys = s->abba ? abba_keys : (s->diff_view ? cat_keys : kernel_keys);
-        const char* flex = s->abba || !s->diff_view ? "name" : "category";
+        int v = s->diff_view, by_op = s->diff && s->diff->by_op;
+        const char* const* keys = s->abba             ? abba_keys
+                                  : v == DV_CATEGORY ? cat_keys
+                                  : v == DV_MODULE   ? mod_keys
+                                  : v == DV_MAIN && by_op ? op_keys
+                                                          : kernel_keys;
+        const char* flex = s->abba || v == DV_MAIN || v == DV_KERNEL ? "name"
+                           : v == DV_MODULE                          ? "module"
+                                                                     : "category";
         const char* const* dr = s->abba_narrow ? abba_narrow_drop : abba_drop;
         TableLayout_compute(&s->layout, s->rs, keys, flex,
-                            s->abba ? dr : (s->diff_view ? cat_drop : drop), w);
+                            s->abba ? dr : (v == DV_CATEGORY || v == DV_MODULE ? cat_drop : drop),
+                            w);
         s->layout_w = w;
     }
     if (th < 2) {

@@ -459,6 +459,12 @@ static int run_headless(App* app, const Cli* cli, KeyTiming* timing, DcuError* e
     return EXIT_OK;
 }
 
+/* --match: op identity unless full or short is asked for (op falls back to full names). */
+static DiffMatch cli_match(const Cli* cli) {
+    return cli->match_short ? DIFF_MATCH_SHORT
+                            : (cli->match_full ? DIFF_MATCH_FULL : DIFF_MATCH_OP);
+}
+
 /* --baseline / --candidate on a terminal: the runs marked on the Runs screen, and the Diff
  * screen open on them; an unknown label goes to the status line. */
 static void premark(App* app, TraceDb* db, const Cli* cli) {
@@ -489,9 +495,10 @@ static int run_interactive(Session* ss, DcuError* err) {
     DcuError rc_err;
     Error_clear(&rc_err);
     int rc_bad = Keymap_loadRc(km, NULL, &rc_err) != DCU_OK;
-    AppOptions ao = {ss->title, cli->gemm_like, NULL, ss->tui ? Term_pollCancel : NULL,
+    AppOptions ao = {ss->title,  cli->gemm_like,
+                     NULL,       ss->tui ? Term_pollCancel : NULL,
                      ss->tui ? Term_drawNow : NULL, rc_bad ? rc_err.msg : NULL,
-                     ss->tui ? Term_runChild : NULL};
+                     ss->tui ? Term_runChild : NULL, (int)cli_match(cli)};
     int w = cli->size_w, h = cli->size_h;
     if (ss->tui) {
         Term_size(&w, &h);
@@ -514,11 +521,11 @@ static int run_interactive(Session* ss, DcuError* err) {
     if (ss->has_jobs) { /* two jobs: their critical ranks, as the report compares them */
         App_setDiffSides(app, (const DiffSide* const*)&ss->jobs.crit[0], 1,
                          (const DiffSide* const*)&ss->jobs.crit[1], 1, 0,
-                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+                         cli_match(cli));
     } else if (ss->cmp.n[1] > 0) {
         App_setDiffSides(app, (const DiffSide* const*)ss->cmp.side[0], ss->cmp.n[0],
                          (const DiffSide* const*)ss->cmp.side[1], ss->cmp.n[1], cli->abba,
-                         cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL);
+                         cli_match(cli));
     }
     if (ss->cmp.n[1] > 0) {
         App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
@@ -652,7 +659,7 @@ static int report_diff(Session* ss, Side a, Side b, const char* preface, DcuErro
     int rc = EXIT_OK;
     Diff* d = NULL;
     if (Diff_compute(a.runs, a.n, b.runs, b.n,
-                     cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &d, err) != DCU_OK) {
+                     cli_match(cli), &d, err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
     char why[1024] = "";
@@ -665,8 +672,9 @@ static int report_diff(Session* ss, Side a, Side b, const char* preface, DcuErro
     int gate_rc = cli->gate_on ? gate_exit(cli, failed, why, sizeof(why)) : EXIT_OK;
     DcuStatus s;
     if (cli->mode == MODE_EXPORT) {
-        ResultSet* rs = NULL;
-        s = Diff_kernelTable(d, cli->filter, &rs, err);
+        ResultSet* rs = NULL; /* matched by op: the ops; else the kernels */
+        s = d->by_op ? Diff_opTable(d, cli->filter, &rs, err)
+                     : Diff_kernelTable(d, cli->filter, &rs, err);
         if (s == DCU_OK && cli->sort) {
             s = Query_sort(rs, cli->sort, err);
         }
@@ -709,7 +717,7 @@ static int run_diff(Session* ss, DcuError* err) {
     }
     /* two jobs: rank by rank, then their critical ranks (the job's time) */
     CompareJobs j;
-    if (CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &j,
+    if (CompareJobs_build(&ss->cmp, cli_match(cli), &j,
                           err) != DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
@@ -730,7 +738,7 @@ static int report_abba(Session* ss, const char* const titles[4], DcuError* err) 
     const CompareRuns* c = &ss->cmp;
     const DiffSide* const runs[4] = {c->side[0][0], c->side[1][0], c->side[1][1], c->side[0][1]};
     Abba* a = NULL;
-    if (Abba_compute(runs, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL, &a, err) !=
+    if (Abba_compute(runs, cli_match(cli), &a, err) !=
         DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
@@ -900,7 +908,7 @@ static int run_compare_interactive(Session* ss, DcuError* err) {
     /* the other screens show the candidate's first run: the header says so */
     snprintf(ss->title, sizeof(ss->title), "B (candidate): %s", ss->cmp.side[1][0]->label);
     if (cli->diff && CompareJobs_applies(&ss->cmp) &&
-        CompareJobs_build(&ss->cmp, cli->match_short ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL,
+        CompareJobs_build(&ss->cmp, cli_match(cli),
                           &ss->jobs, err) == DCU_OK) {
         ss->has_jobs = 1;
         snprintf(ss->title, sizeof(ss->title), "critical ranks A %d, B %d (--report: every "

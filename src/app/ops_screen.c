@@ -44,8 +44,8 @@ DcuStatus OpsScreen_query(Screen* s, App* app, const QueryOpts* q, ResultSet** o
 
 static DcuStatus os_open(Screen* s, App* app, DcuError* err) {
     if (s->ops == &OpsScreen && !Ops_available(App_db(app))) {
-        App_setStatus(app, 0, "No kernel of this trace is tied to a PyTorch op: the Ops screen "
-                              "needs a PyTorch profiler trace.");
+        App_setStatus(app, 0, "No kernel of this trace is tied to an op: the Ops screen needs a "
+                              "PyTorch profiler trace, marker ranges or kernel-stack dumps.");
     }
     return TableScreen_requery(s, app, err);
 }

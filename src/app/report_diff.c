@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dcutop/export.h"
@@ -25,6 +26,13 @@ static const char* const kernel_keys_rep[] = {"name", "status", "before", "after
 static const char* const cat_keys[] = {"category", "group", "before", "after", "delta",
                                        "delta_pct", "ratio", "calls_before", "calls_after",
                                        "share_pct", "noise", NULL};
+static const char* const op_keys[] = {"pass", "module", "op", "occurrence", "before", "after",
+                                      "delta", "ratio", "share_pct", "noise", NULL};
+static const char* const mod_keys[] = {"module", "status", "before", "after", "delta",
+                                       "delta_pct", "ratio", "share_pct", "noise", NULL};
+static const char* const name_keys[] = {"op", "status", "before", "after", "delta",
+                                        "delta_pct", "ratio", "calls_before", "calls_after",
+                                        "share_pct", "noise", NULL};
 static const char* const abba_keys[] = {"name", "layer", "a1", "b1", "b2", "a2", "effect",
                                         "effect_pct", "drift", "drift_pct", "repeats",
                                         "verdict", NULL};
@@ -162,6 +170,113 @@ static void text_summary(const Diff* d, FILE* out) {
             isnan(d->top_share_after) ? 0.0 : d->top_share_after, f);
 }
 
+/* "name xN; name xN; ..." as the report shows it: the first three kernels, each name cut to
+ * 48 cells (the export has them in full), then how many more. */
+static void short_kernels(const char* list, char* out, size_t cap) {
+    size_t l = 0;
+    int n = 0, more = 0;
+    out[0] = '\0';
+    for (const char* p = list; p && *p;) {
+        const char* end = strstr(p, "; ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (n < 3) {
+            char item[1024], name[1024], cut[256];
+            snprintf(item, sizeof(item), "%.*s", (int)len, p);
+            char* x = strrchr(item, ' ');
+            snprintf(name, sizeof(name), "%.*s", x ? (int)(x - item) : (int)strlen(item), item);
+            Format_cutName(name, 48, cut, sizeof(cut));
+            l += (size_t)snprintf(out + l, l < cap ? cap - l : 0, "%s%s%s", n ? "; " : "", cut,
+                                  x ? x : "");
+            n++;
+        } else {
+            more++;
+        }
+        p = end ? end + 2 : NULL;
+    }
+    if (more && l < cap) {
+        snprintf(out + l, cap - l, "; +%d more", more);
+    }
+    if (!list || !*list) {
+        snprintf(out, cap, "(none)");
+    }
+}
+
+/* The kernels each side ran for the first ops shown, under the op table. */
+static void text_op_kernels(const Diff* d, int top, const DiffReportOpts* o, FILE* out) {
+    int n = top > 0 && top < d->nops ? top : d->nops;
+    n = n > 10 ? 10 : n;
+    if (n == 0) {
+        return;
+    }
+    fprintf(out, "\nKernels of the first %d ops (A | B)\n", n);
+    char line[4096], ka[1024], kb[1024];
+    for (int i = 0; i < n; i++) {
+        const DiffRow* r = &d->ops[i];
+        short_kernels(r->op ? r->op->kernels : NULL, ka, sizeof(ka));
+        short_kernels(r->b_kernels, kb, sizeof(kb));
+        snprintf(line, sizeof(line), "%2d. %s %s%s #%d (%s): A %s | B %s", i + 1,
+                 r->op && *r->op->module ? r->op->module : "-", r->op ? r->op->op : "",
+                 r->op ? r->op->shapes : "", r->op ? r->op->occurrence : 0,
+                 r->op ? r->op->pass : "", ka, kb);
+        Report_wrap(out, line, o->width, 6);
+    }
+}
+
+/* One line of the unmatched ops: the ops of one side with one module, op, shapes and pass. */
+typedef struct {
+    const DiffRow* first;
+    int n;
+    double t;
+} OpGroup;
+
+static int cmp_group(const void* x, const void* y) {
+    const OpGroup* a = x;
+    const OpGroup* b = y;
+    return a->t != b->t ? (a->t < b->t ? 1 : -1) : strcmp(a->first->name, b->first->name);
+}
+
+/* Unmatched ops, those of one side with the same module, op, shapes and pass on one line
+ * (occurrences counted), largest time first. */
+static void text_unmatched_ops(const Diff* d, FILE* out) {
+    fprintf(out, "\nUnmatched ops: %d only in A, %d only in B (occurrences of one op together)\n",
+            d->ops_gone, d->ops_new);
+    unsigned char* done = xcalloc((size_t)d->nops + 1, 1);
+    OpGroup* g = xcalloc((size_t)d->nops + 1, sizeof(OpGroup));
+    int ng = 0;
+    for (int i = 0; i < d->nops; i++) {
+        const DiffRow* r = &d->ops[i];
+        if (r->presence == DIFF_BOTH || done[i] || !r->op) {
+            continue;
+        }
+        OpGroup* x = &g[ng++];
+        x->first = r;
+        for (int j = i; j < d->nops; j++) {
+            const DiffRow* o = &d->ops[j];
+            if (!done[j] && o->op && o->presence == r->presence &&
+                strcmp(o->op->module, r->op->module) == 0 && strcmp(o->op->op, r->op->op) == 0 &&
+                strcmp(o->op->shapes, r->op->shapes) == 0 &&
+                strcmp(o->op->pass, r->op->pass) == 0) {
+                done[j] = 1;
+                x->n++;
+                x->t += r->presence == DIFF_GONE ? o->before.mean : o->after.mean;
+            }
+        }
+    }
+    if (ng > 1) {
+        qsort(g, (size_t)ng, sizeof(OpGroup), cmp_group);
+    }
+    char a[64];
+    for (int i = 0; i < ng; i++) {
+        const DiffRow* r = g[i].first;
+        dur(a, sizeof(a), g[i].t);
+        fprintf(out, "  %-4s  %10s  %4d x  %s %s %s%s\n", Diff_presenceName(r->presence), a,
+                g[i].n, r->op->pass, *r->op->module ? r->op->module : "-",
+                *r->op->op ? r->op->op : r->name, r->op->shapes);
+    }
+    free(g);
+    free(done);
+}
+
 static void text_unmatched(const Diff* d, FILE* out) {
     fprintf(out, "\nUnmatched kernels: %d gone (only in A), %d new (only in B)\n",
             d->unmatched_a, d->unmatched_b);
@@ -224,6 +339,46 @@ static DcuStatus gate_block(const char* gate, int failed, const DiffReportOpts* 
     return s;
 }
 
+/* Per op and per module, when matched by op: where the time difference comes from. */
+static DcuStatus op_blocks(const Diff* d, const DiffReportOpts* o, FILE* out, int* first,
+                           DcuError* err) {
+    ResultSet* ops = NULL;
+    ResultSet* mods = NULL;
+    ResultSet* names = NULL;
+    DcuStatus s = Diff_opTable(d, o->filter, &ops, err);
+    if (s == DCU_OK) {
+        s = Diff_moduleTable(d, o->filter, &mods, err);
+    }
+    if (s == DCU_OK) {
+        s = Diff_opNameTable(d, o->filter, &names, err);
+    }
+    if (s == DCU_OK && o->sort) {
+        s = Query_sort(ops, o->sort, err);
+    }
+    if (s == DCU_OK) {
+        s = block(ops, "ops", "Ops: where the time difference comes from, largest |delta| first",
+                  op_keys, "module", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT && !o->sort && !o->filter) {
+        text_op_kernels(d, o->top, o, out);
+    }
+    if (s == DCU_OK) {
+        s = block(names, "op_names", "Ops by name (all modules and occurrences together)",
+                  name_keys, "op", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK) {
+        s = block(mods, "modules", "Modules (each op counted in its own module)", mod_keys,
+                  "module", o->top, o, out, first, err);
+    }
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        text_unmatched_ops(d, out);
+    }
+    ResultSet_delete(ops);
+    ResultSet_delete(mods);
+    ResultSet_delete(names);
+    return s;
+}
+
 DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* gate,
                            int gate_failed, FILE* out, DcuError* err) {
     ResultSet* k = NULL;
@@ -256,6 +411,19 @@ DcuStatus ReportDiff_write(const Diff* d, const DiffReportOpts* o, const char* g
         text_verdict(result, verdict, NULL, o, out);
     } else if (s == DCU_OK) {
         s = verdict_block(result, verdict, "", o, out, &first, err);
+    }
+    ResultSet* match = notes_table(d->matching);
+    if (s == DCU_OK && o->format == FMT_TEXT) {
+        fputc('\n', out);
+        char line[640];
+        snprintf(line, sizeof(line), "Matching: %s", d->matching);
+        Report_wrap(out, line, o->width, 2);
+    } else if (s == DCU_OK) {
+        s = block(match, "matching", "", NULL, NULL, 0, o, out, &first, err);
+    }
+    ResultSet_delete(match);
+    if (s == DCU_OK && d->by_op) {
+        s = op_blocks(d, o, out, &first, err);
     }
     if (s == DCU_OK && o->format == FMT_TEXT && d->notes[0]) {
         fprintf(out, "\nNotes: what cannot be compared\n");
@@ -352,6 +520,11 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
                     r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
         }
         text_verdict(Abba_resultName(Abba_result(a)), verdict, advice, o, out);
+        if (a->matching[0]) {
+            char line[640];
+            snprintf(line, sizeof(line), "Matching: %s", a->matching);
+            Report_wrap(out, line, o->width, 2);
+        }
     } else if (o->format == FMT_JSON) {
         fputs("{", out);
     }
@@ -363,9 +536,16 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
         if (s == DCU_OK) {
             s = block(notes, "notes", "", NULL, NULL, 0, o, out, &first, err);
         }
+        ResultSet* match = notes_table(a->matching);
+        if (s == DCU_OK) {
+            s = block(match, "matching", "", NULL, NULL, 0, o, out, &first, err);
+        }
+        ResultSet_delete(match);
     }
     if (s == DCU_OK) {
-        s = block(rs, "abba", "A-B-B-A per layer and per kernel (ms), largest |effect| first",
+        s = block(rs, "abba",
+                  a->by_op ? "A-B-B-A per layer and per op (ms), largest |effect| first"
+                           : "A-B-B-A per layer and per kernel (ms), largest |effect| first",
                   abba_keys, "name", o->top ? o->top + rs->pinned : 0, o, out, &first, err);
     }
     if (s == DCU_OK && gate) {

@@ -54,8 +54,8 @@ DcuStatus Report_ops(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err)
     }
     if (!Ops_available(db)) {
         if (o->format == FMT_TEXT) {
-            fputs("  (no kernel of this trace is tied to a PyTorch op: the Ops view needs a "
-                  "PyTorch profiler trace)\n", out);
+            fputs("  (no kernel of this trace is tied to an op: the Ops view needs a PyTorch "
+                  "profiler trace, marker ranges or kernel-stack dumps)\n", out);
         } else if (o->format == FMT_JSON) {
             fputs(",\n\"ops\": []", out);
         }

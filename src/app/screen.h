@@ -92,7 +92,9 @@ struct Screen_ {
     /* the Diff screen (diff_screen.c) */
     struct Diff_* diff;  /* owned; NULL with an A-B-B-A or before a comparison */
     struct Abba_* abba;  /* owned */
-    int diff_view;       /* 0 per kernel, 1 per category */
+    int diff_view;       /* 0 per kernel (per op when matched by op), 1 per category, 2 per
+                          * kernel, 3 per module (diff_screen.c) */
+    int in_module;       /* Diff: category names a module whose ops are listed */
     int abba_narrow;     /* the A-B-B-A table in narrow numbers (A1 B1 B2 A2 in a narrow
                           * terminal; DiffScreen_requery builds it so) */
     /* the Ranks screen (ranks_screen.c): the job, computed once (owned); aux[0]: its matrix */

@@ -122,9 +122,18 @@ int DiffView_summary(const Diff* d, Canvas* c, int y0, int max_h) {
              d->top_after[0] ? d->top_after : "-",
              isnan(d->top_share_after) ? 0.0 : d->top_share_after);
     y += line(c, y, end, "GEMM share", STYLE_DEFAULT, t);
-    snprintf(t, sizeof(t), "%d gone, %d new%s", d->unmatched_a, d->unmatched_b,
-             d->match == DIFF_MATCH_SHORT ? " (matched by short name: fuzzy rows marked)" : "");
+    if (d->by_op) {
+        snprintf(t, sizeof(t), "ops %d gone, %d new; kernels %d gone, %d new", d->ops_gone,
+                 d->ops_new, d->unmatched_a, d->unmatched_b);
+    } else {
+        snprintf(t, sizeof(t), "%d gone, %d new%s", d->unmatched_a, d->unmatched_b,
+                 d->match == DIFF_MATCH_SHORT ? " (matched by short name: fuzzy rows marked)"
+                                              : "");
+    }
     y += line(c, y, end, "Unmatched", STYLE_DEFAULT, t);
+    if (d->matching[0]) {
+        y += line(c, y, end, "Matched", STYLE_DIM, d->matching);
+    }
     for (const char* p = d->notes; *p && y < end;) {
         const char* nl = strchr(p, '\n');
         int n = nl ? (int)(nl - p) : (int)strlen(p);

@@ -7,7 +7,8 @@
 #include <string.h>
 
 int TableView_qualifiedNames(const ResultSet* rs) {
-    return rs->name && strncmp(rs->name, "api", 3) == 0;
+    /* API calls and PyTorch ops keep their namespace: aten::mul is not mul */
+    return rs->name && (strncmp(rs->name, "api", 3) == 0 || strncmp(rs->name, "diff_op", 7) == 0);
 }
 
 void TableView_cellText(const ResultSet* rs, int r, int c, TimeUnit u, char* buf, size_t cap) {

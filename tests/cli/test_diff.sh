@@ -320,7 +320,7 @@ same "abba --filter: the total stays, one kernel row" "device kernel time;$G;" "
 import csv; print(''.join(r['name'] + ';' for r in csv.DictReader(open('$TMP/abf.csv'))))")"
 exits "abba: a bad --filter is a usage error" 2 $DCUTOP -q --export abba --filter '([' "$TMP/d_a1" "$TMP/d_b1" "$TMP/d_b2" "$TMP/d_a2"
 $DCUTOP -q --report --diff --format csv --fail-above 10 "$TMP/base" "$TMP/slow" >"$TMP/rep.csv.txt" 2>/dev/null
-same "--format csv: one block per table, the verdict second, the gate last" "# summary # verdict # notes # kernels # categories # gate" "$(grep '^# ' "$TMP/rep.csv.txt" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')"
+same "--format csv: one block per table, the verdict second, the gate last" "# summary # verdict # matching # notes # kernels # categories # gate" "$(grep '^# ' "$TMP/rep.csv.txt" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')"
 $DCUTOP -q --diff "$TMP/base" "$TMP/slow" --sort name:asc --filter _k >"$TMP/sorted.txt"
 check "--sort and --filter apply to the kernel table" sh -c "grep -A3 '^Kernels' '$TMP/sorted.txt' | sed -n 3p | grep -q 'add_k'"
 for o in --diff --abba --match --fail-above --gate; do

@@ -211,3 +211,60 @@ check "Ops screen: Enter lists the op's kernels (backward $(us "$5") us)" \
     grep -q "cunn_SoftMaxBackwardSmem.*backward *3 *$(us "$5") " "$TMP/screen.txt"
 check "Ops screen: Enter lists the dispatches and how each was linked" \
     grep -Eq '^ +[0-9]+ +1 +[234] backward +[0-9.]+ flow ' "$TMP/screen.txt"
+
+# traces without aten ops: marker ranges and stack dumps feed the same view (op = the
+# innermost range or user frame, module = the ones around it, outermost first)
+KOKKOS=$REAL/kokkos-rocprof-v1-hiptrace-rocm4
+if command -v sqlite3 >/dev/null 2>&1; then
+    # independent: each kernel (OPS) is launched by the HIP call with the same Index; its op
+    # is the innermost rocTX range of that thread open at the launch's BeginNs
+    sqlite3 -batch "$KOKKOS/results.db" "
+        SELECT coalesce((SELECT trim(r.Name, '\"') FROM rocTX r WHERE r.tid = h.tid
+                         AND r.BeginNs <= h.BeginNs AND h.BeginNs < r.EndNs
+                         ORDER BY r.BeginNs DESC LIMIT 1), ''), sum(o.EndNs - o.BeginNs)
+        FROM OPS o JOIN HIP h ON h.\"Index\" = o.\"Index\" GROUP BY 1" | tr '|' ',' |
+        LC_ALL=C sort >"$TMP/kk.want"
+    "$DCUTOP" --export ops "$KOKKOS/results.db" 2>/dev/null | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    print("%s,%s" % (r["op"], r["device_ns"]))' | LC_ALL=C sort >"$TMP/kk.got"
+    if [ -s "$TMP/kk.got" ] && cmp -s "$TMP/kk.want" "$TMP/kk.got"; then
+        ok "kokkos results.db: --export ops per rocTX range = sqlite3 over the raw db (empty op: outside every range)"
+    else
+        notok "kokkos results.db: --export ops per rocTX range = sqlite3 over the raw db"
+        diff "$TMP/kk.want" "$TMP/kk.got" | head -5 | sed 's/^/#   /'
+    fi
+else
+    notok "kokkos results.db ops: sqlite3 missing"
+fi
+D=$TMP/ks
+mkdir -p "$D"
+cat >"$D/results.csv" <<'EOF'
+"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs"
+0,"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32.kd",0,0,0,100,100,256,256,0,0,16,0,128,64,"0x0","0x0",1000,2000,3000,3100,1000
+1,"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32.kd",0,0,0,100,100,256,256,0,0,16,0,128,64,"0x0","0x0",1000,5000,7000,7100,2000
+2,"softmax_warp_forward.kd",0,0,0,100,100,256,256,0,0,16,0,128,64,"0x0","0x0",1000,8000,8300,8400,300
+EOF
+cat >"$D/kernel_stack.txt" <<'EOF'
+kernel[0]: Cijk_Ailk_Bljk_HHS_BH_MT128x128x32
+#0  0x00007f3a1c2b4e10 in hipModuleLaunchKernel () from /opt/rocm/lib/libamdhip64.so.6
+#1  0x00007f3a0a1b2c3d in rocblas_gemm_ex (handle=0x1) from /opt/rocm/lib/librocblas.so.4
+#2  0x0000555555555abc in forward (x=0x1) at model.cpp:42
+#3  0x0000555555555def in main (argc=1, argv=0x7ffd) at main.cpp:10
+
+index: 1
+/opt/rocm/lib/libamdhip64.so.6(hipModuleLaunchKernel+0x1a) [0x7f3a1c2b4e10]
+./app(_Z8backwardv+0x40) [0x555555555abc]
+./app(main+0x20) [0x555555555def]
+EOF
+dur() { awk -F, -v i="$1" 'NR > 1 && $1 == i { print $20 - $19 }' "$D/results.csv"; }
+"$DCUTOP" --export ops "$D" 2>/dev/null | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    print("%s|%s|%s" % (r["module"], r["op"], r["device_ns"]))' | LC_ALL=C sort >"$TMP/ks.got"
+same "kernel-stack dump: op = innermost user frame, module = the frames above, time = the launch's" \
+    "$(printf '%s\n' "||$(dur 2)" "main at main.cpp:10|forward at model.cpp:42|$(dur 0)" \
+        "main from app|_Z8backwardv from app|$(dur 1)" | LC_ALL=C sort)" "$(cat "$TMP/ks.got")"
+why=$("$DCUTOP" --sql "SELECT how FROM dispatch_op WHERE op_name IS NULL" --format csv "$D" 2>/dev/null | tail -1)
+same "kernel-stack dump: the launch with no stack is counted and named" \
+    '"unlinked: no marker range or stack at its launch"' "$why"

@@ -370,7 +370,7 @@ static void summary_view(void** state) {
     Diff* d = compare(a, b, DIFF_MATCH_FULL);
     Canvas* c = Canvas_new(100, 10);
     int n = DiffView_summary(d, c, 0, 10);
-    assert_int_equal(n, 4); /* kernel time, wall span, GEMM share, unmatched */
+    assert_int_equal(n, 5); /* kernel time, wall span, GEMM share, unmatched, matching */
     char line[200];
     snprintf(line, sizeof(line), "Kernel time 61.9 us -> 102.9 us  delta 41.0 us (%+.2f%%)",
              100.0 * (double)sum_base(1000, 40, 1) / (double)(sum_base(1000, 40, 1) +
@@ -378,6 +378,7 @@ static void summary_view(void** state) {
     assert_true(canvas_has(c, line));
     assert_true(canvas_has(c, "outside noise"));
     assert_true(canvas_has(c, "Unmatched   0 gone, 0 new"));
+    assert_true(canvas_has(c, "Matched     by full kernel name (--match full)"));
     Canvas_delete(c);
     Diff_delete(d);
     DiffSide_delete(a);
@@ -458,6 +459,116 @@ static void abba_categories(void** state) {
     DiffSide_delete(b2);
 }
 
+/* Each kernel of s as one op of its own: module, op name and pass given per kernel, the
+ * kernel's time and dispatches (as diff_ops.c would build them). */
+static void ops_of_kernels(DiffSide* s, const char* const* modules, const char* const* ops,
+                           const char* const* passes) {
+    s->ops = xcalloc((size_t)s->nk, sizeof(DiffKernel));
+    s->nops = s->nk;
+    s->op_source = "PyTorch op links";
+    for (int i = 0; i < s->nk; i++) {
+        const DiffKernel* k = &s->k[i];
+        DiffKernel* o = &s->ops[i];
+        char name[256];
+        snprintf(name, sizeof(name), "%s %s %s[[16,512]] #0",
+                 strcmp(passes[i], "backward") == 0 ? "backward" : "forward", modules[i], ops[i]);
+        o->name = xstrdup(name);
+        o->short_name = xstrdup(name);
+        o->category = xstrdup(k->category);
+        o->is_gemm = k->is_gemm;
+        o->calls = 1;
+        o->total_ns = k->total_ns;
+        o->ndurs = k->ndurs;
+        o->durs = xmalloc(sizeof(int64_t) * (size_t)(k->ndurs ? k->ndurs : 1));
+        memcpy(o->durs, k->durs, sizeof(int64_t) * (size_t)k->ndurs);
+        o->op = xcalloc(1, sizeof(DiffOp));
+        o->op->module = xstrdup(modules[i]);
+        o->op->op = xstrdup(ops[i]);
+        o->op->shapes = xstrdup("[[16,512]]");
+        o->op->pass = xstrdup(passes[i]);
+        char kn[300];
+        snprintf(kn, sizeof(kn), "%s x%lld", k->short_name, (long long)k->calls);
+        o->op->kernels = xstrdup(kn);
+        s->op_linked_ns += k->total_ns;
+    }
+}
+
+/* bf16 on one GPU against fp32 on another: no kernel name in common, every op matched; the
+ * op rows, per name and per module, add up to the whole difference. */
+static void matched_by_op(void** state) {
+    (void)state;
+    static const KSpec ka[] = {{"nvjet_sm90_tst(float*)", "gemm", 1, 40, 1000, 1},
+                               {"nvjet_sm90_bwd(float*)", "gemm", 1, 40, 2000, 1},
+                               {"add_bf16(float*)", "elementwise", 0, 40, 500, 1}};
+    static const KSpec kb[] = {{"Cijk_Ailk_Bljk_S(float*)", "gemm", 1, 40, 1000, 2},
+                               {"Cijk_Ailk_Bljk_T(float*)", "gemm", 1, 40, 2000, 2},
+                               {"add_f32(float*)", "elementwise", 0, 40, 500, 1}};
+    static const char* const mods[] = {"M_0/Linear_1", "M_0/Linear_1", "M_0"};
+    static const char* const ops[] = {"aten::linear", "aten::linear", "aten::add"};
+    static const char* const passes[] = {"forward", "backward", "forward"};
+    DiffSide* a = side("A", ka, 3, 1);
+    DiffSide* b = side("B", kb, 3, 1);
+    ops_of_kernels(a, mods, ops, passes);
+    ops_of_kernels(b, mods, ops, passes);
+    Diff* d = compare(a, b, DIFF_MATCH_OP);
+    assert_true(d->by_op);
+    assert_int_equal(d->nops, 3);
+    assert_int_equal(d->ops_gone + d->ops_new, 0);
+    assert_int_equal(d->unmatched_a, 3); /* by kernel name nothing matches */
+    assert_string_equal(d->ops[0].name, "backward M_0/Linear_1 aten::linear[[16,512]] #0");
+    assert_double_near(d->ops[0].delta, (double)sum_base(2000, 40, 2) - sum_base(2000, 40, 1),
+                       0);
+    assert_string_equal(d->ops[0].op->kernels, "nvjet_sm90_bwd x40");
+    assert_string_equal(d->ops[0].b_kernels, "Cijk_Ailk_Bljk_T x40");
+    double sum = 0, mods_sum = 0, names_sum = 0;
+    for (int i = 0; i < d->nops; i++) {
+        sum += d->ops[i].delta;
+    }
+    for (int i = 0; i < d->nmods; i++) {
+        mods_sum += d->mods[i].delta;
+    }
+    for (int i = 0; i < d->nnames; i++) {
+        names_sum += d->names[i].delta;
+    }
+    assert_double_near(sum, d->total.delta, 0);
+    assert_double_near(mods_sum, d->total.delta, 0);
+    assert_double_near(names_sum, d->total.delta, 0);
+    assert_int_equal(d->nmods, 2);
+    assert_string_equal(d->mods[0].name, "M_0/Linear_1");
+    assert_int_equal(d->nnames, 3); /* aten::linear forward, backward; aten::add forward */
+    assert_string_equal(d->names[0].name, "aten::linear (backward)");
+    assert_true(strncmp(d->matching, "by op identity", 14) == 0);
+    Diff_delete(d);
+    /* asked for kernel names: no op rows, and said so */
+    d = compare(a, b, DIFF_MATCH_FULL);
+    assert_false(d->by_op);
+    assert_int_equal(d->nops, 0);
+    assert_string_equal(d->matching, "by full kernel name (--match full)");
+    Diff_delete(d);
+    /* one side without op identity: kernel names, naming that side */
+    DiffSide* c = side("C", kb, 3, 1);
+    d = compare(a, c, DIFF_MATCH_OP);
+    assert_false(d->by_op);
+    assert_true(strstr(d->matching, "no op identity in the candidate (B) (C:") != NULL);
+    Diff_delete(d);
+    /* an A-B-B-A matched by op: op rows after the layer, categories from the kernels */
+    const DiffSide* const runs[4] = {a, b, b, a};
+    Abba* ab = NULL;
+    DcuError err;
+    assert_int_equal(Abba_compute(runs, DIFF_MATCH_OP, &ab, &err), DCU_OK);
+    assert_true(ab->by_op);
+    assert_string_equal(ab->rows[ab->nhead].layer, "op");
+    assert_int_equal(ab->nrows - ab->nhead, 3);
+    assert_int_equal(ab->nkrows, 6);
+    ResultSet* cats = Abba_categoryTable(ab);
+    assert_int_equal(cats->nrows, 2);
+    ResultSet_delete(cats);
+    Abba_delete(ab);
+    DiffSide_delete(a);
+    DiffSide_delete(b);
+    DiffSide_delete(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(self_is_zero),
@@ -471,6 +582,7 @@ int main(void) {
         cmocka_unit_test(abba_categories),
         cmocka_unit_test(side_from_db),
         cmocka_unit_test(summary_view),
+        cmocka_unit_test(matched_by_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,7 +40,13 @@
        "\"Fwd thread id\":0")                                                                 \
     EV("cuda_runtime", "cudaLaunchKernel", 1, 305, 5, "\"correlation\":104,\"External id\":3") \
     EV("kernel", "k_mul", 7, 310, 20, "\"device\":0,\"stream\":7,\"correlation\":104,"        \
-       "\"External id\":3")
+       "\"External id\":3")                                                                   \
+    /* starts where aten::mul ends: after it, not inside it */                                \
+    EV("cpu_op", "aten::relu", 1, 320, 10, "\"External id\":4,\"Sequence number\":9,"        \
+       "\"Fwd thread id\":0")                                                                 \
+    EV("cuda_runtime", "cudaLaunchKernel", 1, 322, 2, "\"correlation\":105,\"External id\":4") \
+    EV("kernel", "k_relu", 7, 340, 5, "\"device\":0,\"stream\":7,\"correlation\":105,"        \
+       "\"External id\":4")
 
 #define BACKWARD                                                                              \
     EV("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 2, 600, 100,          \
@@ -105,6 +111,7 @@ static void check_text(TraceDb* db, const char* kernel, const char* expected) {
 static void links(TraceDb* db, const char* bwd_how) {
     check_text(db, "k_fwd", "aten::addmm|aten::addmm|forward|Net_0/Linear_0|5|direct|aten::linear");
     check_text(db, "k_mul", "aten::mul|aten::mul|forward|Net_0|5|direct|aten::mul");
+    check_text(db, "k_relu", "aten::relu|aten::relu|forward|Net_0|5|direct|aten::relu");
     char* bwd = xasprintf("aten::mm|aten::addmm|backward|Net_0/Linear_0|5|%s|"
                                  "autograd::engine::evaluate_function: AddmmBackward0",
                                  bwd_how);
@@ -116,7 +123,7 @@ static void links(TraceDb* db, const char* bwd_how) {
     /* no launch call: its own start places it in the step */
     check_text(db, "k_lost", "||other||5|unlinked: no op for its correlation id|");
     /* every dispatch has its row: nothing dropped */
-    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch_op"), 5);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch_op"), 6);
     /* the Ranges view: the backward kernels sit in the step their forward op ran in */
     assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM dispatch_range dr JOIN range_span r"
                                       " ON r.id = dr.range_id JOIN dispatch d"
@@ -175,11 +182,11 @@ static void export_rows(void** state) {
         }
     }
     assert_int_equal(found, 12);
-    assert_int_equal(sum, 50000 + 20000 + 30000 + 10000 + 5000); /* every kernel, once */
+    assert_int_equal(sum, 50000 + 20000 + 5000 + 30000 + 10000 + 5000); /* every kernel, once */
     OpsCoverage c;
     assert_int_equal(Ops_coverage(db, &c, &err), DCU_OK);
-    assert_int_equal(c.total_ns, 115000);
-    assert_int_equal(c.linked_ns, 110000);
+    assert_int_equal(c.total_ns, 120000);
+    assert_int_equal(c.linked_ns, 115000);
     assert_int_equal(c.backward_ns, 40000);
     assert_int_equal(c.backward_fwd_ns, 30000);
     ResultSet_delete(rs);

@@ -202,18 +202,29 @@ DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** ou
         a->disagree = has_kernels && says(&a->rows[0]) != says(st);
     }
     int head = a->nhead = a->nrows;
-    for (int k = 0; k < d->nrows; k++) {
-        const DiffRow* dr = &d->rows[k];
-        AbbaRow* r = add(a, &cap, dr->name, "kernel");
-        r->category = xstrdup(dr->category ? dr->category : "");
-        r->a_name = dr->a_name ? xstrdup(dr->a_name) : NULL;
-        r->b_name = dr->b_name ? xstrdup(dr->b_name) : NULL;
-        r->v[0] = dr->va[0] / 1e6;
-        r->v[3] = dr->va[1] / 1e6;
-        r->v[1] = dr->vb[0] / 1e6;
-        r->v[2] = dr->vb[1] / 1e6;
-        Abba_finishRow(r);
+    /* matched by op: a row per op; the categories still sum the kernels (krows) */
+    a->by_op = d->by_op;
+    snprintf(a->matching, sizeof(a->matching), "%s", d->matching);
+    Abba kr = {0};
+    int kcap = 0;
+    for (int pass = 0; pass < (d->by_op ? 2 : 1); pass++) {
+        Abba* into = pass == 0 && d->by_op ? &kr : a;
+        int* c = into == a ? &cap : &kcap;
+        for (int k = 0; k < (pass == 1 ? d->nops : d->nrows); k++) {
+            const DiffRow* dr = pass == 1 ? &d->ops[k] : &d->rows[k];
+            AbbaRow* r = add(into, c, dr->name, pass == 1 ? "op" : "kernel");
+            r->category = xstrdup(dr->category ? dr->category : "");
+            r->a_name = dr->a_name ? xstrdup(dr->a_name) : NULL;
+            r->b_name = dr->b_name ? xstrdup(dr->b_name) : NULL;
+            r->v[0] = dr->va[0] / 1e6;
+            r->v[3] = dr->va[1] / 1e6;
+            r->v[1] = dr->vb[0] / 1e6;
+            r->v[2] = dr->vb[1] / 1e6;
+            Abba_finishRow(r);
+        }
     }
+    a->krows = kr.rows;
+    a->nkrows = kr.nrows;
     if (a->nrows - head > 1) { /* rows may be NULL (no layer, no kernel) */
         qsort(a->rows + head, (size_t)(a->nrows - head), sizeof(AbbaRow), cmp_effect);
     }
@@ -241,13 +252,15 @@ void Abba_delete(Abba* this) {
     if (!this) {
         return;
     }
-    for (int i = 0; i < this->nrows; i++) {
-        free(this->rows[i].name);
-        free(this->rows[i].category);
-        free(this->rows[i].a_name);
-        free(this->rows[i].b_name);
+    for (int i = 0; i < this->nrows + this->nkrows; i++) {
+        AbbaRow* r = i < this->nrows ? &this->rows[i] : &this->krows[i - this->nrows];
+        free(r->name);
+        free(r->category);
+        free(r->a_name);
+        free(r->b_name);
     }
     free(this->rows);
+    free(this->krows);
     free(this);
 }
 
@@ -317,10 +330,12 @@ ResultSet* Abba_tableNs(const Abba* a) {
 }
 
 static ResultSet* category_table(const Abba* a, int ns) {
-    AbbaRow* c = xcalloc((size_t)(a->nrows ? a->nrows : 1), sizeof(AbbaRow));
+    const AbbaRow* ks = a->krows ? a->krows : a->rows + a->nhead;
+    int nk = a->krows ? a->nkrows : a->nrows - a->nhead;
+    AbbaRow* c = xcalloc((size_t)(nk > 0 ? nk : 1), sizeof(AbbaRow));
     int n = 0;
-    for (int i = a->nhead; i < a->nrows; i++) {
-        const AbbaRow* k = &a->rows[i];
+    for (int i = 0; i < nk; i++) {
+        const AbbaRow* k = &ks[i];
         const char* cat = k->category && *k->category ? k->category : "other";
         int j = 0;
         while (j < n && strcmp(c[j].name, cat) != 0) {

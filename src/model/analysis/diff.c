@@ -9,6 +9,7 @@
 
 #include "dcutop/amdahl.h"
 #include "dcutop/filter.h"
+#include "dcutop/intern.h"
 #include "dcutop/shortname.h"
 #include "dcutop/xalloc.h"
 
@@ -70,6 +71,7 @@ typedef struct Part_ {
 typedef struct Builder_ {
     DiffRow* rows;
     int n, cap;
+    Intern* idx; /* key -> row + 1 */
     Part* pa; /* rows x na */
     Part* pb; /* rows x nb */
     int na, nb;
@@ -80,12 +82,7 @@ static const char* key_of(const DiffKernel* k, DiffMatch m) {
 }
 
 static int find_row(const Builder* b, const char* key) {
-    for (int i = b->n - 1; i >= 0; i--) { /* sides are sorted by name: recent rows first */
-        if (strcmp(b->rows[i].name, key) == 0) {
-            return i;
-        }
-    }
-    return -1;
+    return (int)Intern_get(b->idx, key, strlen(key)) - 1;
 }
 
 static int add_row(Builder* b, const char* key, const DiffKernel* k) {
@@ -101,14 +98,17 @@ static int add_row(Builder* b, const char* key, const DiffKernel* k) {
     DiffRow* r = &b->rows[b->n];
     memset(r, 0, sizeof(*r));
     r->name = xstrdup(key);
+    Intern_put(b->idx, key, strlen(key), b->n + 1);
     r->category = xstrdup(k->category);
     r->is_gemm = k->is_gemm;
     return b->n++;
 }
 
-static void add_side(Builder* b, const DiffSide* s, int rep, int is_b, DiffMatch m) {
-    for (int i = 0; i < s->nk; i++) {
-        const DiffKernel* k = &s->k[i];
+static void add_side(Builder* b, const DiffSide* s, int rep, int is_b, DiffMatch m, int ops) {
+    const DiffKernel* ks = ops ? s->ops : s->k;
+    int nk = ops ? s->nops : s->nk;
+    for (int i = 0; i < nk; i++) {
+        const DiffKernel* k = &ks[i];
         const char* key = key_of(k, m);
         int r = find_row(b, key);
         if (r < 0) {
@@ -132,6 +132,17 @@ static void add_side(Builder* b, const DiffSide* s, int rep, int is_b, DiffMatch
             *nm = xstrdup(k->name);
         } else if (strcmp(*nm, k->name) != 0) {
             b->rows[r].fuzzy = 1; /* one side holds several full names for the short name */
+        }
+        DiffRow* row = &b->rows[r];
+        if (k->op && !row->op) { /* the op, with the baseline's kernels (none when new) */
+            row->op = DiffOp_copy(k->op);
+            if (is_b) {
+                free(row->op->kernels);
+                row->op->kernels = NULL;
+            }
+        }
+        if (k->op && is_b && !row->b_kernels) {
+            row->b_kernels = xstrdup(k->op->kernels ? k->op->kernels : "");
         }
     }
 }
@@ -214,23 +225,24 @@ static void bootstrap_row(DiffRow* r, const Part* pa, int na, const Part* pb, in
 
 /* ---- groups of rows: categories, GEMM, total, a gated part ----------------------------- */
 
-/* Fills g (name already set) from the kernel rows where sel[i] is set. */
-static void sum_rows(const Diff* d, const unsigned char* sel, DiffRow* g) {
+/* Fills g (name already set) from rows[i] where sel[i] is set (kernel or op rows of d). */
+static void sum_rows_of(const Diff* d, const DiffRow* rows, int nrows, const unsigned char* sel,
+                        DiffRow* g) {
     g->va = xcalloc((size_t)d->na, sizeof(double));
     g->vb = xcalloc((size_t)d->nb, sizeof(double));
     int all_boot = d->nboot > 0, any = 0;
-    for (int i = 0; i < d->nrows; i++) {
+    for (int i = 0; i < nrows; i++) {
         if (sel[i]) {
             any = 1;
-            all_boot &= d->rows[i].boot != NULL;
+            all_boot &= rows[i].boot != NULL;
         }
     }
     if (all_boot && any) {
         g->boot = xcalloc((size_t)d->nboot, sizeof(double));
     }
     int in_a = 0, in_b = 0;
-    for (int i = 0; i < d->nrows; i++) {
-        const DiffRow* r = &d->rows[i];
+    for (int i = 0; i < nrows; i++) {
+        const DiffRow* r = &rows[i];
         if (!sel[i]) {
             continue;
         }
@@ -255,7 +267,13 @@ static void sum_rows(const Diff* d, const unsigned char* sel, DiffRow* g) {
     judge_noise(g, d->na, d->nb, d->nboot);
 }
 
+static void sum_rows(const Diff* d, const unsigned char* sel, DiffRow* g) {
+    sum_rows_of(d, d->rows, d->nrows, sel, g);
+}
+
 static void row_free(DiffRow* r) {
+    DiffOp_delete(r->op);
+    free(r->b_kernels);
     free(r->name);
     free(r->a_name);
     free(r->b_name);
@@ -495,44 +513,26 @@ static void names_across(const DiffSide* const* a, int na, const DiffSide* const
     free(names);
 }
 
-DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* b, int nb,
-                       DiffMatch match, Diff** out, DcuError* err) {
-    *out = NULL;
-    if (na < 1 || nb < 1 || na > 64 || nb > 64) {
-        return Error_set(err, DCU_ERR_USAGE, "a comparison needs 1 to 64 runs a side");
-    }
-    names_across(a, na, b, nb);
-    Builder bl = {NULL, 0, 0, NULL, NULL, na, nb};
+/* The rows of one matching: kernels (by m) or, with ops, the runs' ops by identity. */
+static void build_rows(Diff* d, const DiffSide* const* a, int na, const DiffSide* const* b,
+                       int nb, DiffMatch m, int ops, DiffRow** rows, int* nrows, int* gone,
+                       int* fresh) {
+    Builder bl = {NULL, 0, 0, Intern_new(), NULL, NULL, na, nb};
     for (int i = 0; i < na; i++) {
-        add_side(&bl, a[i], i, 0, match);
+        add_side(&bl, a[i], i, 0, m, ops);
     }
     for (int i = 0; i < nb; i++) {
-        add_side(&bl, b[i], i, 1, match);
+        add_side(&bl, b[i], i, 1, m, ops);
     }
-    Diff* d = xcalloc(1, sizeof(*d));
-    d->match = match;
-    d->na = na;
-    d->nb = nb;
-    d->rows = bl.rows;
-    d->nrows = bl.n;
-    int64_t ndisp = 0;
     int spa[64], spb[64];
     for (int i = 0; i < na; i++) {
-        ndisp += a[i]->dispatches;
         spa[i] = a[i]->per_dispatch;
     }
     for (int i = 0; i < nb; i++) {
-        ndisp += b[i]->dispatches;
         spb[i] = b[i]->per_dispatch;
     }
-    /* about 4e7 draws at most: a second or two on a large trace */
-    d->nboot = ndisp > 0 && (double)ndisp * DIFF_BOOT_MAX > 4e7 ? (int)(4e7 / (double)ndisp)
-                                                                : DIFF_BOOT_MAX;
-    if (d->nboot < 50) {
-        d->nboot = 50;
-    }
-    for (int r = 0; r < d->nrows; r++) {
-        DiffRow* row = &d->rows[r];
+    for (int r = 0; r < bl.n; r++) {
+        DiffRow* row = &bl.rows[r];
         const Part* pa = &bl.pa[r * na];
         const Part* pb = &bl.pb[r * nb];
         row->va = xcalloc((size_t)na, sizeof(double));
@@ -549,11 +549,11 @@ DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* 
             in_b |= pb[i].nk > 0;
         }
         row->presence = in_a && in_b ? DIFF_BOTH : (in_b ? DIFF_NEW : DIFF_GONE);
-        if (match == DIFF_MATCH_SHORT && row->a_name && row->b_name &&
+        if (m == DIFF_MATCH_SHORT && row->a_name && row->b_name &&
             strcmp(row->a_name, row->b_name) != 0) {
             row->fuzzy = 1;
         }
-        if (match == DIFF_MATCH_FULL) {
+        if (m == DIFF_MATCH_FULL) {
             row->fuzzy = 0;
         }
         row->before = stat_of(row->va, na);
@@ -561,11 +561,151 @@ DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* 
         finish_values(row);
         bootstrap_row(row, pa, na, pb, nb, d->nboot, spa, spb);
         judge_noise(row, na, nb, d->nboot);
-        d->unmatched_a += row->presence == DIFF_GONE;
-        d->unmatched_b += row->presence == DIFF_NEW;
+        *gone += row->presence == DIFF_GONE;
+        *fresh += row->presence == DIFF_NEW;
     }
     free(bl.pa);
     free(bl.pb);
+    Intern_delete(bl.idx);
+    if (bl.n > 1) { /* rows is NULL with none (steps only): qsort must not see it */
+        qsort(bl.rows, (size_t)bl.n, sizeof(DiffRow), cmp_abs_delta);
+    }
+    *rows = bl.rows;
+    *nrows = bl.n;
+}
+
+/* Whether every run carries op identity; else the first run that does not (its side in *s). */
+static const DiffSide* without_ops(const DiffSide* const* a, int na, const DiffSide* const* b,
+                                   int nb, int* s) {
+    for (int i = 0; i < na + nb; i++) {
+        const DiffSide* x = i < na ? a[i] : b[i - na];
+        if (x->nops == 0) {
+            *s = i < na ? 0 : 1;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+static double linked_pct(const DiffSide* const* s, int n) {
+    double l = 0, t = 0;
+    for (int i = 0; i < n; i++) {
+        l += (double)s[i]->op_linked_ns;
+        t += (double)s[i]->kernel_ns;
+    }
+    return t > 0 ? 100 * l / t : 0;
+}
+
+/* Which matching is used, in words (Diff.matching). */
+static void say_matching(Diff* d, DiffMatch m, const DiffSide* const* a, int na,
+                         const DiffSide* const* b, int nb) {
+    int side = 0;
+    const DiffSide* lack = without_ops(a, na, b, nb, &side);
+    if (d->by_op) {
+        snprintf(d->matching, sizeof(d->matching),
+                 "by op identity (module path, op, input shapes, occurrence in the step; a "
+                 "backward kernel by its forward op), from %s on A and %s on B; kernel time "
+                 "with an op: A %.1f%%, B %.1f%% (the rest matched by kernel name)",
+                 a[0]->op_source, b[0]->op_source, linked_pct(a, na), linked_pct(b, nb));
+    } else if (m == DIFF_MATCH_SHORT) {
+        snprintf(d->matching, sizeof(d->matching), "by kernel short name (--match short)");
+    } else if (m == DIFF_MATCH_FULL) {
+        snprintf(d->matching, sizeof(d->matching), "by full kernel name (--match full)");
+    } else {
+        snprintf(d->matching, sizeof(d->matching),
+                 "by full kernel name: no op identity in %s (%s: no PyTorch op links, "
+                 "no op-named marker ranges, no kernel under a marker range or stack frame)",
+                 side ? "the candidate (B)" : "the baseline (A)", lack ? lack->label : "?");
+    }
+}
+
+/* The op rows summed by a part of their identity: the module path (by_name 0) or the op name
+ * with its pass (by_name 1: "aten::mul (backward)"; no op: "(no op) (other)"), into *out. */
+static void group_ops(Diff* d, int by_name, DiffRow** out, int* nout) {
+    unsigned char* sel = xcalloc((size_t)d->nops + 1, 1);
+    char** keys = xcalloc((size_t)d->nops + 1, sizeof(char*));
+    for (int i = 0; i < d->nops; i++) {
+        const DiffOp* o = d->ops[i].op;
+        char buf[1024];
+        if (by_name) {
+            snprintf(buf, sizeof(buf), "%s (%s)", o && *o->op ? o->op : "(no op)",
+                     o ? o->pass : "other");
+        } else {
+            snprintf(buf, sizeof(buf), "%s", o ? o->module : "");
+        }
+        keys[i] = xstrdup(buf);
+    }
+    int cap = 0;
+    for (int i = 0; i < d->nops; i++) {
+        int found = 0;
+        for (int c = 0; c < *nout && !found; c++) {
+            found = strcmp((*out)[c].name, keys[i]) == 0;
+        }
+        if (found) {
+            continue;
+        }
+        if (*nout == cap) {
+            cap = cap ? cap * 2 : 32;
+            *out = xrealloc(*out, sizeof(DiffRow) * (size_t)cap);
+        }
+        DiffRow* g = &(*out)[(*nout)++];
+        memset(g, 0, sizeof(*g));
+        g->name = xstrdup(keys[i]);
+        g->category = xstrdup("");
+        for (int j = 0; j < d->nops; j++) {
+            sel[j] = strcmp(keys[j], keys[i]) == 0;
+        }
+        sum_rows_of(d, d->ops, d->nops, sel, g);
+    }
+    for (int i = 0; i < d->nops; i++) {
+        free(keys[i]);
+    }
+    free(keys);
+    free(sel);
+    if (*nout > 1) {
+        qsort(*out, (size_t)*nout, sizeof(DiffRow), cmp_abs_delta);
+    }
+    shares(*out, *nout, d->total.delta);
+}
+
+static void build_modules(Diff* d) {
+    group_ops(d, 0, &d->mods, &d->nmods);
+    group_ops(d, 1, &d->names, &d->nnames);
+    shares(d->ops, d->nops, d->total.delta);
+}
+
+DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* b, int nb,
+                       DiffMatch match, Diff** out, DcuError* err) {
+    *out = NULL;
+    if (na < 1 || nb < 1 || na > 64 || nb > 64) {
+        return Error_set(err, DCU_ERR_USAGE, "a comparison needs 1 to 64 runs a side");
+    }
+    names_across(a, na, b, nb);
+    Diff* d = xcalloc(1, sizeof(*d));
+    int side = 0;
+    d->by_op = match == DIFF_MATCH_OP && !without_ops(a, na, b, nb, &side);
+    d->match = match == DIFF_MATCH_SHORT ? DIFF_MATCH_SHORT : DIFF_MATCH_FULL;
+    d->na = na;
+    d->nb = nb;
+    int64_t ndisp = 0;
+    for (int i = 0; i < na; i++) {
+        ndisp += a[i]->dispatches;
+    }
+    for (int i = 0; i < nb; i++) {
+        ndisp += b[i]->dispatches;
+    }
+    /* about 4e7 draws at most: a second or two on a large trace */
+    d->nboot = ndisp > 0 && (double)ndisp * DIFF_BOOT_MAX > 4e7 ? (int)(4e7 / (double)ndisp)
+                                                                : DIFF_BOOT_MAX;
+    if (d->nboot < 50) {
+        d->nboot = 50;
+    }
+    build_rows(d, a, na, b, nb, d->match, 0, &d->rows, &d->nrows, &d->unmatched_a,
+               &d->unmatched_b);
+    if (d->by_op) {
+        build_rows(d, a, na, b, nb, DIFF_MATCH_FULL, 1, &d->ops, &d->nops, &d->ops_gone,
+                   &d->ops_new);
+    }
     int any_boot = 0;
     for (int r = 0; r < d->nrows; r++) {
         any_boot |= d->rows[r].boot != NULL;
@@ -573,10 +713,11 @@ DcuStatus Diff_compute(const DiffSide* const* a, int na, const DiffSide* const* 
     if (!any_boot) {
         d->nboot = 0;
     }
-    if (d->nrows > 1) { /* rows is NULL with none (steps only): qsort must not see it */
-        qsort(d->rows, (size_t)d->nrows, sizeof(DiffRow), cmp_abs_delta);
-    }
     build_categories(d);
+    if (d->by_op) {
+        build_modules(d);
+    }
+    say_matching(d, match, a, na, b, nb);
     ceilings(d);
     d->wall_before = side_stat(a, na, 0);
     d->wall_after = side_stat(b, nb, 0);
@@ -599,6 +740,18 @@ void Diff_delete(Diff* this) {
     for (int i = 0; i < this->ncats; i++) {
         row_free(&this->cats[i]);
     }
+    for (int i = 0; i < this->nops; i++) {
+        row_free(&this->ops[i]);
+    }
+    for (int i = 0; i < this->nmods; i++) {
+        row_free(&this->mods[i]);
+    }
+    for (int i = 0; i < this->nnames; i++) {
+        row_free(&this->names[i]);
+    }
+    free(this->names);
+    free(this->ops);
+    free(this->mods);
     row_free(&this->total);
     row_free(&this->gemm);
     free(this->rows);
@@ -645,4 +798,27 @@ void Diff_partDone(DiffRow* g) {
     free(g->va);
     free(g->vb);
     free(g->boot);
+}
+
+DiffOp* DiffOp_copy(const DiffOp* o) {
+    DiffOp* c = xcalloc(1, sizeof(*c));
+    c->module = xstrdup(o->module ? o->module : "");
+    c->op = xstrdup(o->op ? o->op : "");
+    c->shapes = xstrdup(o->shapes ? o->shapes : "");
+    c->pass = xstrdup(o->pass ? o->pass : "");
+    c->occurrence = o->occurrence;
+    c->kernels = o->kernels ? xstrdup(o->kernels) : NULL;
+    return c;
+}
+
+void DiffOp_delete(DiffOp* o) {
+    if (!o) {
+        return;
+    }
+    free(o->module);
+    free(o->op);
+    free(o->shapes);
+    free(o->pass);
+    free(o->kernels);
+    free(o);
 }

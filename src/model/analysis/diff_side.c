@@ -130,6 +130,9 @@ DcuStatus DiffSide_fromDb(TraceDb* db, const char* label, DiffSide** out, DcuErr
     if (rc == DCU_OK) {
         rc = read_steps(db, s, err);
     }
+    if (rc == DCU_OK) {
+        rc = DiffSide_readOps(db, s, ids, err);
+    }
     free(ids);
     if (rc != DCU_OK) {
         DiffSide_delete(s);
@@ -158,6 +161,15 @@ void DiffSide_delete(DiffSide* this) {
         free(this->k[i].durs);
     }
     free(this->k);
+    for (int i = 0; i < this->nops; i++) {
+        DiffKernel* o = &this->ops[i];
+        free(o->name);
+        free(o->short_name);
+        free(o->category);
+        free(o->durs);
+        DiffOp_delete(o->op);
+    }
+    free(this->ops);
     free(this->steps_ms);
     free(this->label);
     free(this);

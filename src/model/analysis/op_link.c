@@ -86,6 +86,13 @@ static int thread_of(const Intern* ix, int64_t pid, int64_t tid) {
     return (int)Intern_get(ix, (const char*)key, sizeof(key)) - 1;
 }
 
+/* Whether span [s, e] holds [cs, ce] (rows sorted by start, the longer first): a span that
+ * starts where another ends follows it, it is not inside (back-to-back ops would otherwise
+ * nest a thread's whole run into one chain). */
+static int encloses(int64_t s, int64_t e, int64_t cs, int64_t ce) {
+    return s <= cs && ce <= e && (cs < e || s == cs);
+}
+
 static DcuStatus sql_fail(TraceDb* db, DcuError* err) {
     return Error_set(err, DCU_ERR_SQL, "op links: %s", sqlite3_errmsg(TraceDb_handle(db)));
 }
@@ -139,7 +146,8 @@ static DcuStatus read_ops(TraceDb* db, int64_t file, File* f, DcuError* err) {
         int ns = 0;
         for (int i = f->thr[t].a; i < f->thr[t].b; i++) {
             Op* o = &f->op[i];
-            while (ns > 0 && f->op[stk[ns - 1]].end < o->start) {
+            while (ns > 0 && !encloses(f->op[stk[ns - 1]].start, f->op[stk[ns - 1]].end,
+                                       o->start, o->end)) {
                 ns--;
             }
             o->parent = ns > 0 ? stk[ns - 1] : -1;
@@ -187,7 +195,8 @@ static DcuStatus read_modules(TraceDb* db, int64_t file, File* f, DcuError* err)
         int ns = 0;
         for (int i = f->mthr[t].a; i < f->mthr[t].b; i++) {
             Mod* m = &f->mod[i];
-            while (ns > 0 && f->mod[stk[ns - 1]].end < m->start) {
+            while (ns > 0 && !encloses(f->mod[stk[ns - 1]].start, f->mod[stk[ns - 1]].end,
+                                       m->start, m->end)) {
                 ns--;
             }
             if (ns > 0) { /* parents come first: their path is complete */

@@ -13,12 +13,13 @@
 /* One row per dispatch in use that dispatch_op covers: the names the view groups by. */
 #define OPS_BASE                                                                              \
     "SELECT sf.run_id AS run, o.step AS step, coalesce(o.module, '') AS module,"             \
-    " CASE WHEN o.op_id IS NULL THEN '[unlinked]' WHEN o.module IS NULL THEN '[no module]'"  \
+    " CASE WHEN o.op_id IS NULL AND o.op_name IS NULL THEN '[unlinked]'"                     \
+    "  WHEN o.module IS NULL THEN '[no module]'"                                              \
     "  ELSE o.module END AS mlabel,"                                                          \
-    " CASE WHEN o.op_id IS NULL THEN ''"                                                      \
+    " CASE WHEN o.op_id IS NULL THEN coalesce(o.op_name, '')"                                 \
     "  WHEN o.pass = 'backward' AND o.fwd_op_id IS NOT NULL THEN fo.name ELSE c.name END"    \
     "  AS op,"                                                                                \
-    " o.pass AS pass, coalesce(o.fwd_op_id, o.op_id) AS call_op,"                             \
+    " o.pass AS pass, coalesce(o.fwd_op_id, o.op_id, -o.call_id) AS call_op,"                 \
     " CASE WHEN o.pass = 'backward' AND o.fwd_op_id IS NOT NULL THEN fo.input_dims"          \
     "  ELSE c.input_dims END AS dims,"                                                        \
     " CASE WHEN o.pass = 'backward' AND o.fwd_op_id IS NOT NULL THEN fo.input_types"         \

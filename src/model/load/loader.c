@@ -583,6 +583,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     if (s == DCU_OK) {
         s = LoadMemory_finish(core, err);
     }
+    if (s == DCU_OK) { /* after the ranges and stacks it reads */
+        s = OpLink_markers(core->db, err);
+    }
     if (s == DCU_OK) { /* after the stacks matched kernels by their old short names */
         s = ShortName_assignAll(core->db, err);
     }

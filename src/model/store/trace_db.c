@@ -233,11 +233,16 @@ static const char schema[] =
     "  pass TEXT NOT NULL,          -- 'forward' | 'backward' | 'other'\n"
     "  module TEXT,                 -- 'TinyGPT_0/DecoderBlock_1/Linear_3'; NULL: none\n"
     "  step INTEGER,                -- N of the enclosing ProfilerStep#N; NULL: none\n"
-    "  how TEXT NOT NULL,           -- 'direct' | 'flow' | 'sequence' | 'unlinked: <reason>'\n"
+    "  how TEXT NOT NULL,           -- 'direct' | 'flow' | 'sequence' | 'unlinked: <reason>',\n"
+    "                               -- 'range' | 'stack' (op_markers.c)\n"
     "  top_op_id INTEGER,           -- outermost op on the launching thread enclosing op_id\n"
     /* backward kernels: the thread and time whose ranges and python stack stand for
      * them (the forward op's start; with no forward op, the forward thread at the launch) */
-    "  anchor_tid INTEGER, anchor_ns INTEGER\n"
+    "  anchor_tid INTEGER, anchor_ns INTEGER,\n"
+    /* traces without aten ops (op_markers.c): the op is the innermost marker range or
+     * stack frame of the launch, how 'range' or 'stack'; call_id the range_span or
+     * kernel_stack row that stands for one call */
+    "  op_name TEXT, call_id INTEGER\n"
     ");\n"
     "CREATE TABLE py_frame(\n"
     "  id INTEGER PRIMARY KEY,\n"
