@@ -811,14 +811,3 @@ DiffOp* DiffOp_copy(const DiffOp* o) {
     return c;
 }
 
-void DiffOp_delete(DiffOp* o) {
-    if (!o) {
-        return;
-    }
-    free(o->module);
-    free(o->op);
-    free(o->shapes);
-    free(o->pass);
-    free(o->kernels);
-    free(o);
-}

@@ -192,3 +192,15 @@ double DiffSide_stepMs(const DiffSide* this) {
     free(v);
     return m;
 }
+
+void DiffOp_delete(DiffOp* o) {
+    if (!o) {
+        return;
+    }
+    free(o->module);
+    free(o->op);
+    free(o->shapes);
+    free(o->pass);
+    free(o->kernels);
+    free(o);
+}
