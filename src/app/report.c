@@ -739,6 +739,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     if (s == DCU_OK && o->view == REPORT_VIEW_IDLE) {
         s = Report_idle(db, o, out, err);
     }
+    if (s == DCU_OK && o->view == REPORT_VIEW_DEVICE) {
+        s = Report_device(db, o, out, err);
+    }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);
     } else if (o->format == FMT_TEXT && s == DCU_OK) {
