@@ -400,6 +400,8 @@ DcuStatus LoadSmi_file(LoaderCore* core, LoadFile* f, int form, DcuError* err) {
         f->format = "skipped";
         f->note = xasprintf("%s log without a sample", p->tool);
     } else if (s == DCU_OK) {
+        /* no layer of a run: the Files view says "used:" and this note */
+        f->note = xasprintf("%s device-state log (--view device)", L.tool ? L.tool : p->tool);
         s = record_log(&L, p, err);
     }
     sqlite3_finalize(L.ins);

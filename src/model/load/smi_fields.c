@@ -110,17 +110,16 @@ static int put_num(SmiLoad* L, const SmiField* f, const char* v, size_t vl, long
     const char* u;
     size_t ul;
     int na;
-    if (!Smi_number(v, vl, &x, &u, &ul, &na)) {
+    int clock = f->kind == SK_SM || f->kind == SK_GR || f->kind == SK_MEMCLK ||
+                f->kind == SK_MAXSM || f->kind == SK_MAXGR;
+    if (clock && Smi_mhz(v, vl, &x)) {
+        /* the number before MHz: rocm-smi's "(1800Mhz)", "1 (1800Mhz)" (level 1) */
+    } else if (!Smi_number(v, vl, &x, &u, &ul, &na)) {
         if (na) {
             return 1;
         }
-        if ((f->kind == SK_SM || f->kind == SK_GR || f->kind == SK_MEMCLK ||
-             f->kind == SK_MAXSM || f->kind == SK_MAXGR) && Smi_mhz(v, vl, &x)) {
-            /* rocm-smi's "(1800Mhz)" */
-        } else {
-            reject_value(L, f, v, vl, line, "is not a number");
-            return 0;
-        }
+        reject_value(L, f, v, vl, line, "is not a number");
+        return 0;
     }
     if (x < lo || x > hi) {
         reject_value(L, f, v, vl, line, "is out of range");
