@@ -173,9 +173,8 @@ printf 'GPU[0]\t\t: GPU use (%%): 12\nGPU[0\nGPU[0]\t\t: GPU use (%%): 120\n' >"
 head -8 "$R/dmon.txt" >"$TMP/bad/dmon.txt"
 echo ' 20261207    19:46:55       0    125     36' >>"$TMP/bad/dmon.txt"
 head -c 3000 "$S/amd-smi-metric-loop.json" >"$TMP/bad/amd.json"
-head -c 4000 "$R/smi.csv" | gzip >"$TMP/bad/cut.csv.gz.full"
-head -c 900 "$TMP/bad/cut.csv.gz.full" >"$TMP/bad/smi2.csv.gz"
-rm "$TMP/bad/cut.csv.gz.full"
+gzip -c "$R/smi.csv" >"$TMP/cut.gz"
+head -c $(($(wc -c <"$TMP/cut.gz") / 2)) "$TMP/cut.gz" >"$TMP/bad/smi2.csv.gz"
 "$DCUTOP" -q --report --view files --width 300 "$TMP/bad" >"$TMP/bad.txt" 2>&1
 for m in "smi.csv:4: clocks.current.sm: 'abc MHz' is not a number" \
     "smi.csv:5: timestamp: '2026/13/07 19:46:48.899' is not a date and time" \
@@ -188,7 +187,7 @@ for m in "smi.csv:4: clocks.current.sm: 'abc MHz' is not a number" \
     check "bad log named by file and line: $m" grep -qF "bad/$m" "$TMP/bad.txt"
 done
 check "a gzip log cut short: said, with the samples before the cut kept" sh -c \
-    "grep -q 'smi2.csv.gz' '$TMP/bad.txt' && '$DCUTOP' -q --sql \"SELECT count(*) FROM device_sample d JOIN source_file f ON f.id = d.file_id WHERE f.name LIKE '%smi2%'\" --format csv '$TMP/bad' | tail -1 | grep -q '^[1-9]'"
+    "grep -q 'smi2.csv.gz:[0-9]*: read error after line [0-9]*: gzip data ends inside a member' '$TMP/bad.txt' && '$DCUTOP' -q --sql \"SELECT count(*) FROM device_sample d JOIN source_file f ON f.id = d.file_id WHERE f.name LIKE '%smi2%'\" --format csv '$TMP/bad' | tail -1 | grep -q '^[1-9]'"
 check "... the trace and the good samples beside them still load" sh -c \
     "grep -q 'gpt_contention.trace.json.gz .*used' '$TMP/bad.txt' && grep -q 'smi.csv  *nvidia-smi --query-gpu CSV  *-  *2 ' '$TMP/bad.txt'"
 exits "--strict: rejected device-state lines fail the load" 1 "$DCUTOP" -q --strict --report "$TMP/bad"
