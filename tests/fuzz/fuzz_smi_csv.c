@@ -9,14 +9,14 @@
 #include "fuzz_common.h"
 
 static const char* const heads[] = {
-    "timestamp, name, driver_version, clocks.current.sm [MHz], clocks.current.memory [MHz], "
-    "clocks.max.sm [MHz], utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
-    "memory.total [MiB], power.draw [W], temperature.gpu, clocks_event_reasons.active\n",
-    "device,GPU use (%),GPU memory use (%),sclk clock speed:,mclk clock speed:,"
-    "Current Socket Graphics Package Power (W),Temperature (Sensor junction) (C),"
-    "VRAM Total Memory (B),VRAM Total Used Memory (B)\n",
-    "timestamp,gpu,gfx_activity,umc_activity,socket_power,throttle_status,gfx_0_clk,"
-    "gfx_0_max_clk,mem_0_clk,hotspot,edge,total_vram,used_vram\n",
+    ("timestamp, name, driver_version, clocks.current.sm [MHz], clocks.current.memory [MHz], "
+     "clocks.max.sm [MHz], utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+     "memory.total [MiB], power.draw [W], temperature.gpu, clocks_event_reasons.active\n"),
+    ("device,GPU use (%),GPU memory use (%),sclk clock speed:,mclk clock speed:,"
+     "Current Socket Graphics Package Power (W),Temperature (Sensor junction) (C),"
+     "VRAM Total Memory (B),VRAM Total Used Memory (B)\n"),
+    ("timestamp,gpu,gfx_activity,umc_activity,socket_power,throttle_status,gfx_0_clk,"
+     "gfx_0_max_clk,mem_0_clk,hotspot,edge,total_vram,used_vram\n"),
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

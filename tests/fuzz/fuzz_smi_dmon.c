@@ -6,12 +6,12 @@
 #include "fuzz_common.h"
 
 static const char* const heads[] = {
-    "#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg"
-    "    ofa   mclk   pclk     fb   bar1   ccpm\n"
-    "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %"
-    "      %    MHz    MHz     MB     MB     MB\n",
-    "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk  pviol  tviol\n"
-    "# Idx      W      C      C      %      %      %      %    MHz    MHz      %   bool\n",
+    ("#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg"
+     "    ofa   mclk   pclk     fb   bar1   ccpm\n"
+     "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %"
+     "      %    MHz    MHz     MB     MB     MB\n"),
+    ("# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk  pviol  tviol\n"
+     "# Idx      W      C      C      %      %      %      %    MHz    MHz      %   bool\n"),
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
