@@ -146,6 +146,24 @@ expect nvidia-dmon-plain.txt "nvidia-smi dmon" -
 same "nvidia-dmon-plain.txt: 24 samples, none placed in time" "24 0" \
     "$("$DCUTOP" -q --sql "SELECT count(*) || ' ' || count(wall_ns) FROM device_sample" --format csv $S/nvidia-dmon-plain.txt | tail -1 | tr -d '"')"
 
+# nvidia-smi with nounits, an index column, two GPUs, the one-reason throttle fields, the
+# header again after a rerun (another field order), a `date` line between (ignored: the
+# lines carry their own time)
+mkdir "$TMP/nv"
+cat >"$TMP/nv/q.csv" <<'EOF'
+index, timestamp, clocks.sm [MHz], memory.used [MiB], power.draw [W], clocks_event_reasons.sw_power_cap, clocks_event_reasons.hw_slowdown
+0, 2026/12/07 19:46:48.100, 1410, 100, 300.50, Active, Not Active
+1, 2026/12/07 19:46:48.100, 1980, 200, [N/A], Not Active, Not Active
+Mon Dec  7 19:46:49 UTC 2026
+timestamp, index, clocks.gr [MHz], memory.used [GiB]
+2026/12/07 19:46:49.250, 1, 1755, 3
+EOF
+TZ=UTC "$DCUTOP" -q --sql "SELECT line || ' ' || device || ' ' || wall_ns || ' ' || sm_clock_mhz || ' ' || mem_used_bytes || ' ' || coalesce(power_w, '-') || ' ' || coalesce(throttle, 'NULL') FROM device_sample ORDER BY id" --format csv "$TMP/nv" | tr -d '"' | tail -n +2 >"$TMP/nv.txt"
+same "nvidia-smi nounits, index, two GPUs, one-reason fields, a rerun's header" \
+    "2 0 1796672808100000000 1410.0 104857600 300.5 sw_power_cap
+3 1 1796672808100000000 1980.0 209715200 - 
+6 1 1796672809250000000 1755.0 3221225472 - NULL" "$(cat "$TMP/nv.txt")"
+
 # ---- alignment ----------------------------------------------------------------------------
 "$DCUTOP" -q --sql "SELECT align FROM device_log" --format csv "$S/rocm-smi-loop.txt" >"$TMP/al.txt"
 check "a log without a trace beside it: unaligned, and why" \
