@@ -65,7 +65,7 @@ check "... smi.csv: SM clock below the device's 1980 MHz in 20.18% of samples, s
     grep -q '^smi.csv,223,345.000000,1980.000000,1980.000000,20.179372,.*sw_power_cap (22)' "$TMP/sum_got.txt"
 TZ=UTC "$DCUTOP" -q --report --view device --width 200 "$R" >"$TMP/sum.txt"
 check "--view device text: both logs aligned to the Kineto trace" sh -c \
-    "grep -q 'smi.csv device 0 (nvidia-smi): times in local time (TZ=UTC, UTC); aligned to gpt_contention.trace.json.gz' '$TMP/sum.txt' &&
+    "grep -q 'smi.csv device 0 (nvidia-smi): throttle reasons: gpu_idle (23), sw_power_cap (22); times: local time (TZ=UTC, UTC); aligned to gpt_contention.trace.json.gz' '$TMP/sum.txt' &&
      grep -q 'dmon.txt device 0 (nvidia-smi dmon).*aligned to gpt_contention' '$TMP/sum.txt'"
 TZ=UTC "$DCUTOP" -q --report --view device --format json "$R" >"$TMP/sum.json"
 check "--view device json: one device member per log" python3 -c "
