@@ -33,6 +33,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_MEMORY 115
 /* ReportOpts.view for --view ops (report_ops.c, ops.h) */
 #define REPORT_VIEW_OPS 116
+/* ReportOpts.view for --view device (report_device.c, device_state.h) */
+#define REPORT_VIEW_DEVICE 117
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -92,6 +94,9 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
 /* The default report's idle-causes section (report_idle.c): idle time per device and cause
  * and the largest gaps with their main host activity; nothing without timed dispatches. */
 DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+/* The device-state section (report_device.c), with --view device only: per log and device,
+ * clocks, utilisation, memory, power, temperature, throttle reasons (JSON member "device"). */
+DcuStatus Report_device(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The memory section (report_memory.c): per device the peaks of allocated and reserved bytes
  * with the op, module and call stack live at the peak, the largest allocations and, with

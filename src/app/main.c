@@ -21,6 +21,7 @@
 #include "dcutop/coll_ref.h"
 #include "dcutop/collectives.h"
 #include "dcutop/compute_metrics.h"
+#include "dcutop/device_state.h"
 #include "dcutop/mem_alloc.h"
 #include "dcutop/memory.h"
 #include "dcutop/ops.h"
@@ -73,6 +74,7 @@ typedef struct Session_ {
     int export_memory;   /* --export memory (every memory event with its totals) */
     int export_ops;      /* --export ops (ops.h) */
     int export_repro;    /* --export repro (a PyTorch microbenchmark script of the hot ops) */
+    int export_device;   /* --export device-state (one row per device-state sample) */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -215,12 +217,14 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_MEMORY;
     } else if (cli->view && strcmp(cli->view, "ops") == 0) {
         ss->view = REPORT_VIEW_OPS;
+    } else if (cli->view && strcmp(cli->view, "device") == 0) {
+        ss->view = REPORT_VIEW_DEVICE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "memory, ranks, idle, collectives, ops)\n",
+                        "memory, ranks, idle, collectives, ops, device)\n",
                 cli->view);
         return EXIT_USAGE;
     }
@@ -231,18 +235,19 @@ static int resolve_views(Session* ss) {
     ss->export_memory = cli->mode == MODE_EXPORT && Memory_viewByName(cli->export_view) >= 0;
     ss->export_ops = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "ops") == 0;
     ss->export_repro = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "repro") == 0;
+    ss->export_device = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "device-state") == 0;
     ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
     if (ss->export_idle > IDLE_GAPS) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
         !ss->export_compute && !ss->export_alloc && !ss->export_coll && !ss->export_memory &&
-        !ss->export_ops && !ss->export_repro && ss->export_idle < 0 &&
+        !ss->export_ops && !ss->export_repro && !ss->export_device && ss->export_idle < 0 &&
         !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps, compute, "
-                        "allocations, collectives, memory, ops, repro)\n",
+                        "allocations, collectives, memory, ops, repro, device-state)\n",
                 cli->export_view);
         return EXIT_USAGE;
     }
@@ -411,6 +416,7 @@ static int run_export(Session* ss, DcuError* err) {
                   : ss->export_coll       ? export_collectives(ss->db, cli->sort, &rs, err)
                   : ss->export_memory     ? Memory_view(ss->db, MEM_VIEW_EVENTS, 0, &rs, err)
                   : ss->export_ops        ? Ops_export(ss->db, &q, &rs, err)
+                  : ss->export_device     ? DeviceState_samples(ss->db, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,

@@ -749,6 +749,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     if (s == DCU_OK && o->view == REPORT_VIEW_OPS) {
         s = Report_ops(db, o, out, err);
     }
+    if (s == DCU_OK && o->view == REPORT_VIEW_DEVICE) {
+        s = Report_device(db, o, out, err);
+    }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);
     } else if (o->format == FMT_TEXT && s == DCU_OK) {
