@@ -13,7 +13,7 @@
 
 static const char* const module_keys[] = {"module", "fwd_ns", "bwd_ns", "total_ns", "calls",
                                           "kernels", "share_pct", "ceiling", NULL};
-static const char* const module_drop[] = {"kernels", "calls", "ceiling", NULL};
+static const char* const module_drop[] = {"kernels", "calls", "ceiling", "share_pct", NULL};
 static const char* const op_keys[] = {"op", "fwd_ns", "bwd_ns", "total_ns", "calls", "kernels",
                                       "share_pct", "ceiling", "input_shapes", NULL};
 static const char* const op_drop[] = {"input_shapes", "kernels", "ceiling", "calls", NULL};

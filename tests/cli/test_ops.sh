@@ -268,3 +268,6 @@ same "kernel-stack dump: op = innermost user frame, module = the frames above, t
 why=$("$DCUTOP" --sql "SELECT how FROM dispatch_op WHERE op_name IS NULL" --format csv "$D" 2>/dev/null | tail -1)
 same "kernel-stack dump: the launch with no stack is counted and named" \
     '"unlinked: no marker range or stack at its launch"' "$why"
+"$DCUTOP" --export ranges "$KOKKOS/results.db" >"$TMP/kk.ranges" 2>/dev/null
+check "kokkos results.db: the Ranges view shows its rocTX ranges, no module levels of its own" \
+    sh -c "grep -q 'Atomic Loop' '$TMP/kk.ranges' && ! grep -q 'nn.Module' '$TMP/kk.ranges'"

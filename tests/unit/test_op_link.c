@@ -193,11 +193,29 @@ static void export_rows(void** state) {
     TraceDb_delete(db);
 }
 
+/* A Sequence number that is not a number rejects its op, said, never read half. */
+static void bad_sequence(void** state) {
+    (void)state;
+    static const char bad[] =
+        "{\"traceEvents\": [\n" EV("cpu_op", "aten::mm", 1, 10, 5,
+                                   "\"External id\":1,\"Sequence number\":\"abc\"")
+        EV("cpu_op", "aten::add", 1, 20, 5, "\"External id\":2,\"Sequence number\":3")
+        "{\"ph\":\"M\",\"name\":\"x\",\"pid\":1}]}\n";
+    TraceDb* db = load(bad, sizeof(bad) - 1);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM cpu_op"), 1);
+    assert_int_equal(TestUtil_int(db, "SELECT count(*) FROM load_message WHERE message LIKE"
+                                      " '%External id, Sequence number or Fwd thread id is"
+                                      " not a number%'"),
+                     1);
+    TraceDb_delete(db);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(flow_links, setup, teardown),
         cmocka_unit_test_setup_teardown(sequence_links, setup, teardown),
         cmocka_unit_test_setup_teardown(export_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_sequence, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

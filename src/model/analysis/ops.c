@@ -274,7 +274,8 @@ static const RsColumn dispatch_cols[] = {
 /* ?1 module label, ?2 op label, ?3 kernel name: the rows of one level (op label: the op, or
  * for unlinked kernels their reason). */
 static const char* const level_sql[] = {
-    [OPS_MODULES] = "SELECT mlabel, CAST(total(CASE WHEN pass = 'forward' THEN dur END) AS INTEGER),"
+    [OPS_MODULES] = "SELECT mlabel,"
+                    " CAST(total(CASE WHEN pass = 'forward' THEN dur END) AS INTEGER),"
                     " CAST(total(CASE WHEN pass = 'backward' THEN dur END) AS INTEGER),"
                     " CAST(total(dur) AS INTEGER), count(DISTINCT call_op), count(*)"
                     " FROM (" OPS_BASE ") GROUP BY 1 ORDER BY 4 DESC, 1",

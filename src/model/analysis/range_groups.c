@@ -112,14 +112,15 @@ static int cmp_group(const void* a, const void* b) {
     return x->module < y->module ? -1 : x->module > y->module;
 }
 
-/* dispatch_op's module paths: their distinct texts in order into *names, and each
+/* dispatch_op's module paths of PyTorch traces (nn.Module spans; a marker trace's module is
+ * its ranges, on the tree already): their distinct texts in order into *names, and each
  * dispatch's index + 1 into x->module. */
 static DcuStatus read_modules(TraceDb* db, Scan* x, char*** names, int64_t* n, DcuError* err) {
     sqlite3_stmt* st = NULL;
     Intern* ix = Intern_new();
     DcuStatus s = TraceDb_prepare(db,
                                   "SELECT DISTINCT module FROM dispatch_op"
-                                  " WHERE module IS NOT NULL ORDER BY 1",
+                                  " WHERE module IS NOT NULL AND op_name IS NULL ORDER BY 1",
                                   &st, err);
     int rc = SQLITE_DONE;
     while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -132,7 +133,8 @@ static DcuStatus read_modules(TraceDb* db, Scan* x, char*** names, int64_t* n, D
     st = NULL;
     if (s == DCU_OK && rc == SQLITE_DONE && *n > 0) {
         s = TraceDb_prepare(db,
-                            "SELECT dispatch_id, module FROM dispatch_op WHERE module IS NOT NULL",
+                            "SELECT dispatch_id, module FROM dispatch_op WHERE module IS NOT NULL"
+                            " AND op_name IS NULL",
                             &st, err);
         while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
             int64_t id = sqlite3_column_int64(st, 0);

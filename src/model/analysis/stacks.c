@@ -637,6 +637,7 @@ static DcuStatus range_samples(Builder* b, TraceDb* db, DcuError* err) {
                         " JOIN kernel k ON k.id = d.kernel_id"
                         " LEFT JOIN dispatch_range dr ON dr.dispatch_id = d.id"
                         " LEFT JOIN dispatch_op dop ON dop.dispatch_id = d.id"
+                        "   AND dop.op_name IS NULL"
                         " GROUP BY 1, 2, 6, 7 ORDER BY 1, 2, 6, 7",
                         &st, err);
     if (s != DCU_OK) {

@@ -223,8 +223,10 @@ static DcuStatus read_backward(TraceDb* db, KinetoPass* p, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(db,
                                   "SELECT dispatch_id, coalesce(fwd_op_id, 0), top_op_id,"
-                                  " coalesce(anchor_tid, 0), coalesce(anchor_ns, -9223372036854775807 - 1)"
-                                  " FROM dispatch_op WHERE pass = 'backward' AND top_op_id IS NOT NULL",
+                                  " coalesce(anchor_tid, 0),"
+                                  " coalesce(anchor_ns, -9223372036854775807 - 1)"
+                                  " FROM dispatch_op WHERE pass = 'backward'"
+                                  " AND top_op_id IS NOT NULL",
                                   &st, err);
     int64_t n = 0, cap = 0;
     int rc = SQLITE_DONE;

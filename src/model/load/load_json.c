@@ -291,20 +291,16 @@ static int kineto_cpu_op(J* j, int bad, int64_t pid, int64_t tid, int64_t ext) {
     int64_t start, end;
     size_t nl;
     const char* name = ev_name(e, &nl);
-    if (bad) {
-        reject_bad(j, "External id");
+    LoadShapes sh = {{NULL}, arg_num(e, "Sequence number", 0, &bad),
+                     arg_num(e, "Fwd thread id", 0, &bad)};
+    if (bad) { /* the op's links are read whole or it is rejected */
+        reject_bad(j, "External id, Sequence number or Fwd thread id");
         return 0;
     }
     if (!times_us(j, &start, &end)) {
         return 0;
     }
     const Arg* cs = arg(e, "Call stack");
-    LoadShapes sh = {{NULL}, arg_num(e, "Sequence number", 0, &bad),
-                     arg_num(e, "Fwd thread id", 0, &bad)};
-    if (bad) { /* autograd links are kept or the op is rejected: never half read */
-        reject_bad(j, "Sequence number / Fwd thread id");
-        return 0;
-    }
     for (int i = 0; i < LOAD_SHAPE_FIELDS; i++) {
         const Arg* a = arg(e, shape_keys[i]);
         sh.json[i] = a && a->type == V_CONTAINER ? a->val.s : NULL;
@@ -742,10 +738,11 @@ static void handle_event(J* j) {
     }
     if (!buf_is(&e->ph, "X")) { /* fwdbwd flows are read; other instants, counters are not */
         int64_t ts;
+        char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
         set_where(j->where, j->nevents);
-        if (cat_is(e, "fwdbwd") && e->ph.len == 1 && time_field(j, "ts", &e->ts, e->ts_type, &ts)) {
-            j->recognised += LoadEvent_flow(j->core, j->f, j->where, e->ph.s[0],
-                                            id_of(&e->id, V_NUM), id_of(&e->pid, e->pid_type),
+        if (cat_is(e, "fwdbwd") && time_field(j, "ts", &e->ts, e->ts_type, &ts)) {
+            j->recognised += LoadEvent_flow(j->core, j->f, j->where, ph, id_of(&e->id, V_NUM),
+                                            id_of(&e->pid, e->pid_type),
                                             id_of(&e->tid, e->tid_type), ts);
         }
         return;
