@@ -379,6 +379,15 @@ static const char schema[] =
     "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
     "  ms REAL NOT NULL             -- one step, milliseconds\n"
     ");\n"
+    /* a run's numeric results (metrics.csv / metrics.json, load_metrics.c): what an A-B-B-A
+     * checks for numerical correctness beside time and memory */
+    "CREATE TABLE run_metric(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),\n"
+    "  line INTEGER,                -- line of the file the metric is on\n"
+    "  name TEXT NOT NULL, value REAL NOT NULL,\n"
+    "  tolerance REAL,              -- absolute; NULL: none given\n"
+    "  better TEXT                  -- 'higher' | 'lower' | NULL\n"
+    ");\n"
     /* per file and kernel, the sums of its dispatches taken while loading (dispatch_agg.h) */
     "CREATE TABLE dispatch_agg(\n"
     "  file_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, calls INTEGER NOT NULL,\n"
