@@ -379,6 +379,11 @@ static const char schema[] =
     "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
     "  ms REAL NOT NULL             -- one step, milliseconds\n"
     ");\n"
+    /* software versions a trace names (Kineto's cuda_driver_version, hip_runtime_version,
+     * ...: kineto_meta.c), as written */
+    "CREATE TABLE trace_meta(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id), key TEXT NOT NULL, value TEXT\n"
+    ");\n"
     /* a run's numeric results (metrics.csv / metrics.json, load_metrics.c): what an A-B-B-A
      * checks for numerical correctness beside time and memory */
     "CREATE TABLE run_metric(\n"
