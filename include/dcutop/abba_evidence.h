@@ -7,9 +7,11 @@
  *    mean(B) - mean(A), noise = max(|A2 - A1|, |B2 - B1|), trusted when |effect| > noise. A
  *    noise of exactly 0 is allowed here (a caching allocator repeats itself to the byte).
  *  - Numerics: each metric of run_metric (metrics.csv / metrics.json) across the four runs.
- *    With a tolerance: |mean(B) - mean(A)| beyond it (in the worse direction when `better`
- *    says which) rejects B, whatever time says. Without one: the change is judged against the
- *    metric's own repeat noise and reported (a warning when beyond it), never a rejection.
+ *    With a tolerance: |mean(B) - mean(A)| beyond it rejects B, whatever time says, and either
+ *    way: a numerics check asks for the same result, and `better` only names the direction
+ *    in words. Without one: the change is judged against the metric's own repeat noise and
+ *    reported (a warning when beyond it in the worse direction, or in any direction when
+ *    `better` is not given), never a rejection.
  *  - Environment: device names, software versions (Kineto's *_version members, rocprof-compute's
  *    ROCm, the device log's driver) and the SM clock of each run (device_sample). Runs whose
  *    names or versions differ, or whose median clocks differ beyond the runs' own clock noise,
@@ -43,8 +45,9 @@ typedef struct AbbaRunFacts_ {
     double clock_p10, clock_p90;
     double clock_max; /* the log's max SM clock (clocks.max.sm), NAN unknown */
     int clock_n;      /* samples used */
-    int clock_in_span; /* 1: samples inside the trace's span; 0: the whole log (none inside) */
-    char* throttle;   /* distinct throttle reasons the samples name (owned; NULL none) */
+    int clock_in_span; /* samples used: 2 inside the trace's span; 1 the log's busy samples
+                        * (none inside); 0 the whole log (none busy) */
+    char* throttle;   /* throttle reasons the samples used name (owned; NULL none) */
     AbbaMetricVal* metrics; /* owned */
     int nmetrics;
     int metric_dups;  /* metric names given twice in the run (metrics.csv and .json) */
@@ -57,8 +60,7 @@ void AbbaFacts_done(AbbaRunFacts* f);
 typedef enum {
     METRIC_SAME,         /* equal in all four runs */
     METRIC_WITHIN_TOL,   /* changed, within its tolerance */
-    METRIC_BETTER,       /* beyond its tolerance in the better direction */
-    METRIC_REJECT,       /* beyond its tolerance (in the worse direction): B rejected */
+    METRIC_REJECT,       /* beyond its tolerance, either way: B rejected */
     METRIC_WITHIN_NOISE, /* no tolerance: |effect| <= the metric's own repeat noise */
     METRIC_BEYOND_NOISE, /* no tolerance: |effect| > its noise: reported, a warning */
     METRIC_MISSING       /* not in every run: not judged */

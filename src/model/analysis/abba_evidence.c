@@ -107,9 +107,9 @@ static void judge_metric(AbbaMetric* m) {
     if (m->v[0] == m->v[1] && m->v[1] == m->v[2] && m->v[2] == m->v[3]) {
         m->state = METRIC_SAME;
     } else if (!isnan(m->tolerance)) {
-        m->state = worse_by(m) > m->tolerance    ? METRIC_REJECT
-                   : fabs(m->effect) > m->tolerance ? METRIC_BETTER
-                                                  : METRIC_WITHIN_TOL;
+        /* beyond the tolerance either way: B does not compute what A computes, and a
+         * metric that happens to improve is no proof of a correct change */
+        m->state = fabs(m->effect) > m->tolerance ? METRIC_REJECT : METRIC_WITHIN_TOL;
     } else {
         m->state = fabs(m->effect) > m->noise ? METRIC_BEYOND_NOISE : METRIC_WITHIN_NOISE;
     }
@@ -135,12 +135,9 @@ const char* AbbaMetric_says(const AbbaMetric* m, char* buf, size_t n) {
         break;
     case METRIC_REJECT:
         snprintf(buf, n, "changed by %+.6g%s, beyond its tolerance %g%s: reject", m->effect, rel,
-                 m->tolerance, m->better ? (m->better > 0 ? " (higher is better)"
-                                                          : " (lower is better)") : "");
-        break;
-    case METRIC_BETTER:
-        snprintf(buf, n, "changed by %+.6g%s, beyond its tolerance %g but %s, the better way",
-                 m->effect, rel, m->tolerance, m->better > 0 ? "higher" : "lower");
+                 m->tolerance, !m->better ? ""
+                 : worse_by(m) > 0 ? " (the worse way)"
+                                   : " (the better way, but not the same result)");
         break;
     case METRIC_WITHIN_TOL:
         snprintf(buf, n, "changed by %+.6g%s, within its tolerance %g%s", m->effect, rel,
@@ -315,11 +312,13 @@ static void compare_clocks(AbbaEvidence* e, const AbbaRunFacts f[4]) {
 }
 
 static void run_facts(char* buf, size_t n, const AbbaRunFacts* f) {
-    char clock[96] = "no device log";
+    char clock[128] = "no device log";
     if (!isnan(f->clock_mhz)) {
         snprintf(clock, sizeof(clock), "SM clock %.0f MHz median (p10 %.0f, p90 %.0f) over %d "
                  "samples%s", f->clock_mhz, f->clock_p10, f->clock_p90, f->clock_n,
-                 f->clock_in_span ? "" : " of the whole log");
+                 f->clock_in_span == 2   ? " inside the trace"
+                 : f->clock_in_span == 1 ? " (the log's busy ones)"
+                                         : " (the whole log)");
     }
     snprintf(buf, n, "%s; %s%s%s; %s%s%s", f->device ? f->device : "device unknown",
              f->software ? f->software : "versions unknown", f->driver ? "; driver " : "",
@@ -409,8 +408,8 @@ ResultSet* AbbaEvidence_memoryTable(const AbbaEvidence* e) {
     return rs;
 }
 
-static const char* const state_name[] = {"same", "within tolerance", "better beyond tolerance",
-                                         "reject", "within noise", "beyond noise", "missing"};
+static const char* const state_name[] = {"same", "within tolerance", "reject", "within noise",
+                                         "beyond noise", "missing"};
 
 static const RsColumn metric_cols[] = {
     {"name", "Metric", CT_TEXT},  {"a1", "A1", CT_REAL},         {"b1", "B1", CT_REAL},

@@ -2,6 +2,7 @@
  * the A-B-B-A's evidence (abba_evidence.h). Tables other loaders fill (mem_event: PyTorch's
  * memory events; device_sample: a device-state log) are read only where the schema has them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,30 +108,43 @@ static double pct(const double* v, int n, double p) {
     return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
 
-/* The SM clock of the device log: the samples inside the trace's span (first kernel start to
- * last kernel end, on the trace's clock) when the log is aligned and has any there, else the
- * whole log (a log that never met the trace still says the clocks the machine ran at). */
+/* The SM clock of the device log, judged over busy time (an idle GPU drops its clock to a
+ * few hundred MHz, which says nothing of the run): the samples inside the trace's span (first
+ * kernel start to last kernel end, on the trace's clock) when the log is aligned and has any
+ * there; else the log's busy samples (utilisation above 0, no idle reason); else the whole
+ * log (a log that never met the trace still says the clocks the machine ran at). */
 static DcuStatus clocks(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
-    static const char* const sql[2] = {
-        "SELECT x.sm_clock_mhz FROM device_sample x" IN_SCOPE " AND x.sm_clock_mhz IS NOT NULL"
+    static const char* const sql[3] = {
+        "SELECT x.sm_clock_mhz, x.throttle FROM device_sample x" IN_SCOPE " AND x.sm_clock_mhz IS NOT NULL"
         " AND x.ts_ns BETWEEN (SELECT min(start_ns) FROM dispatch WHERE file_id IN (SELECT"
         "  file_id FROM used_file WHERE layer = 'kernel')) AND (SELECT max(end_ns) FROM"
         "  dispatch WHERE file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel'))",
-        "SELECT x.sm_clock_mhz FROM device_sample x" IN_SCOPE " AND x.sm_clock_mhz IS NOT NULL"};
+        "SELECT x.sm_clock_mhz, x.throttle FROM device_sample x" IN_SCOPE " AND x.sm_clock_mhz IS NOT NULL"
+        " AND x.util_pct > 0 AND coalesce(x.throttle, '') NOT LIKE '%idle%'",
+        "SELECT x.sm_clock_mhz, x.throttle FROM device_sample x" IN_SCOPE " AND x.sm_clock_mhz IS NOT NULL"};
     DcuStatus s = DCU_OK;
-    for (int k = 0; k < 2 && s == DCU_OK && o->clock_n == 0; k++) {
+    for (int k = 0; k < 3 && s == DCU_OK && o->clock_n == 0; k++) {
         sqlite3_stmt* st = NULL;
         if ((s = TraceDb_prepare(db, sql[k], &st, err)) != DCU_OK) {
             break;
         }
         double* v = NULL;
         int n = 0, cap = 0;
+        char seen[256] = ""; /* the throttle reasons of these samples, ", "-joined */
         while (sqlite3_step(st) == SQLITE_ROW) {
             if (n == cap) {
                 cap = cap ? cap * 2 : 64;
                 v = xrealloc(v, sizeof(double) * (size_t)cap);
             }
             v[n++] = sqlite3_column_double(st, 0);
+            const char* t = (const char*)sqlite3_column_text(st, 1);
+            size_t l = strlen(seen);
+            if (t && *t && !strstr(seen, t) && l + strlen(t) + 3 < sizeof(seen)) {
+                snprintf(seen + l, sizeof(seen) - l, "%s%s", l ? ", " : "", t);
+            }
+        }
+        if (n > 0 && seen[0]) {
+            o->throttle = xstrdup(seen);
         }
         sqlite3_finalize(st);
         if (n > 0) {
@@ -139,7 +153,7 @@ static DcuStatus clocks(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
             o->clock_p10 = pct(v, n, 10);
             o->clock_p90 = pct(v, n, 90);
             o->clock_n = n;
-            o->clock_in_span = k == 0;
+            o->clock_in_span = 2 - k;
         }
         free(v);
     }
@@ -186,11 +200,6 @@ DcuStatus AbbaFacts_fromDb(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
         o->driver = text_of(db, "SELECT group_concat(d, ', ') FROM (SELECT DISTINCT x.driver"
                             " AS d FROM device_sample x" IN_SCOPE " AND coalesce(x.driver, '')"
                             " <> '' ORDER BY d)", err, &s);
-        if (s == DCU_OK) {
-            o->throttle = text_of(db, "SELECT group_concat(t, ', ') FROM (SELECT DISTINCT"
-                                  " x.throttle AS t FROM device_sample x" IN_SCOPE
-                                  " AND coalesce(x.throttle, '') <> '' ORDER BY t)", err, &s);
-        }
         if (s == DCU_OK) {
             s = clocks(db, o, err);
         }
