@@ -326,16 +326,19 @@ DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, 
     return DCU_OK;
 }
 
-/* Memory, numerics and environment, each run's figures and what they say, before the verdict. */
-static void text_evidence(const AbbaEvidence* e, FILE* out) {
-    char says[600];
+/* Memory, numerics and environment, each run's figures and what they say, before the verdict;
+ * each line wrapped at the report's width. */
+static void text_evidence(const AbbaEvidence* e, int width, FILE* out) {
+    char says[600], line[1400];
     if (e->nmem > 0) {
         fprintf(out, "Memory (peak device bytes of each run, from %s; the same noise rule)\n",
                 e->mem_source ? e->mem_source : "?");
         for (int i = 0; i < e->nmem; i++) {
             const AbbaRow* r = &e->mem[i];
-            fprintf(out, "  %-22s A1 %.0f, B1 %.0f, B2 %.0f, A2 %.0f bytes: %s\n", r->name,
-                    r->v[0], r->v[1], r->v[2], r->v[3], AbbaMemory_says(r, says, sizeof(says)));
+            snprintf(line, sizeof(line), "  %-22s A1 %.0f, B1 %.0f, B2 %.0f, A2 %.0f bytes: %s",
+                     r->name, r->v[0], r->v[1], r->v[2], r->v[3],
+                     AbbaMemory_says(r, says, sizeof(says)));
+            Report_wrap(out, line, width, 4);
         }
     }
     if (e->nmetrics > 0) {
@@ -343,17 +346,21 @@ static void text_evidence(const AbbaEvidence* e, FILE* out) {
                      "metric's tolerance rejects B)\n");
         for (int i = 0; i < e->nmetrics; i++) {
             const AbbaMetric* m = &e->metrics[i];
-            fprintf(out, "  %-22s A1 %.9g, B1 %.9g, B2 %.9g, A2 %.9g: %s\n", m->name, m->v[0],
-                    m->v[1], m->v[2], m->v[3], AbbaMetric_says(m, says, sizeof(says)));
+            snprintf(line, sizeof(line), "  %-22s A1 %.9g, B1 %.9g, B2 %.9g, A2 %.9g: %s",
+                     m->name, m->v[0], m->v[1], m->v[2], m->v[3],
+                     AbbaMetric_says(m, says, sizeof(says)));
+            Report_wrap(out, line, width, 4);
         }
     }
     static const char* const run[4] = {"A1", "B1", "B2", "A2"};
     fprintf(out, "Environment (device, software and clocks of each run)\n");
     for (int i = 0; i < 4; i++) {
-        fprintf(out, "  %s: %s\n", run[i], e->facts[i]);
+        snprintf(line, sizeof(line), "  %s: %s", run[i], e->facts[i]);
+        Report_wrap(out, line, width, 6);
     }
     if (e->env_differs) {
-        fprintf(out, "  UNTRUSTED: %s\n", e->env);
+        snprintf(line, sizeof(line), "  UNTRUSTED: %s", e->env);
+        Report_wrap(out, line, width, 4);
     } else {
         fprintf(out, "  the same in all four runs, as far as they say\n");
     }
@@ -405,7 +412,7 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
                     r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
         }
         if (a->ev) {
-            text_evidence(a->ev, out);
+            text_evidence(a->ev, o->width, out);
         }
         text_verdict(Abba_resultName(Abba_result(a)), verdict, advice, o, out);
     } else if (o->format == FMT_JSON) {

@@ -134,7 +134,7 @@ abba "$G" --report --width 200 >"$TMP/rep" 2>&1
 check "regress: final_loss the same in all four runs ($(field A1 5), python)" \
     grep -q "final_loss .*A1 $(field A1 5), B1 $(field B1 5), B2 $(field B2 5), A2 $(field A2 5): the same in all four runs" "$TMP/rep"
 same "regress: peak allocated of each run = python" "$(field A1 3) $(field B1 3) $(field B2 3) $(field A2 3)" \
-    "$(sed -n 's/^  peak allocated memory  A1 \([0-9]*\), B1 \([0-9]*\), B2 \([0-9]*\), A2 \([0-9]*\) bytes.*/\1 \2 \3 \4/p' "$TMP/rep")"
+    "$(sed -n 's/^  peak allocated memory *A1 \([0-9]*\), B1 \([0-9]*\), B2 \([0-9]*\), A2 \([0-9]*\) bytes.*/\1 \2 \3 \4/p' "$TMP/rep")"
 check "regress: without a device log the runs say so" grep -q "^  B2: NVIDIA H100 80GB HBM3; .*; no device log" "$TMP/rep"
 
 # (copy of the regression; B1 and B2's metrics.csv: final_loss 8.022427 -> 8.1, no tolerance)
@@ -158,6 +158,22 @@ for r in B1 B2; do printf 'name,value,tolerance\nfinal_loss,8.1,0.01\n' >"$TMP/d
 exits "tolerance in B's files only: the strictest tolerance any run gives counts: rejected (exit 3)" 3 \
     abba "$TMP/drift" --report --fail-above 50
 check "tolerance in B's files only: ... REJECTED" grep -q "^Verdict: REJECTED: " "$TMP/out"
+
+# ------------- the seed's fc2 + residual case: B faster, its accuracy dropped (the manual's)
+# (copy of pytorch-h200-abba-sdpa, fused attention as B; metrics.csv written into each run:
+# accuracy 0.913 in A, 0.905 in S, tolerance 0.001, higher is better)
+S=$REAL/pytorch-h200-abba-sdpa
+mkdir -p "$TMP/seed"
+cp -R "$S/A1" "$S/A2" "$TMP/seed/"
+cp -R "$S/S1" "$TMP/seed/B1"
+cp -R "$S/S2" "$TMP/seed/B2"
+for r in A1 A2; do printf 'name,value,tolerance,better\naccuracy,0.913,0.001,higher\n' >"$TMP/seed/$r/metrics.csv"; done
+for r in B1 B2; do printf 'name,value,tolerance,better\naccuracy,0.905,0.001,higher\n' >"$TMP/seed/$r/metrics.csv"; done
+exits "seed: a fusion that saves time but drops its accuracy fails the gate (exit 3)" 3 \
+    abba "$TMP/seed" --report --width 110 --fail-above 5
+check "seed: ... REJECTED, the accuracy changed by -0.008 the worse way (as doc/manual.md shows)" \
+    grep -q "^Verdict: REJECTED: B faster by 46.36% (device kernel time) but metric accuracy changed by -0.008 (-0.876%),$" "$TMP/out"
+check "seed: ... the manual shows this output" grep -qF "  accuracy A1 0.913, B1 0.905, B2 0.905, A2 0.913: changed by -0.008 (-0.876%), beyond its tolerance 0.001" doc/manual.md
 
 # ---------------------------------------------------- metrics files: both forms, bad lines
 mkdir -p "$TMP/m"

@@ -260,7 +260,7 @@ static void abba_layer(GateLayer* l, const AbbaRow* r, const char* what) {
                : r->mean_a > 0 ? 100 * (r->effect + r->noise) / r->mean_a
                                : (r->effect + r->noise > 0 ? INFINITY : 0);
     const char* src = fabs(r->repeats) > fabs(r->drift) ? "repeats B2 - B1" : "drift A2 - A1";
-    if (strcmp(r->layer, "memory") == 0) {
+    if (r->layer && strcmp(r->layer, "memory") == 0) {
         const double mib = 1024.0 * 1024.0;
         snprintf(l->rule, sizeof(l->rule), "%s: |effect| %.4g MiB %s noise %.4g MiB (%s)",
                  r->trusted ? "trusted" : "untrusted", fabs(r->effect) / mib,
