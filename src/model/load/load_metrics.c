@@ -114,11 +114,25 @@ int LoadMetrics_sniff(const char* path, const unsigned char* head, size_t n) {
                    ? METRICS_JSON
                    : 0;
     }
+    /* by content: the first line that is not blank or a '#' comment is a header of the
+     * known fields only (name,value first or not) */
     const char* s = (const char*)head + i;
-    const char* nl = memchr(s, '\n', n - i);
-    int col[8];
-    /* by content: a header of the known fields only (name,value first or not) */
-    return nl && csv_header(s, (size_t)(nl - s), col) ? METRICS_CSV : 0;
+    const char* end = (const char*)head + n;
+    while (s < end) {
+        const char* nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl) {
+            return 0; /* the header line must end within the head */
+        }
+        const char* t = s;
+        size_t tl = (size_t)(nl - s);
+        trim(&t, &tl);
+        int col[8];
+        if (tl > 0 && *t != '#') {
+            return csv_header(t, tl, col) ? METRICS_CSV : 0;
+        }
+        s = nl + 1;
+    }
+    return 0;
 }
 
 typedef struct MetricIns_ {
