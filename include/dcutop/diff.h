@@ -201,8 +201,9 @@ typedef struct Abba_ {
                         * trusted effects of opposite sign) */
     int nhead;         /* rows[0..nhead): the layers compared, before the kernels */
     char notes[512];
-    struct AbbaEvidence_* ev; /* memory, numerics, environment (abba_evidence.h; owned);
-                               * NULL: time only */
+    struct AbbaEvidence_* ev; /* memory, numerics, environment (abba_evidence.h; owned
+                               * unless ev_borrowed); NULL: time only */
+    int ev_borrowed;
 } Abba;
 
 DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** out,
@@ -239,6 +240,8 @@ AbbaResult Abba_result(const Abba* a);
 /* Hands the evidence of the four runs (abba_evidence.h) to a: its verdict and gate judge it
  * too. a owns it from here. */
 void Abba_setEvidence(Abba* a, struct AbbaEvidence_* ev);
+/* The same, ev borrowed (it must outlive a): the Diff screen recomputes its Abba. */
+void Abba_borrowEvidence(Abba* a, struct AbbaEvidence_* ev);
 /* "trusted", "untrusted", "inconclusive", "none", "rejected" */
 const char* Abba_resultName(AbbaResult r);
 /* 1 when the overall verdict is trusted. */

@@ -463,6 +463,11 @@ static int run_interactive(Session* ss, DcuError* err) {
     }
     if (ss->cmp.n[1] > 0) {
         App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
+        AbbaEvidence* ev = NULL; /* what --abba judges beside time, as the report does */
+        if (cli->abba && !ss->has_jobs && CompareRuns_evidence(&ss->cmp, NULL, NULL, &ev, err) ==
+                                              DCU_OK) {
+            App_setDiffEvidence(app, ev);
+        }
         App_openDiff(app, NULL, 0, NULL, 0);
     }
     int rc = EXIT_OK;

@@ -86,6 +86,17 @@ done
 check "environment: the same device, versions and clocks in all four runs" \
     grep -q "^  the same in all four runs, as far as they say" "$TMP/rep"
 
+# the same four runs as the marks of one load (--baseline/--candidate), and on the Diff screen
+exits "numerics, marks: --baseline A1,A2 --candidate B1,B2 of one load is rejected too (exit 3)" 3 \
+    $DCUTOP -q "$N" --baseline A1,A2 --candidate B1,B2 --report --width 200 --fail-above 5
+check "numerics, marks: ... each run's facts read with that run alone in scope (B2: 14 busy samples, as alone)" sh -c \
+    "grep -q '^Verdict: REJECTED: B faster by ${kp#-}% ' '$TMP/out' && grep -q '^  B2: .* over 14 samples' '$TMP/out' &&
+     grep -q '^  B2: .* over 14 samples' '$TMP/rep'"
+printf ':dump diff\n' >"$TMP/diff.keys"
+abba "$N" --headless --size 140x30 --keys "$TMP/diff.keys" >"$TMP/screen" 2>&1
+check "numerics, Diff screen: its verdict is the report's (REJECTED, the metric named)" \
+    grep -q "^ Verdict     REJECTED: B faster by ${kp#-}% (device kernel time) but metric final_loss changed by $le " "$TMP/screen"
+
 # ---------------------------------------- a clean one: the same runs, a looser tolerance
 # (copy; each metrics.csv's tolerance 0.00001 -> 0.001, more than the 7.9e-5 the loss moves)
 copy "$N" clean

@@ -67,8 +67,16 @@ AbbaResult Abba_result(const Abba* a) {
 }
 
 void Abba_setEvidence(Abba* a, AbbaEvidence* ev) {
-    AbbaEvidence_delete(a->ev);
+    if (!a->ev_borrowed) {
+        AbbaEvidence_delete(a->ev);
+    }
     a->ev = ev;
+    a->ev_borrowed = 0;
+}
+
+void Abba_borrowEvidence(Abba* a, AbbaEvidence* ev) {
+    Abba_setEvidence(a, ev);
+    a->ev_borrowed = 1;
 }
 
 const char* Abba_resultName(AbbaResult r) {
@@ -317,7 +325,9 @@ void Abba_delete(Abba* this) {
         free(this->rows[i].b_name);
     }
     free(this->rows);
-    AbbaEvidence_delete(this->ev);
+    if (!this->ev_borrowed) {
+        AbbaEvidence_delete(this->ev);
+    }
     free(this);
 }
 

@@ -47,7 +47,7 @@ static DcuStatus peaks(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
         /* total_allocated is per device: its largest value is the largest device's peak */
         sql = "SELECT max(x.total_allocated), max(x.total_reserved) FROM mem_event x" IN_SCOPE
               " AND x.device >= 0";
-        o->mem_source = "PyTorch memory events";
+        o->mem_source = "memory events (PyTorch [memory], rocpd allocations)";
     } else if (TraceDb_scalarInt(db, "SELECT count(*) FROM mem_alloc x" IN_SCOPE) > 0) {
         sql = "SELECT max(x.live_bytes), NULL FROM mem_alloc x" IN_SCOPE
               " AND coalesce(x.level, '') NOT IN ('VIRTUAL', 'SCRATCH')";
