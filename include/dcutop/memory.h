@@ -26,8 +26,10 @@ typedef struct MemPeak_ {
     int64_t allocated_ns;   /* when first reached (trace clock, ns) */
     int64_t allocated_event; /* that event: mem_event.id */
     int64_t reserved_then;  /* reserved bytes at that event, -1 when the source has none */
-    int64_t reserved;       /* peak reserved bytes, -1 when the source has none (rocpd) */
+    int64_t reserved;       /* peak reserved bytes, -1 when the source has none (rocpd, and
+                             * host memory, whose Total Reserved PyTorch writes as 0) */
     int64_t reserved_ns;    /* when first reached, -1 when none */
+    int64_t reserved_event; /* that event: mem_event.id, -1 when none */
 } MemPeak;
 
 /* The peaks of run run_id (a run.id; 0: every run in scope together) per device, in device
@@ -40,7 +42,7 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
 int Memory_any(TraceDb* db);
 
 typedef enum {
-    MEM_VIEW_PEAKS,    /* per run and device: peaks, and op, module, stack at the peak */
+    MEM_VIEW_PEAKS,    /* per run and device: peaks, and op, module, stack at each peak */
     MEM_VIEW_LARGEST,  /* per run and device: the largest allocations, with their op, module
                         * and lifetime (freed: the next free of the same address) */
     MEM_VIEW_TIMELINE, /* per run and device: allocated and reserved over MEM_BUCKETS spans */
@@ -50,9 +52,10 @@ typedef enum {
 
 enum { MEM_LARGEST = 10, MEM_BUCKETS = 20 };
 
-/* The view's rows, runs in scope; times from the run's start (TraceQuery_origin). *out owned
- * by the caller. */
-DcuStatus Memory_view(TraceDb* db, MemView v, ResultSet** out, DcuError* err);
+/* The view's rows, runs in scope; times from the run's start (TraceQuery_origin). largest:
+ * the allocations MEM_VIEW_LARGEST lists per run and device (other views ignore it). *out
+ * owned by the caller. */
+DcuStatus Memory_view(TraceDb* db, MemView v, int largest, ResultSet** out, DcuError* err);
 
 /* MemView by its --view / --export name: "memory" is MEM_VIEW_EVENTS; -1 unknown. */
 int Memory_viewByName(const char* name);

@@ -27,6 +27,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_RANKS 112
 /* ReportOpts.view for --view idle (report_idle.c, idle.h) */
 #define REPORT_VIEW_IDLE 113
+/* ReportOpts.view for --view memory (report_memory.c, memory.h) */
+#define REPORT_VIEW_MEMORY 114
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -79,6 +81,12 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
 /* The default report's idle-causes section (report_idle.c): idle time per device and cause
  * and the largest gaps with their main host activity; nothing without timed dispatches. */
 DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The memory section (report_memory.c): per device the peaks of allocated and reserved bytes
+ * with the op, module and call stack live at the peak, the largest allocations and, with
+ * --view memory, allocated and reserved over time. In the whole report only when memory
+ * events exist. JSON members "memory_peaks", "memory_largest", "memory_timeline". */
+DcuStatus Report_memory(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 
 #endif

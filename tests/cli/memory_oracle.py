@@ -7,8 +7,12 @@ enclosing it on that thread, outermost first, joined by '/'), reserved minus all
 peak, and the largest allocations (Bytes > 0, freed by the next event of the same address and
 device with Bytes < 0). Prints tab-separated lines:
   peak DEV ALLOCATED TS_NS RESERVED_AT OP MODULE
+  unused DEV RESERVED_AT-ALLOCATED
   reserved DEV RESERVED
-  largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|- OP
+  rpeak DEV TS_NS OP MODULE (the first event reaching the peak of 'Total Reserved')
+  largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|-1 OP
+With a third argument "events": one line per memory event instead, EVENT_NUMBER OP|- MODULE|-
+(its number: its 1-based place among the trace's events).
 """
 import gzip
 import json
@@ -53,25 +57,38 @@ def main():
                       key=lambda o: (o[0], -o[1]))
         return "/".join(o[2] for o in live) or "-"
 
+    if len(sys.argv) > 3 and sys.argv[3] == "events":
+        for m in mem:
+            print("%d\t%s\t%s" % (m[1], op_at(m), module_at(m)))
+        return
     mem.sort(key=lambda m: (m[0], m[1]))
     for dev in sorted({m[2] for m in mem}):
         ev = [m for m in mem if m[2] == dev]
         peak = max(m[4] for m in ev if m[4] is not None)
         p = next(m for m in ev if m[4] == peak)
-        print("peak\t%d\t%d\t%d\t%s\t%s\t%s" % (dev, peak, p[0], p[5] if p[5] is not None else "-",
-                                             op_at(p), module_at(p)))
+        # PyTorch writes Total Reserved 0 for host memory: it has no reserved figure
         res = [m[5] for m in ev if m[5] is not None]
-        print("reserved\t%d\t%s" % (dev, max(res) if res else "-"))
-        allocs = []
-        for k, m in enumerate(ev):
-            if m[3] <= 0:
-                continue
-            freed = next((x for x in ev[k + 1:] if x[8] == m[8] and x[3] < 0), None)
-            allocs.append((m[3], m[0], freed[0] if freed else None, op_at(m)))
+        has_res = bool(res) and max(res) > 0
+        print("peak\t%d\t%d\t%d\t%s\t%s\t%s" % (dev, peak, p[0], p[5] if has_res else "-",
+                                             op_at(p), module_at(p)))
+        print("unused\t%d\t%s" % (dev, p[5] - peak if has_res else "-"))
+        print("reserved\t%d\t%s" % (dev, max(res) if has_res else "-"))
+        if has_res:
+            q = next(m for m in ev if m[5] == max(res))
+            print("rpeak\t%d\t%d\t%s\t%s" % (dev, q[0], op_at(q), module_at(q)))
+        allocs, pending = [], {}
+        for m in ev:
+            if m[3] > 0:
+                a = [m[3], m[0], None, m]
+                allocs.append(a)
+                pending.setdefault(m[8], []).append(a)
+            elif m[3] < 0:
+                for a in pending.pop(m[8], []):
+                    a[2] = m[0]
         allocs.sort(key=lambda a: (-a[0], a[1]))
         for a in allocs[:top]:
-            print("largest\t%d\t%d\t%d\t%s\t%s" % (dev, a[0], a[1],
-                                                 a[2] if a[2] is not None else -1, a[3]))
+            print("largest\t%d\t%d\t%d\t%d\t%s" % (dev, a[0], a[1],
+                                                   a[2] if a[2] is not None else -1, op_at(a[3])))
 
 
 main()

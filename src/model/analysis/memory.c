@@ -1,7 +1,7 @@
-/* memory.c - device memory over time (memory.h), from mem_event. The op live at an event is
- * the loader's (mem_event.op_id); its module path the 'nn.Module: X' python frames enclosing
- * the event on its thread, outermost first; its call stack the op's 'Call stack' when PyTorch
- * wrote one, else the other python frames enclosing it, innermost first. */
+/* memory.c - device memory over time (memory.h), from mem_event. The op and the module path
+ * live at an event are the loader's (mem_event.op_id, mem_event.module); its call stack the
+ * op's 'Call stack' when PyTorch wrote one, else the python frames (modules aside) enclosing
+ * it on its thread, innermost first. */
 #include "dcutop/memory.h"
 
 #include <sqlite3.h>
@@ -69,11 +69,12 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
         }
         MemPeak* p = &out[k];
         *p = (MemPeak){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), -1, -1, -1, -1,
-                       -1, -1};
+                       -1, -1, -1};
         if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
             p->allocated = sqlite3_column_int64(st, 2);
         }
-        if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+        /* PyTorch writes Total Reserved 0 for host memory: its CPU allocator reserves none */
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL && sqlite3_column_int64(st, 3) > 0) {
             p->reserved = sqlite3_column_int64(st, 3);
         }
     }
@@ -83,13 +84,15 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
     sqlite3_finalize(st);
     for (int k = 0; s == DCU_OK && k < *n && k < max; k++) {
         MemPeak* p = &out[k];
-        int64_t id, res;
+        int64_t res;
         if (p->allocated >= 0) {
             s = first_at(db, run_id, p->device, 0, p->allocated, &p->allocated_event,
                          &p->allocated_ns, &p->reserved_then, err);
+            p->reserved_then = p->reserved < 0 ? -1 : p->reserved_then;
         }
         if (s == DCU_OK && p->reserved >= 0) {
-            s = first_at(db, run_id, p->device, 1, p->reserved, &id, &p->reserved_ns, &res, err);
+            s = first_at(db, run_id, p->device, 1, p->reserved, &p->reserved_event,
+                         &p->reserved_ns, &res, err);
         }
     }
     return s;
@@ -147,9 +150,8 @@ static Where where_at(TraceDb* db, int64_t id) {
     Where w;
     w.op = joined(db, "SELECT o.name FROM mem_event m JOIN cpu_op o ON o.id = m.op_id"
                       " WHERE m.id = ?1", id, "");
-    w.module = joined(db, "SELECT substr(p.name, 12)" FRAMES_AT
-                          " AND p.name LIKE 'nn.Module: %' ORDER BY p.start_ns, p.end_ns DESC",
-                      id, "/");
+    w.module = joined(db, "SELECT module FROM mem_event WHERE id = ?1 AND module IS NOT NULL",
+                      id, "");
     w.stack = joined(db, "SELECT o.call_stack FROM mem_event m JOIN cpu_op o ON o.id = m.op_id"
                          " WHERE m.id = ?1 AND o.call_stack <> ''", id, "");
     if (!w.stack) {
@@ -193,20 +195,23 @@ static int64_t run_origin(TraceDb* db, int64_t run) {
 }
 
 enum { P_RUN, P_DEV, P_EVENTS, P_ALLOC, P_ALLOC_T, P_RES_THEN, P_UNUSED, P_RES, P_RES_T, P_OP,
-       P_MODULE, P_STACK, P_COUNT };
+       P_MODULE, P_STACK, P_ROP, P_RMODULE, P_RSTACK, P_COUNT };
 static const RsColumn peak_cols[P_COUNT] = {
     [P_RUN] = {"run", "Run", CT_TEXT},
     [P_DEV] = {"device", "Device", CT_INT},
     [P_EVENTS] = {"events", "Events", CT_INT},
-    [P_ALLOC] = {"peak_allocated", "Peak allocated", CT_BYTES},
+    [P_ALLOC] = {"peak_allocated", "Peak alloc", CT_BYTES},
     [P_ALLOC_T] = {"peak_at_ns", "At", CT_NS},
-    [P_RES_THEN] = {"reserved_at_peak", "Reserved then", CT_BYTES},
-    [P_UNUSED] = {"unused_reserved_at_peak", "Reserved-allocated", CT_BYTES},
-    [P_RES] = {"peak_reserved", "Peak reserved", CT_BYTES},
+    [P_RES_THEN] = {"reserved_at_peak", "Resv then", CT_BYTES},
+    [P_UNUSED] = {"unused_reserved_at_peak", "Resv-alloc", CT_BYTES},
+    [P_RES] = {"peak_reserved", "Peak resv", CT_BYTES},
     [P_RES_T] = {"peak_reserved_at_ns", "Reserved at", CT_NS},
-    [P_OP] = {"op", "Op at the peak", CT_TEXT},
+    [P_OP] = {"op", "Op", CT_TEXT},
     [P_MODULE] = {"module", "Module", CT_TEXT},
     [P_STACK] = {"stack", "Call stack", CT_TEXT},
+    [P_ROP] = {"reserved_op", "Op at the reserved peak", CT_TEXT},
+    [P_RMODULE] = {"reserved_module", "Its module", CT_TEXT},
+    [P_RSTACK] = {"reserved_stack", "Its call stack", CT_TEXT},
 };
 
 enum { L_RUN, L_DEV, L_BYTES, L_ADDR, L_AT, L_FREED, L_LIFE, L_OP, L_MODULE, L_COUNT };
@@ -227,8 +232,8 @@ static const RsColumn timeline_cols[T_COUNT] = {
     [T_RES] = {"max_reserved", "Max reserved", CT_BYTES},
 };
 
-enum { E_RUN, E_DEV, E_TS, E_T, E_BYTES, E_ALLOC, E_RES, E_UNUSED, E_ADDR, E_OP, E_PID, E_TID,
-       E_SOURCE, E_EVENT, E_COUNT };
+enum { E_RUN, E_DEV, E_TS, E_T, E_BYTES, E_ALLOC, E_RES, E_UNUSED, E_ADDR, E_OP, E_MODULE,
+       E_PID, E_TID, E_SOURCE, E_EVENT, E_COUNT };
 static const RsColumn event_cols[E_COUNT] = {
     [E_RUN] = {"run", "Run", CT_TEXT},
     [E_DEV] = {"device", "Device", CT_INT},
@@ -237,9 +242,10 @@ static const RsColumn event_cols[E_COUNT] = {
     [E_BYTES] = {"bytes", "Bytes", CT_INT},
     [E_ALLOC] = {"total_allocated", "Allocated", CT_BYTES},
     [E_RES] = {"total_reserved", "Reserved", CT_BYTES},
-    [E_UNUSED] = {"unused_reserved", "Reserved-allocated", CT_BYTES},
+    [E_UNUSED] = {"unused_reserved", "Resv-alloc", CT_BYTES},
     [E_ADDR] = {"addr", "Address", CT_INT},
     [E_OP] = {"op", "Op", CT_TEXT},
+    [E_MODULE] = {"module", "Module", CT_TEXT},
     [E_PID] = {"pid", "Pid", CT_INT},
     [E_TID] = {"tid", "Tid", CT_INT},
     [E_SOURCE] = {"source", "Source", CT_TEXT},
@@ -260,7 +266,8 @@ static void set_where(ResultSet* rs, int r, int c_op, const Where* w) {
 enum { MAX_DEVICES = 256 };
 
 static DcuStatus peaks_rows(TraceDb* db, ResultSet* rs, int64_t run, const char* label,
-                            DcuError* err) {
+                            int largest, DcuError* err) {
+    (void)largest;
     MemPeak p[MAX_DEVICES];
     int n = 0;
     DcuStatus s = Memory_peaks(db, run, p, MAX_DEVICES, &n, err);
@@ -285,13 +292,17 @@ static DcuStatus peaks_rows(TraceDb* db, ResultSet* rs, int64_t run, const char*
         }
         if (p[k].reserved >= 0) {
             ResultSet_setInt(rs, r, P_RES_T, p[k].reserved_ns - t0);
+            Where w = where_at(db, p[k].reserved_event);
+            set_where(rs, r, P_ROP, &w);
+            ResultSet_setText(rs, r, P_RSTACK, w.stack);
+            where_done(&w);
         }
     }
     return s;
 }
 
 static DcuStatus largest_rows(TraceDb* db, ResultSet* rs, int64_t run, const char* label,
-                              DcuError* err) {
+                              int largest, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
@@ -307,7 +318,7 @@ static DcuStatus largest_rows(TraceDb* db, ResultSet* rs, int64_t run, const cha
         return s;
     }
     sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int64(st, 2, MEM_LARGEST);
+    sqlite3_bind_int64(st, 2, largest > 0 ? largest : MEM_LARGEST);
     int64_t t0 = run_origin(db, run);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -348,7 +359,8 @@ static void carry(ResultSet* rs, int first, int from, int to, int64_t a, int64_t
 /* MEM_BUCKETS equal spans from the device's first event to its last: the largest totals in
  * each, or, in a span without events, the totals the last event left. */
 static DcuStatus timeline_rows(TraceDb* db, ResultSet* rs, int64_t run, const char* label,
-                               DcuError* err) {
+                               int largest, DcuError* err) {
+    (void)largest;
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
@@ -414,12 +426,14 @@ static DcuStatus timeline_rows(TraceDb* db, ResultSet* rs, int64_t run, const ch
 }
 
 static DcuStatus event_rows(TraceDb* db, ResultSet* rs, int64_t run, const char* label,
-                            DcuError* err) {
+                            int largest, DcuError* err) {
+    (void)largest;
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
         db,
         "SELECT m.device, m.ts_ns, m.bytes, m.total_allocated, m.total_reserved, m.addr,"
-        " (SELECT o.name FROM cpu_op o WHERE o.id = m.op_id), m.pid, m.tid, m.source, m.event"
+        " (SELECT o.name FROM cpu_op o WHERE o.id = m.op_id), m.module, m.pid, m.tid, m.source,"
+        " m.event"
         IN_RUN " ORDER BY m.file_id, m.ts_ns, m.id",
         &st, err);
     if (s != DCU_OK) {
@@ -431,8 +445,8 @@ static DcuStatus event_rows(TraceDb* db, ResultSet* rs, int64_t run, const char*
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int r = ResultSet_addRow(rs);
         ResultSet_setText(rs, r, E_RUN, label);
-        static const int map[] = {E_DEV, E_TS, E_BYTES, E_ALLOC, E_RES, E_ADDR, E_OP, E_PID,
-                                  E_TID, E_SOURCE, E_EVENT};
+        static const int map[] = {E_DEV, E_TS, E_BYTES, E_ALLOC, E_RES, E_ADDR, E_OP, E_MODULE,
+                                  E_PID, E_TID, E_SOURCE, E_EVENT};
         for (int c = 0; c < (int)(sizeof(map) / sizeof(map[0])); c++) {
             if (sqlite3_column_type(st, c) == SQLITE_NULL) {
                 continue;
@@ -444,7 +458,8 @@ static DcuStatus event_rows(TraceDb* db, ResultSet* rs, int64_t run, const char*
             }
         }
         ResultSet_setInt(rs, r, E_T, sqlite3_column_int64(st, 1) - t0);
-        if (sqlite3_column_type(st, 3) != SQLITE_NULL && sqlite3_column_type(st, 4) != SQLITE_NULL) {
+        /* host memory's Total Reserved is 0 (no reserve): no unused part */
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL && sqlite3_column_int64(st, 4) > 0) {
             ResultSet_setInt(rs, r, E_UNUSED,
                              sqlite3_column_int64(st, 4) - sqlite3_column_int64(st, 3));
         }
@@ -456,12 +471,12 @@ static DcuStatus event_rows(TraceDb* db, ResultSet* rs, int64_t run, const char*
     return s;
 }
 
-DcuStatus Memory_view(TraceDb* db, MemView v, ResultSet** out, DcuError* err) {
+DcuStatus Memory_view(TraceDb* db, MemView v, int largest, ResultSet** out, DcuError* err) {
     static const struct {
         const char* name;
         const RsColumn* cols;
         int ncols;
-        DcuStatus (*rows)(TraceDb*, ResultSet*, int64_t, const char*, DcuError*);
+        DcuStatus (*rows)(TraceDb*, ResultSet*, int64_t, const char*, int, DcuError*);
     } views[MEM_VIEW_COUNT] = {
         [MEM_VIEW_PEAKS] = {"memory_peaks", peak_cols, P_COUNT, peaks_rows},
         [MEM_VIEW_LARGEST] = {"memory_largest", largest_cols, L_COUNT, largest_rows},
@@ -486,7 +501,7 @@ DcuStatus Memory_view(TraceDb* db, MemView v, ResultSet** out, DcuError* err) {
     int rc;
     while (s == DCU_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         char* label = xstrdup((const char*)sqlite3_column_text(st, 1));
-        s = views[v].rows(db, rs, sqlite3_column_int64(st, 0), label, err);
+        s = views[v].rows(db, rs, sqlite3_column_int64(st, 0), label, largest, err);
         free(label);
     }
     if (s == DCU_OK && rc != SQLITE_DONE) {

@@ -3,11 +3,12 @@
  *   {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 5815698867397.362,
  *    "args": {"Total Reserved": 962592768, "Total Allocated": 793947648, "Bytes": 67108864,
  *             "Device Id": 0, "Device Type": 1, "Addr": 140405802795008}}
- * (torch/csrc/profiler/kineto_shim and torch/autograd/profiler_util: Bytes < 0 frees;
- * Device Type is c10::DeviceType, 0 the CPU, 1 CUDA, which ROCm builds use for HIP too). */
+ * (written by torch/csrc/autograd/profiler_kineto.cpp: Bytes < 0 frees; Device Type is
+ * c10::DeviceType, 0 the CPU, 1 CUDA, 6 HIP: a ROCm trace may write either). */
 #include "kineto_memory.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dcutop/xalloc.h"
 #include "load_event.h"
@@ -103,9 +104,10 @@ static const char rocpd_sql[] =
     "  AND live_bytes IS NOT NULL)"
     " WHERE start_ns IS NOT NULL AND d <> 0 ORDER BY rid";
 
-typedef struct Op_ {
+typedef struct Span_ {
     int64_t id, end;
-} Op;
+    char* name; /* owned: the module's name (module sweep), NULL for ops */
+} Span;
 
 typedef struct Key_ {
     int64_t file, pid, tid;
@@ -126,95 +128,139 @@ static Key key_at(sqlite3_stmt* st, int col) {
                  sqlite3_column_int64(st, col + 2)};
 }
 
-/* Each Kineto event's aten op: a merge of its thread's events and ops, both in time order,
- * with the ops begun so far on a stack. Ops pushed in order of start (then longest first) leave
- * on top the latest begun; those ended before the event's time are popped (times only grow),
- * so the top is the innermost op open then. */
-static DcuStatus link_ops(TraceDb* db, DcuError* err) {
-    sqlite3_stmt *ev = NULL, *op = NULL, *up = NULL;
-    Op* stack = NULL;
-    int64_t(*set)[2] = NULL;
-    size_t nstack = 0, capstack = 0, nset = 0, capset = 0;
+/* The spans a sweep pushes: (id, file, pid, tid, start, end, name) in the merge's order. */
+static const char ops_sql[] =
+    "SELECT id, file_id, pid, tid, start_ns, end_ns, NULL FROM cpu_op"
+    " WHERE pid IS NOT NULL AND tid IS NOT NULL AND start_ns IS NOT NULL AND end_ns IS NOT NULL"
+    " AND file_id IN (SELECT DISTINCT file_id FROM mem_event WHERE source = 'kineto')"
+    " ORDER BY file_id, pid, tid, start_ns, end_ns DESC, id";
+static const char modules_sql[] =
+    "SELECT id, file_id, pid, tid, start_ns, end_ns, substr(name, 12) FROM py_frame"
+    " WHERE name LIKE 'nn.Module: %' AND pid IS NOT NULL AND tid IS NOT NULL"
+    " AND start_ns IS NOT NULL AND end_ns IS NOT NULL"
+    " AND file_id IN (SELECT DISTINCT file_id FROM mem_event WHERE source = 'kineto')"
+    " ORDER BY file_id, pid, tid, start_ns, end_ns DESC, id";
+
+/* The module path of the spans open at ts, outermost first, joined by '/'; NULL if none. */
+static char* module_path(const Span* stack, size_t n, int64_t ts) {
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        len += stack[i].end >= ts ? strlen(stack[i].name) + 1 : 0;
+    }
+    if (len == 0) {
+        return NULL;
+    }
+    char* p = xmalloc(len);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (stack[i].end >= ts) {
+            size_t l = strlen(stack[i].name);
+            if (at) {
+                p[at++] = '/';
+            }
+            memcpy(p + at, stack[i].name, l);
+            at += l;
+        }
+    }
+    p[at] = '\0';
+    return p;
+}
+
+static void pop(Span* stack, size_t* n) {
+    free(stack[--*n].name);
+}
+
+/* A merge of each thread's events and spans (aten ops, or module frames), both in time order,
+ * with the spans begun so far on a stack. Spans pushed in order of start (then longest first)
+ * leave on top the latest begun; those ended before the event's time are popped (times only
+ * grow), so the top is the innermost span open then: the event's op (mem_event.op_id), or the
+ * last of its module path (mem_event.module, the open spans outermost first). */
+static DcuStatus sweep(TraceDb* db, int modules, DcuError* err) {
+    sqlite3_stmt *ev = NULL, *sp = NULL, *up = NULL;
+    Span* stack = NULL;
+    size_t nstack = 0, capstack = 0;
     DcuStatus s = TraceDb_prepare(db,
                                   "SELECT id, file_id, pid, tid, ts_ns FROM mem_event"
                                   " WHERE source = 'kineto' AND pid IS NOT NULL AND tid IS NOT"
                                   " NULL ORDER BY file_id, pid, tid, ts_ns, id",
                                   &ev, err);
     if (s == DCU_OK) {
-        s = TraceDb_prepare(db,
-                            "SELECT id, file_id, pid, tid, start_ns, end_ns FROM cpu_op"
-                            " WHERE pid IS NOT NULL AND tid IS NOT NULL AND start_ns IS NOT NULL"
-                            " AND end_ns IS NOT NULL AND file_id IN (SELECT DISTINCT file_id"
-                            " FROM mem_event WHERE source = 'kineto')"
-                            " ORDER BY file_id, pid, tid, start_ns, end_ns DESC, id",
-                            &op, err);
+        s = TraceDb_prepare(db, modules ? modules_sql : ops_sql, &sp, err);
     }
-    int orc = s == DCU_OK ? sqlite3_step(op) : SQLITE_DONE;
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(db, modules ? "UPDATE mem_event SET module = ?2 WHERE id = ?1"
+                                        : "UPDATE mem_event SET op_id = ?2 WHERE id = ?1",
+                            &up, err);
+    }
+    int src = s == DCU_OK ? sqlite3_step(sp) : SQLITE_DONE;
     Key cur = {0, 0, 0};
     int have_cur = 0;
     while (s == DCU_OK && sqlite3_step(ev) == SQLITE_ROW) {
         Key k = key_at(ev, 1);
         int64_t ts = sqlite3_column_int64(ev, 4);
         if (!have_cur || key_cmp(&k, &cur) != 0) {
-            nstack = 0;
+            while (nstack > 0) {
+                pop(stack, &nstack);
+            }
             cur = k;
             have_cur = 1;
         }
-        while (orc == SQLITE_ROW) {
-            Key ok = key_at(op, 1);
-            int c = key_cmp(&ok, &k);
-            if (c > 0 || (c == 0 && sqlite3_column_int64(op, 4) > ts)) {
+        while (src == SQLITE_ROW) {
+            Key sk = key_at(sp, 1);
+            int c = key_cmp(&sk, &k);
+            if (c > 0 || (c == 0 && sqlite3_column_int64(sp, 4) > ts)) {
                 break;
             }
             if (c == 0) {
                 if (nstack == capstack) {
                     capstack = capstack ? capstack * 2 : 64;
-                    stack = xrealloc(stack, capstack * sizeof(Op));
+                    stack = xrealloc(stack, capstack * sizeof(Span));
                 }
-                stack[nstack++] = (Op){sqlite3_column_int64(op, 0), sqlite3_column_int64(op, 5)};
+                const char* name = (const char*)sqlite3_column_text(sp, 6);
+                stack[nstack++] = (Span){sqlite3_column_int64(sp, 0), sqlite3_column_int64(sp, 5),
+                                         modules ? xstrdup(name ? name : "") : NULL};
             }
-            orc = sqlite3_step(op);
+            src = sqlite3_step(sp);
         }
         while (nstack > 0 && stack[nstack - 1].end < ts) {
-            nstack--;
+            pop(stack, &nstack);
         }
-        if (nstack > 0) {
-            if (nset == capset) {
-                capset = capset ? capset * 2 : 256;
-                set = xrealloc(set, capset * sizeof(*set));
-            }
-            set[nset][0] = sqlite3_column_int64(ev, 0);
-            set[nset++][1] = stack[nstack - 1].id;
+        if (nstack == 0) {
+            continue;
         }
-    }
-    if (s == DCU_OK && orc != SQLITE_ROW && orc != SQLITE_DONE) {
-        s = Error_set(err, DCU_ERR_SQL, "memory events' ops: %s",
-                      sqlite3_errmsg(TraceDb_handle(db)));
-    }
-    if (s == DCU_OK) {
-        s = TraceDb_prepare(db, "UPDATE mem_event SET op_id = ?2 WHERE id = ?1", &up, err);
-    }
-    for (size_t i = 0; s == DCU_OK && i < nset; i++) {
-        sqlite3_bind_int64(up, 1, set[i][0]);
-        sqlite3_bind_int64(up, 2, set[i][1]);
+        /* the event's row is behind the cursor of ev (sorted apart): updating it is safe */
+        sqlite3_bind_int64(up, 1, sqlite3_column_int64(ev, 0));
+        if (modules) {
+            sqlite3_bind_text(up, 2, module_path(stack, nstack, ts), -1, free);
+        } else {
+            sqlite3_bind_int64(up, 2, stack[nstack - 1].id);
+        }
         if (sqlite3_step(up) != SQLITE_DONE) {
-            s = Error_set(err, DCU_ERR_SQL, "memory events' ops: %s",
+            s = Error_set(err, DCU_ERR_SQL, "memory events: %s",
                           sqlite3_errmsg(TraceDb_handle(db)));
         }
         sqlite3_reset(up);
     }
+    if (s == DCU_OK && src != SQLITE_ROW && src != SQLITE_DONE) {
+        s = Error_set(err, DCU_ERR_SQL, "memory events: %s", sqlite3_errmsg(TraceDb_handle(db)));
+    }
+    while (nstack > 0) {
+        pop(stack, &nstack);
+    }
     sqlite3_finalize(ev);
-    sqlite3_finalize(op);
+    sqlite3_finalize(sp);
     sqlite3_finalize(up);
     free(stack);
-    free(set);
     return s;
 }
 
 DcuStatus LoadMemory_finish(LoaderCore* core, DcuError* err) {
     DcuStatus s = TraceDb_exec(core->db, rocpd_sql, err);
     if (s == DCU_OK) {
-        s = link_ops(core->db, err);
+        s = sweep(core->db, 0, err);
+    }
+    if (s == DCU_OK) {
+        s = sweep(core->db, 1, err);
     }
     if (s == DCU_OK) {
         s = TraceDb_exec(core->db,
