@@ -108,10 +108,14 @@ static double pct(const double* v, int n, double p) {
     return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
 
+/* Fewer samples than this inside the trace's span (a short trace, a 100 ms log) say too
+ * little of its clock: the log's busy samples are used instead. */
+#define CLOCK_MIN_IN_SPAN 3
+
 /* The SM clock of the device log, judged over busy time (an idle GPU drops its clock to a
  * few hundred MHz, which says nothing of the run): the samples inside the trace's span (first
- * kernel start to last kernel end, on the trace's clock) when the log is aligned and has any
- * there; else the log's busy samples (utilisation above 0, no idle reason); else the whole
+ * kernel start to last kernel end, on the trace's clock) when the log is aligned and has a
+ * few there; else the log's busy samples (utilisation above 0, no idle reason); else the whole
  * log (a log that never met the trace still says the clocks the machine ran at). */
 static DcuStatus clocks(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
     static const char* const sql[3] = {
@@ -147,7 +151,7 @@ static DcuStatus clocks(TraceDb* db, AbbaRunFacts* o, DcuError* err) {
             o->throttle = xstrdup(seen);
         }
         sqlite3_finalize(st);
-        if (n > 0) {
+        if (n > 0 && (k > 0 || n >= CLOCK_MIN_IN_SPAN)) {
             qsort(v, (size_t)n, sizeof(double), cmp_double);
             o->clock_mhz = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
             o->clock_p10 = pct(v, n, 10);
