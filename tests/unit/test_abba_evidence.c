@@ -82,6 +82,20 @@ static void test_within_tolerance_and_noise(void** state) {
     AbbaEvidence_delete(e);
 }
 
+static void test_exactly_the_tolerance(void** state) {
+    (void)state;
+    AbbaRunFacts f[4];
+    blank(f);
+    /* 1.01 - 1.0 is 0.010000000000000009 in doubles: a change of exactly the tolerance 0.01
+     * is within it; 1.0101 is beyond */
+    metric(f, "m", (const double[]){1.0, 1.01, 1.01, 1.0}, 0.01, 0);
+    metric(f, "n", (const double[]){1.0, 1.0101, 1.0101, 1.0}, 0.01, 0);
+    AbbaEvidence* e = AbbaEvidence_judge(f);
+    assert_int_equal(e->metrics[0].state, METRIC_WITHIN_TOL);
+    assert_int_equal(e->metrics[1].state, METRIC_REJECT);
+    AbbaEvidence_delete(e);
+}
+
 static void test_better_way_without_tolerance_is_no_warning(void** state) {
     (void)state;
     AbbaRunFacts f[4];
@@ -173,6 +187,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tolerance_either_way),
         cmocka_unit_test(test_within_tolerance_and_noise),
+        cmocka_unit_test(test_exactly_the_tolerance),
         cmocka_unit_test(test_better_way_without_tolerance_is_no_warning),
         cmocka_unit_test(test_clocks),
         cmocka_unit_test(test_device_and_memory),

@@ -119,7 +119,10 @@ static void judge_metric(AbbaMetric* m) {
     } else if (!isnan(m->tolerance)) {
         /* beyond the tolerance either way: B does not compute what A computes, and a
          * metric that happens to improve is no proof of a correct change */
-        m->state = fabs(m->effect) > m->tolerance ? METRIC_REJECT : METRIC_WITHIN_TOL;
+        /* "beyond" up to the rounding of the means: 1.01 - 1.0 is 0.010000000000000009, and
+         * a change of exactly the tolerance is within it */
+        double slack = 1e-12 * fmax(fabs(ma), fabs(mb));
+        m->state = fabs(m->effect) > m->tolerance + slack ? METRIC_REJECT : METRIC_WITHIN_TOL;
     } else {
         m->state = fabs(m->effect) > m->noise ? METRIC_BEYOND_NOISE : METRIC_WITHIN_NOISE;
     }
