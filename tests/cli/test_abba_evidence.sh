@@ -139,6 +139,18 @@ same "device: JSON result untrusted" "untrusted" \
     "$(abba "$TMP/device" --report --format json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict'][0]['result'])")"
 exits "device: --strict gate exits 4" 4 abba "$TMP/device" --report --fail-above 5 --strict
 
+# real runs of one program on two GPUs: A on the H100 (pytorch-h100-abba-sdpa), B on the H200
+H1=$REAL/pytorch-h100-abba-sdpa
+H2=$REAL/pytorch-h200-abba-sdpa
+$DCUTOP -q --abba "$H1/A1" "$H2/S1" "$H2/S2" "$H1/A2" --width 300 >"$TMP/rep" 2>&1
+dev() { zcat "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['deviceProperties'][0]['name'])"; }
+check "two GPUs: A on '$(dev "$H1/A1/A1.trace.json.gz")', B on '$(dev "$H2/S1/S1.trace.json.gz")' (python): untrusted, saying so" \
+    grep -q "^  UNTRUSTED: the device differs: A1 A2 '$(dev "$H1/A1/A1.trace.json.gz")'; B1 B2 '$(dev "$H2/S1/S1.trace.json.gz")'$" "$TMP/rep"
+exits "two GPUs: --strict gate exits 4 (B's 51% kernel gain is not a verdict)" 4 \
+    $DCUTOP -q --abba "$H1/A1" "$H2/S1" "$H2/S2" "$H1/A2" --report --fail-above 5 --strict
+$DCUTOP -q --abba "$H1/A1" "$H1/S1" "$H1/S2" "$H1/A2" --width 300 >"$TMP/rep" 2>&1
+check "one GPU: the H100 runs alone say the same environment" grep -q "^  the same in all four runs, as far as they say" "$TMP/rep"
+
 # ------------------------- the real regression: the same loss, no tolerance, memory B lower
 ref "$G" A1 B1 B2 A2 >"$TMP/ref"
 abba "$G" --report --width 200 >"$TMP/rep" 2>&1
