@@ -147,6 +147,11 @@ typedef struct MetricIns_ {
 /* Stores one metric; a repeated name or too many rows is a rejection instead. */
 static void store(MetricIns* mi, long line, const char* name, size_t nl, double value,
                   double tol, const char* better) {
+    if (mi->nnames >= METRICS_MAX_ROWS) { /* first: the search below costs the rows kept */
+        Load_reject(mi->core, mi->f, line, "more than %d metrics in one file",
+                    METRICS_MAX_ROWS);
+        return;
+    }
     char* shown = Names_sanitize(name, nl);
     for (int i = 0; i < mi->nnames; i++) {
         if (strcmp(mi->names[i], shown) == 0) {
@@ -154,12 +159,6 @@ static void store(MetricIns* mi, long line, const char* name, size_t nl, double 
             free(shown);
             return;
         }
-    }
-    if (mi->nnames >= METRICS_MAX_ROWS) {
-        Load_reject(mi->core, mi->f, line, "more than %d metrics in one file",
-                    METRICS_MAX_ROWS);
-        free(shown);
-        return;
     }
     sqlite3_bind_int64(mi->st, 1, mi->f->id);
     sqlite3_bind_int64(mi->st, 2, line);
