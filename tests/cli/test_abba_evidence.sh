@@ -70,6 +70,9 @@ same "numerics: JSON verdict result is rejected" "rejected" "$(json "$TMP/n.json
 m="d['metrics'][0]"
 same "numerics: JSON metric row (values)" "$(field A1 5) $(field B1 5) $(field B2 5) $(field A2 5) 1e-05 lower reject" \
     "$(json "$TMP/n.json" "' '.join(str($m[k]) for k in ('a1','b1','b2','a2')) + ' %g %s %s' % ($m['tolerance'], $m['better'], $m['verdict'])")"
+same "numerics: JSON effect and tolerance to the last digit (python's mean(B) - mean(A) of the same doubles)" \
+    "$(python3 -c "import sys; a1,b1,b2,a2=map(float,sys.argv[1:]); print(repr((b1+b2)/2-(a1+a2)/2), 1e-05)" $(field A1 5) $(field B1 5) $(field B2 5) $(field A2 5))" \
+    "$(json "$TMP/n.json" "repr($m['effect']) + ' ' + repr($m['tolerance'])")"
 for r in A1 B1 B2 A2; do
     c=$(echo $r | tr 'AB12' 'ab12')
     same "memory: $r peak allocated and reserved bytes = python's max Total Allocated / Reserved" \

@@ -425,10 +425,10 @@ static const char* const state_name[] = {"same", "within tolerance", "reject", "
                                          "beyond noise", "missing"};
 
 static const RsColumn metric_cols[] = {
-    {"name", "Metric", CT_TEXT},  {"a1", "A1", CT_REAL},         {"b1", "B1", CT_REAL},
-    {"b2", "B2", CT_REAL},        {"a2", "A2", CT_REAL},         {"effect", "Effect", CT_REAL},
-    {"drift", "Drift", CT_REAL},  {"repeats", "B2-B1", CT_REAL}, {"noise", "Noise", CT_REAL},
-    {"tolerance", "Tolerance", CT_REAL}, {"better", "Better", CT_TEXT},
+    {"name", "Metric", CT_TEXT},   {"a1", "A1", CT_VALUE},         {"b1", "B1", CT_VALUE},
+    {"b2", "B2", CT_VALUE},        {"a2", "A2", CT_VALUE},         {"effect", "Effect", CT_VALUE},
+    {"drift", "Drift", CT_VALUE},  {"repeats", "B2-B1", CT_VALUE}, {"noise", "Noise", CT_VALUE},
+    {"tolerance", "Tolerance", CT_VALUE}, {"better", "Better", CT_TEXT},
     {"verdict", "Verdict", CT_TEXT},
 };
 
