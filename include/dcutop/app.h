@@ -78,6 +78,10 @@ void App_openDiff(App* this, const int64_t* a_runs, int na, const int64_t* b_run
  * it must outlive the App); the Diff screen opens a gone kernel's detail there. NULL (the
  * default, and with the Runs screen's marks): the App's own database holds both sides. */
 void App_setDiffBaselineDb(App* this, TraceDb* db);
+/* What an A-B-B-A of the sides of App_setDiffSides judges beside time (abba_evidence.h);
+ * owned by the App from here. Runs marked on the Runs screen get their own. */
+struct AbbaEvidence_;
+void App_setDiffEvidence(App* this, struct AbbaEvidence_* ev);
 TraceDb* App_diffBaselineDb(const App* this);
 /* Runs marked on the Runs screen for a comparison: side 'a' (baseline) or 'b' (candidate).
  * *ids is borrowed, valid until the next key; returns how many. */

@@ -255,6 +255,9 @@ typedef struct Abba_ {
     char matching[512]; /* which matching was used (Diff.matching) */
     AbbaRow* krows;    /* by_op: the kernels, for the categories (owned) */
     int nkrows;
+    struct AbbaEvidence_* ev; /* memory, numerics, environment (abba_evidence.h; owned
+                               * unless ev_borrowed); NULL: time only */
+    int ev_borrowed;
 } Abba;
 
 DcuStatus Abba_compute(const DiffSide* const runs[4], DiffMatch match, Abba** out,
@@ -282,10 +285,18 @@ const char* Abba_verdict(const Abba* a, char* buf, size_t n);
 /* When the layers disagree, which to trust and what it means, in the direction the trusted
  * layer shows (never a gain on a regression); else "". */
 const char* Abba_disagreement(const Abba* a, char* buf, size_t n);
-typedef enum { ABBA_TRUSTED, ABBA_UNTRUSTED, ABBA_INCONCLUSIVE, ABBA_NONE } AbbaResult;
-/* The overall verdict: INCONCLUSIVE when the layers disagree, NONE with no layer. */
+typedef enum { ABBA_TRUSTED, ABBA_UNTRUSTED, ABBA_INCONCLUSIVE, ABBA_NONE,
+               ABBA_REJECTED } AbbaResult;
+/* The overall verdict: REJECTED when a metric of the evidence changed beyond its tolerance
+ * (whatever time says), INCONCLUSIVE when the layers disagree, NONE with no layer; a trusted
+ * verdict is UNTRUSTED when the runs' environment differs (abba_evidence.h). */
 AbbaResult Abba_result(const Abba* a);
-/* "trusted", "untrusted", "inconclusive", "none" */
+/* Hands the evidence of the four runs (abba_evidence.h) to a: its verdict and gate judge it
+ * too. a owns it from here. */
+void Abba_setEvidence(Abba* a, struct AbbaEvidence_* ev);
+/* The same, ev borrowed (it must outlive a): the Diff screen recomputes its Abba. */
+void Abba_borrowEvidence(Abba* a, struct AbbaEvidence_* ev);
+/* "trusted", "untrusted", "inconclusive", "none", "rejected" */
 const char* Abba_resultName(AbbaResult r);
 /* 1 when the overall verdict is trusted. */
 int Abba_trusted(const Abba* a);

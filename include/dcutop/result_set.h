@@ -12,7 +12,9 @@ typedef enum {
     CT_PCT,   /* percentage, 0..100 */
     CT_RATIO, /* speedup factor, may be INFINITY */
     CT_REAL,  /* other real number */
-    CT_BYTES  /* byte count */
+    CT_BYTES, /* byte count */
+    CT_VALUE  /* a measured value as given (a run's metric): exported to the last digit that
+               * tells it apart (%.6f would make a 1e-7 tolerance 0), shown as CT_REAL */
 } ColType;
 
 typedef struct RsColumn_ {

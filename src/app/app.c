@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_runs.h"
+#include "dcutop/abba_evidence.h"
 #include "dcutop/chrome_view.h"
 #include "dcutop/export.h"
 #include "dcutop/filter.h"
@@ -77,6 +79,7 @@ struct App_ {
     /* sides built from marked runs of this database (App_openDiff; owned) */
     DiffSide* own_sides[2][MAX_MARKS];
     int n_own[2];
+    AbbaEvidence* diff_ev; /* an A-B-B-A's evidence beside time (owned); NULL: none */
     int nmarks[2];
 };
 
@@ -454,6 +457,7 @@ void App_delete(App* app) {
     free(app->saved_filter);
     SqlHistory_delete(app->sql_hist);
     drop_own_sides(app);
+    AbbaEvidence_delete(app->diff_ev);
     for (int i = 0; i < app->n_scope_items; i++) {
         free(app->scope_items[i]);
     }
@@ -1424,6 +1428,11 @@ TraceDb* App_diffBaselineDb(const App* app) {
     return app->diff_db_a;
 }
 
+void App_setDiffEvidence(App* app, AbbaEvidence* ev) {
+    AbbaEvidence_delete(app->diff_ev);
+    app->diff_ev = ev;
+}
+
 /* The sides of a comparison of runs of this database: each run's figures as the screens
  * show them with that run alone in scope; the scope is put back afterwards. */
 static DcuStatus sides_from_runs(App* app, const int64_t* ids, int n, int side, DcuError* err) {
@@ -1465,7 +1474,12 @@ static DcuStatus diff_marked(App* app, const int64_t* a_runs, int na, const int6
     app->diff_nb = app->n_own[1];
     app->diff_abba = na == 2 && nb == 2;
     app->diff_db_a = NULL; /* both sides are runs of the App's database */
-    return DCU_OK;
+    const CompareRuns none = {0};
+    const int64_t* ids[2] = {a_runs, b_runs};
+    AbbaEvidence* ev = NULL; /* the marked runs' own memory, metrics and environment */
+    st = app->diff_abba ? CompareRuns_evidence(&none, app->db, ids, &ev, err) : DCU_OK;
+    App_setDiffEvidence(app, ev);
+    return st;
 }
 
 void App_openDiff(App* app, const int64_t* a_runs, int na, const int64_t* b_runs, int nb) {
@@ -1484,28 +1498,12 @@ void App_openDiff(App* app, const int64_t* a_runs, int na, const int64_t* b_runs
         App_setStatus(app, 1, "No comparison: give dcutop --diff A B or two runs.");
         return;
     }
-    Diff* d = NULL;
-    Abba* ab = NULL;
-    DcuStatus st;
-    if (app->diff_abba) {
-        const DiffSide* const runs[4] = {app->diff_a[0], app->diff_b[0], app->diff_b[1],
-                                         app->diff_a[1]};
-        st = Abba_compute(runs, app->diff_match, &ab, &err);
-    } else {
-        st = Diff_compute(app->diff_a, app->diff_na, app->diff_b, app->diff_nb, app->diff_match,
-                          &d, &err);
-    }
-    if (st != DCU_OK) {
-        App_setStatus(app, 1, "%s", err.msg);
-        return;
-    }
-    s->ops->close(s);
-    s->diff = d;
-    s->abba = ab;
-    s->diff_view = 0;
-    s->tv.selected = s->tv.scroll = 0;
-    if (DiffScreen_requery(s, app, &err) != DCU_OK) {
+    int r = DiffScreen_open(s, app, app->diff_a, app->diff_na, app->diff_b, app->diff_nb,
+                            app->diff_abba, app->diff_match, app->diff_ev, &err);
+    if (r != 0) {
         App_setStatus(app, 1, "%s", err.msg);
     }
-    switch_top(app, TOP_DIFF);
+    if (r >= 0) {
+        switch_top(app, TOP_DIFF);
+    }
 }

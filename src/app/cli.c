@@ -148,9 +148,11 @@ static const char usage[] =
     "                         `dcutop A B` (two paths of one run each) opens on the Diff screen\n"
     "      --abba A1 B1 B2 A2  four runs in the order taken: effect = mean(B) - mean(A),\n"
     "                         noise = max(|A2 - A1|, |B2 - B1|), trusted only when |effect| >\n"
-    "                         noise; on device kernel time, per kernel and on plain step\n"
-    "                         times; layers that disagree are INCONCLUSIVE. A run given\n"
-    "                         twice (one path, one label) is refused\n"
+    "                         noise; on device kernel time, per kernel, on plain step times\n"
+    "                         and on peak memory; layers that disagree are INCONCLUSIVE. Each\n"
+    "                         run's metrics.csv / metrics.json: a metric beyond its tolerance\n"
+    "                         REJECTS B; runs whose device, versions or clocks differ are\n"
+    "                         UNTRUSTED. A run given twice (one path, one label) is refused\n"
     "      --baseline RUNS    runs of the loaded paths (labels of the Runs screen, comma-\n"
     "      --candidate RUNS   separated) marked A and B, as a and b mark them there: a diff,\n"
     "                         or an A-B-B-A for two and two (A1,A2 and B1,B2: runs A1 B1 B2\n"
@@ -174,8 +176,9 @@ static const char usage[] =
     "  -V, --version          version\n"
     "\n"
     "Exit status: 0 ok, 1 nothing could be loaded or a runtime error, 2 usage error,\n"
-    "3 the --fail-above gate failed (a trusted regression on any layer), 4 (--strict) the\n"
-    "gate saw an untrusted regression or INCONCLUSIVE layers.\n";
+    "3 the --fail-above gate failed (a trusted regression on any layer, or an A-B-B-A metric\n"
+    "beyond its tolerance), 4 (--strict) the gate saw an untrusted regression, INCONCLUSIVE\n"
+    "layers, A-B-B-A runs in different environments or a metric moved beyond its noise.\n";
 
 const char* Cli_usage(void) {
     return usage;

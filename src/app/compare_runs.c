@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/abba_evidence.h"
 #include "dcutop/loader.h"
 #include "dcutop/runs.h"
 #include "dcutop/variab.h"
@@ -121,6 +122,38 @@ int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label) {
     *end = '\0';
     *label = l;
     return id;
+}
+
+DcuStatus CompareRuns_evidence(const CompareRuns* this, TraceDb* marks, const int64_t* ids[2],
+                               AbbaEvidence** out, DcuError* err) {
+    static const int side_of[4] = {0, 1, 1, 0}, idx_of[4] = {0, 0, 1, 1};
+    AbbaRunFacts f[4];
+    memset(f, 0, sizeof(f));
+    DcuStatus s = DCU_OK;
+    int64_t scope = marks ? Runs_scopeRun(marks) : 0;
+    for (int r = 0; r < 4 && s == DCU_OK; r++) {
+        int sd = side_of[r], i = idx_of[r];
+        TraceDb* db = this->db[sd][i];
+        if (!db && marks && ids) { /* a marked run of one database: read it alone */
+            db = marks;
+            s = Runs_setScope(marks, &ids[sd][i], 1, err);
+        }
+        if (s == DCU_OK && db) {
+            s = AbbaFacts_fromDb(db, &f[r], err);
+        }
+    }
+    if (marks) {
+        DcuError e2;
+        Runs_setScope(marks, scope ? &scope : NULL, scope ? 1 : 0, &e2);
+    }
+    if (s != DCU_OK) {
+        for (int r = 0; r < 4; r++) {
+            AbbaFacts_done(&f[r]);
+        }
+        return s;
+    }
+    *out = AbbaEvidence_judge(f);
+    return DCU_OK;
 }
 
 void CompareRuns_done(CompareRuns* this) {

@@ -33,6 +33,13 @@ int CompareRuns_areRanks(const CompareRuns* this);
  * label is NUL-terminated in place (*label points at it) and *p moves past it. Returns the
  * run's id, or 0 when no run is named (the label is then the first item). */
 int64_t CompareRuns_nextLabel(TraceDb* db, char** p, char** label);
+/* The A-B-B-A's evidence beside time (abba_evidence.h) of the four runs A1 = side 0 run 0,
+ * B1 = side 1 run 0, B2 = side 1 run 1, A2 = side 0 run 1: read from each run's database, or,
+ * for runs marked in one database (marks, with ids[side][i] their run ids), from it with that
+ * run alone in scope (the scope is restored). *out owned by the caller. */
+struct AbbaEvidence_;
+DcuStatus CompareRuns_evidence(const CompareRuns* this, TraceDb* marks, const int64_t* ids[2],
+                               struct AbbaEvidence_** out, DcuError* err);
 /* Frees every run; the struct is empty again. */
 void CompareRuns_done(CompareRuns* this);
 

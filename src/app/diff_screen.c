@@ -532,3 +532,29 @@ const ScreenOps DiffScreen = {
     .drop = drop,
     .filterable = 1,
 };
+
+int DiffScreen_open(Screen* s, App* app, const DiffSide* const* a, int na,
+                    const DiffSide* const* b, int nb, int abba, DiffMatch match,
+                    struct AbbaEvidence_* ev, DcuError* err) {
+    Diff* d = NULL;
+    Abba* ab = NULL;
+    DcuStatus st;
+    if (abba) {
+        const DiffSide* const runs[4] = {a[0], b[0], b[1], a[1]};
+        st = Abba_compute(runs, match, &ab, err);
+        if (st == DCU_OK && ev) {
+            Abba_borrowEvidence(ab, ev); /* the App keeps it: each recompute borrows again */
+        }
+    } else {
+        st = Diff_compute(a, na, b, nb, match, &d, err);
+    }
+    if (st != DCU_OK) {
+        return -1;
+    }
+    s->ops->close(s);
+    s->diff = d;
+    s->abba = ab;
+    s->diff_view = 0;
+    s->tv.selected = s->tv.scroll = 0;
+    return DiffScreen_requery(s, app, err) == DCU_OK ? 0 : 1;
+}

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #endif
 
+#include "dcutop/abba_evidence.h"
 #include "dcutop/app.h"
 #include "dcutop/category.h"
 #include "dcutop/cli.h"
@@ -535,6 +536,11 @@ static int run_interactive(Session* ss, DcuError* err) {
     }
     if (ss->cmp.n[1] > 0) {
         App_setDiffBaselineDb(app, ss->cmp.db[0][0]);
+        AbbaEvidence* ev = NULL; /* what --abba judges beside time, as the report does */
+        if (cli->abba && !ss->has_jobs && CompareRuns_evidence(&ss->cmp, NULL, NULL, &ev, err) ==
+                                              DCU_OK) {
+            App_setDiffEvidence(app, ev);
+        }
         App_openDiff(app, NULL, 0, NULL, 0);
     }
     int rc = EXIT_OK;
@@ -737,8 +743,11 @@ static int run_diff(Session* ss, DcuError* err) {
     return rc;
 }
 
-/* The A-B-B-A of the four runs loaded (A1 A2 on side 0, B1 B2 on side 1), titled A1 B1 B2 A2. */
-static int report_abba(Session* ss, const char* const titles[4], DcuError* err) {
+/* The A-B-B-A of the four runs loaded (A1 A2 on side 0, B1 B2 on side 1), titled A1 B1 B2 A2,
+ * on time, memory, numerics and environment. ids: the runs' ids in ss->db when they are marked
+ * runs of one database (NULL: each run has its own). */
+static int report_abba(Session* ss, const char* const titles[4], const int64_t* ids[2],
+                       DcuError* err) {
     const Cli* cli = &ss->cli;
     int rc = EXIT_OK;
     const CompareRuns* c = &ss->cmp;
@@ -748,6 +757,12 @@ static int report_abba(Session* ss, const char* const titles[4], DcuError* err) 
         DCU_OK) {
         return fail(err, EXIT_RUNTIME);
     }
+    AbbaEvidence* ev = NULL;
+    if (CompareRuns_evidence(c, ids ? ss->db : NULL, ids, &ev, err) != DCU_OK) {
+        Abba_delete(a);
+        return fail(err, EXIT_RUNTIME);
+    }
+    Abba_setEvidence(a, ev);
     char why[1024] = "";
     int result = 0;
     if (cli->gate_on && (result = Abba_gate(a, cli->fail_above, cli->gate, why, sizeof(why),
@@ -789,7 +804,7 @@ static int run_abba(Session* ss, DcuError* err) {
         rc = load_run(ss, cli->paths[i], side_of[i], 0, err);
     }
     const char* const titles[4] = {cli->paths[0], cli->paths[1], cli->paths[2], cli->paths[3]};
-    return rc != EXIT_OK ? rc : report_abba(ss, titles, err);
+    return rc != EXIT_OK ? rc : report_abba(ss, titles, NULL, err);
 }
 
 /* --baseline / --candidate: the runs of ss->db with these labels (comma-separated) as the
@@ -855,7 +870,8 @@ static int run_marked(Session* ss, DcuError* err) {
     if (c->n[0] == 2 && c->n[1] == 2) {
         const char* const titles[4] = {c->side[0][0]->label, c->side[1][0]->label,
                                        c->side[1][1]->label, c->side[0][1]->label};
-        return report_abba(ss, titles, err);
+        const int64_t* marked[2] = {ids[0], ids[1]};
+        return report_abba(ss, titles, marked, err);
     }
     if (cli->mode == MODE_EXPORT && strcmp(cli->export_view, "abba") == 0) {
         Error_set(err, DCU_ERR_USAGE, "--export abba needs two runs a side");

@@ -2,6 +2,8 @@
  * the per-kernel and per-category tables and the unmatched kernels; A-B-B-A as one table. */
 #include "dcutop/report_diff.h"
 
+#include "dcutop/abba_evidence.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -492,6 +494,62 @@ DcuStatus ReportAbba_table(const Abba* a, const char* filter, const char* sort, 
     return DCU_OK;
 }
 
+/* Memory, numerics and environment, each run's figures and what they say, before the verdict;
+ * each line wrapped at the report's width. */
+static void text_evidence(const AbbaEvidence* e, int width, FILE* out) {
+    char says[600], line[1400];
+    if (e->nmem > 0) {
+        fprintf(out, "Memory (peak device bytes of each run, from %s; the same noise rule)\n",
+                e->mem_source ? e->mem_source : "?");
+        for (int i = 0; i < e->nmem; i++) {
+            const AbbaRow* r = &e->mem[i];
+            snprintf(line, sizeof(line), "  %-22s A1 %.0f, B1 %.0f, B2 %.0f, A2 %.0f bytes: %s",
+                     r->name, r->v[0], r->v[1], r->v[2], r->v[3],
+                     AbbaMemory_says(r, says, sizeof(says)));
+            Report_wrap(out, line, width, 4);
+        }
+    }
+    if (e->nmetrics > 0) {
+        fprintf(out, "Numerics (metrics.csv / metrics.json of each run; a change beyond a "
+                     "metric's tolerance rejects B)\n");
+        for (int i = 0; i < e->nmetrics; i++) {
+            const AbbaMetric* m = &e->metrics[i];
+            snprintf(line, sizeof(line), "  %-22s A1 %.9g, B1 %.9g, B2 %.9g, A2 %.9g: %s",
+                     m->name, m->v[0], m->v[1], m->v[2], m->v[3],
+                     AbbaMetric_says(m, says, sizeof(says)));
+            Report_wrap(out, line, width, 4);
+        }
+    }
+    static const char* const run[4] = {"A1", "B1", "B2", "A2"};
+    fprintf(out, "Environment (device, software and clocks of each run)\n");
+    for (int i = 0; i < 4; i++) {
+        snprintf(line, sizeof(line), "  %s: %s", run[i], e->facts[i]);
+        Report_wrap(out, line, width, 6);
+    }
+    if (e->env_differs) {
+        snprintf(line, sizeof(line), "  UNTRUSTED: %s", e->env);
+        Report_wrap(out, line, width, 4);
+    } else {
+        fprintf(out, "  the same in all four runs, as far as they say\n");
+    }
+}
+
+/* The evidence's tables as CSV blocks or JSON members. */
+static DcuStatus evidence_blocks(const AbbaEvidence* e, const DiffReportOpts* o, FILE* out,
+                                 int* first, DcuError* err) {
+    ResultSet* t[3] = {AbbaEvidence_memoryTable(e), AbbaEvidence_metricTable(e),
+                       AbbaEvidence_envTable(e)};
+    static const char* const keys[3] = {"memory", "metrics", "environment"};
+    DcuStatus s = DCU_OK;
+    for (int i = 0; i < 3 && s == DCU_OK; i++) {
+        s = block(t[i], keys[i], "", NULL, NULL, 0, o, out, first, err);
+    }
+    for (int i = 0; i < 3; i++) {
+        ResultSet_delete(t[i]);
+    }
+    return s;
+}
+
 DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const DiffReportOpts* o,
                            const char* gate, int gate_result, FILE* out, DcuError* err) {
     ResultSet* rs = NULL;
@@ -499,9 +557,11 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
     if (s != DCU_OK) {
         return s;
     }
-    ResultSet* notes = notes_table(a->notes);
+    char all_notes[1100];
+    snprintf(all_notes, sizeof(all_notes), "%s%s", a->notes, a->ev ? a->ev->notes : "");
+    ResultSet* notes = notes_table(all_notes);
     int first = 1;
-    char verdict[1024], advice[1024];
+    char verdict[4096], advice[1024];
     Abba_verdict(a, verdict, sizeof(verdict));
     Abba_disagreement(a, advice, sizeof(advice));
     if (o->format == FMT_TEXT) {
@@ -519,6 +579,9 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
                     r->name, r->effect, r->effect_pct, r->drift, r->drift_pct, r->repeats,
                     r->repeats_pct, Abba_rowWhy(r, why, sizeof(why)));
         }
+        if (a->ev) {
+            text_evidence(a->ev, o->width, out);
+        }
         text_verdict(Abba_resultName(Abba_result(a)), verdict, advice, o, out);
         if (a->matching[0]) {
             char line[640];
@@ -528,9 +591,9 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
     } else if (o->format == FMT_JSON) {
         fputs("{", out);
     }
-    if (o->format == FMT_TEXT && a->notes[0]) {
+    if (o->format == FMT_TEXT && all_notes[0]) {
         fprintf(out, "\nNotes\n");
-        text_notes(a->notes, out);
+        text_notes(all_notes, out);
     } else if (o->format != FMT_TEXT) {
         s = verdict_block(Abba_resultName(Abba_result(a)), verdict, advice, o, out, &first, err);
         if (s == DCU_OK) {
@@ -541,6 +604,9 @@ DcuStatus ReportAbba_write(const Abba* a, const char* const titles[4], const Dif
             s = block(match, "matching", "", NULL, NULL, 0, o, out, &first, err);
         }
         ResultSet_delete(match);
+        if (s == DCU_OK && a->ev) {
+            s = evidence_blocks(a->ev, o, out, &first, err);
+        }
     }
     if (s == DCU_OK) {
         s = block(rs, "abba",

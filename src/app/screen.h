@@ -191,6 +191,13 @@ const char* TableScreen_selection(Screen* s);
  * trace at a lane and op: lane NULL = the first lane; abs_start < 0: the first row. */
 DcuStatus TraceScreen_query(Screen* s, App* app, ResultSet** out, DcuError* err);
 Reaction TraceScreen_openAt(App* app, const TraceLane* lane, int64_t abs_start);
+/* diff_screen.c: the screen's comparison computed from the sides (an A-B-B-A of a[0] b[0]
+ * b[1] a[1] when abba, judging ev too, borrowed), its table rebuilt. -1 (err set): nothing
+ * computed, the screen unchanged; 1 (err set): computed but the table failed; 0 ok. */
+struct AbbaEvidence_;
+int DiffScreen_open(Screen* s, App* app, const DiffSide* const* a, int na,
+                    const DiffSide* const* b, int nb, int abba, DiffMatch match,
+                    struct AbbaEvidence_* ev, DcuError* err);
 /* diff_screen.c: rebuild the table from the screen's Diff/Abba, filter and sort. */
 DcuStatus DiffScreen_requery(Screen* s, App* app, DcuError* err);
 /* What e writes on an A-B-B-A: the rows shown (same view, category, sort) with every time in

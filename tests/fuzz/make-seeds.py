@@ -269,6 +269,18 @@ put("steps", "json_deep_list", pick(0, '{"step_ms_events":[1,' + "[" * 200 + "]"
 put("steps", "json_absurd", pick(0, '{"step_ms_events":[1e308,9007199254.75,2],"step_ms":[3]}'))
 put("steps", "csv_absurd", pick(1, "step_ms\n1e308\n9007199254.75\n2\n"))
 
+# a run's metrics (load_metrics.c), both forms: the real samples and edge cases
+for r in ("A1", "B1"):
+    put("metrics_csv", f"real_{r}", open(f"{REAL}/pytorch-h100-abba-numerics/{r}/metrics.csv").read())
+put("metrics_csv", "plain", "name,value\nfinal_loss,8.022427\n")
+put("metrics_csv", "reordered", "better,tolerance,value,name\nhigher,0.002,0.76,top1\n,,3,\"a,b\"\n")
+put("metrics_csv", "bad", "\ufeff# c\nname,value,tolerance\r\nx,abc,\r\ny,1,-2\r\nx,1\r\nz,1e309,\n\"q\"\"\",2,1,9\n")
+put("metrics_json", "plain", '{"final_loss": 8.022427}')
+put("metrics_json", "object", '{"a": {"value": 1, "tolerance": 0.1, "better": "higher"},\n "b": 2}')
+put("metrics_json", "bad", '{"c": {"value": 3, "tolerence": 1},\n "d": "x", "e": [1, [2]], "f": {"tolerance": 1},\n "g": {"value": {"x": [1]}}, "g": 1e400}')
+put("metrics_json", "deep", '{"a":' + "[" * 200 + "]" * 200 + "}")
+put("metrics_json", "cut", '{"a": 1,\n "b": ')
+
 # rocprofv3 JSON (load_v3json.c): the rocpd sample written in that form
 # (tests/tools/rocpd_to_v3json.py), each array cut to its first records
 with tempfile.TemporaryDirectory() as tmp:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/abba_evidence.h"
 #include "dcutop/diff.h"
 #include "dcutop/filter.h"
 #include "dcutop/xalloc.h"
@@ -50,17 +51,37 @@ const char* Abba_rowWhy(const AbbaRow* r, char* buf, size_t n) {
 }
 
 AbbaResult Abba_result(const Abba* a) {
+    if (a->ev && a->ev->rejected) { /* a wrong answer is no speedup, however fast */
+        return ABBA_REJECTED;
+    }
     if (a->nhead == 0) {
         return ABBA_NONE;
     }
     if (a->disagree) {
         return ABBA_INCONCLUSIVE;
     }
+    if (a->ev && a->ev->env_differs) {
+        return ABBA_UNTRUSTED;
+    }
     return a->rows[a->decides].trusted ? ABBA_TRUSTED : ABBA_UNTRUSTED;
 }
 
+void Abba_setEvidence(Abba* a, AbbaEvidence* ev) {
+    if (!a->ev_borrowed) {
+        AbbaEvidence_delete(a->ev);
+    }
+    a->ev = ev;
+    a->ev_borrowed = 0;
+}
+
+void Abba_borrowEvidence(Abba* a, AbbaEvidence* ev) {
+    Abba_setEvidence(a, ev);
+    a->ev_borrowed = 1;
+}
+
 const char* Abba_resultName(AbbaResult r) {
-    static const char* const names[] = {"trusted", "untrusted", "inconclusive", "none"};
+    static const char* const names[] = {"trusted", "untrusted", "inconclusive", "none",
+                                        "rejected"};
     return names[r];
 }
 
@@ -87,7 +108,63 @@ static void layer_says(const AbbaRow* r, char* buf, size_t n) {
     }
 }
 
+/* What time says in a few words, for a rejection: "B faster by 2.77% (device kernel time)". */
+static void time_phrase(const Abba* a, char* buf, size_t n) {
+    const AbbaRow* r = NULL;
+    for (int i = 0; i < a->nhead && !r; i++) {
+        r = says(&a->rows[i]) < 0 ? &a->rows[i] : NULL; /* a trusted gain is what tempts */
+    }
+    r = r ? r : a->nhead ? &a->rows[a->decides] : NULL;
+    if (!r) {
+        snprintf(buf, n, "with no time layer in all four runs");
+    } else if (says(r) != 0) {
+        snprintf(buf, n, "B %s by %.2f%% (%s)", r->effect < 0 ? "faster" : "slower",
+                 fabs(r->effect_pct), r->name);
+    } else {
+        snprintf(buf, n, "B's time within its noise (%s %+.2f%%)", r->name, r->effect_pct);
+    }
+}
+
+/* The evidence beside time: a rejection first, then the environment, the metric warning and
+ * memory, each after what time says. */
+static void with_evidence(const Abba* a, char* buf, size_t n) {
+    const AbbaEvidence* e = a->ev;
+    if (!e) {
+        return;
+    }
+    char* time = xstrdup(buf);
+    size_t l = 0;
+    if (e->rejected) {
+        char tp[200];
+        time_phrase(a, tp, sizeof(tp));
+        l = (size_t)snprintf(buf, n, "%s but %s; time alone: %s", tp, e->reject, time);
+    } else {
+        l = (size_t)snprintf(buf, n, "%s", time);
+    }
+    free(time);
+    if (e->env_differs && l < n) {
+        l += (size_t)snprintf(buf + l, n - l, "; UNTRUSTED, the runs' environment differs: %s",
+                              e->env);
+    }
+    if (e->metric_warn && l < n) {
+        l += (size_t)snprintf(buf + l, n - l, "; WARNING: %s", e->warn);
+    }
+    for (int i = 0; i < e->nmem && l < n; i++) {
+        char m[200];
+        l += (size_t)snprintf(buf + l, n - l, "; %s: %s", e->mem[i].name,
+                              AbbaMemory_says(&e->mem[i], m, sizeof(m)));
+    }
+}
+
+static const char* time_verdict(const Abba* a, char* buf, size_t n);
+
 const char* Abba_verdict(const Abba* a, char* buf, size_t n) {
+    time_verdict(a, buf, n);
+    with_evidence(a, buf, n);
+    return buf;
+}
+
+static const char* time_verdict(const Abba* a, char* buf, size_t n) {
     if (a->nhead == 0) { /* no layer in all four runs */
         snprintf(buf, n, "nothing to compare: no layer is in all four runs");
         return buf;
@@ -261,6 +338,9 @@ void Abba_delete(Abba* this) {
     }
     free(this->rows);
     free(this->krows);
+    if (!this->ev_borrowed) {
+        AbbaEvidence_delete(this->ev);
+    }
     free(this);
 }
 

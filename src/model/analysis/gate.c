@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/abba_evidence.h"
 #include "dcutop/diff.h"
 #include "dcutop/filter.h"
+#include "dcutop/xalloc.h"
 
 /* One layer as the gate sees it. */
 typedef struct GateLayer_ {
@@ -20,7 +22,7 @@ typedef struct GateLayer_ {
     int trusted;
 } GateLayer;
 
-enum { GATE_LAYERS = 2 };
+enum { GATE_LAYERS = 4 }; /* kernel time, step time, peak allocated and reserved memory */
 
 const char* Gate_resultName(int result) {
     switch (result) {
@@ -258,7 +260,12 @@ static void abba_layer(GateLayer* l, const AbbaRow* r, const char* what) {
                : r->mean_a > 0 ? 100 * (r->effect + r->noise) / r->mean_a
                                : (r->effect + r->noise > 0 ? INFINITY : 0);
     const char* src = fabs(r->repeats) > fabs(r->drift) ? "repeats B2 - B1" : "drift A2 - A1";
-    if (r->no_noise) {
+    if (r->layer && strcmp(r->layer, "memory") == 0) {
+        const double mib = 1024.0 * 1024.0;
+        snprintf(l->rule, sizeof(l->rule), "%s: |effect| %.4g MiB %s noise %.4g MiB (%s)",
+                 r->trusted ? "trusted" : "untrusted", fabs(r->effect) / mib,
+                 r->trusted ? ">" : "<=", r->noise / mib, src);
+    } else if (r->no_noise) {
         snprintf(l->rule, sizeof(l->rule), "untrusted: drift and repeats are both exactly 0 (a "
                  "run given twice measures no noise)");
     } else {
@@ -300,8 +307,8 @@ static int abba_part(const Abba* a, const char* part, AbbaRow* sum, char* what, 
     return 0;
 }
 
-int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap,
-              DcuError* err) {
+static int abba_time_gate(const Abba* a, double pct, const char* part, char* why, size_t cap,
+                          DcuError* err) {
     GateLayer L[GATE_LAYERS];
     memset(L, 0, sizeof(L));
     if (part && *part) {
@@ -320,11 +327,49 @@ int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap
         abba_layer(&L[0], &none, "A-B-B-A (no rows)");
         return combine(L, 1, pct, 0, why, cap);
     }
-    int n = a->nhead < GATE_LAYERS ? a->nhead : GATE_LAYERS;
+    int n = a->nhead < 2 ? a->nhead : 2;
     for (int i = 0; i < n; i++) {
         char what[300];
         snprintf(what, sizeof(what), "A-B-B-A %s", a->rows[i].name);
         abba_layer(&L[i], &a->rows[i], what);
     }
+    for (int i = 0; a->ev && i < a->ev->nmem && n < GATE_LAYERS; i++) {
+        char what[300];
+        snprintf(what, sizeof(what), "A-B-B-A %s", a->ev->mem[i].name);
+        abba_layer(&L[n++], &a->ev->mem[i], what);
+    }
     return combine(L, n, pct, a->disagree, why, cap);
+}
+
+/* what the time and memory layers said, without its "gate ...: " head */
+static const char* body_of(const char* why) {
+    const char* c = strstr(why, ": ");
+    return c ? c + 2 : why;
+}
+
+/* The evidence beside time overrules it: a metric beyond its tolerance fails the gate (exit 3,
+ * as a trusted regression does: B is wrong, not slow); runs taken in different environments
+ * leave nothing trusted, so a pass or a failure on time becomes a warning; a metric without
+ * tolerance that moved beyond its own noise is a warning on a pass. */
+int Abba_gate(const Abba* a, double pct, const char* part, char* why, size_t cap,
+              DcuError* err) {
+    int r = abba_time_gate(a, pct, part, why, cap, err);
+    const AbbaEvidence* e = a->ev;
+    if (r < 0 || !e || (!e->rejected && !e->env_differs && !e->metric_warn)) {
+        return r;
+    }
+    char* time = xstrdup(body_of(why));
+    if (e->rejected) {
+        snprintf(why, cap, "gate FAILED: %s; time and memory: %s", e->reject, time);
+        r = GATE_FAILED;
+    } else if (e->env_differs) {
+        snprintf(why, cap, "gate WARNING: the runs' environment differs (%s): no time or "
+                 "memory verdict can be trusted; they say: %s", e->env, time);
+        r = GATE_UNTRUSTED;
+    } else if (r == GATE_PASSED) {
+        snprintf(why, cap, "gate WARNING: %s; time and memory: %s", e->warn, time);
+        r = GATE_UNTRUSTED;
+    }
+    free(time);
+    return r;
 }

@@ -152,6 +152,17 @@ void LoadStacks_done(LoaderCore* core);
  * (CSV) when the head of the file (head, n bytes) looks like one, 0 otherwise. */
 int LoadSteps_sniff(const char* path, const unsigned char* head, size_t n);
 DcuStatus LoadSteps_file(LoaderCore* core, LoadFile* f, int form, DcuError* err);
+/* kineto_meta.c: a top-level scalar of a Kineto trace (key, value as read); the software
+ * versions among them (cuda_driver_version, hip_runtime_version, ...) go to trace_meta, the
+ * environment an A-B-B-A compares between runs. */
+void KinetoMeta_scalar(LoaderCore* core, LoadFile* f, const char* key, size_t kn,
+                       const char* val, size_t vn);
+/* load_metrics.c: a run's numeric results (metrics.csv with the header name,value and optional
+ * tolerance and better columns, or metrics.json) into run_metric. LoadMetrics_sniff returns 1
+ * (CSV, by its header) or 2 (JSON, by the name metrics.json) when the head of the file (head,
+ * n bytes) is one, 0 otherwise. */
+int LoadMetrics_sniff(const char* path, const unsigned char* head, size_t n);
+DcuStatus LoadMetrics_file(LoaderCore* core, LoadFile* f, int form, DcuError* err);
 /* load_runs.c: runs (README "Runs"). One RunFile per file looked at, in load order;
  * LoadRuns_assign groups them into runs (the run table, source_file.run_id; RunFile.run
  * gets the 0-based run index, -1 for files in no run) and, when several PATHs were given,

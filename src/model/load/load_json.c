@@ -1027,6 +1027,10 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         cap_scalar(j, s, n, t);
         return 1;
     }
+    if (j->depth == 1 && j->root_map && !j->in_event) { /* cuda_driver_version, ... */
+        KinetoMeta_scalar(j->core, j->f, j->key.s, j->key.len, s, n);
+        return 1;
+    }
     if (j->dev_depth && j->depth == j->dev_depth + 1 && !j->in_event) {
         int64_t v;
         if (buf_is(&j->key, "name") && t == V_STR) {

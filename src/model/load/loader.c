@@ -308,6 +308,7 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     const char* note = "empty file";
     const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
     int steps = n == 0 ? 0 : LoadSteps_sniff(f->path, head, n);
+    int metrics = n == 0 ? 0 : LoadMetrics_sniff(f->path, head, n);
     int sform;
     if (other == sniffed_gzip) { /* .json.gz to the JSON reader, .csv.gz to the CSV one */
         unsigned char inner[512];
@@ -324,6 +325,10 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
         if (inside == sniffed_json && is_v3json(inner, m)) {
             return LoadV3Json_file(core, f, ferr);
         }
+        int gmetrics = m == 0 ? 0 : LoadMetrics_sniff(f->path, inner, m);
+        if (gmetrics > 0 && inside != sniffed_sqlite) {
+            return LoadMetrics_file(core, f, gmetrics, ferr);
+        }
         int gsteps = m == 0 || inside ? 0 : LoadSteps_sniff(f->path, inner, m);
         if (gsteps > 0) { /* a gzipped step-time or stack CSV reads as the plain one */
             return LoadSteps_file(core, f, gsteps, ferr);
@@ -334,7 +339,9 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
         return m == 0 || inside == sniffed_json ? LoadJson_file(core, f, ferr)
                                                 : LoadCsv_file(core, f, ferr);
     }
-    if (steps > 0) {
+    if (metrics > 0) {
+        return LoadMetrics_file(core, f, metrics, ferr);
+    } else if (steps > 0) {
         return LoadSteps_file(core, f, steps, ferr);
     } else if (other == sniffed_sqlite) {
         return LoadSqlite_file(core, f, ferr);

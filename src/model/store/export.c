@@ -35,6 +35,14 @@ const char* Export_cellText(const ResultSet* rs, int row, int col, char* buf, si
         }
         snprintf(buf, cap, "%.6f", c->d);
         return buf;
+    case CT_VALUE: /* the shortest text that reads back as the same double */
+        for (int digits = 6; digits <= 17; digits++) {
+            snprintf(buf, cap, "%.*g", digits, c->d);
+            if (strtod(buf, NULL) == c->d) {
+                break;
+            }
+        }
+        return buf;
     default:
         snprintf(buf, cap, "%.6f", c->d);
         return buf;

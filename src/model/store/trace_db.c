@@ -508,6 +508,20 @@ static const char schema[] =
     "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
     "  ms REAL NOT NULL             -- one step, milliseconds\n"
     ");\n"
+    /* software versions a trace names (Kineto's cuda_driver_version, hip_runtime_version,
+     * ...: kineto_meta.c), as written */
+    "CREATE TABLE trace_meta(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id), key TEXT NOT NULL, value TEXT\n"
+    ");\n"
+    /* a run's numeric results (metrics.csv / metrics.json, load_metrics.c): what an A-B-B-A
+     * checks for numerical correctness beside time and memory */
+    "CREATE TABLE run_metric(\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),\n"
+    "  line INTEGER,                -- line of the file the metric is on\n"
+    "  name TEXT NOT NULL, value REAL NOT NULL,\n"
+    "  tolerance REAL,              -- absolute; NULL: none given\n"
+    "  better TEXT                  -- 'higher' | 'lower' | NULL\n"
+    ");\n"
     /* device-state logs beside a trace (load_smi.c): nvidia-smi --query-gpu CSV and dmon,
      * rocm-smi / hy-smi (CSV, JSON, text), amd-smi metric (CSV, JSON); one row a sample of
      * one device. wall_ns: UTC ns since the epoch (NULL: the log has no time); ts_ns: on the
