@@ -80,5 +80,8 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
  * and the largest gaps with their main host activity; nothing without timed dispatches. */
 DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
+/* The health verdict (report_health.c) at the head of the default report's summary: text
+ * lines "Health: ...", JSON member "health", CSV block "# health". */
+DcuStatus Report_health(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "dcutop/shortname.h"
 #include "dcutop/trace_lane.h"
 #include "dcutop/runs.h"
+#include "dcutop/health.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
 #include "screen.h"
@@ -464,6 +465,14 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
             stacks_summary(db, sd);
         }
         sd->basis_ns = Query_basisNs(db, sd->wall_basis);
+        Health h;
+        if (Health_compute(db, &h, err) != DCU_OK) {
+            Health_done(&h);
+            return err->code;
+        }
+        sd->nhealth = HealthView_lines(&h, sd->health, (int)(sizeof(sd->health) /
+                                                             sizeof(sd->health[0])));
+        Health_done(&h);
     } else if (s->ops == &KernelScreen) {
         DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
         if (st != DCU_OK) {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dcutop/health.h"
+#include "dcutop/health_view.h"
 #include "testutil.h"
 
 TESTUTIL_DIR_FIXTURE(dir) /* the real test's temp folder: setup, teardown */
@@ -337,6 +338,17 @@ static void real_contention(void** state) {
     assert_true(Health_powerCapped(d));
     assert_false(Health_hot(d));
     assert_false(Health_memoryFull(d));
+    HealthLine l[16];
+    int n = HealthView_lines(&h, l, 16);
+    for (int i = 0; getenv("HEALTH_DEBUG") && i < n; i++) {
+        fprintf(stderr, "%s: %s\n", l[i].kind, l[i].text);
+    }
+    assert_int_equal(n, 4);
+    assert_string_equal(l[0].kind, "other-process");
+    assert_int_equal(l[0].t0, w->t0 - d->origin_ns);
+    assert_string_equal(l[1].kind, "low-clock");
+    assert_string_equal(l[2].kind, "throttle");
+    assert_string_equal(l[3].kind, "power-cap");
     Health_done(&h);
     TraceDb_delete(db);
 }
