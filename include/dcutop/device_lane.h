@@ -1,0 +1,67 @@
+/* device_lane.h - the device's state over time for the Trace screen's lanes and the
+ * --view trace columns: the device-state log's samples (device_sample: SM/core clock, memory
+ * clock, utilisation, memory used, power, temperature) and the trace's own memory (mem_event:
+ * allocated and reserved bytes after each event), as step series on the trace's clock.
+ *
+ * A sample's value holds from its time until the next sample, at most DEVICE_LANE_HOLD
+ * median spacings (a log that stops does not draw on); a memory event's totals hold until
+ * the next event. Over several processes on the device, memory is the sum of each one's
+ * latest totals. The log's device pairs with the trace's device of the same index, or with
+ * the only device of a trace when the log has only one (as health.h pairs them). */
+#ifndef DCUTOP_DEVICE_LANE_H
+#define DCUTOP_DEVICE_LANE_H
+
+#include <stdint.h>
+
+#include "dcutop/error.h"
+#include "dcutop/trace_db.h"
+
+typedef enum {
+    DLANE_SM_CLOCK,
+    DLANE_MEM_CLOCK,
+    DLANE_UTIL,
+    DLANE_MEM_USED,
+    DLANE_POWER,
+    DLANE_TEMP,
+    DLANE_ALLOCATED,
+    DLANE_RESERVED,
+    DLANE_COUNT
+} DeviceLaneKind;
+
+#define DEVICE_LANE_HOLD 3
+
+typedef struct DeviceSeries_ {
+    int64_t* t;      /* ns, trace clock, ascending (owned) */
+    double* v;       /* the value from t[i] (owned); units: DeviceLane_unit */
+    int64_t n;
+    double top;      /* the lane's full scale: the max clock, 100 %, the memory total, the
+                      * power cap (else the largest power), the largest value otherwise */
+    int64_t hold_ns; /* how long the last value holds (0: until the next one, forever) */
+} DeviceSeries;
+
+typedef struct DeviceLanes_ {
+    DeviceSeries s[DLANE_COUNT];
+    int64_t log_device; /* the log's device paired with the trace's; -1 none */
+} DeviceLanes;
+
+/* The lanes of the trace's device gpu (-1: the format does not say). out is filled
+ * (DeviceLanes_done frees it); a series without data has n = 0. Errors: DCU_ERR_SQL. */
+DcuStatus DeviceLanes_read(TraceDb* db, int64_t gpu, DeviceLanes* out, DcuError* err);
+void DeviceLanes_done(DeviceLanes* l);
+/* Lanes with data. */
+int DeviceLanes_count(const DeviceLanes* l);
+
+/* The value of s over [a, b): the largest of its values there (the smallest with lowest:
+ * clocks show their dips), where none starts inside, the one that holds at a. Returns 0 when
+ * none holds. */
+int DeviceSeries_at(const DeviceSeries* s, int64_t a, int64_t b, int lowest, double* v);
+
+/* "SM clk", "Mem clk", "Util", "Mem", "Power", "Temp", "Alloc", "Resvd" (6 cells at most). */
+const char* DeviceLane_label(DeviceLaneKind k);
+/* The column key and unit of --view trace: sm_clock_mhz, mem_clock_mhz, util_pct,
+ * mem_used_bytes, power_w, temp_c, allocated_bytes, reserved_bytes. */
+const char* DeviceLane_key(DeviceLaneKind k);
+/* 1 for a lane whose dips matter (clocks): it shows the smallest value of a column. */
+int DeviceLane_lowest(DeviceLaneKind k);
+
+#endif
