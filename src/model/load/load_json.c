@@ -34,6 +34,7 @@
 #include "json_chunks.h"
 #include "json_feed.h"
 #include "load_event.h"
+#include "load_smi.h"
 
 #define BLOCK (64 * 1024)
 
@@ -985,6 +986,10 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         } else if (buf_is(&j->key, "id") && t == V_NUM && LoadEvent_parseScaled(s, n, 0, &v)) {
             j->dev_id = v;
         }
+        return 1;
+    }
+    if (j->depth == 1 && j->root_map && t == V_NUM && buf_is(&j->key, "baseTimeNanoseconds")) {
+        LoadSmi_wallAnchor(j->core, j->f, s, n); /* the trace's wall clock (load_smi.c) */
         return 1;
     }
     if (j->dist_depth && j->depth == j->dist_depth && t == V_NUM) {

@@ -24,6 +24,7 @@
 #include "store/row_batch.h"
 #include "load_event.h"
 #include "load_internal.h"
+#include "load_smi.h"
 
 #define MAX_DEPTH 8
 
@@ -296,6 +297,10 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
         free(db_name);
         return DCU_OK;
     }
+    int smi = n == 0 ? 0 : LoadSmi_sniff(head, n);
+    if (smi > 0) { /* a device-state log (nvidia-smi, rocm-smi, hy-smi, amd-smi) */
+        return LoadSmi_file(core, f, smi, ferr);
+    }
     const char* note = "empty file";
     const char* other = n == 0 ? "skipped" : sniff_other(head, n, &note);
     int steps = n == 0 ? 0 : LoadSteps_sniff(f->path, head, n);
@@ -303,6 +308,9 @@ static DcuStatus read_file(LoaderCore* core, LoadFile* f, DcuError* ferr) {
     if (other == sniffed_gzip) { /* .json.gz to the JSON reader, .csv.gz to the CSV one */
         unsigned char inner[512];
         size_t m = gzip_head(f->path, inner, sizeof(inner));
+        if (m > 0 && (smi = LoadSmi_sniff(inner, m)) > 0) {
+            return LoadSmi_file(core, f, smi, ferr);
+        }
         const char* inside = m == 0 ? NULL : sniff_other(inner, m, &note);
         if (inside == sniffed_sqlite || inside == sniffed_gzip) {
             f->format = "skipped";
@@ -555,6 +563,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = finish_runs(this, err);
+    }
+    if (s == DCU_OK) { /* device-state logs onto the clock of the trace in their run */
+        s = LoadSmi_finish(core, err);
     }
     if (s == DCU_OK) {
         s = Variab_compute(core->db, err);

@@ -379,6 +379,35 @@ static const char schema[] =
     "  idx INTEGER NOT NULL,        -- 0-based position in the file\n"
     "  ms REAL NOT NULL             -- one step, milliseconds\n"
     ");\n"
+    /* device-state logs beside a trace (load_smi.c): nvidia-smi --query-gpu CSV and dmon,
+     * rocm-smi / hy-smi (CSV, JSON, text), amd-smi metric (CSV, JSON); one row a sample of
+     * one device. wall_ns: UTC ns since the epoch (NULL: the log has no time); ts_ns: on the
+     * clock of the trace beside it (NULL: not aligned; device_log says why). */
+    "CREATE TABLE device_sample(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL REFERENCES source_file(id),\n"
+    "  line INTEGER,                -- 1-based line of the sample in its file\n"
+    "  device INTEGER, device_name TEXT,\n"
+    "  wall_ns INTEGER, ts_ns INTEGER,\n"
+    "  sm_clock_mhz REAL, mem_clock_mhz REAL, max_sm_clock_mhz REAL,\n"
+    "  util_pct REAL, mem_util_pct REAL,\n"
+    "  mem_used_bytes INTEGER, mem_total_bytes INTEGER,\n"
+    "  power_w REAL, power_cap_w REAL, temp_c REAL,\n"
+    "  throttle TEXT,               -- active reasons as the tool names them; '' none,\n"
+    "                               -- NULL when the log does not say\n"
+    "  driver TEXT\n"
+    ");\n"
+    /* one row per device-state file: its tool, how its times read, and its alignment */
+    "CREATE TABLE device_log(\n"
+    "  file_id INTEGER PRIMARY KEY REFERENCES source_file(id),\n"
+    "  tool TEXT NOT NULL,          -- 'nvidia-smi', 'nvidia-smi dmon', 'rocm-smi', ...\n"
+    "  clock TEXT NOT NULL,         -- 'UTC', 'local time (TZ=...)', 'none'\n"
+    "  anchor_file INTEGER,         -- the trace whose wall anchor gave ts_ns, NULL: none\n"
+    "  align TEXT NOT NULL DEFAULT 'unaligned'  -- 'aligned' or 'unaligned: <why>'\n"
+    ");\n"
+    /* a trace's own wall clock: UTC epoch ns = base_ns + its ts_ns (Kineto
+     * baseTimeNanoseconds) */
+    "CREATE TABLE wall_anchor(file_id INTEGER PRIMARY KEY, base_ns INTEGER NOT NULL);\n"
     /* per file and kernel, the sums of its dispatches taken while loading (dispatch_agg.h) */
     "CREATE TABLE dispatch_agg(\n"
     "  file_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL, calls INTEGER NOT NULL,\n"

@@ -1,0 +1,406 @@
+/* load_smi.c - device-state logs into device_sample (load_smi.h): which tool wrote a file,
+ * reading it a line at a time through that tool's parser, storing the samples, and after
+ * the runs are known putting them on the clock of the trace beside them. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "dcutop/xalloc.h"
+#include "gz_file.h"
+#include "load_event.h"
+#include "load_smi.h"
+
+#define SMI_LINE_MAX (1 << 16) /* no tool writes a longer line: a longer one is rejected */
+
+void SmiSample_init(SmiSample* s, long line) {
+    *s = (SmiSample){line, LOAD_NULL, NULL, LOAD_NULL, NAN, NAN, NAN, NAN, NAN,
+                     LOAD_NULL, LOAD_NULL, NAN, NAN, NAN, NULL, NULL};
+}
+
+static void bind_real(sqlite3_stmt* st, int i, double v) {
+    if (isnan(v)) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_double(st, i, v);
+    }
+}
+
+static void bind_int(sqlite3_stmt* st, int i, int64_t v) {
+    if (v == LOAD_NULL) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_int64(st, i, v);
+    }
+}
+
+static void bind_text(sqlite3_stmt* st, int i, const char* s) {
+    if (s) {
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_null(st, i);
+    }
+}
+
+int Smi_store(SmiLoad* L, const SmiSample* s) {
+    if (L->status != DCU_OK) {
+        return 0;
+    }
+    sqlite3_stmt* st = L->ins;
+    sqlite3_bind_int64(st, 1, L->f->id);
+    sqlite3_bind_int64(st, 2, s->line);
+    bind_int(st, 3, s->device);
+    bind_text(st, 4, s->device_name);
+    bind_int(st, 5, s->wall_ns != LOAD_NULL ? s->wall_ns : L->loop_wall);
+    bind_real(st, 6, s->sm_clock_mhz);
+    bind_real(st, 7, s->mem_clock_mhz);
+    bind_real(st, 8, s->max_sm_clock_mhz);
+    bind_real(st, 9, s->util_pct);
+    bind_real(st, 10, s->mem_util_pct);
+    bind_int(st, 11, s->mem_used_bytes);
+    bind_int(st, 12, s->mem_total_bytes);
+    bind_real(st, 13, s->power_w);
+    bind_real(st, 14, s->power_cap_w);
+    bind_real(st, 15, s->temp_c);
+    bind_text(st, 16, s->throttle);
+    bind_text(st, 17, s->driver);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE) {
+        Load_storageFailed(L->core, rc, sqlite3_errmsg(TraceDb_handle(L->core->db)));
+        L->status = DCU_ERR_SQL;
+        return 0;
+    }
+    if (s->wall_ns == LOAD_NULL && L->loop_wall != LOAD_NULL) {
+        L->zones_seen |= L->loop_zone; /* a sample's own time: its parser said the zone */
+    }
+    L->f->rows++;
+    return 1;
+}
+
+int Smi_loopTime(SmiLoad* L, const char* s, size_t n) {
+    int64_t ns;
+    int zone;
+    if (!Smi_parseTime(s, n, &ns, &zone)) {
+        return 0;
+    }
+    L->loop_wall = ns;
+    L->loop_zone = zone;
+    return 1;
+}
+
+/* ---- which tool wrote it ------------------------------------------------------------- */
+
+static int starts_with(const char* s, size_t n, const char* p) {
+    size_t l = strlen(p);
+    return n >= l && strncasecmp(s, p, l) == 0;
+}
+
+/* nvidia-smi --query-gpu names its fields by these prefixes (nvidia-smi --help-query-gpu). */
+static int nv_query_name(const char* s, size_t n) {
+    static const char* const prefixes[] = {
+        "clocks.", "utilization.", "memory.", "power.", "temperature.", "clocks_throttle_reasons.",
+        "clocks_event_reasons.", "enforced.power", "fan.speed", "pstate"};
+    for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+        if (starts_with(s, n, prefixes[k])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int sniff_nv_csv(const char* s, size_t n) {
+    const char* fs[64];
+    size_t fl[64];
+    int c = Smi_splitCsv(s, n, fs, fl, 64);
+    int known = 0;
+    for (int k = 0; k < c && k < 64; k++) {
+        known += nv_query_name(fs[k], fl[k]);
+    }
+    return known >= 1 && (known >= 2 || c == 1 || starts_with(fs[0], fl[0], "timestamp"));
+}
+
+/* dmon's header: "# gpu   pwr ..." or "#Date  Time  gpu ..." */
+static int sniff_dmon(const char* s, size_t n) {
+    if (n < 2 || s[0] != '#') {
+        return 0;
+    }
+    char low[256];
+    size_t m = n < sizeof(low) - 1 ? n : sizeof(low) - 1;
+    for (size_t i = 0; i < m; i++) {
+        low[i] = (char)tolower((unsigned char)s[i]);
+    }
+    low[m] = '\0';
+    const char* g = strstr(low, " gpu ");
+    if (!g && strncmp(low, "#gpu ", 5) != 0) {
+        return 0;
+    }
+    return strstr(low, " sm ") || strstr(low, " pwr ") || strstr(low, " pclk") ||
+           strstr(low, " fb ");
+}
+
+int LoadSmi_sniff(const unsigned char* head, size_t n) {
+    const char* s = (const char*)head;
+    if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;
+        n -= 3;
+    }
+    /* the first line that is not blank and not a loop's `date` */
+    size_t i = 0;
+    for (int lines = 0; lines < 4 && i < n; lines++) {
+        const char* nl = memchr(s + i, '\n', n - i);
+        size_t l = nl ? (size_t)(nl - (s + i)) : n - i;
+        const char* t = s + i;
+        size_t tl = l;
+        while (tl > 0 && isspace((unsigned char)t[tl - 1])) {
+            tl--;
+        }
+        int64_t ns;
+        int zone;
+        if (tl == 0 || Smi_parseTime(t, tl, &ns, &zone)) {
+            i += l + 1;
+            continue;
+        }
+        if (sniff_nv_csv(t, tl)) {
+            return SMI_NV_CSV;
+        }
+        if (sniff_dmon(t, tl)) {
+            return SMI_NV_DMON;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+static const SmiParser* parser_of(int form) {
+    switch (form) {
+    case SMI_NV_CSV:
+    case SMI_NV_DMON:
+        return SmiNvidia_parser(form);
+    default:
+        return NULL;
+    }
+}
+
+/* What the file's times are, in words (device_log.clock). Owned. */
+static char* clock_words(int zones) {
+    if (zones & SMI_ZONE_LOCAL) {
+        const char* tz = getenv("TZ");
+        tzset();
+        return xasprintf("local time (%s%s, %s)%s", tz ? "TZ=" : "TZ unset: the system's zone",
+                         tz ? tz : "", tzname[0], zones & SMI_ZONE_UTC ? " and UTC" : "");
+    }
+    return xstrdup(zones & SMI_ZONE_UTC ? "UTC" : "none");
+}
+
+static DcuStatus record_log(SmiLoad* L, const SmiParser* p, DcuError* err) {
+    sqlite3_stmt* st = NULL;
+    DcuStatus s = TraceDb_prepare(L->core->db, "INSERT OR REPLACE INTO device_log(file_id, tool,"
+                                  " clock, align) VALUES(?1, ?2, ?3, ?4)", &st, err);
+    if (s == DCU_OK) {
+        char* clock = clock_words(L->zones_seen);
+        sqlite3_bind_int64(st, 1, L->f->id);
+        sqlite3_bind_text(st, 2, p->tool, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, clock, -1, free);
+        sqlite3_bind_text(st, 4, L->zones_seen ? "unaligned: no trace with a wall-clock anchor"
+                                               : "unaligned: the log has no times", -1,
+                          SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "device_log: %s",
+                          sqlite3_errmsg(TraceDb_handle(L->core->db)));
+        }
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* Each line to the parser; a line over SMI_LINE_MAX is rejected whole. */
+static DcuStatus read_lines(SmiLoad* L, const SmiParser* p, void* state, FILE* fp,
+                            DcuError* err) {
+    char* buf = xmalloc(SMI_LINE_MAX + 1);
+    long line = 0;
+    int c = 0;
+    while (L->status == DCU_OK && c != EOF) {
+        size_t n = 0, full = 0;
+        while ((c = getc(fp)) != EOF && c != '\n') {
+            if (n < SMI_LINE_MAX) {
+                buf[n++] = (char)c;
+            }
+            full++;
+        }
+        if (c == EOF && full == 0) {
+            break;
+        }
+        line++;
+        L->f->line = line;
+        if (n > 0 && buf[n - 1] == '\r') {
+            n--;
+        }
+        buf[n] = '\0';
+        const char* t = buf;
+        if (line == 1 && n >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0) {
+            t += 3;
+            n -= 3;
+        }
+        if (full > SMI_LINE_MAX) {
+            Load_reject(L->core, L->f, line, "line of %zu bytes: longer than any %s line",
+                        full, p->tool);
+            continue;
+        }
+        if (memchr(t, '\0', n)) {
+            Load_reject(L->core, L->f, line, "line holds a NUL byte: not %s text", p->tool);
+            continue;
+        }
+        p->line(L, state, t, n, line);
+    }
+    if (L->status == DCU_OK) {
+        p->end(L, state, line);
+    }
+    free(buf);
+    if (L->status != DCU_OK) {
+        return Error_set(err, L->status, "device_sample: %s",
+                         sqlite3_errmsg(TraceDb_handle(L->core->db)));
+    }
+    if (ferror(fp)) {
+        Load_reject(L->core, L->f, line, "read error after line %ld: %s", line,
+                    GzFile_readError(errno));
+    }
+    return DCU_OK;
+}
+
+DcuStatus LoadSmi_file(LoaderCore* core, LoadFile* f, int form, DcuError* err) {
+    const SmiParser* p = parser_of(form);
+    if (!p) {
+        return Error_set(err, DCU_ERR_PARSE, "no reader for device-state form %d", form);
+    }
+    FILE* fp = GzFile_open(f->path, err);
+    if (!fp) {
+        return DCU_ERR_IO;
+    }
+    SmiLoad L = {core, f, NULL, DCU_OK, LOAD_NULL, 0, 0};
+    DcuStatus s = TraceDb_prepare(core->db,
+                                  "INSERT INTO device_sample(file_id, line, device, device_name,"
+                                  " wall_ns, sm_clock_mhz, mem_clock_mhz, max_sm_clock_mhz,"
+                                  " util_pct, mem_util_pct, mem_used_bytes, mem_total_bytes,"
+                                  " power_w, power_cap_w, temp_c, throttle, driver) VALUES(?1, ?2,"
+                                  " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+                                  " ?16, ?17)", &L.ins, err);
+    f->format = p->format;
+    if (s == DCU_OK) {
+        void* state = p->make(form);
+        s = read_lines(&L, p, state, fp, err);
+        p->drop(state);
+    }
+    if (s == DCU_OK && f->rows == 0) {
+        f->format = "skipped";
+        f->note = xasprintf("%s log without a sample", p->tool);
+    } else if (s == DCU_OK) {
+        s = record_log(&L, p, err);
+    }
+    sqlite3_finalize(L.ins);
+    fclose(fp);
+    return s;
+}
+
+/* ---- the trace's clock --------------------------------------------------------------- */
+
+void LoadSmi_wallAnchor(LoaderCore* core, LoadFile* f, const char* num, size_t n) {
+    int64_t v;
+    if (!LoadEvent_parseScaled(num, n, 0, &v) || v <= 0) {
+        Load_message(core, f, "baseTimeNanoseconds is not a count of ns: the trace has no "
+                              "wall-clock anchor");
+        return;
+    }
+    sqlite3_stmt* st = NULL;
+    if (TraceDb_prepare(core->db, "INSERT OR REPLACE INTO wall_anchor(file_id, base_ns)"
+                                  " VALUES(?1, ?2)", &st, NULL) == DCU_OK) {
+        sqlite3_bind_int64(st, 1, f->id);
+        sqlite3_bind_int64(st, 2, v);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE) {
+            Load_storageFailed(core, rc, sqlite3_errmsg(TraceDb_handle(core->db)));
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/* The anchors a log may take: those of the traces in its run, else in its folder. */
+static const char anchor_sql[] =
+    "WITH lg AS (SELECT id, run_id, dir FROM source_file WHERE id = ?1),"
+    " cand AS (SELECT a.file_id, a.base_ns, 1 AS tier FROM wall_anchor a JOIN source_file t"
+    "   ON t.id = a.file_id, lg WHERE t.run_id = lg.run_id"
+    "  UNION ALL SELECT a.file_id, a.base_ns, 2 FROM wall_anchor a JOIN source_file t"
+    "   ON t.id = a.file_id, lg WHERE t.dir = lg.dir),"
+    " best AS (SELECT * FROM cand WHERE tier = (SELECT min(tier) FROM cand))"
+    " SELECT count(DISTINCT base_ns), min(file_id), min(base_ns),"
+    "  (SELECT name FROM source_file WHERE id = (SELECT min(file_id) FROM best)) FROM best";
+
+DcuStatus LoadSmi_finish(LoaderCore* core, DcuError* err) {
+    sqlite3_stmt *logs = NULL, *anc = NULL, *upd = NULL, *lupd = NULL;
+    DcuStatus s = TraceDb_prepare(core->db, "SELECT l.file_id, (SELECT count(*) FROM"
+                                  " device_sample d WHERE d.file_id = l.file_id AND d.wall_ns IS"
+                                  " NOT NULL) FROM device_log l ORDER BY l.file_id", &logs, err);
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(core->db, anchor_sql, &anc, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(core->db, "UPDATE device_sample SET ts_ns = wall_ns - ?2"
+                            " WHERE file_id = ?1 AND wall_ns IS NOT NULL", &upd, err);
+    }
+    if (s == DCU_OK) {
+        s = TraceDb_prepare(core->db, "UPDATE device_log SET anchor_file = ?2, align = ?3"
+                            " WHERE file_id = ?1", &lupd, err);
+    }
+    while (s == DCU_OK && sqlite3_step(logs) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(logs, 0);
+        int64_t timed = sqlite3_column_int64(logs, 1);
+        sqlite3_bind_int64(anc, 1, id);
+        char* align = xstrdup("unaligned");
+        int64_t anchor_file = LOAD_NULL;
+        if (sqlite3_step(anc) == SQLITE_ROW) {
+            int64_t bases = sqlite3_column_int64(anc, 0);
+            free(align);
+            if (timed == 0) {
+                align = xstrdup("unaligned: the log has no times");
+            } else if (bases == 0) {
+                align = xstrdup("unaligned: no trace with a wall-clock anchor (Kineto"
+                                " baseTimeNanoseconds) in its run or folder");
+            } else if (bases > 1) {
+                align = xstrdup("unaligned: the traces beside it have different wall-clock"
+                                " anchors");
+            } else {
+                anchor_file = sqlite3_column_int64(anc, 1);
+                const unsigned char* tn = sqlite3_column_text(anc, 3);
+                align = xasprintf("aligned to %s", tn ? (const char*)tn : "?");
+                sqlite3_bind_int64(upd, 1, id);
+                sqlite3_bind_int64(upd, 2, sqlite3_column_int64(anc, 2));
+                if (sqlite3_step(upd) != SQLITE_DONE) {
+                    s = Error_set(err, DCU_ERR_SQL, "device_sample: %s",
+                                  sqlite3_errmsg(TraceDb_handle(core->db)));
+                }
+                sqlite3_reset(upd);
+            }
+        }
+        sqlite3_reset(anc);
+        sqlite3_bind_int64(lupd, 1, id);
+        bind_int(lupd, 2, anchor_file);
+        sqlite3_bind_text(lupd, 3, align, -1, free);
+        if (s == DCU_OK && sqlite3_step(lupd) != SQLITE_DONE) {
+            s = Error_set(err, DCU_ERR_SQL, "device_log: %s",
+                          sqlite3_errmsg(TraceDb_handle(core->db)));
+        }
+        sqlite3_reset(lupd);
+    }
+    sqlite3_finalize(logs);
+    sqlite3_finalize(anc);
+    sqlite3_finalize(upd);
+    sqlite3_finalize(lupd);
+    return s;
+}
