@@ -27,6 +27,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_RANKS 112
 /* ReportOpts.view for --view idle (report_idle.c, idle.h) */
 #define REPORT_VIEW_IDLE 113
+/* ReportOpts.view for --view memory (report_memory.c, memory.h) */
+#define REPORT_VIEW_MEMORY 114
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -83,5 +85,12 @@ DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuErro
 /* The health verdict (report_health.c) at the head of the default report's summary: text
  * lines "Health: ...", JSON member "health", CSV block "# health". */
 DcuStatus Report_health(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
+/* The memory section (report_memory.c): per device the peaks of allocated and reserved bytes
+ * with the op, module and call stack live at the peak, the largest allocations and, with
+ * --view memory, allocated and reserved over time. In the whole report only when memory
+ * events exist. JSON members "memory_peaks", "memory_largest", "memory_timeline". */
+DcuStatus Report_memory(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "dcutop/export.h"
 #include "dcutop/format.h"
+#include "dcutop/memory.h"
 #include "dcutop/roi.h"
 #include "dcutop/runs.h"
 #include "dcutop/table_view.h"
@@ -745,6 +746,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     }
     if (s == DCU_OK && o->view == REPORT_VIEW_IDLE) {
         s = Report_idle(db, o, out, err);
+    }
+    if (s == DCU_OK && (o->view == REPORT_VIEW_MEMORY || (o->view < 0 && Memory_any(db)))) {
+        s = Report_memory(db, o, out, err);
     }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);

@@ -33,6 +33,7 @@
 #include "gz_limit.h"
 #include "json_chunks.h"
 #include "json_feed.h"
+#include "kineto_memory.h"
 #include "load_event.h"
 #include "load_smi.h"
 
@@ -677,6 +678,23 @@ static void set_where(char where[64], int64_t n) {
     where[at] = '\0';
 }
 
+/* PyTorch's profile_memory=True events; kineto_memory.c checks and stores them */
+static void kineto_memory(J* j) {
+    int64_t a[MEM_ARG_COUNT], ts;
+    int bad = -1;
+    for (int i = 0; i < MEM_ARG_COUNT; i++) {
+        int b = 0;
+        a[i] = arg_num(&j->ev, LoadMemory_argNames[i], 0, &b);
+        bad = b && bad < 0 ? i : bad;
+    }
+    set_where(j->where, j->nevents);
+    if (time_field(j, "ts", &j->ev.ts, j->ev.ts_type, &ts)) {
+        j->recognised += LoadMemory_kineto(j->core, j->f, j->nevents, ts,
+                                           id_of(&j->ev.pid, j->ev.pid_type),
+                                           id_of(&j->ev.tid, j->ev.tid_type), a, bad);
+    }
+}
+
 static void handle_event(J* j) {
     Ev* e = &j->ev;
     j->nevents++;
@@ -698,8 +716,12 @@ static void handle_event(J* j) {
         }
         return;
     }
+    if (buf_is(&e->ph, "i") && buf_is(&e->name, "[memory]")) {
+        kineto_memory(j);
+        return;
+    }
     if (!buf_is(&e->ph, "X")) {
-        return; /* flows (s/t/f), instants, counters */
+        return; /* flows (s/t/f), other instants, counters */
     }
     set_where(j->where, j->nevents);
     if (e->cat.len == 0) {

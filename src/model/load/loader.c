@@ -22,6 +22,7 @@
 #include "dcutop/xalloc.h"
 #include "store/dispatch_agg.h"
 #include "store/row_batch.h"
+#include "kineto_memory.h"
 #include "load_event.h"
 #include "load_internal.h"
 #include "load_smi.h"
@@ -575,6 +576,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
     }
     if (s == DCU_OK) {
         s = LoadRanges_finish(core, err);
+    }
+    if (s == DCU_OK) {
+        s = LoadMemory_finish(core, err);
     }
     if (s == DCU_OK) { /* after the stacks matched kernels by their old short names */
         s = ShortName_assignAll(core->db, err);

@@ -269,6 +269,29 @@ static const char schema[] =
     "  address INTEGER, bytes INTEGER, start_ns INTEGER, end_ns INTEGER,\n"
     "  live_bytes INTEGER           -- bytes live at its level in the file after the operation\n"
     ");\n"
+    /* device memory over time (kineto_memory.c): PyTorch's '[memory]' instant events
+     * (profile_memory=True), one per allocation or free of its caching allocator with its
+     * running totals, and the rocpd allocations of mem_alloc (level REAL) with the bytes
+     * live on their agent after each. Kineto's totals are the allocator's, per process:
+     * not the memory the device reports in use (context, other processes). */
+    "CREATE TABLE mem_event(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  file_id INTEGER NOT NULL,\n"
+    "  ts_ns INTEGER NOT NULL,\n"
+    "  device INTEGER NOT NULL,     -- 'Device Id' (rocpd: agent), -1 host memory\n"
+    "  addr INTEGER,                -- 'Addr'\n"
+    "  bytes INTEGER NOT NULL,      -- 'Bytes': > 0 allocated, < 0 freed\n"
+    "  total_allocated INTEGER,     -- 'Total Allocated' after it (rocpd: live bytes)\n"
+    "  total_reserved INTEGER,      -- 'Total Reserved' after it (rocpd: NULL)\n"
+    "  pid INTEGER, tid INTEGER,\n"
+    "  op_id INTEGER,               -- cpu_op.id: the innermost aten op open on its thread\n"
+    "                               -- at ts_ns (latest start, then earliest end); NULL none\n"
+    "  source TEXT NOT NULL,        -- 'kineto' | 'rocpd'\n"
+    "  event INTEGER,               -- its event number in the file (rocpd: mem_alloc rowid)\n"
+    "  device_type INTEGER,         -- 'Device Type' as written (0 CPU, 1 CUDA/HIP)\n"
+    "  module TEXT                  -- the 'nn.Module: X' python frames open on its thread at\n"
+    "                               -- ts_ns, outermost first, joined by '/'; NULL none\n"
+    ");\n"
     "CREATE TABLE agent(\n"
     "  file_id INTEGER NOT NULL,\n"
     "  node_id INTEGER, type TEXT, name TEXT, product_name TEXT,\n"
