@@ -7,7 +7,8 @@
  * median spacings (a log that stops does not draw on); a memory event's totals hold until
  * the next event. Over several processes on the device, memory is the sum of each one's
  * latest totals. The log's device pairs with the trace's device of the same index, or with
- * the only device of a trace when the log has only one (as health.h pairs them). */
+ * the only device of a trace when the log has only one; of several logs of that device,
+ * the one with the most samples (DeviceLanes_pick, which health.h uses too). */
 #ifndef DCUTOP_DEVICE_LANE_H
 #define DCUTOP_DEVICE_LANE_H
 
@@ -42,7 +43,14 @@ typedef struct DeviceSeries_ {
 typedef struct DeviceLanes_ {
     DeviceSeries s[DLANE_COUNT];
     int64_t log_device; /* the log's device paired with the trace's; -1 none */
+    int64_t log_file;   /* the log file its samples come from (DeviceLanes_pick) */
 } DeviceLanes;
+
+/* The log's device that pairs with the trace's device gpu (the same index, or the log's only
+ * device when the trace has one) and, of the logs that have it, the one with the most
+ * aligned samples (a 100 ms --query-gpu log before a 1 s dmon log of the same GPU). Returns
+ * 0 when none pairs. */
+int DeviceLanes_pick(TraceDb* db, int64_t gpu, int64_t* file, int64_t* device);
 
 /* The lanes of the trace's device gpu (-1: the format does not say). out is filled
  * (DeviceLanes_done frees it); a series without data has n = 0. Errors: DCU_ERR_SQL. */

@@ -3,7 +3,8 @@
  * aligned to the trace's clock) and the trace itself, judged over the trace's busy time.
  *
  * Definitions (integer ns on the trace's own clock; one device of the trace paired with one
- * device of the log: the same index, or the only one of each):
+ * device of the log: the same index, or the only one of each; of several logs of it, the one
+ * with the most samples, device_lane.h DeviceLanes_pick):
  *   span          the trace's recorded span on the device: its first timestamp (kernels,
  *                 copies, API calls of the files in use) to its last end. Samples outside it
  *                 are not judged: the process ran untraced work there.
@@ -77,6 +78,8 @@ typedef struct HealthDevice_ {
     int64_t gpu;            /* the trace's device (dispatch.gpu, -1 unknown) */
     int paired;             /* a device of the log pairs with it */
     int64_t log_device;     /* that device_sample.device */
+    int64_t log_file;       /* the log it is read from (DeviceLanes_pick: of several, the
+                             * one with the most samples) */
     char name[96];          /* device_name of the log */
     char log[160];          /* the log's file name */
     int64_t file;           /* the trace's first kernel file on it */

@@ -61,14 +61,14 @@ static int cmp_i64(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* The log's device for the trace's gpu; -1 none. */
-static int64_t log_device(TraceDb* db, int64_t gpu) {
+int DeviceLanes_pick(TraceDb* db, int64_t gpu, int64_t* file, int64_t* device) {
     sqlite3_stmt* st = NULL;
     int64_t found = -1, only = -1;
     int n = 0;
-    if (TraceDb_prepare(db, "SELECT DISTINCT device FROM device_sample WHERE ts_ns IS NOT NULL"
+    if (!table_exists(db, "device_sample") ||
+        TraceDb_prepare(db, "SELECT DISTINCT device FROM device_sample WHERE ts_ns IS NOT NULL"
                             " AND device IS NOT NULL", &st, NULL) != DCU_OK) {
-        return -1;
+        return 0;
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t d = sqlite3_column_int64(st, 0);
@@ -77,14 +77,31 @@ static int64_t log_device(TraceDb* db, int64_t gpu) {
         n++;
     }
     sqlite3_finalize(st);
-    if (found >= 0 || n != 1) {
-        return found;
+    if (found < 0 && n == 1) {
+        /* one device in the log: it pairs with the trace's only device */
+        int64_t gpus = TraceDb_scalarInt(db, "SELECT count(DISTINCT coalesce(gpu, -1)) FROM"
+                                             " dispatch WHERE file_id IN (SELECT file_id FROM"
+                                             " used_file WHERE layer = 'kernel')");
+        found = gpus <= 1 ? only : -1;
     }
-    /* one device in the log: it pairs with the trace's only device */
-    int64_t gpus = TraceDb_scalarInt(db, "SELECT count(DISTINCT coalesce(gpu, -1)) FROM dispatch"
-                                         " WHERE file_id IN (SELECT file_id FROM used_file"
-                                         " WHERE layer = 'kernel')");
-    return gpus <= 1 ? only : -1;
+    if (found < 0 || (n > 1 && found != gpu)) {
+        return 0;
+    }
+    /* several logs of it (nvidia-smi --query-gpu and dmon side by side): the one with the
+     * most samples on the trace's clock, the finest */
+    if (TraceDb_prepare(db, "SELECT file_id FROM device_sample WHERE device = ?1"
+                            " AND ts_ns IS NOT NULL GROUP BY file_id"
+                            " ORDER BY count(*) DESC, file_id LIMIT 1", &st, NULL) != DCU_OK) {
+        return 0;
+    }
+    sqlite3_bind_int64(st, 1, found);
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok) {
+        *file = sqlite3_column_int64(st, 0);
+        *device = found;
+    }
+    sqlite3_finalize(st);
+    return ok;
 }
 
 static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
@@ -93,12 +110,13 @@ static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
         db,
         "SELECT ts_ns, sm_clock_mhz, mem_clock_mhz, util_pct, mem_used_bytes, power_w, temp_c,"
         " max_sm_clock_mhz, mem_total_bytes, power_cap_w FROM device_sample"
-        " WHERE device = ?1 AND ts_ns IS NOT NULL ORDER BY ts_ns, id",
+        " WHERE device = ?1 AND file_id = ?2 AND ts_ns IS NOT NULL ORDER BY ts_ns, id",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     sqlite3_bind_int64(st, 1, l->log_device);
+    sqlite3_bind_int64(st, 2, l->log_file);
     int64_t cap[DLANE_COUNT] = {0};
     double max_clock = 0, total = 0, power_cap = 0;
     int rc;
@@ -222,11 +240,8 @@ DcuStatus DeviceLanes_read(TraceDb* db, int64_t gpu, DeviceLanes* out, DcuError*
     memset(out, 0, sizeof(*out));
     out->log_device = -1;
     DcuStatus s = DCU_OK;
-    if (table_exists(db, "device_sample")) {
-        out->log_device = log_device(db, gpu);
-        if (out->log_device >= 0) {
-            s = read_samples(db, out, err);
-        }
+    if (DeviceLanes_pick(db, gpu, &out->log_file, &out->log_device)) {
+        s = read_samples(db, out, err);
     }
     if (s == DCU_OK && table_exists(db, "mem_event")) {
         s = read_memory(db, gpu, out, err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/device_lane.h"
 #include "dcutop/health.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
@@ -158,12 +159,14 @@ static DcuStatus read_samples(TraceDb* db, HealthDevice* d, HealthSample** out, 
         "SELECT ts_ns, sm_clock_mhz, max_sm_clock_mhz, util_pct, mem_used_bytes,"
         " mem_total_bytes, power_w, power_cap_w, temp_c, throttle, device_name, wall_ns,"
         " (SELECT name FROM source_file f WHERE f.id = ds.file_id)"
-        " FROM device_sample ds WHERE device = ?1 AND ts_ns IS NOT NULL ORDER BY ts_ns, id",
+        " FROM device_sample ds WHERE device = ?1 AND file_id = ?2 AND ts_ns IS NOT NULL"
+        " ORDER BY ts_ns, id",
         &st, err);
     if (s != DCU_OK) {
         return s;
     }
     sqlite3_bind_int64(st, 1, d->log_device);
+    sqlite3_bind_int64(st, 2, d->log_file);
     HealthSample* a = NULL;
     int k = 0, cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -239,12 +242,9 @@ static DcuStatus read_devices(TraceDb* db, Health* h, DcuError* err) {
         "WITH o AS (" HEALTH_OPS_SQL "),"
         " api AS (SELECT min(start_ns) AS s, max(coalesce(end_ns, start_ns)) AS e FROM api_call"
         "  WHERE start_ns IS NOT NULL"
-        "   AND file_id IN (SELECT file_id FROM used_file WHERE layer = 'api')),"
-        " logd AS (SELECT device, count(ts_ns) AS n FROM device_sample GROUP BY device)"
+        "   AND file_id IN (SELECT file_id FROM used_file WHERE layer = 'api'))"
         " SELECT o.gpu, min(o.file), min(min(o.s), coalesce((SELECT s FROM api), min(o.s))),"
-        "  max(max(o.e), coalesce((SELECT e FROM api), max(o.e))),"
-        "  (SELECT device FROM logd WHERE logd.device = o.gpu AND n > 0),"
-        "  (SELECT count(*) FROM logd WHERE n > 0), (SELECT min(device) FROM logd WHERE n > 0)"
+        "  max(max(o.e), coalesce((SELECT e FROM api), max(o.e)))"
         " FROM o GROUP BY o.gpu ORDER BY o.gpu",
         &st, err);
     if (s != DCU_OK) {
@@ -262,23 +262,15 @@ static DcuStatus read_devices(TraceDb* db, Health* h, DcuError* err) {
         d->file = sqlite3_column_int64(st, 1);
         d->span0 = sqlite3_column_int64(st, 2);
         d->span1 = sqlite3_column_int64(st, 3);
-        d->paired = sqlite3_column_type(st, 4) != SQLITE_NULL;
-        d->log_device = d->paired ? sqlite3_column_int64(st, 4) : -1;
-        /* one device in the trace and one in the log: the same one, whatever their numbers
-         * (CUDA_VISIBLE_DEVICES renumbers what the process sees); kept if it stays alone */
-        if (!d->paired && sqlite3_column_int64(st, 5) == 1) {
-            d->paired = 2;
-            d->log_device = sqlite3_column_int64(st, 6);
-        }
     }
     if (rc != SQLITE_DONE) {
         s = sql_error(db, "devices", err);
     }
     sqlite3_finalize(st);
-    for (int i = 0; i < h->ndev; i++) {
-        if (h->dev[i].paired == 2) {
-            h->dev[i].paired = h->ndev == 1;
-        }
+    for (int i = 0; s == DCU_OK && i < h->ndev; i++) {
+        HealthDevice* d = &h->dev[i];
+        d->paired = DeviceLanes_pick(db, d->gpu, &d->log_file, &d->log_device);
+        d->log_device = d->paired ? d->log_device : -1;
     }
     return s;
 }
