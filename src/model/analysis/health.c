@@ -313,6 +313,9 @@ DcuStatus Health_compute(TraceDb* db, Health* out, DcuError* err) {
             s = judge_device(db, d, err);
         }
     }
+    if (out->ndev > 0 && out->dev[0].log[0]) { /* the log judged, of several */
+        snprintf(out->log, sizeof(out->log), "%s", out->dev[0].log);
+    }
     return s;
 }
 

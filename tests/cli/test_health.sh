@@ -1,0 +1,82 @@
+#!/bin/sh
+# test_health.sh - the health verdict at the head of the report (health.h): on the real
+# recording with a second process loading the GPU, the window it names, the low clocks and
+# the reason equal an independent script over smi.csv, the trace and second-process.json
+# (health_oracle.py), and the window lies within one sample of the second process's own
+# times; what must not be flagged is not: a trace without a device-state log says so once
+# and nothing more, and a synthetic log of a healthy device (clocks at their maximum while
+# busy and down only while idle, utilisation and memory the trace's own, health_synth.py)
+# gives no verdict.
+. tests/cli/lib.sh
+D=$REAL/pytorch-h100-smi-contention
+python3 tests/cli/health_oracle.py "$D" >"$TMP/oracle" || notok "the oracle runs"
+o() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/oracle"; }
+"$DCUTOP" --report --format json "$D" >"$TMP/c.json" 2>"$TMP/err"
+python3 - "$TMP/c.json" >"$TMP/got" <<'PY' || notok "the JSON report has a health member"
+import json, sys
+h = json.load(open(sys.argv[1]))["health"]
+print("state", h["state"])
+print("log", h["log"])
+w = [l for l in h["lines"] if l["kind"] == "other-process"]
+print("windows", len(w))
+print("window_start_ns", w[0]["start_ns"])
+print("window_end_ns", w[0]["end_ns"])
+print("window_edge_ns", w[0]["edge_ns"])
+print("kinds", ",".join(l["kind"] for l in h["lines"]))
+for l in h["lines"]:
+    print("text_" + l["kind"], l["text"].replace(" ", "_"))
+PY
+g() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/got"; }
+same "the log judged is smi.csv, not the coarser dmon.txt" "smi.csv" "$(g log)"
+same "one window of another process" "1" "$(g windows)"
+same "its start = half-way between the samples around the memory step (oracle)" \
+    "$(o window_start_ns)" "$(g window_start_ns)"
+same "its end = half-way between the samples around the memory step back (oracle)" \
+    "$(o window_end_ns)" "$(g window_end_ns)"
+same "its edges +- half the sample spacing there (oracle)" "$(o window_edge_ns)" "$(g window_edge_ns)"
+near "the start within one edge of the second process's start (second-process.json)" \
+    "$(g window_start_ns)" "$(o second_start_ns)" "$(g window_edge_ns)"
+near "the end within one edge of the second process's end (second-process.json)" \
+    "$(g window_end_ns)" "$(o second_end_ns)" "$(g window_edge_ns)"
+same "verdicts: another process, low clock, throttle reason, power cap" \
+    "other-process,low-clock,throttle,power-cap" "$(g kinds)"
+check "the low clocks' range and maximum are the oracle's" \
+    grep -q "_$(o low_clock_min)-$(o low_clock_max)_MHz_" "$TMP/got"
+check "... below the maximum $(o max_clock) MHz" grep -q "maximum_($(o max_clock)_MHz)" "$TMP/got"
+check "the throttle reason is the oracle's ($(o reasons))" grep -q "_$(o reasons)_" "$TMP/got"
+excess=$(awk -v b="$(o window_excess_bytes)" 'BEGIN { printf "%.1f_GiB", b / 1073741824 }')
+check "the memory beyond the trace's own is the oracle's ($excess)" grep -q "used_${excess}_above" "$TMP/got"
+"$DCUTOP" --report --width 200 "$D" >"$TMP/c.txt" 2>&1
+start=$(awk -v n="$(o window_start_ns)" 'BEGIN { printf "%.1f", n / 1e6 }')
+end=$(awk -v n="$(o window_end_ns)" 'BEGIN { printf "%.1f", n / 1e6 }')
+check "the text report names the window: from $start to $end ms" \
+    grep -q "^Health: ! another process on GPU 0 from $start to $end ms" "$TMP/c.txt"
+first=$(grep -n -m1 '^Health:' "$TMP/c.txt" | cut -d: -f1)
+kern=$(grep -n -m1 '^Device kernel time' "$TMP/c.txt" | cut -d: -f1)
+check "the verdict comes before the summary's figures" test "${first:-99999}" -lt "${kern:-0}"
+"$DCUTOP" --report --format csv "$D" >"$TMP/c.csv" 2>&1
+check "the CSV report has a health block with the window" \
+    grep -q "^other-process,1,0,$(o window_start_ns),$(o window_end_ns)," "$TMP/c.csv"
+
+# must not be flagged: no log at all
+"$DCUTOP" --report --width 200 "$REAL/pytorch-h100-gpt-train" >"$TMP/g.txt" 2>&1
+same "no device-state log: said once" "1" "$(grep -c 'no device-state log' "$TMP/g.txt")"
+same "... and no verdict" "0" "$(grep -c '^Health: !' "$TMP/g.txt")"
+"$DCUTOP" --report --format json "$REAL/pytorch-h100-gpt-train" >"$TMP/g.json" 2>&1
+same "... JSON state no-log" "no-log" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["health"]["state"])' "$TMP/g.json")"
+
+# must not be flagged: a healthy device whose clocks drop only while the trace is idle
+mkdir -p "$TMP/synth"
+cp "$D/gpt_contention.trace.json.gz" "$TMP/synth/"
+python3 tests/cli/health_synth.py "$D" "$TMP/synth/smi.csv"
+"$DCUTOP" --report --width 300 "$TMP/synth" >"$TMP/s.txt" 2>&1
+same "a healthy synthetic log: no verdict" "0" "$(grep -c '^Health: !' "$TMP/s.txt")"
+check "... one line saying it is healthy, from smi.csv" \
+    grep -q "^Health: GPU 0 healthy over its busy time ([0-9]* samples of smi.csv, every 100 ms)" "$TMP/s.txt"
+# the same log with the SM clock at 1200 MHz while busy: flagged
+sed 's/, 1980 MHz, 2619 MHz, 1980 MHz,/, 1200 MHz, 2619 MHz, 1980 MHz,/' "$TMP/synth/smi.csv" >"$TMP/x" &&
+    mv "$TMP/x" "$TMP/synth/smi.csv"
+"$DCUTOP" --report --width 300 "$TMP/synth" >"$TMP/s2.txt" 2>&1
+check "the same log at 1200 MHz while busy: a low clock for all the busy time" \
+    grep -q "^Health: ! clock below GPU 0's maximum (1980 MHz) for 100% of its busy time: 1200-1200 MHz" "$TMP/s2.txt"
