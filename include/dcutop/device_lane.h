@@ -17,15 +17,16 @@
 #include "dcutop/error.h"
 #include "dcutop/trace_db.h"
 
+/* In the order a screen short of rows drops them from the end. */
 typedef enum {
     DLANE_SM_CLOCK,
-    DLANE_MEM_CLOCK,
     DLANE_UTIL,
     DLANE_MEM_USED,
-    DLANE_POWER,
-    DLANE_TEMP,
     DLANE_ALLOCATED,
     DLANE_RESERVED,
+    DLANE_POWER,
+    DLANE_TEMP,
+    DLANE_MEM_CLOCK,
     DLANE_COUNT
 } DeviceLaneKind;
 
@@ -64,10 +65,10 @@ int DeviceLanes_count(const DeviceLanes* l);
  * none holds. */
 int DeviceSeries_at(const DeviceSeries* s, int64_t a, int64_t b, int lowest, double* v);
 
-/* "SM clk", "Mem clk", "Util", "Mem", "Power", "Temp", "Alloc", "Resvd" (6 cells at most). */
+/* "SM clk", "Util", "Mem", "Alloc", "Resvd", "Power", "Temp", "Memclk" (6 cells at most). */
 const char* DeviceLane_label(DeviceLaneKind k);
-/* The column key and unit of --view trace: sm_clock_mhz, mem_clock_mhz, util_pct,
- * mem_used_bytes, power_w, temp_c, allocated_bytes, reserved_bytes. */
+/* The column key, with its unit, of --view trace: sm_clock_mhz, util_pct, mem_used_bytes,
+ * allocated_bytes, reserved_bytes, power_w, temp_c, mem_clock_mhz. */
 const char* DeviceLane_key(DeviceLaneKind k);
 /* 1 for a lane whose dips matter (clocks): it shows the smallest value of a column. */
 int DeviceLane_lowest(DeviceLaneKind k);

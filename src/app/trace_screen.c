@@ -293,9 +293,9 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
         int ac = ResultSet_columnIndex(s->rs, "abs_start_ns");
         at = ResultSet_cellc(s->rs, s->tv.selected, ac)->i;
         gap_line(s, x, s->tv.selected, at);
-        /* the device lanes that fit while the table keeps 10 rows */
+        /* the device lanes that fit while the table keeps 10 rows (and its header) */
         dev_rows = DeviceLanes_count(&x->dev);
-        int room = h - TraceView_rows(x->gap_line, 0, App_width(app)) - 10;
+        int room = h - TraceView_rows(x->gap_line, 0, App_width(app)) - 12;
         dev_rows = dev_rows < room ? dev_rows : room > 0 ? room : 0;
         rows = TraceView_rows(x->gap_line, dev_rows, App_width(app));
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "dcutop/device_lane.h"
 #include "dcutop/health.h"
 #include "dcutop/health_view.h"
 #include "testutil.h"
@@ -353,6 +354,68 @@ static void real_contention(void** state) {
     TraceDb_delete(db);
 }
 
+/* The Trace screen's lanes on the real recording: every sample of smi.csv (not of the 1 s
+ * dmon.txt beside it), the value that holds at a time in the second process's load and after
+ * it equal to the latest sample before it, and the trace's own allocated memory peaking at
+ * the largest 'Total Allocated' of its '[memory]' events (independent one-liners). */
+/* Column col (its number) of smi.csv's latest sample at or before t on the trace's clock. */
+static int64_t sample_at(const char* d, int64_t t, int col) {
+    char cmd[1600];
+    snprintf(cmd, sizeof(cmd),
+             "python3 -c \"import csv,calendar,datetime,gzip,json; "
+             "b=json.load(gzip.open('%s/gpt_contention.trace.json.gz','rt'))"
+             "['baseTimeNanoseconds']; r=list(csv.reader(open('%s/smi.csv')))[1:]; "
+             "w=lambda s: (lambda t: calendar.timegm(t.timetuple())*10**9+t.microsecond*1000)"
+             "(datetime.datetime.strptime(s.strip(),'%%Y/%%m/%%d %%H:%%M:%%S.%%f')); "
+             "x=[q for q in r if w(q[0])-b <= %lld][-1]; print(x[%d].split()[0])\"",
+             d, d, (long long)t, col);
+    return TestUtil_shellInt(cmd);
+}
+
+static void real_lanes(void** state) {
+    (void)state;
+    TraceDb* db = load_contention();
+    DeviceLanes l;
+    DcuError err;
+    Error_clear(&err);
+    assert_int_equal(DeviceLanes_read(db, 0, &l, &err), DCU_OK);
+    const char* d = "tests/data/real/pytorch-h100-smi-contention";
+    char cmd[1600];
+    snprintf(cmd, sizeof(cmd),
+             "python3 -c \"import csv; print(len(list(csv.reader(open('%s/smi.csv')))) - 1)\"", d);
+    assert_int_equal(l.s[DLANE_SM_CLOCK].n, TestUtil_shellInt(cmd));
+    assert_int_equal(DeviceLanes_count(&l), 8);
+    int64_t origin = TestUtil_int(db, "SELECT min(start_ns) FROM dispatch");
+    static const int at_ms[] = {1500, 1000, 3300};
+    for (int i = 0; i < 3; i++) {
+        int64_t t = origin + at_ms[i] * MS;
+        double v = 0;
+        assert_true(DeviceSeries_at(&l.s[DLANE_SM_CLOCK], t, t + 1, 1, &v));
+        assert_true(v == (double)sample_at(d, t, 3));
+        assert_true(DeviceSeries_at(&l.s[DLANE_MEM_USED], t, t + 1, 0, &v));
+        assert_true(v == (double)(sample_at(d, t, 8) << 20));
+    }
+    double top = 0;
+    for (int64_t i = 0; i < l.s[DLANE_ALLOCATED].n; i++) {
+        top = l.s[DLANE_ALLOCATED].v[i] > top ? l.s[DLANE_ALLOCATED].v[i] : top;
+    }
+    snprintf(cmd, sizeof(cmd),
+             "python3 -c \"import gzip,json; print(max(e['args']['Total Allocated'] for e in "
+             "json.load(gzip.open('%s/gpt_contention.trace.json.gz','rt'))['traceEvents'] if "
+             "e.get('name')=='[memory]' and e['args'].get('Device Type')==1))\"", d);
+    assert_true(top == (double)TestUtil_shellInt(cmd));
+    /* before the log's first sample nothing holds; past its last, nothing after the hold */
+    double v = 0;
+    assert_false(DeviceSeries_at(&l.s[DLANE_SM_CLOCK], l.s[DLANE_SM_CLOCK].t[0] - 1,
+                                 l.s[DLANE_SM_CLOCK].t[0], 1, &v));
+    int64_t last = l.s[DLANE_SM_CLOCK].t[l.s[DLANE_SM_CLOCK].n - 1];
+    assert_true(DeviceSeries_at(&l.s[DLANE_SM_CLOCK], last + 1, last + 2, 1, &v));
+    assert_false(DeviceSeries_at(&l.s[DLANE_SM_CLOCK], last + l.s[DLANE_SM_CLOCK].hold_ns,
+                                 last + l.s[DLANE_SM_CLOCK].hold_ns + 1, 1, &v));
+    DeviceLanes_done(&l);
+    TraceDb_delete(db);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reasons_decoded),
@@ -362,6 +425,7 @@ int main(void) {
         cmocka_unit_test(lagging_utilisation_is_own),
         cmocka_unit_test(power_temp_memory),
         cmocka_unit_test_setup_teardown(real_contention, setup, teardown),
+        cmocka_unit_test_setup_teardown(real_lanes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

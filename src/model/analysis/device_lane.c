@@ -9,17 +9,17 @@
 static const struct {
     const char* label;
     const char* key;
-    const char* col; /* device_sample's column; NULL: mem_event */
+    int col; /* its column in read_samples' SELECT; 0: from mem_event */
     int lowest;
 } lanes[DLANE_COUNT] = {
-    {"SM clk", "sm_clock_mhz", "sm_clock_mhz", 1},
-    {"Memclk", "mem_clock_mhz", "mem_clock_mhz", 1},
-    {"Util", "util_pct", "util_pct", 0},
-    {"Mem", "mem_used_bytes", "mem_used_bytes", 0},
-    {"Power", "power_w", "power_w", 0},
-    {"Temp", "temp_c", "temp_c", 0},
-    {"Alloc", "allocated_bytes", NULL, 0},
-    {"Resvd", "reserved_bytes", NULL, 0},
+    {"SM clk", "sm_clock_mhz", 1, 1},
+    {"Util", "util_pct", 3, 0},
+    {"Mem", "mem_used_bytes", 4, 0},
+    {"Alloc", "allocated_bytes", 0, 0},
+    {"Resvd", "reserved_bytes", 0, 0},
+    {"Power", "power_w", 5, 0},
+    {"Temp", "temp_c", 6, 0},
+    {"Memclk", "mem_clock_mhz", 2, 1},
 };
 
 const char* DeviceLane_label(DeviceLaneKind k) {
@@ -124,9 +124,10 @@ static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
     int64_t nts = 0, capts = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t t = sqlite3_column_int64(st, 0);
-        for (int k = 0; k <= DLANE_TEMP; k++) {
-            if (sqlite3_column_type(st, k + 1) != SQLITE_NULL) {
-                push(&l->s[k], &cap[k], t, sqlite3_column_double(st, k + 1));
+        for (int k = 0; k < DLANE_COUNT; k++) {
+            int c = lanes[k].col;
+            if (c > 0 && sqlite3_column_type(st, c) != SQLITE_NULL) {
+                push(&l->s[k], &cap[k], t, sqlite3_column_double(st, c));
             }
         }
         max_clock = sqlite3_column_double(st, 7) > max_clock ? sqlite3_column_double(st, 7)
@@ -153,7 +154,10 @@ static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
         hold = DEVICE_LANE_HOLD * ts[(nts - 1) / 2];
     }
     free(ts);
-    for (int k = 0; k <= DLANE_TEMP; k++) {
+    for (int k = 0; k < DLANE_COUNT; k++) {
+        if (lanes[k].col == 0) {
+            continue;
+        }
         l->s[k].hold_ns = hold > 0 ? hold : 1;
         for (int64_t i = 0; i < l->s[k].n; i++) {
             l->s[k].top = l->s[k].v[i] > l->s[k].top ? l->s[k].v[i] : l->s[k].top;
