@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dcutop/error.h"
+#include "dcutop/result_set.h"
 #include "dcutop/trace_db.h"
 
 /* In the order a screen short of rows drops them from the end. */
@@ -70,6 +71,11 @@ const char* DeviceLane_label(DeviceLaneKind k);
 /* The column key, with its unit, of --view trace: sm_clock_mhz, util_pct, mem_used_bytes,
  * allocated_bytes, reserved_bytes, power_w, temp_c, mem_clock_mhz. */
 const char* DeviceLane_key(DeviceLaneKind k);
+/* A trace page (trace_query.h, with abs_start_ns; consumed) with one column more per lane
+ * with data (DeviceLane_key): the value that holds at each op's start (the smallest clock in
+ * the instant), rounded to a whole number; NULL where none holds. rs itself when no lane has
+ * data. */
+ResultSet* DeviceLanes_annotate(ResultSet* rs, const DeviceLanes* l);
 /* 1 for a lane whose dips matter (clocks): it shows the smallest value of a column. */
 int DeviceLane_lowest(DeviceLaneKind k);
 

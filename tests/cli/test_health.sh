@@ -80,3 +80,35 @@ sed 's/, 1980 MHz, 2619 MHz, 1980 MHz,/, 1200 MHz, 2619 MHz, 1980 MHz,/' "$TMP/s
 "$DCUTOP" --report --width 300 "$TMP/synth" >"$TMP/s2.txt" 2>&1
 check "the same log at 1200 MHz while busy: a low clock for all the busy time" \
     grep -q "^Health: ! clock below GPU 0's maximum (1980 MHz) for 100% of its busy time: 1200-1200 MHz" "$TMP/s2.txt"
+
+# --view trace: each op with the device's state at its start; the SM clock, utilisation and
+# memory used of every op equal smi.csv's latest sample at or before it (independently)
+"$DCUTOP" --report --view trace --format csv "$D" >"$TMP/t.csv" 2>&1
+python3 - "$D" "$TMP/t.csv" >"$TMP/t.out" <<'PY'
+import bisect, calendar, csv, datetime, gzip, json, sys
+d, f = sys.argv[1], sys.argv[2]
+base = json.load(gzip.open(d + "/gpt_contention.trace.json.gz", "rt"))["baseTimeNanoseconds"]
+rows = list(csv.reader(open(d + "/smi.csv")))[1:]
+def t_of(s):
+    t = datetime.datetime.strptime(s.strip(), "%Y/%m/%d %H:%M:%S.%f")
+    return calendar.timegm(t.timetuple()) * 10**9 + t.microsecond * 1000 - base
+ts = [t_of(r[0]) for r in rows]
+lines = [l for l in open(f, newline="").read().split("\r\n") if l and not l.startswith("#")]
+ops = list(csv.DictReader(lines))
+bad = n = 0
+for o in ops:
+    k = bisect.bisect_right(ts, int(o["abs_start_ns"])) - 1
+    if k < 0:
+        continue
+    r = rows[k]
+    want = (r[3].split()[0], r[6].split()[0], str(int(r[8].split()[0]) << 20))
+    got = (o["sm_clock_mhz"], o["util_pct"], o["mem_used_bytes"])
+    n += 1
+    bad += want != got
+inside = sum(1 for o in ops if o["sm_clock_mhz"] and int(o["sm_clock_mhz"]) < 1900)
+print(n, bad, inside)
+PY
+read -r nops nbad ninside <"$TMP/t.out"
+check "--view trace gives the device's state at $nops ops" test "${nops:-0}" -gt 11000
+same "... each equal to smi.csv's latest sample before the op" "0" "$nbad"
+check "... the ops inside the load at a low SM clock ($ninside)" test "${ninside:-0}" -gt 1000

@@ -9,17 +9,19 @@
 static const struct {
     const char* label;
     const char* key;
+    const char* title; /* --view trace's column */
     int col; /* its column in read_samples' SELECT; 0: from mem_event */
     int lowest;
+    ColType type;
 } lanes[DLANE_COUNT] = {
-    {"SM clk", "sm_clock_mhz", 1, 1},
-    {"Util", "util_pct", 3, 0},
-    {"Mem", "mem_used_bytes", 4, 0},
-    {"Alloc", "allocated_bytes", 0, 0},
-    {"Resvd", "reserved_bytes", 0, 0},
-    {"Power", "power_w", 5, 0},
-    {"Temp", "temp_c", 6, 0},
-    {"Memclk", "mem_clock_mhz", 2, 1},
+    {"SM clk", "sm_clock_mhz", "SM MHz", 1, 1, CT_INT},
+    {"Util", "util_pct", "Util%", 3, 0, CT_INT},
+    {"Mem", "mem_used_bytes", "Mem used", 4, 0, CT_BYTES},
+    {"Alloc", "allocated_bytes", "Allocated", 0, 0, CT_BYTES},
+    {"Resvd", "reserved_bytes", "Reserved", 0, 0, CT_BYTES},
+    {"Power", "power_w", "Power W", 5, 0, CT_INT},
+    {"Temp", "temp_c", "Temp C", 6, 0, CT_INT},
+    {"Memclk", "mem_clock_mhz", "Mem MHz", 2, 1, CT_INT},
 };
 
 const char* DeviceLane_label(DeviceLaneKind k) {
@@ -309,4 +311,42 @@ int DeviceSeries_at(const DeviceSeries* s, int64_t a, int64_t b, int lowest, dou
     }
     *v = s->v[k];
     return 1;
+}
+
+ResultSet* DeviceLanes_annotate(ResultSet* rs, const DeviceLanes* l) {
+    int at = ResultSet_columnIndex(rs, "abs_start_ns"), add = DeviceLanes_count(l);
+    if (at < 0 || add == 0) {
+        return rs;
+    }
+    RsColumn* cols = xmalloc(sizeof(RsColumn) * (size_t)(rs->ncols + add));
+    memcpy(cols, rs->cols, sizeof(RsColumn) * (size_t)rs->ncols);
+    int kind[DLANE_COUNT], k = 0;
+    for (int i = 0; i < DLANE_COUNT; i++) {
+        if (l->s[i].n > 0) {
+            cols[rs->ncols + k] = (RsColumn){lanes[i].key, lanes[i].title, lanes[i].type};
+            kind[k++] = i;
+        }
+    }
+    ResultSet* o = ResultSet_new(rs->name, cols, rs->ncols + add);
+    o->own_cols = cols;
+    o->footer = rs->footer;
+    rs->footer = NULL;
+    ResultSet_reserve(o, rs->nrows);
+    for (int r = 0; r < rs->nrows; r++) {
+        int nr = ResultSet_addRow(o);
+        for (int c = 0; c < rs->ncols; c++) {
+            RsCell* from = ResultSet_cell(rs, r, c);
+            *ResultSet_cell(o, nr, c) = *from;
+            from->s = NULL;
+        }
+        int64_t t = ResultSet_cellc(o, nr, at)->i;
+        for (int j = 0; j < add; j++) {
+            double v = 0;
+            if (DeviceSeries_at(&l->s[kind[j]], t, t + 1, lanes[kind[j]].lowest, &v)) {
+                ResultSet_setInt(o, nr, rs->ncols + j, (int64_t)(v + 0.5));
+            }
+        }
+    }
+    ResultSet_delete(rs);
+    return o;
 }
