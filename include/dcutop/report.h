@@ -29,6 +29,8 @@ typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } OutFormat;
 #define REPORT_VIEW_IDLE 113
 /* ReportOpts.view for --view memory (report_memory.c, memory.h) */
 #define REPORT_VIEW_MEMORY 114
+/* ReportOpts.view for --view device (report_device.c, device_state.h) */
+#define REPORT_VIEW_DEVICE 115
 
 typedef struct ReportOpts_ {
     OutFormat format;
@@ -81,6 +83,9 @@ DcuStatus Report_idle(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err
 /* The default report's idle-causes section (report_idle.c): idle time per device and cause
  * and the largest gaps with their main host activity; nothing without timed dispatches. */
 DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+/* The device-state section (report_device.c), with --view device only: per log and device,
+ * clocks, utilisation, memory, power, temperature, throttle reasons (JSON member "device"). */
+DcuStatus Report_device(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
 /* The health verdict (report_health.c) at the head of the default report's summary: text
  * lines "Health: ...", JSON member "health", CSV block "# health". */

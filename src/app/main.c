@@ -19,6 +19,7 @@
 #include "dcutop/csv_reader.h"
 #include "dcutop/diff.h"
 #include "dcutop/compute_metrics.h"
+#include "dcutop/device_state.h"
 #include "dcutop/mem_alloc.h"
 #include "dcutop/memory.h"
 #include "dcutop/efficiency.h"
@@ -64,6 +65,7 @@ typedef struct Session_ {
     int export_compute;  /* --export compute (rocprof-compute metrics per kernel) */
     int export_alloc;    /* --export allocations (rocpd memory allocations) */
     int export_memory;   /* --export memory (every memory event with its totals) */
+    int export_device;   /* --export device-state (one row per device-state sample) */
     StacksOpts stacks;
     char title[1024];    /* the paths, for headers and report titles */
     CompareRuns cmp;     /* --diff, --abba, `dcutop A B`: each run in its own database */
@@ -202,12 +204,14 @@ static int resolve_views(Session* ss) {
         ss->view = REPORT_VIEW_IDLE;
     } else if (cli->view && strcmp(cli->view, "memory") == 0) {
         ss->view = REPORT_VIEW_MEMORY;
+    } else if (cli->view && strcmp(cli->view, "device") == 0) {
+        ss->view = REPORT_VIEW_DEVICE;
     } else if (cli->view && Stacks_sourceByName(cli->view) >= 0) {
         ss->view = REPORT_VIEW_STACKS + Stacks_sourceByName(cli->view);
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "ranks, idle, memory)\n",
+                        "ranks, idle, memory, device)\n",
                 cli->view);
         return EXIT_USAGE;
     }
@@ -215,17 +219,19 @@ static int resolve_views(Session* ss) {
     ss->export_compute = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "compute") == 0;
     ss->export_alloc = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "allocations") == 0;
     ss->export_memory = cli->mode == MODE_EXPORT && Memory_viewByName(cli->export_view) >= 0;
+    ss->export_device = cli->mode == MODE_EXPORT && strcmp(cli->export_view, "device-state") == 0;
     ss->export_idle = cli->mode == MODE_EXPORT ? Idle_viewByName(cli->export_view) : -1;
     if (ss->export_idle > IDLE_GAPS) {
         ss->export_idle = -1; /* the report's own tables */
     }
     if (cli->mode == MODE_EXPORT && ss->export_tree < 0 && !ss->export_eff &&
-        !ss->export_compute && !ss->export_alloc && !ss->export_memory && ss->export_idle < 0 &&
+        !ss->export_compute && !ss->export_alloc && !ss->export_memory && !ss->export_device &&
+        ss->export_idle < 0 &&
         !cli->mark_a && /* marks: diff or abba (Cli_parse) */
         (ss->export_view = Query_viewByName(cli->export_view)) < 0) {
         fprintf(stderr, "dcutop: --export: unknown view '%s' (efficiency, hotspots, categories, "
                         "api, copies, files, stacks, ranges, idle, launches, idle-gaps, compute, "
-                        "allocations, memory)\n",
+                        "allocations, memory, device-state)\n",
                 cli->export_view);
         return EXIT_USAGE;
     }
@@ -379,6 +385,7 @@ static int run_export(Session* ss, DcuError* err) {
                   : ss->export_compute    ? ComputeMetrics_export(ss->db, &q, &rs, err)
                   : ss->export_alloc      ? MemAlloc_list(ss->db, &rs, err)
                   : ss->export_memory     ? Memory_view(ss->db, MEM_VIEW_EVENTS, 0, &rs, err)
+                  : ss->export_device     ? DeviceState_samples(ss->db, &rs, err)
                   : ss->export_tree >= 0 ? Stacks_query(ss->db, (StacksSource)ss->export_tree,
                                                         &ss->stacks, cli->sort, &rs, err)
                                          : Query_view(ss->db, (ViewId)ss->export_view, &q, &rs,

@@ -750,6 +750,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     if (s == DCU_OK && (o->view == REPORT_VIEW_MEMORY || (o->view < 0 && Memory_any(db)))) {
         s = Report_memory(db, o, out, err);
     }
+    if (s == DCU_OK && o->view == REPORT_VIEW_DEVICE) {
+        s = Report_device(db, o, out, err);
+    }
     if (o->format == FMT_JSON) {
         fputs("}\n", out);
     } else if (o->format == FMT_TEXT && s == DCU_OK) {

@@ -144,15 +144,80 @@ static int sniff_dmon(const char* s, size_t n) {
            strstr(low, " fb ");
 }
 
+/* The first key of a JSON document at s (its first object's, inside a list when in_list),
+ * into key; 0 when the text does not open so. */
+static int first_key(const char* s, size_t n, char* key, size_t cap, int* in_list) {
+    size_t i = 0;
+    *in_list = 0;
+    if (i < n && s[i] == '[') {
+        *in_list = 1;
+        for (i++; i < n && isspace((unsigned char)s[i]); i++) {
+        }
+    }
+    if (i >= n || s[i] != '{') {
+        return 0;
+    }
+    for (i++; i < n && isspace((unsigned char)s[i]); i++) {
+    }
+    if (i >= n || s[i] != '"') {
+        return 0;
+    }
+    size_t b = ++i;
+    while (i < n && s[i] != '"' && i - b < cap - 1) {
+        i++;
+    }
+    if (i >= n || s[i] != '"') {
+        return 0;
+    }
+    memcpy(key, s + b, i - b);
+    key[i - b] = '\0';
+    return 1;
+}
+
+/* rocm-smi / hy-smi's device lines: "GPU[0]\t\t: ...", "HCU[0]", "DCU[0]". */
+static int rocm_device_line(const char* s, size_t n) {
+    if (n < 7 || !(strncasecmp(s, "GPU[", 4) == 0 || strncasecmp(s, "HCU[", 4) == 0 ||
+                   strncasecmp(s, "DCU[", 4) == 0)) {
+        return 0;
+    }
+    size_t i = 4;
+    while (i < n && isdigit((unsigned char)s[i])) {
+        i++;
+    }
+    if (i == 4 || i >= n || s[i] != ']') {
+        return 0;
+    }
+    for (i++; i < n && (s[i] == ' ' || s[i] == '\t'); i++) {
+    }
+    return i < n && s[i] == ':';
+}
+
+/* amd-smi metric --csv: a "gpu" column beside its metric names. */
+static int sniff_amd_csv(const char* s, size_t n) {
+    const char* fs[64];
+    size_t fl[64];
+    int c = Smi_splitCsv(s, n, fs, fl, 64);
+    int gpu = 0, known = 0;
+    static const char* const names[] = {"gfx_activity", "umc_activity", "socket_power",
+                                        "gfx_0_clk", "mem_0_clk", "used_vram", "hotspot"};
+    for (int k = 0; k < c && k < 64; k++) {
+        gpu |= fl[k] == 3 && strncasecmp(fs[k], "gpu", 3) == 0;
+        for (size_t m = 0; m < sizeof(names) / sizeof(names[0]); m++) {
+            known += strlen(names[m]) == fl[k] && strncasecmp(names[m], fs[k], fl[k]) == 0;
+        }
+    }
+    return gpu && known >= 1;
+}
+
 int LoadSmi_sniff(const unsigned char* head, size_t n) {
     const char* s = (const char*)head;
     if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
         s += 3;
         n -= 3;
     }
-    /* the first line that is not blank and not a loop's `date` */
+    /* the first line that is not blank, a banner, a warning or a loop's `date` */
     size_t i = 0;
-    for (int lines = 0; lines < 4 && i < n; lines++) {
+    for (int lines = 0; lines < 12 && i < n; lines++) {
         const char* nl = memchr(s + i, '\n', n - i);
         size_t l = nl ? (size_t)(nl - (s + i)) : n - i;
         const char* t = s + i;
@@ -160,14 +225,39 @@ int LoadSmi_sniff(const unsigned char* head, size_t n) {
         while (tl > 0 && isspace((unsigned char)t[tl - 1])) {
             tl--;
         }
+        while (tl > 0 && isspace((unsigned char)*t)) {
+            t++;
+            tl--;
+        }
         int64_t ns;
         int zone;
-        if (tl == 0 || Smi_parseTime(t, tl, &ns, &zone)) {
+        if (tl == 0 || t[0] == '=' || starts_with(t, tl, "WARNING") ||
+            Smi_parseTime(t, tl, &ns, &zone)) {
             i += l + 1;
             continue;
         }
+        char key[64];
+        int in_list;
+        if (first_key(t, n - (size_t)(t - s), key, sizeof(key), &in_list)) {
+            if (!in_list && strncasecmp(key, "card", 4) == 0) {
+                return SMI_ROCM_JSON;
+            }
+            if ((in_list && strcmp(key, "gpu") == 0) || (!in_list && strcmp(key, "gpu_data") == 0)) {
+                return SMI_AMD_JSON;
+            }
+            return 0;
+        }
+        if (rocm_device_line(t, tl)) {
+            return SMI_ROCM_TEXT;
+        }
+        if (starts_with(t, tl, "device,")) {
+            return SMI_ROCM_CSV;
+        }
         if (sniff_nv_csv(t, tl)) {
             return SMI_NV_CSV;
+        }
+        if (sniff_amd_csv(t, tl)) {
+            return SMI_AMD_CSV;
         }
         if (sniff_dmon(t, tl)) {
             return SMI_NV_DMON;
@@ -182,8 +272,16 @@ int LoadSmi_sniff(const unsigned char* head, size_t n) {
 static const SmiParser* parser_of(int form) {
     switch (form) {
     case SMI_NV_CSV:
+    case SMI_ROCM_CSV:
+    case SMI_AMD_CSV:
+        return SmiCsv_parser(form);
     case SMI_NV_DMON:
-        return SmiNvidia_parser(form);
+        return SmiDmon_parser();
+    case SMI_ROCM_TEXT:
+        return SmiText_parser();
+    case SMI_ROCM_JSON:
+    case SMI_AMD_JSON:
+        return SmiJson_parser(form);
     default:
         return NULL;
     }
@@ -207,7 +305,7 @@ static DcuStatus record_log(SmiLoad* L, const SmiParser* p, DcuError* err) {
     if (s == DCU_OK) {
         char* clock = clock_words(L->zones_seen);
         sqlite3_bind_int64(st, 1, L->f->id);
-        sqlite3_bind_text(st, 2, p->tool, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, L->tool ? L->tool : p->tool, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, clock, -1, free);
         sqlite3_bind_text(st, 4, L->zones_seen ? "unaligned: no trace with a wall-clock anchor"
                                                : "unaligned: the log has no times", -1,
@@ -284,7 +382,7 @@ DcuStatus LoadSmi_file(LoaderCore* core, LoadFile* f, int form, DcuError* err) {
     if (!fp) {
         return DCU_ERR_IO;
     }
-    SmiLoad L = {core, f, NULL, DCU_OK, LOAD_NULL, 0, 0};
+    SmiLoad L = {core, f, NULL, DCU_OK, LOAD_NULL, 0, 0, NULL};
     DcuStatus s = TraceDb_prepare(core->db,
                                   "INSERT INTO device_sample(file_id, line, device, device_name,"
                                   " wall_ns, sm_clock_mhz, mem_clock_mhz, max_sm_clock_mhz,"
@@ -302,6 +400,8 @@ DcuStatus LoadSmi_file(LoaderCore* core, LoadFile* f, int form, DcuError* err) {
         f->format = "skipped";
         f->note = xasprintf("%s log without a sample", p->tool);
     } else if (s == DCU_OK) {
+        /* no layer of a run: the Files view says "used:" and this note */
+        f->note = xasprintf("%s device-state log (--view device)", L.tool ? L.tool : p->tool);
         s = record_log(&L, p, err);
     }
     sqlite3_finalize(L.ins);

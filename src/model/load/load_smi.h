@@ -48,6 +48,7 @@ typedef struct SmiLoad_ {
     int64_t loop_wall; /* the last `date` line's time (a shell loop's), LOAD_NULL none */
     int loop_zone;
     int zones_seen;    /* SMI_ZONE_* bits of every timestamp read */
+    const char* tool;  /* static; set by a parser that tells the tool apart (hy-smi) */
 } SmiLoad;
 
 /* Every field absent; line set. */
@@ -80,6 +81,65 @@ int Smi_loopTime(SmiLoad* L, const char* s, size_t n);
  * bytes a unit); LOAD_NULL when the unit is unknown or the value out of range. */
 int64_t Smi_bytes(double v, const char* unit, size_t ulen, double dflt);
 
+/* What a column or key of a log holds. */
+enum {
+    SK_OTHER,
+    SK_TIME,     /* a timestamp */
+    SK_NAME,     /* the device's name */
+    SK_INDEX,    /* the device's index (nvidia-smi index, amd-smi gpu) */
+    SK_ID,       /* uuid or bus id: the device by its identity */
+    SK_CARD,     /* rocm-smi's "card3" */
+    SK_DRIVER,
+    SK_SM,       /* SM / shader (sclk) clock, MHz */
+    SK_GR,       /* graphics clock: the SM clock when no SM column */
+    SK_MEMCLK,
+    SK_MAXSM,
+    SK_MAXGR,
+    SK_UTIL,
+    SK_MEMUTIL,
+    SK_MEMUSED,
+    SK_MEMTOTAL,
+    SK_POWER,
+    SK_POWERCAP,
+    SK_TEMP,     /* rank: the sensor preferred (junction / hotspot first) */
+    SK_THR_MASK, /* nvidia-smi clocks_event_reasons.active: a bit mask */
+    SK_THR_ONE,  /* nvidia-smi clocks_event_reasons.<reason>: Active / Not Active */
+    SK_THR_WORD  /* amd-smi throttle_status: THROTTLED / UNTHROTTLED */
+};
+
+typedef struct SmiField_ {
+    int kind;
+    double unit;      /* memory: bytes per unit when the value names none */
+    int rank;         /* SK_TEMP, SK_POWER: lower is preferred */
+    char label[48];   /* the column's name, for messages */
+    char reason[48];  /* SK_THR_ONE: the reason's name */
+} SmiField;
+
+/* One device's sample being gathered from columns or keys. */
+typedef struct SmiAcc_ {
+    SmiSample s;
+    char* name;    /* owned */
+    char* driver;  /* owned */
+    char* id;      /* owned: uuid / bus id */
+    char thr[256];
+    int thr_said;
+    double gr, maxgr;
+    int temp_rank, power_rank;
+    int any;       /* a value was put */
+} SmiAcc;
+
+void SmiAcc_init(SmiAcc* a, long line);
+void SmiAcc_done(SmiAcc* a);
+/* Puts one value of field f; 0 when it is rejected (the message names the line). */
+int SmiAcc_put(SmiLoad* L, SmiAcc* a, const SmiField* f, const char* v, size_t vl, long line);
+/* Stores the gathered sample (SM clock from the graphics clock when it has none). */
+int SmiAcc_store(SmiLoad* L, SmiAcc* a);
+/* rocm-smi / hy-smi key ("GPU use (%)", "HCU use (%)", "VRAM Total Used Memory (B)",
+ * "sclk clock speed:", ...) into f; 0 when it is none dcutop reads. */
+int Smi_rocmField(const char* k, size_t n, SmiField* f);
+/* The MHz in a clock text ("(1800Mhz)", "1 (1800Mhz)", "1800 MHz"); 0 when none. */
+int Smi_mhz(const char* s, size_t n, double* mhz);
+
 /* The form of a file from its first bytes (SMI_* > 0), 0 when it is no device-state log. */
 int LoadSmi_sniff(const unsigned char* head, size_t n);
 /* Reads a device-state log of the given form (plain or gzip) into device_sample.
@@ -102,6 +162,9 @@ typedef struct SmiParser_ {
     void (*drop)(void* st);
 } SmiParser;
 
-const SmiParser* SmiNvidia_parser(int form); /* smi_nvidia.c: SMI_NV_CSV, SMI_NV_DMON */
+const SmiParser* SmiCsv_parser(int form);  /* smi_csv.c: SMI_NV_CSV, SMI_ROCM_CSV, SMI_AMD_CSV */
+const SmiParser* SmiDmon_parser(void);     /* smi_dmon.c: SMI_NV_DMON */
+const SmiParser* SmiText_parser(void);     /* smi_rocmtext.c: SMI_ROCM_TEXT */
+const SmiParser* SmiJson_parser(int form); /* smi_json.c: SMI_ROCM_JSON, SMI_AMD_JSON */
 
 #endif
