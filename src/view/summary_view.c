@@ -206,8 +206,10 @@ static void head(Doc* d, const SummaryData* s, int width) {
     Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
     for (int i = 0, first = 1; i < s->nhealth; i++) {
         if (strcmp(s->health[i].kind, "no-log") != 0) {
+            char t[HEALTH_LINE_MAX + 4]; /* "! " starts each verdict among the wrapped lines */
+            snprintf(t, sizeof(t), "%s%s", s->health[i].warn ? "! " : "", s->health[i].text);
             wrapped_field(d, first ? "Health" : "", s->health[i].warn ? STYLE_WARNING : STYLE_DIM,
-                          s->health[i].text, width);
+                          t, width);
             first = 0;
         }
     }
