@@ -122,6 +122,7 @@ typedef struct Health_ {
     HealthState state;
     char log[160];       /* the first log's file name ("" none) */
     int64_t log_rows;    /* samples in the log(s) */
+    char why[256];       /* HEALTH_UNALIGNED: the loader's reason (device_log.align), or "" */
     HealthDevice* dev;   /* owned */
     int ndev;
 } Health;

@@ -186,10 +186,9 @@ int HealthView_lines(const Health* h, HealthLine* out, int max) {
             "other processes not checked");
         return l.n;
     case HEALTH_UNALIGNED:
-        add(&l, "unaligned", 0, -1,
-            "%s (%" PRId64 " samples) is not on the trace's clock (no wall-clock anchor to "
-            "align it): not judged",
-            h->log, h->log_rows);
+        add(&l, "unaligned", 0, -1, "%s (%" PRId64 " samples) is not on the trace's clock (%s): "
+            "not judged", h->log, h->log_rows,
+            h->why[0] ? h->why : "no wall-clock anchor to align it");
         return l.n;
     case HEALTH_NO_TRACE:
         add(&l, "no-trace", 0, -1,

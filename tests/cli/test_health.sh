@@ -112,3 +112,12 @@ read -r nops nbad ninside <"$TMP/t.out"
 check "--view trace gives the device's state at $nops ops" test "${nops:-0}" -gt 11000
 same "... each equal to smi.csv's latest sample before the op" "0" "$nbad"
 check "... the ops inside the load at a low SM clock ($ninside)" test "${ninside:-0}" -gt 1000
+
+# a log beside a trace without a wall-clock anchor: not judged, and said why
+mkdir -p "$TMP/unaligned"
+cp sample-traces/dcu-weather-transformer/results.csv "$D/smi.csv" "$TMP/unaligned/"
+"$DCUTOP" --report --width 300 "$TMP/unaligned" >"$TMP/u.txt" 2>&1
+n=$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) - 1)' "$D/smi.csv")
+check "a log off the trace's clock: not judged, with its $n samples and the reason" \
+    grep -q "^Health: smi.csv ($n samples) is not on the trace's clock (unaligned: .*): not judged" "$TMP/u.txt"
+same "... and no verdict" "0" "$(grep -c '^Health: !' "$TMP/u.txt")"

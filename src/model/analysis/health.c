@@ -295,6 +295,14 @@ DcuStatus Health_compute(TraceDb* db, Health* out, DcuError* err) {
     }
     if (TraceDb_scalarInt(db, "SELECT count(ts_ns) FROM device_sample") == 0) {
         out->state = HEALTH_UNALIGNED;
+        if (table_exists(db, "device_log") &&
+            TraceDb_prepare(db, "SELECT align FROM device_log WHERE file_id ="
+                                " (SELECT min(file_id) FROM device_sample)", &st, NULL) == DCU_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+                snprintf(out->why, sizeof(out->why), "%s", sqlite3_column_text(st, 0));
+            }
+            sqlite3_finalize(st);
+        }
         return DCU_OK;
     }
     DcuStatus s = read_devices(db, out, err);
