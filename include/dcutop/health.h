@@ -107,6 +107,10 @@ typedef struct HealthDevice_ {
     int has_util;            /* the log has utilisation */
     int has_mem_events;      /* the trace has memory events on this device */
     int64_t own_reserved;    /* the trace's own largest reserved memory, bytes */
+    int below_own;           /* judged samples whose memory used is below the trace's own
+                              * reserved memory: more than half of them says the log's device
+                              * is not the one the trace ran on (Health_mismatch) */
+    int with_own;            /* judged samples with both figures */
     /* memory */
     int64_t mem_used_max, mem_total; /* bytes; 0: not in the log */
     int64_t mem_max_t;
@@ -133,6 +137,10 @@ int Health_throttled(const HealthDevice* d);
 int Health_powerCapped(const HealthDevice* d);
 int Health_hot(const HealthDevice* d);
 int Health_memoryFull(const HealthDevice* d);
+/* The log's device used less memory than the trace alone reserved at most of its samples:
+ * not the device the trace ran on (a renumbered device, CUDA_VISIBLE_DEVICES); no other
+ * verdict is given for it. */
+int Health_mismatch(const HealthDevice* d);
 
 /* Judges the devices of the data in use. out is filled (Health_done frees it) whatever the
  * state; errors: DCU_ERR_SQL. */

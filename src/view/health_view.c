@@ -85,6 +85,11 @@ static void other_process(Lines* l, const HealthDevice* d, const char* g) {
             size_t k = strlen(ev);
             snprintf(ev + k, sizeof(ev) - k, "%sutilisation %.0f-%.0f%% while this trace kept it "
                      "%.1f%% busy", k ? ", " : "", w->util_min, w->util_max, w->own_pct);
+        } else if (d->has_util) { /* memory alone: say what else it could be */
+            size_t k = strlen(ev);
+            snprintf(ev + k, sizeof(ev) - k, "; utilisation the trace's own: a process holding "
+                     "memory, or this one allocating outside PyTorch's allocator (NCCL, a "
+                     "CUDA context)");
         }
         HealthLine* x = add(l, "other-process", 1, d->gpu,
                             "another process on %s from %.1f to %.1f ms (Trace time, +-%.0f ms%s): %s "
@@ -210,6 +215,16 @@ int HealthView_lines(const Health* h, HealthLine* out, int max) {
             add(&l, "no-samples", 0, d->gpu,
                 "%s: no sample of %s inside the trace's span (%.1f to %.1f ms): not judged", g,
                 d->log[0] ? d->log : h->log, ms(d, d->span0), ms(d, d->span1));
+            continue;
+        }
+        if (Health_mismatch(d)) {
+            char a[32];
+            Format_bytes(a, sizeof(a), d->own_reserved);
+            add(&l, "mismatch", 1, d->gpu,
+                "%s: device %" PRId64 " of %s used less memory than this trace alone reserved "
+                "(%s) at %d of its %d samples: not the device the trace ran on "
+                "(CUDA_VISIBLE_DEVICES renumbers devices); not judged",
+                g, d->log_device, d->log[0] ? d->log : h->log, a, d->below_own, d->with_own);
             continue;
         }
         int before = l.n;

@@ -121,3 +121,19 @@ n=$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) -
 check "a log off the trace's clock: not judged, with its $n samples and the reason" \
     grep -q "^Health: smi.csv ($n samples) is not on the trace's clock (unaligned: .*): not judged" "$TMP/u.txt"
 same "... and no verdict" "0" "$(grep -c '^Health: !' "$TMP/u.txt")"
+
+# a log of another GPU (less memory used than this trace alone reserved): said, not judged
+mkdir -p "$TMP/other"
+cp "$D/gpt_contention.trace.json.gz" "$TMP/other/"
+python3 tests/cli/health_synth.py "$D" "$TMP/other/x.csv"
+python3 - "$TMP/other/x.csv" "$TMP/other/smi.csv" <<'PY'
+import re, sys
+out = open(sys.argv[2], "w")
+for i, l in enumerate(open(sys.argv[1])):
+    out.write(l if i == 0 else re.sub(r", \d+ MiB, 81559 MiB,", ", 100 MiB, 81559 MiB,", l))
+PY
+rm "$TMP/other/x.csv"
+"$DCUTOP" --report --width 300 "$TMP/other" >"$TMP/o.txt" 2>&1
+check "a log of another device: 'not the device the trace ran on'" \
+    grep -q "^Health: ! GPU 0: device 0 of smi.csv used less memory than this trace alone reserved .*not the device the trace ran on" "$TMP/o.txt"
+same "... and no other verdict" "1" "$(grep -c '^Health:' "$TMP/o.txt")"

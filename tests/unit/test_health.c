@@ -217,6 +217,44 @@ static void lagging_utilisation_is_own(void** state) {
     assert_int_equal(d2.nwin, 0);
 }
 
+/* A log device that holds less memory than the trace reserved is another device: it says so
+ * and gives no verdict; memory alone above the level (utilisation the trace's own) is a
+ * window by memory only. */
+static void mismatch_and_memory_only(void** state) {
+    (void)state;
+    HealthDevice d;
+    base_device(&d);
+    for (int i = 0; i <= 100; i++) {
+        samples[i].used = 512 * MIB; /* the trace reserves 1 GiB */
+        samples[i].util = 99;
+    }
+    Health_judge(&d, bs, be, 100, samples, 101);
+    assert_true(Health_mismatch(&d));
+    assert_int_equal(d.below_own, 101);
+    Health h = {HEALTH_JUDGED, "smi.csv", 101, "", &d, 1};
+    d.paired = 1;
+    HealthLine l[8];
+    int n = HealthView_lines(&h, l, 8);
+    assert_int_equal(n, 1);
+    assert_string_equal(l[0].kind, "mismatch");
+    HealthDevice d2;
+    base_device(&d2);
+    for (int i = 60; i <= 100; i++) {
+        samples[i].used += 2048 * MIB;
+    }
+    Health_judge(&d2, bs, be, 100, samples, 101);
+    assert_false(Health_mismatch(&d2));
+    assert_int_equal(d2.nwin, 1);
+    assert_true(d2.win[0].by_memory && !d2.win[0].by_util);
+    assert_int_equal(d2.win[0].t1, d2.span1); /* to the span's end */
+    d2.paired = 1;
+    d2.has_util = 1;
+    h.dev = &d2;
+    n = HealthView_lines(&h, l, 8);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(l[0].text, "utilisation the trace's own"));
+}
+
 static void power_temp_memory(void** state) {
     (void)state;
     HealthDevice d;
@@ -424,6 +462,7 @@ int main(void) {
         cmocka_unit_test(another_process),
         cmocka_unit_test(lagging_utilisation_is_own),
         cmocka_unit_test(power_temp_memory),
+        cmocka_unit_test(mismatch_and_memory_only),
         cmocka_unit_test_setup_teardown(real_contention, setup, teardown),
         cmocka_unit_test_setup_teardown(real_lanes, setup, teardown),
     };

@@ -298,6 +298,10 @@ static void state_figures(HealthDevice* d, const HealthSample* x, int64_t busy) 
     if (x->own >= 0) {
         d->own_reserved = x->own > d->own_reserved ? x->own : d->own_reserved;
     }
+    if (x->own >= 0 && x->used >= 0) {
+        d->with_own++;
+        d->below_own += x->used < x->own;
+    }
 }
 
 void Health_judge(HealthDevice* d, const int64_t* bs, const int64_t* be, int64_t nb,
@@ -396,6 +400,10 @@ int Health_powerCapped(const HealthDevice* d) {
 
 int Health_hot(const HealthDevice* d) {
     return share(d->hot_busy_ns, d->busy_ns) || share(d->thermal_reason_ns, d->busy_ns);
+}
+
+int Health_mismatch(const HealthDevice* d) {
+    return d->with_own > 0 && 2 * d->below_own > d->with_own;
 }
 
 int Health_memoryFull(const HealthDevice* d) {
