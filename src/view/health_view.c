@@ -165,9 +165,10 @@ static void state_lines(Lines* l, const HealthDevice* d, const char* g) {
     }
 }
 
-/* The one line of a device with no verdict: what was checked and found normal. */
+/* The one line of a device with no verdict: what was checked and found normal (shares under
+ * HEALTH_SHARE_MIN are said as they are). */
 static void healthy_line(Lines* l, const HealthDevice* d, const char* g) {
-    char mem[96] = "", extra[160] = "";
+    char mem[96] = "", extra[160] = "", thr[256] = "no clock reason but idle";
     if (d->mem_total > 0) {
         snprintf(mem, sizeof(mem), ", memory at most %.0f%% used",
                  pct(d->mem_used_max, d->mem_total));
@@ -176,10 +177,15 @@ static void healthy_line(Lines* l, const HealthDevice* d, const char* g) {
         snprintf(extra, sizeof(extra), "; memory used not compared with the trace's own (no "
                  "memory events: profile_memory=True records them)");
     }
+    if (d->thr_busy_ns > 0) {
+        snprintf(thr, sizeof(thr), "clock reasons for %.1f%% of it (%s)",
+                 pct(d->thr_busy_ns, d->busy_ns), d->reasons);
+    }
     add(l, "healthy", 0, d->gpu,
-        "%s healthy over its busy time (%d samples of %s, every %.0f ms): clock at its maximum "
-        "(%.0f MHz), no throttle reason, no other process seen%s%s",
-        g, d->samples, d->log[0] ? d->log : "the log", (double)d->spacing_ns / 1e6, d->max_clock, mem, extra);
+        "%s healthy over its busy time (%d samples of %s, every %.0f ms): clock at 95%% of its "
+        "maximum (%.0f MHz) or more for %.1f%% of it, %s, no other process seen%s%s",
+        g, d->samples, d->log[0] ? d->log : "the log", (double)d->spacing_ns / 1e6,
+        d->max_clock, 100.0 - pct(d->low_busy_ns, d->busy_ns), thr, mem, extra);
 }
 
 int HealthView_lines(const Health* h, HealthLine* out, int max) {

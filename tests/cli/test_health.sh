@@ -74,6 +74,10 @@ python3 tests/cli/health_synth.py "$D" "$TMP/synth/smi.csv"
 same "a healthy synthetic log: no verdict" "0" "$(grep -c '^Health: !' "$TMP/s.txt")"
 check "... one line saying it is healthy, from smi.csv" \
     grep -q "^Health: GPU 0 healthy over its busy time ([0-9]* samples of smi.csv, every 100 ms)" "$TMP/s.txt"
+check "... its clocks at 345 MHz while idle do not count: at the maximum for 100.0% of the busy time" \
+    grep -q "(1980 MHz) or more for 100.0% of it, no clock reason but idle, no other process seen" "$TMP/s.txt"
+check "... the synthetic log does drop to 345 MHz while idle (gpu_idle)" \
+    grep -q " 345 MHz, .*, 0x0000000000000001$" "$TMP/synth/smi.csv"
 # the same log with the SM clock at 1200 MHz while busy: flagged
 sed 's/, 1980 MHz, 2619 MHz, 1980 MHz,/, 1200 MHz, 2619 MHz, 1980 MHz,/' "$TMP/synth/smi.csv" >"$TMP/x" &&
     mv "$TMP/x" "$TMP/synth/smi.csv"
