@@ -344,6 +344,9 @@ int Smi_number(const char* s, size_t n, double* v, const char** unit, size_t* ul
     if (!isfinite(x)) {
         return 0;
     }
+    if (i < n && (s[i] == 'x' || s[i] == 'X')) {
+        return 0; /* hexadecimal: no measurement */
+    }
     size_t u = i;
     while (u < n && isspace((unsigned char)s[u])) {
         u++;
