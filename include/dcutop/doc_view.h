@@ -73,6 +73,8 @@ typedef struct SummaryData_ {
     int64_t basis_ns;            /* their denominator (Query_basisNs); 0: kernel time */
     const ResultSet* runs;       /* borrowed, may be NULL: per-run timeline rows (TL_RUNS), set
                                   * when several runs are in the scope */
+    const ResultSet* memory;     /* borrowed, may be NULL: memory peaks per run and device
+                                  * (memory.h MEM_VIEW_PEAKS), set when memory events exist */
     /* call stacks when no kernel is loaded (a folder of stacks only): where the time is */
     int64_t stacks_ns;           /* 100% of the stacks (0: none) */
     int64_t stacks_samples;      /* their calls (launches) */

@@ -29,6 +29,7 @@ typedef struct MemPeak_ {
     int64_t reserved;       /* peak reserved bytes, -1 when the source has none (rocpd, and
                              * host memory, whose Total Reserved PyTorch writes as 0) */
     int64_t reserved_ns;    /* when first reached, -1 when none */
+    int64_t reserved_event; /* that event: mem_event.id, -1 when none */
 } MemPeak;
 
 /* The peaks of run run_id (a run.id; 0: every run in scope together) per device, in device
@@ -41,7 +42,7 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
 int Memory_any(TraceDb* db);
 
 typedef enum {
-    MEM_VIEW_PEAKS,    /* per run and device: peaks, and op, module, stack at the peak */
+    MEM_VIEW_PEAKS,    /* per run and device: peaks, and op, module, stack at each peak */
     MEM_VIEW_LARGEST,  /* per run and device: the largest allocations, with their op, module
                         * and lifetime (freed: the next free of the same address) */
     MEM_VIEW_TIMELINE, /* per run and device: allocated and reserved over MEM_BUCKETS spans */

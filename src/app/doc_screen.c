@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcutop/memory.h"
 #include "dcutop/advice.h"
 #include "dcutop/idle.h"
 #include "dcutop/shortname.h"
@@ -473,6 +474,10 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
         sd->nhealth = HealthView_lines(&h, sd->health, (int)(sizeof(sd->health) /
                                                              sizeof(sd->health[0])));
         Health_done(&h);
+        DcuError e2;
+        if (Memory_any(db) && Memory_view(db, MEM_VIEW_PEAKS, 0, &s->aux[5], &e2) == DCU_OK) {
+            sd->memory = s->aux[5];
+        }
     } else if (s->ops == &KernelScreen) {
         DcuStatus st = KernelQuery_detail(db, s->kernel, &s->detail, err);
         if (st != DCU_OK) {

@@ -72,8 +72,8 @@ struct Screen_ {
     int has_data;
     SummaryData summary;     /* Summary: totals and borrowed views of the sets below */
     Timeline* timeline;      /* Summary (owned) */
-    ResultSet* aux[5];       /* Summary: hotspots, categories, files, gaps, per-run timeline
-                              * rows; Kernel: paths, ranges, rocprof-compute
+    ResultSet* aux[6];       /* Summary: hotspots, categories, files, gaps, per-run timeline
+                              * rows, memory peaks; Kernel: paths, ranges, rocprof-compute
                               * metrics, launch stats; Runs: the runs (owned) */
     /* trees (stacks_screen.c) */
     StackTree* tree;

@@ -498,6 +498,38 @@ static void categories(Doc* d, const SummaryData* s, int width) {
     }
 }
 
+/* PyTorch / rocpd memory peaks, one line per device (host memory left to the report):
+ * allocated, reserved, the op at the peak; the allocator's figures, said as such. */
+static void memory_rows(Doc* d, const SummaryData* s) {
+    const ResultSet* m = s->memory;
+    int shown = 0;
+    for (int r = 0; m && r < m->nrows && shown < 4; r++) {
+        const RsCell* dev = cell(m, r, "device");
+        const RsCell* peak = cell(m, r, "peak_allocated");
+        if (!dev || dev->i < 0 || !peak || peak->null) {
+            continue;
+        }
+        char a[32], b[32];
+        Format_bytes(a, sizeof(a), peak->i);
+        Doc_field(d, LW, shown ? "" : "Memory peak", STYLE_NUMBER,
+                  "device %" PRId64 ": %s allocated", dev->i, a);
+        const RsCell* res = cell(m, r, "peak_reserved");
+        if (res && !res->null) {
+            Format_bytes(b, sizeof(b), res->i);
+            Doc_add(d, STYLE_NUMBER, ", %s reserved", b);
+        }
+        const char* op = text(m, r, "op");
+        if (op[0]) {
+            Doc_add(d, STYLE_NUMBER, ", in %s", op);
+        }
+        shown++;
+    }
+    if (shown) {
+        Doc_field(d, LW, "", STYLE_DIM, "(the allocator's figures; the device's used memory is "
+                                         "more: --view memory)");
+    }
+}
+
 static void host(Doc* d, const SummaryData* s) {
     const Totals* t = &s->totals;
     char a[64];
@@ -522,6 +554,7 @@ static void host(Doc* d, const SummaryData* s) {
         Doc_field(d, LW, "Copies", STYLE_NUMBER, "%s in %" PRId64 " copies", a, t->copy_calls);
         Doc_link(d, DOC_LINK_SCREEN, "copies");
     }
+    memory_rows(d, s);
     if (t->mem_allocs > 0) {
         Format_bytes(a, sizeof(a), t->mem_peak_bytes);
         Doc_field(d, LW, "Memory", STYLE_NUMBER, "%s live at the peak, %" PRId64 " allocations",

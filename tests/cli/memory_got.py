@@ -33,6 +33,9 @@ for p in rep["memory_peaks"]:
                                          p["module"] or "-"))
     print("unused\t%s\t%s" % (d, p["unused_reserved_at_peak"] or "-"))
     print("reserved\t%s\t%s" % (d, p["peak_reserved"] or "-"))
+    if p["peak_reserved"]:
+        print("rpeak\t%s\t%d\t%s\t%s" % (d, int(p["peak_reserved_at_ns"]) + origin,
+                                          p["reserved_op"] or "-", p["reserved_module"] or "-"))
     for a in largest.get(d, []):
         print("largest\t%s\t%s\t%d\t%d\t%s" % (d, a["bytes"], int(a["allocated_ns"]) + origin,
                                              int(a["freed_ns"]) + origin if a["freed_ns"] else -1,

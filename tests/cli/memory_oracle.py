@@ -9,6 +9,7 @@ device with Bytes < 0). Prints tab-separated lines:
   peak DEV ALLOCATED TS_NS RESERVED_AT OP MODULE
   unused DEV RESERVED_AT-ALLOCATED
   reserved DEV RESERVED
+  rpeak DEV TS_NS OP MODULE (the first event reaching the peak of 'Total Reserved')
   largest DEV BYTES ALLOC_TS_NS FREED_TS_NS|-1 OP
 With a third argument "events": one line per memory event instead, EVENT_NUMBER OP|- MODULE|-
 (its number: its 1-based place among the trace's events).
@@ -72,6 +73,9 @@ def main():
                                              op_at(p), module_at(p)))
         print("unused\t%d\t%s" % (dev, p[5] - peak if has_res else "-"))
         print("reserved\t%d\t%s" % (dev, max(res) if has_res else "-"))
+        if has_res:
+            q = next(m for m in ev if m[5] == max(res))
+            print("rpeak\t%d\t%d\t%s\t%s" % (dev, q[0], op_at(q), module_at(q)))
         allocs, pending = [], {}
         for m in ev:
             if m[3] > 0:

@@ -5,14 +5,14 @@
 . tests/cli/lib.sh
 ORACLE=tests/cli/memory_oracle.py
 
-# peaks, reserved - allocated at the peak, the op and module live at it and the 10 largest
-# allocations per device, dcutop's (memory_got.py puts them in the oracle's form) = the oracle's
+# peaks, reserved - allocated at the peak, the op and module live at each peak and the 10
+# largest allocations per device, dcutop's (memory_got.py puts them in the oracle's form) = the oracle's
 compare() { # NAME TRACE_FILE DIR
     python3 "$ORACLE" "$2" 10 >"$TMP/o.txt"
     "$DCUTOP" -q --report --view memory --format csv -o "$TMP/r.csv" --force "$3"
     "$DCUTOP" -q --export memory -o "$TMP/e.csv" --force "$3"
     python3 tests/cli/memory_got.py "$TMP/r.csv" "$TMP/e.csv" >"$TMP/d.txt" 2>&1
-    for what in peak unused reserved largest; do
+    for what in peak unused reserved rpeak largest; do
         same "$1: $what per device = the raw events'" "$(grep "^$what" "$TMP/o.txt")" \
             "$(grep "^$what" "$TMP/d.txt")"
     done
@@ -53,6 +53,40 @@ compare abba-A1 "$A1/A1.trace.json.gz" "$A1"
 every_event abba-A1 "$A1/A1.trace.json.gz" "$A1"
 SMI=$REAL/pytorch-h100-smi-contention
 compare smi-contention "$SMI/gpt_contention.trace.json.gz" "$SMI"
+# a ROCm trace (MI300): its device events say Device Type 6 (HIP), not 1
+QWEN=$REAL/pytorch-kineto-mi300-qwen
+compare qwen-mi300 "$QWEN/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" "$QWEN"
+every_event qwen-mi300 "$QWEN/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" "$QWEN"
+same "qwen-mi300: its HIP events (Device Type 6) count on device 0" "6 0 2588" \
+    "$("$DCUTOP" --sql "SELECT device_type, device, count(*) FROM mem_event WHERE device >= 0
+        GROUP BY 1, 2" "$QWEN" | sed -n 3p | tr -s ' ' | sed 's/^ //')"
+
+# each run's own peaks (what the A-B-B-A reads through Memory_peaks): the four runs of an
+# A-B-B-A loaded together, each = the oracle over its own trace
+"$DCUTOP" -q --run all --report --view memory --format csv "$REAL/pytorch-h100-abba-regress" \
+    >"$TMP/runs.csv"
+for r in A1 B1 B2 A2; do
+    python3 "$ORACLE" "$REAL/pytorch-h100-abba-regress/$r/$r.trace.json.gz" 1 |
+        awk -F'\t' '$1 == "peak" || $1 == "reserved" {print $1, $2, $3}' | sort >"$TMP/want.$r"
+    python3 - "$TMP/runs.csv" "$r" <<'PY' | sort >"$TMP/got.$r"
+import csv, io, sys
+t = open(sys.argv[1], newline="").read().split("# memory_peaks\r\n")[1].split("\r\n\r\n")[0]
+for p in csv.DictReader(io.StringIO(t)):
+    if p["run"] == sys.argv[2]:
+        print("peak", p["device"], p["peak_allocated"])
+        print("reserved", p["device"], p["peak_reserved"] or "-")
+PY
+    same "abba-regress run $r: its own peaks per device, all runs loaded together" \
+        "$(cat "$TMP/want.$r")" "$(cat "$TMP/got.$r")"
+done
+
+# the same events when a plain trace is parsed in chunks by several threads
+mkdir -p "$TMP/plain"
+gzip -dc "$GPT/gpt_train.trace.json.gz" >"$TMP/plain/gpt_train.trace.json"
+"$DCUTOP" -q --threads 1 --export memory "$TMP/plain" >"$TMP/t1.csv"
+DCUTOP_JSON_CHUNK_BYTES=20000 "$DCUTOP" -q --threads 4 --export memory "$TMP/plain" >"$TMP/t4.csv"
+same "threads: 4 threads over 20 kB chunks give the serial read's 2,442 events" \
+    "2443 $(md5sum <"$TMP/t1.csv")" "$(wc -l <"$TMP/t4.csv") $(md5sum <"$TMP/t4.csv")"
 
 # the text report: the section, with what the figures are not
 "$DCUTOP" -q --report --width 160 "$GPT" >"$TMP/report.txt"
@@ -67,6 +101,13 @@ check "report: the call stack at the GPU peak" \
 "$DCUTOP" -q --report sample-traces >"$TMP/nomem.txt" 2>&1
 check "report: no memory section without memory events" \
     sh -c '! grep -q "Peak allocated and reserved" "$1"' sh "$TMP/nomem.txt"
+printf ':dump summary\n' >"$TMP/summary.keys"
+"$DCUTOP" --headless --size 110x70 --keys "$TMP/summary.keys" "$GPT" >"$TMP/summary.txt" 2>&1
+check "Summary screen: the GPU's peak, reserved and op" grep -q \
+    "Memory peak    device 0: 826.3 MiB allocated, 918.0 MiB reserved, in aten::nll_loss_forward" \
+    "$TMP/summary.txt"
+check "Summary screen: says they are the allocator's figures" \
+    grep -q "the allocator's figures; the device's used memory is more" "$TMP/summary.txt"
 "$DCUTOP" -q --report --view memory --format json "$GPT" >"$TMP/r.json"
 same "json: peaks per device" "-1 105112
 0 866446336" "$(python3 -c '

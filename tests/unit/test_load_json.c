@@ -53,8 +53,9 @@ static const char kineto[] =
     "   \"bytes\": 65536}},\n"
     "  {\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": 0, \"tid\": 7,"
     "   \"ts\": 530, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1004, \"bytes\": 4}},\n"
-    "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"pid\": 7, \"tid\": 7, \"ts\": 600,"
-    "   \"args\": {\"Bytes\": 4}}\n"
+    "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"pid\": 7, \"tid\": 7, \"ts\": 130.5,"
+    "   \"args\": {\"Bytes\": 4096, \"Total Allocated\": 8192, \"Total Reserved\": 2097152,"
+    "   \"Device Id\": 0, \"Device Type\": 1, \"Addr\": 139000000000000}}\n"
     " ], \"traceName\": \"x\"}\n";
 
 static void check_kineto(TraceDb* db, const char* file) {
@@ -88,6 +89,11 @@ static void check_kineto(TraceDb* db, const char* file) {
     /* annotations are ranges */
     assert_int_equal(TestUtil_int(db, "SELECT end_ns - start_ns FROM range WHERE name = 'ProfilerStep#3'"),
                      800000);
+    /* a memory event (profile_memory=True) inside aten::mm on its thread */
+    assert_sql_text(db, "130500 0 4096 8192 2097152 139000000000000 aten::mm",
+                    "SELECT m.ts_ns || ' ' || m.device || ' ' || m.bytes || ' ' || m.total_allocated"
+                    " || ' ' || m.total_reserved || ' ' || m.addr || ' ' || o.name FROM mem_event m"
+                    " JOIN cpu_op o ON o.id = m.op_id");
     assert_int_equal(TestUtil_int(db, "SELECT rows_rejected FROM source_file"), 0);
 }
 

@@ -69,7 +69,7 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
         }
         MemPeak* p = &out[k];
         *p = (MemPeak){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), -1, -1, -1, -1,
-                       -1, -1};
+                       -1, -1, -1};
         if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
             p->allocated = sqlite3_column_int64(st, 2);
         }
@@ -84,14 +84,15 @@ DcuStatus Memory_peaks(TraceDb* db, int64_t run_id, MemPeak* out, int max, int* 
     sqlite3_finalize(st);
     for (int k = 0; s == DCU_OK && k < *n && k < max; k++) {
         MemPeak* p = &out[k];
-        int64_t id, res;
+        int64_t res;
         if (p->allocated >= 0) {
             s = first_at(db, run_id, p->device, 0, p->allocated, &p->allocated_event,
                          &p->allocated_ns, &p->reserved_then, err);
             p->reserved_then = p->reserved < 0 ? -1 : p->reserved_then;
         }
         if (s == DCU_OK && p->reserved >= 0) {
-            s = first_at(db, run_id, p->device, 1, p->reserved, &id, &p->reserved_ns, &res, err);
+            s = first_at(db, run_id, p->device, 1, p->reserved, &p->reserved_event,
+                         &p->reserved_ns, &res, err);
         }
     }
     return s;
@@ -194,20 +195,23 @@ static int64_t run_origin(TraceDb* db, int64_t run) {
 }
 
 enum { P_RUN, P_DEV, P_EVENTS, P_ALLOC, P_ALLOC_T, P_RES_THEN, P_UNUSED, P_RES, P_RES_T, P_OP,
-       P_MODULE, P_STACK, P_COUNT };
+       P_MODULE, P_STACK, P_ROP, P_RMODULE, P_RSTACK, P_COUNT };
 static const RsColumn peak_cols[P_COUNT] = {
     [P_RUN] = {"run", "Run", CT_TEXT},
     [P_DEV] = {"device", "Device", CT_INT},
     [P_EVENTS] = {"events", "Events", CT_INT},
-    [P_ALLOC] = {"peak_allocated", "Peak allocated", CT_BYTES},
+    [P_ALLOC] = {"peak_allocated", "Peak alloc", CT_BYTES},
     [P_ALLOC_T] = {"peak_at_ns", "At", CT_NS},
-    [P_RES_THEN] = {"reserved_at_peak", "Reserved then", CT_BYTES},
-    [P_UNUSED] = {"unused_reserved_at_peak", "Reserved-allocated", CT_BYTES},
-    [P_RES] = {"peak_reserved", "Peak reserved", CT_BYTES},
+    [P_RES_THEN] = {"reserved_at_peak", "Resv then", CT_BYTES},
+    [P_UNUSED] = {"unused_reserved_at_peak", "Resv-alloc", CT_BYTES},
+    [P_RES] = {"peak_reserved", "Peak resv", CT_BYTES},
     [P_RES_T] = {"peak_reserved_at_ns", "Reserved at", CT_NS},
-    [P_OP] = {"op", "Op at the peak", CT_TEXT},
+    [P_OP] = {"op", "Op", CT_TEXT},
     [P_MODULE] = {"module", "Module", CT_TEXT},
     [P_STACK] = {"stack", "Call stack", CT_TEXT},
+    [P_ROP] = {"reserved_op", "Op at the reserved peak", CT_TEXT},
+    [P_RMODULE] = {"reserved_module", "Its module", CT_TEXT},
+    [P_RSTACK] = {"reserved_stack", "Its call stack", CT_TEXT},
 };
 
 enum { L_RUN, L_DEV, L_BYTES, L_ADDR, L_AT, L_FREED, L_LIFE, L_OP, L_MODULE, L_COUNT };
@@ -238,7 +242,7 @@ static const RsColumn event_cols[E_COUNT] = {
     [E_BYTES] = {"bytes", "Bytes", CT_INT},
     [E_ALLOC] = {"total_allocated", "Allocated", CT_BYTES},
     [E_RES] = {"total_reserved", "Reserved", CT_BYTES},
-    [E_UNUSED] = {"unused_reserved", "Reserved-allocated", CT_BYTES},
+    [E_UNUSED] = {"unused_reserved", "Resv-alloc", CT_BYTES},
     [E_ADDR] = {"addr", "Address", CT_INT},
     [E_OP] = {"op", "Op", CT_TEXT},
     [E_MODULE] = {"module", "Module", CT_TEXT},
@@ -288,6 +292,10 @@ static DcuStatus peaks_rows(TraceDb* db, ResultSet* rs, int64_t run, const char*
         }
         if (p[k].reserved >= 0) {
             ResultSet_setInt(rs, r, P_RES_T, p[k].reserved_ns - t0);
+            Where w = where_at(db, p[k].reserved_event);
+            set_where(rs, r, P_ROP, &w);
+            ResultSet_setText(rs, r, P_RSTACK, w.stack);
+            where_done(&w);
         }
     }
     return s;

@@ -3,8 +3,8 @@
  *   {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 5815698867397.362,
  *    "args": {"Total Reserved": 962592768, "Total Allocated": 793947648, "Bytes": 67108864,
  *             "Device Id": 0, "Device Type": 1, "Addr": 140405802795008}}
- * (torch/csrc/profiler/kineto_shim and torch/autograd/profiler_util: Bytes < 0 frees;
- * Device Type is c10::DeviceType, 0 the CPU, 1 CUDA, which ROCm builds use for HIP too). */
+ * (written by torch/csrc/autograd/profiler_kineto.cpp: Bytes < 0 frees; Device Type is
+ * c10::DeviceType, 0 the CPU, 1 CUDA, 6 HIP: a ROCm trace may write either). */
 #include "kineto_memory.h"
 
 #include <stdlib.h>

@@ -681,9 +681,8 @@ static void set_where(char where[64], int64_t n) {
 /* PyTorch's profile_memory=True events; kineto_memory.c checks and stores them */
 static void kineto_memory(J* j) {
     int64_t a[MEM_ARG_COUNT], ts;
-    int bad = -1;
+    int bad = -1, b = 0; /* the first arg that is not a number */
     for (int i = 0; i < MEM_ARG_COUNT; i++) {
-        int b = 0;
         a[i] = arg_num(&j->ev, LoadMemory_argNames[i], 0, &b);
         bad = b && bad < 0 ? i : bad;
     }
@@ -692,6 +691,7 @@ static void kineto_memory(J* j) {
         j->recognised += LoadMemory_kineto(j->core, j->f, j->nevents, ts,
                                            id_of(&j->ev.pid, j->ev.pid_type),
                                            id_of(&j->ev.tid, j->ev.tid_type), a, bad);
+        j->kind = j->kind == SRC_NONE ? SRC_KINETO : j->kind; /* only PyTorch writes them */
     }
 }
 
