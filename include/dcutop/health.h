@@ -6,8 +6,11 @@
  * device of the log: the same index, or the only one of each; of several logs of it, the one
  * with the most samples, device_lane.h DeviceLanes_pick):
  *   span          the trace's recorded span on the device: its first timestamp (kernels,
- *                 copies, API calls of the files in use) to its last end. Samples outside it
- *                 are not judged: the process ran untraced work there.
+ *                 copies, API calls of the files in use) to its last end. A sample whose
+ *                 interval reaches into it is judged for the device's state (weighted by the
+ *                 busy time in its interval: a trace shorter than the spacing has samples
+ *                 only around it); another process only from samples inside it (outside, the
+ *                 process ran untraced work).
  *   busy          the union of the device's kernels, memsets and copies in the trace.
  *   interval of a sample: from half-way to the previous sample to half-way to the next one
  *                 (at most HEALTH_HOLD intervals of the log's median spacing); the state a
@@ -87,7 +90,7 @@ typedef struct HealthDevice_ {
     int has_wall;           /* wall_offset_ns known */
     int64_t wall_offset_ns; /* wall_ns - ts_ns of the samples (UTC ns since epoch) */
     int64_t span0, span1;   /* the span, ns */
-    int samples;            /* samples judged (inside the span) */
+    int samples;            /* samples judged (their interval reaches into the span) */
     int64_t spacing_ns;     /* median spacing of the log's samples */
     int64_t busy_ns;        /* busy time within the judged samples' intervals */
     /* clock */
@@ -105,6 +108,7 @@ typedef struct HealthDevice_ {
     HealthWindow win[HEALTH_MAX_WINDOWS]; /* the longest first */
     int nwin;                /* windows (may exceed HEALTH_MAX_WINDOWS: the rest dropped) */
     int has_util;            /* the log has utilisation */
+    int other_judged;        /* samples judged for another process (by either signal) */
     int has_mem_events;      /* the trace has memory events on this device */
     int64_t own_reserved;    /* the trace's own largest reserved memory, bytes */
     int below_own;           /* judged samples whose memory used is below the trace's own

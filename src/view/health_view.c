@@ -181,11 +181,15 @@ static void healthy_line(Lines* l, const HealthDevice* d, const char* g) {
         snprintf(thr, sizeof(thr), "clock reasons for %.1f%% of it (%s)",
                  pct(d->thr_busy_ns, d->busy_ns), d->reasons);
     }
+    const char* other = d->other_judged > 0
+                            ? "no other process seen"
+                            : "another process not judged (no sample inside the trace's span)";
     add(l, "healthy", 0, d->gpu,
-        "%s healthy over its busy time (%d samples of %s, every %.0f ms): clock at 95%% of its "
-        "maximum (%.0f MHz) or more for %.1f%% of it, %s, no other process seen%s%s",
-        g, d->samples, d->log[0] ? d->log : "the log", (double)d->spacing_ns / 1e6,
-        d->max_clock, 100.0 - pct(d->low_busy_ns, d->busy_ns), thr, mem, extra);
+        "%s healthy over its busy time (%d sample%s of %s, every %.0f ms): clock at 95%% of its "
+        "maximum (%.0f MHz) or more for %.1f%% of it, %s, %s%s%s",
+        g, d->samples, d->samples == 1 ? "" : "s", d->log[0] ? d->log : "the log",
+        (double)d->spacing_ns / 1e6, d->max_clock, 100.0 - pct(d->low_busy_ns, d->busy_ns), thr,
+        other, mem, extra);
 }
 
 int HealthView_lines(const Health* h, HealthLine* out, int max) {

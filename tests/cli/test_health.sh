@@ -141,3 +141,37 @@ rm "$TMP/other/x.csv"
 check "a log of another device: 'not the device the trace ran on'" \
     grep -q "^Health: ! GPU 0: device 0 of smi.csv used less memory than this trace alone reserved .*not the device the trace ran on" "$TMP/o.txt"
 same "... and no other verdict" "1" "$(grep -c '^Health:' "$TMP/o.txt")"
+
+# held out: the A-B-B-A recording with an nvidia-smi log per run, whose clocks sit at 405 MHz
+# (reason gpu_idle) before and after each run and at 1980 MHz while it trains: every run is
+# healthy, its clock at the maximum for all its busy time; the traces (36-62 ms) are shorter
+# than the 100 ms spacing, so no sample falls inside them and another process is not judged
+N=$REAL/pytorch-h100-abba-numerics
+for r in A1 B1 B2 A2; do
+    "$DCUTOP" --report --width 400 "$N/$r" >"$TMP/n.txt" 2>&1
+    want=$(python3 - "$N/$r" <<'PY'
+import calendar, csv, datetime, glob, gzip, json, sys
+d = sys.argv[1]
+tr = json.load(gzip.open(glob.glob(d + "/*.trace.json.gz")[0], "rt"))
+ns = lambda u: int(round(float(u) * 1000))
+k = [e for e in tr["traceEvents"] if e.get("cat") == "kernel"]
+a, b = min(ns(e["ts"]) for e in k), max(ns(e["ts"]) + ns(e["dur"]) for e in k)
+rows = list(csv.reader(open(d + "/smi.csv")))[1:]
+def t(q):
+    x = datetime.datetime.strptime(q[0].strip(), "%Y/%m/%d %H:%M:%S.%f")
+    return calendar.timegm(x.timetuple()) * 10**9 + x.microsecond * 1000 - tr["baseTimeNanoseconds"]
+ts = [t(q) for q in rows]
+near = [i for i in range(1, len(rows) - 1)
+        if (ts[i - 1] + ts[i]) // 2 < b and (ts[i] + ts[i + 1]) // 2 > a]
+idle = sum(1 for q in rows if q[3].strip() != q[5].strip() and q[12].strip().endswith("1"))
+at_max = all(rows[i][3].strip() == rows[i][5].strip() for i in near)
+print("%d %d %d" % (len(near), at_max, idle))
+PY
+)
+    set -- $want
+    check "$r: $1 samples around the trace all at the maximum clock, $3 below it while idle (oracle)" \
+        test "${1:-0}" -ge 1 -a "${2:-0}" = 1 -a "${3:-0}" -ge 1
+    check "$r: healthy, clock at the maximum for 100.0% of the busy time" \
+        grep -q "^Health: GPU 0 healthy over its busy time ($1 samples\{0,1\} of smi.csv, every 10[0-9] ms): clock at 95% of its maximum (1980 MHz) or more for 100.0% of it" "$TMP/n.txt"
+    same "$r: no verdict" "0" "$(grep -c '^Health: !' "$TMP/n.txt")"
+done

@@ -331,15 +331,20 @@ void Health_judge(HealthDevice* d, const int64_t* bs, const int64_t* be, int64_t
     for (int i = 0; i < n; i++) {
         const HealthSample* x = &s[i];
         f[i].util = f[i].mem = -1;
-        if (x->t < d->span0 || x->t > d->span1) {
-            continue;
-        }
         int64_t lo = i > 0 ? (s[i - 1].t + x->t) / 2 : x->t - dt / 2;
         int64_t hi = i + 1 < n ? (x->t + s[i + 1].t) / 2 : x->t + dt / 2;
         lo = lo < x->t - hold ? x->t - hold : lo;
         hi = hi > x->t + hold ? x->t + hold : hi;
+        if (hi <= d->span0 || lo > d->span1) {
+            continue; /* its reading holds nowhere in the span */
+        }
+        /* the state it reads holds over the part of its interval in the span (a trace
+         * shorter than the spacing has samples only around it) */
         d->samples++;
         state_figures(d, x, busy_in(&b, lo, hi));
+        if (x->t < d->span0 || x->t > d->span1) {
+            continue; /* another process: judged only from samples inside the span */
+        }
         f[i].util = (signed char)util_flag(d, &b, x, dt);
         if (x->own >= 0 && x->used >= 0) {
             resid[nres++] = x->used - x->own;
@@ -361,6 +366,7 @@ void Health_judge(HealthDevice* d, const int64_t* bs, const int64_t* be, int64_t
             f[i].excess = s[i].used - s[i].own - base;
             f[i].mem = f[i].excess >= min_excess;
         }
+        d->other_judged += f[i].util >= 0 || f[i].mem >= 0;
     }
     /* windows: runs of flagged samples, one unflagged sample inside does not split them */
     int i0 = -1, last = -1;
