@@ -5,7 +5,7 @@
 # used minus the trace's own reserved bytes, '[memory]' events, above its lower quartile by
 # 512 MiB or 1% of the total) with its edges half-way between samples, the low clocks (below
 # 95% of clocks.max.sm, reason not idle) of the samples whose interval holds kernel time, and
-# the active reasons then. Prints "key value" lines.
+# the active reasons then, and the busy-weighted shares of both. Prints "key value" lines.
 import bisect, calendar, csv, datetime, glob, gzip, json, os, sys
 
 d = sys.argv[1]
@@ -60,6 +60,19 @@ print("window_excess_bytes", max(S[i]["used"] - own(S[i]["t"]) - level for i in 
 sp = json.load(open(os.path.join(d, "second-process.json")))
 print("second_start_ns", sp["start_time_ns"] - base - origin)
 print("second_end_ns", sp["end_time_ns"] - base - origin)
+# busy-weighted shares: each sample's reading holds from half-way to its neighbours; the
+# busy time of the samples whose interval reaches into the span
+low_ns = thr_ns = all_ns = 0
+for i in range(1, len(S) - 1):
+    lo, hi = (S[i - 1]["t"] + S[i]["t"]) // 2, (S[i]["t"] + S[i + 1]["t"]) // 2
+    if hi <= span0 or lo > span1:
+        continue
+    b = busy(lo, hi)
+    all_ns += b
+    low_ns += b if S[i]["sm"] < 0.95 * S[i]["max"] and S[i]["reason"] != 0x1 else 0
+    thr_ns += b if S[i]["reason"] & ~0x1 else 0
+print("low_share_pct", "%.0f" % (100.0 * low_ns / all_ns))
+print("throttle_share_pct", "%.0f" % (100.0 * thr_ns / all_ns))
 # low clocks over samples whose interval holds busy time
 low, reasons = [], set()
 names = {0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x20: "sw_thermal_slowdown",

@@ -44,6 +44,10 @@ check "the low clocks' range and maximum are the oracle's" \
     grep -q "_$(o low_clock_min)-$(o low_clock_max)_MHz_" "$TMP/got"
 check "... below the maximum $(o max_clock) MHz" grep -q "maximum_($(o max_clock)_MHz)" "$TMP/got"
 check "the throttle reason is the oracle's ($(o reasons))" grep -q "_$(o reasons)_" "$TMP/got"
+check "the low clock's share of the busy time is the oracle's ($(o low_share_pct)%)" \
+    grep -q "^text_low-clock .*_for_$(o low_share_pct)%_of_its_busy_time" "$TMP/got"
+check "the clock reasons' share of the busy time is the oracle's ($(o throttle_share_pct)%)" \
+    grep -q "^text_throttle clock_reasons_active_for_$(o throttle_share_pct)%_of" "$TMP/got"
 excess=$(awk -v b="$(o window_excess_bytes)" 'BEGIN { printf "%.1f_GiB", b / 1073741824 }')
 check "the memory beyond the trace's own is the oracle's ($excess)" grep -q "used_${excess}_above" "$TMP/got"
 "$DCUTOP" --report --width 200 "$D" >"$TMP/c.txt" 2>&1
