@@ -396,17 +396,17 @@ static void real_contention(void** state) {
  * dmon.txt beside it), the value that holds at a time in the second process's load and after
  * it equal to the latest sample before it, and the trace's own allocated memory peaking at
  * the largest 'Total Allocated' of its '[memory]' events (independent one-liners). */
-/* Column col (its number) of smi.csv's latest sample at or before t on the trace's clock. */
-static int64_t sample_at(const char* d, int64_t t, int col) {
+/* Column col (its number) of smi.csv's latest sample at or before t on the trace's clock
+ * (base: the trace's baseTimeNanoseconds). */
+static int64_t sample_at(const char* d, int64_t base, int64_t t, int col) {
     char cmd[1600];
     snprintf(cmd, sizeof(cmd),
-             "python3 -c \"import csv,calendar,datetime,gzip,json; "
-             "b=json.load(gzip.open('%s/gpt_contention.trace.json.gz','rt'))"
-             "['baseTimeNanoseconds']; r=list(csv.reader(open('%s/smi.csv')))[1:]; "
+             "python3 -c \"import csv,calendar,datetime; "
+             "r=list(csv.reader(open('%s/smi.csv')))[1:]; "
              "w=lambda s: (lambda t: calendar.timegm(t.timetuple())*10**9+t.microsecond*1000)"
              "(datetime.datetime.strptime(s.strip(),'%%Y/%%m/%%d %%H:%%M:%%S.%%f')); "
-             "x=[q for q in r if w(q[0])-b <= %lld][-1]; print(x[%d].split()[0])\"",
-             d, d, (long long)t, col);
+             "x=[q for q in r if w(q[0])-%lld <= %lld][-1]; print(x[%d].split()[0])\"",
+             d, (long long)base, (long long)t, col);
     return TestUtil_shellInt(cmd);
 }
 
@@ -424,14 +424,18 @@ static void real_lanes(void** state) {
     assert_int_equal(l.s[DLANE_SM_CLOCK].n, TestUtil_shellInt(cmd));
     assert_int_equal(DeviceLanes_count(&l), 8);
     int64_t origin = TestUtil_int(db, "SELECT min(start_ns) FROM dispatch");
+    snprintf(cmd, sizeof(cmd),
+             "python3 -c \"import gzip,json; print(json.load(gzip.open("
+             "'%s/gpt_contention.trace.json.gz','rt'))['baseTimeNanoseconds'])\"", d);
+    int64_t base = TestUtil_shellInt(cmd);
     static const int at_ms[] = {1500, 1000, 3300};
     for (int i = 0; i < 3; i++) {
         int64_t t = origin + at_ms[i] * MS;
         double v = 0;
         assert_true(DeviceSeries_at(&l.s[DLANE_SM_CLOCK], t, t + 1, 1, &v));
-        assert_true(v == (double)sample_at(d, t, 3));
+        assert_true(v == (double)sample_at(d, base, t, 3));
         assert_true(DeviceSeries_at(&l.s[DLANE_MEM_USED], t, t + 1, 0, &v));
-        assert_true(v == (double)(sample_at(d, t, 8) << 20));
+        assert_true(v == (double)(sample_at(d, base, t, 8) << 20));
     }
     double top = 0;
     for (int64_t i = 0; i < l.s[DLANE_ALLOCATED].n; i++) {
