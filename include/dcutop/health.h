@@ -131,6 +131,8 @@ typedef struct Health_ {
     char log[160];       /* the first log's file name ("" none) */
     int64_t log_rows;    /* samples in the log(s) */
     char why[256];       /* HEALTH_UNALIGNED: the loader's reason (device_log.align), or "" */
+    int whole_trace;     /* a region of interest is set: judged over the whole trace all the
+                          * same (a window inside another process's load has no edge to see) */
     HealthDevice* dev;   /* owned */
     int ndev;
 } Health;

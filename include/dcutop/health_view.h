@@ -10,8 +10,8 @@
 #define HEALTH_LINE_MAX 640
 
 typedef struct HealthLine_ {
-    const char* kind; /* "no-log", "unaligned", "no-trace", "unpaired", "no-samples", "mismatch",
-                       * "other-process", "low-clock", "throttle", "power-cap",
+    const char* kind; /* "no-log", "unaligned", "no-trace", "unpaired", "no-samples",
+                       * "mismatch", "scope", "other-process", "low-clock", "throttle", "power-cap",
                        * "temperature", "memory-full", "healthy" (static strings) */
     int warn;         /* 1: a verdict against the run (shown as a warning) */
     int64_t gpu;      /* the trace's device; -1 none */

@@ -92,7 +92,8 @@ static void other_process(Lines* l, const HealthDevice* d, const char* g) {
                      "CUDA context)");
         }
         HealthLine* x = add(l, "other-process", 1, d->gpu,
-                            "another process on %s from %.1f to %.1f ms (Trace time, +-%.0f ms%s): %s "
+                            "another process on %s from %.1f to %.1f ms (Trace time, +-%.0f "
+                            "ms%s): %s "
                             "(%d samples of %s)%s",
                             g, ms(d, w->t0), ms(d, w->t1), (double)w->res_ns / 1e6, utc, ev,
                             w->samples, d->log[0] ? d->log : "the log",
@@ -211,6 +212,9 @@ int HealthView_lines(const Health* h, HealthLine* out, int max) {
         return l.n;
     case HEALTH_JUDGED:
         break;
+    }
+    if (h->whole_trace) {
+        add(&l, "scope", 0, -1, "judged over the whole trace, not only the region of interest");
     }
     for (int i = 0; i < h->ndev; i++) {
         const HealthDevice* d = &h->dev[i];

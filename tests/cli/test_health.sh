@@ -179,3 +179,11 @@ PY
         grep -q "^Health: GPU 0 healthy over its busy time ($1 samples\{0,1\} of smi.csv, every 10[0-9] ms): clock at 95% of its maximum (1980 MHz) or more for 100.0% of it" "$TMP/n.txt"
     same "$r: no verdict" "0" "$(grep -c '^Health: !' "$TMP/n.txt")"
 done
+
+# a region of interest inside the second process's load: judged over the whole trace all the
+# same (inside the load there is no edge to see), and said so
+"$DCUTOP" --report --width 300 --roi 1000ms..2000ms "$D" >"$TMP/r.txt" 2>&1
+check "with a region inside the load: 'judged over the whole trace'" \
+    grep -q "^Health: judged over the whole trace, not only the region of interest" "$TMP/r.txt"
+check "... and the same window as without it" \
+    grep -q "^Health: ! another process on GPU 0 from $start to $end ms" "$TMP/r.txt"

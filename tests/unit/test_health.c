@@ -231,7 +231,7 @@ static void mismatch_and_memory_only(void** state) {
     Health_judge(&d, bs, be, 100, samples, 101);
     assert_true(Health_mismatch(&d));
     assert_int_equal(d.below_own, 101);
-    Health h = {HEALTH_JUDGED, "smi.csv", 101, "", &d, 1};
+    Health h = {.state = HEALTH_JUDGED, .log = "smi.csv", .log_rows = 101, .dev = &d, .ndev = 1};
     d.paired = 1;
     HealthLine l[8];
     int n = HealthView_lines(&h, l, 8);

@@ -6,16 +6,19 @@
 
 #include "dcutop/device_lane.h"
 #include "dcutop/health.h"
+#include "dcutop/roi.h"
 #include "dcutop/trace_query.h"
 #include "dcutop/xalloc.h"
 
-/* The timed ops of the files in use (kernels, memsets, copies: device activity). */
-#define HEALTH_OPS_SQL                                                                         \
-    "SELECT d.file_id AS file, coalesce(d.gpu, -1) AS gpu, d.start_ns AS s, d.end_ns AS e"     \
-    " FROM dispatch d WHERE d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"                   \
-    "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"                \
-    " UNION ALL SELECT c.file_id, coalesce(c.gpu, -1), c.start_ns, c.end_ns FROM copy c"       \
-    " WHERE c.start_ns IS NOT NULL AND c.end_ns IS NOT NULL"                                   \
+/* The timed ops of the files in use (kernels, memsets, copies: device activity), of the whole
+ * trace: main's tables, not a region of interest's views (the device's health is about the
+ * recording; the verdict says so when a region is set). */
+#define HEALTH_OPS_SQL                                                                          \
+    "SELECT d.file_id AS file, coalesce(d.gpu, -1) AS gpu, d.start_ns AS s, d.end_ns AS e"      \
+    " FROM main.dispatch d WHERE d.start_ns IS NOT NULL AND d.end_ns IS NOT NULL"               \
+    "  AND d.file_id IN (SELECT file_id FROM used_file WHERE layer = 'kernel')"                 \
+    " UNION ALL SELECT c.file_id, coalesce(c.gpu, -1), c.start_ns, c.end_ns FROM main.copy c"   \
+    " WHERE c.start_ns IS NOT NULL AND c.end_ns IS NOT NULL"                                    \
     "  AND c.file_id IN (SELECT file_id FROM used_file WHERE layer = 'copy')"
 
 static int table_exists(TraceDb* db, const char* name) {
@@ -240,7 +243,8 @@ static DcuStatus read_devices(TraceDb* db, Health* h, DcuError* err) {
     DcuStatus s = TraceDb_prepare(
         db,
         "WITH o AS (" HEALTH_OPS_SQL "),"
-        " api AS (SELECT min(start_ns) AS s, max(coalesce(end_ns, start_ns)) AS e FROM api_call"
+        " api AS (SELECT min(start_ns) AS s, max(coalesce(end_ns, start_ns)) AS e"
+        "  FROM main.api_call"
         "  WHERE start_ns IS NOT NULL"
         "   AND file_id IN (SELECT file_id FROM used_file WHERE layer = 'api'))"
         " SELECT o.gpu, min(o.file), min(min(o.s), coalesce((SELECT s FROM api), min(o.s))),"
@@ -314,6 +318,7 @@ DcuStatus Health_compute(TraceDb* db, Health* out, DcuError* err) {
         return DCU_OK;
     }
     out->state = HEALTH_JUDGED;
+    out->whole_trace = Roi_active(db, NULL);
     for (int i = 0; s == DCU_OK && i < out->ndev; i++) {
         HealthDevice* d = &out->dev[i];
         d->origin_ns = TraceQuery_origin(db, d->file);

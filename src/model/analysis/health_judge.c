@@ -196,7 +196,8 @@ static int cmp_window(const void* a, const void* b) {
 
 /* The edge between sample j and its neighbour k (the one before or after it): half-way, or
  * the span's edge when k is missing or outside the span. */
-static int64_t edge(const HealthDevice* d, const HealthSample* s, int n, int j, int k, int64_t* res) {
+static int64_t edge(const HealthDevice* d, const HealthSample* s, int n, int j, int k,
+                    int64_t* res) {
     if (k < 0 || k >= n || s[k].t < d->span0 || s[k].t > d->span1) {
         *res = 0;
         return k < j ? d->span0 : d->span1;
