@@ -61,6 +61,12 @@ void DeviceLanes_done(DeviceLanes* l);
 /* Lanes with data. */
 int DeviceLanes_count(const DeviceLanes* l);
 
+/* 1e9 when every aligned sample of the log file has a whole-second time (nvidia-smi dmon, a
+ * `date` loop): each was taken somewhere in the second after its time, so its lanes and the
+ * health verdict put it half a second later and count the half second in their error;
+ * else 0. */
+int64_t DeviceLanes_timeQuantum(TraceDb* db, int64_t file);
+
 /* The value of s over [a, b): the largest of its values there (the smallest with lowest:
  * clocks show their dips), where none starts inside, the one that holds at a. Returns 0 when
  * none holds. */

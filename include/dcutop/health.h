@@ -71,6 +71,7 @@ typedef struct HealthWindow_ {
     int64_t t0, t1;      /* ns, trace clock */
     int64_t res_ns;      /* each edge +- this (half the sample spacing there) */
     int samples;         /* flagged samples in it */
+    int util_judged;     /* samples in it whose utilisation could be judged */
     int by_memory, by_util; /* which signals flag samples in it */
     double util_min, util_max; /* the log's utilisation over its flagged samples, % */
     double own_pct;      /* the trace's own busy share over [t0, t1), % */
@@ -92,6 +93,8 @@ typedef struct HealthDevice_ {
     int64_t span0, span1;   /* the span, ns */
     int samples;            /* samples judged (their interval reaches into the span) */
     int64_t spacing_ns;     /* median spacing of the log's samples */
+    int64_t time_q_ns;      /* the log's times are whole seconds: 1e9 (each sample put half a
+                             * second later, and that half second added to edges' error) */
     int64_t busy_ns;        /* busy time within the judged samples' intervals */
     /* clock */
     double max_clock;       /* MHz; 0: unknown */

@@ -85,6 +85,10 @@ static void other_process(Lines* l, const HealthDevice* d, const char* g) {
             size_t k = strlen(ev);
             snprintf(ev + k, sizeof(ev) - k, "%sutilisation %.0f-%.0f%% while this trace kept it "
                      "%.1f%% busy", k ? ", " : "", w->util_min, w->util_max, w->own_pct);
+        } else if (d->has_util && w->util_judged == 0) {
+            size_t k = strlen(ev);
+            snprintf(ev + k, sizeof(ev) - k, "; utilisation not judged there (its readings lag "
+                     "up to 1 s: none far enough inside the trace)");
         } else if (d->has_util) { /* memory alone: say what else it could be */
             size_t k = strlen(ev);
             snprintf(ev + k, sizeof(ev) - k, "; utilisation the trace's own: a process holding "

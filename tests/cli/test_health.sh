@@ -187,3 +187,19 @@ check "with a region inside the load: 'judged over the whole trace'" \
     grep -q "^Health: judged over the whole trace, not only the region of interest" "$TMP/r.txt"
 check "... and the same window as without it" \
     grep -q "^Health: ! another process on GPU 0 from $start to $end ms" "$TMP/r.txt"
+
+# the 1 s dmon log alone, whose times are whole seconds: each sample half a second later and
+# that half second in the error; the window still holds the second process's
+mkdir -p "$TMP/dmon"
+cp "$D/gpt_contention.trace.json.gz" "$D/dmon.txt" "$TMP/dmon/"
+"$DCUTOP" --report --format json "$TMP/dmon" >"$TMP/d.json" 2>&1
+python3 - "$TMP/d.json" >"$TMP/d.out" <<'PY'
+import json, sys
+w = [l for l in json.load(open(sys.argv[1]))["health"]["lines"] if l["kind"] == "other-process"]
+print(len(w), w[0]["start_ns"], w[0]["end_ns"], w[0]["edge_ns"])
+PY
+read -r dn d0 d1 de <"$TMP/d.out"
+same "dmon.txt alone: one window" "1" "$dn"
+same "... +- 1 s (half its spacing and half its whole second)" "1000000000" "$de"
+near "... its start within that of the second process's start" "$d0" "$(o second_start_ns)" "$de"
+near "... its end within that of the second process's end" "$d1" "$(o second_end_ns)" "$de"

@@ -106,6 +106,23 @@ int DeviceLanes_pick(TraceDb* db, int64_t gpu, int64_t* file, int64_t* device) {
     return ok;
 }
 
+int64_t DeviceLanes_timeQuantum(TraceDb* db, int64_t file) {
+    sqlite3_stmt* st = NULL;
+    int64_t q = 0;
+    if (TraceDb_prepare(db, "SELECT count(*), sum(wall_ns % 1000000000 = 0) FROM device_sample"
+                            " WHERE file_id = ?1 AND wall_ns IS NOT NULL AND ts_ns IS NOT NULL",
+                        &st, NULL) != DCU_OK) {
+        return 0;
+    }
+    sqlite3_bind_int64(st, 1, file);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1 &&
+        sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1)) {
+        q = 1000000000;
+    }
+    sqlite3_finalize(st);
+    return q;
+}
+
 static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
     sqlite3_stmt* st = NULL;
     DcuStatus s = TraceDb_prepare(
@@ -119,13 +136,13 @@ static DcuStatus read_samples(TraceDb* db, DeviceLanes* l, DcuError* err) {
     }
     sqlite3_bind_int64(st, 1, l->log_device);
     sqlite3_bind_int64(st, 2, l->log_file);
-    int64_t cap[DLANE_COUNT] = {0};
+    int64_t cap[DLANE_COUNT] = {0}, shift = DeviceLanes_timeQuantum(db, l->log_file) / 2;
     double max_clock = 0, total = 0, power_cap = 0;
     int rc;
     int64_t* ts = NULL;
     int64_t nts = 0, capts = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t t = sqlite3_column_int64(st, 0);
+        int64_t t = sqlite3_column_int64(st, 0) + shift;
         for (int k = 0; k < DLANE_COUNT; k++) {
             int c = lanes[k].col;
             if (c > 0 && sqlite3_column_type(st, c) != SQLITE_NULL) {

@@ -209,6 +209,10 @@ static DcuStatus read_samples(TraceDb* db, HealthDevice* d, HealthSample** out, 
         s = sql_error(db, "device samples", err);
     }
     sqlite3_finalize(st);
+    d->time_q_ns = DeviceLanes_timeQuantum(db, d->log_file);
+    for (int i = 0; d->time_q_ns > 0 && i < k; i++) {
+        a[i].t += d->time_q_ns / 2;
+    }
     *out = a;
     *n = k;
     return s;

@@ -194,18 +194,20 @@ static int cmp_window(const void* a, const void* b) {
     return (p < q) - (p > q);
 }
 
-/* The edge between sample j and its neighbour k (the one before or after it): half-way, or
- * the span's edge when k is missing or outside the span. */
+/* The edge between sample j and its neighbour k (the one before or after it): half-way,
+ * kept inside the span, +- half their gap and half a whole-second log's second; without a
+ * neighbour, the span's edge, +- up to sample j. */
 static int64_t edge(const HealthDevice* d, const HealthSample* s, int n, int j, int k,
                     int64_t* res) {
-    if (k < 0 || k >= n || s[k].t < d->span0 || s[k].t > d->span1) {
-        *res = 0;
-        return k < j ? d->span0 : d->span1;
+    if (k < 0 || k >= n) {
+        int64_t e = k < j ? d->span0 : d->span1;
+        *res = (s[j].t > e ? s[j].t - e : e - s[j].t) + d->time_q_ns / 2;
+        return e;
     }
     int64_t gap = s[j].t > s[k].t ? s[j].t - s[k].t : s[k].t - s[j].t;
-    int64_t r = gap / 2 > *res ? gap / 2 : *res;
-    *res = r;
-    return (s[j].t + s[k].t) / 2;
+    *res = gap / 2 + d->time_q_ns / 2; /* and where in its second a whole-second sample was */
+    int64_t e = (s[j].t + s[k].t) / 2;
+    return e < d->span0 ? d->span0 : e > d->span1 ? d->span1 : e;
 }
 
 static void add_window(HealthDevice* d, const Busy* b, const HealthSample* s, int n,
@@ -217,6 +219,7 @@ static void add_window(HealthDevice* d, const Busy* b, const HealthSample* s, in
     for (int i = i0; i <= i1; i++) {
         int flagged = f[i].util == 1 || f[i].mem == 1;
         w.samples += flagged;
+        w.util_judged += f[i].util >= 0;
         if (f[i].mem == 1) {
             w.by_memory = 1;
             j0 = j0 < 0 ? i : j0;
