@@ -7,12 +7,12 @@
 #include "dcutop/report.h"
 #include "dcutop/report_table.h"
 
+/* the text table; CSV and JSON have every column (device_state.h) */
 static const char* const keys[] = {"file",          "device",        "samples",
-                                   "span_s",        "sm_min_mhz",    "sm_median_mhz",
-                                   "sm_max_mhz",    "max_sm_mhz",    "below_max_pct",
-                                   "util_mean_pct", "util_max_pct",  "mem_used_max_bytes",
-                                   "power_mean_w",  "power_max_w",   "temp_max_c",
-                                   "throttle",      NULL};
+                                   "sm_min_mhz",    "sm_median_mhz", "sm_max_mhz",
+                                   "max_sm_mhz",    "below_max_pct", "util_mean_pct",
+                                   "mem_used_max_bytes", "power_max_w", "temp_max_c",
+                                   NULL};
 
 static const char* text(const ResultSet* rs, int r, int c) {
     const RsCell* x = ResultSet_cellc(rs, r, c);
@@ -37,18 +37,20 @@ DcuStatus Report_device(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* e
         fputs("\nDevice state: the device-state logs beside the trace (nvidia-smi, rocm-smi, "
               "hy-smi, amd-smi), per log and device. Clocks in MHz; below max: the share of "
               "samples whose SM clock is under the device's own maximum (the highest in the log "
-              "when it gives none); throttle reasons as the tool names them, with their "
-              "samples; --export device-state for every sample.\n", out);
+              "when it gives none); maxima of memory used, power and temperature; below the "
+              "table each log's throttle reasons as the tool names them, with their samples; "
+              "--export device-state for every sample.\n", out);
         if (rs->nrows == 0) {
             fputs("  (no device-state log found)\n", out);
         } else {
-            Report_table(out, rs, keys, "throttle", o->width, 0);
+            Report_table(out, rs, keys, "file", o->width, 0);
             fputs("\n", out);
             for (int r = 0; r < rs->nrows; r++) {
                 const RsCell* dev = ResultSet_cellc(rs, r, 2);
-                fprintf(out, "  %s device %lld (%s): times in %s; %s\n", text(rs, r, 0),
-                        dev->null ? -1LL : (long long)dev->i, text(rs, r, 1), text(rs, r, 22),
-                        text(rs, r, 23));
+                const RsCell* thr = ResultSet_cellc(rs, r, 21);
+                fprintf(out, "  %s device %lld (%s): throttle reasons: %s; times: %s; %s\n",
+                        text(rs, r, 0), dev->null ? -1LL : (long long)dev->i, text(rs, r, 1),
+                        thr->null ? "not in the log" : thr->s, text(rs, r, 22), text(rs, r, 23));
             }
         }
     }

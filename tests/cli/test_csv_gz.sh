@@ -17,7 +17,7 @@ for dir in sample-traces/* "$REAL"/*; do
     gzip -n "$TMP/gz/$name"/*.csv
     (cd "$TMP/plain" && "$D" --report --width 400 "$name" 2>"$TMP/plain.err") | tr -s ' ' >"$TMP/plain.txt"
     if grep -q 'nothing could be loaded' "$TMP/plain.err"; then
-        # CSVs beside a trace that are no profiler format (a metrics file, a device-state log)
+        # CSVs beside a trace that dcutop does not read (a metrics file); device-state logs load
         echo "# $name: its CSVs are not a format dcutop reads; not compared"
         continue
     fi

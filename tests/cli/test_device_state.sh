@@ -65,7 +65,7 @@ check "... smi.csv: SM clock below the device's 1980 MHz in 20.18% of samples, s
     grep -q '^smi.csv,223,345.000000,1980.000000,1980.000000,20.179372,.*sw_power_cap (22)' "$TMP/sum_got.txt"
 TZ=UTC "$DCUTOP" -q --report --view device --width 200 "$R" >"$TMP/sum.txt"
 check "--view device text: both logs aligned to the Kineto trace" sh -c \
-    "grep -q 'smi.csv device 0 (nvidia-smi): times in local time (TZ=UTC, UTC); aligned to gpt_contention.trace.json.gz' '$TMP/sum.txt' &&
+    "grep -q 'smi.csv device 0 (nvidia-smi): throttle reasons: gpu_idle (23), sw_power_cap (22); times: local time (TZ=UTC, UTC); aligned to gpt_contention.trace.json.gz' '$TMP/sum.txt' &&
      grep -q 'dmon.txt device 0 (nvidia-smi dmon).*aligned to gpt_contention' '$TMP/sum.txt'"
 TZ=UTC "$DCUTOP" -q --report --view device --format json "$R" >"$TMP/sum.json"
 check "--view device json: one device member per log" python3 -c "
@@ -145,6 +145,24 @@ awk '!/^#/ {printf "%d %s - %g %g - %g %g %g - %g %g -\n", NR, $1, $12, $11, $5,
 expect nvidia-dmon-plain.txt "nvidia-smi dmon" -
 same "nvidia-dmon-plain.txt: 24 samples, none placed in time" "24 0" \
     "$("$DCUTOP" -q --sql "SELECT count(*) || ' ' || count(wall_ns) FROM device_sample" --format csv $S/nvidia-dmon-plain.txt | tail -1 | tr -d '"')"
+
+# nvidia-smi with nounits, an index column, two GPUs, the one-reason throttle fields, the
+# header again after a rerun (another field order), a `date` line between (ignored: the
+# lines carry their own time)
+mkdir "$TMP/nv"
+cat >"$TMP/nv/q.csv" <<'EOF'
+index, timestamp, clocks.sm [MHz], memory.used [MiB], power.draw [W], clocks_event_reasons.sw_power_cap, clocks_event_reasons.hw_slowdown
+0, 2026/12/07 19:46:48.100, 1410, 100, 300.50, Active, Not Active
+1, 2026/12/07 19:46:48.100, 1980, 200, [N/A], Not Active, Not Active
+Mon Dec  7 19:46:49 UTC 2026
+timestamp, index, clocks.gr [MHz], memory.used [GiB]
+2026/12/07 19:46:49.250, 1, 1755, 3
+EOF
+TZ=UTC "$DCUTOP" -q --sql "SELECT line || ' ' || device || ' ' || wall_ns || ' ' || sm_clock_mhz || ' ' || mem_used_bytes || ' ' || coalesce(power_w, '-') || ' ' || coalesce(throttle, 'NULL') FROM device_sample ORDER BY id" --format csv "$TMP/nv" | tr -d '"' | tail -n +2 >"$TMP/nv.txt"
+same "nvidia-smi nounits, index, two GPUs, one-reason fields, a rerun's header" \
+    "2 0 1796672808100000000 1410.0 104857600 300.5 sw_power_cap
+3 1 1796672808100000000 1980.0 209715200 - 
+6 1 1796672809250000000 1755.0 3221225472 - NULL" "$(cat "$TMP/nv.txt")"
 
 # ---- alignment ----------------------------------------------------------------------------
 "$DCUTOP" -q --sql "SELECT align FROM device_log" --format csv "$S/rocm-smi-loop.txt" >"$TMP/al.txt"

@@ -196,6 +196,8 @@ static void test_sniff(void** state) {
     assert_int_equal(sniff("name,value\nloss,7.2\n"), 0);
     assert_int_equal(sniff("\"Index\",\"KernelName\",\"gpu-id\"\n"), 0);
     assert_int_equal(sniff("step_ms\n5.1\n"), 0);
+    /* rocprof-compute's roofline.csv opens with "device," too */
+    assert_int_equal(sniff("device,HBMBw,L2Bw,L1Bw,LDSBw,MFMAF16Flops\n0,1,2,3,4,5\n"), 0);
     assert_int_equal(sniff(""), 0);
 }
 

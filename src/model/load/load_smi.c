@@ -132,6 +132,21 @@ static int sniff_amd_csv(const char* s, size_t n) {
     return gpu && known >= 1;
 }
 
+/* rocm-smi / hy-smi --csv: "device," then a key rocm-smi prints (rocprof-compute's
+ * roofline.csv opens with "device," too, its peaks after). */
+static int sniff_rocm_csv(const char* s, size_t n) {
+    const char* fs[64];
+    size_t fl[64];
+    int c = Smi_splitCsv(s, n, fs, fl, 64);
+    SmiField f;
+    for (int k = 1; k < c && k < 64; k++) {
+        if (Smi_rocmField(fs[k], fl[k], &f)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int LoadSmi_sniff(const unsigned char* head, size_t n) {
     const char* s = (const char*)head;
     if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
@@ -173,7 +188,7 @@ int LoadSmi_sniff(const unsigned char* head, size_t n) {
         if (rocm_device_line(t, tl)) {
             return SMI_ROCM_TEXT;
         }
-        if (starts_with(t, tl, "device,")) {
+        if (starts_with(t, tl, "device,") && sniff_rocm_csv(t, tl)) {
             return SMI_ROCM_CSV;
         }
         if (sniff_nv_csv(t, tl)) {
