@@ -28,9 +28,11 @@
  *                  reports late); windows reaching outside the span are unknown and explain
  *                  anything, so such samples are not judged;
  *     memory       memory used minus the trace's own reserved memory (mem_event's latest
- *                  total_reserved per process; none: not judged) exceeds its usual level (the
- *                  lower quartile over the span's samples: a level held through most of it,
- *                  while the process's own buffers freed at its end stay below it) by
+ *                  total_reserved per process, the most of it within HEALTH_MEM_SLACK_NS of
+ *                  the sample, or half a whole-second log's second; none: not judged)
+ *                  exceeds its usual level (the lower quartile over the span's samples: a
+ *                  level held through most of it, while the process's own buffers freed at
+ *                  its end stay below it) by
  *                  HEALTH_MEM_EXCESS or 1% of the total, whichever is larger.
  *   window        consecutive flagged samples (one unflagged sample between two flagged ones
  *                 does not split it); its edges are half-way between the last sample without
@@ -54,6 +56,7 @@
 #define HEALTH_UTIL_EXCESS 25.0  /* percentage points */
 #define HEALTH_UTIL_LAG_NS 1000000000LL
 #define HEALTH_MEM_EXCESS (512LL << 20)
+#define HEALTH_MEM_SLACK_NS 25000000LL /* a sample's time +- this for the trace's own memory */
 #define HEALTH_MEM_FULL_FRAC 0.95
 #define HEALTH_POWER_FRAC 0.97
 #define HEALTH_TEMP_HOT_C 85.0

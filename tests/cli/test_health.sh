@@ -203,3 +203,37 @@ same "dmon.txt alone: one window" "1" "$dn"
 same "... +- 1 s (half its spacing and half its whole second)" "1000000000" "$de"
 near "... its start within that of the second process's start" "$d0" "$(o second_start_ns)" "$de"
 near "... its end within that of the second process's end" "$d1" "$(o second_end_ns)" "$de"
+
+# the trace's own allocation 20 ms after a sample that already shows it (the sample read a
+# little late, or the clocks differ by a few ms): its own memory, not another process
+mkdir -p "$TMP/skew"
+(cd "$TMP/skew" && python3 - <<'PY'
+import datetime, json
+base, t0 = 1796672800000000000, 5000000000.0  # epoch ns of ts 0; first kernel (us)
+ev = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 3), "pid": 0, "tid": 7,
+       "ts": t0 + i * 100000 + 20000, "dur": 5000,
+       "args": {"device": 0, "stream": 7, "correlation": i + 1}} for i in range(30)]
+def mem(ts, res, b):
+    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 5,
+               "tid": 5, "ts": ts, "args": {"Total Reserved": res, "Total Allocated": res // 2,
+               "Bytes": b, "Device Id": 0, "Device Type": 1, "Addr": 1234}})
+mem(t0 + 1000, 1 << 30, 1 << 20)
+mem(t0 + 1520000, 3 << 30, 2 << 30)  # 2 GiB more, 20 ms after the sample at 1.5 s
+json.dump({"traceEvents": ev, "baseTimeNanoseconds": base}, open("t.trace.json", "w"))
+with open("smi.csv", "w") as f:
+    f.write("timestamp, name, driver_version, clocks.current.sm [MHz], clocks.current.memory [MHz], "
+            "clocks.max.sm [MHz], utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+            "memory.total [MiB], power.draw [W], temperature.gpu, clocks_event_reasons.active\n")
+    for i in range(-5, 36):
+        t = int(t0 * 1000) + i * 100000000
+        own = 3072 if i >= 15 else 1024  # the 1.5 s sample already sees the allocation
+        w = datetime.datetime.fromtimestamp((t + base) / 1e9, datetime.timezone.utc)
+        f.write("%s.%03d, NVIDIA H100 80GB HBM3, 580.159.04, 1980 MHz, 2619 MHz, 1980 MHz, 5 %%, "
+                "1 %%, %d MiB, 81559 MiB, 130.00 W, 40, 0x0000000000000000\n"
+                % (w.strftime("%Y/%m/%d %H:%M:%S"), w.microsecond // 1000, 2000 + own))
+PY
+)
+"$DCUTOP" --report --width 300 "$TMP/skew" >"$TMP/k.txt" 2>&1
+check "the trace's own allocation 20 ms after a sample that shows it: healthy" \
+    grep -q "^Health: GPU 0 healthy over its busy time" "$TMP/k.txt"
+same "... no verdict" "0" "$(grep -c '^Health: !' "$TMP/k.txt")"

@@ -83,14 +83,15 @@ static DcuStatus read_busy(TraceDb* db, int64_t gpu, int64_t** bs, int64_t** be,
     return s;
 }
 
-/* The trace's own memory (reserved, else allocated) per sample time: the latest value of
- * each process summed; before a process's first event, its first value. */
+/* The trace's own memory (reserved, else allocated) per sample: the latest value of each
+ * process summed (before a process's first event, its first value), the most of it within
+ * +-slack of the sample's time. */
 typedef struct {
     int64_t t, pid, v;
 } MemRow;
 
-static DcuStatus own_memory(TraceDb* db, int64_t gpu, HealthSample* s, int n, int* has,
-                            DcuError* err) {
+static DcuStatus own_memory(TraceDb* db, int64_t gpu, int64_t slack, HealthSample* s, int n,
+                            int* has, DcuError* err) {
     *has = 0;
     if (!table_exists(db, "mem_event")) {
         return DCU_OK;
@@ -134,19 +135,36 @@ static DcuStatus own_memory(TraceDb* db, int64_t gpu, HealthSample* s, int n, in
                 cur[np++] = m[j].v;
             }
         }
-        int64_t j = 0;
-        for (int i = 0; i < n; i++) {
-            for (; j < k && m[j].t <= s[i].t; j++) {
-                for (int p = 0; p < np; p++) {
-                    cur[p] = pid[p] == m[j].pid ? m[j].v : cur[p];
-                }
-            }
+        /* the trace's own memory after each event: each process's latest value, summed */
+        int64_t* after = xmalloc(sizeof(int64_t) * (size_t)k);
+        int64_t sum0 = 0;
+        for (int p = 0; p < np; p++) {
+            sum0 += cur[p];
+        }
+        for (int64_t j = 0; j < k; j++) {
             int64_t sum = 0;
             for (int p = 0; p < np; p++) {
+                cur[p] = pid[p] == m[j].pid ? m[j].v : cur[p];
                 sum += cur[p];
             }
-            s[i].own = sum;
+            after[j] = sum;
         }
+        /* per sample, the most it held within +-slack of the sample's time: a sample read a
+         * little before or after its timestamp must not turn the trace's own allocation or
+         * free into memory of another process */
+        int64_t j = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t a = s[i].t - slack, z = s[i].t + slack;
+            while (j < k && m[j].t <= a) {
+                j++;
+            }
+            int64_t own = j > 0 ? after[j - 1] : sum0;
+            for (int64_t e = j; e < k && m[e].t <= z; e++) {
+                own = after[e] > own ? after[e] : own;
+            }
+            s[i].own = own;
+        }
+        free(after);
         *has = 1;
     }
     free(m);
@@ -227,7 +245,9 @@ static DcuStatus judge_device(TraceDb* db, HealthDevice* d, DcuError* err) {
         st = read_samples(db, d, &s, &n, err);
     }
     if (st == DCU_OK) {
-        st = own_memory(db, d->gpu, s, n, &d->has_mem_events, err);
+        int64_t slack = HEALTH_MEM_SLACK_NS > d->time_q_ns / 2 ? HEALTH_MEM_SLACK_NS
+                                                               : d->time_q_ns / 2;
+        st = own_memory(db, d->gpu, slack, s, n, &d->has_mem_events, err);
     }
     if (st == DCU_OK) {
         for (int i = 0; i < n && !d->has_util; i++) {
