@@ -9,6 +9,7 @@
 #include "dcutop/kernel_query.h"
 #include "dcutop/query.h"
 #include "dcutop/compute_metrics.h"
+#include "dcutop/health_view.h"
 #include "dcutop/result_set.h"
 #include "dcutop/timeline.h"
 
@@ -94,6 +95,11 @@ typedef struct SummaryData_ {
     char scope_with[512];        /* runs beside it that give other layers */
     char scope_left[512];        /* runs not added */
     int scope_total;             /* runs added together, as asked: how many (0: not a total) */
+    /* the health verdict (health_view.h): its lines open the Summary; "no device-state log"
+     * alone goes to the foot, beside the files, so a trace without a log keeps its first
+     * screen */
+    HealthLine health[8];
+    int nhealth;
 } SummaryData;
 Doc* SummaryView_build(const SummaryData* s, int width);
 /* The advice rows the Summary shows (items, nested ones included): they are the first lines

@@ -98,6 +98,10 @@ DcuStatus Report_idleCauses(TraceDb* db, const ReportOpts* o, FILE* out, DcuErro
  * clocks, utilisation, memory, power, temperature, throttle reasons (JSON member "device"). */
 DcuStatus Report_device(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
 
+/* The health verdict (report_health.c) at the head of the default report's summary: text
+ * lines "Health: ...", JSON member "health", CSV block "# health". */
+DcuStatus Report_health(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* err);
+
 /* The memory section (report_memory.c): per device the peaks of allocated and reserved bytes
  * with the op, module and call stack live at the peak, the largest allocations and, with
  * --view memory, allocated and reserved over time. In the whole report only when memory

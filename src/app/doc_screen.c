@@ -10,6 +10,7 @@
 #include "dcutop/shortname.h"
 #include "dcutop/trace_lane.h"
 #include "dcutop/runs.h"
+#include "dcutop/health.h"
 #include "dcutop/xalloc.h"
 #include "dcutop/trace_query.h"
 #include "screen.h"
@@ -465,6 +466,14 @@ static DcuStatus load_data(Screen* s, App* app, DcuError* err) {
             stacks_summary(db, sd);
         }
         sd->basis_ns = Query_basisNs(db, sd->wall_basis);
+        Health h;
+        if (Health_compute(db, &h, err) != DCU_OK) {
+            Health_done(&h);
+            return err->code;
+        }
+        sd->nhealth = HealthView_lines(&h, sd->health, (int)(sizeof(sd->health) /
+                                                             sizeof(sd->health[0])));
+        Health_done(&h);
         DcuError e2;
         if (Memory_any(db) && Memory_view(db, MEM_VIEW_PEAKS, 0, &s->aux[5], &e2) == DCU_OK) {
             sd->memory = s->aux[5];

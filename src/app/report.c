@@ -644,6 +644,9 @@ static DcuStatus json_head(TraceDb* db, const Totals* t, const ReportOpts* o, FI
               ", \"variability_base_ns\": null, \"outliers\": null}", out);
     }
     DcuStatus s = variab_runs(db, o, out, err);
+    if (s == DCU_OK && o->view < 0) {
+        s = Report_health(db, o, out, err);
+    }
     char roi[512];
     Roi_label(db, roi, sizeof(roi));
     if (roi[0]) {
@@ -682,6 +685,9 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
     if (o->view < 0) {
         s = Report_runs(db, o, out, err);
     }
+    if (s == DCU_OK && o->view < 0 && o->format == FMT_CSV) {
+        s = Report_health(db, o, out, err);
+    }
     static const struct {
         ViewId v;
         const char* title;
@@ -698,6 +704,7 @@ static DcuStatus write_report(TraceDb* db, const ReportOpts* o, FILE* out, DcuEr
         }
         if (o->format == FMT_TEXT) {
             if (secs[i].v == VIEW_HOTSPOTS && o->view < 0) {
+                s = Report_health(db, o, out, err);
                 text_summary(db, &t, out);
                 s = variab_runs(db, o, out, err);
                 if (s == DCU_OK) {

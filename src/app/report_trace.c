@@ -4,7 +4,9 @@
  * ("# trace" followed by the lane in a "# lane" line) or one JSON array per lane. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "dcutop/device_lane.h"
 #include "dcutop/export.h"
 #include "dcutop/idle.h"
 #include "dcutop/report.h"
@@ -15,7 +17,9 @@
 static const char* const trace_keys[] = {"start_ns", "gap_ns", "idle_ns", "cause", "dur_ns",
                                          "short_name", "category", "kind", NULL};
 
-/* The lane's ops with the device idle gaps that end at them (idle: Idle_view's gap rows). */
+/* The lane's ops with the device idle gaps that end at them (idle: Idle_view's gap rows)
+ * and, where a device-state log or memory events have them, the device's state at each op's
+ * start (device_lane.h). */
 static DcuStatus lane_ops(TraceDb* db, const TraceLane* lane, const ResultSet* idle,
                           const char* filter, ResultSet** out, DcuError* err) {
     TraceGap* g = NULL;
@@ -28,6 +32,11 @@ static DcuStatus lane_ops(TraceDb* db, const TraceLane* lane, const ResultSet* i
         *out = TraceGap_annotate(*out, g, ng);
     }
     free(g);
+    DeviceLanes dl;
+    if (s == DCU_OK && (s = DeviceLanes_read(db, lane->gpu, &dl, err)) == DCU_OK) {
+        *out = DeviceLanes_annotate(*out, &dl);
+        DeviceLanes_done(&dl);
+    }
     return s;
 }
 
@@ -68,7 +77,20 @@ DcuStatus Report_trace(TraceDb* db, const ReportOpts* o, FILE* out, DcuError* er
                          "start, gap = the wait on this GPU/queue before the op, idle = the "
                          "device idle interval that ends at it, by cause)\n",
                     lanes[i].label, (long long)lanes[i].ops);
-            Report_table(out, rs, trace_keys, "short_name", o->width, 0);
+            const char* keys[sizeof(trace_keys) / sizeof(trace_keys[0]) + DLANE_COUNT];
+            int k = 0;
+            for (; trace_keys[k]; k++) {
+                keys[k] = trace_keys[k];
+            }
+            for (int c = 0; c < rs->ncols; c++) { /* the device lanes' columns, if any */
+                for (int j = 0; j < DLANE_COUNT; j++) {
+                    k += strcmp(rs->cols[c].key, DeviceLane_key((DeviceLaneKind)j)) == 0
+                             ? (keys[k] = rs->cols[c].key, 1)
+                             : 0;
+                }
+            }
+            keys[k] = NULL;
+            Report_table(out, rs, keys, "short_name", o->width, 0);
         }
         ResultSet_delete(rs);
     }

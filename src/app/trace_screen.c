@@ -37,10 +37,12 @@ typedef struct TraceExtra_ {
     unsigned char* op_copy;
     int capops;
     char gap_line[320];
+    DeviceLanes dev;     /* the lane's device state over time (device_lane.h) */
 } TraceExtra;
 
 static void extra_reset(TraceExtra* x) {
     QueueDepth_done(&x->queue);
+    DeviceLanes_done(&x->dev);
     free(x->gaps);
     free(x->spans);
     free(x->launches);
@@ -86,6 +88,9 @@ static DcuStatus extra_lane(Screen* s, App* app, DcuError* err) {
         return st;
     }
     st = HostLane_launches(App_db(app), l, &x->launches, &x->nlaunches, err);
+    if (st == DCU_OK) {
+        st = DeviceLanes_read(App_db(app), l->gpu, &x->dev, err);
+    }
     if (st != DCU_OK) {
         return st;
     }
@@ -281,12 +286,18 @@ static void strip_window(Screen* s, TraceExtra* x, int page, int64_t* lo, int64_
 
 static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     TraceExtra* x = s->trace_x;
-    int rows = TRACE_STRIP_ROWS;
+    int rows = TRACE_STRIP_ROWS, dev_rows = 0;
+    int64_t at = 0;
     if (x && s->rs && s->rs->nrows > 0 && s->tv.selected >= 0 &&
         s->tv.selected < s->rs->nrows) { /* a long gap line wraps onto a row of its own */
         int ac = ResultSet_columnIndex(s->rs, "abs_start_ns");
-        gap_line(s, x, s->tv.selected, ResultSet_cellc(s->rs, s->tv.selected, ac)->i);
-        rows = TraceView_rows(x->gap_line, App_width(app));
+        at = ResultSet_cellc(s->rs, s->tv.selected, ac)->i;
+        gap_line(s, x, s->tv.selected, at);
+        /* the device lanes that fit while the table keeps 10 rows (and its header) */
+        dev_rows = DeviceLanes_count(&x->dev);
+        int room = h - TraceView_rows(x->gap_line, 0, App_width(app)) - 12;
+        dev_rows = dev_rows < room ? dev_rows : room > 0 ? room : 0;
+        rows = TraceView_rows(x->gap_line, dev_rows, App_width(app));
     }
     s->reserve = x && s->rs && s->rs->nrows > 0 && h > rows + 6 ? rows : 0;
     TableScreen_render(s, app, c, y0 + s->reserve, h - s->reserve);
@@ -346,6 +357,9 @@ static void trace_render(Screen* s, App* app, Canvas* c, int y0, int h) {
     st.host_label = x->has_thread ? x->thread : NULL;
     st.queue = &x->queue;
     st.gap_line = x->gap_line;
+    st.dev = &x->dev;
+    st.dev_rows = dev_rows;
+    st.at = at;
     TraceView_render(&st, c, y0, App_width(app));
 }
 

@@ -204,6 +204,15 @@ static void scope_lines(Doc* d, const SummaryData* s, int width) {
 static void head(Doc* d, const SummaryData* s, int width) {
     Doc_line(d);
     Doc_field(d, LW, "Trace", STYLE_NAME, "%s", s->title ? s->title : "");
+    for (int i = 0, first = 1; i < s->nhealth; i++) {
+        if (strcmp(s->health[i].kind, "no-log") != 0) {
+            char t[HEALTH_LINE_MAX + 4]; /* "! " starts each verdict among the wrapped lines */
+            snprintf(t, sizeof(t), "%s%s", s->health[i].warn ? "! " : "", s->health[i].text);
+            wrapped_field(d, first ? "Health" : "", s->health[i].warn ? STYLE_WARNING : STYLE_DIM,
+                          t, width);
+            first = 0;
+        }
+    }
     scope_lines(d, s, width);
     totals_lines(d, s, LW, bar_width(width));
 }
@@ -710,6 +719,10 @@ Doc* SummaryView_build(const SummaryData* s, int width) {
     Doc_add(d, STYLE_TITLE, "Files");
     Doc_add(d, STYLE_DEFAULT, "  %d used, %d skipped or unreadable, %d in all (0 lists them)",
             used, skipped, s->files ? s->files->nrows : 0);
+    if (s->nhealth == 1 && strcmp(s->health[0].kind, "no-log") == 0) {
+        Doc_line(d);
+        Doc_add(d, STYLE_DIM, "  Health: %s", s->health[0].text);
+    }
     int warned = 0;
     if (t->pmc) {
         Doc_line(d);

@@ -146,8 +146,59 @@ static void queue_row(const TraceStrip* s, Canvas* c, int y, int n, int64_t* top
     free(d);
 }
 
-int TraceView_rows(const char* gap_line, int w) {
-    return TRACE_STRIP_ROWS + (gap_line && Format_width(gap_line) > w);
+int TraceView_rows(const char* gap_line, int dev_rows, int w) {
+    return TRACE_STRIP_ROWS + (gap_line && Format_width(gap_line) > w) + dev_rows;
+}
+
+/* A lane's value in the margin: "1980MHz", "99%", "8.9GiB", "712W", "57C". */
+static void lane_value(char* buf, size_t cap, DeviceLaneKind k, double v) {
+    switch (k) {
+    case DLANE_SM_CLOCK:
+    case DLANE_MEM_CLOCK:
+        snprintf(buf, cap, "%.0fMHz", v);
+        break;
+    case DLANE_UTIL:
+        snprintf(buf, cap, "%.0f%%", v);
+        break;
+    case DLANE_MEM_USED:
+    case DLANE_ALLOCATED:
+    case DLANE_RESERVED:
+        snprintf(buf, cap, v >= 1024.0 * 1024 * 1024 ? "%.1fGiB" : "%.0fMiB",
+                 v >= 1024.0 * 1024 * 1024 ? v / (1024.0 * 1024 * 1024) : v / (1024.0 * 1024));
+        break;
+    case DLANE_POWER:
+        snprintf(buf, cap, "%.0fW", v);
+        break;
+    default:
+        snprintf(buf, cap, "%.0fC", v);
+        break;
+    }
+}
+
+/* One device lane at row y: where no value holds, a dim '·'. */
+static void dev_row(const TraceStrip* s, DeviceLaneKind k, Canvas* c, int y, int n) {
+    static const char* const ticks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    const DeviceSeries* ser = &s->dev->s[k];
+    int lowest = DeviceLane_lowest(k);
+    Canvas_put(c, y, 0, STYLE_LABEL, DeviceLane_label(k), LABEL_W);
+    for (int i = 0; i < n; i++) {
+        int64_t a = col_t(s, i, n), b = col_t(s, i + 1, n);
+        double v = 0;
+        if (!DeviceSeries_at(ser, a, b > a ? b : a + 1, lowest, &v)) {
+            Canvas_put(c, y, LABEL_W + i, STYLE_DIM, "·", 1);
+            continue;
+        }
+        int t = ser->top > 0 ? (int)(v / ser->top * 8.0 - 1e-9) : 7;
+        t = t < 0 ? 0 : t > 7 ? 7 : t;
+        Style st = lowest && ser->top > 0 && v < 0.95 * ser->top ? STYLE_WARNING : STYLE_NUMBER;
+        Canvas_put(c, y, LABEL_W + i, st, ticks[t], 1);
+    }
+    double v = 0;
+    char val[32];
+    if (DeviceSeries_at(ser, s->at, s->at + 1, lowest, &v)) {
+        lane_value(val, sizeof(val), k, v);
+        Canvas_put(c, y, LABEL_W + n + 1, STYLE_DIM, val, 9);
+    }
 }
 
 /* The gap line at row y, wrapped at the last space that fits onto row y + 1 when wider than
@@ -178,7 +229,7 @@ static void gap_rows(const char* line, Canvas* c, int y, int w) {
 }
 
 void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
-    for (int r = 0; r < TRACE_STRIP_ROWS; r++) {
+    for (int r = 0; r < TRACE_STRIP_ROWS + (s->dev ? s->dev_rows : 0); r++) {
         Canvas_fillRow(c, y + r, 0, STYLE_DEFAULT);
     }
     int n = w - LABEL_W - 10; /* the right margin holds the scale */
@@ -208,7 +259,15 @@ void TraceView_render(const TraceStrip* s, Canvas* c, int y, int w) {
     } else {
         Canvas_put(c, y + 2, LABEL_W, STYLE_DIM, "(no launch calls: no queue depth)", n);
     }
+    int row = y + 3;
+    for (int k = 0, drawn = 0; s->dev && k < DLANE_COUNT && drawn < s->dev_rows; k++) {
+        if (s->dev->s[k].n > 0) {
+            Canvas_fillRow(c, row, 0, STYLE_DEFAULT);
+            dev_row(s, (DeviceLaneKind)k, c, row++, n);
+            drawn++;
+        }
+    }
     if (s->gap_line) {
-        gap_rows(s->gap_line, c, y + 3, w);
+        gap_rows(s->gap_line, c, row, w);
     }
 }
