@@ -1027,6 +1027,10 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         cap_scalar(j, s, n, t);
         return 1;
     }
+    if (j->depth == 1 && j->root_map && t == V_NUM && buf_is(&j->key, "baseTimeNanoseconds")) {
+        LoadSmi_wallAnchor(j->core, j->f, s, n); /* the trace's wall clock (load_smi.c) */
+        return 1;
+    }
     if (j->depth == 1 && j->root_map && !j->in_event) { /* cuda_driver_version, ... */
         KinetoMeta_scalar(j->core, j->f, j->key.s, j->key.len, s, n);
         return 1;
@@ -1038,10 +1042,6 @@ static int scalar(J* j, const char* s, size_t n, VType t) {
         } else if (buf_is(&j->key, "id") && t == V_NUM && LoadEvent_parseScaled(s, n, 0, &v)) {
             j->dev_id = v;
         }
-        return 1;
-    }
-    if (j->depth == 1 && j->root_map && t == V_NUM && buf_is(&j->key, "baseTimeNanoseconds")) {
-        LoadSmi_wallAnchor(j->core, j->f, s, n); /* the trace's wall clock (load_smi.c) */
         return 1;
     }
     if (j->dist_depth && j->depth == j->dist_depth && t == V_NUM) {
