@@ -30,7 +30,7 @@ static const char usage[] =
     "  Kineto                 PyTorch profiler traces *.json, *.json.gz (ROCm and CUDA)\n"
     "  stacks                 hipprof --kernel-stack dumps, folded stacks (frame;...;leaf N)\n"
     "  step times             step-times.json (step_ms_events) or a one-column CSV of ms\n"
-    "  device state           nvidia-smi --query-gpu CSV and dmon, rocm-smi / hy-smi CSV,\n"
+    "  device state           nvidia-smi query CSV (-lms) and dmon, rocm-smi / hy-smi CSV,\n"
     "                         JSON and text, amd-smi metric CSV and JSON (in a date loop too)\n"
     "\n"
     "Modes:\n"

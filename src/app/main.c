@@ -225,7 +225,7 @@ static int resolve_views(Session* ss) {
     } else if (cli->view && (ss->view = Query_viewByName(cli->view)) < 0) {
         fprintf(stderr, "dcutop: --view: unknown view '%s' (advice, efficiency, files, "
                         "hotspots, categories, api, copies, timeline, trace, stacks, ranges, "
-                        "memory, ranks, idle, collectives, ops, device)\n",
+                        "memory, device, collectives, ops, ranks, idle)\n",
                 cli->view);
         return EXIT_USAGE;
     }

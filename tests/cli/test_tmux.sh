@@ -84,7 +84,7 @@ check "dcutop A B: opens on the Diff screen" wait_for "Kernel time 14.8 ms -> 8.
 tm send-keys -t dcu 1
 check "dcutop A B: 1 shows the Summary" wait_for "Device kernels"
 tm send-keys -t dcu 7
-check "dcutop A B: 7 shows the Diff screen again" wait_for "Unmatched   3 gone, 1 new"
+check "dcutop A B: 7 shows the Diff screen again" wait_for "kernels 3 gone, 1 new"
 tm send-keys -t dcu v
 check "dcutop A B: v shows the categories" wait_for "Per category (v: per kernel)."
 tm send-keys -t dcu q

@@ -1400,10 +1400,6 @@ static int64_t share(int64_t r, int64_t i, int64_t m) {
 
 DcuStatus LoadStacks_finish(LoaderCore* core, DcuError* err) {
     TraceDb* db = core->db;
-    DcuStatus ks = KinetoStacks_build(core, err);
-    if (ks != DCU_OK) {
-        return ks;
-    }
     if (!TraceDb_scalarInt(db, "SELECT EXISTS (SELECT 1 FROM kernel_stack WHERE match IS NULL)")) {
         return DCU_OK;
     }

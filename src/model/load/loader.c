@@ -26,6 +26,7 @@
 #include "kineto_memory.h"
 #include "load_event.h"
 #include "load_internal.h"
+#include "load_stacks_internal.h"
 #include "load_smi.h"
 
 #define MAX_DEPTH 8
@@ -593,6 +594,9 @@ DcuStatus Loader_run(Loader* this, DcuError* err) {
         s = OpLink_build(core->db, err);
     }
     if (s == DCU_OK) { /* needs used files and kernel_summary */
+        s = KinetoStacks_build(core, err); /* the Kineto python stacks, then every other's */
+    }
+    if (s == DCU_OK) {
         s = LoadStacks_finish(core, err);
     }
     if (s == DCU_OK) {
