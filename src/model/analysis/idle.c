@@ -726,7 +726,8 @@ static const char* host_name(Ctx* c, Intern* ix, const char* s) {
     if (!s) {
         return intern_name(c, NULL);
     }
-    return c->names[text_id(c, ix, s) - 1];
+    int64_t id = text_id(c, ix, s); /* it may grow c->names: read the array after it */
+    return c->names[id - 1];
 }
 
 /* The host rows of one run (sql with ? = run id), sorted per thread, with maxend. */
