@@ -153,6 +153,9 @@ int Ranks_isJobDb(TraceDb* db);
 /* 1 when every run with timed kernels overlaps the others in one folder and clock: ranks
  * told apart by process and GPU, not by a rank in their files. */
 int Ranks_concurrentDb(TraceDb* db);
+/* The same for a job opened from summaries (job_rank rows): one folder and clock, every
+ * rank's span overlapping the others'. */
+int Ranks_summaryConcurrentDb(TraceDb* db);
 /* 1 when the verdict found a straggler and the others' comm time is mostly waiting for it
  * (their comm per straggling step over twice the straggler's own). */
 int Ranks_isWaiting(const Ranks* this);

@@ -23,15 +23,20 @@ int Ranks_concurrentDb(TraceDb* db) {
     return v == 1;
 }
 
+int Ranks_summaryConcurrentDb(TraceDb* db) {
+    return TraceDb_scalarInt(db, "SELECT count(DISTINCT coalesce(dir, '') || char(10) ||"
+                                 " coalesce(clock, '')) = 1 AND min(last_ns) >= max(first_ns)"
+                                 " FROM job_rank WHERE dispatches > 0") == 1;
+}
+
 int Ranks_isJobDb(TraceDb* db) {
-    /* a job opened from its ranks' summaries (ranks_summary.c numbers them the same way) */
+    /* a job opened from its ranks' summaries, numbered as ranks_summary.c numbers them */
     int64_t js = TraceDb_scalarInt(db, "SELECT count(*) FROM job_rank WHERE dispatches > 0");
     if (js > 0) {
         return js >= 2 &&
-               TraceDb_scalarInt(db, "SELECT count(rank) = count(*) OR (count(DISTINCT"
-                                     " coalesce(dir, '') || char(10) || coalesce(clock, '')) = 1"
-                                     " AND min(last_ns) >= max(first_ns)) FROM job_rank"
-                                     " WHERE dispatches > 0") == 1;
+               (TraceDb_scalarInt(db, "SELECT count(rank) = count(*) FROM job_rank"
+                                      " WHERE dispatches > 0") == 1 ||
+                Ranks_summaryConcurrentDb(db));
     }
     /* the runs with timed kernel dispatches, as Ranks_new keeps them */
     int64_t dist = TraceDb_scalarInt(

@@ -181,10 +181,7 @@ static void number(TraceDb* db, Ranks* j) {
         j->source = RANK_SRC_DIST;
         return;
     }
-    int concurrent = j->n >= 2 &&
-                     TraceDb_scalarInt(db, "SELECT count(DISTINCT coalesce(dir, '') || char(10) ||"
-                                           " coalesce(clock, '')) = 1 AND min(last_ns) >="
-                                           " max(first_ns) FROM job_rank WHERE dispatches > 0") == 1;
+    int concurrent = j->n >= 2 && Ranks_summaryConcurrentDb(db);
     j->source = concurrent ? RANK_SRC_PIDGPU : RANK_SRC_UNKNOWN;
     for (int i = 0; i < j->n; i++) { /* the SQL order put them in GPU, PID order */
         j->rows[i].rank = concurrent ? i : -1;
